@@ -1,1 +1,250 @@
-//! placeholder
+//! rewind-core: the one Zerto client that the `rewind` CLI and the `rewind-mcp` server share.
+//!
+//! Everything goes through [`Rewind`], built from a [`Config`]. The modules, named for the domain:
+//!
+//! - [`config`]: sites, credentials ([`Secret`] never prints), TLS trust, guard and hook settings.
+//! - [`zvm`]: the HTTP client of one ZVM: timeouts, TLS, the single-flight token cache, read retries,
+//!   the client's own wire models ([`zvm::wire`]) and adaptive waiting for Zerto tasks.
+//! - [`protection`]: find_protection and the protecting-VPG rule.
+//! - [`guard`]: tags, the per-VPG queue, insert / await / listed, the back-to-back retry and the
+//!   reconciliation of lost answers; listing tags.
+//! - [`catalog`]: read_only / mutating / unknown tools, persisted; the question for the human.
+//! - [`journal`]: the append-only audit journal.
+//! - [`recover`]: bounded recover (FLR, failover test, clone), issue 5.
+//! - [`progress`]: progress updates while waiting ([`ProgressSink`]).
+//! - [`error`]: [`RewindError`] and its [`ErrorKind`].
+//!
+//! The library never imports the simulator's types; its tests start `zvm-sim` in-process and talk to it
+//! over HTTP only.
+
+pub mod catalog;
+pub mod config;
+pub mod error;
+pub mod guard;
+pub mod journal;
+pub mod progress;
+pub mod protection;
+pub mod recover;
+pub mod zvm;
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+pub use catalog::{CatalogStore, Classification, ToolClass};
+pub use config::{
+    Config, Credentials, GuardSettings, HookSettings, HttpSettings, Secret, SiteConfig,
+};
+pub use error::{Candidate, ErrorKind, ErrorReport, RewindError};
+pub use guard::{GuardReport, GuardRequest, Outcome, TagList, Verdict, VpgGuard};
+pub use journal::{Journal, JournalFilter, JournalRecord};
+pub use progress::{NoProgress, ProgressSink, Stage, TaskProgress};
+pub use protection::{FlrAvailability, Protection, SiteRef, VmRef, VpgProtection};
+pub use zvm::ZvmClient;
+pub use zvm::enums::Code;
+
+/// What one configured site looks like right now.
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteStatus {
+    /// The configured name.
+    pub name: String,
+    /// The ZVM's URL.
+    pub url: String,
+    /// Whether `/v1/localsite` answered.
+    pub reachable: bool,
+    /// The ZVM's version.
+    pub version: Option<String>,
+    /// The site's identifier.
+    pub site_id: Option<String>,
+    /// The site's own name.
+    pub site_name: Option<String>,
+    /// TLS verification is off for this site.
+    pub insecure: bool,
+    /// Why it is not reachable.
+    pub error: Option<String>,
+}
+
+impl SiteStatus {
+    /// One line for humans.
+    pub fn summary(&self) -> String {
+        match (&self.error, &self.site_name) {
+            (Some(e), _) => format!("{} ({}): UNREACHABLE: {e}", self.name, self.url),
+            (None, name) => format!(
+                "{} ({}): {} {} version {}{}",
+                self.name,
+                self.url,
+                name.as_deref().unwrap_or("?"),
+                self.site_id.as_deref().unwrap_or("?"),
+                self.version.as_deref().unwrap_or("?"),
+                if self.insecure {
+                    " (TLS verification OFF)"
+                } else {
+                    ""
+                }
+            ),
+        }
+    }
+}
+
+/// The state one process shares between all its calls.
+#[derive(Debug)]
+struct Inner {
+    config: Config,
+    /// One client per configured site, in configuration order.
+    clients: Vec<Arc<ZvmClient>>,
+    /// The per-VPG insert queue: one process never inserts twice at once into one VPG.
+    queue: guard::VpgQueue,
+    /// The insert tasks this process started, so they are never taken for another client's.
+    own: guard::OwnTasks,
+    catalog: CatalogStore,
+    journal: Journal,
+}
+
+/// The facade: one per process, cheap to clone (an `Arc` inside).
+#[derive(Debug, Clone)]
+pub struct Rewind {
+    inner: Arc<Inner>,
+}
+
+impl Rewind {
+    /// Builds the clients of every configured site without sending anything; each site's identity is
+    /// learnt on first use.
+    pub fn new(config: Config) -> Result<Rewind, RewindError> {
+        for warning in config.warnings() {
+            tracing::warn!("{warning}");
+        }
+        let clients = config
+            .sites
+            .iter()
+            .map(|s| ZvmClient::new(s, &config.http).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Rewind {
+            inner: Arc::new(Inner {
+                catalog: CatalogStore::new(&config.catalog_path),
+                journal: Journal::new(&config.journal_path),
+                clients,
+                queue: Default::default(),
+                own: Default::default(),
+                config,
+            }),
+        })
+    }
+
+    /// Builds the clients and learns each site's identifier from `/v1/localsite`; fails when a site
+    /// cannot be reached or will not authenticate rewind.
+    pub async fn connect(config: Config) -> Result<Rewind, RewindError> {
+        let rewind = Rewind::new(config)?;
+        futures::future::try_join_all(rewind.inner.clients.iter().map(|c| c.local_site())).await?;
+        Ok(rewind)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// The clients of the configured sites.
+    pub fn clients(&self) -> &[Arc<ZvmClient>] {
+        &self.inner.clients
+    }
+
+    /// The client of the site configured as `name`.
+    pub fn client(&self, name: &str) -> Result<&Arc<ZvmClient>, RewindError> {
+        self.inner
+            .clients
+            .iter()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| RewindError::UnknownSite {
+                name: name.to_string(),
+                configured: self
+                    .inner
+                    .clients
+                    .iter()
+                    .map(|c| c.name().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// Every configured site's reachability and identity.
+    pub async fn sites(&self) -> Vec<SiteStatus> {
+        futures::future::join_all(self.inner.clients.iter().map(|c| async move {
+            let insecure = self.inner.config.site(c.name()).is_some_and(|s| s.insecure);
+            match c.local_site().await {
+                Ok(l) => SiteStatus {
+                    name: c.name().to_string(),
+                    url: c.url().to_string(),
+                    reachable: true,
+                    version: l.display_version.clone().or_else(|| l.version.clone()),
+                    site_id: l.site_identifier.clone(),
+                    site_name: l.site_name.clone(),
+                    insecure,
+                    error: None,
+                },
+                Err(e) => SiteStatus {
+                    name: c.name().to_string(),
+                    url: c.url().to_string(),
+                    reachable: false,
+                    version: None,
+                    site_id: None,
+                    site_name: None,
+                    insecure,
+                    error: Some(e.to_string()),
+                },
+            }
+        }))
+        .await
+    }
+
+    /// Resolves a VM name, host name, IP address or vmIdentifier to exactly one VM and every VPG it is
+    /// in, across the configured sites.
+    pub async fn find_protection(&self, query: &str) -> Result<Protection, RewindError> {
+        protection::find_protection(&self.inner.clients, query).await
+    }
+
+    /// Guards a VM before it is changed: a tagged checkpoint in every protecting VPG, each insert's task
+    /// read until terminal and each checkpoint seen listed. The report is appended to the journal; a
+    /// journal that cannot be written is noted in the report (the guard itself stands).
+    pub async fn guard(
+        &self,
+        req: GuardRequest,
+        progress: &dyn ProgressSink,
+    ) -> Result<GuardReport, RewindError> {
+        let ctx = guard::GuardContext {
+            clients: &self.inner.clients,
+            queue: &self.inner.queue,
+            own: &self.inner.own,
+            settings: &self.inner.config.guard,
+        };
+        let mut report = guard::guard(&ctx, &req, progress).await?;
+        if let Err(e) = self
+            .inner
+            .journal
+            .append(&JournalRecord::from_guard(&report))
+        {
+            tracing::warn!("{e}");
+            report.notes.push(e.to_string());
+        }
+        Ok(report)
+    }
+
+    /// The tagged checkpoints of a VM across all its VPGs, only those of `change_id` when given.
+    pub async fn list_tags(
+        &self,
+        vm: &str,
+        change_id: Option<&str>,
+    ) -> Result<TagList, RewindError> {
+        let protection = self.find_protection(vm).await?;
+        Ok(guard::list_tags(&self.inner.clients, &protection, change_id).await)
+    }
+
+    /// The tool catalog.
+    pub fn catalog(&self) -> &CatalogStore {
+        &self.inner.catalog
+    }
+
+    /// The audit journal.
+    pub fn journal(&self) -> &Journal {
+        &self.inner.journal
+    }
+}

@@ -1,0 +1,611 @@
+//! The tool catalog: which `(server, tool)` pairs are mutating, which are read-only, and the question
+//! for the human about every other (unknown) tool.
+//!
+//! Unknown is the usual case and it is not safe: it becomes a question ("should I take a tagged
+//! checkpoint first?"). The catalog is a TOML file in the XDG config dir, written atomically (a temporary
+//! file renamed over it, under a lock file so two processes do not lose each other's changes). A corrupt
+//! file is an error naming the file; it is never silently reset. Built-in read-only entries cover Claude
+//! Code's reading tools and this project's own read tools; an entry added as mutating wins over them.
+//!
+//! ```toml
+//! [[mutating]]
+//! server = "vsphere"
+//! tool = "run_in_guest"
+//! vm_arg = "vm_name"     # the tool argument that names the VM (the hook reads it)
+//!
+//! [[read_only]]
+//! server = "vsphere"
+//! tool = "*"             # every tool of a server
+//! ```
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ErrorKind;
+
+/// The server name of Claude Code's own tools.
+pub const CLAUDE_CODE: &str = "claude-code";
+/// The server name of this project's MCP server.
+pub const ZERTO_REWIND: &str = "zerto-rewind";
+
+/// Built-in read-only tools: Claude Code's tools that do not change a guest, and this project's own
+/// read tools.
+pub const BUILTIN_READ_ONLY: &[(&str, &str)] = &[
+    (CLAUDE_CODE, "Read"),
+    (CLAUDE_CODE, "Grep"),
+    (CLAUDE_CODE, "Glob"),
+    (CLAUDE_CODE, "LS"),
+    (CLAUDE_CODE, "NotebookRead"),
+    (CLAUDE_CODE, "TodoRead"),
+    (CLAUDE_CODE, "TodoWrite"),
+    (CLAUDE_CODE, "WebFetch"),
+    (CLAUDE_CODE, "WebSearch"),
+    (CLAUDE_CODE, "BashOutput"),
+    (ZERTO_REWIND, "zerto_find_protection"),
+    (ZERTO_REWIND, "zerto_list_tags"),
+    (ZERTO_REWIND, "zerto_check_tool"),
+    (ZERTO_REWIND, "zerto_journal"),
+];
+
+/// The catalog cannot be read or written, or an entry is malformed.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    /// The file exists but cannot be read.
+    #[error("cannot read the tool catalog {path}: {source}; check its permissions")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a valid catalog. It is left as it is.
+    #[error(
+        "the tool catalog {path} is corrupt: {message}; it was left untouched: fix it by hand, or move it away to start a new one"
+    )]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said.
+        message: String,
+    },
+    /// The file cannot be written.
+    #[error("cannot write the tool catalog {path}: {source}; check that its folder is writable")]
+    Write {
+        /// The file (or its temporary or lock file).
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An entry's field is unusable.
+    #[error("invalid catalog {field}: {problem}")]
+    Invalid {
+        /// `server`, `tool` or `vm_arg`.
+        field: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A built-in entry cannot be removed.
+    #[error(
+        "{server}/{tool} is a built-in read-only tool and cannot be removed; add it as mutating to override it"
+    )]
+    BuiltIn {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+    },
+}
+
+impl CatalogError {
+    /// The class of this error.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            CatalogError::Corrupt { .. }
+            | CatalogError::Invalid { .. }
+            | CatalogError::BuiltIn { .. } => ErrorKind::Usage,
+            CatalogError::Read { .. } | CatalogError::Write { .. } => ErrorKind::Internal,
+        }
+    }
+}
+
+/// One catalog entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogEntry {
+    /// The MCP server (or `claude-code` for Claude Code's own tools).
+    pub server: String,
+    /// The tool, or `*` for every tool of the server.
+    pub tool: String,
+    /// The tool argument that names the VM the tool acts on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm_arg: Option<String>,
+}
+
+impl CatalogEntry {
+    fn matches(&self, server: &str, tool: &str) -> bool {
+        self.server == server && (self.tool == tool || self.tool == "*")
+    }
+
+    fn same(&self, server: &str, tool: &str) -> bool {
+        self.server == server && self.tool == tool
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogFile {
+    #[serde(default)]
+    mutating: Vec<CatalogEntry>,
+    #[serde(default)]
+    read_only: Vec<CatalogEntry>,
+}
+
+/// How a tool is classified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolClass {
+    /// Known not to change a guest.
+    ReadOnly,
+    /// Changes a guest: guard the VM first.
+    Mutating,
+    /// Nobody said: ask the human.
+    Unknown,
+}
+
+/// Where a classification came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// The built-in read-only list.
+    BuiltIn,
+    /// The catalog file.
+    Catalog,
+    /// Neither.
+    None,
+}
+
+/// The answer of [`CatalogStore::classify`].
+#[derive(Debug, Clone, Serialize)]
+pub struct Classification {
+    /// The server asked about.
+    pub server: String,
+    /// The tool asked about.
+    pub tool: String,
+    /// The VM the call acts on, if known.
+    pub vm: Option<String>,
+    /// The class.
+    pub class: ToolClass,
+    /// Where it came from.
+    pub source: Source,
+    /// The tool argument that names the VM (mutating entries).
+    pub vm_arg: Option<String>,
+    /// For an unknown tool: the question to put to the human.
+    pub question: Option<String>,
+}
+
+impl Classification {
+    /// One line for humans.
+    pub fn summary(&self) -> String {
+        match (&self.class, &self.question) {
+            (ToolClass::Unknown, Some(q)) => format!("{}/{}: unknown. {q}", self.server, self.tool),
+            (ToolClass::Mutating, _) => format!(
+                "{}/{}: mutating; guard {} before running it",
+                self.server,
+                self.tool,
+                self.vm.as_deref().unwrap_or("the VM it changes")
+            ),
+            _ => format!("{}/{}: read-only", self.server, self.tool),
+        }
+    }
+}
+
+/// One entry as listed, with whether it is built in.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListedEntry {
+    /// The entry.
+    #[serde(flatten)]
+    pub entry: CatalogEntry,
+    /// Built in (cannot be removed).
+    pub builtin: bool,
+}
+
+/// The whole catalog as listed.
+#[derive(Debug, Clone, Serialize)]
+pub struct CatalogListing {
+    /// The catalog file.
+    pub path: PathBuf,
+    /// Mutating tools.
+    pub mutating: Vec<ListedEntry>,
+    /// Read-only tools, built-in ones included.
+    pub read_only: Vec<ListedEntry>,
+}
+
+/// The question for a tool nobody classified.
+pub fn question_for(server: &str, tool: &str, vm: Option<&str>) -> String {
+    let target = match vm {
+        Some(vm) => format!("VM {vm}"),
+        None => "the VM it acts on".to_string(),
+    };
+    format!(
+        "The tool {tool} of {server} is not in the tool catalog, so nobody has said whether it changes a VM. Before it runs on {target}, should I guard {target} (take a tagged checkpoint in every protecting VPG)? Yes: guard first, then run it. No: run it without a checkpoint, and Zerto will not be able to rewind this change. To remember the answer, mark {server}/{tool} as mutating or read-only in the catalog."
+    )
+}
+
+fn check_name(field: &'static str, value: &str) -> Result<String, CatalogError> {
+    let v = value.trim();
+    if v.is_empty() {
+        return Err(CatalogError::Invalid {
+            field,
+            problem: "it is empty".into(),
+        });
+    }
+    if v.chars().any(char::is_control) || v.chars().count() > 200 {
+        return Err(CatalogError::Invalid {
+            field,
+            problem: "it contains a control character or is longer than 200 characters".into(),
+        });
+    }
+    Ok(v.to_string())
+}
+
+/// The persisted catalog. Every call reads the file afresh, so a CLI and an MCP server sharing it see
+/// each other's changes.
+#[derive(Debug, Clone)]
+pub struct CatalogStore {
+    path: PathBuf,
+}
+
+impl CatalogStore {
+    /// A catalog kept at `path` (created on the first change).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        CatalogStore { path: path.into() }
+    }
+
+    /// The catalog file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn load(&self) -> Result<CatalogFile, CatalogError> {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(CatalogFile::default()),
+            Err(source) => {
+                return Err(CatalogError::Read {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
+        };
+        toml::from_str(&text).map_err(|e| CatalogError::Corrupt {
+            path: self.path.clone(),
+            message: e
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or("invalid TOML")
+                .to_string(),
+        })
+    }
+
+    /// Classifies a call of `tool` of `server` on `vm`: mutating entries first (fail closed), then
+    /// read-only ones (the catalog's, then the built-in list), else unknown with the question to ask.
+    pub fn classify(
+        &self,
+        server: &str,
+        tool: &str,
+        vm: Option<&str>,
+    ) -> Result<Classification, CatalogError> {
+        let server = server.trim();
+        let tool = tool.trim();
+        let vm = vm.map(str::trim).filter(|v| !v.is_empty());
+        let file = self.load()?;
+        let mut out = Classification {
+            server: server.to_string(),
+            tool: tool.to_string(),
+            vm: vm.map(str::to_string),
+            class: ToolClass::Unknown,
+            source: Source::None,
+            vm_arg: None,
+            question: None,
+        };
+        // An exact entry beats a `*` entry of the same list.
+        let pick = |list: &[CatalogEntry]| -> Option<CatalogEntry> {
+            list.iter()
+                .find(|e| e.same(server, tool))
+                .or_else(|| list.iter().find(|e| e.matches(server, tool)))
+                .cloned()
+        };
+        if let Some(e) = pick(&file.mutating) {
+            out.class = ToolClass::Mutating;
+            out.source = Source::Catalog;
+            out.vm_arg = e.vm_arg;
+        } else if pick(&file.read_only).is_some() {
+            out.class = ToolClass::ReadOnly;
+            out.source = Source::Catalog;
+        } else if BUILTIN_READ_ONLY
+            .iter()
+            .any(|(s, t)| *s == server && *t == tool)
+        {
+            out.class = ToolClass::ReadOnly;
+            out.source = Source::BuiltIn;
+        } else {
+            out.question = Some(question_for(server, tool, vm));
+        }
+        Ok(out)
+    }
+
+    /// Marks a tool as mutating (removing it from the read-only entries of the file).
+    pub fn add_mutating(
+        &self,
+        server: &str,
+        tool: &str,
+        vm_arg: Option<&str>,
+    ) -> Result<(), CatalogError> {
+        let server = check_name("server", server)?;
+        let tool = check_name("tool", tool)?;
+        let vm_arg = vm_arg.map(|a| check_name("vm_arg", a)).transpose()?;
+        self.update(|f| {
+            f.read_only.retain(|e| !e.same(&server, &tool));
+            f.mutating.retain(|e| !e.same(&server, &tool));
+            f.mutating.push(CatalogEntry {
+                server: server.clone(),
+                tool: tool.clone(),
+                vm_arg: vm_arg.clone(),
+            });
+            Ok(())
+        })
+    }
+
+    /// Marks a tool as read-only (removing it from the mutating entries of the file).
+    pub fn add_read_only(&self, server: &str, tool: &str) -> Result<(), CatalogError> {
+        let server = check_name("server", server)?;
+        let tool = check_name("tool", tool)?;
+        self.update(|f| {
+            f.mutating.retain(|e| !e.same(&server, &tool));
+            if !f.read_only.iter().any(|e| e.same(&server, &tool)) {
+                f.read_only.push(CatalogEntry {
+                    server: server.clone(),
+                    tool: tool.clone(),
+                    vm_arg: None,
+                });
+            }
+            Ok(())
+        })
+    }
+
+    /// Removes a tool from the file's entries; it becomes unknown again (or built-in read-only). Returns
+    /// whether there was an entry.
+    pub fn remove(&self, server: &str, tool: &str) -> Result<bool, CatalogError> {
+        let server = check_name("server", server)?;
+        let tool = check_name("tool", tool)?;
+        let mut removed = false;
+        self.update(|f| {
+            let before = f.mutating.len() + f.read_only.len();
+            f.mutating.retain(|e| !e.same(&server, &tool));
+            f.read_only.retain(|e| !e.same(&server, &tool));
+            removed = f.mutating.len() + f.read_only.len() != before;
+            if !removed
+                && BUILTIN_READ_ONLY
+                    .iter()
+                    .any(|(s, t)| *s == server && *t == tool)
+            {
+                return Err(CatalogError::BuiltIn {
+                    server: server.clone(),
+                    tool: tool.clone(),
+                });
+            }
+            Ok(())
+        })?;
+        Ok(removed)
+    }
+
+    /// Every entry, built-in ones included.
+    pub fn list(&self) -> Result<CatalogListing, CatalogError> {
+        let file = self.load()?;
+        let listed = |e: CatalogEntry| ListedEntry {
+            entry: e,
+            builtin: false,
+        };
+        let mut read_only: Vec<ListedEntry> = file.read_only.into_iter().map(listed).collect();
+        read_only.extend(BUILTIN_READ_ONLY.iter().map(|(s, t)| ListedEntry {
+            entry: CatalogEntry {
+                server: s.to_string(),
+                tool: t.to_string(),
+                vm_arg: None,
+            },
+            builtin: true,
+        }));
+        Ok(CatalogListing {
+            path: self.path.clone(),
+            mutating: file.mutating.into_iter().map(listed).collect(),
+            read_only,
+        })
+    }
+
+    /// Read, change, write atomically, all under the catalog's lock file.
+    fn update(
+        &self,
+        change: impl FnOnce(&mut CatalogFile) -> Result<(), CatalogError>,
+    ) -> Result<(), CatalogError> {
+        let write_err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| CatalogError::Write { path, source }
+        };
+        let dir = self
+            .path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(write_err(dir))?;
+        let lock_path = sibling(&self.path, ".lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(write_err(&lock_path))?;
+        lock.lock().map_err(write_err(&lock_path))?;
+        let mut file = self.load()?;
+        change(&mut file)?;
+        let body = toml::to_string(&file).map_err(|e| CatalogError::Invalid {
+            field: "entry",
+            problem: e.to_string(),
+        })?;
+        let text = format!(
+            "# Tool catalog of zerto-ai-rewind: tools that change a VM (mutating) and tools that do not\n# (read_only). A tool in neither list is unknown and becomes a question for the human.\n\n{body}"
+        );
+        let tmp = sibling(&self.path, &format!(".{}.tmp", std::process::id()));
+        let result = (|| {
+            let mut f = File::create(&tmp)?;
+            f.write_all(text.as_bytes())?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &self.path)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result.map_err(write_err(&self.path))?;
+        // The lock is released when `lock` is dropped.
+        drop(lock);
+        Ok(())
+    }
+}
+
+/// `path` with `suffix` appended to its file name.
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(suffix);
+    path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (tempfile::TempDir, CatalogStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let s = CatalogStore::new(dir.path().join("sub").join("catalog.toml"));
+        (dir, s)
+    }
+
+    #[test]
+    fn builtin_read_tools_are_read_only_and_others_are_unknown_with_a_question() {
+        let (_d, s) = store();
+        let c = s.classify("claude-code", "Read", None).unwrap();
+        assert_eq!((c.class, c.source), (ToolClass::ReadOnly, Source::BuiltIn));
+        let c = s.classify("zerto-rewind", "zerto_list_tags", None).unwrap();
+        assert_eq!(c.class, ToolClass::ReadOnly);
+        let c = s.classify("claude-code", "Bash", Some("web-01")).unwrap();
+        assert_eq!(c.class, ToolClass::Unknown);
+        let q = c.question.unwrap();
+        assert!(
+            q.contains("Bash") && q.contains("claude-code") && q.contains("web-01"),
+            "{q}"
+        );
+    }
+
+    #[test]
+    fn added_entries_persist_and_mutating_wins_over_builtin_read_only() {
+        let (_d, s) = store();
+        s.add_mutating("ssh", "run", Some("host")).unwrap();
+        s.add_mutating("claude-code", "Read", None).unwrap();
+        s.add_read_only("vsphere", "*").unwrap();
+        let again = CatalogStore::new(s.path());
+        let c = again.classify("ssh", "run", Some("db-01")).unwrap();
+        assert_eq!(c.class, ToolClass::Mutating);
+        assert_eq!(c.vm_arg.as_deref(), Some("host"));
+        assert_eq!(
+            again.classify("claude-code", "Read", None).unwrap().class,
+            ToolClass::Mutating
+        );
+        assert_eq!(
+            again.classify("vsphere", "list_vms", None).unwrap().class,
+            ToolClass::ReadOnly
+        );
+        let listing = again.list().unwrap();
+        assert_eq!(listing.mutating.len(), 2);
+        assert!(
+            listing
+                .read_only
+                .iter()
+                .any(|e| e.builtin && e.entry.tool == "Grep")
+        );
+    }
+
+    #[test]
+    fn moving_a_tool_between_lists_and_removing_it() {
+        let (_d, s) = store();
+        s.add_read_only("ssh", "run").unwrap();
+        s.add_mutating("ssh", "run", None).unwrap();
+        assert_eq!(
+            s.list()
+                .unwrap()
+                .read_only
+                .iter()
+                .filter(|e| !e.builtin)
+                .count(),
+            0
+        );
+        assert!(s.remove("ssh", "run").unwrap());
+        assert!(!s.remove("ssh", "run").unwrap());
+        assert_eq!(
+            s.classify("ssh", "run", None).unwrap().class,
+            ToolClass::Unknown
+        );
+        assert!(matches!(
+            s.remove("claude-code", "Grep"),
+            Err(CatalogError::BuiltIn { .. })
+        ));
+    }
+
+    #[test]
+    fn a_corrupt_file_is_an_error_naming_it_and_is_left_untouched() {
+        let (_d, s) = store();
+        std::fs::create_dir_all(s.path().parent().unwrap()).unwrap();
+        std::fs::write(s.path(), "[[mutating]]\nserver = \n").unwrap();
+        let err = s.classify("a", "b", None).unwrap_err();
+        assert!(
+            err.to_string().contains(&s.path().display().to_string()),
+            "{err}"
+        );
+        assert!(matches!(err, CatalogError::Corrupt { .. }));
+        assert!(s.add_mutating("a", "b", None).is_err());
+        assert_eq!(
+            std::fs::read_to_string(s.path()).unwrap(),
+            "[[mutating]]\nserver = \n"
+        );
+    }
+
+    #[test]
+    fn empty_names_are_rejected_naming_the_field() {
+        let (_d, s) = store();
+        let err = s.add_mutating(" ", "x", None).unwrap_err();
+        assert!(matches!(
+            err,
+            CatalogError::Invalid {
+                field: "server",
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn concurrent_writers_from_many_threads_lose_no_entry() {
+        let (_d, s) = store();
+        std::thread::scope(|scope| {
+            for i in 0..8 {
+                let s = s.clone();
+                scope.spawn(move || s.add_mutating("srv", &format!("tool-{i}"), None).unwrap());
+            }
+        });
+        assert_eq!(s.list().unwrap().mutating.len(), 8);
+    }
+}

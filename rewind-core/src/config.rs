@@ -1,0 +1,968 @@
+//! Configuration: the ZVM sites to talk to, their credentials and TLS trust, where the catalog and the
+//! journal live, and the guard's and the hook's settings.
+//!
+//! A configuration comes from a TOML file (an explicit path, else
+//! `$XDG_CONFIG_HOME/zerto-ai-rewind/config.toml` when it exists) merged with the environment
+//! (`ZVM_URL`, `ZVM_CLIENT_ID` + `ZVM_CLIENT_SECRET` or `ZVM_USERNAME` + `ZVM_PASSWORD`, `ZVM_CA_CERT`,
+//! `ZVM_INSECURE=1`), which makes or overrides a site named `default`. Tests and the demo build one with
+//! [`Config::builder`], which reads neither.
+//!
+//! ```toml
+//! catalog = "/home/me/.config/zerto-ai-rewind/catalog.toml"   # optional
+//! journal = "/home/me/.local/state/zerto-ai-rewind/journal.jsonl"   # optional
+//!
+//! [sites.boston]
+//! url = "https://zvm-boston.example.com"
+//! client_id = "rewind"
+//! client_secret = "..."
+//! ca_cert = "/etc/zerto/boston-ca.pem"   # optional: trust only this certificate (bundle)
+//! insecure = false                        # optional: accept any certificate (last resort)
+//!
+//! [guard]
+//! deadline_secs = 60
+//! back_to_back_retries = 3
+//!
+//! [hook]
+//! window_secs = 900
+//!
+//! [http]
+//! connect_timeout_secs = 5
+//! request_timeout_secs = 30
+//! read_retry_secs = 15
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use url::Url;
+
+/// The folder name under the XDG config and state directories.
+pub const APP_DIR: &str = "zerto-ai-rewind";
+
+/// The Keycloak client id that the ZVM appliance's password grant uses.
+pub const PASSWORD_GRANT_CLIENT_ID: &str = "zerto-client";
+
+/// The name of the site that the `ZVM_*` environment variables make or override.
+pub const ENV_SITE: &str = "default";
+
+/// A secret (password, client secret, token). Its `Debug` and `Display` print `<redacted>`; the only way
+/// to read it is [`Secret::expose`], so a secret cannot slip into a log line or an error by formatting.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret value.
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+
+    /// The secret itself. Call it only where the value goes on the wire.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+/// How rewind authenticates to one ZVM's Keycloak.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credentials {
+    /// A Keycloak service client (`client_credentials` grant): Zerto's recommended path for scripts.
+    Client {
+        /// The Keycloak client id, e.g. `rewind`.
+        id: String,
+        /// The client's secret.
+        secret: Secret,
+    },
+    /// A ZVM user (`password` grant with `client_id=zerto-client`).
+    Password {
+        /// The user name, e.g. `admin`.
+        username: String,
+        /// The user's password.
+        password: Secret,
+    },
+}
+
+impl Credentials {
+    /// Who these credentials act as (client id or user name): safe to show, never the secret.
+    pub fn principal(&self) -> &str {
+        match self {
+            Credentials::Client { id, .. } => id,
+            Credentials::Password { username, .. } => username,
+        }
+    }
+}
+
+/// One ZVM (one site) that rewind talks to.
+#[derive(Debug, Clone)]
+pub struct SiteConfig {
+    /// The name this configuration gives the site (`[sites.<name>]`), used in messages.
+    pub name: String,
+    /// The ZVM's base URL, e.g. `https://zvm-boston.example.com` (the appliance serves `/v1` and
+    /// `/auth` there).
+    pub url: Url,
+    /// How to obtain a bearer token.
+    pub credentials: Credentials,
+    /// A PEM file (certificate or bundle) to trust instead of the platform's roots: the appliance's own
+    /// self-signed certificate or its CA.
+    pub ca_cert: Option<PathBuf>,
+    /// Accept any TLS certificate. An explicit last resort, warned about on every run.
+    pub insecure: bool,
+}
+
+/// How the guard waits and retries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GuardSettings {
+    /// How long one guard may take in all, from resolving the VM to the last checkpoint listed. When it
+    /// runs out, the guard returns the task ids still running; it never drops them.
+    pub deadline: Duration,
+    /// How many times an insert that failed because another client's insert was running at the same
+    /// VPG is retried (after waiting for that insert).
+    pub back_to_back_retries: u32,
+    /// How many times an insert whose response was lost, and of which no trace was found, is sent
+    /// again.
+    pub lost_response_retries: u32,
+}
+
+impl Default for GuardSettings {
+    fn default() -> Self {
+        GuardSettings {
+            deadline: Duration::from_secs(60),
+            back_to_back_retries: 3,
+            lost_response_retries: 1,
+        }
+    }
+}
+
+/// Settings of the Claude Code PreToolUse hook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookSettings {
+    /// How long a guard of a VM lets mutating tool calls on that VM through without a new guard.
+    pub window: Duration,
+}
+
+impl Default for HookSettings {
+    fn default() -> Self {
+        HookSettings {
+            window: Duration::from_secs(15 * 60),
+        }
+    }
+}
+
+/// Timeouts and retries of every HTTP call to a ZVM.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpSettings {
+    /// How long to wait for a TCP (and TLS) connection.
+    pub connect_timeout: Duration,
+    /// How long one request may take, connection included.
+    pub request_timeout: Duration,
+    /// How long a read (and a token request) keeps being retried on connection refused, 502, 503 and
+    /// 504, with capped, jittered backoff.
+    pub read_retry: Duration,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(30),
+            read_retry: Duration::from_secs(15),
+        }
+    }
+}
+
+/// Everything rewind needs to run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The ZVMs to talk to, one per site.
+    pub sites: Vec<SiteConfig>,
+    /// The tool catalog (TOML).
+    pub catalog_path: PathBuf,
+    /// The audit journal (JSON lines).
+    pub journal_path: PathBuf,
+    /// How the guard waits and retries.
+    pub guard: GuardSettings,
+    /// The PreToolUse hook's settings.
+    pub hook: HookSettings,
+    /// HTTP timeouts and read retries.
+    pub http: HttpSettings,
+}
+
+/// A configuration that cannot be used. Each variant names the file, site or variable at fault and
+/// never holds a secret's value.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The configuration file could not be read.
+    #[error(
+        "cannot read the configuration file {path}: {source}; check that it exists and is readable"
+    )]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The configuration file is not valid TOML of the expected shape.
+    #[error(
+        "the configuration file {path} is not valid: {message}; fix the file (its shape is in the README, section Configuration)"
+    )]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said.
+        message: String,
+    },
+    /// No site is configured at all.
+    #[error(
+        "no ZVM site is configured: set ZVM_URL and ZVM_CLIENT_ID + ZVM_CLIENT_SECRET (or ZVM_USERNAME + ZVM_PASSWORD), or add a [sites.<name>] table to {config_file}"
+    )]
+    NoSites {
+        /// The configuration file that was looked for.
+        config_file: String,
+    },
+    /// A site has no URL.
+    #[error(
+        "site {site} has no url: set `url` in [sites.{site}] (or ZVM_URL for the default site)"
+    )]
+    MissingUrl {
+        /// The site.
+        site: String,
+    },
+    /// A site's URL is not usable.
+    #[error("site {site} has an unusable url {url:?}: {problem}")]
+    BadUrl {
+        /// The site.
+        site: String,
+        /// The URL as given, with any password removed.
+        url: String,
+        /// What is wrong and what to do.
+        problem: String,
+    },
+    /// A site has no credentials, or half of a pair.
+    #[error("site {site} has no usable credentials: {problem}")]
+    Credentials {
+        /// The site.
+        site: String,
+        /// What is missing and what to set.
+        problem: String,
+    },
+    /// A setting has a value that cannot be used.
+    #[error("{key} has an unusable value: {problem}")]
+    BadValue {
+        /// The file key or environment variable.
+        key: String,
+        /// What is wrong and what to set instead.
+        problem: String,
+    },
+    /// No home or XDG directory could be found to place the catalog or the journal.
+    #[error(
+        "cannot find a config or state directory for {what} (no HOME or XDG_*_HOME); set `{key}` in the configuration file"
+    )]
+    NoDirectory {
+        /// The catalog or the journal.
+        what: &'static str,
+        /// The file key that sets it explicitly.
+        key: &'static str,
+    },
+}
+
+/// The on-disk shape of the configuration file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    catalog: Option<PathBuf>,
+    journal: Option<PathBuf>,
+    #[serde(default)]
+    sites: BTreeMap<String, FileSite>,
+    guard: Option<FileGuard>,
+    hook: Option<FileHook>,
+    http: Option<FileHttp>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSite {
+    url: Option<String>,
+    client_id: Option<String>,
+    client_secret: Option<Secret>,
+    username: Option<String>,
+    password: Option<Secret>,
+    ca_cert: Option<PathBuf>,
+    insecure: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileGuard {
+    deadline_secs: Option<f64>,
+    back_to_back_retries: Option<u32>,
+    lost_response_retries: Option<u32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileHook {
+    window_secs: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileHttp {
+    connect_timeout_secs: Option<f64>,
+    request_timeout_secs: Option<f64>,
+    read_retry_secs: Option<f64>,
+}
+
+fn project_dirs() -> Option<directories::ProjectDirs> {
+    directories::ProjectDirs::from("", "", APP_DIR)
+}
+
+/// The configuration file looked for when none is given: `$XDG_CONFIG_HOME/zerto-ai-rewind/config.toml`.
+pub fn default_config_file() -> Option<PathBuf> {
+    project_dirs().map(|d| d.config_dir().join("config.toml"))
+}
+
+/// The default catalog file: `$XDG_CONFIG_HOME/zerto-ai-rewind/catalog.toml`.
+pub fn default_catalog_path() -> Option<PathBuf> {
+    project_dirs().map(|d| d.config_dir().join("catalog.toml"))
+}
+
+/// The default journal file: `$XDG_STATE_HOME/zerto-ai-rewind/journal.jsonl` (the local data
+/// directory on platforms without a state directory).
+pub fn default_journal_path() -> Option<PathBuf> {
+    project_dirs().map(|d| {
+        d.state_dir()
+            .unwrap_or_else(|| d.data_local_dir())
+            .join("journal.jsonl")
+    })
+}
+
+fn seconds(key: &str, value: Option<f64>, default: Duration) -> Result<Duration, ConfigError> {
+    match value {
+        None => Ok(default),
+        Some(v) if v.is_finite() && v > 0.0 && v < 1.0e7 => Ok(Duration::from_secs_f64(v)),
+        Some(v) => Err(ConfigError::BadValue {
+            key: key.to_string(),
+            problem: format!("{v} is not a positive number of seconds"),
+        }),
+    }
+}
+
+/// Parses a site URL, refusing what would leak or break: credentials in the URL, a scheme other than
+/// http/https, a query or fragment.
+pub fn parse_site_url(site: &str, raw: &str) -> Result<Url, ConfigError> {
+    let bad = |problem: &str| ConfigError::BadUrl {
+        site: site.to_string(),
+        url: redact_url(raw),
+        problem: problem.to_string(),
+    };
+    let url = Url::parse(raw.trim())
+        .map_err(|e| bad(&format!("{e}; write it as https://host[:port]")))?;
+    if url.scheme() != "https" && url.scheme() != "http" {
+        return Err(bad(
+            "the scheme must be https (or http for a local simulator)",
+        ));
+    }
+    if url.host_str().is_none() {
+        return Err(bad("it has no host"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(bad(
+            "it carries credentials; remove them from the URL and use client_id/client_secret or username/password",
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(bad(
+            "it has a query or fragment; give only scheme, host, port and path",
+        ));
+    }
+    Ok(url)
+}
+
+/// A URL fit for a message: any user info is dropped.
+fn redact_url(raw: &str) -> String {
+    match Url::parse(raw.trim()) {
+        Ok(mut u) => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.to_string()
+        }
+        // An unparsable URL may still hold `user:pass@`; keep only what follows the last `@`.
+        Err(_) => match raw.rfind('@') {
+            Some(at) => format!("<redacted>@{}", &raw[at + 1..]),
+            None => raw.to_string(),
+        },
+    }
+}
+
+impl FileSite {
+    fn into_site(self, name: &str) -> Result<SiteConfig, ConfigError> {
+        let url = match &self.url {
+            Some(u) => parse_site_url(name, u)?,
+            None => {
+                return Err(ConfigError::MissingUrl {
+                    site: name.to_string(),
+                });
+            }
+        };
+        let cred_err = |problem: &str| ConfigError::Credentials {
+            site: name.to_string(),
+            problem: problem.to_string(),
+        };
+        let client = match (self.client_id, self.client_secret) {
+            (Some(id), Some(secret)) if !id.trim().is_empty() => Some(Credentials::Client {
+                id: id.trim().to_string(),
+                secret,
+            }),
+            (None, None) => None,
+            (Some(_), None) => {
+                return Err(cred_err(
+                    "client_id is set but client_secret is not; set both",
+                ));
+            }
+            _ => {
+                return Err(cred_err(
+                    "client_secret is set but client_id is not (or is empty); set both",
+                ));
+            }
+        };
+        let password = match (self.username, self.password) {
+            (Some(user), Some(password)) if !user.trim().is_empty() => {
+                Some(Credentials::Password {
+                    username: user.trim().to_string(),
+                    password,
+                })
+            }
+            (None, None) => None,
+            (Some(_), None) => {
+                return Err(cred_err("username is set but password is not; set both"));
+            }
+            _ => {
+                return Err(cred_err(
+                    "password is set but username is not (or is empty); set both",
+                ));
+            }
+        };
+        let credentials = match (client, password) {
+            (Some(c), None) => c,
+            (None, Some(p)) => p,
+            (Some(_), Some(_)) => {
+                return Err(cred_err(
+                    "both a client (client_id/client_secret) and a user (username/password) are set; keep one",
+                ));
+            }
+            (None, None) => {
+                return Err(cred_err(
+                    "set client_id + client_secret (a Keycloak service client) or username + password",
+                ));
+            }
+        };
+        Ok(SiteConfig {
+            name: name.to_string(),
+            url,
+            credentials,
+            ca_cert: self.ca_cert,
+            insecure: self.insecure.unwrap_or(false),
+        })
+    }
+}
+
+/// Reads the `ZVM_*` variables into the `default` site, on top of what the file said about it.
+fn merge_env(
+    base: Option<FileSite>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<FileSite>, ConfigError> {
+    let get = |k: &str| env(k).filter(|v| !v.is_empty());
+    let url = get("ZVM_URL");
+    let client_id = get("ZVM_CLIENT_ID");
+    let client_secret = get("ZVM_CLIENT_SECRET");
+    let username = get("ZVM_USERNAME");
+    let password = get("ZVM_PASSWORD");
+    let ca_cert = get("ZVM_CA_CERT");
+    let insecure = match get("ZVM_INSECURE").as_deref() {
+        None => None,
+        Some("1") | Some("true") | Some("yes") => Some(true),
+        Some("0") | Some("false") | Some("no") => Some(false),
+        Some(other) => {
+            return Err(ConfigError::BadValue {
+                key: "ZVM_INSECURE".into(),
+                problem: format!("{other:?} is not 1 or 0"),
+            });
+        }
+    };
+    let any = url.is_some()
+        || client_id.is_some()
+        || client_secret.is_some()
+        || username.is_some()
+        || password.is_some()
+        || ca_cert.is_some()
+        || insecure.is_some();
+    if !any {
+        return Ok(base);
+    }
+    let mut site = base.unwrap_or_default();
+    if url.is_some() {
+        site.url = url;
+    }
+    // Credentials from the environment replace the file's as a pair, so a client in the file and a user
+    // in the environment do not end up both set.
+    if client_id.is_some() || client_secret.is_some() {
+        site.client_id = client_id;
+        site.client_secret = client_secret.map(Secret::new);
+        site.username = None;
+        site.password = None;
+    } else if username.is_some() || password.is_some() {
+        site.username = username;
+        site.password = password.map(Secret::new);
+        site.client_id = None;
+        site.client_secret = None;
+    }
+    if let Some(ca) = ca_cert {
+        site.ca_cert = Some(PathBuf::from(ca));
+    }
+    if insecure.is_some() {
+        site.insecure = insecure;
+    }
+    Ok(Some(site))
+}
+
+impl Config {
+    /// Loads the configuration: the TOML file `file` (or, when `None`, the default config file if it
+    /// exists) merged with the `ZVM_*` environment variables.
+    pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
+        Config::load_with_env(file, &|k| std::env::var(k).ok())
+    }
+
+    /// [`Config::load`] with the environment given as a function, so that tests need not change the
+    /// process environment.
+    pub fn load_with_env(
+        file: Option<&Path>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let (parsed, looked_at) = match file {
+            Some(path) => (Some(read_file(path)?), path.display().to_string()),
+            None => match default_config_file() {
+                Some(path) if path.exists() => {
+                    (Some(read_file(&path)?), path.display().to_string())
+                }
+                Some(path) => (None, path.display().to_string()),
+                None => (None, "the configuration file".to_string()),
+            },
+        };
+        let mut parsed = parsed.unwrap_or_default();
+        let env_site = merge_env(parsed.sites.remove(ENV_SITE), env)?;
+        if let Some(site) = env_site {
+            parsed.sites.insert(ENV_SITE.to_string(), site);
+        }
+        if parsed.sites.is_empty() {
+            return Err(ConfigError::NoSites {
+                config_file: looked_at,
+            });
+        }
+        let mut sites = Vec::with_capacity(parsed.sites.len());
+        for (name, site) in parsed.sites {
+            sites.push(site.into_site(&name)?);
+        }
+        let catalog_path = match parsed.catalog {
+            Some(p) => p,
+            None => default_catalog_path().ok_or(ConfigError::NoDirectory {
+                what: "the tool catalog",
+                key: "catalog",
+            })?,
+        };
+        let journal_path = match parsed.journal {
+            Some(p) => p,
+            None => default_journal_path().ok_or(ConfigError::NoDirectory {
+                what: "the audit journal",
+                key: "journal",
+            })?,
+        };
+        let g = parsed.guard.unwrap_or_default();
+        let defaults = GuardSettings::default();
+        let guard = GuardSettings {
+            deadline: seconds("guard.deadline_secs", g.deadline_secs, defaults.deadline)?,
+            back_to_back_retries: g
+                .back_to_back_retries
+                .unwrap_or(defaults.back_to_back_retries),
+            lost_response_retries: g
+                .lost_response_retries
+                .unwrap_or(defaults.lost_response_retries),
+        };
+        let h = parsed.hook.unwrap_or_default();
+        let hook = HookSettings {
+            window: seconds(
+                "hook.window_secs",
+                h.window_secs,
+                HookSettings::default().window,
+            )?,
+        };
+        let t = parsed.http.unwrap_or_default();
+        let hd = HttpSettings::default();
+        let http = HttpSettings {
+            connect_timeout: seconds(
+                "http.connect_timeout_secs",
+                t.connect_timeout_secs,
+                hd.connect_timeout,
+            )?,
+            request_timeout: seconds(
+                "http.request_timeout_secs",
+                t.request_timeout_secs,
+                hd.request_timeout,
+            )?,
+            read_retry: seconds("http.read_retry_secs", t.read_retry_secs, hd.read_retry)?,
+        };
+        let config = Config {
+            sites,
+            catalog_path,
+            journal_path,
+            guard,
+            hook,
+            http,
+        };
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Starts a configuration in code, for tests and the demo: no file and no environment is read.
+    pub fn builder(
+        catalog_path: impl Into<PathBuf>,
+        journal_path: impl Into<PathBuf>,
+    ) -> ConfigBuilder {
+        ConfigBuilder {
+            config: Config {
+                sites: Vec::new(),
+                catalog_path: catalog_path.into(),
+                journal_path: journal_path.into(),
+                guard: GuardSettings::default(),
+                hook: HookSettings::default(),
+                http: HttpSettings::default(),
+            },
+        }
+    }
+
+    /// The warnings a front must show on every run (e.g. a site with TLS verification turned off).
+    pub fn warnings(&self) -> Vec<String> {
+        self.sites
+            .iter()
+            .filter(|s| s.insecure)
+            .map(|s| {
+                format!(
+                    "site {} ({}): TLS certificate verification is OFF (insecure); anyone on the path can read its credentials. Set ca_cert (ZVM_CA_CERT) to the appliance's certificate instead",
+                    s.name, s.url
+                )
+            })
+            .collect()
+    }
+
+    /// The site configured under `name`.
+    pub fn site(&self, name: &str) -> Option<&SiteConfig> {
+        self.sites.iter().find(|s| s.name == name)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.sites.is_empty() {
+            return Err(ConfigError::NoSites {
+                config_file: "the configuration".into(),
+            });
+        }
+        for (i, s) in self.sites.iter().enumerate() {
+            if self.sites[..i].iter().any(|o| o.name == s.name) {
+                return Err(ConfigError::BadValue {
+                    key: format!("sites.{}", s.name),
+                    problem: "the site name is used twice; give each site its own name".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        path: path.to_path_buf(),
+        // The parser's message quotes the offending line, which may be a secret's line: keep only its
+        // first line (the description and position), never the excerpt.
+        message: e
+            .message()
+            .lines()
+            .next()
+            .unwrap_or("invalid TOML")
+            .to_string()
+            + &e.span()
+                .map(|s| format!(" (at byte {})", s.start))
+                .unwrap_or_default(),
+    })
+}
+
+/// Builds a [`Config`] in code.
+#[derive(Debug, Clone)]
+pub struct ConfigBuilder {
+    config: Config,
+}
+
+impl ConfigBuilder {
+    /// Adds a site.
+    pub fn site(mut self, site: SiteConfig) -> Self {
+        self.config.sites.push(site);
+        self
+    }
+
+    /// Sets the guard's settings.
+    pub fn guard(mut self, guard: GuardSettings) -> Self {
+        self.config.guard = guard;
+        self
+    }
+
+    /// Sets the hook's settings.
+    pub fn hook(mut self, hook: HookSettings) -> Self {
+        self.config.hook = hook;
+        self
+    }
+
+    /// Sets HTTP timeouts and read retries.
+    pub fn http(mut self, http: HttpSettings) -> Self {
+        self.config.http = http;
+        self
+    }
+
+    /// Checks and returns the configuration.
+    pub fn build(self) -> Result<Config, ConfigError> {
+        self.config.validate()?;
+        Ok(self.config)
+    }
+}
+
+impl SiteConfig {
+    /// A site reached with a Keycloak service client.
+    pub fn with_client(
+        name: &str,
+        url: &str,
+        id: &str,
+        secret: &str,
+    ) -> Result<SiteConfig, ConfigError> {
+        Ok(SiteConfig {
+            name: name.to_string(),
+            url: parse_site_url(name, url)?,
+            credentials: Credentials::Client {
+                id: id.to_string(),
+                secret: Secret::new(secret),
+            },
+            ca_cert: None,
+            insecure: false,
+        })
+    }
+
+    /// A site reached as a ZVM user.
+    pub fn with_password(
+        name: &str,
+        url: &str,
+        username: &str,
+        password: &str,
+    ) -> Result<SiteConfig, ConfigError> {
+        Ok(SiteConfig {
+            name: name.to_string(),
+            url: parse_site_url(name, url)?,
+            credentials: Credentials::Password {
+                username: username.to_string(),
+                password: Secret::new(password),
+            },
+            ca_cert: None,
+            insecure: false,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| map.get(k).cloned()
+    }
+
+    fn write(dir: &tempfile::TempDir, text: &str) -> PathBuf {
+        let p = dir.path().join("config.toml");
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn secret_debug_and_display_are_redacted() {
+        let s = Secret::new("hunter2");
+        assert_eq!(format!("{s:?}"), "<redacted>");
+        assert_eq!(format!("{s}"), "<redacted>");
+        let c = Credentials::Client {
+            id: "rewind".into(),
+            secret: s.clone(),
+        };
+        assert!(!format!("{c:?}").contains("hunter2"));
+        assert_eq!(s.expose(), "hunter2");
+    }
+
+    #[test]
+    fn file_with_two_sites_and_settings_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            &dir,
+            r#"
+catalog = "/tmp/cat.toml"
+journal = "/tmp/j.jsonl"
+[sites.boston]
+url = "https://zvm-boston.example.com"
+client_id = "rewind"
+client_secret = "s3cret"
+[sites.denver]
+url = "https://zvm-denver.example.com"
+username = "admin"
+password = "pw"
+insecure = true
+[guard]
+deadline_secs = 5
+back_to_back_retries = 2
+[hook]
+window_secs = 60
+"#,
+        );
+        let c = Config::load_with_env(Some(&path), &env_of(&[])).unwrap();
+        assert_eq!(c.sites.len(), 2);
+        let b = c.site("boston").unwrap();
+        assert!(
+            matches!(&b.credentials, Credentials::Client { id, secret } if id == "rewind" && secret.expose() == "s3cret")
+        );
+        assert!(c.site("denver").unwrap().insecure);
+        assert_eq!(c.guard.deadline, Duration::from_secs(5));
+        assert_eq!(c.guard.back_to_back_retries, 2);
+        assert_eq!(c.hook.window, Duration::from_secs(60));
+        assert_eq!(c.catalog_path, PathBuf::from("/tmp/cat.toml"));
+        assert_eq!(c.warnings().len(), 1);
+        assert!(c.warnings()[0].contains("denver"));
+    }
+
+    #[test]
+    fn environment_alone_makes_the_default_site() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            &dir,
+            "catalog = \"/tmp/c.toml\"\njournal = \"/tmp/j.jsonl\"\n",
+        );
+        let c = Config::load_with_env(
+            Some(&path),
+            &env_of(&[
+                ("ZVM_URL", "https://zvm.example.com"),
+                ("ZVM_USERNAME", "admin"),
+                ("ZVM_PASSWORD", "admin-pw"),
+                ("ZVM_INSECURE", "1"),
+            ]),
+        )
+        .unwrap();
+        let s = c.site(ENV_SITE).unwrap();
+        assert!(
+            matches!(&s.credentials, Credentials::Password { username, .. } if username == "admin")
+        );
+        assert!(s.insecure);
+    }
+
+    #[test]
+    fn environment_credentials_replace_the_files_pair_for_the_default_site() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            &dir,
+            "catalog = \"/c\"\njournal = \"/j\"\n[sites.default]\nurl = \"https://a.example\"\nusername = \"u\"\npassword = \"p\"\n",
+        );
+        let c = Config::load_with_env(
+            Some(&path),
+            &env_of(&[("ZVM_CLIENT_ID", "rewind"), ("ZVM_CLIENT_SECRET", "x")]),
+        )
+        .unwrap();
+        let s = c.site(ENV_SITE).unwrap();
+        assert_eq!(s.url.as_str(), "https://a.example/");
+        assert!(matches!(&s.credentials, Credentials::Client { id, .. } if id == "rewind"));
+    }
+
+    #[test]
+    fn half_a_credential_pair_is_an_error_naming_the_site_and_never_the_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            &dir,
+            "catalog = \"/c\"\njournal = \"/j\"\n[sites.boston]\nurl = \"https://a.example\"\nclient_secret = \"topsecret\"\n",
+        );
+        let err = Config::load_with_env(Some(&path), &env_of(&[])).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("boston"), "{msg}");
+        assert!(msg.contains("client_id"), "{msg}");
+        assert!(!msg.contains("topsecret"), "{msg}");
+    }
+
+    #[test]
+    fn url_with_credentials_is_refused_without_echoing_them() {
+        let err = parse_site_url("boston", "https://admin:pw123@zvm.example.com").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("carries credentials"), "{msg}");
+        assert!(!msg.contains("pw123"), "{msg}");
+    }
+
+    #[test]
+    fn malformed_file_names_the_file_and_hides_the_offending_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(&dir, "[sites.boston]\nclient_secret = \"abc\nurl = 1\n");
+        let err = Config::load_with_env(Some(&path), &env_of(&[])).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains(&path.display().to_string()), "{msg}");
+        assert!(!msg.contains("abc"), "{msg}");
+    }
+
+    #[test]
+    fn no_site_anywhere_says_what_to_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(&dir, "catalog = \"/c\"\njournal = \"/j\"\n");
+        let err = Config::load_with_env(Some(&path), &env_of(&[])).unwrap_err();
+        assert!(matches!(err, ConfigError::NoSites { .. }));
+        assert!(err.to_string().contains("ZVM_URL"));
+    }
+
+    #[test]
+    fn bad_insecure_value_and_bad_deadline_are_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            &dir,
+            "catalog = \"/c\"\njournal = \"/j\"\n[guard]\ndeadline_secs = -1\n",
+        );
+        let err = Config::load_with_env(
+            Some(&path),
+            &env_of(&[
+                ("ZVM_URL", "https://a.example"),
+                ("ZVM_USERNAME", "u"),
+                ("ZVM_PASSWORD", "p"),
+            ]),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("guard.deadline_secs"));
+        let err =
+            Config::load_with_env(Some(&path), &env_of(&[("ZVM_INSECURE", "maybe")])).unwrap_err();
+        assert!(err.to_string().contains("ZVM_INSECURE"));
+    }
+}

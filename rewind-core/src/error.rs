@@ -1,0 +1,276 @@
+//! `RewindError`: every way an operation of rewind can fail, each saying what happened, naming the VM,
+//! VPG, task, site or file involved, and what to do next. No variant ever holds a secret.
+//!
+//! [`RewindError::kind`] sorts them into the few classes the fronts map to exit codes and MCP results.
+
+use serde::Serialize;
+
+use crate::catalog::CatalogError;
+use crate::config::ConfigError;
+use crate::journal::JournalError;
+
+/// The class of an error, for exit codes and structured results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// A rule said no: the VM is ambiguous, not found or protected by nothing, or the ZVM refused.
+    Refused,
+    /// A Zerto task ran and ended Failed or Stopped.
+    TaskFailed,
+    /// A ZVM could not be reached, or would not authenticate rewind.
+    Connection,
+    /// The input or the configuration is wrong.
+    Usage,
+    /// Something that should not happen: a ZVM answer of an unexpected shape, a local file problem.
+    Internal,
+}
+
+impl ErrorKind {
+    /// The kind's snake_case name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Refused => "refused",
+            ErrorKind::TaskFailed => "task_failed",
+            ErrorKind::Connection => "connection",
+            ErrorKind::Usage => "usage",
+            ErrorKind::Internal => "internal",
+        }
+    }
+}
+
+/// One VM that a query matched, as listed when the match is ambiguous.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Candidate {
+    /// The VM's identifier (`<serverGuid>.vm-<n>`).
+    pub vm_id: String,
+    /// The VM's name.
+    pub vm_name: String,
+    /// The site the VM runs at (its VPGs' protected site), or the site that lists it.
+    pub site: String,
+    /// The names of the VPGs that protect it (empty when none does).
+    pub vpgs: Vec<String>,
+}
+
+impl std::fmt::Display for Candidate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}) at {}", self.vm_name, self.vm_id, self.site)?;
+        if self.vpgs.is_empty() {
+            write!(f, ", protected by no VPG")
+        } else {
+            write!(f, ", in VPG {}", self.vpgs.join(", "))
+        }
+    }
+}
+
+fn list(c: &[Candidate]) -> String {
+    c.iter()
+        .map(|c| format!("[{c}]"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Every way an operation of rewind can fail.
+#[derive(Debug, thiserror::Error)]
+pub enum RewindError {
+    /// The configuration is unusable.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+
+    /// An input was rejected before anything was sent.
+    #[error("invalid {field}: {problem}")]
+    InvalidInput {
+        /// The input at fault (`agent`, `action`, `vm`, `change_id`, ...).
+        field: &'static str,
+        /// What is wrong with it and what to give instead.
+        problem: String,
+    },
+
+    /// No VM at any configured site matches the query.
+    #[error(
+        "no VM named or identified {query:?} exists at {sites}; check the spelling, or give the vmIdentifier, or configure the site that runs it"
+    )]
+    VmNotFound {
+        /// The query as given.
+        query: String,
+        /// The configured sites that were searched.
+        sites: String,
+    },
+
+    /// The VM exists but no VPG protects it, so it cannot be guarded.
+    #[error(
+        "VM {} ({}) exists at {} but no VPG protects it, so no tagged checkpoint can be taken; protect it in Zerto first, or go ahead knowing that Zerto cannot rewind this change",
+        .vm.vm_name, .vm.vm_id, .vm.site
+    )]
+    VmNotProtected {
+        /// The query as given.
+        query: String,
+        /// The VM that was found.
+        vm: Candidate,
+    },
+
+    /// The query matches more than one VM; nothing was done.
+    #[error(
+        "{query:?} matches {} VMs, so nothing was done: {}; repeat with the vmIdentifier of the one you mean",
+        .candidates.len(), list(.candidates)
+    )]
+    AmbiguousVm {
+        /// The query as given.
+        query: String,
+        /// Every VM it matched.
+        candidates: Vec<Candidate>,
+    },
+
+    /// The ZVM of a site cannot be reached.
+    #[error(
+        "the ZVM of site {site} ({url}) cannot be reached during {request}: {detail}; check the URL, the network and that the appliance is up"
+    )]
+    Unreachable {
+        /// The configured site.
+        site: String,
+        /// Its URL.
+        url: String,
+        /// What was being done.
+        request: String,
+        /// What failed (no secret).
+        detail: String,
+    },
+
+    /// The ZVM of a site would not authenticate rewind.
+    #[error(
+        "site {site} ({url}) did not authenticate rewind: {detail}; check the site's client id and secret (or user and password)"
+    )]
+    Auth {
+        /// The configured site.
+        site: String,
+        /// Its URL.
+        url: String,
+        /// What Keycloak or the ZVM said (never the secret).
+        detail: String,
+    },
+
+    /// A ZVM answered a request with an error status.
+    #[error("the ZVM of site {site} answered {request} with HTTP {status}: {message}")]
+    Zvm {
+        /// The configured site.
+        site: String,
+        /// What was asked, e.g. `POST /v1/vpgs/<id>/checkpoints`.
+        request: String,
+        /// The HTTP status.
+        status: u16,
+        /// What the ZVM said, with advice where there is some.
+        message: String,
+    },
+
+    /// A ZVM answered with something rewind cannot read.
+    #[error(
+        "the ZVM of site {site} answered {request} with something unexpected: {detail}; is this a ZVM 10.x appliance?"
+    )]
+    UnexpectedResponse {
+        /// The configured site.
+        site: String,
+        /// What was asked.
+        request: String,
+        /// What was wrong with the answer.
+        detail: String,
+    },
+
+    /// A Zerto task ended Failed or Stopped.
+    #[error(
+        "Zerto task {task_id} ({task_type}) at site {site} ended {state}: {reason}; the operation did not happen"
+    )]
+    TaskFailed {
+        /// The configured site that runs the task.
+        site: String,
+        /// The task.
+        task_id: String,
+        /// Its type.
+        task_type: String,
+        /// Its terminal state, e.g. `Failed (4)`.
+        state: String,
+        /// Its `CompleteReason`.
+        reason: String,
+    },
+
+    /// A task was still running when the deadline came; it was not dropped.
+    #[error(
+        "Zerto task {task_id} at site {site} is still running after {waited_secs:.0} s; it was not stopped: follow it in the ZVM or ask again later"
+    )]
+    StillRunning {
+        /// The configured site that runs the task.
+        site: String,
+        /// The task.
+        task_id: String,
+        /// How long rewind waited.
+        waited_secs: f64,
+    },
+
+    /// A site name that is not configured.
+    #[error(
+        "no site named {name:?} is configured (configured: {configured}); use one of those names"
+    )]
+    UnknownSite {
+        /// The name asked for.
+        name: String,
+        /// The configured names.
+        configured: String,
+    },
+
+    /// The tool catalog cannot be read or written.
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+
+    /// The audit journal cannot be read or written.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+}
+
+impl RewindError {
+    /// The class of this error.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            RewindError::Config(_)
+            | RewindError::InvalidInput { .. }
+            | RewindError::UnknownSite { .. } => ErrorKind::Usage,
+            RewindError::VmNotFound { .. }
+            | RewindError::VmNotProtected { .. }
+            | RewindError::AmbiguousVm { .. } => ErrorKind::Refused,
+            RewindError::Zvm { status, .. } if *status >= 500 => ErrorKind::Connection,
+            RewindError::Zvm { .. } => ErrorKind::Refused,
+            RewindError::Unreachable { .. } | RewindError::Auth { .. } => ErrorKind::Connection,
+            RewindError::TaskFailed { .. } => ErrorKind::TaskFailed,
+            RewindError::StillRunning { .. } => ErrorKind::TaskFailed,
+            RewindError::UnexpectedResponse { .. } => ErrorKind::Internal,
+            RewindError::Catalog(e) => e.kind(),
+            RewindError::Journal(_) => ErrorKind::Internal,
+        }
+    }
+
+    /// The VMs an ambiguous query matched (empty for other errors).
+    pub fn candidates(&self) -> &[Candidate] {
+        match self {
+            RewindError::AmbiguousVm { candidates, .. } => candidates,
+            _ => &[],
+        }
+    }
+
+    /// A serializable form for `--json` and MCP structured results.
+    pub fn report(&self) -> ErrorReport {
+        ErrorReport {
+            kind: self.kind(),
+            message: self.to_string(),
+            candidates: self.candidates().to_vec(),
+        }
+    }
+}
+
+/// An error as JSON: `{"kind": "refused", "message": "...", "candidates": [...]}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorReport {
+    /// The class.
+    pub kind: ErrorKind,
+    /// The full message.
+    pub message: String,
+    /// The VMs of an ambiguous query.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<Candidate>,
+}

@@ -1,0 +1,1201 @@
+//! The guard: pin a tagged checkpoint in every protecting VPG of one VM before it is changed.
+//!
+//! For each protecting VPG, in parallel across VPGs:
+//! 1. take the VPG's place in this process's queue (a VPG's lock is held from the insert until its task
+//!    is terminal, so two guards of VMs that share a VPG never insert at once);
+//! 2. if another client's insert is running at the VPG, wait for it first;
+//! 3. `POST /v1/vpgs/{id}/checkpoints` and read the task until it is terminal; refuse unless it
+//!    Completed. If it failed because another client's insert was running (the back-to-back rule), wait
+//!    for that insert and try again, a bounded number of times, and say so;
+//! 4. if the insert's answer was lost, look for the tag among the VPG's checkpoints and recent insert
+//!    tasks before deciding to insert again: never two checkpoints for one guard;
+//! 5. release the VPG, then wait until the checkpoint is listed.
+//!
+//! One deadline bounds the whole guard; when it comes, the task ids still running are returned, never
+//! dropped. The verdict is `guarded` only when at least one VPG is protecting and every protecting VPG
+//! was tagged.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::config::GuardSettings;
+use crate::error::RewindError;
+use crate::progress::{ProgressSink, Stage};
+use crate::protection::{self, Protection, VmRef, VpgProtection};
+use crate::zvm::enums::{Code, STATE_COMPLETED, STATE_IN_PROGRESS, is_terminal};
+use crate::zvm::task::{TaskWait, Watch, find_tag, wait_listed, wait_task};
+use crate::zvm::wire::{INSERT_TASK_TYPE, Task};
+use crate::zvm::{CallError, ZvmClient};
+
+/// The longest agent name in a tag.
+pub const MAX_AGENT: usize = 30;
+/// The longest action in a tag.
+pub const MAX_ACTION: usize = 60;
+/// The longest VM name in a tag (vSphere's own limit).
+pub const MAX_VM: usize = 80;
+/// The longest change id in a tag.
+pub const MAX_CHANGE_ID: usize = 40;
+
+/// What a guard is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuardRequest {
+    /// The VM: name, host name, IP address or vmIdentifier.
+    pub vm: String,
+    /// Who is about to change it, e.g. `claude-code`.
+    pub agent: String,
+    /// What it is about to do, e.g. `upgrade nginx`.
+    pub action: String,
+    /// The change id that ties the tags of this change together.
+    pub change_id: String,
+}
+
+/// The parts of a tag, as built or as read back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TagParts {
+    /// The agent.
+    pub agent: String,
+    /// The action.
+    pub action: String,
+    /// The VM's name.
+    pub vm: String,
+    /// The change id.
+    pub change_id: String,
+    /// When the guard began (UTC), as written in the tag.
+    pub time: String,
+}
+
+/// Checks one part of a tag: not empty, no `|`, no control character, bounded length.
+pub fn check_part<'a>(
+    field: &'static str,
+    value: &'a str,
+    max: usize,
+) -> Result<&'a str, RewindError> {
+    let v = value.trim();
+    let problem = if v.is_empty() {
+        Some("it is empty".to_string())
+    } else if v.contains('|') {
+        Some("it contains `|`, which separates the parts of a tag; leave it out or use another character".to_string())
+    } else if v.chars().any(char::is_control) {
+        Some(
+            "it contains a control character (such as a newline or tab); give it on one line"
+                .to_string(),
+        )
+    } else if v.chars().count() > max {
+        Some(format!(
+            "it is {} characters long and a tag allows {max}; shorten it",
+            v.chars().count()
+        ))
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(RewindError::InvalidInput { field, problem }),
+        None => Ok(v),
+    }
+}
+
+/// Builds the tag `ai:<agent> | <action> | vm=<vm> | change=<id> | <utc>` after checking every part.
+pub fn build_tag(
+    agent: &str,
+    action: &str,
+    vm: &str,
+    change_id: &str,
+    at: DateTime<Utc>,
+) -> Result<String, RewindError> {
+    let agent = check_part("agent", agent, MAX_AGENT)?;
+    let action = check_part("action", action, MAX_ACTION)?;
+    let vm = check_part("vm", vm, MAX_VM)?;
+    let change_id = check_part("change_id", change_id, MAX_CHANGE_ID)?;
+    Ok(format!(
+        "ai:{agent} | {action} | vm={vm} | change={change_id} | {}",
+        at.to_rfc3339_opts(SecondsFormat::Secs, true)
+    ))
+}
+
+/// Reads a tag written by [`build_tag`]; `None` for any other tag.
+pub fn parse_tag(tag: &str) -> Option<TagParts> {
+    let parts: Vec<&str> = tag.split(" | ").collect();
+    let [agent, action, vm, change, time] = parts.as_slice() else {
+        return None;
+    };
+    Some(TagParts {
+        agent: agent.strip_prefix("ai:")?.to_string(),
+        action: action.to_string(),
+        vm: vm.strip_prefix("vm=")?.to_string(),
+        change_id: change.strip_prefix("change=")?.to_string(),
+        time: time.to_string(),
+    })
+}
+
+/// The verdict of a guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// At least one VPG is protecting and every protecting VPG was tagged: the change may go ahead.
+    Guarded,
+    /// Some protecting VPG was not tagged, or none is protecting: do not rely on Zerto for this change.
+    NotGuarded,
+    /// The deadline came with tasks still running; their ids are in the report.
+    StillRunning,
+}
+
+/// What happened at one VPG.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The tagged checkpoint exists: its task Completed and it is listed.
+    Tagged {
+        /// The insert task (unknown only when a lost answer was reconciled without finding its task).
+        task_id: Option<String>,
+        /// The task's state, Completed.
+        task_state: Option<Code>,
+        /// The checkpoint.
+        checkpoint_id: String,
+        /// The checkpoint's time (the ZVM's clock).
+        timestamp: Option<DateTime<Utc>>,
+    },
+    /// The VPG is not protecting, so it was not tagged.
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+    /// The insert task ended Failed or Stopped: there is no checkpoint.
+    Failed {
+        /// The task.
+        task_id: String,
+        /// Its terminal state.
+        task_state: Code,
+        /// Its `CompleteReason`.
+        complete_reason: String,
+    },
+    /// The deadline came first; the task was not stopped.
+    StillRunning {
+        /// The task still running (or Completed but not yet listed).
+        task_id: String,
+        /// Its last known state.
+        task_state: Option<Code>,
+        /// `running` (the task) or `listing` (Completed, not yet listed).
+        stage: Stage,
+    },
+    /// Something went wrong around the insert; `task_id` is kept when there was one.
+    Error {
+        /// The task, if one was started.
+        task_id: Option<String>,
+        /// What went wrong and what to do.
+        message: String,
+    },
+}
+
+/// One VPG's part of a guard.
+#[derive(Debug, Clone, Serialize)]
+pub struct VpgGuard {
+    /// The VPG.
+    pub vpg_id: String,
+    /// Its name.
+    pub vpg_name: String,
+    /// The configured site whose ZVM was called.
+    pub site: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// Retries, waits and reconciliations, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// The result of a guard.
+#[derive(Debug, Clone, Serialize)]
+pub struct GuardReport {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The tag written into every protecting VPG.
+    pub tag: String,
+    /// The VM.
+    pub vm: VmRef,
+    /// The agent.
+    pub agent: String,
+    /// The action.
+    pub action: String,
+    /// The change id.
+    pub change_id: String,
+    /// Every VPG of the VM, tagged or not.
+    pub vpgs: Vec<VpgGuard>,
+    /// How long the guard took.
+    pub elapsed_ms: u64,
+    /// Notes about the guard as a whole.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl GuardReport {
+    /// A few lines for humans.
+    pub fn summary(&self) -> String {
+        let verdict = match self.verdict {
+            Verdict::Guarded => "GUARDED",
+            Verdict::NotGuarded => "NOT GUARDED",
+            Verdict::StillRunning => "STILL RUNNING",
+        };
+        let mut out = format!(
+            "{verdict}: {} ({}) for change {} in {} ms\n  tag: {}",
+            self.vm.name, self.vm.id, self.change_id, self.elapsed_ms, self.tag
+        );
+        for v in &self.vpgs {
+            let what = match &v.outcome {
+                Outcome::Tagged {
+                    task_id,
+                    checkpoint_id,
+                    ..
+                } => format!(
+                    "tagged, checkpoint {checkpoint_id} (task {})",
+                    task_id.as_deref().unwrap_or("unknown")
+                ),
+                Outcome::Skipped { reason } => format!("skipped: {reason}"),
+                Outcome::Failed {
+                    task_id,
+                    task_state,
+                    complete_reason,
+                } => format!("FAILED: task {task_id} ended {task_state}: {complete_reason}"),
+                Outcome::StillRunning { task_id, stage, .. } => format!(
+                    "still running: task {task_id} ({})",
+                    if *stage == Stage::Listing {
+                        "Completed, not yet listed"
+                    } else {
+                        "in progress"
+                    }
+                ),
+                Outcome::Error { task_id, message } => match task_id {
+                    Some(t) => format!("ERROR (task {t}): {message}"),
+                    None => format!("ERROR: {message}"),
+                },
+            };
+            out.push_str(&format!("\n  {}: {what}", v.vpg_name));
+            for n in &v.notes {
+                out.push_str(&format!("\n    note: {n}"));
+            }
+        }
+        for n in &self.notes {
+            out.push_str(&format!("\n  note: {n}"));
+        }
+        out
+    }
+
+    /// The task ids still running, for a caller that wants to follow them.
+    pub fn running_task_ids(&self) -> Vec<&str> {
+        self.vpgs
+            .iter()
+            .filter_map(|v| match &v.outcome {
+                Outcome::StillRunning { task_id, .. } => Some(task_id.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// The per-VPG queue of this process: one async lock per VPG. Tokio's mutex is fair, so guards wait in
+/// the order they arrived.
+#[derive(Debug, Default)]
+pub(crate) struct VpgQueue {
+    locks: StdMutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl VpgQueue {
+    fn slot(&self, vpg_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.locks.lock().unwrap_or_else(|p| p.into_inner());
+        locks.entry(vpg_id.to_lowercase()).or_default().clone()
+    }
+}
+
+/// The insert tasks this process started, per VPG: they are never mistaken for another client's, and
+/// the newest one's start bounds how far back a lost insert can be.
+#[derive(Debug, Default)]
+pub(crate) struct OwnTasks {
+    by_vpg: StdMutex<HashMap<String, Vec<OwnTask>>>,
+}
+
+/// A task id with its start (the ZVM's clock), once known.
+type OwnTask = (String, Option<DateTime<Utc>>);
+
+impl OwnTasks {
+    fn record(&self, vpg_id: &str, task_id: &str, started: Option<DateTime<Utc>>) {
+        let mut m = self.by_vpg.lock().unwrap_or_else(|p| p.into_inner());
+        let list = m.entry(vpg_id.to_lowercase()).or_default();
+        match list.iter_mut().find(|(id, _)| id == task_id) {
+            Some(entry) => entry.1 = started.or(entry.1),
+            None => list.push((task_id.to_string(), started)),
+        }
+        // Only the recent past matters; keep the memory small.
+        if list.len() > 64 {
+            list.remove(0);
+        }
+    }
+
+    fn contains(&self, vpg_id: &str, task_id: &str) -> bool {
+        let m = self.by_vpg.lock().unwrap_or_else(|p| p.into_inner());
+        m.get(&vpg_id.to_lowercase())
+            .is_some_and(|l| l.iter().any(|(id, _)| id == task_id))
+    }
+
+    fn newest_start(&self, vpg_id: &str) -> Option<DateTime<Utc>> {
+        let m = self.by_vpg.lock().unwrap_or_else(|p| p.into_inner());
+        m.get(&vpg_id.to_lowercase())
+            .and_then(|l| l.iter().filter_map(|(_, s)| *s).max())
+    }
+}
+
+/// What a guard needs from the facade.
+pub(crate) struct GuardContext<'a> {
+    pub(crate) clients: &'a [Arc<ZvmClient>],
+    pub(crate) queue: &'a VpgQueue,
+    pub(crate) own: &'a OwnTasks,
+    pub(crate) settings: &'a GuardSettings,
+}
+
+impl GuardContext<'_> {
+    fn client(&self, site: &str) -> Option<&Arc<ZvmClient>> {
+        self.clients.iter().find(|c| c.name() == site)
+    }
+}
+
+/// Runs a guard.
+pub(crate) async fn guard(
+    ctx: &GuardContext<'_>,
+    req: &GuardRequest,
+    sink: &dyn ProgressSink,
+) -> Result<GuardReport, RewindError> {
+    let began = Instant::now();
+    let deadline = began + ctx.settings.deadline;
+    let at = Utc::now();
+    // Every part is checked before anything is sent, the VM query included (the tag carries the name
+    // the query resolves to, checked again below).
+    check_part("agent", &req.agent, MAX_AGENT)?;
+    check_part("action", &req.action, MAX_ACTION)?;
+    check_part("change_id", &req.change_id, MAX_CHANGE_ID)?;
+    check_part("vm", &req.vm, 255)?;
+    let protection = protection::find_protection(ctx.clients, &req.vm).await?;
+    let tag = build_tag(
+        &req.agent,
+        &req.action,
+        &protection.vm.name,
+        &req.change_id,
+        at,
+    )?;
+
+    let vpgs = futures::future::join_all(protection.vpgs.iter().map(|v| async {
+        if !v.protecting {
+            return VpgGuard {
+                vpg_id: v.vpg_id.clone(),
+                vpg_name: v.vpg_name.clone(),
+                site: v.zvm_site.clone(),
+                outcome: Outcome::Skipped {
+                    reason: v.reason.clone().unwrap_or_default(),
+                },
+                notes: Vec::new(),
+            };
+        }
+        guard_vpg(ctx, v, &tag, deadline, sink).await
+    }))
+    .await;
+
+    let mut notes = protection.notes.clone();
+    let verdict = verdict(&vpgs);
+    if protection.protecting().next().is_none() {
+        notes.push(format!(
+            "no VPG of {} is protecting, so nothing was tagged and Zerto cannot rewind this change",
+            protection.vm.name
+        ));
+    }
+    Ok(GuardReport {
+        verdict,
+        tag,
+        vm: protection.vm.clone(),
+        agent: req.agent.trim().to_string(),
+        action: req.action.trim().to_string(),
+        change_id: req.change_id.trim().to_string(),
+        vpgs,
+        elapsed_ms: began.elapsed().as_millis() as u64,
+        notes,
+    })
+}
+
+/// `guarded` only when at least one VPG is protecting and every protecting VPG was tagged; any failure or
+/// error makes it `not_guarded`; otherwise work still running makes it `still_running`.
+pub fn verdict(vpgs: &[VpgGuard]) -> Verdict {
+    let protecting: Vec<&Outcome> = vpgs
+        .iter()
+        .map(|v| &v.outcome)
+        .filter(|o| !matches!(o, Outcome::Skipped { .. }))
+        .collect();
+    if protecting.is_empty() {
+        return Verdict::NotGuarded;
+    }
+    if protecting
+        .iter()
+        .all(|o| matches!(o, Outcome::Tagged { .. }))
+    {
+        return Verdict::Guarded;
+    }
+    if protecting
+        .iter()
+        .any(|o| matches!(o, Outcome::Failed { .. } | Outcome::Error { .. }))
+    {
+        return Verdict::NotGuarded;
+    }
+    Verdict::StillRunning
+}
+
+/// How the locked part of one VPG's guard ended.
+enum Inserted {
+    /// The insert Completed; the checkpoint is still to be seen listed.
+    Completed {
+        task: Task,
+        task_id: String,
+        at: Instant,
+    },
+    /// A lost answer was reconciled and the checkpoint was found.
+    Found {
+        task_id: Option<String>,
+        checkpoint_id: String,
+        timestamp: Option<DateTime<Utc>>,
+    },
+    /// Anything else.
+    Done(Outcome),
+}
+
+/// One VPG's guard.
+async fn guard_vpg(
+    ctx: &GuardContext<'_>,
+    vpg: &VpgProtection,
+    tag: &str,
+    deadline: Instant,
+    sink: &dyn ProgressSink,
+) -> VpgGuard {
+    let mut notes = Vec::new();
+    let outcome = match ctx.client(&vpg.zvm_site) {
+        None => Outcome::Error {
+            task_id: None,
+            message: format!(
+                "no configured site reaches the ZVM {} of this VPG",
+                vpg.zvm_site
+            ),
+        },
+        Some(client) => {
+            let watch = Watch {
+                sink,
+                site: client.name(),
+                vpg_id: &vpg.vpg_id,
+                vpg_name: &vpg.vpg_name,
+                task_type: INSERT_TASK_TYPE,
+                began: Instant::now(),
+            };
+            let outcome = tag_vpg(ctx, client, vpg, tag, deadline, &watch, &mut notes).await;
+            watch.report(Stage::Done, task_id_of(&outcome), None);
+            outcome
+        }
+    };
+    VpgGuard {
+        vpg_id: vpg.vpg_id.clone(),
+        vpg_name: vpg.vpg_name.clone(),
+        site: vpg.zvm_site.clone(),
+        outcome,
+        notes,
+    }
+}
+
+fn task_id_of(o: &Outcome) -> Option<&str> {
+    match o {
+        Outcome::Tagged { task_id, .. } | Outcome::Error { task_id, .. } => task_id.as_deref(),
+        Outcome::Failed { task_id, .. } | Outcome::StillRunning { task_id, .. } => Some(task_id),
+        Outcome::Skipped { .. } => None,
+    }
+}
+
+async fn tag_vpg(
+    ctx: &GuardContext<'_>,
+    client: &ZvmClient,
+    vpg: &VpgProtection,
+    tag: &str,
+    deadline: Instant,
+    watch: &Watch<'_>,
+    notes: &mut Vec<String>,
+) -> Outcome {
+    watch.report(Stage::Queued, None, None);
+    let slot = ctx.queue.slot(&vpg.vpg_id);
+    let Ok(held) = tokio::time::timeout_at(deadline.into(), slot.lock_owned()).await else {
+        return Outcome::Error {
+            task_id: None,
+            message: format!(
+                "the deadline came while this VPG was busy with an earlier guard of this process; nothing was inserted into {}; guard again",
+                vpg.vpg_name
+            ),
+        };
+    };
+    let inserted = insert_locked(ctx, client, vpg, tag, deadline, watch, notes).await;
+    // The VPG is free for the next insert as soon as this one's task is terminal.
+    drop(held);
+    match inserted {
+        Inserted::Done(outcome) => outcome,
+        Inserted::Found {
+            task_id,
+            checkpoint_id,
+            timestamp,
+        } => Outcome::Tagged {
+            task_id,
+            task_state: Some(Code::task_state(STATE_COMPLETED)),
+            checkpoint_id,
+            timestamp,
+        },
+        Inserted::Completed { task, task_id, at } => {
+            watch.report(Stage::Listing, Some(&task_id), Some(&task));
+            let since = task.started.map(|t| t - chrono::Duration::seconds(60));
+            let (_, lag) = client.learnt();
+            match wait_listed(client, &vpg.vpg_id, tag, since, at, deadline, lag).await {
+                Ok(Some(cp)) => {
+                    client.observe_listing(at.elapsed());
+                    Outcome::Tagged {
+                        task_id: Some(task_id),
+                        task_state: task.state().map(Code::task_state),
+                        checkpoint_id: cp.checkpoint_identifier.unwrap_or_default(),
+                        timestamp: cp.time_stamp,
+                    }
+                }
+                Ok(None) => {
+                    notes.push(format!(
+                        "task {task_id} Completed but the checkpoint was not listed yet when the deadline came; list the tags of this VM later to see it"
+                    ));
+                    Outcome::StillRunning {
+                        task_id,
+                        task_state: task.state().map(Code::task_state),
+                        stage: Stage::Listing,
+                    }
+                }
+                Err(e) => Outcome::Error {
+                    task_id: Some(task_id),
+                    message: format!(
+                        "the insert Completed, but its checkpoint could not be looked for: {e}; list the tags of this VM to check"
+                    ),
+                },
+            }
+        }
+    }
+}
+
+/// Inserts (holding the VPG's lock) until the task is terminal, with the back-to-back retry and the
+/// reconciliation of lost answers.
+async fn insert_locked(
+    ctx: &GuardContext<'_>,
+    client: &ZvmClient,
+    vpg: &VpgProtection,
+    tag: &str,
+    deadline: Instant,
+    watch: &Watch<'_>,
+    notes: &mut Vec<String>,
+) -> Inserted {
+    let vpg_id = vpg.vpg_id.as_str();
+    // Another client's insert running at this VPG would make ours fail: wait for it first.
+    match client.insert_tasks(vpg_id, true).await {
+        Ok(running) => {
+            for other in running {
+                let Some(other_id) = other.task_identifier.clone() else {
+                    continue;
+                };
+                if ctx.own.contains(vpg_id, &other_id) {
+                    continue;
+                }
+                notes.push(format!(
+                    "insert task {other_id} of another client ({}) was running at this VPG; waited for it before inserting",
+                    other.initiated_by.as_deref().unwrap_or("unknown")
+                ));
+                watch.report(Stage::Queued, Some(&other_id), Some(&other));
+                match wait_task(client, &other_id, Instant::now(), deadline, None, watch).await {
+                    Ok(TaskWait::Terminal(_)) => {}
+                    Ok(TaskWait::StillRunning(_)) => {
+                        return Inserted::Done(Outcome::Error {
+                            task_id: None,
+                            message: format!(
+                                "the deadline came while waiting for insert task {other_id} of another client at this VPG; nothing was inserted; guard again"
+                            ),
+                        });
+                    }
+                    Err(e) => notes.push(format!("could not follow task {other_id}: {e}")),
+                }
+            }
+        }
+        Err(e) => notes.push(format!(
+            "could not check for other clients' running inserts at this VPG ({e}); inserting anyway"
+        )),
+    }
+
+    let mut back_to_back = 0;
+    let mut lost = 0;
+    loop {
+        if Instant::now() >= deadline {
+            return Inserted::Done(Outcome::Error {
+                task_id: None,
+                message: "the deadline came before the insert could be sent; nothing was inserted; guard again".into(),
+            });
+        }
+        watch.report(Stage::Inserting, None, None);
+        let sent = Instant::now();
+        let request = format!("POST /v1/vpgs/{vpg_id}/checkpoints");
+        let task_id = match client.insert_tagged_checkpoint(vpg_id, tag).await {
+            Ok(id) => id,
+            Err(CallError::Lost { detail }) => {
+                notes.push(format!(
+                    "the answer to the insert was lost ({detail}); looked for the tag before any second insert"
+                ));
+                match reconcile(ctx, client, vpg, tag, deadline, watch, notes).await {
+                    Ok(Reconciled::Found(found)) => return found,
+                    Ok(Reconciled::StillRunning(task_id, task)) => {
+                        return Inserted::Done(Outcome::StillRunning {
+                            task_id,
+                            task_state: task.state().map(Code::task_state),
+                            stage: Stage::Running,
+                        });
+                    }
+                    Ok(Reconciled::NotInserted) if lost < ctx.settings.lost_response_retries => {
+                        lost += 1;
+                        notes.push(format!(
+                            "no checkpoint with the tag and no insert task that could be ours was found, so the insert did not happen; inserting again ({lost} of {})",
+                            ctx.settings.lost_response_retries
+                        ));
+                        continue;
+                    }
+                    Ok(Reconciled::NotInserted) => {
+                        return Inserted::Done(Outcome::Error {
+                            task_id: None,
+                            message: format!(
+                                "the answer to the insert was lost {} times and no checkpoint with the tag exists; check the network to the ZVM of {} and guard again",
+                                lost + 1,
+                                client.name()
+                            ),
+                        });
+                    }
+                    Err(e) => {
+                        return Inserted::Done(Outcome::Error {
+                            task_id: None,
+                            message: format!(
+                                "the answer to the insert was lost and whether it happened could not be told: {e}; look for the tag {tag:?} in VPG {} before guarding again",
+                                vpg.vpg_name
+                            ),
+                        });
+                    }
+                }
+            }
+            Err(e) => {
+                return Inserted::Done(Outcome::Error {
+                    task_id: None,
+                    message: e.at(client, &request).to_string(),
+                });
+            }
+        };
+        ctx.own.record(vpg_id, &task_id, None);
+        let (learnt, _) = client.learnt();
+        let task = match wait_task(client, &task_id, sent, deadline, learnt, watch).await {
+            Ok(TaskWait::Terminal(task)) => task,
+            Ok(TaskWait::StillRunning(last)) => {
+                return Inserted::Done(Outcome::StillRunning {
+                    task_id,
+                    task_state: last.as_ref().and_then(Task::state).map(Code::task_state),
+                    stage: Stage::Running,
+                });
+            }
+            Err(e) => {
+                return Inserted::Done(Outcome::Error {
+                    task_id: Some(task_id.clone()),
+                    message: format!(
+                        "insert task {task_id} was started but could not be followed: {e}; the insert may still complete, look at the task in the ZVM"
+                    ),
+                });
+            }
+        };
+        ctx.own.record(vpg_id, &task_id, task.started);
+        let state = task.state().unwrap_or(-1);
+        if state == STATE_COMPLETED {
+            client.observe_insert(sent.elapsed());
+            return Inserted::Completed {
+                task,
+                task_id,
+                at: Instant::now(),
+            };
+        }
+        let reason = task.complete_reason.clone().unwrap_or_default();
+        if back_to_back < ctx.settings.back_to_back_retries
+            && let Some(culprit) = back_to_back_culprit(client, vpg_id, &task_id, &task).await
+        {
+            back_to_back += 1;
+            match culprit {
+                Culprit::Task(other) => {
+                    let other_id = other.task_identifier.clone().unwrap_or_default();
+                    notes.push(format!(
+                            "insert task {task_id} ended {} because insert task {other_id} of another client ({}) was running at this VPG ({reason}); waited for it and inserted again ({back_to_back} of {})",
+                            Code::task_state(state),
+                            other.initiated_by.as_deref().unwrap_or("unknown"),
+                            ctx.settings.back_to_back_retries
+                        ));
+                    if !other.state().is_some_and(is_terminal) {
+                        watch.report(Stage::Queued, Some(&other_id), Some(&other));
+                        match wait_task(client, &other_id, Instant::now(), deadline, learnt, watch)
+                            .await
+                        {
+                            Ok(TaskWait::Terminal(_)) | Err(_) => {}
+                            Ok(TaskWait::StillRunning(_)) => {
+                                return Inserted::Done(Outcome::Failed {
+                                    task_id,
+                                    task_state: Code::task_state(state),
+                                    complete_reason: format!(
+                                        "{reason} (another client's insert task {other_id} was still running when the deadline came)"
+                                    ),
+                                });
+                            }
+                        }
+                    }
+                }
+                Culprit::Unnamed => {
+                    notes.push(format!(
+                            "insert task {task_id} ended {} because another insert was running at this VPG ({reason}); waited and inserted again ({back_to_back} of {})",
+                            Code::task_state(state),
+                            ctx.settings.back_to_back_retries
+                        ));
+                    let pause = learnt.unwrap_or(Duration::from_millis(500));
+                    tokio::time::sleep(
+                        pause.min(deadline.saturating_duration_since(Instant::now())),
+                    )
+                    .await;
+                }
+            }
+            continue;
+        }
+        return Inserted::Done(Outcome::Failed {
+            task_id,
+            task_state: Code::task_state(state),
+            complete_reason: reason,
+        });
+    }
+}
+
+/// The other insert that made ours fail.
+enum Culprit {
+    /// Seen in the VPG's insert tasks.
+    Task(Task),
+    /// Only the failure's reason says another insert was running.
+    Unnamed,
+}
+
+/// Finds the insert that was running at the VPG while ours ran (the back-to-back rule): another insert
+/// task of the VPG that started no later than ours and had not ended when ours started. Falls back to
+/// the reason's words when the ZVM does not relate tasks to VPGs.
+async fn back_to_back_culprit(
+    client: &ZvmClient,
+    vpg_id: &str,
+    ours: &str,
+    task: &Task,
+) -> Option<Culprit> {
+    if let Ok(tasks) = client.insert_tasks(vpg_id, false).await {
+        let overlapping = tasks.into_iter().filter(|t| {
+            t.task_identifier.as_deref() != Some(ours)
+                && match (t.started, task.started) {
+                    (Some(theirs), Some(mine)) => {
+                        theirs <= mine && t.completed.is_none_or(|c| c >= mine)
+                    }
+                    _ => t.state() == Some(STATE_IN_PROGRESS),
+                }
+        });
+        let mut overlapping: Vec<Task> = overlapping.collect();
+        overlapping.sort_by_key(|t| {
+            (
+                t.state() != Some(STATE_IN_PROGRESS),
+                std::cmp::Reverse(t.started),
+            )
+        });
+        if let Some(t) = overlapping.into_iter().next() {
+            return Some(Culprit::Task(t));
+        }
+    }
+    let reason = task
+        .complete_reason
+        .as_deref()
+        .unwrap_or_default()
+        .to_lowercase();
+    let says_so = (reason.contains("another")
+        || reason.contains("already")
+        || reason.contains("in progress"))
+        && (reason.contains("checkpoint") || reason.contains("insert"));
+    says_so.then_some(Culprit::Unnamed)
+}
+
+/// What a reconciliation of a lost answer found.
+enum Reconciled {
+    /// The tag is listed: the insert happened.
+    Found(Inserted),
+    /// An insert that may be ours is still running at the deadline.
+    StillRunning(String, Task),
+    /// No trace of the insert: it did not happen.
+    NotInserted,
+}
+
+/// After a lost answer: wait for any insert at this VPG that could be ours, then look for the tag
+/// (waiting out the listing lag when such an insert Completed). Only when neither exists did the insert
+/// not happen.
+async fn reconcile(
+    ctx: &GuardContext<'_>,
+    client: &ZvmClient,
+    vpg: &VpgProtection,
+    tag: &str,
+    deadline: Instant,
+    watch: &Watch<'_>,
+    notes: &mut Vec<String>,
+) -> Result<Reconciled, RewindError> {
+    let vpg_id = vpg.vpg_id.as_str();
+    let tasks = client.insert_tasks(vpg_id, false).await?;
+    // Only the ZVM's own clock orders its tasks: an insert of ours cannot have started before the newest
+    // insert this process saw end at this VPG, nor long before the newest insert the ZVM lists.
+    let newest = tasks.iter().filter_map(|t| t.started).max();
+    let floor = ctx.own.newest_start(vpg_id);
+    let mut candidates: Vec<Task> = tasks
+        .into_iter()
+        .filter(|t| {
+            let Some(id) = t.task_identifier.as_deref() else {
+                return false;
+            };
+            if ctx.own.contains(vpg_id, id) {
+                return false;
+            }
+            if t.state() == Some(STATE_IN_PROGRESS) {
+                return true;
+            }
+            match t.started {
+                Some(s) => {
+                    floor.is_none_or(|f| s >= f)
+                        && newest.is_none_or(|n| s >= n - chrono::Duration::minutes(5))
+                }
+                None => false,
+            }
+        })
+        .collect();
+    let (learnt, lag) = client.learnt();
+    for c in candidates.iter_mut() {
+        if c.state() != Some(STATE_IN_PROGRESS) {
+            continue;
+        }
+        let id = c.task_identifier.clone().unwrap_or_default();
+        match wait_task(client, &id, Instant::now(), deadline, learnt, watch).await? {
+            TaskWait::Terminal(t) => *c = t,
+            TaskWait::StillRunning(last) => {
+                notes.push(format!(
+                    "insert task {id}, which may be ours, was still running at the deadline"
+                ));
+                return Ok(Reconciled::StillRunning(
+                    id,
+                    last.unwrap_or_else(|| c.clone()),
+                ));
+            }
+        }
+    }
+    let mut completed: Vec<&Task> = candidates
+        .iter()
+        .filter(|t| t.state() == Some(STATE_COMPLETED))
+        .collect();
+    completed.sort_by_key(|t| std::cmp::Reverse(t.started));
+    let since = candidates
+        .iter()
+        .filter_map(|t| t.started)
+        .min()
+        .or(newest)
+        .map(|t| t - chrono::Duration::seconds(60));
+    let found = if completed.is_empty() {
+        find_tag(client.checkpoints(vpg_id, since).await?, tag)
+    } else {
+        // A Completed insert that may be ours: give its checkpoint the time to be listed.
+        let grace = lag
+            .map(|l| l * 4)
+            .unwrap_or_default()
+            .clamp(Duration::from_secs(2), Duration::from_secs(30));
+        let until = deadline.min(Instant::now() + grace);
+        wait_listed(client, vpg_id, tag, since, Instant::now(), until, lag).await?
+    };
+    let Some(cp) = found else {
+        return Ok(Reconciled::NotInserted);
+    };
+    let task_id = completed.first().and_then(|t| t.task_identifier.clone());
+    if let Some(id) = &task_id {
+        ctx.own.record(vpg_id, id, completed[0].started);
+    }
+    notes.push(match &task_id {
+        Some(id) => format!(
+            "found the tagged checkpoint {} and its insert task {id}: the lost insert had happened, so it was not sent again",
+            cp.checkpoint_identifier.as_deref().unwrap_or("?")
+        ),
+        None => format!(
+            "found the tagged checkpoint {}: the lost insert had happened, so it was not sent again",
+            cp.checkpoint_identifier.as_deref().unwrap_or("?")
+        ),
+    });
+    Ok(Reconciled::Found(Inserted::Found {
+        task_id,
+        checkpoint_id: cp.checkpoint_identifier.unwrap_or_default(),
+        timestamp: cp.time_stamp,
+    }))
+}
+
+/// One tagged checkpoint of a VPG.
+#[derive(Debug, Clone, Serialize)]
+pub struct TaggedCheckpoint {
+    /// The checkpoint.
+    pub checkpoint_id: String,
+    /// Its time (the ZVM's clock).
+    pub timestamp: Option<DateTime<Utc>>,
+    /// Its tag.
+    pub tag: String,
+    /// The tag's parts when rewind wrote it.
+    pub parts: Option<TagParts>,
+}
+
+/// The tagged checkpoints of one VPG.
+#[derive(Debug, Clone, Serialize)]
+pub struct VpgTags {
+    /// The VPG.
+    pub vpg_id: String,
+    /// Its name.
+    pub vpg_name: String,
+    /// The configured site whose ZVM was asked.
+    pub site: String,
+    /// Its tagged checkpoints, oldest first.
+    pub tags: Vec<TaggedCheckpoint>,
+    /// Why the VPG's checkpoints could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The tagged checkpoints of a VM across all its VPGs.
+#[derive(Debug, Clone, Serialize)]
+pub struct TagList {
+    /// The VM.
+    pub vm: VmRef,
+    /// The change id asked for, if any.
+    pub change_id: Option<String>,
+    /// Every VPG of the VM.
+    pub vpgs: Vec<VpgTags>,
+}
+
+impl TagList {
+    /// A few lines for humans.
+    pub fn summary(&self) -> String {
+        let mut out = format!("tags of {} ({})", self.vm.name, self.vm.id);
+        if let Some(c) = &self.change_id {
+            out.push_str(&format!(" for change {c}"));
+        }
+        for v in &self.vpgs {
+            out.push_str(&format!("\n  {} ({} tag(s))", v.vpg_name, v.tags.len()));
+            if let Some(e) = &v.error {
+                out.push_str(&format!(": ERROR {e}"));
+            }
+            for t in &v.tags {
+                let when = t.timestamp.map(|t| t.to_rfc3339()).unwrap_or_default();
+                out.push_str(&format!("\n    {} {} {}", t.checkpoint_id, when, t.tag));
+            }
+        }
+        out
+    }
+}
+
+/// Lists the tagged checkpoints of the VM of `protection`, keeping only those of `change_id` when given.
+pub(crate) async fn list_tags(
+    clients: &[Arc<ZvmClient>],
+    protection: &Protection,
+    change_id: Option<&str>,
+) -> TagList {
+    let vpgs = futures::future::join_all(protection.vpgs.iter().map(|v| async move {
+        let mut out = VpgTags {
+            vpg_id: v.vpg_id.clone(),
+            vpg_name: v.vpg_name.clone(),
+            site: v.zvm_site.clone(),
+            tags: Vec::new(),
+            error: None,
+        };
+        let Some(client) = clients.iter().find(|c| c.name() == v.zvm_site) else {
+            out.error = Some(format!("the site {} is not configured", v.zvm_site));
+            return out;
+        };
+        match client.checkpoints(&v.vpg_id, None).await {
+            Ok(cps) => {
+                let mut tags: Vec<TaggedCheckpoint> = cps
+                    .into_iter()
+                    .filter_map(|c| {
+                        let tag = c.tag.filter(|t| !t.is_empty())?;
+                        let parts = parse_tag(&tag);
+                        Some(TaggedCheckpoint {
+                            checkpoint_id: c.checkpoint_identifier.unwrap_or_default(),
+                            timestamp: c.time_stamp,
+                            tag,
+                            parts,
+                        })
+                    })
+                    .filter(|t| {
+                        change_id.is_none_or(|id| {
+                            t.parts.as_ref().is_some_and(|p| p.change_id == id.trim())
+                        })
+                    })
+                    .collect();
+                tags.sort_by_key(|t| t.timestamp);
+                out.tags = tags;
+            }
+            Err(e) => out.error = Some(e.to_string()),
+        }
+        out
+    }))
+    .await;
+    TagList {
+        vm: protection.vm.clone(),
+        change_id: change_id.map(|c| c.trim().to_string()),
+        vpgs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn at() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 29, 12, 34, 56).unwrap()
+    }
+
+    #[test]
+    fn tag_has_the_documented_shape_and_parses_back() {
+        let tag = build_tag("claude-code", "upgrade nginx", "web-01", "chg-42", at()).unwrap();
+        assert_eq!(
+            tag,
+            "ai:claude-code | upgrade nginx | vm=web-01 | change=chg-42 | 2026-11-29T12:34:56Z"
+        );
+        let p = parse_tag(&tag).unwrap();
+        assert_eq!(p.agent, "claude-code");
+        assert_eq!(p.action, "upgrade nginx");
+        assert_eq!(p.vm, "web-01");
+        assert_eq!(p.change_id, "chg-42");
+        assert_eq!(p.time, "2026-11-29T12:34:56Z");
+        assert!(parse_tag("nightly before patch").is_none());
+    }
+
+    #[test]
+    fn a_pipe_in_any_part_is_rejected_naming_the_field() {
+        for (field, args) in [
+            ("agent", ["a|b", "x", "vm", "c"]),
+            ("action", ["a", "x | y", "vm", "c"]),
+            ("vm", ["a", "x", "v|m", "c"]),
+            ("change_id", ["a", "x", "vm", "c|d"]),
+        ] {
+            let err = build_tag(args[0], args[1], args[2], args[3], at()).unwrap_err();
+            match &err {
+                RewindError::InvalidInput { field: f, problem } => {
+                    assert_eq!(*f, field);
+                    assert!(problem.contains('|'), "{problem}");
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+            assert!(err.to_string().contains(field));
+        }
+    }
+
+    #[test]
+    fn control_characters_empty_parts_and_long_parts_are_rejected() {
+        assert!(matches!(
+            build_tag("a", "line\nbreak", "vm", "c", at()),
+            Err(RewindError::InvalidInput {
+                field: "action",
+                ..
+            })
+        ));
+        assert!(matches!(
+            build_tag("a", "x", "vm", "\t", at()),
+            Err(RewindError::InvalidInput {
+                field: "change_id",
+                ..
+            })
+        ));
+        assert!(matches!(
+            build_tag(" ", "x", "vm", "c", at()),
+            Err(RewindError::InvalidInput { field: "agent", .. })
+        ));
+        let long = "x".repeat(MAX_ACTION + 1);
+        let err = build_tag("a", &long, "vm", "c", at()).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!("{}", MAX_ACTION)),
+            "{err}"
+        );
+        let longest = build_tag(
+            &"a".repeat(MAX_AGENT),
+            &"b".repeat(MAX_ACTION),
+            &"c".repeat(MAX_VM),
+            &"d".repeat(MAX_CHANGE_ID),
+            at(),
+        )
+        .unwrap();
+        assert!(longest.chars().count() <= 255, "{}", longest.len());
+    }
+
+    fn vg(outcome: Outcome) -> VpgGuard {
+        VpgGuard {
+            vpg_id: "id".into(),
+            vpg_name: "n".into(),
+            site: "s".into(),
+            outcome,
+            notes: vec![],
+        }
+    }
+
+    fn tagged() -> Outcome {
+        Outcome::Tagged {
+            task_id: Some("t".into()),
+            task_state: Some(Code::task_state(6)),
+            checkpoint_id: "1".into(),
+            timestamp: None,
+        }
+    }
+
+    #[test]
+    fn verdict_is_guarded_only_when_every_protecting_vpg_was_tagged() {
+        let skipped = || Outcome::Skipped {
+            reason: "syncing".into(),
+        };
+        let running = || Outcome::StillRunning {
+            task_id: "t".into(),
+            task_state: None,
+            stage: Stage::Running,
+        };
+        let failed = || Outcome::Failed {
+            task_id: "t".into(),
+            task_state: Code::task_state(4),
+            complete_reason: "x".into(),
+        };
+        assert_eq!(verdict(&[vg(tagged()), vg(skipped())]), Verdict::Guarded);
+        assert_eq!(verdict(&[vg(skipped())]), Verdict::NotGuarded);
+        assert_eq!(verdict(&[]), Verdict::NotGuarded);
+        assert_eq!(
+            verdict(&[vg(tagged()), vg(running())]),
+            Verdict::StillRunning
+        );
+        assert_eq!(verdict(&[vg(failed()), vg(running())]), Verdict::NotGuarded);
+        assert_eq!(
+            verdict(&[
+                vg(tagged()),
+                vg(Outcome::Error {
+                    task_id: None,
+                    message: "x".into()
+                })
+            ]),
+            Verdict::NotGuarded
+        );
+    }
+
+    #[test]
+    fn report_json_is_snake_case_with_a_flat_outcome() {
+        let v = serde_json::to_value(vg(tagged())).unwrap();
+        assert_eq!(v["outcome"], "tagged");
+        assert_eq!(v["task_state"]["name"], "Completed");
+        assert_eq!(v["checkpoint_id"], "1");
+    }
+}

@@ -1,0 +1,440 @@
+//! The audit journal: an append-only JSON-lines file in the XDG state dir, one record per guard (and,
+//! with issue 5, per recovery).
+//!
+//! Appends are safe across processes: the file is opened with `O_APPEND`, locked exclusively
+//! (`File::lock`), and each record is one `write` of one line. Readers take a shared lock, so they never
+//! see half a line; a line that still cannot be read (say, a crash mid-write on a full disk) is counted
+//! and skipped, never fatal. A record holds no secret by construction: it is built from reports, which
+//! hold none.
+
+use std::fs::OpenOptions;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::guard::{GuardReport, Outcome, Verdict};
+
+/// The journal cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// Opening, locking or writing failed.
+    #[error(
+        "cannot write the audit journal {path}: {source}; check that its folder is writable (the guard itself is done)"
+    )]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Reading failed.
+    #[error("cannot read the audit journal {path}: {source}; check its permissions")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A record could not be serialized.
+    #[error("cannot encode a journal record: {0}")]
+    Encode(String),
+}
+
+/// What a record is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKind {
+    /// A guard.
+    Guard,
+    /// A bounded recover (FLR, failover test, clone).
+    Recovery,
+}
+
+/// The VM of a record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalVm {
+    /// Its identifier.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// One VPG's line of a record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalVpg {
+    /// The VPG.
+    pub vpg_id: String,
+    /// Its name.
+    pub vpg_name: String,
+    /// `tagged`, `skipped`, `failed`, `still_running`, `error` (or a recovery's own words).
+    pub outcome: String,
+    /// The tag written (or recovered from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// The Zerto task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// The task's state, e.g. `Completed (6)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_state: Option<String>,
+    /// The checkpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_id: Option<String>,
+    /// The reason of a skip, a failure's `CompleteReason`, or an error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// One record of the journal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JournalRecord {
+    /// When it was written.
+    pub time: DateTime<Utc>,
+    /// Guard or recovery.
+    pub kind: RecordKind,
+    /// Who acted.
+    pub agent: String,
+    /// What they did.
+    pub action: String,
+    /// The change id.
+    pub change_id: String,
+    /// The VM.
+    pub vm: JournalVm,
+    /// The verdict (`guarded`, `not_guarded`, `still_running`, or a recovery's).
+    pub verdict: String,
+    /// Each VPG.
+    pub vpgs: Vec<JournalVpg>,
+    /// Notes: retries, reconciliations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Kind-specific details (a recovery's files, target and so on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<serde_json::Value>,
+}
+
+fn verdict_word(v: Verdict) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl JournalRecord {
+    /// The record of a guard.
+    pub fn from_guard(report: &GuardReport) -> JournalRecord {
+        let vpgs = report
+            .vpgs
+            .iter()
+            .map(|v| {
+                let mut line = JournalVpg {
+                    vpg_id: v.vpg_id.clone(),
+                    vpg_name: v.vpg_name.clone(),
+                    outcome: String::new(),
+                    tag: None,
+                    task_id: None,
+                    task_state: None,
+                    checkpoint_id: None,
+                    detail: None,
+                };
+                match &v.outcome {
+                    Outcome::Tagged {
+                        task_id,
+                        task_state,
+                        checkpoint_id,
+                        ..
+                    } => {
+                        line.outcome = "tagged".into();
+                        line.tag = Some(report.tag.clone());
+                        line.task_id = task_id.clone();
+                        line.task_state = task_state.as_ref().map(ToString::to_string);
+                        line.checkpoint_id = Some(checkpoint_id.clone());
+                    }
+                    Outcome::Skipped { reason } => {
+                        line.outcome = "skipped".into();
+                        line.detail = Some(reason.clone());
+                    }
+                    Outcome::Failed {
+                        task_id,
+                        task_state,
+                        complete_reason,
+                    } => {
+                        line.outcome = "failed".into();
+                        line.tag = Some(report.tag.clone());
+                        line.task_id = Some(task_id.clone());
+                        line.task_state = Some(task_state.to_string());
+                        line.detail = Some(complete_reason.clone());
+                    }
+                    Outcome::StillRunning {
+                        task_id,
+                        task_state,
+                        ..
+                    } => {
+                        line.outcome = "still_running".into();
+                        line.tag = Some(report.tag.clone());
+                        line.task_id = Some(task_id.clone());
+                        line.task_state = task_state.as_ref().map(ToString::to_string);
+                    }
+                    Outcome::Error { task_id, message } => {
+                        line.outcome = "error".into();
+                        line.tag = Some(report.tag.clone());
+                        line.task_id = task_id.clone();
+                        line.detail = Some(message.clone());
+                    }
+                }
+                line
+            })
+            .collect();
+        let mut notes = report.notes.clone();
+        for v in &report.vpgs {
+            notes.extend(v.notes.iter().map(|n| format!("{}: {n}", v.vpg_name)));
+        }
+        JournalRecord {
+            time: Utc::now(),
+            kind: RecordKind::Guard,
+            agent: report.agent.clone(),
+            action: report.action.clone(),
+            change_id: report.change_id.clone(),
+            vm: JournalVm {
+                id: report.vm.id.clone(),
+                name: report.vm.name.clone(),
+            },
+            verdict: verdict_word(report.verdict),
+            vpgs,
+            notes,
+            details: None,
+        }
+    }
+}
+
+/// Which records to read back.
+#[derive(Debug, Clone, Default)]
+pub struct JournalFilter {
+    /// Only records of this VM (name, case-insensitive, or identifier).
+    pub vm: Option<String>,
+    /// Only records of this change id.
+    pub change_id: Option<String>,
+    /// Only the last `n` matching records.
+    pub last: Option<usize>,
+}
+
+impl JournalFilter {
+    fn matches(&self, r: &JournalRecord) -> bool {
+        let vm_ok = self.vm.as_deref().map(str::trim).is_none_or(|vm| {
+            r.vm.name.to_lowercase() == vm.to_lowercase() || r.vm.id.eq_ignore_ascii_case(vm)
+        });
+        let change_ok = self
+            .change_id
+            .as_deref()
+            .map(str::trim)
+            .is_none_or(|c| r.change_id == c);
+        vm_ok && change_ok
+    }
+}
+
+/// Records read back.
+#[derive(Debug, Clone, Serialize)]
+pub struct JournalRead {
+    /// The journal file.
+    pub path: PathBuf,
+    /// Matching records, oldest first.
+    pub records: Vec<JournalRecord>,
+    /// Lines that could not be read and were skipped.
+    pub skipped_lines: usize,
+}
+
+/// The audit journal.
+#[derive(Debug, Clone)]
+pub struct Journal {
+    path: PathBuf,
+}
+
+impl Journal {
+    /// A journal kept at `path` (created, with its folder, on the first append).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Journal { path: path.into() }
+    }
+
+    /// The journal file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record as one line.
+    pub fn append(&self, record: &JournalRecord) -> Result<(), JournalError> {
+        let mut line =
+            serde_json::to_string(record).map_err(|e| JournalError::Encode(e.to_string()))?;
+        line.push('\n');
+        let err = |source| JournalError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(err)?;
+        }
+        let mut options = OpenOptions::new();
+        options.create(true).append(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // The journal names VMs and changes: readable by its owner only.
+            options.mode(0o600);
+        }
+        let mut file = options.open(&self.path).map_err(err)?;
+        file.lock().map_err(err)?;
+        // One write of one whole line, at the end (O_APPEND), under the lock.
+        let written = file.write_all(line.as_bytes()).and_then(|_| file.flush());
+        let _ = file.unlock();
+        written.map_err(err)
+    }
+
+    /// Reads back the records that match `filter`.
+    pub fn read(&self, filter: &JournalFilter) -> Result<JournalRead, JournalError> {
+        let err = |source| JournalError::Read {
+            path: self.path.clone(),
+            source,
+        };
+        let file = match std::fs::File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(JournalRead {
+                    path: self.path.clone(),
+                    records: Vec::new(),
+                    skipped_lines: 0,
+                });
+            }
+            Err(e) => return Err(err(e)),
+        };
+        file.lock_shared().map_err(err)?;
+        let mut records = Vec::new();
+        let mut skipped_lines = 0;
+        for line in BufReader::new(&file).lines() {
+            let line = line.map_err(err)?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<JournalRecord>(&line) {
+                Ok(r) if filter.matches(&r) => records.push(r),
+                Ok(_) => {}
+                Err(_) => skipped_lines += 1,
+            }
+        }
+        let _ = file.unlock();
+        if let Some(n) = filter.last {
+            let drop = records.len().saturating_sub(n);
+            records.drain(..drop);
+        }
+        Ok(JournalRead {
+            path: self.path.clone(),
+            records,
+            skipped_lines,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(vm: &str, change: &str) -> JournalRecord {
+        JournalRecord {
+            time: Utc::now(),
+            kind: RecordKind::Guard,
+            agent: "claude".into(),
+            action: "edit".into(),
+            change_id: change.into(),
+            vm: JournalVm {
+                id: format!("s.{vm}"),
+                name: vm.into(),
+            },
+            verdict: "guarded".into(),
+            vpgs: vec![],
+            notes: vec![],
+            details: None,
+        }
+    }
+
+    #[test]
+    fn appended_records_read_back_filtered_by_vm_and_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("state").join("journal.jsonl"));
+        j.append(&record("web-01", "c1")).unwrap();
+        j.append(&record("db-01", "c1")).unwrap();
+        j.append(&record("web-01", "c2")).unwrap();
+        let all = j.read(&JournalFilter::default()).unwrap();
+        assert_eq!(all.records.len(), 3);
+        let web = j
+            .read(&JournalFilter {
+                vm: Some("WEB-01".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(web.records.len(), 2);
+        let c1 = j
+            .read(&JournalFilter {
+                change_id: Some("c1".into()),
+                vm: Some("s.db-01".into()),
+                last: None,
+            })
+            .unwrap();
+        assert_eq!(c1.records.len(), 1);
+        let last = j
+            .read(&JournalFilter {
+                last: Some(1),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(last.records[0].change_id, "c2");
+    }
+
+    #[test]
+    fn an_unreadable_line_is_skipped_and_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("journal.jsonl"));
+        j.append(&record("web-01", "c1")).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(j.path())
+            .unwrap()
+            .write_all(b"{\"time\": \"torn\n")
+            .unwrap();
+        j.append(&record("web-01", "c2")).unwrap();
+        let read = j.read(&JournalFilter::default()).unwrap();
+        assert_eq!(read.records.len(), 2);
+        assert_eq!(read.skipped_lines, 1);
+    }
+
+    #[test]
+    fn a_missing_journal_reads_as_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let read = Journal::new(dir.path().join("none.jsonl"))
+            .read(&JournalFilter::default())
+            .unwrap();
+        assert!(read.records.is_empty());
+    }
+
+    #[test]
+    fn concurrent_appenders_write_whole_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let mut big = record("web-01", "c");
+        big.notes = vec!["x".repeat(20_000)];
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                let j = j.clone();
+                let big = big.clone();
+                scope.spawn(move || {
+                    for _ in 0..10 {
+                        j.append(&big).unwrap();
+                    }
+                });
+            }
+        });
+        let read = j.read(&JournalFilter::default()).unwrap();
+        assert_eq!(read.records.len(), 80);
+        assert_eq!(read.skipped_lines, 0);
+    }
+}

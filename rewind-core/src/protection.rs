@@ -1,0 +1,591 @@
+//! find_protection: resolve a VM name, host name or vmIdentifier to exactly one VM and every VPG it is
+//! in, across every configured site, and the protecting-VPG rule.
+//!
+//! Every configured ZVM is asked for its protected VMs (`/v1/vms`, one row per VM and VPG) and for its
+//! own site's inventory (`/v1/virtualizationsites/{site}/vms`) at once. Rows are matched by VM name
+//! (case-insensitive), vmIdentifier, host name (an FQDN whose first label is the VM name) or IP address,
+//! and grouped by VM identifier; a VPG seen from both its sites is kept once. The inventory makes two
+//! more answers possible: a VM that exists but is protected by nothing, and a name shared by a protected
+//! and an unprotected VM (which is ambiguous, not a match).
+
+use std::collections::{BTreeMap, HashSet};
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::error::{Candidate, RewindError};
+use crate::zvm::ZvmClient;
+use crate::zvm::enums::Code;
+use crate::zvm::wire::{Link, SiteVm, VmRow};
+
+/// The substatuses that are a sync: a VPG in one of them is not protecting.
+pub const SYNC_SUBSTATUSES: [i64; 8] = [1, 3, 4, 6, 11, 12, 13, 23];
+
+/// Why a VPG with this status and substatus is not protecting, or `None` when it is protecting.
+///
+/// Protecting: status MeetingSLA (1), NotMeetingSLA (2), RpoNotMeetingSLA (3) or HistoryNotMeetingSLA
+/// (4), and a substatus that is not a sync.
+pub fn not_protecting_reason(status: &Code, substatus: &Code) -> Option<String> {
+    match status.code {
+        1..=4 if SYNC_SUBSTATUSES.contains(&substatus.code) => Some(format!(
+            "the VPG is syncing ({substatus}); a sync removes checkpoints and a tag taken now is not a point to go back to; guard again when the sync is over"
+        )),
+        1..=4 => None,
+        0 => Some(format!(
+            "the VPG is {status} ({substatus}): it is still being created and has no journal to tag yet"
+        )),
+        _ => Some(format!(
+            "the VPG is {status} ({substatus}), not protecting; only VPGs that are MeetingSLA or NotMeetingSLA are tagged"
+        )),
+    }
+}
+
+/// A site as a VPG names it, with the configured site that reaches its ZVM, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SiteRef {
+    /// The site's identifier.
+    pub id: String,
+    /// The site's name.
+    pub name: String,
+    /// The name under which this site's ZVM is configured, if it is.
+    pub configured_as: Option<String>,
+}
+
+impl std::fmt::Display for SiteRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.name.is_empty() {
+            &self.id
+        } else {
+            &self.name
+        })
+    }
+}
+
+/// The one VM a query resolved to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VmRef {
+    /// Its identifier.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// The site it runs at (its VPGs' protected site).
+    pub site: SiteRef,
+}
+
+/// Whether FLR can run for this VM in this VPG from a configured ZVM.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum FlrAvailability {
+    /// FLR can run through the ZVM configured under `site` (the VPG's recovery site).
+    Available {
+        /// The configured site name.
+        site: String,
+    },
+    /// FLR cannot run from here.
+    Unavailable {
+        /// Why, and what would make it possible.
+        reason: String,
+    },
+}
+
+/// One VPG that a VM is in.
+#[derive(Debug, Clone, Serialize)]
+pub struct VpgProtection {
+    /// The VPG's identifier.
+    pub vpg_id: String,
+    /// The VPG's name.
+    pub vpg_name: String,
+    /// Its status.
+    pub status: Code,
+    /// Its substatus.
+    pub substatus: Code,
+    /// Whether it is protecting (and so will be tagged by a guard).
+    pub protecting: bool,
+    /// Why it is not protecting.
+    pub reason: Option<String>,
+    /// Where the VM runs.
+    pub protected_site: SiteRef,
+    /// Where the journal is and recovery happens.
+    pub recovery_site: SiteRef,
+    /// Protected site and recovery site are the same.
+    pub locally_replicated: bool,
+    /// Whether FLR can run from a configured ZVM.
+    pub flr: FlrAvailability,
+    /// The configured site whose ZVM rewind calls for this VPG: the protected site's if configured,
+    /// else the recovery site's.
+    pub zvm_site: String,
+}
+
+/// A VM and every VPG it is in.
+#[derive(Debug, Clone, Serialize)]
+pub struct Protection {
+    /// The query as given.
+    pub query: String,
+    /// The VM it resolved to.
+    pub vm: VmRef,
+    /// Every VPG the VM is in, protecting or not, by name.
+    pub vpgs: Vec<VpgProtection>,
+    /// Things the answer could not check (e.g. a site's inventory that could not be read).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl Protection {
+    /// The protecting VPGs.
+    pub fn protecting(&self) -> impl Iterator<Item = &VpgProtection> {
+        self.vpgs.iter().filter(|v| v.protecting)
+    }
+
+    /// A few lines for humans.
+    pub fn summary(&self) -> String {
+        let mut out = format!(
+            "{} ({}) at {}: {} VPG(s), {} protecting",
+            self.vm.name,
+            self.vm.id,
+            self.vm.site,
+            self.vpgs.len(),
+            self.protecting().count()
+        );
+        for v in &self.vpgs {
+            out.push_str(&format!(
+                "\n  {} {} -> {}: {} / {}: {}",
+                v.vpg_name,
+                v.protected_site,
+                v.recovery_site,
+                v.status,
+                v.substatus,
+                match &v.reason {
+                    None => "protecting".to_string(),
+                    Some(r) => format!("not protecting, {r}"),
+                }
+            ));
+        }
+        for n in &self.notes {
+            out.push_str(&format!("\n  note: {n}"));
+        }
+        out
+    }
+}
+
+/// Checks a VM query before anything is sent.
+pub fn validate_query(query: &str) -> Result<&str, RewindError> {
+    let q = query.trim();
+    if q.is_empty() {
+        return Err(RewindError::InvalidInput {
+            field: "vm",
+            problem: "it is empty; give a VM name, host name, IP address or vmIdentifier".into(),
+        });
+    }
+    if q.chars().count() > 255 {
+        return Err(RewindError::InvalidInput {
+            field: "vm",
+            problem: "it is longer than 255 characters; give a VM name, host name or vmIdentifier"
+                .into(),
+        });
+    }
+    if q.chars().any(char::is_control) {
+        return Err(RewindError::InvalidInput {
+            field: "vm",
+            problem: "it contains a control character; give the VM's name as Zerto shows it".into(),
+        });
+    }
+    Ok(q)
+}
+
+/// How a query is matched.
+struct Matcher {
+    query: String,
+    ip: Option<IpAddr>,
+    first_label: Option<String>,
+}
+
+impl Matcher {
+    fn new(query: &str) -> Matcher {
+        let ip = query.parse::<IpAddr>().ok();
+        let first_label = match (ip, query.split_once('.')) {
+            (None, Some((label, rest))) if !label.is_empty() && !rest.is_empty() => {
+                Some(label.to_string())
+            }
+            _ => None,
+        };
+        Matcher {
+            query: query.to_string(),
+            ip,
+            first_label,
+        }
+    }
+
+    fn name_or_id(&self, id: Option<&str>, name: Option<&str>) -> bool {
+        let same = |a: &str, b: &str| a.to_lowercase() == b.to_lowercase();
+        id.is_some_and(|id| same(id, &self.query))
+            || name.is_some_and(|n| {
+                same(n, &self.query) || self.first_label.as_deref().is_some_and(|l| same(n, l))
+            })
+    }
+
+    fn row(&self, row: &VmRow) -> bool {
+        self.name_or_id(row.vm_identifier.as_deref(), row.vm_name.as_deref())
+            || self.ip.is_some_and(|ip| {
+                row.ip_addresses()
+                    .any(|a| a.parse::<IpAddr>().is_ok_and(|a| a == ip))
+            })
+    }
+
+    fn site_vm(&self, vm: &SiteVm) -> bool {
+        self.name_or_id(vm.vm_identifier.as_deref(), vm.vm_name.as_deref())
+    }
+}
+
+/// What one configured site contributed.
+struct SiteAnswer {
+    client: Arc<ZvmClient>,
+    site_id: String,
+    site_name: String,
+    rows: Vec<VmRow>,
+    /// The site's inventory, or why it could not be read.
+    inventory: Result<Vec<SiteVm>, RewindError>,
+}
+
+fn link_id(link: &Option<Link>) -> String {
+    link.as_ref()
+        .and_then(|l| l.identifier.clone())
+        .unwrap_or_default()
+}
+
+/// Resolves `query` across the configured sites.
+pub(crate) async fn find_protection(
+    clients: &[Arc<ZvmClient>],
+    query: &str,
+) -> Result<Protection, RewindError> {
+    let query = validate_query(query)?;
+    let matcher = Matcher::new(query);
+    let answers = futures::future::try_join_all(clients.iter().map(|c| async move {
+        let local = c.local_site().await?;
+        let site_id = local.site_identifier.clone().unwrap_or_default();
+        let site_name = local
+            .site_name
+            .clone()
+            .unwrap_or_else(|| c.name().to_string());
+        let (rows, inventory) = tokio::join!(c.vms(), c.site_vms(&site_id));
+        Ok::<_, RewindError>(SiteAnswer {
+            client: c.clone(),
+            site_id,
+            site_name,
+            rows: rows?,
+            inventory,
+        })
+    }))
+    .await?;
+
+    let configured = |site_id: &str| {
+        answers
+            .iter()
+            .find(|a| !site_id.is_empty() && a.site_id.eq_ignore_ascii_case(site_id))
+    };
+
+    // Group the matching rows by VM identifier; the BTreeMap keeps the order stable.
+    let mut groups: BTreeMap<String, Vec<(usize, &VmRow)>> = BTreeMap::new();
+    for (i, a) in answers.iter().enumerate() {
+        for row in a.rows.iter().filter(|r| matcher.row(r)) {
+            let key = row.vm_identifier.clone().unwrap_or_default().to_lowercase();
+            groups.entry(key).or_default().push((i, row));
+        }
+    }
+    let mut notes = Vec::new();
+    let mut unprotected: BTreeMap<String, Candidate> = BTreeMap::new();
+    for a in &answers {
+        match &a.inventory {
+            Ok(vms) => {
+                for vm in vms.iter().filter(|v| matcher.site_vm(v)) {
+                    let id = vm.vm_identifier.clone().unwrap_or_default();
+                    if !groups.contains_key(&id.to_lowercase()) {
+                        unprotected.entry(id.to_lowercase()).or_insert_with(|| Candidate {
+                            vm_id: id,
+                            vm_name: vm.vm_name.clone().unwrap_or_default(),
+                            site: a.site_name.clone(),
+                            vpgs: Vec::new(),
+                        });
+                    }
+                }
+            }
+            Err(e) => notes.push(format!(
+                "the inventory of site {} could not be read, so an unprotected VM of the same name there would not be seen: {e}",
+                a.client.name()
+            )),
+        }
+    }
+
+    let candidate_of = |rows: &[(usize, &VmRow)]| {
+        let (_, first) = rows[0];
+        let mut vpgs: Vec<String> = rows
+            .iter()
+            .filter_map(|(_, r)| r.vpg_name.clone())
+            .collect();
+        vpgs.sort();
+        vpgs.dedup();
+        Candidate {
+            vm_id: first.vm_identifier.clone().unwrap_or_default(),
+            vm_name: first.vm_name.clone().unwrap_or_default(),
+            site: first
+                .protected_site_name
+                .clone()
+                .unwrap_or_else(|| link_id(&first.protected_site)),
+            vpgs,
+        }
+    };
+
+    if groups.len() + unprotected.len() > 1 {
+        let mut candidates: Vec<Candidate> =
+            groups.values().map(|rows| candidate_of(rows)).collect();
+        candidates.extend(unprotected.into_values());
+        return Err(RewindError::AmbiguousVm {
+            query: query.to_string(),
+            candidates,
+        });
+    }
+    let Some(rows) = groups.into_values().next() else {
+        if let Some(vm) = unprotected.into_values().next() {
+            return Err(RewindError::VmNotProtected {
+                query: query.to_string(),
+                vm,
+            });
+        }
+        return not_found_anywhere(&answers, &matcher, query).await;
+    };
+
+    let site_ref = |id: String, name: Option<String>| SiteRef {
+        configured_as: configured(&id).map(|a| a.client.name().to_string()),
+        name: name
+            .or_else(|| configured(&id).map(|a| a.site_name.clone()))
+            .unwrap_or_default(),
+        id,
+    };
+
+    // One VPG seen from both its sites is kept once, preferring the row of the ZVM rewind will call for
+    // it (the protected site's), whose status is first-hand.
+    let mut vpgs: BTreeMap<String, (usize, &VmRow)> = BTreeMap::new();
+    for (i, row) in &rows {
+        let key = row
+            .vpg_identifier
+            .clone()
+            .or_else(|| link_id(&row.link).into())
+            .unwrap_or_default()
+            .to_lowercase();
+        let from_protected = answers[*i]
+            .site_id
+            .eq_ignore_ascii_case(&link_id(&row.protected_site));
+        match vpgs.get(&key) {
+            Some(_) if !from_protected => {}
+            _ => {
+                vpgs.insert(key, (*i, row));
+            }
+        }
+    }
+
+    let first = rows[0].1;
+    let vm = VmRef {
+        id: first.vm_identifier.clone().unwrap_or_default(),
+        name: first.vm_name.clone().unwrap_or_default(),
+        site: site_ref(
+            link_id(&first.protected_site),
+            first.protected_site_name.clone(),
+        ),
+    };
+    let mut out: Vec<VpgProtection> = vpgs
+        .into_values()
+        .map(|(i, row)| {
+            let status = Code::vpg_status(row.status.unwrap_or(-1));
+            let substatus = Code::vpg_substatus(row.sub_status.unwrap_or(-1));
+            let reason = not_protecting_reason(&status, &substatus);
+            let protected_site = site_ref(
+                link_id(&row.protected_site),
+                row.protected_site_name.clone(),
+            );
+            let recovery_site =
+                site_ref(link_id(&row.recovery_site), row.recovery_site_name.clone());
+            let locally_replicated = !protected_site.id.is_empty()
+                && protected_site.id.eq_ignore_ascii_case(&recovery_site.id);
+            let zvm_site = protected_site
+                .configured_as
+                .clone()
+                .or_else(|| recovery_site.configured_as.clone())
+                .unwrap_or_else(|| answers[i].client.name().to_string());
+            let flr = flr_availability(&answers, row, &recovery_site);
+            VpgProtection {
+                vpg_id: row
+                    .vpg_identifier
+                    .clone()
+                    .unwrap_or_else(|| link_id(&row.link)),
+                vpg_name: row.vpg_name.clone().unwrap_or_default(),
+                protecting: reason.is_none(),
+                status,
+                substatus,
+                reason,
+                protected_site,
+                recovery_site,
+                locally_replicated,
+                flr,
+                zvm_site,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.vpg_name.cmp(&b.vpg_name).then(a.vpg_id.cmp(&b.vpg_id)));
+    Ok(Protection {
+        query: query.to_string(),
+        vm,
+        vpgs: out,
+        notes,
+    })
+}
+
+/// FLR runs at the VPG's recovery site, through that site's ZVM.
+fn flr_availability(answers: &[SiteAnswer], row: &VmRow, recovery: &SiteRef) -> FlrAvailability {
+    let Some(site) = &recovery.configured_as else {
+        return FlrAvailability::Unavailable {
+            reason: format!(
+                "FLR runs at the VPG's recovery site {recovery}, and its ZVM is not configured; add it as a site to recover files from this VPG"
+            ),
+        };
+    };
+    // The recovery site's own row says whether its ZVM can run FLR for this VM.
+    let flag = answers
+        .iter()
+        .find(|a| a.client.name() == site)
+        .and_then(|a| {
+            a.rows.iter().find(|r| {
+                r.vm_identifier == row.vm_identifier && r.vpg_identifier == row.vpg_identifier
+            })
+        })
+        .and_then(|r| r.enabled_actions.as_ref())
+        .and_then(|e| e.is_flr_enabled);
+    match flag {
+        Some(false) => FlrAvailability::Unavailable {
+            reason: format!(
+                "the ZVM of the recovery site {recovery} says FLR is not enabled for this VM in this VPG"
+            ),
+        },
+        _ => FlrAvailability::Available { site: site.clone() },
+    }
+}
+
+/// Nothing protected and nothing in the configured sites' own inventories matched: look at every site
+/// each ZVM knows (peers included) before saying that no such VM exists.
+async fn not_found_anywhere(
+    answers: &[SiteAnswer],
+    matcher: &Matcher,
+    query: &str,
+) -> Result<Protection, RewindError> {
+    let mut seen: HashSet<String> = answers.iter().map(|a| a.site_id.to_lowercase()).collect();
+    let mut found: BTreeMap<String, Candidate> = BTreeMap::new();
+    for a in answers {
+        let Ok(sites) = a.client.virtualization_sites().await else {
+            continue;
+        };
+        for s in sites {
+            let Some(id) = s.site_identifier.clone() else {
+                continue;
+            };
+            if !seen.insert(id.to_lowercase()) {
+                continue;
+            }
+            let Ok(vms) = a.client.site_vms(&id).await else {
+                continue;
+            };
+            for vm in vms.iter().filter(|v| matcher.site_vm(v)) {
+                let vm_id = vm.vm_identifier.clone().unwrap_or_default();
+                found
+                    .entry(vm_id.to_lowercase())
+                    .or_insert_with(|| Candidate {
+                        vm_id,
+                        vm_name: vm.vm_name.clone().unwrap_or_default(),
+                        site: s
+                            .virtualization_site_name
+                            .clone()
+                            .unwrap_or_else(|| id.clone()),
+                        vpgs: Vec::new(),
+                    });
+            }
+        }
+    }
+    let mut found: Vec<Candidate> = found.into_values().collect();
+    match found.len() {
+        0 => Err(RewindError::VmNotFound {
+            query: query.to_string(),
+            sites: answers
+                .iter()
+                .map(|a| format!("{} ({})", a.client.name(), a.site_name))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+        1 => Err(RewindError::VmNotProtected {
+            query: query.to_string(),
+            vm: found.remove(0),
+        }),
+        _ => Err(RewindError::AmbiguousVm {
+            query: query.to_string(),
+            candidates: found,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reason(s: i64, ss: i64) -> Option<String> {
+        not_protecting_reason(&Code::vpg_status(s), &Code::vpg_substatus(ss))
+    }
+
+    #[test]
+    fn statuses_one_to_four_without_a_sync_are_protecting() {
+        for s in 1..=4 {
+            assert_eq!(reason(s, 0), None);
+            assert_eq!(reason(s, 5), None, "RecoveryPossible is not a sync");
+        }
+    }
+
+    #[test]
+    fn a_sync_substatus_is_not_protecting_and_the_reason_names_it() {
+        for ss in SYNC_SUBSTATUSES {
+            let r = reason(2, ss).unwrap();
+            assert!(r.contains(&Code::vpg_substatus(ss).name), "{r}");
+            assert!(r.contains(&format!("({ss})")), "{r}");
+        }
+    }
+
+    #[test]
+    fn initializing_and_failing_over_are_not_protecting() {
+        assert!(reason(0, 1).unwrap().contains("Initializing (0)"));
+        assert!(reason(5, 0).unwrap().contains("FailingOver (5)"));
+        assert!(reason(-1, -1).unwrap().contains("Unknown(-1)"));
+    }
+
+    #[test]
+    fn host_names_match_by_first_label_and_ips_by_address() {
+        let row: VmRow = serde_json::from_str(
+            r#"{"VmIdentifier":"s.vm-1","VmName":"Web-01","VmNetworkInformation":{"NetworkAdapters":[{"IpAddresses":["10.1.2.3"]}]}}"#,
+        )
+        .unwrap();
+        assert!(Matcher::new("web-01").row(&row));
+        assert!(Matcher::new("WEB-01.corp.example.com").row(&row));
+        assert!(Matcher::new("s.vm-1").row(&row));
+        assert!(Matcher::new("10.1.2.3").row(&row));
+        assert!(!Matcher::new("10.1.2.4").row(&row));
+        assert!(!Matcher::new("web-0").row(&row));
+        assert!(!Matcher::new("web-01x.corp").row(&row));
+    }
+
+    #[test]
+    fn queries_are_checked_before_anything_is_sent() {
+        assert!(matches!(
+            validate_query("  "),
+            Err(RewindError::InvalidInput { field: "vm", .. })
+        ));
+        assert!(matches!(
+            validate_query("a\nb"),
+            Err(RewindError::InvalidInput { field: "vm", .. })
+        ));
+        assert_eq!(validate_query(" web-01 ").unwrap(), "web-01");
+    }
+}

@@ -1,0 +1,622 @@
+//! The HTTP client of one ZVM: TLS trust, timeouts, the single-flight token cache, read retries, the
+//! client's own wire models and waiting for Zerto tasks.
+//!
+//! - `wire`: serde models of ZVM JSON.
+//! - `enums`: the ZVM's numeric codes and their names.
+//! - `token`: the single-flight token cache.
+//! - `retry`: capped, jittered backoff inside a deadline.
+//! - `task`: adaptive waiting for a Zerto task, and for a tagged checkpoint to be listed.
+
+pub mod enums;
+pub mod retry;
+pub mod task;
+pub(crate) mod token;
+pub mod wire;
+
+use std::sync::Mutex as StdMutex;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use reqwest::{Method, StatusCode};
+use serde::de::DeserializeOwned;
+use tokio::sync::OnceCell;
+use url::Url;
+
+use crate::config::{HttpSettings, SiteConfig};
+use crate::error::RewindError;
+use retry::RetryPolicy;
+use token::{TOKEN_PATH, TokenCache};
+use wire::{
+    Checkpoint, ErrorBody, INSERT_TASK_TYPE, InsertCheckpoint, LocalSite, SiteVm, Task,
+    VirtualizationSite, VmRow, Vpg, format_query_time,
+};
+
+/// Why one HTTP exchange with a ZVM failed, before it is given a site and a request to name.
+#[derive(Debug, Clone)]
+pub(crate) enum CallError {
+    /// The request never reached the ZVM (connection refused, no route, TLS refused): nothing happened
+    /// there.
+    NotSent { detail: String },
+    /// The request may have reached the ZVM, but no answer came back (timeout, connection reset).
+    Lost { detail: String },
+    /// The ZVM answered with an error status.
+    Status { status: u16, message: String },
+    /// Authentication failed: the token endpoint refused the credentials, or the ZVM answered 401 even
+    /// to a fresh token.
+    Auth { detail: String },
+    /// The answer could not be read.
+    Decode { detail: String },
+}
+
+impl CallError {
+    fn from_reqwest(e: &reqwest::Error) -> CallError {
+        if e.is_connect() {
+            CallError::NotSent {
+                detail: describe(e),
+            }
+        } else if e.is_builder() {
+            CallError::Decode {
+                detail: describe(e),
+            }
+        } else {
+            CallError::Lost {
+                detail: describe(e),
+            }
+        }
+    }
+
+    /// Whether a read may be tried again after this failure.
+    fn is_retryable_read(&self) -> bool {
+        match self {
+            CallError::NotSent { .. } | CallError::Lost { .. } => true,
+            CallError::Status { status, .. } => {
+                StatusCode::from_u16(*status).is_ok_and(is_transient)
+            }
+            CallError::Auth { .. } | CallError::Decode { .. } => false,
+        }
+    }
+
+    /// Names the site and the request.
+    pub(crate) fn at(self, client: &ZvmClient, request: &str) -> RewindError {
+        let site = client.name.clone();
+        let url = client.base.to_string();
+        let request = request.to_string();
+        match self {
+            CallError::NotSent { detail } | CallError::Lost { detail } => {
+                RewindError::Unreachable {
+                    site,
+                    url,
+                    request,
+                    detail,
+                }
+            }
+            CallError::Auth { detail, .. } => RewindError::Auth { site, url, detail },
+            CallError::Status { status, message } => RewindError::Zvm {
+                site,
+                request,
+                status,
+                message: advise(status, message),
+            },
+            CallError::Decode { detail } => RewindError::UnexpectedResponse {
+                site,
+                request,
+                detail,
+            },
+        }
+    }
+}
+
+/// Adds what to do next to a ZVM's error message, by status.
+fn advise(status: u16, message: String) -> String {
+    let hint = match status {
+        403 => {
+            "the configured user or client lacks the role for this (Administrator is needed for FLR on 10.9)"
+        }
+        404 => {
+            "the identifier is unknown to this ZVM; it may have been removed, or belong to another site"
+        }
+        409 => {
+            "the VPG or VM is in a state that does not allow this now; look at it in the ZVM and try later"
+        }
+        500..=599 => "the ZVM had a problem; try again, and look at the appliance if it persists",
+        _ => "",
+    };
+    match (message.is_empty(), hint.is_empty()) {
+        (true, true) => "no message".into(),
+        (true, false) => hint.into(),
+        (false, true) => message,
+        (false, false) => format!("{message} ({hint})"),
+    }
+}
+
+/// Whether a status is worth retrying a read for.
+fn is_transient(status: StatusCode) -> bool {
+    matches!(
+        status,
+        StatusCode::BAD_GATEWAY | StatusCode::SERVICE_UNAVAILABLE | StatusCode::GATEWAY_TIMEOUT
+    )
+}
+
+/// A reqwest error as a sentence, with its sources (which name the cause, e.g. "Connection refused"),
+/// never with a request body.
+fn describe(e: &reqwest::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = s.source();
+    }
+    out
+}
+
+/// An exponentially weighted average of a duration, the memory behind adaptive polling.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Ewma(Option<Duration>);
+
+impl Ewma {
+    pub(crate) fn get(&self) -> Option<Duration> {
+        self.0
+    }
+
+    pub(crate) fn observe(&mut self, d: Duration) {
+        self.0 = Some(match self.0 {
+            None => d,
+            Some(old) => old.mul_f64(0.7) + d.mul_f64(0.3),
+        });
+    }
+}
+
+/// What the client has learnt about this ZVM's timings, to place its first polls well.
+#[derive(Debug, Default)]
+pub(crate) struct Timings {
+    /// How long an insert task takes, from the POST to seeing it terminal.
+    pub(crate) insert: Ewma,
+    /// How long a Completed insert takes to be listed.
+    pub(crate) listing: Ewma,
+}
+
+/// The client of one configured site's ZVM.
+#[derive(Debug)]
+pub struct ZvmClient {
+    name: String,
+    base: Url,
+    principal: String,
+    http: reqwest::Client,
+    tokens: TokenCache,
+    retry: RetryPolicy,
+    /// The site's own identity, read once from `/v1/localsite`.
+    local: OnceCell<LocalSite>,
+    /// Learnt timings; a std mutex because it is never held across an await.
+    pub(crate) timings: StdMutex<Timings>,
+}
+
+impl ZvmClient {
+    /// Builds the client of one site: its own reqwest client (connect and request timeouts, TLS trust
+    /// as configured) and its own token cache. Nothing is sent yet.
+    pub fn new(site: &SiteConfig, http: &HttpSettings) -> Result<ZvmClient, RewindError> {
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(http.connect_timeout)
+            .timeout(http.request_timeout)
+            .user_agent(concat!("zerto-ai-rewind/", env!("CARGO_PKG_VERSION")));
+        if let Some(path) = &site.ca_cert {
+            let pem = std::fs::read(path).map_err(|e| {
+                RewindError::Config(crate::config::ConfigError::BadValue {
+                    key: format!("sites.{}.ca_cert", site.name),
+                    problem: format!("cannot read {}: {e}", path.display()),
+                })
+            })?;
+            let certs = reqwest::Certificate::from_pem_bundle(&pem)
+                .ok()
+                .filter(|c| !c.is_empty())
+                .ok_or_else(|| {
+                    RewindError::Config(crate::config::ConfigError::BadValue {
+                        key: format!("sites.{}.ca_cert", site.name),
+                        problem: format!("{} holds no PEM certificate", path.display()),
+                    })
+                })?;
+            // Pinned: only the given certificates are trusted for this site, not the platform's roots.
+            builder = builder.tls_certs_only(certs);
+        }
+        if site.insecure {
+            tracing::warn!(
+                site = %site.name,
+                "TLS certificate verification is OFF for site {} ({}); set ca_cert (ZVM_CA_CERT) instead",
+                site.name,
+                site.url
+            );
+            builder = builder.tls_danger_accept_invalid_certs(true);
+        }
+        let client = builder.build().map_err(|e| {
+            RewindError::Config(crate::config::ConfigError::BadValue {
+                key: format!("sites.{}", site.name),
+                problem: format!("cannot build an HTTP client: {}", describe(&e)),
+            })
+        })?;
+        let base = site.url.clone();
+        let retry = RetryPolicy::with_budget(http.read_retry);
+        let token_url = join(&base, TOKEN_PATH);
+        Ok(ZvmClient {
+            name: site.name.clone(),
+            principal: site.credentials.principal().to_string(),
+            tokens: TokenCache::new(
+                client.clone(),
+                token_url,
+                site.credentials.clone(),
+                retry.clone(),
+            ),
+            http: client,
+            base,
+            retry,
+            local: OnceCell::new(),
+            timings: StdMutex::new(Timings::default()),
+        })
+    }
+
+    /// The configured name of this site.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The ZVM's base URL.
+    pub fn url(&self) -> &Url {
+        &self.base
+    }
+
+    /// The client id or user name this client acts as (as tasks' `InitiatedBy` may show it).
+    pub fn principal(&self) -> &str {
+        &self.principal
+    }
+
+    /// One exchange with retries: 401 → drop the token if it is still current and try once more;
+    /// transient failures of reads → capped, jittered backoff within the read budget; a write is tried
+    /// again only when it provably never left.
+    async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&serde_json::Value>,
+    ) -> Result<reqwest::Response, CallError> {
+        let idempotent = method == Method::GET;
+        let url = join(&self.base, path);
+        let started = Instant::now();
+        let mut attempt = 0;
+        let mut refreshed = false;
+        loop {
+            attempt += 1;
+            let token = self.tokens.get().await?;
+            let mut req = self
+                .http
+                .request(method.clone(), &url)
+                .bearer_auth(&*token.value)
+                .header(reqwest::header::ACCEPT, "application/json");
+            if !query.is_empty() {
+                req = req.query(query);
+            }
+            if let Some(b) = body {
+                req = req.json(b);
+            }
+            let failure = match req.send().await {
+                Ok(resp) if resp.status() == StatusCode::UNAUTHORIZED => {
+                    if refreshed {
+                        return Err(CallError::Auth {
+                            detail: format!(
+                                "the ZVM answered 401 to {method} {path} even with a new token of {:?}",
+                                self.principal
+                            ),
+                        });
+                    }
+                    // The token was revoked or expired early (e.g. a session limit): replace it once.
+                    self.tokens.invalidate(token.generation).await;
+                    refreshed = true;
+                    continue;
+                }
+                Ok(resp) if resp.status().is_success() => return Ok(resp),
+                Ok(resp) => {
+                    let status = resp.status().as_u16();
+                    let text = resp.text().await.unwrap_or_default();
+                    let message = serde_json::from_str::<ErrorBody>(&text)
+                        .ok()
+                        .and_then(|b| b.message)
+                        .unwrap_or_else(|| text.chars().take(300).collect());
+                    CallError::Status { status, message }
+                }
+                Err(e) => CallError::from_reqwest(&e),
+            };
+            let retryable = if idempotent {
+                failure.is_retryable_read()
+            } else {
+                matches!(failure, CallError::NotSent { .. })
+            };
+            match self.retry.next_delay(attempt, started) {
+                Some(delay) if retryable => {
+                    tracing::debug!(site = %self.name, %path, attempt, ?delay, "retrying after {failure:?}");
+                    tokio::time::sleep(delay).await;
+                }
+                _ => return Err(failure),
+            }
+        }
+    }
+
+    async fn get_json<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<T, RewindError> {
+        let request = format!("GET {path}");
+        let resp = self
+            .call(Method::GET, path, query, None)
+            .await
+            .map_err(|e| e.at(self, &request))?;
+        let bytes = resp.bytes().await.map_err(|e| {
+            CallError::Lost {
+                detail: describe(&e),
+            }
+            .at(self, &request)
+        })?;
+        serde_json::from_slice(&bytes).map_err(|e| {
+            CallError::Decode {
+                detail: e.to_string(),
+            }
+            .at(self, &request)
+        })
+    }
+
+    async fn get_list<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<Vec<T>, RewindError> {
+        Ok(self
+            .get_json::<Option<Vec<T>>>(path, query)
+            .await?
+            .unwrap_or_default())
+    }
+
+    /// `GET /v1/localsite`, read once and remembered.
+    pub async fn local_site(&self) -> Result<&LocalSite, RewindError> {
+        self.local
+            .get_or_try_init(|| async {
+                let site: LocalSite = self.get_json("/v1/localsite", &[]).await?;
+                if site.site_identifier.is_none() {
+                    return Err(RewindError::UnexpectedResponse {
+                        site: self.name.clone(),
+                        request: "GET /v1/localsite".into(),
+                        detail: "it has no SiteIdentifier".into(),
+                    });
+                }
+                Ok(site)
+            })
+            .await
+    }
+
+    /// This ZVM's site identifier (its local site's GUID).
+    pub async fn site_identifier(&self) -> Result<String, RewindError> {
+        Ok(self
+            .local_site()
+            .await?
+            .site_identifier
+            .clone()
+            .unwrap_or_default())
+    }
+
+    /// `GET /v1/vms`: every protected VM, one row per VM and VPG.
+    pub async fn vms(&self) -> Result<Vec<VmRow>, RewindError> {
+        self.get_list("/v1/vms", &[]).await
+    }
+
+    /// `GET /v1/vpgs`.
+    pub async fn vpgs(&self) -> Result<Vec<Vpg>, RewindError> {
+        self.get_list("/v1/vpgs", &[]).await
+    }
+
+    /// `GET /v1/vpgs/{id}/checkpoints`, from `since` on when given (the ZVM's clock).
+    pub async fn checkpoints(
+        &self,
+        vpg_id: &str,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<Vec<Checkpoint>, RewindError> {
+        let query: Vec<(&str, String)> = since
+            .map(|t| vec![("startDate", format_query_time(t))])
+            .unwrap_or_default();
+        let checkpoints: Vec<Checkpoint> = self
+            .get_list(&format!("/v1/vpgs/{}/checkpoints", segment(vpg_id)), &query)
+            .await?;
+        // The filter is also applied here, so a ZVM that ignores it cannot widen the answer.
+        Ok(match since {
+            Some(t) => checkpoints
+                .into_iter()
+                .filter(|c| c.time_stamp.is_none_or(|ts| ts >= t))
+                .collect(),
+            None => checkpoints,
+        })
+    }
+
+    /// `GET /v1/tasks/{id}`.
+    pub async fn task(&self, task_id: &str) -> Result<Task, RewindError> {
+        self.get_json(&format!("/v1/tasks/{}", segment(task_id)), &[])
+            .await
+    }
+
+    /// `GET /v1/tasks?type=InsertTaggedCP` (and `status=1` when `running_only`), reduced to the inserts
+    /// into `vpg_id`.
+    pub async fn insert_tasks(
+        &self,
+        vpg_id: &str,
+        running_only: bool,
+    ) -> Result<Vec<Task>, RewindError> {
+        let mut query = vec![("type", INSERT_TASK_TYPE.to_string())];
+        if running_only {
+            query.push(("status", "1".to_string()));
+        }
+        let tasks: Vec<Task> = self.get_list("/v1/tasks", &query).await?;
+        // Filtered here as well: a ZVM that ignores a filter must not make another task look like ours.
+        Ok(tasks
+            .into_iter()
+            .filter(|t| t.is_insert() && t.concerns_vpg(vpg_id))
+            .filter(|t| !running_only || t.state() == Some(task::STATE_IN_PROGRESS))
+            .collect())
+    }
+
+    /// `GET /v1/virtualizationsites`.
+    pub async fn virtualization_sites(&self) -> Result<Vec<VirtualizationSite>, RewindError> {
+        self.get_list("/v1/virtualizationsites", &[]).await
+    }
+
+    /// `GET /v1/virtualizationsites/{id}/vms`: every VM of that site, protected or not.
+    pub async fn site_vms(&self, site_id: &str) -> Result<Vec<SiteVm>, RewindError> {
+        self.get_list(
+            &format!("/v1/virtualizationsites/{}/vms", segment(site_id)),
+            &[],
+        )
+        .await
+    }
+
+    /// `POST /v1/vpgs/{id}/checkpoints {"CheckpointName": tag}` → the insert's task id. Never retried
+    /// here unless the request provably did not leave: a lost answer is the caller's to reconcile.
+    pub(crate) async fn insert_tagged_checkpoint(
+        &self,
+        vpg_id: &str,
+        tag: &str,
+    ) -> Result<String, CallError> {
+        let body = serde_json::to_value(InsertCheckpoint {
+            checkpoint_name: tag,
+        })
+        .map_err(|e| CallError::Decode {
+            detail: e.to_string(),
+        })?;
+        let resp = self
+            .call(
+                Method::POST,
+                &format!("/v1/vpgs/{}/checkpoints", segment(vpg_id)),
+                &[],
+                Some(&body),
+            )
+            .await?;
+        let text = resp.text().await.map_err(|e| CallError::Lost {
+            detail: describe(&e),
+        })?;
+        task_id_from_body(&text).ok_or_else(|| CallError::Decode {
+            detail: format!(
+                "the answer is not a task identifier: {:?}",
+                text.chars().take(200).collect::<String>()
+            ),
+        })
+    }
+
+    /// Time since `started`, for timing memory.
+    pub(crate) fn observe_insert(&self, took: Duration) {
+        if let Ok(mut t) = self.timings.lock() {
+            t.insert.observe(took);
+        }
+    }
+
+    /// Remembers how long listing took.
+    pub(crate) fn observe_listing(&self, took: Duration) {
+        if let Ok(mut t) = self.timings.lock() {
+            t.listing.observe(took);
+        }
+    }
+
+    /// What was learnt so far: (insert duration, listing lag).
+    pub(crate) fn learnt(&self) -> (Option<Duration>, Option<Duration>) {
+        self.timings
+            .lock()
+            .map(|t| (t.insert.get(), t.listing.get()))
+            .unwrap_or((None, None))
+    }
+}
+
+/// Reads a task identifier from a write's answer: a JSON string (the appliance's way), a JSON object
+/// with `TaskIdentifier`, or bare text.
+fn task_id_from_body(text: &str) -> Option<String> {
+    let text = text.trim();
+    let id = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(serde_json::Value::Object(o)) => o
+            .get("TaskIdentifier")
+            .and_then(|v| v.as_str())
+            .map(str::to_string)?,
+        Ok(_) => return None,
+        Err(_) => text.to_string(),
+    };
+    let id = id.trim().to_string();
+    (!id.is_empty() && !id.contains(char::is_whitespace)).then_some(id)
+}
+
+/// Joins the base URL and an absolute path, keeping any path prefix of the base.
+fn join(base: &Url, path: &str) -> String {
+    format!("{}{}", base.as_str().trim_end_matches('/'), path)
+}
+
+/// Percent-encodes an identifier for use as one path segment.
+fn segment(id: &str) -> String {
+    url::form_urlencoded::byte_serialize(id.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_id_is_read_from_a_json_string_an_object_or_bare_text() {
+        assert_eq!(task_id_from_body("\"a.b\"").as_deref(), Some("a.b"));
+        assert_eq!(
+            task_id_from_body("{\"TaskIdentifier\": \"x.y\"}").as_deref(),
+            Some("x.y")
+        );
+        assert_eq!(task_id_from_body("abc.def\n").as_deref(), Some("abc.def"));
+        assert_eq!(task_id_from_body("\"\"").as_deref(), None);
+        assert_eq!(task_id_from_body("<html> oops </html>").as_deref(), None);
+    }
+
+    #[test]
+    fn base_with_prefix_keeps_it_and_ids_are_escaped() {
+        let base = Url::parse("https://zvm.example/zvm/").unwrap();
+        assert_eq!(join(&base, "/v1/vms"), "https://zvm.example/zvm/v1/vms");
+        assert_eq!(segment("a b/c"), "a%20b%2Fc");
+    }
+
+    #[test]
+    fn only_connection_failures_and_gateway_statuses_are_retryable() {
+        assert!(
+            CallError::NotSent {
+                detail: String::new()
+            }
+            .is_retryable_read()
+        );
+        assert!(
+            CallError::Status {
+                status: 503,
+                message: String::new()
+            }
+            .is_retryable_read()
+        );
+        assert!(
+            !CallError::Status {
+                status: 500,
+                message: String::new()
+            }
+            .is_retryable_read()
+        );
+        assert!(
+            !CallError::Status {
+                status: 404,
+                message: String::new()
+            }
+            .is_retryable_read()
+        );
+    }
+
+    #[test]
+    fn error_advice_says_what_to_do_for_known_statuses() {
+        assert!(advise(404, "no such VPG".into()).contains("unknown to this ZVM"));
+        assert_eq!(advise(400, "bad".into()), "bad");
+    }
+}

@@ -1,0 +1,233 @@
+//! Waiting for a Zerto task to end, and for a tagged checkpoint to be listed.
+//!
+//! Waiting is adaptive: the first poll comes quickly; when the task reports progress, its end is
+//! predicted from it (a lower bound, so the prediction does not overshoot a task that progresses
+//! linearly) and the next poll is placed there; without progress, what this client learnt about the
+//! ZVM's earlier inserts places it; past the predicted end, polls come quickly again and then back off.
+//! Without any prediction, the interval is an eighth of the time already waited. Every wait is bounded
+//! by a deadline, and a deadline returns what is still running instead of an error.
+
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+
+use super::ZvmClient;
+use super::enums::{Code, is_terminal};
+use super::wire::{Checkpoint, Task};
+use crate::error::RewindError;
+use crate::progress::{ProgressSink, Stage, TaskProgress};
+
+pub use super::enums::STATE_IN_PROGRESS;
+
+/// The shortest interval between two polls: short enough for a 50 ms task, long enough not to spin.
+pub const MIN_POLL: Duration = Duration::from_millis(2);
+/// The longest interval between two polls.
+pub const MAX_POLL: Duration = Duration::from_secs(1);
+
+/// The delay before the next poll.
+///
+/// `elapsed` is the time waited so far, `expected_total` the predicted total wait (if any), and
+/// `past_polls` how many polls have already been made at or past that prediction.
+pub fn next_poll(elapsed: Duration, expected_total: Option<Duration>, past_polls: u32) -> Duration {
+    let fallback = (elapsed / 8).clamp(MIN_POLL, MAX_POLL);
+    match expected_total {
+        Some(total) if total > elapsed + MIN_POLL => (total - elapsed).min(MAX_POLL),
+        Some(_) => MIN_POLL
+            .mul_f64(1.5f64.powi(past_polls.min(20) as i32))
+            .min(fallback.max(MIN_POLL)),
+        None => fallback,
+    }
+}
+
+/// A lower bound of a task's total duration from its progress: a task at `p` % after `elapsed` is at
+/// most at `p + 1` % (progress is an integer), so it needs at least `elapsed × 100 / (p + 1)` in all.
+pub fn predict_from_progress(elapsed: Duration, progress: u8) -> Option<Duration> {
+    (1..100)
+        .contains(&progress)
+        .then(|| elapsed.mul_f64(100.0 / (f64::from(progress) + 1.0)))
+}
+
+/// Who is being waited for, for progress updates.
+pub(crate) struct Watch<'a> {
+    pub(crate) sink: &'a dyn ProgressSink,
+    pub(crate) site: &'a str,
+    pub(crate) vpg_id: &'a str,
+    pub(crate) vpg_name: &'a str,
+    pub(crate) task_type: &'a str,
+    pub(crate) began: Instant,
+}
+
+impl Watch<'_> {
+    pub(crate) fn report(&self, stage: Stage, task_id: Option<&str>, task: Option<&Task>) {
+        self.sink.update(&TaskProgress {
+            site: self.site.to_string(),
+            vpg_id: self.vpg_id.to_string(),
+            vpg_name: self.vpg_name.to_string(),
+            task_id: task_id.map(str::to_string),
+            task_type: self.task_type.to_string(),
+            stage,
+            state: task.and_then(Task::state).map(Code::task_state),
+            progress: task.and_then(Task::progress),
+            elapsed: self.began.elapsed(),
+        });
+    }
+}
+
+/// How a wait for a task ended.
+#[derive(Debug, Clone)]
+pub(crate) enum TaskWait {
+    /// The task is terminal (Failed, Stopped or Completed).
+    Terminal(Task),
+    /// The deadline came first; the last reading, if any.
+    StillRunning(Option<Task>),
+}
+
+/// Polls `GET /v1/tasks/{id}` until the task is terminal or `deadline` passes. `sent` is when the write
+/// that started it was sent, the origin of every prediction.
+pub(crate) async fn wait_task(
+    client: &ZvmClient,
+    task_id: &str,
+    sent: Instant,
+    deadline: Instant,
+    learnt: Option<Duration>,
+    watch: &Watch<'_>,
+) -> Result<TaskWait, RewindError> {
+    let mut last: Option<Task> = None;
+    let mut past_polls = 0;
+    loop {
+        let elapsed = sent.elapsed();
+        let predicted = last
+            .as_ref()
+            .and_then(Task::progress)
+            .and_then(|p| predict_from_progress(elapsed, p))
+            .or_else(|| learnt.map(|d| d.mul_f64(0.9)));
+        let mut delay = next_poll(elapsed, predicted, past_polls);
+        if predicted.is_some_and(|p| p <= elapsed + MIN_POLL) {
+            past_polls += 1;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(TaskWait::StillRunning(last));
+        }
+        if now + delay > deadline {
+            delay = deadline - now;
+        }
+        tokio::time::sleep(delay).await;
+        let task = client.task(task_id).await?;
+        watch.report(Stage::Running, Some(task_id), Some(&task));
+        if task.state().is_some_and(is_terminal) {
+            return Ok(TaskWait::Terminal(task));
+        }
+        last = Some(task);
+    }
+}
+
+/// Polls the VPG's checkpoints (from `since` on, the ZVM's clock) until one carries `tag`, or `deadline`
+/// passes. `completed` is when the insert was seen Completed, the origin of the listing-lag prediction.
+pub(crate) async fn wait_listed(
+    client: &ZvmClient,
+    vpg_id: &str,
+    tag: &str,
+    since: Option<DateTime<Utc>>,
+    completed: Instant,
+    deadline: Instant,
+    learnt_lag: Option<Duration>,
+) -> Result<Option<Checkpoint>, RewindError> {
+    let predicted = learnt_lag.map(|d| d.mul_f64(0.9));
+    let mut past_polls = 0;
+    let mut first = true;
+    loop {
+        // The first look is immediate: on a ZVM without listing lag, or after a long task, the checkpoint
+        // is usually there already.
+        if !first {
+            let elapsed = completed.elapsed();
+            let mut delay = next_poll(elapsed, predicted, past_polls);
+            if predicted.is_none_or(|p| p <= elapsed + MIN_POLL) {
+                past_polls += 1;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            if now + delay > deadline {
+                delay = deadline - now;
+            }
+            tokio::time::sleep(delay).await;
+        }
+        first = false;
+        let checkpoints = client.checkpoints(vpg_id, since).await?;
+        if let Some(c) = find_tag(checkpoints, tag) {
+            return Ok(Some(c));
+        }
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
+    }
+}
+
+/// The newest checkpoint whose tag is exactly `tag`.
+pub(crate) fn find_tag(checkpoints: Vec<Checkpoint>, tag: &str) -> Option<Checkpoint> {
+    checkpoints
+        .into_iter()
+        .filter(|c| c.tag.as_deref() == Some(tag))
+        .max_by_key(|c| c.time_stamp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: fn(u64) -> Duration = Duration::from_millis;
+
+    #[test]
+    fn without_a_prediction_the_first_poll_is_quick_and_later_ones_back_off_to_the_cap() {
+        assert_eq!(next_poll(MS(0), None, 0), MIN_POLL);
+        assert_eq!(next_poll(MS(80), None, 0), MS(10));
+        assert_eq!(next_poll(Duration::from_secs(60), None, 0), MAX_POLL);
+    }
+
+    #[test]
+    fn a_prediction_places_the_next_poll_at_the_predicted_end() {
+        assert_eq!(next_poll(MS(5), Some(MS(50)), 0), MS(45));
+        assert_eq!(next_poll(MS(5), Some(Duration::from_secs(30)), 0), MAX_POLL);
+    }
+
+    #[test]
+    fn past_the_prediction_polls_are_quick_then_grow_but_never_spin() {
+        let a = next_poll(MS(60), Some(MS(50)), 0);
+        let b = next_poll(MS(62), Some(MS(50)), 3);
+        assert_eq!(a, MIN_POLL);
+        assert!(b > a && b <= MS(8), "{b:?}");
+        assert!(next_poll(Duration::from_secs(10), Some(MS(50)), 40) <= MAX_POLL);
+        assert!(next_poll(MS(0), Some(MS(0)), 0) >= MIN_POLL);
+    }
+
+    #[test]
+    fn progress_gives_a_lower_bound_of_the_total() {
+        assert_eq!(predict_from_progress(MS(10), 19), Some(MS(50)));
+        assert_eq!(predict_from_progress(MS(10), 0), None);
+        assert_eq!(predict_from_progress(MS(10), 100), None);
+    }
+
+    #[test]
+    fn find_tag_matches_exactly_and_takes_the_newest() {
+        let cp = |id: &str, tag: Option<&str>, t: &str| Checkpoint {
+            checkpoint_identifier: Some(id.into()),
+            time_stamp: super::super::wire::parse_time(t),
+            tag: tag.map(str::to_string),
+        };
+        let list = vec![
+            cp("1", Some("a"), "2026-01-01T00:00:00Z"),
+            cp("2", Some("a"), "2026-01-01T00:00:05Z"),
+            cp("3", Some("a "), "2026-01-01T00:00:09Z"),
+            cp("4", None, "2026-01-01T00:00:10Z"),
+        ];
+        assert_eq!(
+            find_tag(list, "a")
+                .unwrap()
+                .checkpoint_identifier
+                .as_deref(),
+            Some("2")
+        );
+    }
+}

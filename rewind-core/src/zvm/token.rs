@@ -1,0 +1,198 @@
+//! The single-flight bearer-token cache of one site (rust-stack.md §6).
+//!
+//! An async mutex is held across the token request, so however many calls arrive at once from cold, only
+//! one token request is in flight per site and the rest receive its token. A token is refreshed ahead of
+//! its expiry. On a 401 a caller drops the token only if it is still the one that failed (compared by
+//! generation), so N concurrent 401s cause one new token request, not N; this matters with Keycloak
+//! session limits, where every new token revokes the older ones.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Mutex;
+
+use super::CallError;
+use super::retry::RetryPolicy;
+use super::wire::{TokenError, TokenResponse};
+use crate::config::{Credentials, PASSWORD_GRANT_CLIENT_ID};
+
+/// The path of the appliance's Keycloak token endpoint (realm `zerto`).
+pub const TOKEN_PATH: &str = "/auth/realms/zerto/protocol/openid-connect/token";
+
+/// How long ahead of its expiry a token is replaced, at most.
+const REFRESH_AHEAD: Duration = Duration::from_secs(30);
+
+/// A token with the generation it was fetched in.
+#[derive(Clone)]
+struct Cached {
+    token: Arc<str>,
+    refresh_at: Instant,
+    generation: u64,
+}
+
+/// The slot behind the mutex. `last_generation` only grows, so an old generation never matches a new
+/// token.
+#[derive(Default)]
+struct Slot {
+    current: Option<Cached>,
+    last_generation: u64,
+}
+
+/// A token as handed to a caller: the bearer value and the generation to pass to
+/// [`TokenCache::invalidate`] if the ZVM answers 401.
+#[derive(Clone)]
+pub(crate) struct Token {
+    pub(crate) value: Arc<str>,
+    pub(crate) generation: u64,
+}
+
+/// The single-flight token cache of one site.
+pub(crate) struct TokenCache {
+    http: reqwest::Client,
+    token_url: String,
+    credentials: Credentials,
+    retry: RetryPolicy,
+    /// Held across the token request: this is what makes the fetch single-flight.
+    slot: Mutex<Slot>,
+}
+
+impl std::fmt::Debug for TokenCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenCache")
+            .field("token_url", &self.token_url)
+            .field("principal", &self.credentials.principal())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokenCache {
+    pub(crate) fn new(
+        http: reqwest::Client,
+        token_url: String,
+        credentials: Credentials,
+        retry: RetryPolicy,
+    ) -> Self {
+        TokenCache {
+            http,
+            token_url,
+            credentials,
+            retry,
+            slot: Mutex::new(Slot::default()),
+        }
+    }
+
+    /// A valid token: the cached one, or a new one fetched while every other caller waits for it.
+    pub(crate) async fn get(&self) -> Result<Token, CallError> {
+        let mut slot = self.slot.lock().await;
+        if let Some(c) = slot
+            .current
+            .as_ref()
+            .filter(|c| Instant::now() < c.refresh_at)
+        {
+            return Ok(Token {
+                value: c.token.clone(),
+                generation: c.generation,
+            });
+        }
+        let (token, lifetime) = self.fetch().await?;
+        slot.last_generation += 1;
+        let ahead = REFRESH_AHEAD.min(lifetime / 5);
+        let cached = Cached {
+            token: token.into(),
+            refresh_at: Instant::now() + lifetime.saturating_sub(ahead),
+            generation: slot.last_generation,
+        };
+        slot.current = Some(cached.clone());
+        Ok(Token {
+            value: cached.token,
+            generation: cached.generation,
+        })
+    }
+
+    /// Drops the cached token if it is still the one of `generation` (the one a ZVM just refused).
+    pub(crate) async fn invalidate(&self, generation: u64) {
+        let mut slot = self.slot.lock().await;
+        if slot
+            .current
+            .as_ref()
+            .is_some_and(|c| c.generation == generation)
+        {
+            slot.current = None;
+        }
+    }
+
+    /// One token request, retried on transient failures within the retry budget.
+    async fn fetch(&self) -> Result<(String, Duration), CallError> {
+        let form: Vec<(&str, &str)> = match &self.credentials {
+            Credentials::Client { id, secret } => vec![
+                ("grant_type", "client_credentials"),
+                ("client_id", id),
+                ("client_secret", secret.expose()),
+            ],
+            Credentials::Password { username, password } => vec![
+                ("grant_type", "password"),
+                ("client_id", PASSWORD_GRANT_CLIENT_ID),
+                ("username", username),
+                ("password", password.expose()),
+            ],
+        };
+        let started = Instant::now();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let result = self.http.post(&self.token_url).form(&form).send().await;
+            let failure = match result {
+                Ok(resp) if resp.status().is_success() => {
+                    let body: TokenResponse = resp.json().await.map_err(|e| CallError::Decode {
+                        detail: format!(
+                            "the token response is not a Keycloak token: {}",
+                            super::describe(&e)
+                        ),
+                    })?;
+                    if body.access_token.is_empty() {
+                        return Err(CallError::Decode {
+                            detail: "the token response has no access_token".into(),
+                        });
+                    }
+                    // A missing or silly lifetime is taken as Keycloak's default of 300 s.
+                    let secs = body.expires_in.filter(|s| *s > 0).unwrap_or(300) as u64;
+                    return Ok((body.access_token, Duration::from_secs(secs)));
+                }
+                Ok(resp) if super::is_transient(resp.status()) => CallError::Status {
+                    status: resp.status().as_u16(),
+                    message: "the token endpoint is unavailable".into(),
+                },
+                Ok(resp) => {
+                    let status = resp.status();
+                    let body: TokenError = resp.json().await.unwrap_or_default();
+                    let said = [body.error, body.error_description]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join(": ");
+                    return Err(CallError::Auth {
+                        detail: format!(
+                            "Keycloak refused the {} credentials of {:?} with HTTP {}{}",
+                            match self.credentials {
+                                Credentials::Client { .. } => "client",
+                                Credentials::Password { .. } => "user",
+                            },
+                            self.credentials.principal(),
+                            status.as_u16(),
+                            if said.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" ({said})")
+                            }
+                        ),
+                    });
+                }
+                Err(e) => CallError::from_reqwest(&e),
+            };
+            match self.retry.next_delay(attempt, started) {
+                Some(delay) if failure.is_retryable_read() => tokio::time::sleep(delay).await,
+                _ => return Err(failure),
+            }
+        }
+    }
+}

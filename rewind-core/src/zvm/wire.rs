@@ -1,0 +1,443 @@
+//! The client's own serde models of ZVM JSON (zvm-api.md §2).
+//!
+//! They are deliberately separate from the simulator's: a wrong field name must not hide on both sides
+//! at once. Every model is tolerant: unknown fields are ignored, every field may be missing or null, and
+//! identifiers, numbers and timestamps are read leniently (a number where a string was expected, a
+//! numeric string where a number was expected, a timestamp that does not parse). Keys are PascalCase,
+//! except the embedded link objects (`href`, `identifier`, `rel`, `type`).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+/// Reads a string, or a number as its decimal text; anything else becomes `None`.
+fn lenient_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Option::<Value>::deserialize(d)? {
+        Some(Value::String(s)) => Some(s),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    })
+}
+
+/// Reads an integer, or a string holding one; anything else becomes `None`.
+fn lenient_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    Ok(match Option::<Value>::deserialize(d)? {
+        Some(Value::Number(n)) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
+        Some(Value::String(s)) => s.trim().parse().ok(),
+        _ => None,
+    })
+}
+
+/// Reads an ISO 8601 timestamp; one that does not parse becomes `None` rather than failing the whole
+/// response.
+fn lenient_time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DateTime<Utc>>, D::Error> {
+    Ok(match Option::<Value>::deserialize(d)? {
+        Some(Value::String(s)) => parse_time(&s),
+        _ => None,
+    })
+}
+
+/// Reads a boolean, tolerating `"true"`/`"false"` strings.
+fn lenient_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    Ok(match Option::<Value>::deserialize(d)? {
+        Some(Value::Bool(b)) => Some(b),
+        Some(Value::String(s)) => s.trim().parse().ok(),
+        _ => None,
+    })
+}
+
+/// Reads a list, treating `null` as empty.
+fn lenient_vec<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+}
+
+/// Parses the timestamp forms a ZVM writes (`2019-07-20T19:30:19Z`, with or without fractions, with an
+/// offset, or without a zone, which is taken as UTC).
+pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+    let s = s.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(t.with_timezone(&Utc));
+    }
+    chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f")
+        .ok()
+        .map(|n| n.and_utc())
+}
+
+/// Formats a timestamp the way ZVM date query parameters take it (`yyyy-MM-ddTHH:mm:ss.fffZ`).
+pub fn format_query_time(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+/// An embedded link object (`{"href", "identifier", "rel", "type"}`, lowercase keys).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Link {
+    /// The linked resource's identifier.
+    #[serde(alias = "Identifier", deserialize_with = "lenient_string")]
+    pub identifier: Option<String>,
+    /// The linked resource's URL.
+    #[serde(alias = "Href", deserialize_with = "lenient_string")]
+    pub href: Option<String>,
+    /// The linked resource's type, e.g. `LocalSiteApi`.
+    #[serde(rename = "type", alias = "Type", deserialize_with = "lenient_string")]
+    pub kind: Option<String>,
+}
+
+/// `POST /auth/realms/zerto/protocol/openid-connect/token` → 200 (Keycloak's own snake_case keys).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TokenResponse {
+    /// The bearer token.
+    pub access_token: String,
+    /// Lifetime in seconds.
+    #[serde(deserialize_with = "lenient_i64")]
+    pub expires_in: Option<i64>,
+}
+
+/// A Keycloak error body `{"error", "error_description"}`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TokenError {
+    /// E.g. `invalid_client`.
+    #[serde(deserialize_with = "lenient_string")]
+    pub error: Option<String>,
+    /// A sentence.
+    #[serde(deserialize_with = "lenient_string")]
+    pub error_description: Option<String>,
+}
+
+/// A `/v1` error body `{"Message": "..."}`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct ErrorBody {
+    /// What the ZVM said.
+    #[serde(alias = "message", deserialize_with = "lenient_string")]
+    pub message: Option<String>,
+}
+
+/// `GET /v1/localsite`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct LocalSite {
+    /// The site's GUID.
+    #[serde(deserialize_with = "lenient_string")]
+    pub site_identifier: Option<String>,
+    /// The site's name, e.g. `Boston`.
+    #[serde(deserialize_with = "lenient_string")]
+    pub site_name: Option<String>,
+    /// The ZVM version.
+    #[serde(deserialize_with = "lenient_string")]
+    pub version: Option<String>,
+    /// The ZVM version as shown to humans.
+    #[serde(deserialize_with = "lenient_string")]
+    pub display_version: Option<String>,
+}
+
+/// `VmNetworkInformation` of a VM row.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct VmNetworkInformation {
+    /// The VM's network adapters.
+    #[serde(deserialize_with = "lenient_vec")]
+    pub network_adapters: Vec<NetworkAdapter>,
+}
+
+/// One network adapter of a VM.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NetworkAdapter {
+    /// The adapter's addresses.
+    #[serde(deserialize_with = "lenient_vec")]
+    pub ip_addresses: Vec<Value>,
+}
+
+/// `EnabledActions` of a VM row.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct EnabledActions {
+    /// Whether this ZVM can run FLR for this VM in this VPG.
+    #[serde(deserialize_with = "lenient_bool")]
+    pub is_flr_enabled: Option<bool>,
+}
+
+/// One row of `GET /v1/vms`: one VM in one VPG.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct VmRow {
+    /// `<serverGuid>.<moref>`.
+    #[serde(deserialize_with = "lenient_string")]
+    pub vm_identifier: Option<String>,
+    /// The VM's name.
+    #[serde(deserialize_with = "lenient_string")]
+    pub vm_name: Option<String>,
+    /// The VPG of this row.
+    #[serde(deserialize_with = "lenient_string")]
+    pub vpg_identifier: Option<String>,
+    /// The VPG's name.
+    #[serde(deserialize_with = "lenient_string")]
+    pub vpg_name: Option<String>,
+    /// The VPG's status (`VpgVisualStatusApi`).
+    #[serde(deserialize_with = "lenient_i64")]
+    pub status: Option<i64>,
+    /// The VPG's substatus (`VpgVisualSubStatusApi`).
+    #[serde(deserialize_with = "lenient_i64")]
+    pub sub_status: Option<i64>,
+    /// The protected site's link.
+    pub protected_site: Option<Link>,
+    /// The recovery site's link.
+    pub recovery_site: Option<Link>,
+    /// The protected site's name.
+    #[serde(deserialize_with = "lenient_string")]
+    pub protected_site_name: Option<String>,
+    /// The recovery site's name.
+    #[serde(deserialize_with = "lenient_string")]
+    pub recovery_site_name: Option<String>,
+    /// What this ZVM can do for the VM.
+    pub enabled_actions: Option<EnabledActions>,
+    /// Addresses of the VM.
+    pub vm_network_information: Option<VmNetworkInformation>,
+    /// The VPG's link; a fallback for the VPG identifier.
+    pub link: Option<Link>,
+}
+
+impl VmRow {
+    /// The VM's IP addresses as strings.
+    pub fn ip_addresses(&self) -> impl Iterator<Item = &str> {
+        self.vm_network_information
+            .iter()
+            .flat_map(|n| n.network_adapters.iter())
+            .flat_map(|a| a.ip_addresses.iter())
+            .filter_map(|v| match v {
+                Value::String(s) => Some(s.as_str()),
+                // Some versions wrap an address as {"IpAddress": "..."}.
+                Value::Object(o) => o
+                    .get("IpAddress")
+                    .or_else(|| o.get("Address"))
+                    .and_then(Value::as_str),
+                _ => None,
+            })
+    }
+}
+
+/// One VPG of `GET /v1/vpgs`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct Vpg {
+    /// The VPG's GUID.
+    #[serde(deserialize_with = "lenient_string")]
+    pub vpg_identifier: Option<String>,
+    /// The VPG's name.
+    #[serde(deserialize_with = "lenient_string")]
+    pub vpg_name: Option<String>,
+    /// Status.
+    #[serde(deserialize_with = "lenient_i64")]
+    pub status: Option<i64>,
+    /// Substatus.
+    #[serde(deserialize_with = "lenient_i64")]
+    pub sub_status: Option<i64>,
+    /// The protected site's link.
+    pub protected_site: Option<Link>,
+    /// The recovery site's link.
+    pub recovery_site: Option<Link>,
+}
+
+/// One checkpoint of `GET /v1/vpgs/{id}/checkpoints`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct Checkpoint {
+    /// A decimal counter as a string.
+    #[serde(deserialize_with = "lenient_string")]
+    pub checkpoint_identifier: Option<String>,
+    /// When the checkpoint was taken.
+    #[serde(alias = "Timestamp", deserialize_with = "lenient_time")]
+    pub time_stamp: Option<DateTime<Utc>>,
+    /// The tag (name) of a tagged checkpoint; `null` for automatic ones.
+    #[serde(deserialize_with = "lenient_string")]
+    pub tag: Option<String>,
+}
+
+/// `Status` of a task.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct TaskStatus {
+    /// `TaskStatusEnumApi`: 1 InProgress, 4 Failed, 5 Stopped, 6 Completed, ...
+    #[serde(deserialize_with = "lenient_i64")]
+    pub state: Option<i64>,
+    /// 0..100.
+    #[serde(deserialize_with = "lenient_i64")]
+    pub progress: Option<i64>,
+}
+
+/// `RelatedEntities` of a task.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct RelatedEntities {
+    /// The VPGs the task acts on.
+    #[serde(deserialize_with = "lenient_vec")]
+    pub vpgs: Vec<Link>,
+}
+
+/// A task of `GET /v1/tasks` or `GET /v1/tasks/{id}`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct Task {
+    /// `<taskGuid>.<siteGuid>`.
+    #[serde(deserialize_with = "lenient_string")]
+    pub task_identifier: Option<String>,
+    /// E.g. `InsertTaggedCP`.
+    #[serde(rename = "Type", deserialize_with = "lenient_string")]
+    pub kind: Option<String>,
+    /// State and progress.
+    pub status: Option<TaskStatus>,
+    /// Who started it.
+    #[serde(deserialize_with = "lenient_string")]
+    pub initiated_by: Option<String>,
+    /// When it started (the ZVM's clock).
+    #[serde(deserialize_with = "lenient_time")]
+    pub started: Option<DateTime<Utc>>,
+    /// When it ended, if it did.
+    #[serde(deserialize_with = "lenient_time")]
+    pub completed: Option<DateTime<Utc>>,
+    /// Why it ended as it did; empty on success.
+    #[serde(deserialize_with = "lenient_string")]
+    pub complete_reason: Option<String>,
+    /// What it acts on.
+    pub related_entities: Option<RelatedEntities>,
+}
+
+impl Task {
+    /// `Status.State`, if present.
+    pub fn state(&self) -> Option<i64> {
+        self.status.as_ref().and_then(|s| s.state)
+    }
+
+    /// `Status.Progress` clamped to 0..=100, if present.
+    pub fn progress(&self) -> Option<u8> {
+        self.status
+            .as_ref()
+            .and_then(|s| s.progress)
+            .map(|p| p.clamp(0, 100) as u8)
+    }
+
+    /// Whether the task names `vpg_id` among its related VPGs.
+    pub fn concerns_vpg(&self, vpg_id: &str) -> bool {
+        self.related_entities.as_ref().is_some_and(|r| {
+            r.vpgs.iter().any(|l| {
+                l.identifier
+                    .as_deref()
+                    .is_some_and(|i| i.eq_ignore_ascii_case(vpg_id))
+            })
+        })
+    }
+
+    /// Whether the task is a tagged-checkpoint insert.
+    pub fn is_insert(&self) -> bool {
+        self.kind
+            .as_deref()
+            .is_some_and(|k| k.eq_ignore_ascii_case(INSERT_TASK_TYPE))
+    }
+}
+
+/// The task type of a tagged-checkpoint insert.
+pub const INSERT_TASK_TYPE: &str = "InsertTaggedCP";
+
+/// One site of `GET /v1/virtualizationsites`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct VirtualizationSite {
+    /// The site's GUID.
+    #[serde(deserialize_with = "lenient_string")]
+    pub site_identifier: Option<String>,
+    /// The site's name.
+    #[serde(deserialize_with = "lenient_string")]
+    pub virtualization_site_name: Option<String>,
+}
+
+/// One VM of `GET /v1/virtualizationsites/{id}/vms` (protected or not).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct SiteVm {
+    /// `<serverGuid>.<moref>`.
+    #[serde(deserialize_with = "lenient_string")]
+    pub vm_identifier: Option<String>,
+    /// The VM's name.
+    #[serde(deserialize_with = "lenient_string")]
+    pub vm_name: Option<String>,
+}
+
+/// The body of `POST /v1/vpgs/{id}/checkpoints`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct InsertCheckpoint<'a> {
+    /// The tag.
+    pub checkpoint_name: &'a str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vm_row_reads_pascal_case_lowercase_links_and_ignores_unknown_fields() {
+        let json = r#"{
+            "VmIdentifier": "d4a6.vm-38", "VmName": "web-01", "VpgIdentifier": "g-1", "VpgName": "web-dr",
+            "Status": 1, "SubStatus": "0", "ProtectedSite": {"href": "x", "identifier": "s-b", "rel": null, "type": "LocalSiteApi"},
+            "RecoverySite": {"identifier": "s-d"}, "ProtectedSiteName": "Boston", "RecoverySiteName": "Denver",
+            "EnabledActions": {"IsFlrEnabled": false}, "Brand": "new field",
+            "VmNetworkInformation": {"NetworkAdapters": [{"DisplayName": "nic", "IpAddresses": ["10.0.0.5", {"IpAddress": "10.0.0.6"}]}]}
+        }"#;
+        let row: VmRow = serde_json::from_str(json).unwrap();
+        assert_eq!(row.vm_name.as_deref(), Some("web-01"));
+        assert_eq!(row.sub_status, Some(0));
+        assert_eq!(
+            row.protected_site.as_ref().unwrap().identifier.as_deref(),
+            Some("s-b")
+        );
+        assert_eq!(
+            row.ip_addresses().collect::<Vec<_>>(),
+            vec!["10.0.0.5", "10.0.0.6"]
+        );
+    }
+
+    #[test]
+    fn missing_and_null_fields_are_tolerated() {
+        let row: VmRow = serde_json::from_str(
+            r#"{"VmName": null, "VmNetworkInformation": {"NetworkAdapters": null}}"#,
+        )
+        .unwrap();
+        assert!(row.vm_name.is_none());
+        assert_eq!(row.ip_addresses().count(), 0);
+        let task: Task = serde_json::from_str("{}").unwrap();
+        assert!(task.state().is_none());
+    }
+
+    #[test]
+    fn task_reads_state_progress_times_and_related_vpgs() {
+        let json = r#"{"TaskIdentifier": "t.s", "Type": "InsertTaggedCP", "Status": {"State": 6, "Progress": 100},
+            "Started": "2026-11-29T10:00:00Z", "Completed": "2026-11-29T10:00:02.5Z", "CompleteReason": "",
+            "RelatedEntities": {"Vpgs": [{"identifier": "G-1"}], "Sites": []}}"#;
+        let t: Task = serde_json::from_str(json).unwrap();
+        assert_eq!(t.state(), Some(6));
+        assert_eq!(t.progress(), Some(100));
+        assert!(t.is_insert());
+        assert!(t.concerns_vpg("g-1"));
+        assert!(t.completed.unwrap() > t.started.unwrap());
+    }
+
+    #[test]
+    fn checkpoint_identifier_may_be_a_number_and_a_bad_timestamp_is_none() {
+        let c: Checkpoint = serde_json::from_str(
+            r#"{"CheckpointIdentifier": 786, "TimeStamp": "yesterday", "Tag": "t"}"#,
+        )
+        .unwrap();
+        assert_eq!(c.checkpoint_identifier.as_deref(), Some("786"));
+        assert!(c.time_stamp.is_none());
+    }
+
+    #[test]
+    fn query_time_has_milliseconds_and_z() {
+        let t = parse_time("2026-11-29T10:00:00.5Z").unwrap();
+        assert_eq!(format_query_time(t), "2026-11-29T10:00:00.500Z");
+        assert!(parse_time("2026-11-29T10:00:00").is_some());
+    }
+}
