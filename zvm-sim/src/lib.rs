@@ -1,1 +1,419 @@
-//! placeholder
+//! # zvm-sim: a simulated ZVM 10.x appliance
+//!
+//! One process serves two sites, a local one and its peer, each a ZVM on its own listen address with
+//! its own Keycloak token endpoint, sharing one world. It behaves like a real appliance, including its
+//! inconvenient parts: a write answers with a task id, and only the task says what happened.
+//!
+//! ## Map
+//!
+//! - [`start`] binds both sites and serves them in the background (tests, `rewind demo`);
+//!   [`run`] does the same until a shutdown future resolves (the binary); [`app`] is one site's
+//!   router, for in-process handler tests with tower's `oneshot`.
+//! - [`Options`]: listen addresses, seed, token lifetime, session limit, timings, time scale, world.
+//! - `decisions`: every decision taken where the real API is silent, and every default.
+//! - `world`: the model (sites, VMs, VPGs, journals, guest files, tasks, Keycloak, call log,
+//!   simulated clock), behind one `std::sync::Mutex`, advanced lazily at the start of each request.
+//! - `api`: the `/v1` and Keycloak handlers, one file per resource, plus the extractors that bind
+//!   query and body keys case-insensitively, the bearer check, and the call log.
+//! - `wire`: the simulator's own PascalCase JSON views of the model.
+//! - `control`: the `/_sim` control API (reset, clock, timings, resync, status, calls, tasks, files).
+//!
+//! ## Concurrency
+//!
+//! The world lives in one `std::sync::Mutex`. Handlers lock it, bring the world to "now", read or
+//! change it, and unlock, all without an `.await` in between, so the lock is never held across a
+//! suspension point and a plain mutex is both correct and the fastest choice.
+
+mod api;
+mod control;
+pub mod decisions;
+mod wire;
+mod world;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+pub use world::SiteRole;
+pub use world::files::PathError;
+pub use world::spec::{
+    ClientSpec, GuestOs, Role, SiteSpec, UserSpec, VmSpec, VpgSpec, WorldError, WorldSpec,
+};
+
+use world::auth::Lifetimes;
+use world::clock::SimTime;
+use world::{Setup, Timings, World};
+
+/// How to run the simulator. `Options::default()` gives the binary's defaults.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The local site's listen address (default `127.0.0.1:9669`; port 0 picks a free port).
+    pub listen: SocketAddr,
+    /// The peer site's listen address (default `127.0.0.1:9670`).
+    pub peer_listen: SocketAddr,
+    /// The seed of every random choice (default: random, and printed at start-up by the binary).
+    pub seed: u64,
+    /// Access-token lifetime on the simulated clock (default 300 s).
+    pub token_ttl: Duration,
+    /// When set, issuing a new token to a client or user revokes its older tokens at that site.
+    pub session_limit: bool,
+    /// Nominal task duration (default 2000 ms), with seeded jitter of ±20 %.
+    pub task_duration: Duration,
+    /// Completed insert → checkpoint listed (default 500 ms).
+    pub listing_lag: Duration,
+    /// Simulated seconds per real second (default 1.0; 0 freezes time).
+    pub time_scale: f64,
+    /// Where simulated time starts. `None`: the wall clock at start (rounded down to the second),
+    /// or, with a time scale of 0, the fixed 2026-01-01T00:00:00Z, so a frozen run is repeatable.
+    pub epoch: Option<DateTime<Utc>>,
+    /// The world (default: the embedded default world).
+    pub world: WorldSpec,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            listen: parse_addr(decisions::DEFAULT_LISTEN),
+            peer_listen: parse_addr(decisions::DEFAULT_PEER_LISTEN),
+            seed: rand::random(),
+            token_ttl: decisions::DEFAULT_TOKEN_TTL,
+            session_limit: false,
+            task_duration: decisions::DEFAULT_TASK_DURATION,
+            listing_lag: decisions::DEFAULT_LISTING_LAG,
+            time_scale: decisions::DEFAULT_TIME_SCALE,
+            epoch: None,
+            world: WorldSpec::default_world(),
+        }
+    }
+}
+
+fn parse_addr(text: &str) -> SocketAddr {
+    // The constants are literal socket addresses; a unit test parses them.
+    text.parse()
+        .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 0)))
+}
+
+impl Options {
+    /// Options for tests: both sites on a free loopback port, the given seed, 50 ms tasks and a
+    /// 20 ms listing lag; everything else as the defaults.
+    pub fn for_tests(seed: u64) -> Self {
+        Options {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            peer_listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            seed,
+            task_duration: decisions::TEST_TASK_DURATION,
+            listing_lag: decisions::TEST_LISTING_LAG,
+            ..Options::default()
+        }
+    }
+
+    fn setup(&self) -> Result<Setup, StartError> {
+        if !self.time_scale.is_finite() || self.time_scale < 0.0 {
+            return Err(StartError::TimeScale(self.time_scale));
+        }
+        let epoch = match self.epoch {
+            Some(at) => SimTime::from_datetime(at),
+            None if self.time_scale == 0.0 => frozen_epoch(),
+            None => SimTime::from_millis(Utc::now().timestamp() * 1000),
+        };
+        let millis = |d: Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+        Ok(Setup {
+            spec: self.world.clone(),
+            seed: self.seed,
+            epoch,
+            time_scale: self.time_scale,
+            timings: Timings {
+                task_duration_ms: millis(self.task_duration),
+                listing_lag_ms: millis(self.listing_lag),
+            },
+            lifetimes: Lifetimes {
+                access_ms: millis(self.token_ttl),
+                refresh_ms: millis(decisions::REFRESH_TOKEN_TTL),
+                session_limit: self.session_limit,
+            },
+        })
+    }
+}
+
+fn frozen_epoch() -> SimTime {
+    DateTime::parse_from_rfc3339(decisions::FROZEN_EPOCH_RFC3339)
+        .map(|at| SimTime::from_datetime(at.to_utc()))
+        .unwrap_or(SimTime::from_millis(0))
+}
+
+/// Why the simulator could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// A listen address could not be bound.
+    #[error(
+        "site {site} could not listen on {addr}: {source}. Choose another address with --listen or \
+         --peer-listen (port 0 picks a free port)."
+    )]
+    Bind {
+        /// The site name.
+        site: String,
+        /// The address.
+        addr: SocketAddr,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The world is not one a ZVM could have.
+    #[error("the world is not valid: {0}")]
+    World(#[from] WorldError),
+    /// A time scale that is negative or not a number.
+    #[error(
+        "the time scale {0} is not valid: give the simulated seconds per real second as a finite \
+         number, 0 (frozen) or more"
+    )]
+    TimeScale(f64),
+}
+
+/// The state both sites share: the world, and how to build it again on reset.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    setup: Setup,
+    world: Mutex<World>,
+}
+
+impl Shared {
+    /// Locks the world. A handler that panicked while holding the lock leaves a world that is
+    /// still consistent enough to serve (every change is a few field writes), so poisoning is
+    /// ignored rather than turning every later request into a 500.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, World> {
+        self.world
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `POST /_sim/reset`: the initial world of this seed again, as if just started: clock back to
+    /// the epoch, start-up timings and time scale, no tokens, no tasks, an empty call log.
+    pub(crate) fn reset(&self) -> Result<(), WorldError> {
+        let fresh = World::new(&self.setup)?;
+        *self.lock() = fresh;
+        Ok(())
+    }
+
+    pub(crate) fn seed(&self) -> u64 {
+        self.setup.seed
+    }
+}
+
+/// The shared state of one simulator, from which each site's router is made.
+#[derive(Debug, Clone)]
+pub struct SimState {
+    shared: Arc<Shared>,
+}
+
+impl SimState {
+    /// Builds the initial world of these options.
+    pub fn new(options: &Options) -> Result<Self, StartError> {
+        let setup = options.setup()?;
+        let world = World::new(&setup)?;
+        Ok(SimState {
+            shared: Arc::new(Shared {
+                setup,
+                world: Mutex::new(world),
+            }),
+        })
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.shared.seed()
+    }
+
+    /// The name of a site.
+    pub fn site_name(&self, site: SiteRole) -> String {
+        self.shared.lock().site(site).name.clone()
+    }
+
+    /// The `SiteIdentifier` of a site.
+    pub fn site_identifier(&self, site: SiteRole) -> String {
+        self.shared.lock().site(site).id.clone()
+    }
+}
+
+/// One site's router: Keycloak, `/v1` and `/_sim`, with the call log around them. For in-process
+/// tests with tower's `oneshot`; [`start`] serves it with peer addresses attached, which the
+/// control API uses to stay loopback-only.
+pub fn app(state: &SimState, site: SiteRole) -> axum::Router {
+    api::site_app(state.shared.clone(), site)
+}
+
+/// Where one simulated ZVM listens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteEndpoint {
+    /// The site name (`Boston`, `Denver` in the default world).
+    pub name: String,
+    /// `http://127.0.0.1:PORT`, no trailing `/`.
+    pub url: String,
+    /// The site's `SiteIdentifier`.
+    pub site_identifier: String,
+}
+
+/// A running simulator. Dropping it stops both sites too; [`Simulator::shutdown`] also waits for
+/// them to finish.
+#[derive(Debug)]
+pub struct Simulator {
+    local: SiteEndpoint,
+    peer: SiteEndpoint,
+    state: SimState,
+    stop: watch::Sender<()>,
+    servers: Vec<JoinHandle<()>>,
+}
+
+impl Simulator {
+    /// The local site (Boston in the default world).
+    pub fn local(&self) -> &SiteEndpoint {
+        &self.local
+    }
+
+    /// The peer site (Denver in the default world).
+    pub fn peer(&self) -> &SiteEndpoint {
+        &self.peer
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.state.seed()
+    }
+
+    /// The shared state, to build extra routers on the same world.
+    pub fn state(&self) -> &SimState {
+        &self.state
+    }
+
+    /// Stops both sites and waits until they have finished serving.
+    pub async fn shutdown(self) {
+        // Receivers see the send, or the sender's drop; either stops the servers.
+        let _ = self.stop.send(());
+        for server in self.servers {
+            let _ = server.await;
+        }
+    }
+}
+
+/// Binds both sites and serves them in the background.
+pub async fn start(options: Options) -> Result<Simulator, StartError> {
+    let state = SimState::new(&options)?;
+    let (stop, _) = watch::channel(());
+    let (local, local_server) = serve_site(&state, SiteRole::Local, options.listen, &stop).await?;
+    let (peer, peer_server) =
+        serve_site(&state, SiteRole::Peer, options.peer_listen, &stop).await?;
+    Ok(Simulator {
+        local,
+        peer,
+        state,
+        stop,
+        servers: vec![local_server, peer_server],
+    })
+}
+
+async fn serve_site(
+    state: &SimState,
+    site: SiteRole,
+    addr: SocketAddr,
+    stop: &watch::Sender<()>,
+) -> Result<(SiteEndpoint, JoinHandle<()>), StartError> {
+    let name = state.site_name(site);
+    let bind_error = |source| StartError::Bind {
+        site: name.clone(),
+        addr,
+        source,
+    };
+    let listener = TcpListener::bind(addr).await.map_err(bind_error)?;
+    let bound = listener.local_addr().map_err(bind_error)?;
+    let endpoint = SiteEndpoint {
+        name: name.clone(),
+        url: format!("http://{bound}"),
+        site_identifier: state.site_identifier(site),
+    };
+    let service = app(state, site).into_make_service_with_connect_info::<SocketAddr>();
+    let mut stopped = stop.subscribe();
+    let server = tokio::spawn(async move {
+        let served = axum::serve(listener, service)
+            .with_graceful_shutdown(async move {
+                // Resolves on a send or when the sender is dropped with the `Simulator`.
+                let _ = stopped.changed().await;
+            })
+            .await;
+        if let Err(error) = served {
+            tracing::error!(site = %name, %error, "the site stopped serving");
+        }
+    });
+    Ok((endpoint, server))
+}
+
+/// What the binary runs: starts both sites, prints the seed and one `<site> listening on
+/// http://ADDR` line per site to stdout, serves until `shutdown` resolves, then stops.
+pub async fn run(
+    options: Options,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), StartError> {
+    let simulator = start(options).await?;
+    print_banner(&simulator);
+    shutdown.await;
+    simulator.shutdown().await;
+    Ok(())
+}
+
+#[expect(
+    clippy::print_stdout,
+    reason = "these lines are the binary's documented start-up output, read by people and scripts"
+)]
+fn print_banner(simulator: &Simulator) {
+    println!(
+        "zvm-sim seed {seed} (run again with --seed {seed})",
+        seed = simulator.seed()
+    );
+    for site in [simulator.local(), simulator.peer()] {
+        println!("{} listening on {}", site.name, site.url);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_addresses_parse() {
+        assert_eq!(
+            decisions::DEFAULT_LISTEN.parse::<SocketAddr>().ok(),
+            Some(Options::default().listen)
+        );
+        assert_eq!(
+            decisions::DEFAULT_PEER_LISTEN.parse::<SocketAddr>().ok(),
+            Some(Options::default().peer_listen)
+        );
+    }
+
+    #[test]
+    fn a_frozen_clock_without_an_epoch_starts_at_the_fixed_epoch() {
+        let options = Options {
+            time_scale: 0.0,
+            ..Options::for_tests(1)
+        };
+        assert_eq!(
+            options.setup().unwrap().epoch.to_wire(),
+            "2026-01-01T00:00:00.000Z"
+        );
+    }
+
+    #[test]
+    fn a_negative_time_scale_is_refused() {
+        let options = Options {
+            time_scale: -1.0,
+            ..Options::for_tests(1)
+        };
+        assert!(matches!(
+            SimState::new(&options),
+            Err(StartError::TimeScale(_))
+        ));
+    }
+}

@@ -1,1 +1,80 @@
-fn main() {}
+//! `zvm-sim`: flags → [`zvm_sim::Options`] → [`zvm_sim::run`] until Ctrl-C.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::Context;
+use chrono::{DateTime, Utc};
+use clap::Parser;
+use zvm_sim::{Options, decisions};
+
+/// A simulated ZVM 10.x appliance: two sites (local and peer), Keycloak tokens, inventory, tasks
+/// and journals, plus a /_sim control API.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Flags {
+    /// The local site's listen address (port 0 picks a free port).
+    #[arg(long, default_value = decisions::DEFAULT_LISTEN)]
+    listen: SocketAddr,
+    /// The peer site's listen address.
+    #[arg(long, default_value = decisions::DEFAULT_PEER_LISTEN)]
+    peer_listen: SocketAddr,
+    /// Seed of every random choice (default: random; always printed at start-up).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Access-token lifetime in seconds of simulated time.
+    #[arg(long, value_name = "SECS", default_value_t = decisions::DEFAULT_TOKEN_TTL.as_secs())]
+    token_ttl: u64,
+    /// Issuing a new token to a client or user revokes its older tokens.
+    #[arg(long)]
+    session_limit: bool,
+    /// Nominal task duration in milliseconds (seeded jitter of ±20 %).
+    #[arg(long, value_name = "MS", default_value_t = millis(decisions::DEFAULT_TASK_DURATION))]
+    task_duration: u64,
+    /// Completed insert → tagged checkpoint listed, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = millis(decisions::DEFAULT_LISTING_LAG))]
+    listing_lag: u64,
+    /// Simulated seconds per real second (0 freezes time; see POST /_sim/clock/advance).
+    #[arg(long, value_name = "X", default_value_t = decisions::DEFAULT_TIME_SCALE)]
+    time_scale: f64,
+    /// Where simulated time starts (RFC 3339). Default: the wall clock at start, or
+    /// 2026-01-01T00:00:00Z with --time-scale 0.
+    #[arg(long, value_name = "RFC3339")]
+    epoch: Option<DateTime<Utc>>,
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("zvm_sim=info")),
+        )
+        .init();
+    let flags = Flags::parse();
+    let defaults = Options::default();
+    let options = Options {
+        listen: flags.listen,
+        peer_listen: flags.peer_listen,
+        seed: flags.seed.unwrap_or(defaults.seed),
+        token_ttl: Duration::from_secs(flags.token_ttl),
+        session_limit: flags.session_limit,
+        task_duration: Duration::from_millis(flags.task_duration),
+        listing_lag: Duration::from_millis(flags.listing_lag),
+        time_scale: flags.time_scale,
+        epoch: flags.epoch,
+        world: defaults.world,
+    };
+    zvm_sim::run(options, async {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::error!(%error, "cannot wait for Ctrl-C; stopping");
+        }
+    })
+    .await
+    .context("zvm-sim could not start")
+}

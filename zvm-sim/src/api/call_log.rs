@@ -1,0 +1,87 @@
+//! The call log: every request to either site (the token endpoint included, `/_sim` excluded) with
+//! its method, path, query, status and the task it started, so tests can prove what was and was
+//! not called. It never holds a token, a password or a secret: those travel in headers and form
+//! bodies, which are not recorded, and query parameters that look like secrets are redacted.
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+
+use crate::api::SiteCtx;
+use crate::world::Call;
+
+/// The task a response started, attached by the handler for the call log.
+#[derive(Debug, Clone)]
+pub(crate) struct StartedTask(pub String);
+
+/// Query keys whose values never reach the log.
+const SECRET_KEYS: [&str; 7] = [
+    "password",
+    "client_secret",
+    "secret",
+    "token",
+    "access_token",
+    "refresh_token",
+    "code",
+];
+
+/// Records the call after the inner service answered.
+pub(crate) async fn record(State(ctx): State<SiteCtx>, request: Request, next: Next) -> Response {
+    let path = request.uri().path().to_owned();
+    if path == "/_sim" || path.starts_with("/_sim/") {
+        return next.run(request).await;
+    }
+    let method = request.method().to_string();
+    let query = request.uri().query().map(redact);
+    let response = next.run(request).await;
+    let status = response.status().as_u16();
+    let task_id = response
+        .extensions()
+        .get::<StartedTask>()
+        .map(|t| t.0.clone());
+    tracing::debug!(%method, %path, status, "call");
+    let site = ctx.site;
+    let mut world = ctx.shared.lock();
+    let site_name = world.site(site).name.clone();
+    world.record_call(Call {
+        seq: 0,
+        site: site_name,
+        method,
+        path,
+        query,
+        status,
+        task_id,
+    });
+    response
+}
+
+/// The query string with the values of secret-looking keys replaced by `***`.
+fn redact(query: &str) -> String {
+    query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((key, _))
+                if SECRET_KEYS
+                    .iter()
+                    .any(|secret| secret.eq_ignore_ascii_case(key)) =>
+            {
+                format!("{key}=***")
+            }
+            _ => pair.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_looking_query_values_are_redacted() {
+        assert_eq!(
+            redact("vmName=web-01&Password=hunter2&access_token=abc"),
+            "vmName=web-01&Password=***&access_token=***"
+        );
+    }
+}

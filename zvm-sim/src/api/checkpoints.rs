@@ -1,0 +1,64 @@
+//! Checkpoints: `GET|POST /v1/vpgs/{vpgIdentifier}/checkpoints` and `.../checkpoints/stats`.
+
+use axum::extract::{Extension, Path, State};
+use axum::{Json, response::IntoResponse};
+
+use crate::api::call_log::StartedTask;
+use crate::api::vpgs::visible_vpg;
+use crate::api::{ApiError, JsonBody, Params, SiteCtx};
+use crate::wire::{CheckpointStatsView, CheckpointView};
+use crate::world::auth::Principal;
+
+/// `GET /v1/vpgs/{id}/checkpoints?startDate=&endDate=`: the listed checkpoints in the history
+/// window, oldest first, automatic ones with `Tag: null`.
+pub(crate) async fn list(
+    State(ctx): State<SiteCtx>,
+    Path(id): Path<String>,
+    params: Params,
+) -> Result<Json<Vec<CheckpointView>>, ApiError> {
+    let from = params.date("startDate")?;
+    let to = params.date("endDate")?;
+    ctx.with_world(|world, now| {
+        let vpg = visible_vpg(world, ctx.site, &id)?;
+        Ok(Json(
+            world.vpgs[vpg]
+                .journal
+                .list(now, from, to)
+                .into_iter()
+                .map(CheckpointView::from)
+                .collect(),
+        ))
+    })
+}
+
+/// `GET /v1/vpgs/{id}/checkpoints/stats`: `{Earliest, Latest}`, both `null` when the journal is
+/// empty.
+pub(crate) async fn stats(
+    State(ctx): State<SiteCtx>,
+    Path(id): Path<String>,
+) -> Result<Json<CheckpointStatsView>, ApiError> {
+    ctx.with_world(|world, now| {
+        let vpg = visible_vpg(world, ctx.site, &id)?;
+        let journal = &world.vpgs[vpg].journal;
+        Ok(Json(CheckpointStatsView {
+            earliest: journal.earliest(now).map(CheckpointView::from),
+            latest: journal.latest(now).map(CheckpointView::from),
+        }))
+    })
+}
+
+/// `POST /v1/vpgs/{id}/checkpoints` `{"CheckpointName": "..."}`: 200 with the task identifier as a
+/// JSON string. Only the task says whether the tagged checkpoint was inserted.
+pub(crate) async fn insert(
+    State(ctx): State<SiteCtx>,
+    Extension(caller): Extension<Principal>,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> Result<impl IntoResponse, ApiError> {
+    let name = body.required_text("CheckpointName")?.to_owned();
+    let task = ctx.with_world(|world, now| {
+        let vpg = visible_vpg(world, ctx.site, &id)?;
+        Ok::<_, ApiError>(world.insert_tagged_checkpoint(ctx.site, vpg, &name, &caller, now))
+    })?;
+    Ok((Extension(StartedTask(task.clone())), Json(task)))
+}

@@ -1,0 +1,178 @@
+//! The HTTP face of one simulated ZVM: Keycloak's token endpoint, the `/v1` API and the `/_sim`
+//! control API, with the layers around them.
+//!
+//! A request passes, from the outside in:
+//! 1. the call log ([`call_log`]), which records every request but `/_sim` ones;
+//! 2. path normalisation: `/v1` paths are matched case-insensitively, as ASP.NET routes them;
+//! 3. routing; `/v1` routes then pass the bearer check ([`bearer`]), `/_sim` routes the loopback
+//!    check. Part 2's fault rules plug in as one more layer between the call log and routing, so a
+//!    faulted call is still logged with the status the client saw.
+//!
+//! Handlers live one file per resource: [`keycloak`], [`sites`], [`vms`], [`vpgs`],
+//! [`checkpoints`], [`tasks`].
+
+mod bearer;
+mod call_log;
+mod checkpoints;
+mod error;
+mod extract;
+mod keycloak;
+mod sites;
+mod tasks;
+mod vms;
+mod vpgs;
+
+use std::sync::Arc;
+
+use axum::extract::{FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{Uri, header};
+use axum::routing::get;
+use axum::{Router, middleware};
+
+pub(crate) use error::ApiError;
+pub(crate) use extract::{JsonBody, Params};
+
+use crate::Shared;
+use crate::wire::SiteView;
+use crate::world::clock::SimTime;
+use crate::world::{SiteRole, World};
+
+/// What every handler of one site needs: the shared world and which site it is.
+#[derive(Debug, Clone)]
+pub(crate) struct SiteCtx {
+    pub shared: Arc<Shared>,
+    pub site: SiteRole,
+}
+
+impl SiteCtx {
+    /// Locks the world, brings it to the simulated "now", and runs `f` on it. `f` is synchronous,
+    /// so the lock is never held across an `.await`.
+    pub fn with_world<R>(&self, f: impl FnOnce(&mut World, SimTime) -> R) -> R {
+        let mut world = self.shared.lock();
+        let now = world.clock.now();
+        world.advance(now);
+        f(&mut world, now)
+    }
+
+    /// Like [`SiteCtx::with_world`], for reading views of this site.
+    pub fn with_view<R>(&self, base: &BaseUrl, f: impl FnOnce(&SiteView<'_>) -> R) -> R {
+        self.with_world(|world, now| {
+            f(&SiteView {
+                world,
+                site: self.site,
+                base: &base.0,
+                now,
+            })
+        })
+    }
+}
+
+/// `http://host:port` of the request, for the `href` of links.
+#[derive(Debug, Clone)]
+pub(crate) struct BaseUrl(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for BaseUrl {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let host = parts
+            .headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .or_else(|| parts.uri.authority().map(|a| a.as_str()))
+            .unwrap_or("localhost");
+        Ok(BaseUrl(format!("http://{host}")))
+    }
+}
+
+/// The router of one site.
+pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole) -> Router {
+    let ctx = SiteCtx { shared, site };
+    let v1 = Router::new()
+        .route("/v1/localsite", get(sites::local_site))
+        .route(
+            "/v1/localsite/pairingstatuses",
+            get(sites::pairing_statuses),
+        )
+        .route("/v1/peersites", get(sites::peer_sites))
+        .route(
+            "/v1/peersites/pairingstatuses",
+            get(sites::pairing_statuses),
+        )
+        .route("/v1/peersites/{site}", get(sites::peer_site))
+        .route("/v1/virtualizationsites", get(sites::virtualization_sites))
+        .route(
+            "/v1/virtualizationsites/{site}",
+            get(sites::virtualization_site),
+        )
+        .route(
+            "/v1/virtualizationsites/{site}/vms",
+            get(sites::unprotected_vms),
+        )
+        .route(
+            "/v1/serverdatetime/serverdatetimeutc",
+            get(sites::server_time),
+        )
+        .route(
+            "/v1/serverdatetime/serverdatetimelocal",
+            get(sites::server_time),
+        )
+        .route("/v1/vms", get(vms::list))
+        .route("/v1/vms/{vm}", get(vms::one))
+        .route("/v1/vpgs", get(vpgs::list))
+        .route("/v1/vpgs/statuses", get(vpgs::statuses))
+        .route("/v1/vpgs/substatuses", get(vpgs::substatuses))
+        .route("/v1/vpgs/priorities", get(vpgs::priorities))
+        .route("/v1/vpgs/{vpg}", get(vpgs::one))
+        .route(
+            "/v1/vpgs/{vpg}/checkpoints",
+            get(checkpoints::list).post(checkpoints::insert),
+        )
+        .route("/v1/vpgs/{vpg}/checkpoints/stats", get(checkpoints::stats))
+        .route("/v1/tasks", get(tasks::list))
+        .route("/v1/tasks/types", get(tasks::types))
+        .route("/v1/tasks/{task}", get(tasks::one))
+        .route_layer(middleware::from_fn_with_state(
+            ctx.clone(),
+            bearer::require_bearer,
+        ));
+    let routed = Router::new()
+        .route(
+            "/auth/realms/{realm}/protocol/openid-connect/token",
+            axum::routing::post(keycloak::token),
+        )
+        .merge(v1)
+        .nest("/_sim", crate::control::router())
+        .fallback(no_such_path)
+        .with_state(ctx.clone());
+    Router::new()
+        .fallback_service(routed)
+        .layer(middleware::map_request(lowercase_v1_path))
+        .layer(middleware::from_fn_with_state(ctx, call_log::record))
+}
+
+/// ASP.NET matches routes case-insensitively (SW10 itself spells `FailoverTest` and
+/// `moveRollback`), so `/v1` paths are lowercased before routing. Identifiers in them are compared
+/// case-insensitively anyway. Keycloak paths stay case-sensitive, as Keycloak's are.
+async fn lowercase_v1_path(mut request: Request) -> Request {
+    let path = request.uri().path();
+    if path.len() >= 3 && path[..3].eq_ignore_ascii_case("/v1") && path != path.to_ascii_lowercase()
+    {
+        let lowered = match request.uri().query() {
+            Some(query) => format!("{}?{query}", path.to_ascii_lowercase()),
+            None => path.to_ascii_lowercase(),
+        };
+        if let Ok(uri) = lowered.parse::<Uri>() {
+            *request.uri_mut() = uri;
+        }
+    }
+    request
+}
+
+async fn no_such_path(uri: Uri) -> ApiError {
+    ApiError::NotFound(format!(
+        "No HTTP resource was found that matches the request URI '{}'.",
+        uri.path()
+    ))
+}

@@ -1,0 +1,131 @@
+//! Sites: `/v1/localsite`, `/v1/peersites`, `/v1/virtualizationsites`, `/v1/serverDateTime`.
+
+use axum::Json;
+use axum::extract::{Path, State};
+
+use crate::api::{ApiError, BaseUrl, Params, SiteCtx};
+use crate::wire::{self, LocalSiteView, NativeVmView, PeerSiteView, VirtualizationSiteView};
+use crate::world::clock::SimTime;
+use crate::world::enums::PAIRING_STATUS;
+use crate::world::{SiteRole, World};
+
+/// `GET /v1/localsite`.
+pub(crate) async fn local_site(State(ctx): State<SiteCtx>, base: BaseUrl) -> Json<LocalSiteView> {
+    Json(ctx.with_view(&base, |view| view.local_site()))
+}
+
+/// `GET /v1/peersites` with `peerName` (case-sensitive, as documented), `pairingStatus`,
+/// `location`, `hostName` and `port`.
+pub(crate) async fn peer_sites(
+    State(ctx): State<SiteCtx>,
+    base: BaseUrl,
+    params: Params,
+) -> Result<Json<Vec<PeerSiteView>>, ApiError> {
+    let pairing = params.enumeration("pairingStatus", &PAIRING_STATUS)?;
+    let port = params.number::<u16>("port")?;
+    let peer = ctx.with_view(&base, |view| view.peer_site(other(ctx.site)));
+    let keep = params
+        .text("peerName")
+        .is_none_or(|n| n == peer.peer_site_name)
+        && pairing.is_none_or(|p| p == peer.pairing_status)
+        && params
+            .text("location")
+            .is_none_or(|l| l.eq_ignore_ascii_case(&peer.location))
+        && params
+            .text("hostName")
+            .is_none_or(|h| h.eq_ignore_ascii_case(&peer.host_name))
+        && port.is_none_or(|p| p == peer.port);
+    Ok(Json(if keep { vec![peer] } else { Vec::new() }))
+}
+
+/// `GET /v1/peersites/{siteIdentifier}`.
+pub(crate) async fn peer_site(
+    State(ctx): State<SiteCtx>,
+    base: BaseUrl,
+    Path(id): Path<String>,
+) -> Result<Json<PeerSiteView>, ApiError> {
+    ctx.with_view(&base, |view| {
+        let peer = other(ctx.site);
+        if view.world.site(peer).id.eq_ignore_ascii_case(&id) {
+            Ok(Json(view.peer_site(peer)))
+        } else {
+            Err(ApiError::NotFound(format!(
+                "There is no peer site '{id}' paired with site {}: list them with GET /v1/peersites.",
+                view.world.site(ctx.site).name
+            )))
+        }
+    })
+}
+
+/// `GET /v1/localsite/pairingstatuses`, `GET /v1/peersites/pairingstatuses`.
+pub(crate) async fn pairing_statuses() -> Json<Vec<&'static str>> {
+    Json(wire::pairing_statuses())
+}
+
+/// `GET /v1/virtualizationsites`: this site, then its peer.
+pub(crate) async fn virtualization_sites(
+    State(ctx): State<SiteCtx>,
+    base: BaseUrl,
+) -> Json<Vec<VirtualizationSiteView>> {
+    Json(ctx.with_view(&base, |view| {
+        [ctx.site, other(ctx.site)]
+            .map(|site| view.virtualization_site(site))
+            .into()
+    }))
+}
+
+/// `GET /v1/virtualizationsites/{siteIdentifier}`.
+pub(crate) async fn virtualization_site(
+    State(ctx): State<SiteCtx>,
+    base: BaseUrl,
+    Path(id): Path<String>,
+) -> Result<Json<VirtualizationSiteView>, ApiError> {
+    ctx.with_view(&base, |view| {
+        let site = site_by_id(view.world, &id)?;
+        Ok(Json(view.virtualization_site(site)))
+    })
+}
+
+/// `GET /v1/virtualizationsites/{siteIdentifier}/vms`: the VMs at that site that no VPG protects.
+pub(crate) async fn unprotected_vms(
+    State(ctx): State<SiteCtx>,
+    base: BaseUrl,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<NativeVmView>>, ApiError> {
+    ctx.with_view(&base, |view| {
+        let site = site_by_id(view.world, &id)?;
+        Ok(Json(
+            view.world
+                .vms
+                .iter()
+                .enumerate()
+                .filter(|(_, vm)| vm.site == site && vm.vpgs.is_empty())
+                .map(|(index, _)| view.native_vm(index))
+                .collect(),
+        ))
+    })
+}
+
+/// `GET /v1/serverDateTime/serverDateTimeUtc` (and `...Local`: the sites run on UTC): the
+/// simulated clock, as a JSON string.
+pub(crate) async fn server_time(State(ctx): State<SiteCtx>) -> Json<SimTime> {
+    Json(ctx.with_world(|_, now| now))
+}
+
+fn other(site: SiteRole) -> SiteRole {
+    match site {
+        SiteRole::Local => SiteRole::Peer,
+        SiteRole::Peer => SiteRole::Local,
+    }
+}
+
+fn site_by_id(world: &World, id: &str) -> Result<SiteRole, ApiError> {
+    SiteRole::BOTH
+        .into_iter()
+        .find(|&s| world.site(s).id.eq_ignore_ascii_case(id))
+        .ok_or_else(|| {
+            ApiError::NotFound(format!(
+                "There is no virtualization site '{id}': list them with GET /v1/virtualizationsites."
+            ))
+        })
+}

@@ -1,0 +1,111 @@
+//! Protected VMs: `GET /v1/vms` (one row per VM × VPG) and `GET /v1/vms/{vmIdentifier}`.
+
+use axum::Json;
+use axum::extract::{Path, State};
+
+use crate::api::{ApiError, BaseUrl, Params, SiteCtx};
+use crate::wire::VmView;
+use crate::world::enums::{PRIORITY, VPG_STATUS, VPG_SUBSTATUS};
+
+/// `GET /v1/vms`, filtered by `vpgName`, `vmName`, `status`, `subStatus`,
+/// `protectedSiteIdentifier`, `recoverySiteIdentifier`, `organizationName`, `priority` and
+/// `vmIdentifier`. Names and identifiers match case-insensitively and exactly.
+pub(crate) async fn list(
+    State(ctx): State<SiteCtx>,
+    base: BaseUrl,
+    params: Params,
+) -> Result<Json<Vec<VmView>>, ApiError> {
+    let status = params.enumeration("status", &VPG_STATUS)?;
+    let sub_status = params.enumeration("subStatus", &VPG_SUBSTATUS)?;
+    let priority = params.enumeration("priority", &PRIORITY)?;
+    // Accepted and checked, with nothing to include: the simulator has no backup or mounted VMs.
+    params.boolean("includeBackupedVms")?;
+    params.boolean("includeMountedVms")?;
+    let matches = |filter: &str, value: &str| {
+        params
+            .text(filter)
+            .is_none_or(|wanted| wanted.eq_ignore_ascii_case(value))
+    };
+    Ok(Json(ctx.with_view(&base, |view| {
+        let world = view.world;
+        let mut rows = Vec::new();
+        for (vpg_index, vpg) in world.vpgs.iter().enumerate() {
+            let keep_vpg = vpg.visible_from(ctx.site)
+                && matches("vpgName", &vpg.name)
+                && status.is_none_or(|s| s == vpg.status)
+                && sub_status.is_none_or(|s| s == vpg.sub_status)
+                && priority.is_none_or(|p| p == vpg.priority)
+                && matches("protectedSiteIdentifier", &world.site(vpg.protected).id)
+                && matches("recoverySiteIdentifier", &world.site(vpg.recovery).id)
+                && matches("organizationName", "");
+            if !keep_vpg {
+                continue;
+            }
+            for &vm_index in &vpg.vms {
+                let vm = &world.vms[vm_index];
+                if matches("vmName", &vm.name) && matches("vmIdentifier", &vm.id) {
+                    rows.push(view.vm_row(vm_index, vpg_index));
+                }
+            }
+        }
+        rows
+    })))
+}
+
+/// `GET /v1/vms/{vmIdentifier}?vpgIdentifier=`. A VM in several VPGs visible from this site needs
+/// `vpgIdentifier` ("VpgId may be required if VM is protected by more than one VPG"); without it
+/// the answer is 400 and names the VPGs to choose from.
+pub(crate) async fn one(
+    State(ctx): State<SiteCtx>,
+    base: BaseUrl,
+    Path(id): Path<String>,
+    params: Params,
+) -> Result<Json<VmView>, ApiError> {
+    ctx.with_view(&base, |view| {
+        let world = view.world;
+        let site_name = &world.site(ctx.site).name;
+        let not_found = || {
+            ApiError::NotFound(format!(
+                "There is no protected VM '{id}' at site {site_name}: list them with GET /v1/vms."
+            ))
+        };
+        let vm_index = world.vm_by_id(&id).ok_or_else(not_found)?;
+        let vm = &world.vms[vm_index];
+        let visible: Vec<usize> = vm
+            .vpgs
+            .iter()
+            .copied()
+            .filter(|&v| world.vpgs[v].visible_from(ctx.site))
+            .collect();
+        let vpg_index = match params.text("vpgIdentifier") {
+            Some(wanted) => visible
+                .iter()
+                .copied()
+                .find(|&v| world.vpgs[v].id.eq_ignore_ascii_case(wanted))
+                .ok_or_else(|| {
+                    ApiError::NotFound(format!(
+                        "VM '{}' ({id}) is not in a VPG '{wanted}' at site {site_name}.",
+                        vm.name
+                    ))
+                })?,
+            None => match visible.as_slice() {
+                [] => return Err(not_found()),
+                [only] => *only,
+                several => {
+                    let choices: Vec<String> = several
+                        .iter()
+                        .map(|&v| format!("{} ({})", world.vpgs[v].name, world.vpgs[v].id))
+                        .collect();
+                    return Err(ApiError::BadRequest(format!(
+                        "VM '{}' ({id}) is protected by {} VPGs at site {site_name}: {}. Add \
+                         ?vpgIdentifier=<VPG identifier> to choose one.",
+                        vm.name,
+                        several.len(),
+                        choices.join(", ")
+                    )));
+                }
+            },
+        };
+        Ok(Json(view.vm_row(vm_index, vpg_index)))
+    })
+}

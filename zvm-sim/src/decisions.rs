@@ -1,0 +1,141 @@
+//! Every decision the simulator takes where the real ZVM API is silent, and every default.
+//!
+//! The reference (`zvm-api.md`, §9) fixes most of these; the rest are the simulator's own choices,
+//! made the way a ZVM 10.x appliance would most likely behave. They live here, in one place, so that
+//! when a real appliance says otherwise there is one line to change. The README lists them too.
+//!
+//! What is deliberately absent: the client's "protecting VPG" rule. The client keeps its own copy of
+//! it; the simulator only knows when a VPG writes checkpoints and accepts tagged inserts, which is a
+//! ZVM's behaviour ([`writes_checkpoints`]).
+
+use std::time::Duration;
+
+use crate::world::enums::{status, substatus};
+
+/// Where the local site (Boston) listens by default: the Windows ZVM's historical API port.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:9669";
+/// Where the peer site (Denver) listens by default.
+pub const DEFAULT_PEER_LISTEN: &str = "127.0.0.1:9670";
+
+/// Access-token lifetime on the simulated clock: Keycloak's realm default.
+pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(300);
+/// Refresh-token lifetime (password grant only): Keycloak's default SSO session idle time.
+pub const REFRESH_TOKEN_TTL: Duration = Duration::from_secs(1800);
+/// The Keycloak realm every ZVM appliance uses.
+pub const REALM: &str = "zerto";
+/// The public Keycloak client that the password grant goes through.
+pub const PUBLIC_CLIENT_ID: &str = "zerto-client";
+/// The scope Keycloak reports for the tokens it issues.
+pub const TOKEN_SCOPE: &str = "profile email";
+/// The user name Keycloak gives a confidential client's service account.
+pub fn service_account_name(client_id: &str) -> String {
+    format!("service-account-{client_id}")
+}
+
+/// How long a Zerto task runs by default, before jitter.
+pub const DEFAULT_TASK_DURATION: Duration = Duration::from_millis(2000);
+/// Seeded jitter on every task's duration: a uniform factor in `1 ± TASK_DURATION_JITTER`.
+pub const TASK_DURATION_JITTER: f64 = 0.2;
+/// How long after its task Completed a tagged checkpoint shows up in the checkpoint list.
+pub const DEFAULT_LISTING_LAG: Duration = Duration::from_millis(500);
+/// Simulated seconds per real second.
+pub const DEFAULT_TIME_SCALE: f64 = 1.0;
+/// `Options::for_tests`: short tasks so tests finish quickly, still long enough to be seen running.
+pub const TEST_TASK_DURATION: Duration = Duration::from_millis(50);
+/// `Options::for_tests`: a short listing lag.
+pub const TEST_LISTING_LAG: Duration = Duration::from_millis(20);
+
+/// A refused tagged insert (another insert running, a VPG in a sync, an Initializing VPG) still runs
+/// as a task for this fraction of its duration, then ends Failed: the refusal is only visible to a
+/// client that reads the task, as on a real appliance.
+pub const REFUSED_TASK_FRACTION: f64 = 0.1;
+
+/// Automatic checkpoints are written every 5 s of simulated time (Zerto: "every few seconds").
+pub const CHECKPOINT_INTERVAL_MS: i64 = 5_000;
+/// Automatic checkpoints have `Type` 0; tagged ones `Type` 1 (the names of the 0..2 enum are unknown).
+pub const CHECKPOINT_TYPE_AUTOMATIC: u8 = 0;
+/// See [`CHECKPOINT_TYPE_AUTOMATIC`].
+pub const CHECKPOINT_TYPE_TAGGED: u8 = 1;
+/// Checkpoint identifiers are decimal counters. The simulator derives them from the checkpoint's
+/// 5-second slot, the VPG and a per-slot sequence, so automatic checkpoints never have to be stored
+/// and identifiers still grow with time within a VPG. This many tagged checkpoints fit in one slot
+/// of one VPG; one more ends its insert task Failed.
+pub const TAGS_PER_SLOT: u64 = 999;
+/// The longest journal history a VPG can be configured with (30 days). Slots are counted from this
+/// long before the epoch, so every checkpoint that can ever be listed has a positive identifier.
+pub const MAX_HISTORY_MINUTES: u32 = 30 * 24 * 60;
+/// Journal history of a VPG when the world file gives none.
+pub const DEFAULT_HISTORY_MINUTES: u32 = 60;
+/// Configured RPO of a VPG when the world file gives none (the mocks' value).
+pub const DEFAULT_RPO_SECONDS: u32 = 300;
+
+/// A resync started through `/_sim/vpgs/{id}/resync` without `Seconds` lasts this long.
+pub const DEFAULT_RESYNC_SECONDS: f64 = 30.0;
+/// ... and shows this substatus unless `SubStatus` says otherwise.
+pub const DEFAULT_RESYNC_SUBSTATUS: u8 = substatus::FULL_SYNC;
+/// The substatuses a resync may show.
+pub const RESYNC_SUBSTATUSES: [u8; 3] =
+    [substatus::SYNC, substatus::DELTA_SYNC, substatus::FULL_SYNC];
+
+/// A VM can be in at most three VPGs (Zerto one-to-many replication).
+pub const MAX_VPGS_PER_VM: usize = 3;
+
+/// With a frozen clock (time scale 0) and no explicit epoch, simulated time starts here, so a frozen
+/// run is byte-for-byte repeatable. With a running clock it starts at the wall clock (rounded down to
+/// the second), so scripts that compare the ZVM's times with their own clock see sensible values.
+pub const FROZEN_EPOCH_RFC3339: &str = "2026-01-01T00:00:00Z";
+
+/// Substatuses during which a ZVM writes no checkpoints and refuses tagged inserts: the initial,
+/// volume, delta, full and bitmap syncs. (During a bitmap sync recovery to the last checkpoint stays
+/// possible, but no new checkpoint is added, so a tag cannot be either.)
+pub const SYNC_SUBSTATUSES: [u8; 8] = [
+    substatus::INITIAL_SYNC,
+    substatus::VOLUME_INITIAL_SYNC,
+    substatus::SYNC,
+    substatus::DELTA_SYNC,
+    substatus::FULL_SYNC,
+    substatus::VOLUME_DELTA_SYNC,
+    substatus::VOLUME_FULL_SYNC,
+    substatus::BITMAP_SYNC,
+];
+
+/// Whether a VPG with this status and substatus writes checkpoints (and so accepts a tagged insert):
+/// it must be replicating (MeetingSLA, NotMeetingSLA, RpoNotMeetingSLA or HistoryNotMeetingSLA) and
+/// not in a sync.
+pub fn writes_checkpoints(vpg_status: u8, vpg_substatus: u8) -> bool {
+    (status::MEETING_SLA..=status::HISTORY_NOT_MEETING_SLA).contains(&vpg_status)
+        && !SYNC_SUBSTATUSES.contains(&vpg_substatus)
+}
+
+/// The `CompleteReason` of an insert refused because another insert is still running at the VPG.
+pub fn reason_insert_running(vpg_name: &str, running_task: &str) -> String {
+    format!(
+        "Another tagged checkpoint insert is running for VPG '{vpg_name}' (task {running_task}); \
+         only one insert can run at a time in a VPG. Wait until that task ends, then insert again."
+    )
+}
+
+/// The `CompleteReason` of an insert refused because the VPG does not write checkpoints now.
+pub fn reason_not_writing(vpg_name: &str, status_name: &str, substatus_name: &str) -> String {
+    format!(
+        "VPG '{vpg_name}' cannot take a tagged checkpoint while it is {status_name} \
+         ({substatus_name}): it writes no checkpoints in this state. Wait until it meets its SLA again."
+    )
+}
+
+/// The `CompleteReason` of an insert whose journal was cleared or stopped while it ran.
+pub fn reason_journal_lost(vpg_name: &str) -> String {
+    format!(
+        "VPG '{vpg_name}' stopped writing checkpoints (a resync or a status change) while the tagged \
+         checkpoint was being inserted; the checkpoint was not kept. Insert again once the VPG is \
+         meeting its SLA."
+    )
+}
+
+/// The `CompleteReason` of an insert that found its 5-second slot full.
+pub fn reason_slot_full(vpg_name: &str) -> String {
+    format!(
+        "VPG '{vpg_name}' already has {TAGS_PER_SLOT} tagged checkpoints within these 5 seconds; \
+         insert again a moment later."
+    )
+}

@@ -1,0 +1,369 @@
+//! Keycloak as a ZVM appliance runs it: users, clients, and the access tokens each site issues.
+//!
+//! Each site has its own tokens, as two real appliances would: a Boston token is not valid at
+//! Denver. Tokens expire on the simulated clock, so advancing the clock expires them.
+
+use std::collections::HashMap;
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::decisions::{PUBLIC_CLIENT_ID, service_account_name};
+use crate::world::SiteRole;
+use crate::world::clock::SimTime;
+use crate::world::spec::{ClientSpec, Role, UserSpec};
+
+/// Who made a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// The user name, or `service-account-<client>` for a client.
+    pub name: String,
+    /// The ZVM role.
+    pub role: Role,
+}
+
+/// A token request, as the form gave it.
+#[derive(Debug, Clone, Copy)]
+pub enum Grant<'a> {
+    /// `grant_type=password`.
+    Password {
+        /// `client_id`.
+        client_id: &'a str,
+        /// `username`.
+        username: &'a str,
+        /// `password`.
+        password: &'a str,
+    },
+    /// `grant_type=client_credentials`.
+    ClientCredentials {
+        /// `client_id`.
+        client_id: &'a str,
+        /// `client_secret`.
+        client_secret: &'a str,
+    },
+    /// `grant_type=refresh_token`.
+    Refresh {
+        /// `client_id`.
+        client_id: &'a str,
+        /// `refresh_token`.
+        refresh_token: &'a str,
+    },
+}
+
+/// A token response's content.
+#[derive(Debug, Clone)]
+pub struct Issued {
+    /// `access_token`.
+    pub access_token: String,
+    /// `expires_in`, seconds.
+    pub expires_in: u64,
+    /// `refresh_token` and `refresh_expires_in` (password grant only).
+    pub refresh: Option<(String, u64)>,
+    /// `session_state` (password grant only).
+    pub session_state: Option<String>,
+}
+
+/// A refused token request, as Keycloak words it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrantError {
+    /// 401 `invalid_client`.
+    InvalidClient,
+    /// 401 `invalid_grant` (bad user credentials) or 400 (bad refresh token).
+    InvalidGrant {
+        /// `error_description`.
+        description: &'static str,
+        /// Keycloak answers 401 for bad credentials and 400 for a bad refresh token.
+        unauthorized: bool,
+    },
+    /// 400 `unauthorized_client`.
+    UnauthorizedClient(&'static str),
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    site: SiteRole,
+    /// Session-limit key: `user:<name>` or `client:<id>`.
+    subject: String,
+    principal: Principal,
+    expires: SimTime,
+    revoked: bool,
+}
+
+/// Token lifetimes and the session limit.
+#[derive(Debug, Clone, Copy)]
+pub struct Lifetimes {
+    /// Access tokens, ms.
+    pub access_ms: i64,
+    /// Refresh tokens, ms.
+    pub refresh_ms: i64,
+    /// Whether a new token revokes the subject's older ones at that site.
+    pub session_limit: bool,
+}
+
+/// Keycloak's state.
+#[derive(Debug, Clone)]
+pub struct Auth {
+    users: Vec<UserSpec>,
+    clients: Vec<ClientSpec>,
+    tokens: HashMap<String, Token>,
+    refresh_tokens: HashMap<String, Token>,
+    lifetimes: Lifetimes,
+}
+
+impl Auth {
+    /// Keycloak with these users and clients, and no tokens.
+    pub fn new(users: Vec<UserSpec>, clients: Vec<ClientSpec>, lifetimes: Lifetimes) -> Self {
+        Self {
+            users,
+            clients,
+            tokens: HashMap::new(),
+            refresh_tokens: HashMap::new(),
+            lifetimes,
+        }
+    }
+
+    /// Issues a token at `site`, or says why not.
+    pub fn grant(
+        &mut self,
+        site: SiteRole,
+        grant: Grant<'_>,
+        now: SimTime,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<Issued, GrantError> {
+        let (subject, principal, with_refresh) = match grant {
+            Grant::Password {
+                client_id,
+                username,
+                password,
+            } => {
+                self.check_public_client(client_id)?;
+                let user = self
+                    .users
+                    .iter()
+                    .find(|u| u.name == username && u.password == password)
+                    .ok_or(GrantError::InvalidGrant {
+                        description: "Invalid user credentials",
+                        unauthorized: true,
+                    })?;
+                (
+                    format!("user:{}", user.name),
+                    Principal {
+                        name: user.name.clone(),
+                        role: user.role,
+                    },
+                    true,
+                )
+            }
+            Grant::ClientCredentials {
+                client_id,
+                client_secret,
+            } => {
+                if client_id == PUBLIC_CLIENT_ID {
+                    return Err(GrantError::UnauthorizedClient(
+                        "Public client not allowed to retrieve service account",
+                    ));
+                }
+                let client = self
+                    .clients
+                    .iter()
+                    .find(|c| c.id == client_id && c.secret == client_secret)
+                    .ok_or(GrantError::InvalidClient)?;
+                (
+                    format!("client:{}", client.id),
+                    Principal {
+                        name: service_account_name(&client.id),
+                        role: client.role,
+                    },
+                    false,
+                )
+            }
+            Grant::Refresh {
+                client_id,
+                refresh_token,
+            } => {
+                self.check_public_client(client_id)?;
+                let token = self
+                    .refresh_tokens
+                    .get(refresh_token)
+                    .filter(|t| t.site == site && !t.revoked && now < t.expires)
+                    .ok_or(GrantError::InvalidGrant {
+                        description: "Invalid refresh token",
+                        unauthorized: false,
+                    })?;
+                (token.subject.clone(), token.principal.clone(), true)
+            }
+        };
+
+        if self.lifetimes.session_limit {
+            for token in self
+                .tokens
+                .values_mut()
+                .chain(self.refresh_tokens.values_mut())
+                .filter(|t| t.site == site && t.subject == subject)
+            {
+                token.revoked = true;
+            }
+        }
+        // Expired tokens can never be valid again; forget them so a long run stays small.
+        self.tokens.retain(|_, t| now < t.expires);
+        self.refresh_tokens.retain(|_, t| now < t.expires);
+
+        let token = |lifetime_ms: i64| Token {
+            site,
+            subject: subject.clone(),
+            principal: principal.clone(),
+            expires: now.plus_millis(lifetime_ms),
+            revoked: false,
+        };
+        let access_token = random_token(rng);
+        self.tokens
+            .insert(access_token.clone(), token(self.lifetimes.access_ms));
+        let (refresh, session_state) = if with_refresh {
+            let refresh_token = random_token(rng);
+            self.refresh_tokens
+                .insert(refresh_token.clone(), token(self.lifetimes.refresh_ms));
+            (
+                Some((refresh_token, seconds(self.lifetimes.refresh_ms))),
+                Some(crate::world::guid(rng)),
+            )
+        } else {
+            (None, None)
+        };
+        Ok(Issued {
+            access_token,
+            expires_in: seconds(self.lifetimes.access_ms),
+            refresh,
+            session_state,
+        })
+    }
+
+    /// The principal of a bearer token valid at `site` now, if it is one.
+    pub fn check(&self, site: SiteRole, token: &str, now: SimTime) -> Option<Principal> {
+        self.tokens
+            .get(token)
+            .filter(|t| t.site == site && !t.revoked && now < t.expires)
+            .map(|t| t.principal.clone())
+    }
+
+    fn check_public_client(&self, client_id: &str) -> Result<(), GrantError> {
+        if client_id == PUBLIC_CLIENT_ID {
+            Ok(())
+        } else if self.clients.iter().any(|c| c.id == client_id) {
+            Err(GrantError::UnauthorizedClient(
+                "Client not allowed for direct access grants",
+            ))
+        } else {
+            Err(GrantError::InvalidClient)
+        }
+    }
+}
+
+fn seconds(millis: i64) -> u64 {
+    u64::try_from(millis / 1000).unwrap_or(0)
+}
+
+/// An opaque bearer token: 40 random bytes, hex.
+fn random_token(rng: &mut ChaCha8Rng) -> String {
+    let mut bytes = [0u8; 40];
+    rng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn auth(session_limit: bool) -> Auth {
+        let spec = crate::world::spec::WorldSpec::default_world();
+        Auth::new(
+            spec.users,
+            spec.clients,
+            Lifetimes {
+                access_ms: 300_000,
+                refresh_ms: 1_800_000,
+                session_limit,
+            },
+        )
+    }
+
+    const ADMIN: Grant<'static> = Grant::Password {
+        client_id: "zerto-client",
+        username: "admin",
+        password: "admin",
+    };
+
+    #[test]
+    fn a_token_is_valid_at_its_own_site_until_it_expires() {
+        let mut a = auth(false);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let t0 = SimTime::from_millis(0);
+        let issued = a.grant(SiteRole::Local, ADMIN, t0, &mut rng).unwrap();
+        assert_eq!(issued.expires_in, 300);
+        let token = &issued.access_token;
+        assert!(a.check(SiteRole::Local, token, t0).is_some());
+        assert!(a.check(SiteRole::Peer, token, t0).is_none());
+        assert!(
+            a.check(SiteRole::Local, token, SimTime::from_millis(299_999))
+                .is_some()
+        );
+        assert!(
+            a.check(SiteRole::Local, token, SimTime::from_millis(300_000))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn the_session_limit_revokes_older_tokens_of_the_same_user_only() {
+        let mut a = auth(true);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let t0 = SimTime::from_millis(0);
+        let first = a.grant(SiteRole::Local, ADMIN, t0, &mut rng).unwrap();
+        let operator = Grant::Password {
+            client_id: "zerto-client",
+            username: "operator",
+            password: "operator",
+        };
+        let other = a.grant(SiteRole::Local, operator, t0, &mut rng).unwrap();
+        let second = a.grant(SiteRole::Local, ADMIN, t0, &mut rng).unwrap();
+        assert!(a.check(SiteRole::Local, &first.access_token, t0).is_none());
+        assert!(a.check(SiteRole::Local, &second.access_token, t0).is_some());
+        assert!(a.check(SiteRole::Local, &other.access_token, t0).is_some());
+    }
+
+    #[test]
+    fn bad_credentials_are_refused_as_keycloak_refuses_them() {
+        let mut a = auth(false);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let t0 = SimTime::from_millis(0);
+        let wrong_password = Grant::Password {
+            client_id: "zerto-client",
+            username: "admin",
+            password: "nope",
+        };
+        assert!(matches!(
+            a.grant(SiteRole::Local, wrong_password, t0, &mut rng),
+            Err(GrantError::InvalidGrant {
+                unauthorized: true,
+                ..
+            })
+        ));
+        let wrong_secret = Grant::ClientCredentials {
+            client_id: "rewind",
+            client_secret: "nope",
+        };
+        assert_eq!(
+            a.grant(SiteRole::Local, wrong_secret, t0, &mut rng)
+                .unwrap_err(),
+            GrantError::InvalidClient
+        );
+        let service = Grant::ClientCredentials {
+            client_id: "rewind",
+            client_secret: "rewind-secret",
+        };
+        let issued = a.grant(SiteRole::Local, service, t0, &mut rng).unwrap();
+        assert!(issued.refresh.is_none());
+        let principal = a.check(SiteRole::Local, &issued.access_token, t0).unwrap();
+        assert_eq!(principal.name, "service-account-rewind");
+    }
+}

@@ -1,0 +1,268 @@
+//! The ZVM's enumerations, with their real numbers (`zvm-api.md` §3), and one parser that takes a
+//! number or a name, case-insensitively, as ASP.NET binds them.
+
+/// One enumeration: its values are the positions of `names`.
+#[derive(Debug, Clone, Copy)]
+pub struct EnumTable {
+    /// What the values are, for messages ("VPG status").
+    pub what: &'static str,
+    /// The names, in the order of their numbers.
+    pub names: &'static [&'static str],
+}
+
+/// A value that is neither a number of the enumeration nor one of its names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{value}' is not a {what}: use a number from 0 to {max} or one of the names {names}")]
+pub struct EnumError {
+    /// The value as it was given.
+    pub value: String,
+    /// What was expected.
+    pub what: &'static str,
+    /// The largest number.
+    pub max: usize,
+    /// Every name, comma-separated.
+    pub names: String,
+}
+
+impl EnumTable {
+    /// The name of a value ("Unknown" outside the table).
+    pub fn name(&self, value: u8) -> &'static str {
+        self.names
+            .get(usize::from(value))
+            .copied()
+            .unwrap_or("Unknown")
+    }
+
+    /// Parses a number or a name; names are matched case-insensitively.
+    pub fn parse(&self, raw: &str) -> Result<u8, EnumError> {
+        let value = raw.trim();
+        let position = match value.parse::<usize>() {
+            Ok(number) => (number < self.names.len()).then_some(number),
+            Err(_) => self
+                .names
+                .iter()
+                .position(|name| name.eq_ignore_ascii_case(value)),
+        };
+        position
+            .and_then(|p| u8::try_from(p).ok())
+            .ok_or_else(|| EnumError {
+                value: raw.to_owned(),
+                what: self.what,
+                max: self.names.len().saturating_sub(1),
+                names: self.names.join(", "),
+            })
+    }
+}
+
+/// `VpgVisualStatusApi`, 0..8.
+pub const VPG_STATUS: EnumTable = EnumTable {
+    what: "VPG status",
+    names: &[
+        "Initializing",
+        "MeetingSLA",
+        "NotMeetingSLA",
+        "RpoNotMeetingSLA",
+        "HistoryNotMeetingSLA",
+        "FailingOver",
+        "Moving",
+        "Deleting",
+        "Recovered",
+    ],
+};
+
+/// `VpgVisualSubStatusApi`, the 33 values whose names are known (0..32).
+pub const VPG_SUBSTATUS: EnumTable = EnumTable {
+    what: "VPG substatus",
+    names: &[
+        "None",
+        "InitialSync",
+        "Creating",
+        "VolumeInitialSync",
+        "Sync",
+        "RecoveryPossible",
+        "DeltaSync",
+        "NeedsConfiguration",
+        "Error",
+        "EmptyProtectionGroup",
+        "DisconnectedFromPeerNoRecoveryPoints",
+        "FullSync",
+        "VolumeDeltaSync",
+        "VolumeFullSync",
+        "FailingOverCommitting",
+        "FailingOverBeforeCommit",
+        "FailingOverRollingBack",
+        "Promoting",
+        "MovingCommitting",
+        "MovingBeforeCommit",
+        "MovingRollingBack",
+        "Deleting",
+        "PendingRemove",
+        "BitmapSync",
+        "DisconnectedFromPeer",
+        "ReplicationPausedUserInitiated",
+        "ReplicationPausedSystemInitiated",
+        "RecoveryStorageProfileError",
+        "Backup",
+        "RollingBack",
+        "RecoveryStorageError",
+        "JournalStorageError",
+        "VmNotProtectedError",
+    ],
+};
+
+/// `TaskStatusEnumApi`, 0..7.
+pub const TASK_STATE: EnumTable = EnumTable {
+    what: "task status",
+    names: &[
+        "FirstUnusedValue",
+        "InProgress",
+        "WaitingForUserInput",
+        "Paused",
+        "Failed",
+        "Stopped",
+        "Completed",
+        "Cancelling",
+    ],
+};
+
+/// Task types. The API carries them as strings; their numbers are unknown, so a number given in a
+/// filter is read as a position in this list (the simulator's own order).
+pub const TASK_TYPE: EnumTable = EnumTable {
+    what: "task type",
+    names: &[
+        "CreateProtectionGroup",
+        "RemoveProtectionGroup",
+        "FailOver",
+        "FailOverTest",
+        "StopFailOverTest",
+        "Move",
+        "GetCheckpointList",
+        "ProtectVM",
+        "UnprotectVM",
+        "AddVMToProtectionGroup",
+        "RemoveVMFromProtectionGroup",
+        "InstallVra",
+        "UninstallVra",
+        "UpdateProtectionGroup",
+        "InsertTaggedCP",
+        "WaitForCP",
+        "ClearCheckpoints",
+        "ForceRemoveProtectionGroup",
+        "InitFullSync",
+        "Pair",
+        "Unpair",
+        "Clone",
+        "MoveBeforeCommit",
+        "MoveRollback",
+        "MoveCommit",
+        "UpgradeVra",
+        "FailoverBeforeCommit",
+        "FailoverCommit",
+        "FailoverRollback",
+        "PauseProtectionGroup",
+        "ResumeProtectionGroup",
+        "ChangeRecoveryHost",
+        "FlrJournalMount",
+        "FlrJournalUnmount",
+    ],
+};
+
+/// `VpgPriorityApi`, 0..2.
+pub const PRIORITY: EnumTable = EnumTable {
+    what: "VPG priority",
+    names: &["Low", "Medium", "High"],
+};
+
+/// Peer-site pairing status, 0..2 (names as the ZVM UI has them).
+pub const PAIRING_STATUS: EnumTable = EnumTable {
+    what: "pairing status",
+    names: &["Paired", "Pairing", "Unpaired"],
+};
+
+/// VPG status numbers the simulator refers to by name.
+pub mod status {
+    /// 0: the VPG is being created and has no journal yet.
+    pub const INITIALIZING: u8 = 0;
+    /// 1
+    pub const MEETING_SLA: u8 = 1;
+    /// 2: both history and RPO are not met.
+    pub const NOT_MEETING_SLA: u8 = 2;
+    /// 3
+    pub const RPO_NOT_MEETING_SLA: u8 = 3;
+    /// 4
+    pub const HISTORY_NOT_MEETING_SLA: u8 = 4;
+}
+
+/// VPG substatus numbers the simulator refers to by name.
+pub mod substatus {
+    /// 0
+    pub const NONE: u8 = 0;
+    /// 1
+    pub const INITIAL_SYNC: u8 = 1;
+    /// 3
+    pub const VOLUME_INITIAL_SYNC: u8 = 3;
+    /// 4
+    pub const SYNC: u8 = 4;
+    /// 6
+    pub const DELTA_SYNC: u8 = 6;
+    /// 11
+    pub const FULL_SYNC: u8 = 11;
+    /// 12
+    pub const VOLUME_DELTA_SYNC: u8 = 12;
+    /// 13
+    pub const VOLUME_FULL_SYNC: u8 = 13;
+    /// 23
+    pub const BITMAP_SYNC: u8 = 23;
+}
+
+/// Task state numbers.
+pub mod task_state {
+    /// 1
+    pub const IN_PROGRESS: u8 = 1;
+    /// 4 (terminal)
+    pub const FAILED: u8 = 4;
+    /// 6 (terminal)
+    pub const COMPLETED: u8 = 6;
+}
+
+/// The task type of a tagged checkpoint insert.
+pub const INSERT_TAGGED_CP: &str = "InsertTaggedCP";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_takes_numbers_and_names_in_any_case() {
+        assert_eq!(VPG_STATUS.parse("1"), Ok(1));
+        assert_eq!(VPG_STATUS.parse("meetingsla"), Ok(1));
+        assert_eq!(VPG_STATUS.parse("RPONOTMEETINGSLA"), Ok(3));
+        assert_eq!(VPG_SUBSTATUS.parse("DeltaSync"), Ok(substatus::DELTA_SYNC));
+        assert_eq!(TASK_STATE.parse("completed"), Ok(task_state::COMPLETED));
+    }
+
+    #[test]
+    fn parse_refuses_out_of_range_numbers_and_unknown_names() {
+        let error = VPG_STATUS.parse("9").unwrap_err();
+        assert!(error.to_string().contains("from 0 to 8"), "{error}");
+        let error = VPG_STATUS.parse("Healthy").unwrap_err();
+        assert!(
+            error.to_string().contains("'Healthy' is not a VPG status"),
+            "{error}"
+        );
+        assert!(VPG_STATUS.parse("-1").is_err());
+    }
+
+    #[test]
+    fn the_real_numbers_hold() {
+        assert_eq!(VPG_STATUS.name(3), "RpoNotMeetingSLA");
+        assert_eq!(VPG_STATUS.name(4), "HistoryNotMeetingSLA");
+        assert_eq!(VPG_SUBSTATUS.name(23), "BitmapSync");
+        assert_eq!(VPG_SUBSTATUS.name(32), "VmNotProtectedError");
+        assert_eq!(TASK_STATE.name(4), "Failed");
+        assert_eq!(
+            TASK_TYPE.name(TASK_TYPE.parse(INSERT_TAGGED_CP).unwrap()),
+            INSERT_TAGGED_CP
+        );
+    }
+}

@@ -1,0 +1,666 @@
+//! The model: sites, VMs, VPGs with their journals, guest files, tasks, Keycloak, the call log and
+//! the simulated clock, all in one [`World`] behind one mutex.
+//!
+//! Nothing here runs on its own. Each request first calls [`World::advance`], which brings the world
+//! to the simulated "now" by processing, in time order, everything that fell due since the last
+//! request: tasks reaching their end, resyncs ending. Everything else (task progress, automatic
+//! checkpoints, tags becoming listed, token expiry) is derived from the clock when it is read.
+//!
+//! - [`spec`]: the world as a file describes it, and its validation.
+//! - [`clock`]: simulated time.
+//! - [`journal`]: a VPG's checkpoints, automatic ones computed lazily.
+//! - [`files`]: guest files with their history.
+//! - [`tasks`]: Zerto tasks.
+//! - [`auth`]: Keycloak users, clients and tokens.
+//! - [`enums`]: the ZVM's enumerations.
+
+pub mod auth;
+pub mod clock;
+pub mod enums;
+pub mod files;
+pub mod journal;
+pub mod spec;
+pub mod tasks;
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use bytes::Bytes;
+use rand::{Rng, RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::decisions::{
+    self, CHECKPOINT_INTERVAL_MS, MAX_HISTORY_MINUTES, REFUSED_TASK_FRACTION, TASK_DURATION_JITTER,
+};
+use auth::{Auth, Lifetimes, Principal};
+use clock::{Clock, SimTime};
+use enums::{INSERT_TAGGED_CP, VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_state};
+use files::{GuestFacts, GuestFiles};
+use journal::{Journal, Numbering};
+use spec::{GuestOs, WorldError, WorldSpec};
+use tasks::{Planned, Task};
+
+/// Which of the two simulated ZVMs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SiteRole {
+    /// The local site: the first site of the world, on the first listener (Boston by default).
+    Local,
+    /// The peer site: the second site, on the second listener (Denver by default).
+    Peer,
+}
+
+impl SiteRole {
+    /// Both, local first.
+    pub const BOTH: [SiteRole; 2] = [SiteRole::Local, SiteRole::Peer];
+
+    /// 0 for the local site, 1 for the peer.
+    pub const fn index(self) -> usize {
+        match self {
+            SiteRole::Local => 0,
+            SiteRole::Peer => 1,
+        }
+    }
+
+    fn from_index(index: usize) -> Self {
+        if index == 0 {
+            SiteRole::Local
+        } else {
+            SiteRole::Peer
+        }
+    }
+}
+
+/// A random GUID drawn from a seeded generator.
+pub fn guid(rng: &mut ChaCha8Rng) -> String {
+    let mut bytes = [0u8; 16];
+    rng.fill_bytes(&mut bytes);
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .to_string()
+}
+
+/// An ESXi host of a site.
+#[derive(Debug, Clone)]
+pub struct Host {
+    /// `<serverGuid>.host-<n>`.
+    pub id: String,
+    /// Its DNS name.
+    pub name: String,
+}
+
+/// A site and its virtualization inventory.
+#[derive(Debug, Clone)]
+pub struct Site {
+    /// Local or peer.
+    pub role: SiteRole,
+    /// `SiteName`.
+    pub name: String,
+    /// `Location`.
+    pub location: String,
+    /// `SiteIdentifier`, a GUID.
+    pub id: String,
+    /// The vCenter server GUID that prefixes VM, host and datastore identifiers.
+    pub server_id: String,
+    /// The ZVM's IP address.
+    pub ip: String,
+    /// Its ESXi hosts.
+    pub hosts: Vec<Host>,
+    /// Its datastore: identifier and name.
+    pub datastore: (String, String),
+    /// Its VM network: identifier and name.
+    pub network: (String, String),
+}
+
+/// A VM.
+#[derive(Debug, Clone)]
+pub struct Vm {
+    /// `<serverGuid>.vm-<n>`.
+    pub id: String,
+    /// `VmName`; not unique.
+    pub name: String,
+    /// The site it runs at.
+    pub site: SiteRole,
+    /// Linux or Windows.
+    pub os: GuestOs,
+    /// `CpuCoresNum`.
+    pub cpus: u32,
+    /// `MemorySizeInMB`.
+    pub memory_mb: u32,
+    /// `ProvisionedStorageInMB`.
+    pub provisioned_mb: u64,
+    /// `UsedStorageInMB`.
+    pub used_mb: u64,
+    /// Position of its host in its site's hosts.
+    pub host: usize,
+    /// Its IP address.
+    pub ip: String,
+    /// The VPGs it is in (at most three).
+    pub vpgs: Vec<usize>,
+    /// Its guest files, with their history.
+    pub files: GuestFiles,
+}
+
+/// A resync in progress.
+#[derive(Debug, Clone, Copy)]
+pub struct Resync {
+    /// When it started.
+    pub started: SimTime,
+    /// When it ends.
+    pub until: SimTime,
+}
+
+/// A VPG.
+#[derive(Debug, Clone)]
+pub struct Vpg {
+    /// `VpgIdentifier`, a GUID.
+    pub id: String,
+    /// `VpgName`, unique.
+    pub name: String,
+    /// Where its VMs run.
+    pub protected: SiteRole,
+    /// Where its journal is.
+    pub recovery: SiteRole,
+    /// Its VMs.
+    pub vms: Vec<usize>,
+    /// `Status`.
+    pub status: u8,
+    /// `SubStatus`.
+    pub sub_status: u8,
+    /// The resync in progress, if any.
+    pub resync: Option<Resync>,
+    /// Bumped by every resync and status pin, so an outdated resync end is ignored.
+    pub generation: u64,
+    /// `Priority`.
+    pub priority: u8,
+    /// `ConfiguredRpoSeconds`.
+    pub rpo_seconds: u32,
+    /// `ActualRPO` while it replicates.
+    pub actual_rpo: u32,
+    /// `IOPs`.
+    pub iops: u32,
+    /// `ThroughputInMB`.
+    pub throughput_mb: f64,
+    /// Its checkpoints.
+    pub journal: Journal,
+}
+
+impl Vpg {
+    /// Visible from the ZVM of its protected site and of its recovery site.
+    pub fn visible_from(&self, site: SiteRole) -> bool {
+        self.protected == site || self.recovery == site
+    }
+}
+
+/// Task and listing timings, changeable at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timings {
+    /// Nominal task duration before jitter, ms.
+    pub task_duration_ms: i64,
+    /// Completed insert → checkpoint listed, ms.
+    pub listing_lag_ms: i64,
+}
+
+/// One recorded API call (token endpoint included, `/_sim` excluded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// 1, 2, ... across both sites.
+    pub seq: u64,
+    /// The site name.
+    pub site: String,
+    /// HTTP method.
+    pub method: String,
+    /// The path as the client sent it.
+    pub path: String,
+    /// The query string with secrets redacted, if any.
+    pub query: Option<String>,
+    /// Response status.
+    pub status: u16,
+    /// The task the call started, if any.
+    pub task_id: Option<String>,
+}
+
+/// Everything needed to build the initial world, and to build it again on reset.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The world.
+    pub spec: WorldSpec,
+    /// The seed of every random choice.
+    pub seed: u64,
+    /// Simulated time at start.
+    pub epoch: SimTime,
+    /// Simulated seconds per real second at start.
+    pub time_scale: f64,
+    /// Timings at start.
+    pub timings: Timings,
+    /// Token lifetimes and session limit.
+    pub lifetimes: Lifetimes,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    TaskEnds(usize),
+    ResyncEnds { vpg: usize, generation: u64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Scheduled {
+    at: SimTime,
+    seq: u64,
+    event: Event,
+}
+
+/// The whole simulated world.
+#[derive(Debug)]
+pub struct World {
+    /// The simulated clock.
+    pub clock: Clock,
+    /// Current timings.
+    pub timings: Timings,
+    /// Local, then peer.
+    pub sites: [Site; 2],
+    /// Every VM.
+    pub vms: Vec<Vm>,
+    /// Every VPG.
+    pub vpgs: Vec<Vpg>,
+    /// Every task of both sites, oldest first.
+    pub tasks: Vec<Task>,
+    /// Keycloak.
+    pub auth: Auth,
+    /// The call log.
+    pub calls: Vec<Call>,
+    task_by_id: HashMap<String, usize>,
+    /// Runtime random choices (task ids, tokens, jitter). The initial world uses a separate stream,
+    /// so a change to the world file does not shift every task id.
+    rng: ChaCha8Rng,
+    events: BinaryHeap<Reverse<Scheduled>>,
+    next_event: u64,
+    trimmed_at: SimTime,
+}
+
+impl World {
+    /// Builds the initial world of a setup; the same setup always gives the same world.
+    pub fn new(setup: &Setup) -> Result<World, WorldError> {
+        let resolved = setup.spec.resolve()?;
+        let mut rng = ChaCha8Rng::seed_from_u64(setup.seed);
+        let origin = setup
+            .epoch
+            .plus_millis(-i64::from(MAX_HISTORY_MINUTES) * 60_000);
+
+        let sites: [Site; 2] = [0, 1].map(|index| {
+            let spec = &setup.spec.sites[index];
+            let server_id = guid(&mut rng);
+            let id = guid(&mut rng);
+            let domain = format!("{}.example.internal", spec.name.to_lowercase());
+            let octet = 10 * (index + 1);
+            Site {
+                role: SiteRole::from_index(index),
+                name: spec.name.clone(),
+                location: spec.location.clone(),
+                id,
+                ip: format!("10.{octet}.0.10"),
+                hosts: (1..=2)
+                    .map(|n| Host {
+                        id: format!("{server_id}.host-{}", 10 + n * 3),
+                        name: format!("esx0{n}.{domain}"),
+                    })
+                    .collect(),
+                datastore: (
+                    format!("{server_id}.datastore-{}", 20 + index),
+                    format!("ds-{}-01", spec.name.to_lowercase()),
+                ),
+                network: (
+                    format!("{server_id}.network-{}", 30 + index),
+                    "VM Network".to_owned(),
+                ),
+                server_id,
+            }
+        });
+
+        let mut next_moref = [rng.random_range(20..60u32), rng.random_range(20..60u32)];
+        let mut vms = Vec::with_capacity(setup.spec.vms.len());
+        for (spec, &site_index) in setup.spec.vms.iter().zip(&resolved.vm_sites) {
+            let site = &sites[site_index];
+            let moref = next_moref[site_index];
+            next_moref[site_index] += rng.random_range(1..8u32);
+            let ip = format!(
+                "10.{}.{}.{}",
+                10 * (site_index + 1),
+                rng.random_range(1..250u32),
+                rng.random_range(10..250u32)
+            );
+            let port = [8080u16, 8443, 9000, 5000][rng.random_range(0..4usize)];
+            let provisioned_mb = u64::from(spec.disk_gb) * 1024;
+            let used_mb = provisioned_mb * rng.random_range(30..90u64) / 100;
+            let mut files = GuestFiles::new(spec.os);
+            let facts = GuestFacts {
+                vm: &spec.name,
+                site: &site.name,
+                ip: &ip,
+                port,
+            };
+            for (path, content) in files::default_files(spec.os, &facts) {
+                files
+                    .write(&path, Bytes::from(content), origin)
+                    .map_err(|source| WorldError::GuestFile {
+                        vm: spec.name.clone(),
+                        source,
+                    })?;
+            }
+            vms.push(Vm {
+                id: format!("{}.vm-{moref}", site.server_id),
+                name: spec.name.clone(),
+                site: site.role,
+                os: spec.os,
+                cpus: spec.cpus,
+                memory_mb: spec.memory_mb,
+                provisioned_mb,
+                used_mb,
+                host: rng.random_range(0..site.hosts.len()),
+                ip,
+                vpgs: Vec::new(),
+                files,
+            });
+        }
+
+        let vpg_count = setup.spec.vpgs.len() as u64;
+        let mut vpgs = Vec::with_capacity(setup.spec.vpgs.len());
+        for (index, (spec, resolved)) in setup.spec.vpgs.iter().zip(&resolved.vpgs).enumerate() {
+            let numbering = Numbering {
+                origin,
+                vpg_count,
+                vpg: index as u64,
+            };
+            let mut journal = Journal::new(numbering, spec.history_minutes);
+            if decisions::writes_checkpoints(resolved.status, resolved.sub_status) {
+                // A replicating VPG has written checkpoints for longer than any history window.
+                journal.start_writing(origin);
+            }
+            let actual_rpo = if resolved.status == status::RPO_NOT_MEETING_SLA
+                || resolved.status == status::NOT_MEETING_SLA
+            {
+                spec.rpo_seconds + rng.random_range(60..600u32)
+            } else {
+                rng.random_range(3..10u32)
+            };
+            for &vm in &resolved.members {
+                vms[vm].vpgs.push(index);
+            }
+            vpgs.push(Vpg {
+                id: guid(&mut rng),
+                name: spec.name.clone(),
+                protected: SiteRole::from_index(resolved.protected),
+                recovery: SiteRole::from_index(resolved.recovery),
+                vms: resolved.members.clone(),
+                status: resolved.status,
+                sub_status: resolved.sub_status,
+                resync: None,
+                generation: 0,
+                priority: resolved.priority,
+                rpo_seconds: spec.rpo_seconds,
+                actual_rpo,
+                iops: rng.random_range(5..400u32),
+                throughput_mb: f64::from(rng.random_range(1..4000u32)) / 1024.0,
+                journal,
+            });
+        }
+
+        let mut runtime = ChaCha8Rng::seed_from_u64(setup.seed);
+        runtime.set_stream(1);
+        Ok(World {
+            clock: Clock::new(setup.epoch, setup.time_scale),
+            timings: setup.timings,
+            sites,
+            vms,
+            vpgs,
+            tasks: Vec::new(),
+            auth: Auth::new(
+                setup.spec.users.clone(),
+                setup.spec.clients.clone(),
+                setup.lifetimes,
+            ),
+            calls: Vec::new(),
+            task_by_id: HashMap::new(),
+            rng: runtime,
+            events: BinaryHeap::new(),
+            next_event: 0,
+            trimmed_at: setup.epoch,
+        })
+    }
+
+    /// The site of a role.
+    pub fn site(&self, role: SiteRole) -> &Site {
+        &self.sites[role.index()]
+    }
+
+    /// Keycloak and the random generator, borrowed together to issue a token.
+    pub fn auth_and_rng(&mut self) -> (&mut Auth, &mut ChaCha8Rng) {
+        (&mut self.auth, &mut self.rng)
+    }
+
+    /// Brings the world to `now`: processes, in time order, everything due at or before it.
+    pub fn advance(&mut self, now: SimTime) {
+        while let Some(Reverse(next)) = self.events.peek() {
+            if next.at > now {
+                break;
+            }
+            let Some(Reverse(Scheduled { at, event, .. })) = self.events.pop() else {
+                break;
+            };
+            match event {
+                Event::TaskEnds(task) => self.end_task(task, at),
+                Event::ResyncEnds { vpg, generation } => self.end_resync(vpg, generation, at),
+            }
+        }
+        if now.millis_since(self.trimmed_at) >= 60_000 {
+            for vpg in &mut self.vpgs {
+                vpg.journal.trim(now);
+            }
+            self.trimmed_at = now;
+        }
+    }
+
+    fn schedule(&mut self, at: SimTime, event: Event) {
+        self.next_event += 1;
+        self.events.push(Reverse(Scheduled {
+            at,
+            seq: self.next_event,
+            event,
+        }));
+    }
+
+    /// A VPG by identifier (case-insensitive).
+    pub fn vpg_by_id(&self, id: &str) -> Option<usize> {
+        self.vpgs.iter().position(|v| v.id.eq_ignore_ascii_case(id))
+    }
+
+    /// A VPG by identifier or, failing that, by name (case-insensitive): the control API's lookup.
+    pub fn vpg_by_id_or_name(&self, key: &str) -> Option<usize> {
+        self.vpg_by_id(key).or_else(|| {
+            self.vpgs
+                .iter()
+                .position(|v| v.name.eq_ignore_ascii_case(key))
+        })
+    }
+
+    /// A VM by identifier (case-insensitive).
+    pub fn vm_by_id(&self, id: &str) -> Option<usize> {
+        self.vms.iter().position(|v| v.id.eq_ignore_ascii_case(id))
+    }
+
+    /// A task by identifier (case-insensitive).
+    pub fn task_by_id(&self, id: &str) -> Option<&Task> {
+        self.task_by_id
+            .get(&id.to_ascii_lowercase())
+            .map(|&index| &self.tasks[index])
+    }
+
+    /// Whether the VPG writes checkpoints now (and so can take a tagged one).
+    pub fn writes_checkpoints(&self, vpg: usize) -> bool {
+        let v = &self.vpgs[vpg];
+        decisions::writes_checkpoints(v.status, v.sub_status)
+    }
+
+    /// `POST /v1/vpgs/{id}/checkpoints`: starts an `InsertTaggedCP` task at `site` and returns its
+    /// identifier. The HTTP answer is always the task id; whether the insert worked is only in the
+    /// task (another insert running, a VPG that writes no checkpoints: the task ends Failed).
+    pub fn insert_tagged_checkpoint(
+        &mut self,
+        site: SiteRole,
+        vpg: usize,
+        name: &str,
+        by: &Principal,
+        now: SimTime,
+    ) -> String {
+        let duration = self.jittered_task_duration();
+        let v = &self.vpgs[vpg];
+        let running = self
+            .tasks
+            .iter()
+            .find(|t| t.vpg == vpg && t.kind == INSERT_TAGGED_CP && t.is_running());
+        let planned = if let Some(running) = running {
+            Planned::Fail(decisions::reason_insert_running(&v.name, &running.id))
+        } else if !self.writes_checkpoints(vpg) {
+            Planned::Fail(decisions::reason_not_writing(
+                &v.name,
+                VPG_STATUS.name(v.status),
+                VPG_SUBSTATUS.name(v.sub_status),
+            ))
+        } else {
+            Planned::Complete
+        };
+        let runs_for = match planned {
+            Planned::Complete => duration,
+            Planned::Fail(_) => (duration as f64 * REFUSED_TASK_FRACTION).round() as i64,
+        };
+        let id = self.new_task_id(site);
+        let index = self.tasks.len();
+        self.tasks.push(Task {
+            id: id.clone(),
+            site,
+            kind: INSERT_TAGGED_CP,
+            vpg,
+            checkpoint_name: name.to_owned(),
+            initiated_by: by.name.clone(),
+            started: now,
+            nominal_end: now.plus_millis(duration),
+            planned,
+            ended: None,
+        });
+        self.task_by_id.insert(id.to_ascii_lowercase(), index);
+        self.schedule(now.plus_millis(runs_for), Event::TaskEnds(index));
+        id
+    }
+
+    fn end_task(&mut self, index: usize, at: SimTime) {
+        let task = &self.tasks[index];
+        let vpg = &mut self.vpgs[task.vpg];
+        let (state, reason) = match &task.planned {
+            Planned::Fail(reason) => (task_state::FAILED, reason.clone()),
+            Planned::Complete if !vpg.journal.covers(task.started, at) => (
+                task_state::FAILED,
+                decisions::reason_journal_lost(&vpg.name),
+            ),
+            Planned::Complete => {
+                let listed_at = at.plus_millis(self.timings.listing_lag_ms);
+                match vpg
+                    .journal
+                    .add_tagged(task.started, &task.checkpoint_name, listed_at)
+                {
+                    Some(_) => (task_state::COMPLETED, String::new()),
+                    None => (task_state::FAILED, decisions::reason_slot_full(&vpg.name)),
+                }
+            }
+        };
+        self.tasks[index].end(state, reason, at);
+    }
+
+    /// `POST /_sim/vpgs/{id}/resync`: removes every checkpoint of the VPG and shows a sync for
+    /// `seconds`, then MeetingSLA / None.
+    pub fn resync(&mut self, vpg: usize, seconds: f64, sync_substatus: u8, now: SimTime) -> Resync {
+        let until = now.plus_millis((seconds * 1000.0).round() as i64);
+        let v = &mut self.vpgs[vpg];
+        v.journal.wipe();
+        v.status = status::NOT_MEETING_SLA;
+        v.sub_status = sync_substatus;
+        v.generation += 1;
+        let resync = Resync {
+            started: now,
+            until,
+        };
+        v.resync = Some(resync);
+        let generation = v.generation;
+        self.schedule(until, Event::ResyncEnds { vpg, generation });
+        resync
+    }
+
+    fn end_resync(&mut self, vpg: usize, generation: u64, at: SimTime) {
+        let v = &mut self.vpgs[vpg];
+        if v.generation != generation {
+            return;
+        }
+        v.resync = None;
+        v.status = status::MEETING_SLA;
+        v.sub_status = substatus::NONE;
+        v.journal.start_writing(at);
+    }
+
+    /// `POST /_sim/vpgs/{id}/status`: shows this status until changed. A running resync is
+    /// cancelled; the VPG writes checkpoints from now on if the new state is one that does, and
+    /// stops (keeping what it wrote) if not.
+    pub fn pin_status(&mut self, vpg: usize, new_status: u8, new_substatus: u8, now: SimTime) {
+        let v = &mut self.vpgs[vpg];
+        v.status = new_status;
+        v.sub_status = new_substatus;
+        v.resync = None;
+        v.generation += 1;
+        if decisions::writes_checkpoints(new_status, new_substatus) {
+            v.journal.start_writing(now);
+        } else {
+            v.journal.stop_writing(now);
+        }
+    }
+
+    /// Records an API call.
+    pub fn record_call(&mut self, mut call: Call) {
+        call.seq = self.calls.last().map_or(1, |c| c.seq + 1);
+        self.calls.push(call);
+    }
+
+    /// `ProgressPercentage` of a VPG: a resync's progress, 0 while Initializing, else 100.
+    pub fn vpg_progress(&self, vpg: usize, now: SimTime) -> f64 {
+        let v = &self.vpgs[vpg];
+        match v.resync {
+            Some(r) => {
+                let total = r.until.millis_since(r.started).max(1) as f64;
+                (now.millis_since(r.started) as f64 / total * 100.0).clamp(0.0, 100.0)
+            }
+            None if v.status == status::INITIALIZING => 0.0,
+            None => 100.0,
+        }
+    }
+
+    /// `ActualRPO` of a VPG now: 0 while it writes no checkpoints.
+    pub fn actual_rpo(&self, vpg: usize, now: SimTime) -> u32 {
+        let v = &self.vpgs[vpg];
+        if !self.writes_checkpoints(vpg) {
+            return 0;
+        }
+        // The time since the last checkpoint, on top of the VPG's replication lag.
+        let since_slot = now.millis().rem_euclid(CHECKPOINT_INTERVAL_MS) / 1000;
+        v.actual_rpo + u32::try_from(since_slot).unwrap_or(0)
+    }
+
+    fn jittered_task_duration(&mut self) -> i64 {
+        let base = self.timings.task_duration_ms as f64;
+        let factor = 1.0
+            + self
+                .rng
+                .random_range(-TASK_DURATION_JITTER..=TASK_DURATION_JITTER);
+        (base * factor).round().max(0.0) as i64
+    }
+
+    fn new_task_id(&mut self, site: SiteRole) -> String {
+        let task_guid = guid(&mut self.rng);
+        format!("{task_guid}.{}", self.sites[site.index()].id)
+    }
+}

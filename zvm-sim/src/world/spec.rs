@@ -1,0 +1,537 @@
+//! The world as a file describes it (`worlds/default.toml` is embedded), and its validation.
+//!
+//! A spec names things; [`WorldSpec::resolve`] turns names into positions and refuses a world a ZVM
+//! could not have (a VM in a fourth VPG, a VPG member that does not exist, an unknown status).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::decisions::{
+    DEFAULT_HISTORY_MINUTES, DEFAULT_RPO_SECONDS, MAX_HISTORY_MINUTES, MAX_VPGS_PER_VM,
+    PUBLIC_CLIENT_ID,
+};
+use crate::world::enums::{EnumError, PRIORITY, VPG_STATUS, VPG_SUBSTATUS};
+
+/// The embedded default world.
+pub const DEFAULT_WORLD_TOML: &str = include_str!("../../worlds/default.toml");
+
+/// A world: two sites, their VMs and VPGs, and the Keycloak users and clients.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorldSpec {
+    /// Exactly two: the local site (first listener) and the peer.
+    pub sites: Vec<SiteSpec>,
+    /// Every VM, protected or not.
+    #[serde(default)]
+    pub vms: Vec<VmSpec>,
+    /// Every VPG.
+    #[serde(default)]
+    pub vpgs: Vec<VpgSpec>,
+    /// Users for the password grant (through `zerto-client`).
+    #[serde(default)]
+    pub users: Vec<UserSpec>,
+    /// Confidential clients for the client_credentials grant.
+    #[serde(default)]
+    pub clients: Vec<ClientSpec>,
+}
+
+/// A site, served by its own simulated ZVM.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiteSpec {
+    /// The site name (`SiteName`, `PeerSiteName`).
+    pub name: String,
+    /// Free text (`Location`).
+    #[serde(default)]
+    pub location: String,
+}
+
+/// A VM.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VmSpec {
+    /// The VM name; two VMs may share one.
+    pub name: String,
+    /// The site the VM runs at.
+    pub site: String,
+    /// Linux or Windows: decides its partitions and guest files.
+    pub os: GuestOs,
+    /// Virtual CPU cores.
+    #[serde(default = "default_cpus")]
+    pub cpus: u32,
+    /// Memory in MB.
+    #[serde(default = "default_memory_mb")]
+    pub memory_mb: u32,
+    /// Provisioned disk in GB.
+    #[serde(default = "default_disk_gb")]
+    pub disk_gb: u32,
+}
+
+/// The guest operating system family.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum GuestOs {
+    /// Partitions `sda1` and `sdb1`.
+    Linux,
+    /// Partitions `C:` and `D:`.
+    Windows,
+}
+
+/// A VPG.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VpgSpec {
+    /// The VPG name, unique in the world.
+    pub name: String,
+    /// Where its VMs run.
+    pub protected_site: String,
+    /// Where its journal is and where it recovers.
+    pub recovery_site: String,
+    /// A VPG status name or number.
+    #[serde(default = "default_status")]
+    pub status: String,
+    /// A VPG substatus name or number.
+    #[serde(default = "default_sub_status")]
+    pub sub_status: String,
+    /// `ConfiguredHistoryInMinutes`.
+    #[serde(default = "default_history_minutes")]
+    pub history_minutes: u32,
+    /// `ConfiguredRpoSeconds`.
+    #[serde(default = "default_rpo_seconds")]
+    pub rpo_seconds: u32,
+    /// A priority name or number.
+    #[serde(default = "default_priority")]
+    pub priority: String,
+    /// Member VM names, looked up among the VMs at the protected site.
+    pub vms: Vec<String>,
+}
+
+/// A Keycloak user.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserSpec {
+    /// User name.
+    pub name: String,
+    /// Password.
+    pub password: String,
+    /// ZVM role.
+    pub role: Role,
+}
+
+/// A confidential Keycloak client with a service account.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientSpec {
+    /// Client id.
+    pub id: String,
+    /// Client secret.
+    pub secret: String,
+    /// ZVM role of its service account.
+    pub role: Role,
+}
+
+/// A ZVM role.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum Role {
+    /// May do everything.
+    Administrator,
+    /// May operate VPGs (and, on 10.9, is refused FLR).
+    Operator,
+}
+
+// Secrets never reach a log line, not even through `{:?}` of the options.
+impl fmt::Debug for UserSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UserSpec")
+            .field("name", &self.name)
+            .field("password", &"<redacted>")
+            .field("role", &self.role)
+            .finish()
+    }
+}
+
+impl fmt::Debug for ClientSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientSpec")
+            .field("id", &self.id)
+            .field("secret", &"<redacted>")
+            .field("role", &self.role)
+            .finish()
+    }
+}
+
+fn default_cpus() -> u32 {
+    2
+}
+fn default_memory_mb() -> u32 {
+    4096
+}
+fn default_disk_gb() -> u32 {
+    60
+}
+fn default_status() -> String {
+    "MeetingSLA".to_owned()
+}
+fn default_sub_status() -> String {
+    "None".to_owned()
+}
+fn default_history_minutes() -> u32 {
+    DEFAULT_HISTORY_MINUTES
+}
+fn default_rpo_seconds() -> u32 {
+    DEFAULT_RPO_SECONDS
+}
+fn default_priority() -> String {
+    "Medium".to_owned()
+}
+
+/// A world that no ZVM could have, or a world file that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WorldError {
+    /// The TOML does not parse.
+    #[error("the world file is not valid TOML for a zvm-sim world: {0}")]
+    Toml(String),
+    /// Not exactly two sites.
+    #[error(
+        "a world has exactly two sites (the local one, then the peer); this one has {0}. \
+         Add or remove [[sites]] entries."
+    )]
+    SiteCount(usize),
+    /// Two sites with one name.
+    #[error("two sites are named '{0}'; give each site its own name")]
+    DuplicateSite(String),
+    /// A VM or VPG names a site that does not exist.
+    #[error("{owner} names the site '{site}', which is not in the world; the sites are {known}")]
+    UnknownSite {
+        /// "VM 'web-01'" or "VPG 'web-dr'".
+        owner: String,
+        /// The name given.
+        site: String,
+        /// The site names.
+        known: String,
+    },
+    /// Two VMs with one name at one site make VPG membership ambiguous.
+    #[error("two VMs are named '{vm}' at site {site}; give them different names")]
+    DuplicateVm {
+        /// VM name.
+        vm: String,
+        /// Site name.
+        site: String,
+    },
+    /// Two VPGs with one name.
+    #[error("two VPGs are named '{0}'; VPG names are unique on a ZVM")]
+    DuplicateVpg(String),
+    /// A VPG member that is not a VM at its protected site.
+    #[error(
+        "VPG '{vpg}' lists the VM '{vm}', but there is no VM of that name at its protected site \
+         {site}; a VPG's VMs run at its protected site"
+    )]
+    UnknownMember {
+        /// VPG name.
+        vpg: String,
+        /// VM name.
+        vm: String,
+        /// Protected site name.
+        site: String,
+    },
+    /// A VPG lists one VM twice.
+    #[error("VPG '{vpg}' lists the VM '{vm}' twice")]
+    DuplicateMember {
+        /// VPG name.
+        vpg: String,
+        /// VM name.
+        vm: String,
+    },
+    /// A VPG without VMs.
+    #[error("VPG '{0}' has no VMs; list at least one in `vms`")]
+    EmptyVpg(String),
+    /// A VM in more VPGs than Zerto allows.
+    #[error(
+        "VM '{vm}' at {site} would be in {count} VPGs ({vpgs}); a VM can be in at most three VPGs. \
+         Remove it from one of them."
+    )]
+    TooManyVpgs {
+        /// VM name.
+        vm: String,
+        /// Site name.
+        site: String,
+        /// How many.
+        count: usize,
+        /// Their names.
+        vpgs: String,
+    },
+    /// A status, substatus or priority that is not one.
+    #[error("VPG '{vpg}': {source}")]
+    Enum {
+        /// VPG name.
+        vpg: String,
+        /// What was wrong.
+        source: EnumError,
+    },
+    /// A history outside 1 minute .. 30 days.
+    #[error(
+        "VPG '{vpg}' has history_minutes = {minutes}; a journal keeps between 1 minute and 30 days \
+         ({MAX_HISTORY_MINUTES} minutes)"
+    )]
+    History {
+        /// VPG name.
+        vpg: String,
+        /// The value given.
+        minutes: u32,
+    },
+    /// A guest file of a VM could not be written (the default files are checked by a test).
+    #[error("VM '{vm}': {source}")]
+    GuestFile {
+        /// VM name.
+        vm: String,
+        /// What was wrong.
+        source: crate::world::files::PathError,
+    },
+    /// Two users or clients with one name, or a client named like the public client.
+    #[error(
+        "the Keycloak principal '{0}' is defined twice (or reuses the public client id zerto-client)"
+    )]
+    DuplicatePrincipal(String),
+}
+
+/// A validated world: every name turned into a position.
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved {
+    /// Per VM: its site (0 local, 1 peer).
+    pub vm_sites: Vec<usize>,
+    /// Per VPG: protected site, recovery site, status, substatus, priority, members.
+    pub vpgs: Vec<ResolvedVpg>,
+}
+
+/// One VPG of a [`Resolved`] world.
+#[derive(Debug, Clone)]
+pub(crate) struct ResolvedVpg {
+    pub protected: usize,
+    pub recovery: usize,
+    pub status: u8,
+    pub sub_status: u8,
+    pub priority: u8,
+    pub members: Vec<usize>,
+}
+
+impl Default for WorldSpec {
+    /// The embedded default world.
+    fn default() -> Self {
+        Self::default_world()
+    }
+}
+
+impl WorldSpec {
+    /// The embedded default world (`worlds/default.toml`).
+    pub fn default_world() -> Self {
+        // A unit test parses and validates the embedded file, so this cannot fail in a build
+        // whose tests pass.
+        Self::from_toml(DEFAULT_WORLD_TOML).expect("the embedded default world is valid")
+    }
+
+    /// Reads a world from TOML and validates it.
+    pub fn from_toml(text: &str) -> Result<Self, WorldError> {
+        let spec: Self = toml::from_str(text).map_err(|e| WorldError::Toml(e.to_string()))?;
+        spec.resolve()?;
+        Ok(spec)
+    }
+
+    /// Checks the world and resolves every name.
+    pub(crate) fn resolve(&self) -> Result<Resolved, WorldError> {
+        if self.sites.len() != 2 {
+            return Err(WorldError::SiteCount(self.sites.len()));
+        }
+        if self.sites[0].name == self.sites[1].name {
+            return Err(WorldError::DuplicateSite(self.sites[0].name.clone()));
+        }
+        let site_of = |owner: String, name: &str| {
+            self.sites
+                .iter()
+                .position(|s| s.name == name)
+                .ok_or_else(|| WorldError::UnknownSite {
+                    owner,
+                    site: name.to_owned(),
+                    known: self.site_names(),
+                })
+        };
+
+        let mut vm_sites = Vec::with_capacity(self.vms.len());
+        let mut by_site_and_name: BTreeMap<(usize, &str), usize> = BTreeMap::new();
+        for (index, vm) in self.vms.iter().enumerate() {
+            let site = site_of(format!("VM '{}'", vm.name), &vm.site)?;
+            if by_site_and_name
+                .insert((site, vm.name.as_str()), index)
+                .is_some()
+            {
+                return Err(WorldError::DuplicateVm {
+                    vm: vm.name.clone(),
+                    site: vm.site.clone(),
+                });
+            }
+            vm_sites.push(site);
+        }
+
+        let mut vpg_names = BTreeSet::new();
+        let mut vpgs_of_vm: Vec<Vec<&str>> = vec![Vec::new(); self.vms.len()];
+        let mut vpgs = Vec::with_capacity(self.vpgs.len());
+        for vpg in &self.vpgs {
+            if !vpg_names.insert(vpg.name.as_str()) {
+                return Err(WorldError::DuplicateVpg(vpg.name.clone()));
+            }
+            let owner = || format!("VPG '{}'", vpg.name);
+            let protected = site_of(owner(), &vpg.protected_site)?;
+            let recovery = site_of(owner(), &vpg.recovery_site)?;
+            let enum_error = |source| WorldError::Enum {
+                vpg: vpg.name.clone(),
+                source,
+            };
+            let status = VPG_STATUS.parse(&vpg.status).map_err(enum_error)?;
+            let sub_status = VPG_SUBSTATUS.parse(&vpg.sub_status).map_err(enum_error)?;
+            let priority = PRIORITY.parse(&vpg.priority).map_err(enum_error)?;
+            if vpg.history_minutes == 0 || vpg.history_minutes > MAX_HISTORY_MINUTES {
+                return Err(WorldError::History {
+                    vpg: vpg.name.clone(),
+                    minutes: vpg.history_minutes,
+                });
+            }
+            if vpg.vms.is_empty() {
+                return Err(WorldError::EmptyVpg(vpg.name.clone()));
+            }
+            let mut members = Vec::with_capacity(vpg.vms.len());
+            for vm_name in &vpg.vms {
+                let vm = *by_site_and_name
+                    .get(&(protected, vm_name.as_str()))
+                    .ok_or_else(|| WorldError::UnknownMember {
+                        vpg: vpg.name.clone(),
+                        vm: vm_name.clone(),
+                        site: vpg.protected_site.clone(),
+                    })?;
+                if members.contains(&vm) {
+                    return Err(WorldError::DuplicateMember {
+                        vpg: vpg.name.clone(),
+                        vm: vm_name.clone(),
+                    });
+                }
+                members.push(vm);
+                vpgs_of_vm[vm].push(vpg.name.as_str());
+            }
+            vpgs.push(ResolvedVpg {
+                protected,
+                recovery,
+                status,
+                sub_status,
+                priority,
+                members,
+            });
+        }
+        for (vm, names) in vpgs_of_vm.iter().enumerate() {
+            if names.len() > MAX_VPGS_PER_VM {
+                return Err(WorldError::TooManyVpgs {
+                    vm: self.vms[vm].name.clone(),
+                    site: self.vms[vm].site.clone(),
+                    count: names.len(),
+                    vpgs: names.join(", "),
+                });
+            }
+        }
+
+        let mut principals = BTreeSet::from([PUBLIC_CLIENT_ID]);
+        for name in self
+            .users
+            .iter()
+            .map(|u| u.name.as_str())
+            .chain(self.clients.iter().map(|c| c.id.as_str()))
+        {
+            if !principals.insert(name) {
+                return Err(WorldError::DuplicatePrincipal(name.to_owned()));
+            }
+        }
+        Ok(Resolved { vm_sites, vpgs })
+    }
+
+    fn site_names(&self) -> String {
+        self.sites
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_default_world_is_valid() {
+        let spec = WorldSpec::from_toml(DEFAULT_WORLD_TOML).unwrap();
+        assert_eq!(spec.sites[0].name, "Boston");
+        assert_eq!(spec.sites[1].name, "Denver");
+        assert_eq!(spec.vpgs.len(), 11);
+    }
+
+    #[test]
+    fn a_vm_in_a_fourth_vpg_is_refused_with_its_vpgs_named() {
+        let mut spec = WorldSpec::default_world();
+        spec.vpgs.push(VpgSpec {
+            name: "web-extra".to_owned(),
+            protected_site: "Boston".to_owned(),
+            recovery_site: "Denver".to_owned(),
+            status: default_status(),
+            sub_status: default_sub_status(),
+            history_minutes: 60,
+            rpo_seconds: 300,
+            priority: default_priority(),
+            vms: vec!["web-01".to_owned()],
+        });
+        let error = spec.resolve().unwrap_err();
+        assert!(
+            matches!(error, WorldError::TooManyVpgs { count: 4, .. }),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(message.contains("web-01"), "{message}");
+        assert!(
+            message.contains("web-local, web-dr, web-archive, web-extra"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_member_must_run_at_the_protected_site() {
+        let mut spec = WorldSpec::default_world();
+        spec.vpgs[0].vms = vec!["erp-01".to_owned()];
+        let error = spec.resolve().unwrap_err();
+        assert!(
+            matches!(error, WorldError::UnknownMember { ref vm, .. } if vm == "erp-01"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_status_names_the_vpg() {
+        let mut spec = WorldSpec::default_world();
+        spec.vpgs[1].status = "Healthy".to_owned();
+        let error = spec.resolve().unwrap_err().to_string();
+        assert!(
+            error.starts_with("VPG 'web-dr': 'Healthy' is not a VPG status"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_world_needs_two_sites() {
+        let mut spec = WorldSpec::default_world();
+        spec.sites.pop();
+        assert_eq!(spec.resolve().unwrap_err(), WorldError::SiteCount(1));
+    }
+
+    #[test]
+    fn debug_output_hides_passwords_and_secrets() {
+        let spec = WorldSpec::default_world();
+        let printed = format!("{spec:?}");
+        assert!(!printed.contains("rewind-secret"), "{printed}");
+        assert!(!printed.contains("password: \"admin\""), "{printed}");
+    }
+}
