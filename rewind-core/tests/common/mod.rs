@@ -1,0 +1,413 @@
+//! The one test helper of rewind-core: a fresh seeded simulator on loopback port 0, a `Rewind`
+//! configured for it (Boston, optionally Denver) with the `rewind`/`rewind-secret` service client and
+//! temporary catalog and journal paths, a tiny client of the `/_sim` control API, and a test-only proxy
+//! that can lose an insert's answer or slip another client's insert in first.
+//!
+//! Tests talk to the simulator over HTTP only, with their own JSON (`serde_json::Value`): rewind-core
+//! never sees the simulator's types.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use rewind_core::{Config, Rewind, SiteConfig};
+use serde_json::{Value, json};
+
+/// The service client every test uses.
+pub const CLIENT_ID: &str = "rewind";
+/// Its secret: it must never appear in an error, a report or the journal.
+pub const CLIENT_SECRET: &str = "rewind-secret";
+/// Keycloak's token path on the appliance.
+pub const TOKEN_PATH: &str = "/auth/realms/zerto/protocol/openid-connect/token";
+
+/// Which configured sites a test wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sites {
+    /// Boston only.
+    Boston,
+    /// Boston and Denver.
+    Both,
+}
+
+/// A started simulator, a Rewind for it, and the control client.
+pub struct TestEnv {
+    pub sim: zvm_sim::Simulator,
+    pub rewind: Rewind,
+    pub control: SimControl,
+    pub dir: tempfile::TempDir,
+    pub sites: Sites,
+}
+
+fn init_logs() {
+    if std::env::var_os("TEST_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(
+                std::env::var("TEST_LOG").unwrap_or_else(|_| "debug".into()),
+            ))
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
+}
+
+impl TestEnv {
+    /// A simulator with the test options of `seed`, and Boston configured.
+    pub async fn start(seed: u64) -> TestEnv {
+        TestEnv::start_with(zvm_sim::Options::for_tests(seed), Sites::Boston).await
+    }
+
+    /// A simulator with `options`, and `sites` configured.
+    pub async fn start_with(options: zvm_sim::Options, sites: Sites) -> TestEnv {
+        init_logs();
+        let sim = zvm_sim::start(options).await.expect("the simulator starts");
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let control = SimControl::new(&sim.local().url, &sim.peer().url);
+        let rewind = Rewind::new(build_config(&sim, dir.path(), sites, |c| c)).expect("a Rewind");
+        TestEnv {
+            sim,
+            rewind,
+            control,
+            dir,
+            sites,
+        }
+    }
+
+    /// Boston's site configuration (service client), at `url` (the simulator's, or a proxy's).
+    pub fn boston_at(&self, url: &str) -> SiteConfig {
+        SiteConfig::with_client("boston", url, CLIENT_ID, CLIENT_SECRET).unwrap()
+    }
+
+    /// The configuration of this environment's sites, with temporary paths, changed by `customize`.
+    pub fn config_with(&self, customize: impl FnOnce(Config) -> Config) -> Config {
+        build_config(&self.sim, self.dir.path(), self.sites, customize)
+    }
+
+    /// Another Rewind for the same simulator (as a second process would have), changed by `customize`.
+    pub fn rewind_with(&self, customize: impl FnOnce(Config) -> Config) -> Rewind {
+        Rewind::new(self.config_with(customize)).expect("a Rewind")
+    }
+
+    /// The identifier of the VPG named `name`, read through Boston's ZVM.
+    pub async fn vpg_id(&self, name: &str) -> String {
+        let client = self.rewind.client("boston").unwrap();
+        let vpgs = client.vpgs().await.expect("Boston lists its VPGs");
+        vpgs.into_iter()
+            .find(|v| v.vpg_name.as_deref() == Some(name))
+            .and_then(|v| v.vpg_identifier)
+            .unwrap_or_else(|| panic!("no VPG named {name} at Boston"))
+    }
+
+    /// The insert tasks the simulator has run, as `(TaskIdentifier, VpgIdentifier, State)`.
+    pub async fn insert_tasks(&self) -> Vec<(String, String, i64)> {
+        self.control
+            .tasks()
+            .await
+            .into_iter()
+            .filter(|t| t["Type"] == "InsertTaggedCP")
+            .map(|t| {
+                (
+                    t["TaskIdentifier"].as_str().unwrap_or_default().to_string(),
+                    t["VpgIdentifier"].as_str().unwrap_or_default().to_string(),
+                    state_of(&t),
+                )
+            })
+            .collect()
+    }
+}
+
+/// A task's state in `/_sim/tasks`: a number, or a name.
+pub fn state_of(t: &Value) -> i64 {
+    match &t["State"] {
+        Value::Number(n) => n.as_i64().unwrap_or(-1),
+        Value::String(s) => match s.as_str() {
+            "InProgress" => 1,
+            "Failed" => 4,
+            "Stopped" => 5,
+            "Completed" => 6,
+            other => other.parse().unwrap_or(-1),
+        },
+        _ => -1,
+    }
+}
+
+/// The configuration of `sites` of `sim` (Boston first), with the catalog and journal in `dir`,
+/// changed by `customize`.
+fn build_config(
+    sim: &zvm_sim::Simulator,
+    dir: &std::path::Path,
+    sites: Sites,
+    customize: impl FnOnce(Config) -> Config,
+) -> Config {
+    let mut b = Config::builder(dir.join("catalog.toml"), dir.join("journal.jsonl")).site(
+        SiteConfig::with_client("boston", &sim.local().url, CLIENT_ID, CLIENT_SECRET).unwrap(),
+    );
+    if sites == Sites::Both {
+        b = b.site(
+            SiteConfig::with_client("denver", &sim.peer().url, CLIENT_ID, CLIENT_SECRET).unwrap(),
+        );
+    }
+    customize(b.build().expect("a valid test configuration"))
+}
+
+/// A client of the simulator's `/_sim` control API.
+pub struct SimControl {
+    http: reqwest::Client,
+    pub local: String,
+    pub peer: String,
+}
+
+impl SimControl {
+    fn new(local: &str, peer: &str) -> SimControl {
+        SimControl {
+            http: reqwest::Client::new(),
+            local: local.to_string(),
+            peer: peer.to_string(),
+        }
+    }
+
+    async fn get(&self, path: &str) -> Value {
+        let resp = self
+            .http
+            .get(format!("{}{path}", self.local))
+            .send()
+            .await
+            .expect("the control API answers");
+        assert!(resp.status().is_success(), "GET {path}: {}", resp.status());
+        resp.json().await.expect("JSON")
+    }
+
+    /// POSTs `body` to a control path, asserting success.
+    pub async fn post(&self, path: &str, body: Value) {
+        let resp = self
+            .http
+            .post(format!("{}{path}", self.local))
+            .json(&body)
+            .send()
+            .await
+            .expect("the control API answers");
+        let status = resp.status();
+        assert!(
+            status.is_success(),
+            "POST {path}: {status}: {}",
+            resp.text().await.unwrap_or_default()
+        );
+    }
+
+    /// Every call either site received.
+    pub async fn calls(&self) -> Vec<Value> {
+        self.get("/_sim/calls")
+            .await
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// How many token requests reached the site at `site_url`'s listener (both sites log into one list,
+    /// each call naming its site).
+    pub async fn token_requests(&self) -> usize {
+        self.calls()
+            .await
+            .iter()
+            .filter(|c| {
+                c["Method"] == "POST"
+                    && c["Path"]
+                        .as_str()
+                        .is_some_and(|p| p.eq_ignore_ascii_case(TOKEN_PATH))
+            })
+            .count()
+    }
+
+    /// Every call that answered 401.
+    pub async fn unauthorized_calls(&self) -> usize {
+        self.calls()
+            .await
+            .iter()
+            .filter(|c| c["Status"] == 401)
+            .count()
+    }
+
+    /// Insert POSTs that reached the simulator.
+    pub async fn insert_posts(&self) -> usize {
+        self.calls()
+            .await
+            .iter()
+            .filter(|c| {
+                c["Method"] == "POST"
+                    && c["Path"].as_str().is_some_and(|p| {
+                        p.to_lowercase().starts_with("/v1/vpgs/")
+                            && p.to_lowercase().ends_with("/checkpoints")
+                    })
+            })
+            .count()
+    }
+
+    /// Every task of both sites.
+    pub async fn tasks(&self) -> Vec<Value> {
+        self.get("/_sim/tasks")
+            .await
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Starts a resync of a VPG for `seconds` (its checkpoints are wiped, its substatus is a sync).
+    pub async fn resync(&self, vpg_id: &str, seconds: u64) {
+        self.post(
+            &format!("/_sim/vpgs/{vpg_id}/resync"),
+            json!({"Seconds": seconds}),
+        )
+        .await;
+    }
+
+    /// Changes the task duration and listing lag at run time.
+    pub async fn timing(&self, task_ms: u64, lag_ms: u64) {
+        self.post(
+            "/_sim/timing",
+            json!({"TaskDurationMs": task_ms, "ListingLagMs": lag_ms}),
+        )
+        .await;
+    }
+
+    /// Moves the simulated clock forward.
+    pub async fn advance(&self, seconds: u64) {
+        self.post("/_sim/clock/advance", json!({"Seconds": seconds}))
+            .await;
+    }
+}
+
+/// What the test proxy does to the first insert it forwards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mischief {
+    /// Forward everything faithfully.
+    None,
+    /// Forward it, let the simulator run it, then never answer (the client times out: a lost answer).
+    LoseAnswer,
+    /// Fire another client's insert into the same VPG just before forwarding it (the back-to-back rule
+    /// then fails ours).
+    ForeignInsertFirst,
+}
+
+/// A test-only HTTP proxy in front of one simulated site.
+pub struct Proxy {
+    pub url: String,
+    handle: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.handle.abort();
+    }
+}
+
+#[derive(Clone)]
+struct ProxyState {
+    target: String,
+    http: reqwest::Client,
+    mischief: Mischief,
+    done: Arc<AtomicBool>,
+}
+
+impl Proxy {
+    /// Starts a proxy to `target` on a free port that plays `mischief` on the first insert.
+    pub async fn start(target: &str, mischief: Mischief) -> Proxy {
+        Proxy::start_on("127.0.0.1:0", target, mischief).await
+    }
+
+    /// Starts a proxy to `target` listening on `addr`.
+    pub async fn start_on(addr: &str, target: &str, mischief: Mischief) -> Proxy {
+        let state = ProxyState {
+            target: target.to_string(),
+            http: reqwest::Client::new(),
+            mischief,
+            done: Arc::new(AtomicBool::new(false)),
+        };
+        let app = axum::Router::new().fallback(forward).with_state(state);
+        let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let handle = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Proxy { url, handle }
+    }
+}
+
+async fn forward(
+    axum::extract::State(state): axum::extract::State<ProxyState>,
+    request: axum::extract::Request,
+) -> axum::response::Response {
+    let (parts, body) = request.into_parts();
+    let body = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    let path = parts
+        .uri
+        .path_and_query()
+        .map(|p| p.as_str())
+        .unwrap_or("/")
+        .to_string();
+    let is_insert =
+        parts.method == axum::http::Method::POST && path.to_lowercase().ends_with("/checkpoints");
+    let first = is_insert && !state.done.swap(true, Ordering::SeqCst);
+    if first && state.mischief == Mischief::ForeignInsertFirst {
+        foreign_insert(&state, &path).await;
+    }
+    let mut req = state
+        .http
+        .request(parts.method.clone(), format!("{}{path}", state.target));
+    for (name, value) in parts.headers.iter() {
+        if name != axum::http::header::HOST && name != axum::http::header::CONTENT_LENGTH {
+            req = req.header(name, value);
+        }
+    }
+    let resp = req
+        .body(body)
+        .send()
+        .await
+        .expect("the simulator answers the proxy");
+    let status = resp.status();
+    let content_type = resp.headers().get(reqwest::header::CONTENT_TYPE).cloned();
+    let bytes = resp.bytes().await.unwrap_or_default();
+    if first && state.mischief == Mischief::LoseAnswer {
+        // The insert reached the simulator; its answer never comes back.
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
+    let mut out = axum::response::Response::new(axum::body::Body::from(bytes));
+    *out.status_mut() = axum::http::StatusCode::from_u16(status.as_u16()).unwrap();
+    if let Some(ct) = content_type {
+        out.headers_mut()
+            .insert(axum::http::header::CONTENT_TYPE, ct);
+    }
+    out
+}
+
+/// Another client (the `admin` user, with its own token) inserts into the same VPG.
+async fn foreign_insert(state: &ProxyState, path: &str) {
+    let token: Value = state
+        .http
+        .post(format!("{}{TOKEN_PATH}", state.target))
+        .form(&[
+            ("grant_type", "password"),
+            ("client_id", "zerto-client"),
+            ("username", "admin"),
+            ("password", "admin"),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let resp = state
+        .http
+        .post(format!("{}{path}", state.target))
+        .bearer_auth(token["access_token"].as_str().unwrap())
+        .json(&json!({"CheckpointName": "another client's checkpoint"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        resp.status().is_success(),
+        "the foreign insert was accepted"
+    );
+}

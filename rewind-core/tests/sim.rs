@@ -1,0 +1,624 @@
+//! rewind-core against the in-process simulator: tokens, retries, find_protection, the guard, tags,
+//! the journal, and what never leaks.
+
+mod common;
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::{CLIENT_SECRET, Mischief, Proxy, Sites, TestEnv};
+use rewind_core::journal::JournalFilter;
+use rewind_core::{
+    FlrAvailability, GuardRequest, NoProgress, Outcome, ProgressSink, Rewind, RewindError,
+    SiteConfig, Stage, TaskProgress, Verdict,
+};
+
+fn request(vm: &str, change: &str) -> GuardRequest {
+    GuardRequest {
+        vm: vm.into(),
+        agent: "claude-code".into(),
+        action: "edit app.conf".into(),
+        change_id: change.into(),
+    }
+}
+
+fn outcome_of<'a>(report: &'a rewind_core::GuardReport, vpg: &str) -> &'a Outcome {
+    &report
+        .vpgs
+        .iter()
+        .find(|v| v.vpg_name == vpg)
+        .unwrap_or_else(|| panic!("{vpg} is in the report: {}", report.summary()))
+        .outcome
+}
+
+fn checkpoint_of(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Tagged { checkpoint_id, .. } => checkpoint_id.clone(),
+        other => panic!("expected tagged, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn connect_learns_each_sites_identifier_from_localsite() {
+    let env = TestEnv::start_with(zvm_sim::Options::for_tests(1), Sites::Both).await;
+    let rewind = Rewind::connect(env.config_with(|c| c)).await.unwrap();
+    let sites = rewind.sites().await;
+    assert_eq!(sites.len(), 2);
+    assert!(
+        sites.iter().all(|s| s.reachable && s.error.is_none()),
+        "{sites:?}"
+    );
+    assert_eq!(
+        sites[0].site_id.as_deref(),
+        Some(env.sim.local().site_identifier.as_str())
+    );
+    assert_eq!(
+        sites[1].site_id.as_deref(),
+        Some(env.sim.peer().site_identifier.as_str())
+    );
+    assert_eq!(sites[0].site_name.as_deref(), Some("Boston"));
+}
+
+#[tokio::test]
+async fn two_hundred_fifty_six_concurrent_calls_from_cold_make_exactly_one_token_request() {
+    let env = TestEnv::start(2).await;
+    let client = env.rewind.client("boston").unwrap().clone();
+    let calls = (0..256).map(|_| {
+        let c = client.clone();
+        tokio::spawn(async move { c.vpgs().await })
+    });
+    for r in futures::future::join_all(calls).await {
+        assert!(!r.unwrap().unwrap().is_empty());
+    }
+    assert_eq!(env.control.token_requests().await, 1);
+}
+
+#[tokio::test]
+async fn with_the_session_limit_on_no_call_surfaces_a_401() {
+    let mut options = zvm_sim::Options::for_tests(3);
+    options.session_limit = true;
+    let env = TestEnv::start_with(options, Sites::Both).await;
+    let storm = |rewind: Rewind| async move {
+        let calls = (0..256).map(|i| {
+            let r = rewind.clone();
+            tokio::spawn(async move {
+                let site = if i % 2 == 0 { "boston" } else { "denver" };
+                r.client(site).unwrap().vpgs().await.map(|_| ())
+            })
+        });
+        for r in futures::future::join_all(calls).await {
+            r.unwrap().expect("no call fails, 401s included");
+        }
+    };
+    storm(env.rewind.clone()).await;
+    // Every token expires on the ZVM's clock while rewind still holds it: the next storm meets 401s,
+    // which must be absorbed by one new token per site.
+    env.control.advance(400).await;
+    storm(env.rewind.clone()).await;
+    let guard = env
+        .rewind
+        .guard(request("app-01", "chg-session"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(guard.verdict, Verdict::Guarded, "{}", guard.summary());
+    assert!(
+        env.control.token_requests().await <= 4,
+        "one token per site and expiry"
+    );
+}
+
+#[tokio::test]
+async fn password_credentials_work_and_a_wrong_secret_is_an_auth_error_that_never_shows_it() {
+    let env = TestEnv::start(4).await;
+    let user = env.rewind_with(|mut c| {
+        c.sites[0] =
+            SiteConfig::with_password("boston", &env.sim.local().url, "admin", "admin").unwrap();
+        c
+    });
+    assert!(
+        !user
+            .client("boston")
+            .unwrap()
+            .vpgs()
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    let wrong = env.rewind_with(|mut c| {
+        c.sites[0] = SiteConfig::with_client(
+            "boston",
+            &env.sim.local().url,
+            "rewind",
+            "s3cret-that-must-not-print",
+        )
+        .unwrap();
+        c
+    });
+    let err = wrong.find_protection("web-01").await.unwrap_err();
+    assert!(matches!(err, RewindError::Auth { .. }), "{err:?}");
+    assert_eq!(err.kind(), rewind_core::ErrorKind::Connection);
+    let text = format!("{err} {err:?} {:?}", wrong);
+    assert!(text.contains("boston"), "{text}");
+    assert!(!text.contains("s3cret-that-must-not-print"), "{text}");
+}
+
+#[tokio::test]
+async fn reads_are_retried_through_connection_refused_until_the_zvm_answers() {
+    let env = TestEnv::start(5).await;
+    // A port that nobody listens on yet; the proxy opens it a moment after the first call.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!("http://127.0.0.1:{port}");
+    let rewind = env.rewind_with(|mut c| {
+        c.sites[0] = env.boston_at(&url);
+        c
+    });
+    let target = env.sim.local().url.clone();
+    let opener = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        Proxy::start_on(&format!("127.0.0.1:{port}"), &target, Mischief::None).await
+    });
+    let protection = rewind
+        .find_protection("web-01")
+        .await
+        .expect("retried until the ZVM answered");
+    assert_eq!(protection.vm.name, "web-01");
+    drop(opener.await.unwrap());
+}
+
+#[tokio::test]
+async fn an_unreachable_site_is_a_connection_error_naming_it() {
+    let env = TestEnv::start(6).await;
+    let rewind = env.rewind_with(|mut c| {
+        c.sites[0] = env.boston_at("http://127.0.0.1:1");
+        c.http.read_retry = Duration::from_millis(200);
+        c
+    });
+    let err = rewind.find_protection("web-01").await.unwrap_err();
+    assert_eq!(err.kind(), rewind_core::ErrorKind::Connection);
+    assert!(err.to_string().contains("boston"), "{err}");
+}
+
+#[tokio::test]
+async fn find_protection_lists_every_vpg_of_web_01_with_its_sites_and_flr() {
+    let env = TestEnv::start(7).await;
+    let p = env.rewind.find_protection("WEB-01").await.unwrap();
+    assert_eq!(p.vm.name, "web-01");
+    let names: Vec<&str> = p.vpgs.iter().map(|v| v.vpg_name.as_str()).collect();
+    assert_eq!(names, vec!["web-archive", "web-dr", "web-local"]);
+    assert!(p.vpgs.iter().all(|v| v.protecting), "{}", p.summary());
+    let archive = &p.vpgs[0];
+    assert_eq!(
+        (archive.status.code, archive.status.name.as_str()),
+        (3, "RpoNotMeetingSLA")
+    );
+    let local = &p.vpgs[2];
+    assert!(local.locally_replicated);
+    assert_eq!(
+        local.flr,
+        FlrAvailability::Available {
+            site: "boston".into()
+        }
+    );
+    let dr = &p.vpgs[1];
+    assert!(!dr.locally_replicated);
+    assert_eq!(dr.recovery_site.name, "Denver");
+    match &dr.flr {
+        FlrAvailability::Unavailable { reason } => assert!(reason.contains("Denver"), "{reason}"),
+        other => panic!("FLR of web-dr needs Denver: {other:?}"),
+    }
+    assert_eq!(dr.zvm_site, "boston");
+}
+
+#[tokio::test]
+async fn with_both_sites_a_vpg_seen_twice_is_listed_once_and_flr_runs_at_its_recovery_site() {
+    let env = TestEnv::start_with(zvm_sim::Options::for_tests(8), Sites::Both).await;
+    let p = env.rewind.find_protection("web-01").await.unwrap();
+    assert_eq!(p.vpgs.len(), 3, "{}", p.summary());
+    let dr = p.vpgs.iter().find(|v| v.vpg_name == "web-dr").unwrap();
+    assert_eq!(
+        dr.flr,
+        FlrAvailability::Available {
+            site: "denver".into()
+        }
+    );
+    assert_eq!(dr.zvm_site, "boston", "the protected site's ZVM is called");
+    let erp = env.rewind.find_protection("erp-01").await.unwrap();
+    assert_eq!(erp.vpgs[0].zvm_site, "denver");
+    assert_eq!(
+        erp.vpgs[0].flr,
+        FlrAvailability::Available {
+            site: "boston".into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn host_names_and_vm_identifiers_resolve_to_the_same_vm() {
+    let env = TestEnv::start(9).await;
+    let by_name = env.rewind.find_protection("db-01").await.unwrap();
+    let by_fqdn = env
+        .rewind
+        .find_protection("db-01.corp.example.com")
+        .await
+        .unwrap();
+    let by_id = env.rewind.find_protection(&by_name.vm.id).await.unwrap();
+    assert_eq!(by_fqdn.vm, by_name.vm);
+    assert_eq!(by_id.vm, by_name.vm);
+    assert_eq!(by_name.vpgs.len(), 1);
+}
+
+#[tokio::test]
+async fn an_ambiguous_name_lists_both_candidates_and_guards_nothing() {
+    let env = TestEnv::start_with(zvm_sim::Options::for_tests(10), Sites::Both).await;
+    let err = env.rewind.find_protection("build-agent").await.unwrap_err();
+    let RewindError::AmbiguousVm { candidates, .. } = &err else {
+        panic!("expected ambiguous, got {err:?}");
+    };
+    assert_eq!(candidates.len(), 2);
+    let mut vpgs: Vec<&str> = candidates
+        .iter()
+        .flat_map(|c| c.vpgs.iter().map(String::as_str))
+        .collect();
+    vpgs.sort();
+    assert_eq!(vpgs, vec!["ci-boston", "ci-denver"]);
+    let mut sites: Vec<&str> = candidates.iter().map(|c| c.site.as_str()).collect();
+    sites.sort();
+    assert_eq!(sites, vec!["Boston", "Denver"]);
+    assert_ne!(candidates[0].vm_id, candidates[1].vm_id);
+    let text = err.to_string();
+    assert!(
+        text.contains("ci-boston") && text.contains("ci-denver"),
+        "{text}"
+    );
+    assert_eq!(err.kind(), rewind_core::ErrorKind::Refused);
+
+    let guard = env
+        .rewind
+        .guard(request("build-agent", "chg-amb"), &NoProgress)
+        .await;
+    assert!(matches!(guard, Err(RewindError::AmbiguousVm { .. })));
+    assert_eq!(env.control.insert_posts().await, 0);
+}
+
+#[tokio::test]
+async fn an_unprotected_vm_differs_from_a_vm_that_does_not_exist() {
+    let env = TestEnv::start_with(zvm_sim::Options::for_tests(11), Sites::Both).await;
+    let err = env.rewind.find_protection("report-01").await.unwrap_err();
+    let RewindError::VmNotProtected { vm, .. } = &err else {
+        panic!("expected not protected, got {err:?}");
+    };
+    assert_eq!(vm.vm_name, "report-01");
+    assert_eq!(vm.site, "Boston");
+    let err = env.rewind.find_protection("scratch-01").await.unwrap_err();
+    assert!(matches!(err, RewindError::VmNotProtected { .. }), "{err:?}");
+    let err = env.rewind.find_protection("no-such-vm").await.unwrap_err();
+    assert!(matches!(err, RewindError::VmNotFound { .. }), "{err:?}");
+    assert!(err.to_string().contains("no-such-vm"));
+}
+
+#[tokio::test]
+async fn initializing_and_syncing_vpgs_are_not_protecting_and_say_why() {
+    let env = TestEnv::start(12).await;
+    let sql = env.rewind.find_protection("sql-01").await.unwrap();
+    let init = sql.vpgs.iter().find(|v| v.vpg_name == "sql-init").unwrap();
+    assert!(!init.protecting);
+    assert_eq!(init.status.code, 0);
+    assert!(init.reason.as_deref().unwrap().contains("Initializing (0)"));
+    let files = env.rewind.find_protection("files-01").await.unwrap();
+    let dr = files
+        .vpgs
+        .iter()
+        .find(|v| v.vpg_name == "files-dr")
+        .unwrap();
+    assert!(!dr.protecting);
+    assert!(
+        dr.reason.as_deref().unwrap().contains("DeltaSync (6)"),
+        "{:?}",
+        dr.reason
+    );
+    let report = env
+        .rewind
+        .guard(request("sql-01", "chg-sql"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    assert!(
+        matches!(outcome_of(&report, "sql-init"), Outcome::Skipped { reason } if reason.contains("Initializing"))
+    );
+}
+
+#[derive(Default)]
+struct Recorder(Mutex<Vec<TaskProgress>>);
+
+impl ProgressSink for Recorder {
+    fn update(&self, p: &TaskProgress) {
+        self.0.lock().unwrap().push(p.clone());
+    }
+}
+
+#[tokio::test]
+async fn guard_of_web_01_tags_every_protecting_vpg_reports_progress_and_is_journaled() {
+    let env = TestEnv::start(13).await;
+    let progress = Recorder::default();
+    let report = env
+        .rewind
+        .guard(request("web-01", "chg-web"), &progress)
+        .await
+        .unwrap();
+    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    assert!(
+        report
+            .tag
+            .starts_with("ai:claude-code | edit app.conf | vm=web-01 | change=chg-web | ")
+    );
+    for vpg in ["web-local", "web-dr", "web-archive"] {
+        match outcome_of(&report, vpg) {
+            Outcome::Tagged {
+                task_id,
+                task_state,
+                ..
+            } => {
+                assert!(task_id.is_some());
+                assert_eq!(task_state.as_ref().unwrap().code, 6);
+            }
+            other => panic!("{vpg}: {other:?}"),
+        }
+    }
+    let stages: Vec<Stage> = progress.0.lock().unwrap().iter().map(|p| p.stage).collect();
+    for s in [
+        Stage::Inserting,
+        Stage::Running,
+        Stage::Listing,
+        Stage::Done,
+    ] {
+        assert!(stages.contains(&s), "{s:?} in {stages:?}");
+    }
+
+    let tags = env
+        .rewind
+        .list_tags("web-01", Some("chg-web"))
+        .await
+        .unwrap();
+    assert_eq!(tags.vpgs.len(), 3);
+    for v in &tags.vpgs {
+        assert_eq!(v.tags.len(), 1, "{}", tags.summary());
+        assert_eq!(v.tags[0].tag, report.tag);
+        assert_eq!(
+            v.tags[0].checkpoint_id,
+            checkpoint_of(outcome_of(&report, &v.vpg_name))
+        );
+    }
+    let none = env
+        .rewind
+        .list_tags("web-01", Some("another-change"))
+        .await
+        .unwrap();
+    assert!(none.vpgs.iter().all(|v| v.tags.is_empty()));
+
+    let journal = env
+        .rewind
+        .journal()
+        .read(&JournalFilter {
+            vm: Some("web-01".into()),
+            change_id: Some("chg-web".into()),
+            last: None,
+        })
+        .unwrap();
+    assert_eq!(journal.records.len(), 1);
+    let record = &journal.records[0];
+    assert_eq!(record.verdict, "guarded");
+    assert_eq!(record.vpgs.len(), 3);
+    assert!(
+        record
+            .vpgs
+            .iter()
+            .all(|v| v.task_id.is_some() && v.checkpoint_id.is_some())
+    );
+    assert!(
+        record
+            .vpgs
+            .iter()
+            .all(|v| v.tag.as_deref() == Some(report.tag.as_str()))
+    );
+}
+
+#[tokio::test]
+async fn a_vm_in_three_vpgs_with_one_resyncing_gets_two_tags_and_the_report_names_the_syncing_vpg()
+{
+    let env = TestEnv::start(14).await;
+    let archive = env.vpg_id("web-archive").await;
+    env.control.resync(&archive, 600).await;
+    let report = env
+        .rewind
+        .guard(request("web-01", "chg-resync"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    let tagged = report
+        .vpgs
+        .iter()
+        .filter(|v| matches!(v.outcome, Outcome::Tagged { .. }))
+        .count();
+    assert_eq!(tagged, 2);
+    match outcome_of(&report, "web-archive") {
+        Outcome::Skipped { reason } => assert!(reason.contains("sync"), "{reason}"),
+        other => panic!("web-archive must be skipped: {other:?}"),
+    }
+    assert!(report.summary().contains("web-archive"));
+    let inserts = env.insert_tasks().await;
+    assert_eq!(inserts.len(), 2);
+    assert!(inserts.iter().all(|(_, vpg, _)| *vpg != archive));
+}
+
+#[tokio::test]
+async fn concurrent_guards_of_vms_sharing_a_vpg_are_both_guarded_without_a_failed_insert() {
+    let env = TestEnv::start(15).await;
+    let (a, b) = tokio::join!(
+        env.rewind.guard(request("app-01", "chg-a"), &NoProgress),
+        env.rewind.guard(request("app-02", "chg-b"), &NoProgress),
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(a.verdict, Verdict::Guarded, "{}", a.summary());
+    assert_eq!(b.verdict, Verdict::Guarded, "{}", b.summary());
+    assert_ne!(
+        checkpoint_of(outcome_of(&a, "app-tier")),
+        checkpoint_of(outcome_of(&b, "app-tier"))
+    );
+    let inserts = env.insert_tasks().await;
+    assert_eq!(inserts.len(), 2, "{inserts:?}");
+    assert!(
+        inserts.iter().all(|(_, _, state)| *state == 6),
+        "no failed insert: {inserts:?}"
+    );
+}
+
+#[tokio::test]
+async fn another_clients_insert_that_fails_ours_is_waited_for_and_ours_retried() {
+    let env = TestEnv::start(16).await;
+    let proxy = Proxy::start(&env.sim.local().url, Mischief::ForeignInsertFirst).await;
+    let rewind = env.rewind_with(|mut c| {
+        c.sites[0] = env.boston_at(&proxy.url);
+        c
+    });
+    let report = rewind
+        .guard(request("app-01", "chg-b2b"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    let vpg = report
+        .vpgs
+        .iter()
+        .find(|v| v.vpg_name == "app-tier")
+        .unwrap();
+    assert!(
+        vpg.notes
+            .iter()
+            .any(|n| n.contains("another client") && n.contains("inserted again")),
+        "{:?}",
+        vpg.notes
+    );
+    let inserts = env.insert_tasks().await;
+    let failed = inserts.iter().filter(|(_, _, s)| *s == 4).count();
+    let completed = inserts.iter().filter(|(_, _, s)| *s == 6).count();
+    assert_eq!((failed, completed), (1, 2), "{inserts:?}");
+}
+
+#[tokio::test]
+async fn a_lost_insert_answer_causes_no_second_insert() {
+    let env = TestEnv::start(17).await;
+    let proxy = Proxy::start(&env.sim.local().url, Mischief::LoseAnswer).await;
+    let rewind = env.rewind_with(|mut c| {
+        c.sites[0] = env.boston_at(&proxy.url);
+        c.http.request_timeout = Duration::from_millis(700);
+        c
+    });
+    let report = rewind
+        .guard(request("db-01", "chg-lost"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    let vpg = &report.vpgs[0];
+    assert!(
+        vpg.notes.iter().any(|n| n.contains("lost")),
+        "{:?}",
+        vpg.notes
+    );
+    assert!(
+        matches!(
+            &vpg.outcome,
+            Outcome::Tagged {
+                task_id: Some(_),
+                ..
+            }
+        ),
+        "{:?}",
+        vpg.outcome
+    );
+    assert_eq!(
+        env.control.insert_posts().await,
+        1,
+        "exactly one insert reached the ZVM"
+    );
+    assert_eq!(env.insert_tasks().await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_deadline_returns_the_running_task_ids_instead_of_dropping_them() {
+    let env = TestEnv::start(18).await;
+    env.control.timing(5_000, 20).await;
+    let rewind = env.rewind_with(|mut c| {
+        c.guard.deadline = Duration::from_millis(500);
+        c
+    });
+    let report = rewind
+        .guard(request("db-01", "chg-slow"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(
+        report.verdict,
+        Verdict::StillRunning,
+        "{}",
+        report.summary()
+    );
+    let running = report.running_task_ids();
+    assert_eq!(running.len(), 1);
+    let inserts = env.insert_tasks().await;
+    assert_eq!(inserts.len(), 1);
+    assert_eq!(inserts[0].0, running[0]);
+    assert_eq!(inserts[0].2, 1, "the task was left running");
+}
+
+#[tokio::test]
+async fn a_pipe_in_the_action_is_refused_before_anything_is_sent() {
+    let env = TestEnv::start(19).await;
+    let mut req = request("web-01", "chg-pipe");
+    req.action = "edit | drop".into();
+    let err = env.rewind.guard(req, &NoProgress).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RewindError::InvalidInput {
+                field: "action",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.kind(), rewind_core::ErrorKind::Usage);
+    assert_eq!(env.control.insert_posts().await, 0);
+}
+
+#[tokio::test]
+async fn no_secret_reaches_an_error_a_report_or_the_journal() {
+    let env = TestEnv::start_with(zvm_sim::Options::for_tests(20), Sites::Both).await;
+    let report = env
+        .rewind
+        .guard(request("web-01", "chg-secret"), &NoProgress)
+        .await
+        .unwrap();
+    let _ = env
+        .rewind
+        .guard(request("files-01", "chg-secret"), &NoProgress)
+        .await
+        .unwrap();
+    let ambiguous = env
+        .rewind
+        .guard(request("build-agent", "chg-secret"), &NoProgress)
+        .await
+        .unwrap_err();
+    let journal = std::fs::read_to_string(env.rewind.journal().path()).unwrap();
+    let everything = format!(
+        "{journal}\n{}\n{}\n{ambiguous}\n{ambiguous:?}\n{:?}",
+        serde_json::to_string(&report).unwrap(),
+        report.summary(),
+        env.rewind
+    );
+    for secret in [CLIENT_SECRET, "access_token", "Bearer ", "eyJ"] {
+        assert!(!everything.contains(secret), "{secret} leaked");
+    }
+    assert_eq!(journal.lines().count(), 2);
+}
