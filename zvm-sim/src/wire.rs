@@ -707,7 +707,7 @@ impl SiteView<'_> {
         let earliest = vpg.journal.earliest(self.now);
         let actual_history = earliest
             .as_ref()
-            .map_or(0, |c| self.now.millis_since(c.at) / 60_000);
+            .map_or(0, |c| (self.now.millis_since(c.at) + 30_000) / 60_000);
         let writes = self.world.writes_checkpoints(vpg_index);
         let alert_status = match vpg.status {
             vpg_status::MEETING_SLA if writes => 0,

@@ -1,0 +1,483 @@
+//! The `/_sim` control API: resync, status pins, reset, clock, timings, the call log, the task list
+//! and guest files.
+
+mod common;
+
+use common::{spawn, spawn_frozen};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn a_resync_wipes_every_checkpoint_and_shows_a_sync_until_it_ends() {
+    let t = spawn_frozen(9).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-dr").await;
+    boston.insert(&vpg, "before-resync").await;
+    t.advance(1.0).await;
+    assert_eq!(boston.tagged(&vpg, "before-resync").await.len(), 1);
+
+    let (status, body) = t
+        .control_post(
+            "vpgs/web-dr/resync",
+            json!({ "Seconds": 30, "SubStatus": "FullSync" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["VpgIdentifier"], vpg.as_str());
+    assert!(boston.checkpoints(&vpg).await.is_empty());
+    let during = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
+    assert_eq!(
+        (during["Status"].as_u64(), during["SubStatus"].as_u64()),
+        (Some(2), Some(11))
+    );
+    let stats = boston
+        .get_ok(&format!("/v1/vpgs/{vpg}/checkpoints/stats"))
+        .await;
+    assert!(stats["Earliest"].is_null() && stats["Latest"].is_null());
+
+    let refused = boston.insert(&vpg, "during-resync").await;
+    t.advance(10.0).await;
+    let task = boston.task(&refused).await;
+    assert_eq!(task["Status"]["State"], 4);
+    assert!(
+        task["CompleteReason"]
+            .as_str()
+            .unwrap()
+            .contains("FullSync")
+    );
+    assert!(
+        boston.checkpoints(&vpg).await.is_empty(),
+        "no checkpoint during the sync"
+    );
+
+    t.advance(20.0).await;
+    let after = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
+    assert_eq!(
+        (after["Status"].as_u64(), after["SubStatus"].as_u64()),
+        (Some(1), Some(0))
+    );
+    t.advance(10.0).await;
+    let listed = boston.checkpoints(&vpg).await;
+    let times: Vec<&str> = listed
+        .iter()
+        .map(|c| c["TimeStamp"].as_str().unwrap())
+        .collect();
+    // The resync ended at 00:00:31; checkpoints resume from its end only.
+    assert_eq!(
+        times,
+        ["2026-01-01T00:00:35.000Z", "2026-01-01T00:00:40.000Z"]
+    );
+    assert!(boston.tagged(&vpg, "before-resync").await.is_empty());
+    let ok = boston.insert(&vpg, "after-resync").await;
+    t.advance(1.0).await;
+    assert_eq!(boston.task(&ok).await["Status"]["State"], 6);
+}
+
+#[tokio::test]
+async fn an_insert_running_when_a_resync_starts_fails() {
+    let t = spawn_frozen(9).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-local").await;
+    let id = boston.insert(&vpg, "interrupted").await;
+    let (status, _) = t
+        .control_post("vpgs/web-local/resync", json!({ "Seconds": 5 }))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    t.advance(10.0).await;
+    let task = boston.task(&id).await;
+    assert_eq!(task["Status"]["State"], 4);
+    assert!(
+        task["CompleteReason"]
+            .as_str()
+            .unwrap()
+            .contains("web-local")
+    );
+    assert!(boston.tagged(&vpg, "interrupted").await.is_empty());
+}
+
+#[tokio::test]
+async fn a_resync_refuses_a_substatus_that_is_not_a_sync_and_an_unknown_vpg() {
+    let t = spawn_frozen(9).await;
+    let (status, body) = t
+        .control_post("vpgs/web-dr/resync", json!({ "SubStatus": "None" }))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body["Message"].as_str().unwrap().contains("DeltaSync"));
+    let (status, body) = t.control_post("vpgs/no-such-vpg/resync", json!({})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(body["Message"].as_str().unwrap().contains("no-such-vpg"));
+    // No body at all: the defaults (30 s of FullSync).
+    let response = t
+        .http
+        .post(format!("{}/_sim/vpgs/web-dr/resync", t.boston_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["SubStatus"], 11);
+    assert_eq!(body["ResyncUntil"], "2026-01-01T00:00:30.000Z");
+}
+
+#[tokio::test]
+async fn a_pinned_status_holds_and_decides_whether_inserts_work() {
+    let t = spawn_frozen(9).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-local").await;
+    let (status, body) = t
+        .control_post(
+            &format!("vpgs/{vpg}/status"),
+            json!({ "status": "Initializing", "subStatus": 1 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let refused = boston.insert(&vpg, "while-initializing").await;
+    t.advance(60.0).await;
+    assert_eq!(boston.task(&refused).await["Status"]["State"], 4);
+    let shown = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
+    assert_eq!(
+        (shown["Status"].as_u64(), shown["SubStatus"].as_u64()),
+        (Some(0), Some(1))
+    );
+
+    let (status, _) = t
+        .control_post(
+            "vpgs/web-local/status",
+            json!({ "Status": 4, "SubStatus": 0 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let accepted = boston.insert(&vpg, "history-not-met").await;
+    t.advance(1.0).await;
+    assert_eq!(boston.task(&accepted).await["Status"]["State"], 6);
+    let (status, body) = t
+        .control_post("vpgs/web-local/status", json!({ "Status": "Sleeping" }))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body["Message"].as_str().unwrap().contains("Status"));
+}
+
+#[tokio::test]
+async fn reset_brings_back_the_initial_world_of_the_seed() {
+    let t = spawn_frozen(9).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-dr").await;
+    let before_ids = boston.get_ok("/v1/vms").await;
+    let first_task = boston.insert(&vpg, "gone-after-reset").await;
+    t.control_post("vpgs/web-local/resync", json!({})).await;
+    t.control_post("timing", json!({ "TaskDurationMs": 5000 }))
+        .await;
+    t.advance(100.0).await;
+
+    let (status, body) = t.control_post("reset", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["Seed"], 9);
+    assert_eq!(body["Now"], "2026-01-01T00:00:00.000Z");
+    assert!(t.calls().await.is_empty());
+    assert!(t.control_get("tasks").await.as_array().unwrap().is_empty());
+    assert_eq!(t.control_get("timing").await["TaskDurationMs"], 50);
+    // Tokens are part of the world: they are gone too.
+    assert_eq!(boston.get("/v1/vpgs").await.0, StatusCode::UNAUTHORIZED);
+    let boston = t.boston().await;
+    assert_eq!(
+        boston.get_ok("/v1/vms").await,
+        before_ids,
+        "same identifiers"
+    );
+    assert!(boston.tagged(&vpg, "gone-after-reset").await.is_empty());
+    // The runtime random stream starts over too: the first task id repeats.
+    assert_eq!(boston.insert(&vpg, "again").await, first_task);
+}
+
+#[tokio::test]
+async fn the_clock_can_be_read_advanced_frozen_and_restarted() {
+    let t = spawn(9).await;
+    let (status, frozen) = t.control_post("clock/scale", json!({ "Scale": 0 })).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(frozen["Scale"], 0.0);
+    let now = t.now().await;
+    assert_eq!(t.now().await, now, "a frozen clock stands still");
+    let (_, advanced) = t
+        .control_post("clock/advance", json!({ "seconds": 3600 }))
+        .await;
+    let expected = chrono::DateTime::parse_from_rfc3339(&now).unwrap() + chrono::Duration::hours(1);
+    assert_eq!(
+        chrono::DateTime::parse_from_rfc3339(advanced["Now"].as_str().unwrap()).unwrap(),
+        expected
+    );
+    for bad in [
+        json!({ "Seconds": -1 }),
+        json!({}),
+        json!({ "Seconds": "soon" }),
+    ] {
+        let (status, body) = t.control_post("clock/advance", bad.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+        assert!(
+            body["Message"].as_str().unwrap().contains("Seconds"),
+            "{body}"
+        );
+    }
+    let (status, _) = t.control_post("clock/scale", json!({ "Scale": -2 })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (_, running) = t
+        .control_post("clock/scale", json!({ "Scale": 1000 }))
+        .await;
+    assert_eq!(running["Scale"], 1000.0);
+}
+
+#[tokio::test]
+async fn timings_change_at_run_time() {
+    let t = spawn_frozen(9).await;
+    let (status, timing) = t
+        .control_post(
+            "timing",
+            json!({ "TaskDurationMs": 10_000, "ListingLagMs": 0 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        timing,
+        json!({ "TaskDurationMs": 10_000, "ListingLagMs": 0 })
+    );
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-local").await;
+    let id = boston.insert(&vpg, "slow").await;
+    t.advance(5.0).await;
+    assert_eq!(boston.task(&id).await["Status"]["State"], 1);
+    t.advance(10.0).await;
+    assert_eq!(boston.task(&id).await["Status"]["State"], 6);
+    assert_eq!(boston.tagged(&vpg, "slow").await.len(), 1);
+    let (status, _) = t
+        .control_post("timing", json!({ "ListingLagMs": -5 }))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn the_call_log_records_every_api_call_of_both_sites_but_no_control_call() {
+    let t = spawn_frozen(9).await;
+    let boston = t.boston().await;
+    let denver = t.denver().await;
+    let vpg = boston.vpg_id("web-dr").await;
+    let task = boston.insert(&vpg, "logged").await;
+    denver.get("/v1/vpgs?Status=1").await;
+    boston.get("/v1/nowhere").await;
+    t.control_get("clock").await;
+    let calls = t.calls().await;
+    let summary: Vec<(u64, &str, &str, &str, u64)> = calls
+        .iter()
+        .map(|c| {
+            (
+                c["Seq"].as_u64().unwrap(),
+                c["Site"].as_str().unwrap(),
+                c["Method"].as_str().unwrap(),
+                c["Path"].as_str().unwrap(),
+                c["Status"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let token_path = "/auth/realms/zerto/protocol/openid-connect/token";
+    let insert_path = format!("/v1/vpgs/{vpg}/checkpoints");
+    assert_eq!(
+        summary,
+        [
+            (1, "Boston", "POST", token_path, 200),
+            (2, "Denver", "POST", token_path, 200),
+            (3, "Boston", "GET", "/v1/vpgs", 200),
+            (4, "Boston", "POST", insert_path.as_str(), 200),
+            (5, "Denver", "GET", "/v1/vpgs", 200),
+            (6, "Boston", "GET", "/v1/nowhere", 404),
+        ]
+    );
+    assert_eq!(calls[2]["Query"], "name=web-dr");
+    assert_eq!(calls[3]["TaskId"], task.as_str());
+    assert!(calls[4]["TaskId"].is_null());
+    assert_eq!(calls[4]["Query"], "Status=1");
+    let cleared = t
+        .http
+        .delete(format!("{}/_sim/calls", t.denver_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cleared.status(), StatusCode::NO_CONTENT);
+    assert!(t.calls().await.is_empty());
+    boston.get("/v1/vpgs").await;
+    assert_eq!(t.calls().await[0]["Seq"], 1);
+}
+
+#[tokio::test]
+async fn the_task_list_holds_every_task_of_both_sites() {
+    let t = spawn_frozen(9).await;
+    let boston = t.boston().await;
+    let denver = t.denver().await;
+    let a = boston.insert(&boston.vpg_id("web-local").await, "a").await;
+    let b = denver.insert(&denver.vpg_id("ci-denver").await, "b").await;
+    t.advance(1.0).await;
+    let tasks = t.control_get("tasks").await;
+    let rows = tasks.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["TaskIdentifier"], a.as_str());
+    assert_eq!(rows[0]["Site"], "Boston");
+    assert_eq!(rows[0]["VpgName"], "web-local");
+    assert_eq!(rows[0]["CheckpointName"], "a");
+    assert_eq!(rows[1]["TaskIdentifier"], b.as_str());
+    assert_eq!(rows[1]["Site"], "Denver");
+    for row in rows {
+        for key in [
+            "Type",
+            "VpgIdentifier",
+            "State",
+            "CompleteReason",
+            "Started",
+            "Completed",
+        ] {
+            assert!(row.get(key).is_some(), "{key} in {row}");
+        }
+        assert_eq!(row["State"], 6);
+    }
+}
+
+async fn vm_id(t: &common::TestSim, name: &str) -> String {
+    let boston = t.boston().await;
+    boston.get_ok(&format!("/v1/vms?vmName={name}")).await[0]["VmIdentifier"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn guest_files_can_be_read_written_and_deleted() {
+    let t = spawn_frozen(9).await;
+    let web = vm_id(&t, "web-01").await;
+    let url = |path: &str| format!("{}/_sim/vms/{web}/files?path={path}", t.boston_url());
+    let conf = t
+        .http
+        .get(url("sda1/etc/app/app.conf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(conf.status(), StatusCode::OK);
+    let text = conf.text().await.unwrap();
+    assert!(text.contains("name = web-01"), "{text}");
+    assert!(
+        !text.to_lowercase().contains("password ="),
+        "no real secret: {text}"
+    );
+
+    let written = t
+        .http
+        .put(url("sda1/etc/app/app.conf"))
+        .body("changed by an agent\n")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(written.status(), StatusCode::OK);
+    let written: Value = written.json().await.unwrap();
+    assert_eq!(written["Size"], 20);
+    let now = t
+        .http
+        .get(url("sda1/etc/app/app.conf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(now.text().await.unwrap(), "changed by an agent\n");
+
+    let deleted = t
+        .http
+        .delete(url("sda1/etc/hostname"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
+    let gone = t.http.get(url("sda1/etc/hostname")).send().await.unwrap();
+    assert_eq!(gone.status(), StatusCode::NOT_FOUND);
+    let again = t
+        .http
+        .delete(url("sda1/etc/hostname"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_FOUND);
+
+    for bad in ["/etc/hosts", "sda1/../etc", "C:/Windows/x"] {
+        let response = t.http.get(url(bad)).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{bad}");
+        let body: Value = response.json().await.unwrap();
+        assert!(body["Message"].as_str().unwrap().contains("sda1"), "{body}");
+    }
+}
+
+#[tokio::test]
+async fn every_guest_starts_with_its_partitions_and_files() {
+    let t = spawn_frozen(9).await;
+    let list = |vm: String| {
+        let http = t.http.clone();
+        let base = t.boston_url().to_owned();
+        async move {
+            let files: Value = http
+                .get(format!("{base}/_sim/vms/{vm}/files"))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            files
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["Path"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        }
+    };
+    let linux = list(vm_id(&t, "db-01").await).await;
+    for path in [
+        "sda1/etc/hostname",
+        "sda1/etc/hosts",
+        "sda1/etc/app/app.conf",
+        "sda1/var/www/html/index.html",
+        "sda1/var/www/html/health.json",
+    ] {
+        assert!(linux.contains(&path.to_owned()), "{path} in {linux:?}");
+    }
+    assert!(linux.iter().any(|p| p.starts_with("sdb1/data/")));
+    let windows = list(vm_id(&t, "sql-01").await).await;
+    for path in [
+        "C:/Windows/System32/drivers/etc/hosts",
+        "C:/ProgramData/App/app.ini",
+        "C:/inetpub/wwwroot/web.config",
+    ] {
+        assert!(windows.contains(&path.to_owned()), "{path} in {windows:?}");
+    }
+    assert!(windows.iter().any(|p| p.starts_with("D:/Data/")));
+    // The control API also takes a unique VM name, and Windows paths ignore case.
+    let ini = t
+        .http
+        .get(format!(
+            "{}/_sim/vms/report-01/files?path=c:/programdata/app/APP.INI",
+            t.boston_url()
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ini.status(), StatusCode::OK);
+    assert!(ini.text().await.unwrap().contains("Name=report-01"));
+}
+
+#[tokio::test]
+async fn a_shared_vm_name_is_ambiguous_in_the_control_api() {
+    let t = spawn_frozen(9).await;
+    let response = t
+        .http
+        .get(format!("{}/_sim/vms/build-agent/files", t.boston_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::CONFLICT);
+    let body: Value = response.json().await.unwrap();
+    let message = body["Message"].as_str().unwrap();
+    assert!(
+        message.contains("Boston") && message.contains("Denver"),
+        "{message}"
+    );
+}

@@ -1,0 +1,396 @@
+//! Inventory: sites, VMs, VPGs, enums, PascalCase, case-insensitive queries, 400/404 bodies, and
+//! what each site's ZVM can see.
+
+mod common;
+
+use common::{Site, spawn};
+use reqwest::StatusCode;
+use serde_json::Value;
+
+/// Every object key is PascalCase, except inside link objects (`href`, `identifier`, `rel`,
+/// `type`), which the ZVM writes in lowercase.
+fn assert_pascal_case(value: &Value, at: &str) {
+    match value {
+        Value::Object(map) => {
+            let is_link = map.contains_key("href") && map.contains_key("identifier");
+            for (key, inner) in map {
+                if is_link {
+                    assert!(
+                        ["href", "identifier", "rel", "type"].contains(&key.as_str()),
+                        "{at}: unexpected link key {key}"
+                    );
+                } else {
+                    assert!(
+                        key.chars().next().is_some_and(|c| c.is_ascii_uppercase()),
+                        "{at}: key {key} is not PascalCase"
+                    );
+                }
+                assert_pascal_case(inner, &format!("{at}.{key}"));
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|item| assert_pascal_case(item, &format!("{at}[]"))),
+        _ => {}
+    }
+}
+
+fn names(rows: &Value, key: &str) -> Vec<String> {
+    let mut names: Vec<String> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[key].as_str().unwrap().to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn every_endpoint_answers_in_pascal_case() {
+    let t = spawn(3).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-dr").await;
+    let task = boston.insert(&vpg, "pascal").await;
+    boston.wait_task(&task).await;
+    let site_id = &t.sim.local().site_identifier;
+    let peer_id = &t.sim.peer().site_identifier;
+    let vm = boston.get_ok("/v1/vms?vmName=db-01").await[0]["VmIdentifier"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for path in [
+        "/v1/localsite".to_owned(),
+        "/v1/peersites".to_owned(),
+        format!("/v1/peersites/{peer_id}"),
+        "/v1/virtualizationsites".to_owned(),
+        format!("/v1/virtualizationsites/{site_id}"),
+        format!("/v1/virtualizationsites/{site_id}/vms"),
+        "/v1/vms".to_owned(),
+        format!("/v1/vms/{vm}"),
+        "/v1/vpgs".to_owned(),
+        format!("/v1/vpgs/{vpg}"),
+        format!("/v1/vpgs/{vpg}/checkpoints"),
+        format!("/v1/vpgs/{vpg}/checkpoints/stats"),
+        "/v1/tasks".to_owned(),
+        format!("/v1/tasks/{task}"),
+    ] {
+        let body = boston.get_ok(&path).await;
+        assert!(!body.is_null(), "{path}");
+        assert_pascal_case(&body, &path);
+    }
+    for path in [
+        "/v1/vpgs/statuses",
+        "/v1/vpgs/substatuses",
+        "/v1/tasks/types",
+    ] {
+        assert!(
+            boston
+                .get_ok(path)
+                .await
+                .as_array()
+                .is_some_and(|a| !a.is_empty())
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_local_site_and_its_peer_describe_each_other() {
+    let t = spawn(3).await;
+    let boston = t.boston().await;
+    let local = boston.get_ok("/v1/localsite").await;
+    assert_eq!(local["SiteName"], "Boston");
+    assert_eq!(
+        local["SiteIdentifier"],
+        t.sim.local().site_identifier.as_str()
+    );
+    assert_eq!(local["Link"]["type"], "LocalSiteApi");
+    assert_eq!(local["SiteType"], "VCenter");
+    let peers = boston.get_ok("/v1/peersites").await;
+    assert_eq!(names(&peers, "PeerSiteName"), ["Denver"]);
+    assert_eq!(
+        peers[0]["SiteIdentifier"],
+        t.sim.peer().site_identifier.as_str()
+    );
+    assert_eq!(peers[0]["PairingStatus"], 0);
+    // peerName is documented as case-sensitive.
+    assert_eq!(
+        boston.get_ok("/v1/peersites?peerName=denver").await,
+        Value::Array(vec![])
+    );
+    let sites = boston.get_ok("/v1/virtualizationsites").await;
+    assert_eq!(
+        names(&sites, "VirtualizationSiteName"),
+        ["Boston", "Denver"]
+    );
+    let denver = t.denver().await;
+    assert_eq!(denver.get_ok("/v1/localsite").await["SiteName"], "Denver");
+    let (status, body) = boston
+        .get("/v1/peersites/00000000-0000-0000-0000-000000000000")
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(body["Message"].is_string());
+}
+
+#[tokio::test]
+async fn vms_are_listed_once_per_vm_and_vpg_with_real_enum_numbers() {
+    let t = spawn(3).await;
+    let boston = t.boston().await;
+    let web = boston.get_ok("/v1/vms?vmName=web-01").await;
+    assert_eq!(
+        names(&web, "VpgName"),
+        ["web-archive", "web-dr", "web-local"]
+    );
+    let ids: Vec<&Value> = web
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["VmIdentifier"])
+        .collect();
+    assert!(ids.windows(2).all(|w| w[0] == w[1]), "one VM in three VPGs");
+    let archive = web
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["VpgName"] == "web-archive")
+        .unwrap();
+    assert_eq!(archive["Status"], 3, "RpoNotMeetingSLA is 3");
+    assert_eq!(archive["RecoverySiteName"], "Denver");
+    assert_eq!(archive["RecoverySite"]["type"], "PeerSiteApi");
+    let id = archive["VmIdentifier"].as_str().unwrap();
+    let (server, moref) = id.split_once('.').unwrap();
+    assert_eq!(server.len(), 36);
+    assert!(moref.starts_with("vm-"));
+
+    let sql = boston.get_ok("/v1/vms?vmName=sql-01").await;
+    let init = sql
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["VpgName"] == "sql-init")
+        .unwrap();
+    assert_eq!(
+        (init["Status"].as_u64(), init["SubStatus"].as_u64()),
+        (Some(0), Some(1))
+    );
+    let files = boston
+        .get_ok("/v1/vms?vmName=files-01&vpgName=files-dr")
+        .await;
+    assert_eq!(
+        (files[0]["Status"].as_u64(), files[0]["SubStatus"].as_u64()),
+        (Some(2), Some(6))
+    );
+    let app = boston.get_ok("/v1/vms?vpgName=app-tier").await;
+    assert_eq!(names(&app, "VmName"), ["app-01", "app-02", "app-03"]);
+}
+
+#[tokio::test]
+async fn query_keys_and_values_match_case_insensitively() {
+    let t = spawn(3).await;
+    let boston = t.boston().await;
+    let expected = boston.get_ok("/v1/vms?vmName=web-01").await;
+    for query in ["vmname=web-01", "VMNAME=WEB-01", "VmName=Web-01"] {
+        assert_eq!(
+            boston.get_ok(&format!("/v1/vms?{query}")).await,
+            expected,
+            "{query}"
+        );
+    }
+    let by_number = boston.get_ok("/v1/vpgs?status=3").await;
+    assert_eq!(names(&by_number, "VpgName"), ["web-archive"]);
+    for query in ["status=RpoNotMeetingSLA", "STATUS=rponotmeetingsla"] {
+        assert_eq!(
+            boston.get_ok(&format!("/v1/vpgs?{query}")).await,
+            by_number,
+            "{query}"
+        );
+    }
+    let syncing = boston.get_ok("/v1/vpgs?subStatus=deltasync").await;
+    assert_eq!(names(&syncing, "VpgName"), ["files-dr"]);
+    let named = boston.get_ok("/v1/vpgs?NAME=SQL-INIT").await;
+    assert_eq!(names(&named, "VpgName"), ["sql-init"]);
+    let high = boston.get_ok("/v1/vpgs?priority=High").await;
+    assert_eq!(names(&high, "VpgName"), ["erp-dr", "sql-local", "web-dr"]);
+}
+
+#[tokio::test]
+async fn paths_match_case_insensitively_as_aspnet_routes_them() {
+    let t = spawn(3).await;
+    let boston = t.boston().await;
+    let expected = boston.get_ok("/v1/vpgs/statuses").await;
+    assert_eq!(boston.get_ok("/v1/VPGs/Statuses").await, expected);
+    assert_eq!(boston.get_ok("/V1/LocalSite").await["SiteName"], "Boston");
+}
+
+#[tokio::test]
+async fn bad_enum_values_and_dates_are_400_with_a_message() {
+    let t = spawn(3).await;
+    let boston = t.boston().await;
+    for query in [
+        "/v1/vpgs?status=Healthy",
+        "/v1/vpgs?status=9",
+        "/v1/vms?subStatus=Resting",
+        "/v1/tasks?status=Done",
+        "/v1/tasks?startedAfterDate=yesterday",
+        "/v1/vms?includeMountedVms=maybe",
+    ] {
+        let (status, body) = boston.get(query).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {body}");
+        let message = body["Message"].as_str().unwrap_or_default();
+        let key = query.split(['?', '=']).nth(1).unwrap();
+        assert!(message.contains(key), "{query}: {message}");
+    }
+}
+
+#[tokio::test]
+async fn unknown_identifiers_are_404_with_a_message() {
+    let t = spawn(3).await;
+    let boston = t.boston().await;
+    for path in [
+        "/v1/vpgs/00000000-0000-0000-0000-000000000000",
+        "/v1/vpgs/00000000-0000-0000-0000-000000000000/checkpoints",
+        "/v1/vms/nope.vm-1",
+        "/v1/tasks/nope.nope",
+        "/v1/virtualizationsites/nope/vms",
+        "/v1/no-such-resource",
+    ] {
+        let (status, body) = boston.get(path).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        assert!(
+            body["Message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{path}: {body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_vm_in_several_vpgs_needs_a_vpg_identifier() {
+    let t = spawn(3).await;
+    let boston = t.boston().await;
+    let rows = boston.get_ok("/v1/vms?vmName=web-01").await;
+    let vm = rows[0]["VmIdentifier"].as_str().unwrap();
+    let (status, body) = boston.get(&format!("/v1/vms/{vm}")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let message = body["Message"].as_str().unwrap();
+    for vpg in ["web-local", "web-dr", "web-archive", "vpgIdentifier"] {
+        assert!(message.contains(vpg), "{message}");
+    }
+    let dr = boston.vpg_id("web-dr").await;
+    let row = boston
+        .get_ok(&format!("/v1/vms/{vm}?VpgIdentifier={dr}"))
+        .await;
+    assert_eq!(row["VpgName"], "web-dr");
+    let erp = boston.get_ok("/v1/vms?vmName=erp-01").await;
+    let single = boston
+        .get_ok(&format!(
+            "/v1/vms/{}",
+            erp[0]["VmIdentifier"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(single["VpgName"], "erp-dr");
+}
+
+#[tokio::test]
+async fn each_zvm_sees_the_vpgs_of_its_protected_and_recovery_sites() {
+    let t = spawn(3).await;
+    let boston = t.boston().await;
+    let denver = t.denver().await;
+    let at_boston = names(&boston.get_ok("/v1/vpgs").await, "VpgName");
+    let at_denver = names(&denver.get_ok("/v1/vpgs").await, "VpgName");
+    assert!(!at_boston.contains(&"ci-denver".to_owned()));
+    assert!(!at_denver.contains(&"web-local".to_owned()));
+    for shared in ["web-dr", "web-archive", "sql-init", "files-dr", "erp-dr"] {
+        assert!(at_boston.contains(&shared.to_owned()), "{shared}");
+        assert!(at_denver.contains(&shared.to_owned()), "{shared}");
+    }
+    assert_eq!(at_boston.len(), 10);
+    assert_eq!(at_denver.len(), 6);
+    let web_at_denver = denver.get_ok("/v1/vms?vmName=web-01").await;
+    assert_eq!(names(&web_at_denver, "VpgName"), ["web-archive", "web-dr"]);
+    // FLR runs at the recovery site: only its ZVM offers it.
+    let dr_at_boston = boston.get_ok("/v1/vms?vmName=web-01&vpgName=web-dr").await;
+    let dr_at_denver = denver.get_ok("/v1/vms?vmName=web-01&vpgName=web-dr").await;
+    assert_eq!(dr_at_boston[0]["EnabledActions"]["IsFlrEnabled"], false);
+    assert_eq!(dr_at_denver[0]["EnabledActions"]["IsFlrEnabled"], true);
+    assert_eq!(dr_at_denver[0]["ProtectedSite"]["type"], "PeerSiteApi");
+    assert_eq!(dr_at_denver[0]["RecoverySite"]["type"], "LocalSiteApi");
+}
+
+#[tokio::test]
+async fn two_vms_share_one_name_and_unprotected_vms_are_only_in_the_virtualization_site() {
+    let t = spawn(3).await;
+    let boston = t.boston().await;
+    let denver = t.denver().await;
+    let at_boston = boston.get_ok("/v1/vms?vmName=build-agent").await;
+    let at_denver = denver.get_ok("/v1/vms?vmName=build-agent").await;
+    assert_eq!(at_boston.as_array().unwrap().len(), 1);
+    assert_eq!(at_denver.as_array().unwrap().len(), 1);
+    assert_ne!(at_boston[0]["VmIdentifier"], at_denver[0]["VmIdentifier"]);
+
+    assert_eq!(
+        boston.get_ok("/v1/vms?vmName=report-01").await,
+        Value::Array(vec![])
+    );
+    let unprotected = |site: &Site, id: String| {
+        let site = site.clone();
+        async move {
+            names(
+                &site
+                    .get_ok(&format!("/v1/virtualizationsites/{id}/vms"))
+                    .await,
+                "VmName",
+            )
+        }
+    };
+    let local = t.sim.local().site_identifier.clone();
+    let peer = t.sim.peer().site_identifier.clone();
+    assert_eq!(unprotected(&boston, local).await, ["report-01"]);
+    assert_eq!(unprotected(&boston, peer).await, ["scratch-01"]);
+    let report = &boston
+        .get_ok(&format!(
+            "/v1/virtualizationsites/{}/vms",
+            t.sim.local().site_identifier
+        ))
+        .await[0];
+    assert_eq!(report["GuestOs"], "Microsoft Windows Server 2022 (64-bit)");
+}
+
+#[tokio::test]
+async fn vpgs_report_history_and_their_enum_lists() {
+    let t = spawn(3).await;
+    let boston = t.boston().await;
+    let statuses = boston.get_ok("/v1/vpgs/statuses").await;
+    assert_eq!(statuses[3], "RpoNotMeetingSLA");
+    assert_eq!(statuses[4], "HistoryNotMeetingSLA");
+    let substatuses = boston.get_ok("/v1/vpgs/substatuses").await;
+    assert_eq!(substatuses[23], "BitmapSync");
+    let types = boston.get_ok("/v1/tasks/types").await;
+    assert!(
+        types
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("InsertTaggedCP"))
+    );
+    let dr = boston
+        .get_ok(&format!("/v1/vpgs/{}", boston.vpg_id("web-dr").await))
+        .await;
+    assert_eq!(dr["VmsCount"], 2);
+    assert_eq!(dr["HistoryStatusApi"]["ConfiguredHistoryInMinutes"], 120);
+    assert!(dr["HistoryStatusApi"]["EarliestCheckpoint"]["CheckpointIdentifier"].is_string());
+    let init = boston
+        .get_ok(&format!("/v1/vpgs/{}", boston.vpg_id("sql-init").await))
+        .await;
+    assert!(init["HistoryStatusApi"]["EarliestCheckpoint"].is_null());
+    assert_eq!(init["StatusDescription"], "Initializing");
+}
+
+#[tokio::test]
+async fn the_server_time_is_the_simulated_clock() {
+    let t = common::spawn_frozen(3).await;
+    let boston = t.boston().await;
+    let now = boston.get_ok("/v1/serverDateTime/serverDateTimeUtc").await;
+    assert_eq!(now, "2026-01-01T00:00:00.000Z");
+    t.advance(90.0).await;
+    let later = boston.get_ok("/v1/serverDateTime/serverDateTimeUtc").await;
+    assert_eq!(later, "2026-01-01T00:01:30.000Z");
+}

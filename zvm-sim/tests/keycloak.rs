@@ -1,0 +1,328 @@
+//! Keycloak: token grants and their errors, bearer checks, expiry on the simulated clock, the
+//! session limit, and no secret in the call log.
+
+mod common;
+
+use common::{Site, spawn, spawn_frozen, spawn_with, token};
+use reqwest::StatusCode;
+use serde_json::Value;
+use zvm_sim::Options;
+
+const ADMIN: [(&str, &str); 4] = [
+    ("grant_type", "password"),
+    ("client_id", "zerto-client"),
+    ("username", "admin"),
+    ("password", "admin"),
+];
+
+#[tokio::test]
+async fn the_password_grant_answers_with_a_keycloak_token_body() {
+    let t = spawn(1).await;
+    let response = token(&t.http, t.boston_url(), &ADMIN).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()["cache-control"].to_str().unwrap(),
+        "no-store"
+    );
+    let body: Value = response.json().await.unwrap();
+    assert!(body["access_token"].as_str().is_some_and(|t| t.len() >= 40));
+    assert_eq!(body["expires_in"], 300);
+    assert_eq!(body["refresh_expires_in"], 1800);
+    assert!(body["refresh_token"].is_string());
+    assert_eq!(body["token_type"], "Bearer");
+    assert_eq!(body["not-before-policy"], 0);
+    assert!(body["session_state"].is_string());
+    assert!(body["scope"].is_string());
+}
+
+#[tokio::test]
+async fn the_client_credentials_grant_gives_a_service_account_without_refresh_token() {
+    let t = spawn(1).await;
+    let response = token(
+        &t.http,
+        t.boston_url(),
+        &[
+            ("grant_type", "client_credentials"),
+            ("client_id", "rewind"),
+            ("client_secret", "rewind-secret"),
+        ],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert!(body.get("refresh_token").is_none(), "{body}");
+    assert_eq!(body["refresh_expires_in"], 0);
+    let site = Site {
+        base: t.boston_url().to_owned(),
+        http: t.http.clone(),
+        token: body["access_token"].as_str().unwrap().to_owned(),
+    };
+    let vpg = site.vpg_id("web-local").await;
+    let task = site.insert(&vpg, "by-service-account").await;
+    assert_eq!(
+        site.task(&task).await["InitiatedBy"],
+        "service-account-rewind"
+    );
+}
+
+#[tokio::test]
+async fn a_refresh_token_gives_a_new_access_token() {
+    let t = spawn(1).await;
+    let first: Value = token(&t.http, t.boston_url(), &ADMIN)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let response = token(
+        &t.http,
+        t.boston_url(),
+        &[
+            ("grant_type", "refresh_token"),
+            ("client_id", "zerto-client"),
+            ("refresh_token", first["refresh_token"].as_str().unwrap()),
+        ],
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let second: Value = response.json().await.unwrap();
+    assert_ne!(second["access_token"], first["access_token"]);
+}
+
+/// A token request's form fields.
+type Form = Vec<(&'static str, &'static str)>;
+
+async fn keycloak_error(
+    t: &common::TestSim,
+    path_realm: &str,
+    form: &[(&str, &str)],
+) -> (StatusCode, Value) {
+    let response = t
+        .http
+        .post(format!(
+            "{}/auth/realms/{path_realm}/protocol/openid-connect/token",
+            t.boston_url()
+        ))
+        .form(form)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn refused_grants_answer_with_keycloak_error_bodies() {
+    let t = spawn(1).await;
+    let cases: Vec<(Form, StatusCode, &str)> = vec![
+        (
+            vec![
+                ("grant_type", "password"),
+                ("client_id", "zerto-client"),
+                ("username", "admin"),
+                ("password", "wrong"),
+            ],
+            StatusCode::UNAUTHORIZED,
+            "invalid_grant",
+        ),
+        (
+            vec![
+                ("grant_type", "password"),
+                ("client_id", "zerto-client"),
+                ("username", "nobody"),
+                ("password", "admin"),
+            ],
+            StatusCode::UNAUTHORIZED,
+            "invalid_grant",
+        ),
+        (
+            vec![
+                ("grant_type", "client_credentials"),
+                ("client_id", "rewind"),
+                ("client_secret", "wrong"),
+            ],
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+        ),
+        (
+            vec![
+                ("grant_type", "password"),
+                ("client_id", "no-such-client"),
+                ("username", "admin"),
+                ("password", "admin"),
+            ],
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+        ),
+        (
+            vec![
+                ("grant_type", "client_credentials"),
+                ("client_id", "zerto-client"),
+            ],
+            StatusCode::BAD_REQUEST,
+            "unauthorized_client",
+        ),
+        (
+            vec![
+                ("grant_type", "authorization_code"),
+                ("client_id", "zerto-client"),
+            ],
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+        ),
+        (
+            vec![("client_id", "zerto-client")],
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            vec![
+                ("grant_type", "refresh_token"),
+                ("client_id", "zerto-client"),
+                ("refresh_token", "not-a-token"),
+            ],
+            StatusCode::BAD_REQUEST,
+            "invalid_grant",
+        ),
+    ];
+    for (form, status, error) in cases {
+        let (got_status, body) = keycloak_error(&t, "zerto", &form).await;
+        assert_eq!(got_status, status, "{form:?}: {body}");
+        assert_eq!(body["error"], error, "{form:?}: {body}");
+        assert!(body["error_description"].is_string(), "{form:?}: {body}");
+    }
+    let (status, body) = keycloak_error(&t, "master", &ADMIN).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(body["error"], "Realm does not exist");
+}
+
+async fn raw_get(t: &common::TestSim, base: &str, bearer: Option<&str>) -> reqwest::Response {
+    let mut request = t.http.get(format!("{base}/v1/vpgs"));
+    if let Some(bearer) = bearer {
+        request = request.header("Authorization", bearer);
+    }
+    request.send().await.unwrap()
+}
+
+async fn assert_unauthorized(response: reqwest::Response) {
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        response.headers()["www-authenticate"].to_str().unwrap(),
+        "Bearer error=\"invalid_token\""
+    );
+    assert!(response.bytes().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn v1_needs_a_bearer_token_of_the_same_site() {
+    let t = spawn(1).await;
+    let boston = t.boston().await;
+    assert_unauthorized(raw_get(&t, t.boston_url(), None).await).await;
+    assert_unauthorized(raw_get(&t, t.boston_url(), Some("Bearer not-a-token")).await).await;
+    assert_unauthorized(raw_get(&t, t.boston_url(), Some("Basic YWRtaW46YWRtaW4=")).await).await;
+    let denver_with_boston_token = raw_get(
+        &t,
+        t.denver_url(),
+        Some(&format!("Bearer {}", boston.token)),
+    )
+    .await;
+    assert_unauthorized(denver_with_boston_token).await;
+    let accepted = raw_get(
+        &t,
+        t.boston_url(),
+        Some(&format!("bearer {}", boston.token)),
+    )
+    .await;
+    assert_eq!(accepted.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn tokens_expire_on_the_simulated_clock() {
+    let t = spawn_frozen(1).await;
+    let boston = t.boston().await;
+    t.advance(299.0).await;
+    assert_eq!(boston.get("/v1/vpgs").await.0, StatusCode::OK);
+    t.advance(1.0).await;
+    let bearer = format!("Bearer {}", boston.token);
+    assert_unauthorized(raw_get(&t, t.boston_url(), Some(&bearer)).await).await;
+}
+
+#[tokio::test]
+async fn the_token_ttl_option_sets_expires_in() {
+    let t = spawn_with(Options {
+        token_ttl: std::time::Duration::from_secs(60),
+        ..Options::for_tests(1)
+    })
+    .await;
+    let body: Value = token(&t.http, t.boston_url(), &ADMIN)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["expires_in"], 60);
+}
+
+#[tokio::test]
+async fn with_the_session_limit_a_new_token_revokes_the_older_ones_of_that_user() {
+    let t = spawn_with(Options {
+        session_limit: true,
+        ..Options::for_tests(1)
+    })
+    .await;
+    let first = t.boston().await;
+    let operator = Site::login(&t.http, t.boston_url(), "operator", "operator").await;
+    let at_denver = t.denver().await;
+    let second = t.boston().await;
+    assert_unauthorized(
+        raw_get(&t, t.boston_url(), Some(&format!("Bearer {}", first.token))).await,
+    )
+    .await;
+    assert_eq!(second.get("/v1/vpgs").await.0, StatusCode::OK);
+    assert_eq!(operator.get("/v1/vpgs").await.0, StatusCode::OK);
+    assert_eq!(at_denver.get("/v1/vpgs").await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn without_the_session_limit_older_tokens_stay_valid() {
+    let t = spawn(1).await;
+    let first = t.boston().await;
+    let _second = t.boston().await;
+    assert_eq!(first.get("/v1/vpgs").await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn the_call_log_records_token_calls_but_never_a_secret() {
+    let t = spawn(1).await;
+    let boston = t.boston().await;
+    token(
+        &t.http,
+        t.boston_url(),
+        &[
+            ("grant_type", "client_credentials"),
+            ("client_id", "rewind"),
+            ("client_secret", "rewind-secret"),
+        ],
+    )
+    .await;
+    boston.get("/v1/vpgs?password=hunter2").await;
+    let calls = t.calls().await;
+    let token_calls: Vec<&Value> = calls
+        .iter()
+        .filter(|c| c["Path"] == "/auth/realms/zerto/protocol/openid-connect/token")
+        .collect();
+    assert_eq!(token_calls.len(), 2);
+    assert!(
+        token_calls
+            .iter()
+            .all(|c| c["Status"] == 200 && c["Method"] == "POST")
+    );
+    let log = serde_json::to_string(&calls).unwrap();
+    for secret in [
+        boston.token.as_str(),
+        "rewind-secret",
+        "hunter2",
+        "password=admin",
+    ] {
+        assert!(!log.contains(secret), "the call log holds a secret: {log}");
+    }
+    assert!(log.contains("password=***"), "{log}");
+}
