@@ -219,7 +219,7 @@ pub enum ConfigError {
     },
     /// The configuration file is not valid TOML of the expected shape.
     #[error(
-        "the configuration file {path} is not valid: {message}; fix the file (its shape is in the README, section Configuration)"
+        "the configuration file {path} is not valid: {message}; fix the file: it takes catalog, journal, [sites.<name>] with url, client_id + client_secret or username + password, ca_cert, insecure, and [guard], [hook], [http]"
     )]
     Parse {
         /// The file.
@@ -884,6 +884,26 @@ window_secs = 60
             matches!(&s.credentials, Credentials::Password { username, .. } if username == "admin")
         );
         assert!(s.insecure);
+    }
+
+    #[test]
+    fn zvm_ca_cert_pins_the_default_sites_certificate() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(&dir, "catalog = \"/c\"\njournal = \"/j\"\n");
+        let c = Config::load_with_env(
+            Some(&path),
+            &env_of(&[
+                ("ZVM_URL", "https://zvm.example.com"),
+                ("ZVM_CLIENT_ID", "rewind"),
+                ("ZVM_CLIENT_SECRET", "x"),
+                ("ZVM_CA_CERT", "/etc/zerto/ca.pem"),
+            ]),
+        )
+        .unwrap();
+        let s = c.site(ENV_SITE).unwrap();
+        assert_eq!(s.ca_cert.as_deref(), Some(Path::new("/etc/zerto/ca.pem")));
+        assert!(!s.insecure);
+        assert!(c.warnings().is_empty());
     }
 
     #[test]

@@ -26,10 +26,10 @@ use crate::config::GuardSettings;
 use crate::error::RewindError;
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::{self, Protection, VmRef, VpgProtection};
+use crate::zvm::ZvmClient;
 use crate::zvm::enums::{Code, STATE_COMPLETED, STATE_IN_PROGRESS, is_terminal};
 use crate::zvm::task::{TaskWait, Watch, find_tag, wait_listed, wait_task};
 use crate::zvm::wire::{INSERT_TASK_TYPE, Task};
-use crate::zvm::{CallError, ZvmClient};
 
 /// The longest agent name in a tag.
 pub const MAX_AGENT: usize = 30;
@@ -643,9 +643,10 @@ async fn insert_locked(
         let request = format!("POST /v1/vpgs/{vpg_id}/checkpoints");
         let task_id = match client.insert_tagged_checkpoint(vpg_id, tag).await {
             Ok(id) => id,
-            Err(CallError::Lost { detail }) => {
+            Err(e) if e.outcome_unknown() => {
                 notes.push(format!(
-                    "the answer to the insert was lost ({detail}); looked for the tag before any second insert"
+                    "the answer to the insert was lost ({}); looked for the tag before any second insert",
+                    e.detail()
                 ));
                 match reconcile(ctx, client, vpg, tag, deadline, watch, notes).await {
                     Ok(Reconciled::Found(found)) => return found,

@@ -291,6 +291,26 @@ impl Journal {
         written.map_err(err)
     }
 
+    /// The newest `guarded` record of `vm` (name or identifier) written less than `within` ago, if any:
+    /// what the PreToolUse hook asks before letting a mutating call on that VM through.
+    pub fn last_guarded(
+        &self,
+        vm: &str,
+        within: std::time::Duration,
+    ) -> Result<Option<JournalRecord>, JournalError> {
+        let since =
+            Utc::now() - chrono::Duration::from_std(within).unwrap_or(chrono::Duration::MAX);
+        let read = self.read(&JournalFilter {
+            vm: Some(vm.to_string()),
+            ..Default::default()
+        })?;
+        Ok(read
+            .records
+            .into_iter()
+            .filter(|r| r.kind == RecordKind::Guard && r.verdict == "guarded" && r.time >= since)
+            .max_by_key(|r| r.time))
+    }
+
     /// Reads back the records that match `filter`.
     pub fn read(&self, filter: &JournalFilter) -> Result<JournalRead, JournalError> {
         let err = |source| JournalError::Read {
@@ -405,6 +425,26 @@ mod tests {
         let read = j.read(&JournalFilter::default()).unwrap();
         assert_eq!(read.records.len(), 2);
         assert_eq!(read.skipped_lines, 1);
+    }
+
+    #[test]
+    fn last_guarded_finds_only_recent_guarded_records_of_the_vm() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let mut old = record("web-01", "old");
+        old.time = Utc::now() - chrono::Duration::hours(2);
+        j.append(&old).unwrap();
+        let mut refused = record("web-01", "refused");
+        refused.verdict = "not_guarded".into();
+        j.append(&refused).unwrap();
+        j.append(&record("db-01", "other")).unwrap();
+        let window = std::time::Duration::from_secs(900);
+        assert!(j.last_guarded("web-01", window).unwrap().is_none());
+        j.append(&record("web-01", "fresh")).unwrap();
+        assert_eq!(
+            j.last_guarded("Web-01", window).unwrap().unwrap().change_id,
+            "fresh"
+        );
     }
 
     #[test]

@@ -238,6 +238,14 @@ impl Rewind {
         Ok(guard::list_tags(&self.inner.clients, &protection, change_id).await)
     }
 
+    /// The newest guard of `vm` that ended `guarded` within the hook's window, if any.
+    pub fn recent_guard(&self, vm: &str) -> Result<Option<JournalRecord>, RewindError> {
+        Ok(self
+            .inner
+            .journal
+            .last_guarded(vm, self.inner.config.hook.window)?)
+    }
+
     /// The tool catalog.
     pub fn catalog(&self) -> &CatalogStore {
         &self.inner.catalog

@@ -170,6 +170,69 @@ async fn reads_are_retried_through_connection_refused_until_the_zvm_answers() {
 }
 
 #[tokio::test]
+async fn reads_answered_503_are_retried_and_succeed() {
+    let env = TestEnv::start(21).await;
+    let proxy = Proxy::start(&env.sim.local().url, Mischief::UnavailableTwice).await;
+    let rewind = env.rewind_with(|mut c| {
+        c.sites[0] = env.boston_at(&proxy.url);
+        c
+    });
+    let vpgs = rewind
+        .client("boston")
+        .unwrap()
+        .vpgs()
+        .await
+        .expect("retried past two 503s");
+    assert!(!vpgs.is_empty());
+}
+
+#[tokio::test]
+async fn tls_trusts_a_pinned_certificate_refuses_an_unknown_one_and_insecure_is_warned_about() {
+    let env = TestEnv::start(22).await;
+    let (proxy, pem) = Proxy::start_tls(&env.sim.local().url).await;
+    let ca = env.dir.path().join("zvm-ca.pem");
+    std::fs::write(&ca, pem).unwrap();
+
+    let pinned = env.rewind_with(|mut c| {
+        c.sites[0] = env.boston_at(&proxy.url);
+        c.sites[0].ca_cert = Some(ca.clone());
+        c
+    });
+    assert_eq!(
+        pinned.find_protection("db-01").await.unwrap().vm.name,
+        "db-01"
+    );
+
+    let untrusted = env.rewind_with(|mut c| {
+        c.sites[0] = env.boston_at(&proxy.url);
+        c.http.read_retry = Duration::from_millis(100);
+        c
+    });
+    let err = untrusted.find_protection("db-01").await.unwrap_err();
+    assert_eq!(err.kind(), rewind_core::ErrorKind::Connection, "{err}");
+    assert!(
+        err.to_string().to_lowercase().contains("certificate"),
+        "{err}"
+    );
+
+    let config = env.config_with(|mut c| {
+        c.sites[0] = env.boston_at(&proxy.url);
+        c.sites[0].insecure = true;
+        c
+    });
+    assert!(
+        config.warnings()[0].contains("boston"),
+        "{:?}",
+        config.warnings()
+    );
+    let insecure = Rewind::new(config).unwrap();
+    assert_eq!(
+        insecure.find_protection("db-01").await.unwrap().vm.name,
+        "db-01"
+    );
+}
+
+#[tokio::test]
 async fn an_unreachable_site_is_a_connection_error_naming_it() {
     let env = TestEnv::start(6).await;
     let rewind = env.rewind_with(|mut c| {

@@ -65,6 +65,28 @@ impl CallError {
         }
     }
 
+    /// Whether a write that failed this way may nevertheless have happened at the ZVM: its answer was
+    /// lost, unreadable, or a server error (a gateway's 502/504 in particular says nothing about
+    /// whether the request went through).
+    pub(crate) fn outcome_unknown(&self) -> bool {
+        match self {
+            CallError::Lost { .. } | CallError::Decode { .. } => true,
+            CallError::Status { status, .. } => *status >= 500,
+            CallError::NotSent { .. } | CallError::Auth { .. } => false,
+        }
+    }
+
+    /// A short description for notes.
+    pub(crate) fn detail(&self) -> String {
+        match self {
+            CallError::NotSent { detail }
+            | CallError::Lost { detail }
+            | CallError::Auth { detail }
+            | CallError::Decode { detail } => detail.clone(),
+            CallError::Status { status, message } => format!("HTTP {status}: {message}"),
+        }
+    }
+
     /// Whether a read may be tried again after this failure.
     fn is_retryable_read(&self) -> bool {
         match self {
@@ -612,6 +634,21 @@ mod tests {
             }
             .is_retryable_read()
         );
+    }
+
+    #[test]
+    fn an_unreadable_ca_cert_is_a_configuration_error_naming_the_site() {
+        let mut site =
+            SiteConfig::with_client("boston", "https://zvm.example", "rewind", "x").unwrap();
+        site.ca_cert = Some("/nonexistent/ca.pem".into());
+        let err = ZvmClient::new(&site, &HttpSettings::default()).unwrap_err();
+        assert!(err.to_string().contains("sites.boston.ca_cert"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty.pem");
+        std::fs::write(&empty, "not a certificate").unwrap();
+        site.ca_cert = Some(empty);
+        let err = ZvmClient::new(&site, &HttpSettings::default()).unwrap_err();
+        assert!(err.to_string().contains("no PEM certificate"), "{err}");
     }
 
     #[test]

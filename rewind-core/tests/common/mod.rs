@@ -9,7 +9,7 @@
 #![allow(dead_code)]
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rewind_core::{Config, Rewind, SiteConfig};
@@ -286,6 +286,8 @@ pub enum Mischief {
     /// Fire another client's insert into the same VPG just before forwarding it (the back-to-back rule
     /// then fails ours).
     ForeignInsertFirst,
+    /// Answer the first two `/v1` reads 503 without forwarding them.
+    UnavailableTwice,
 }
 
 /// A test-only HTTP proxy in front of one simulated site.
@@ -306,6 +308,7 @@ struct ProxyState {
     http: reqwest::Client,
     mischief: Mischief,
     done: Arc<AtomicBool>,
+    unavailable: Arc<AtomicUsize>,
 }
 
 impl Proxy {
@@ -314,15 +317,49 @@ impl Proxy {
         Proxy::start_on("127.0.0.1:0", target, mischief).await
     }
 
-    /// Starts a proxy to `target` listening on `addr`.
-    pub async fn start_on(addr: &str, target: &str, mischief: Mischief) -> Proxy {
+    fn app(target: &str, mischief: Mischief) -> axum::Router {
         let state = ProxyState {
             target: target.to_string(),
             http: reqwest::Client::new(),
             mischief,
             done: Arc::new(AtomicBool::new(false)),
+            unavailable: Arc::new(AtomicUsize::new(0)),
         };
-        let app = axum::Router::new().fallback(forward).with_state(state);
+        axum::Router::new().fallback(forward).with_state(state)
+    }
+
+    /// Starts an HTTPS proxy to `target` with a fresh self-signed certificate for 127.0.0.1; returns
+    /// it with the certificate's PEM.
+    pub async fn start_tls(target: &str) -> (Proxy, String) {
+        let key = rcgen::generate_simple_self_signed(vec![
+            "127.0.0.1".to_string(),
+            "localhost".to_string(),
+        ])
+        .expect("a self-signed certificate");
+        let cert_pem = key.cert.pem();
+        let config = axum_server::tls_rustls::RustlsConfig::from_pem(
+            cert_pem.clone().into_bytes(),
+            key.signing_key.serialize_pem().into_bytes(),
+        )
+        .await
+        .expect("a TLS configuration");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!(
+            "https://127.0.0.1:{}",
+            listener.local_addr().unwrap().port()
+        );
+        let app = Proxy::app(target, Mischief::None);
+        let server = axum_server::from_tcp_rustls(listener, config).expect("a TLS server");
+        let handle = tokio::spawn(async move {
+            let _ = server.serve(app.into_make_service()).await;
+        });
+        (Proxy { url, handle }, cert_pem)
+    }
+
+    /// Starts a proxy to `target` listening on `addr`.
+    pub async fn start_on(addr: &str, target: &str, mischief: Mischief) -> Proxy {
+        let app = Proxy::app(target, mischief);
         let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let handle = tokio::spawn(async move {
@@ -348,6 +385,15 @@ async fn forward(
         .to_string();
     let is_insert =
         parts.method == axum::http::Method::POST && path.to_lowercase().ends_with("/checkpoints");
+    if state.mischief == Mischief::UnavailableTwice
+        && parts.method == axum::http::Method::GET
+        && path.starts_with("/v1/")
+        && state.unavailable.fetch_add(1, Ordering::SeqCst) < 2
+    {
+        let mut out = axum::response::Response::new(axum::body::Body::from("unavailable"));
+        *out.status_mut() = axum::http::StatusCode::SERVICE_UNAVAILABLE;
+        return out;
+    }
     let first = is_insert && !state.done.swap(true, Ordering::SeqCst);
     if first && state.mischief == Mischief::ForeignInsertFirst {
         foreign_insert(&state, &path).await;
