@@ -170,6 +170,9 @@ pub struct Vpg {
     pub resync: Option<Resync>,
     /// Bumped by every resync and status pin, so an outdated resync end is ignored.
     pub generation: u64,
+    /// Insert tasks at this VPG that have not ended, oldest first (positions in `World::tasks`),
+    /// so refusing a second insert does not scan every task ever run.
+    pub running_inserts: Vec<usize>,
     /// `Priority`.
     pub priority: u8,
     /// `ConfiguredRpoSeconds`.
@@ -395,6 +398,7 @@ impl World {
                 sub_status: resolved.sub_status,
                 resync: None,
                 generation: 0,
+                running_inserts: Vec::new(),
                 priority: resolved.priority,
                 rpo_seconds: spec.rpo_seconds,
                 actual_rpo,
@@ -513,10 +517,7 @@ impl World {
     ) -> String {
         let duration = self.jittered_task_duration();
         let v = &self.vpgs[vpg];
-        let running = self
-            .tasks
-            .iter()
-            .find(|t| t.vpg == vpg && t.kind == INSERT_TAGGED_CP && t.is_running());
+        let running = v.running_inserts.first().map(|&task| &self.tasks[task]);
         let planned = if let Some(running) = running {
             Planned::Fail(decisions::reason_insert_running(&v.name, &running.id))
         } else if !self.writes_checkpoints(vpg) {
@@ -547,6 +548,7 @@ impl World {
             ended: None,
         });
         self.task_by_id.insert(id.to_ascii_lowercase(), index);
+        self.vpgs[vpg].running_inserts.push(index);
         self.schedule(now.plus_millis(runs_for), Event::TaskEnds(index));
         id
     }
@@ -554,6 +556,7 @@ impl World {
     fn end_task(&mut self, index: usize, at: SimTime) {
         let task = &self.tasks[index];
         let vpg = &mut self.vpgs[task.vpg];
+        vpg.running_inserts.retain(|&t| t != index);
         let (state, reason) = match &task.planned {
             Planned::Fail(reason) => (task_state::FAILED, reason.clone()),
             Planned::Complete if !vpg.journal.covers(task.started, at) => (

@@ -61,11 +61,6 @@ impl Task {
         }
     }
 
-    /// Whether the task has not ended yet.
-    pub fn is_running(&self) -> bool {
-        self.ended.is_none()
-    }
-
     /// The share of its nominal duration that has passed at `at`, 0..=100.
     pub fn progress_at(&self, at: SimTime) -> u8 {
         let total = self.nominal_end.millis_since(self.started);
