@@ -235,6 +235,20 @@ pub fn question_for(server: &str, tool: &str, vm: Option<&str>) -> String {
     )
 }
 
+/// Splits a tool name as Claude Code shows it into `(server, tool)`: `mcp__<server>__<tool>` for an MCP
+/// server's tool, else `("claude-code", name)` for Claude Code's own.
+pub fn claude_code_tool(name: &str) -> (String, String) {
+    match name
+        .strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+    {
+        Some((server, tool)) if !server.is_empty() && !tool.is_empty() => {
+            (server.to_string(), tool.to_string())
+        }
+        _ => (CLAUDE_CODE.to_string(), name.to_string()),
+    }
+}
+
 fn check_name(field: &'static str, value: &str) -> Result<String, CatalogError> {
     let v = value.trim();
     if v.is_empty() {
@@ -337,6 +351,27 @@ impl CatalogStore {
             out.question = Some(question_for(server, tool, vm));
         }
         Ok(out)
+    }
+
+    /// Classifies a call with its arguments: the VM is read from the argument the catalog names for
+    /// the tool (`vm_arg`, a dotted path for nested arguments), so the question or the guard can name it.
+    pub fn classify_call(
+        &self,
+        server: &str,
+        tool: &str,
+        args: &serde_json::Value,
+    ) -> Result<Classification, CatalogError> {
+        let first = self.classify(server, tool, None)?;
+        let vm = first.vm_arg.as_deref().and_then(|path| {
+            path.split('.')
+                .try_fold(args, |v, key| v.get(key))
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        });
+        match vm {
+            Some(vm) => self.classify(server, tool, Some(&vm)),
+            None => Ok(first),
+        }
     }
 
     /// Marks a tool as mutating (removing it from the read-only entries of the file).
@@ -582,6 +617,40 @@ mod tests {
             std::fs::read_to_string(s.path()).unwrap(),
             "[[mutating]]\nserver = \n"
         );
+    }
+
+    #[test]
+    fn claude_code_tool_names_split_into_server_and_tool() {
+        assert_eq!(
+            claude_code_tool("Bash"),
+            ("claude-code".into(), "Bash".into())
+        );
+        assert_eq!(
+            claude_code_tool("mcp__zerto-rewind__zerto_list_tags"),
+            ("zerto-rewind".into(), "zerto_list_tags".into())
+        );
+        assert_eq!(
+            claude_code_tool("mcp__ssh__run__now"),
+            ("ssh".into(), "run__now".into())
+        );
+        assert_eq!(
+            claude_code_tool("mcp__broken"),
+            ("claude-code".into(), "mcp__broken".into())
+        );
+    }
+
+    #[test]
+    fn a_call_names_its_vm_through_the_entrys_vm_arg() {
+        let (_d, s) = store();
+        s.add_mutating("ssh", "run", Some("target.host")).unwrap();
+        let args = serde_json::json!({"target": {"host": "web-01"}, "cmd": "reboot"});
+        let c = s.classify_call("ssh", "run", &args).unwrap();
+        assert_eq!(
+            (c.class, c.vm.as_deref()),
+            (ToolClass::Mutating, Some("web-01"))
+        );
+        let c = s.classify_call("ssh", "exec", &args).unwrap();
+        assert_eq!((c.class, c.vm), (ToolClass::Unknown, None));
     }
 
     #[test]

@@ -204,6 +204,17 @@ pub enum RewindError {
         waited_secs: f64,
     },
 
+    /// The deadline came before any Zerto task was started, so nothing was left running.
+    #[error(
+        "the deadline of {waited_secs:.1} s came while {what}; nothing was left running: give it more time (guard.deadline_secs) or check the ZVMs' response times"
+    )]
+    Deadline {
+        /// What was being done.
+        what: String,
+        /// The deadline.
+        waited_secs: f64,
+    },
+
     /// A site name that is not configured.
     #[error(
         "no site named {name:?} is configured (configured: {configured}); use one of those names"
@@ -236,7 +247,9 @@ impl RewindError {
             | RewindError::AmbiguousVm { .. } => ErrorKind::Refused,
             RewindError::Zvm { status, .. } if *status >= 500 => ErrorKind::Connection,
             RewindError::Zvm { .. } => ErrorKind::Refused,
-            RewindError::Unreachable { .. } | RewindError::Auth { .. } => ErrorKind::Connection,
+            RewindError::Unreachable { .. }
+            | RewindError::Auth { .. }
+            | RewindError::Deadline { .. } => ErrorKind::Connection,
             RewindError::TaskFailed { .. } => ErrorKind::TaskFailed,
             RewindError::StillRunning { .. } => ErrorKind::TaskFailed,
             RewindError::UnexpectedResponse { .. } => ErrorKind::Internal,

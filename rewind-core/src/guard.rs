@@ -28,7 +28,7 @@ use crate::progress::{ProgressSink, Stage};
 use crate::protection::{self, Protection, VmRef, VpgProtection};
 use crate::zvm::ZvmClient;
 use crate::zvm::enums::{Code, STATE_COMPLETED, STATE_IN_PROGRESS, is_terminal};
-use crate::zvm::task::{TaskWait, Watch, find_tag, wait_listed, wait_task};
+use crate::zvm::task::{TaskWait, Watch, wait_listed, wait_task};
 use crate::zvm::wire::{INSERT_TASK_TYPE, Task};
 
 /// The longest agent name in a tag.
@@ -375,7 +375,18 @@ pub(crate) async fn guard(
     check_part("action", &req.action, MAX_ACTION)?;
     check_part("change_id", &req.change_id, MAX_CHANGE_ID)?;
     check_part("vm", &req.vm, 255)?;
-    let protection = protection::find_protection(ctx.clients, &req.vm).await?;
+    let protection = tokio::time::timeout_at(
+        deadline.into(),
+        protection::find_protection(ctx.clients, &req.vm),
+    )
+    .await
+    .map_err(|_| RewindError::Deadline {
+        what: format!(
+            "looking up {:?} at the ZVMs, before anything was inserted",
+            req.vm.trim()
+        ),
+        waited_secs: ctx.settings.deadline.as_secs_f64(),
+    })??;
     let tag = build_tag(
         &req.agent,
         &req.action,
@@ -907,17 +918,15 @@ async fn reconcile(
         .min()
         .or(newest)
         .map(|t| t - chrono::Duration::seconds(60));
-    let found = if completed.is_empty() {
-        find_tag(client.checkpoints(vpg_id, since).await?, tag)
-    } else {
-        // A Completed insert that may be ours: give its checkpoint the time to be listed.
-        let grace = lag
-            .map(|l| l * 4)
-            .unwrap_or_default()
-            .clamp(Duration::from_secs(2), Duration::from_secs(30));
-        let until = deadline.min(Instant::now() + grace);
-        wait_listed(client, vpg_id, tag, since, Instant::now(), until, lag).await?
-    };
+    // Give a checkpoint that may be ours the time to be listed, whether or not an insert task could be
+    // tied to this VPG (a ZVM that leaves RelatedEntities empty ties none): this path is rare, and
+    // waiting here is what keeps a second insert from doubling the first.
+    let grace = lag
+        .map(|l| l * 4)
+        .unwrap_or_default()
+        .clamp(Duration::from_secs(2), Duration::from_secs(30));
+    let until = deadline.min(Instant::now() + grace);
+    let found = wait_listed(client, vpg_id, tag, since, Instant::now(), until, lag).await?;
     let Some(cp) = found else {
         return Ok(Reconciled::NotInserted);
     };

@@ -166,11 +166,11 @@ impl Rewind {
             })
     }
 
-    /// Every configured site's reachability and identity.
+    /// Every configured site's reachability and identity, read now.
     pub async fn sites(&self) -> Vec<SiteStatus> {
         futures::future::join_all(self.inner.clients.iter().map(|c| async move {
             let insecure = self.inner.config.site(c.name()).is_some_and(|s| s.insecure);
-            match c.local_site().await {
+            match c.read_local_site().await {
                 Ok(l) => SiteStatus {
                     name: c.name().to_string(),
                     url: c.url().to_string(),

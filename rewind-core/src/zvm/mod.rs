@@ -401,19 +401,21 @@ impl ZvmClient {
 
     /// `GET /v1/localsite`, read once and remembered.
     pub async fn local_site(&self) -> Result<&LocalSite, RewindError> {
-        self.local
-            .get_or_try_init(|| async {
-                let site: LocalSite = self.get_json("/v1/localsite", &[]).await?;
-                if site.site_identifier.is_none() {
-                    return Err(RewindError::UnexpectedResponse {
-                        site: self.name.clone(),
-                        request: "GET /v1/localsite".into(),
-                        detail: "it has no SiteIdentifier".into(),
-                    });
-                }
-                Ok(site)
-            })
-            .await
+        self.local.get_or_try_init(|| self.read_local_site()).await
+    }
+
+    /// `GET /v1/localsite` now (a status check), remembered if nothing was yet.
+    pub async fn read_local_site(&self) -> Result<LocalSite, RewindError> {
+        let site: LocalSite = self.get_json("/v1/localsite", &[]).await?;
+        if site.site_identifier.is_none() {
+            return Err(RewindError::UnexpectedResponse {
+                site: self.name.clone(),
+                request: "GET /v1/localsite".into(),
+                detail: "it has no SiteIdentifier".into(),
+            });
+        }
+        let _ = self.local.set(site.clone());
+        Ok(site)
     }
 
     /// This ZVM's site identifier (its local site's GUID).
