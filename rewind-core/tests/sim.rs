@@ -309,8 +309,16 @@ async fn host_names_and_vm_identifiers_resolve_to_the_same_vm() {
         .await
         .unwrap();
     let by_id = env.rewind.find_protection(&by_name.vm.id).await.unwrap();
+    let rows = env.rewind.client("boston").unwrap().vms().await.unwrap();
+    let ip = rows
+        .iter()
+        .find(|r| r.vm_name.as_deref() == Some("db-01"))
+        .and_then(|r| r.ip_addresses().next().map(str::to_string))
+        .expect("db-01 has an address");
+    let by_ip = env.rewind.find_protection(&ip).await.unwrap();
     assert_eq!(by_fqdn.vm, by_name.vm);
     assert_eq!(by_id.vm, by_name.vm);
+    assert_eq!(by_ip.vm, by_name.vm);
     assert_eq!(by_name.vpgs.len(), 1);
 }
 
