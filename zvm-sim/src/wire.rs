@@ -482,7 +482,8 @@ fn guest_os_name(os: GuestOs) -> &'static str {
     }
 }
 
-fn volumes(_os: GuestOs) -> Vec<VolumeView> {
+/// Two disks per VM: the system disk and the data disk (`sda`/`sdb`, `C:`/`D:`).
+fn volumes() -> Vec<VolumeView> {
     ["scsi:0:0", "scsi:0:1"]
         .into_iter()
         .map(|id| VolumeView {
@@ -623,7 +624,7 @@ impl SiteView<'_> {
             nics: vec![NicView {
                 nic_identifier: "Network adapter 1",
             }],
-            volumes: volumes(vm.os),
+            volumes: volumes(),
             is_agent_installed: false,
             platform_information: VmPlatformView { azure: None },
         }
@@ -665,7 +666,7 @@ impl SiteView<'_> {
             outgoing_band_width_in_mbps: vpg.throughput_mb * 8.0 / f64::from(share),
             actual_rpo: self.world.actual_rpo(vpg_index, self.now),
             last_test: None,
-            volumes: volumes(vm.os),
+            volumes: volumes(),
             nics: vec![NicView {
                 nic_identifier: "Network adapter 1",
             }],

@@ -40,9 +40,9 @@ async fn the_binary_prints_its_seed_and_where_each_site_listens() {
     assert!(read[2].starts_with("Denver listening on http://127.0.0.1:"));
     assert!(!boston.ends_with(":0"), "the real port is shown: {boston}");
 
-    let localsite = reqwest::get(format!("{boston}/_sim/clock"))
+    let clock = reqwest::get(format!("{boston}/_sim/clock"))
         .await
         .expect("the site answers");
-    assert!(localsite.status().is_success());
+    assert!(clock.status().is_success());
     child.kill().await.unwrap();
 }

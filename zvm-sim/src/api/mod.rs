@@ -157,8 +157,8 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole) -> Router {
 /// case-insensitively anyway. Keycloak paths stay case-sensitive, as Keycloak's are.
 async fn lowercase_v1_path(mut request: Request) -> Request {
     let path = request.uri().path();
-    if path.len() >= 3 && path[..3].eq_ignore_ascii_case("/v1") && path != path.to_ascii_lowercase()
-    {
+    let is_v1 = path.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("/v1"));
+    if is_v1 && path.bytes().any(|b| b.is_ascii_uppercase()) {
         let lowered = match request.uri().query() {
             Some(query) => format!("{}?{query}", path.to_ascii_lowercase()),
             None => path.to_ascii_lowercase(),

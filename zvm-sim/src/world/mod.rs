@@ -10,6 +10,7 @@
 //! - [`clock`]: simulated time.
 //! - [`journal`]: a VPG's checkpoints, automatic ones computed lazily.
 //! - [`files`]: guest files with their history.
+//! - `inventory`: sites, hosts, VMs and VPGs; `build`: the initial world of a seed.
 //! - [`tasks`]: Zerto tasks.
 //! - [`auth`]: Keycloak users, clients and tokens.
 //! - [`enums`]: the ZVM's enumerations.
@@ -22,22 +23,22 @@ pub mod journal;
 pub mod spec;
 pub mod tasks;
 
+mod build;
+mod inventory;
+
+pub use inventory::{Host, Resync, Site, Vm, Vpg};
+
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use bytes::Bytes;
-use rand::{Rng, RngExt, SeedableRng};
+use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
-use crate::decisions::{
-    self, CHECKPOINT_INTERVAL_MS, MAX_HISTORY_MINUTES, REFUSED_TASK_FRACTION, TASK_DURATION_JITTER,
-};
+use crate::decisions::{self, CHECKPOINT_INTERVAL_MS, REFUSED_TASK_FRACTION, TASK_DURATION_JITTER};
 use auth::{Auth, Lifetimes, Principal};
 use clock::{Clock, SimTime};
 use enums::{INSERT_TAGGED_CP, VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_state};
-use files::{GuestFacts, GuestFiles};
-use journal::{Journal, Numbering};
-use spec::{GuestOs, WorldError, WorldSpec};
+use spec::WorldSpec;
 use tasks::{Planned, Task};
 
 /// Which of the two simulated ZVMs.
@@ -77,121 +78,6 @@ pub fn guid(rng: &mut ChaCha8Rng) -> String {
     uuid::Builder::from_random_bytes(bytes)
         .into_uuid()
         .to_string()
-}
-
-/// An ESXi host of a site.
-#[derive(Debug, Clone)]
-pub struct Host {
-    /// `<serverGuid>.host-<n>`.
-    pub id: String,
-    /// Its DNS name.
-    pub name: String,
-}
-
-/// A site and its virtualization inventory.
-#[derive(Debug, Clone)]
-pub struct Site {
-    /// Local or peer.
-    pub role: SiteRole,
-    /// `SiteName`.
-    pub name: String,
-    /// `Location`.
-    pub location: String,
-    /// `SiteIdentifier`, a GUID.
-    pub id: String,
-    /// The vCenter server GUID that prefixes VM, host and datastore identifiers.
-    pub server_id: String,
-    /// The ZVM's IP address.
-    pub ip: String,
-    /// Its ESXi hosts.
-    pub hosts: Vec<Host>,
-    /// Its datastore: identifier and name.
-    pub datastore: (String, String),
-    /// Its VM network: identifier and name.
-    pub network: (String, String),
-}
-
-/// A VM.
-#[derive(Debug, Clone)]
-pub struct Vm {
-    /// `<serverGuid>.vm-<n>`.
-    pub id: String,
-    /// `VmName`; not unique.
-    pub name: String,
-    /// The site it runs at.
-    pub site: SiteRole,
-    /// Linux or Windows.
-    pub os: GuestOs,
-    /// `CpuCoresNum`.
-    pub cpus: u32,
-    /// `MemorySizeInMB`.
-    pub memory_mb: u32,
-    /// `ProvisionedStorageInMB`.
-    pub provisioned_mb: u64,
-    /// `UsedStorageInMB`.
-    pub used_mb: u64,
-    /// Position of its host in its site's hosts.
-    pub host: usize,
-    /// Its IP address.
-    pub ip: String,
-    /// The VPGs it is in (at most three).
-    pub vpgs: Vec<usize>,
-    /// Its guest files, with their history.
-    pub files: GuestFiles,
-}
-
-/// A resync in progress.
-#[derive(Debug, Clone, Copy)]
-pub struct Resync {
-    /// When it started.
-    pub started: SimTime,
-    /// When it ends.
-    pub until: SimTime,
-}
-
-/// A VPG.
-#[derive(Debug, Clone)]
-pub struct Vpg {
-    /// `VpgIdentifier`, a GUID.
-    pub id: String,
-    /// `VpgName`, unique.
-    pub name: String,
-    /// Where its VMs run.
-    pub protected: SiteRole,
-    /// Where its journal is.
-    pub recovery: SiteRole,
-    /// Its VMs.
-    pub vms: Vec<usize>,
-    /// `Status`.
-    pub status: u8,
-    /// `SubStatus`.
-    pub sub_status: u8,
-    /// The resync in progress, if any.
-    pub resync: Option<Resync>,
-    /// Bumped by every resync and status pin, so an outdated resync end is ignored.
-    pub generation: u64,
-    /// Insert tasks at this VPG that have not ended, oldest first (positions in `World::tasks`),
-    /// so refusing a second insert does not scan every task ever run.
-    pub running_inserts: Vec<usize>,
-    /// `Priority`.
-    pub priority: u8,
-    /// `ConfiguredRpoSeconds`.
-    pub rpo_seconds: u32,
-    /// `ActualRPO` while it replicates.
-    pub actual_rpo: u32,
-    /// `IOPs`.
-    pub iops: u32,
-    /// `ThroughputInMB`.
-    pub throughput_mb: f64,
-    /// Its checkpoints.
-    pub journal: Journal,
-}
-
-impl Vpg {
-    /// Visible from the ZVM of its protected site and of its recovery site.
-    pub fn visible_from(&self, site: SiteRole) -> bool {
-        self.protected == site || self.recovery == site
-    }
 }
 
 /// Task and listing timings, changeable at run time.
@@ -281,156 +167,6 @@ pub struct World {
 }
 
 impl World {
-    /// Builds the initial world of a setup; the same setup always gives the same world.
-    pub fn new(setup: &Setup) -> Result<World, WorldError> {
-        let resolved = setup.spec.resolve()?;
-        let mut rng = ChaCha8Rng::seed_from_u64(setup.seed);
-        let origin = setup
-            .epoch
-            .plus_millis(-i64::from(MAX_HISTORY_MINUTES) * 60_000);
-
-        let sites: [Site; 2] = [0, 1].map(|index| {
-            let spec = &setup.spec.sites[index];
-            let server_id = guid(&mut rng);
-            let id = guid(&mut rng);
-            let domain = format!("{}.example.internal", spec.name.to_lowercase());
-            let octet = 10 * (index + 1);
-            Site {
-                role: SiteRole::from_index(index),
-                name: spec.name.clone(),
-                location: spec.location.clone(),
-                id,
-                ip: format!("10.{octet}.0.10"),
-                hosts: (1..=2)
-                    .map(|n| Host {
-                        id: format!("{server_id}.host-{}", 10 + n * 3),
-                        name: format!("esx0{n}.{domain}"),
-                    })
-                    .collect(),
-                datastore: (
-                    format!("{server_id}.datastore-{}", 20 + index),
-                    format!("ds-{}-01", spec.name.to_lowercase()),
-                ),
-                network: (
-                    format!("{server_id}.network-{}", 30 + index),
-                    "VM Network".to_owned(),
-                ),
-                server_id,
-            }
-        });
-
-        let mut next_moref = [rng.random_range(20..60u32), rng.random_range(20..60u32)];
-        let mut vms = Vec::with_capacity(setup.spec.vms.len());
-        for (spec, &site_index) in setup.spec.vms.iter().zip(&resolved.vm_sites) {
-            let site = &sites[site_index];
-            let moref = next_moref[site_index];
-            next_moref[site_index] += rng.random_range(1..8u32);
-            let ip = format!(
-                "10.{}.{}.{}",
-                10 * (site_index + 1),
-                rng.random_range(1..250u32),
-                rng.random_range(10..250u32)
-            );
-            let port = [8080u16, 8443, 9000, 5000][rng.random_range(0..4usize)];
-            let provisioned_mb = u64::from(spec.disk_gb) * 1024;
-            let used_mb = provisioned_mb * rng.random_range(30..90u64) / 100;
-            let mut files = GuestFiles::new(spec.os);
-            let facts = GuestFacts {
-                vm: &spec.name,
-                site: &site.name,
-                ip: &ip,
-                port,
-            };
-            for (path, content) in files::default_files(spec.os, &facts) {
-                files
-                    .write(&path, Bytes::from(content), origin)
-                    .map_err(|source| WorldError::GuestFile {
-                        vm: spec.name.clone(),
-                        source,
-                    })?;
-            }
-            vms.push(Vm {
-                id: format!("{}.vm-{moref}", site.server_id),
-                name: spec.name.clone(),
-                site: site.role,
-                os: spec.os,
-                cpus: spec.cpus,
-                memory_mb: spec.memory_mb,
-                provisioned_mb,
-                used_mb,
-                host: rng.random_range(0..site.hosts.len()),
-                ip,
-                vpgs: Vec::new(),
-                files,
-            });
-        }
-
-        let vpg_count = setup.spec.vpgs.len() as u64;
-        let mut vpgs = Vec::with_capacity(setup.spec.vpgs.len());
-        for (index, (spec, resolved)) in setup.spec.vpgs.iter().zip(&resolved.vpgs).enumerate() {
-            let numbering = Numbering {
-                origin,
-                vpg_count,
-                vpg: index as u64,
-            };
-            let mut journal = Journal::new(numbering, spec.history_minutes);
-            if decisions::writes_checkpoints(resolved.status, resolved.sub_status) {
-                // A replicating VPG has written checkpoints for longer than any history window.
-                journal.start_writing(origin);
-            }
-            let actual_rpo = if resolved.status == status::RPO_NOT_MEETING_SLA
-                || resolved.status == status::NOT_MEETING_SLA
-            {
-                spec.rpo_seconds + rng.random_range(60..600u32)
-            } else {
-                rng.random_range(3..10u32)
-            };
-            for &vm in &resolved.members {
-                vms[vm].vpgs.push(index);
-            }
-            vpgs.push(Vpg {
-                id: guid(&mut rng),
-                name: spec.name.clone(),
-                protected: SiteRole::from_index(resolved.protected),
-                recovery: SiteRole::from_index(resolved.recovery),
-                vms: resolved.members.clone(),
-                status: resolved.status,
-                sub_status: resolved.sub_status,
-                resync: None,
-                generation: 0,
-                running_inserts: Vec::new(),
-                priority: resolved.priority,
-                rpo_seconds: spec.rpo_seconds,
-                actual_rpo,
-                iops: rng.random_range(5..400u32),
-                throughput_mb: f64::from(rng.random_range(1..4000u32)) / 1024.0,
-                journal,
-            });
-        }
-
-        let mut runtime = ChaCha8Rng::seed_from_u64(setup.seed);
-        runtime.set_stream(1);
-        Ok(World {
-            clock: Clock::new(setup.epoch, setup.time_scale),
-            timings: setup.timings,
-            sites,
-            vms,
-            vpgs,
-            tasks: Vec::new(),
-            auth: Auth::new(
-                setup.spec.users.clone(),
-                setup.spec.clients.clone(),
-                setup.lifetimes,
-            ),
-            calls: Vec::new(),
-            task_by_id: HashMap::new(),
-            rng: runtime,
-            events: BinaryHeap::new(),
-            next_event: 0,
-            trimmed_at: setup.epoch,
-        })
-    }
-
     /// The site of a role.
     pub fn site(&self, role: SiteRole) -> &Site {
         &self.sites[role.index()]

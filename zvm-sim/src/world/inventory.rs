@@ -1,0 +1,122 @@
+//! The inventory: sites with their hosts, VMs with their guest files, and VPGs with their journals.
+
+use crate::world::SiteRole;
+use crate::world::clock::SimTime;
+use crate::world::files::GuestFiles;
+use crate::world::journal::Journal;
+use crate::world::spec::GuestOs;
+
+/// An ESXi host of a site.
+#[derive(Debug, Clone)]
+pub struct Host {
+    /// `<serverGuid>.host-<n>`.
+    pub id: String,
+    /// Its DNS name.
+    pub name: String,
+}
+
+/// A site and its virtualization inventory.
+#[derive(Debug, Clone)]
+pub struct Site {
+    /// Local or peer.
+    pub role: SiteRole,
+    /// `SiteName`.
+    pub name: String,
+    /// `Location`.
+    pub location: String,
+    /// `SiteIdentifier`, a GUID.
+    pub id: String,
+    /// The vCenter server GUID that prefixes VM, host and datastore identifiers.
+    pub server_id: String,
+    /// The ZVM's IP address.
+    pub ip: String,
+    /// Its ESXi hosts.
+    pub hosts: Vec<Host>,
+    /// Its datastore: identifier and name.
+    pub datastore: (String, String),
+    /// Its VM network: identifier and name.
+    pub network: (String, String),
+}
+
+/// A VM.
+#[derive(Debug, Clone)]
+pub struct Vm {
+    /// `<serverGuid>.vm-<n>`.
+    pub id: String,
+    /// `VmName`; not unique.
+    pub name: String,
+    /// The site it runs at.
+    pub site: SiteRole,
+    /// Linux or Windows.
+    pub os: GuestOs,
+    /// `CpuCoresNum`.
+    pub cpus: u32,
+    /// `MemorySizeInMB`.
+    pub memory_mb: u32,
+    /// `ProvisionedStorageInMB`.
+    pub provisioned_mb: u64,
+    /// `UsedStorageInMB`.
+    pub used_mb: u64,
+    /// Position of its host in its site's hosts.
+    pub host: usize,
+    /// Its IP address.
+    pub ip: String,
+    /// The VPGs it is in (at most three).
+    pub vpgs: Vec<usize>,
+    /// Its guest files, with their history.
+    pub files: GuestFiles,
+}
+
+/// A resync in progress.
+#[derive(Debug, Clone, Copy)]
+pub struct Resync {
+    /// When it started.
+    pub started: SimTime,
+    /// When it ends.
+    pub until: SimTime,
+}
+
+/// A VPG.
+#[derive(Debug, Clone)]
+pub struct Vpg {
+    /// `VpgIdentifier`, a GUID.
+    pub id: String,
+    /// `VpgName`, unique.
+    pub name: String,
+    /// Where its VMs run.
+    pub protected: SiteRole,
+    /// Where its journal is.
+    pub recovery: SiteRole,
+    /// Its VMs.
+    pub vms: Vec<usize>,
+    /// `Status`.
+    pub status: u8,
+    /// `SubStatus`.
+    pub sub_status: u8,
+    /// The resync in progress, if any.
+    pub resync: Option<Resync>,
+    /// Bumped by every resync and status pin, so an outdated resync end is ignored.
+    pub generation: u64,
+    /// Insert tasks at this VPG that have not ended, oldest first (positions in `World::tasks`),
+    /// so refusing a second insert does not scan every task ever run.
+    pub running_inserts: Vec<usize>,
+    /// `Priority`.
+    pub priority: u8,
+    /// `ConfiguredRpoSeconds`.
+    pub rpo_seconds: u32,
+    /// `ActualRPO` while it replicates.
+    pub actual_rpo: u32,
+    /// `IOPs`.
+    pub iops: u32,
+    /// `ThroughputInMB`.
+    pub throughput_mb: f64,
+    /// Its checkpoints.
+    pub journal: Journal,
+}
+
+impl Vpg {
+    /// Visible from the ZVM of its protected site and of its recovery site.
+    pub fn visible_from(&self, site: SiteRole) -> bool {
+        self.protected == site || self.recovery == site
+    }
+}
