@@ -4,6 +4,16 @@
 //! made the way a ZVM 10.x appliance would most likely behave. They live here, in one place, so that
 //! when a real appliance says otherwise there is one line to change. The README lists them too.
 //!
+//! A few decisions act in one place only and are kept there, named here so they can be found:
+//! - `GET /v1/vms/{id}` of a VM in several VPGs visible from the site without `vpgIdentifier` is 400,
+//!   naming the VPGs (`api/vms.rs`);
+//! - `/v1/virtualizationsites/{id}/vms` lists only VMs that no VPG protects (`api/sites.rs`);
+//! - `/v1` paths match case-insensitively, Keycloak paths do not (`api/mod.rs`);
+//! - JSON bodies need a JSON content type, else 415, and their keys match case-insensitively;
+//!   query keys and values match case-insensitively and an empty value is absent (`api/extract.rs`);
+//! - the call log skips `/_sim` and masks secret-looking query values (`api/call_log.rs`);
+//! - Keycloak form fields are case-sensitive and error bodies are Keycloak's (`api/keycloak.rs`).
+//!
 //! What is deliberately absent: the client's "protecting VPG" rule. The client keeps its own copy of
 //! it; the simulator only knows when a VPG writes checkpoints and accepts tagged inserts, which is a
 //! ZVM's behaviour ([`writes_checkpoints`]).
@@ -11,6 +21,19 @@
 use std::time::Duration;
 
 use crate::world::enums::{status, substatus};
+
+/// `Version` of every simulated ZVM (10.0 Update 6, the release the reference's Swagger comes from).
+pub const ZVM_VERSION: &str = "10.0.60";
+/// `DisplayVersion`.
+pub const ZVM_DISPLAY_VERSION: &str = "10.0 Update 6";
+/// `ZvmApiVersion` (the Swagger document's version).
+pub const ZVM_API_VERSION: &str = "1.0";
+/// `SiteType`: both sites run on vCenter.
+pub const SITE_TYPE: &str = "VCenter";
+/// `SiteTypeVersion`.
+pub const SITE_TYPE_VERSION: &str = "8.0.2";
+/// `Port` of a peer site (SW10: "The default port is 9081").
+pub const PEER_PORT: u16 = 9081;
 
 /// Where the local site (Boston) listens by default: the Windows ZVM's historical API port.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:9669";

@@ -7,6 +7,9 @@
 
 use serde::Serialize;
 
+use crate::decisions::{
+    PEER_PORT, SITE_TYPE, SITE_TYPE_VERSION, ZVM_API_VERSION, ZVM_DISPLAY_VERSION, ZVM_VERSION,
+};
 use crate::world::clock::SimTime;
 use crate::world::enums::{PAIRING_STATUS, VPG_STATUS, VPG_SUBSTATUS, status as vpg_status};
 use crate::world::journal::Checkpoint;
@@ -468,12 +471,6 @@ pub struct SiteView<'a> {
 }
 
 const ZERO_GUID: &str = "00000000-0000-0000-0000-000000000000";
-const ZVM_VERSION: &str = "10.0.60";
-const ZVM_DISPLAY_VERSION: &str = "10.0 Update 6";
-const ZVM_API_VERSION: &str = "1.0";
-const SITE_TYPE: &str = "VCenter";
-const SITE_TYPE_VERSION: &str = "8.0.2";
-const PEER_PORT: u16 = 9081;
 
 fn guest_os_name(os: GuestOs) -> &'static str {
     match os {

@@ -29,7 +29,10 @@ pub(crate) async fn token(
     if realm != REALM {
         return (
             StatusCode::NOT_FOUND,
-            Json(json!({ "error": "Realm does not exist" })),
+            Json(json!({
+                "error": "Realm does not exist",
+                "error_description": format!("There is no realm '{realm}'; a ZVM's realm is '{REALM}'."),
+            })),
         )
             .into_response();
     }
