@@ -1,1 +1,127 @@
-fn main() {}
+//! `rewind-mcp`: parses flags, sets up logging on stderr, builds the configuration as the `rewind` CLI
+//! does, and serves MCP on stdio (the default) or streamable HTTP.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::{ArgAction, Parser};
+use rewind_core::{Config, Rewind};
+
+/// The MCP server an agent calls before it changes a VM: Zerto tagged checkpoints and bounded recover.
+///
+/// The sites come from the configuration file ($XDG_CONFIG_HOME/zerto-ai-rewind/config.toml, or
+/// --config) merged with ZVM_URL, ZVM_CLIENT_ID + ZVM_CLIENT_SECRET or ZVM_USERNAME + ZVM_PASSWORD,
+/// ZVM_CA_CERT and ZVM_INSECURE, exactly as for the `rewind` CLI. Serves MCP on stdin/stdout unless
+/// --http is given. Logs go to stderr only.
+#[derive(Debug, Parser)]
+#[command(name = "rewind-mcp", version)]
+struct Flags {
+    /// The configuration file (default: $XDG_CONFIG_HOME/zerto-ai-rewind/config.toml).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The ZVM to talk to, as the site named `default` (the same as ZVM_URL; credentials still come
+    /// from ZVM_CLIENT_ID + ZVM_CLIENT_SECRET or ZVM_USERNAME + ZVM_PASSWORD, or from [sites.default]).
+    #[arg(long, value_name = "URL")]
+    zvm: Option<String>,
+    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is a port (on 127.0.0.1) or
+    /// IP:PORT; port 0 picks a free one. The address served is printed on stderr.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
+    /// A host name (or host:port) HTTP clients may use besides localhost, 127.0.0.1 and ::1. Requests
+    /// naming any other host are refused (DNS-rebinding guard). Needed to listen beyond loopback.
+    #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
+    allowed_hosts: Vec<String>,
+    /// Log more to stderr (-v info, -vv debug, -vvv trace).
+    #[arg(short, long, action = ArgAction::Count, conflicts_with = "quiet")]
+    verbose: u8,
+    /// Log less to stderr (-q errors only, -qq nothing).
+    #[arg(short, long, action = ArgAction::Count)]
+    quiet: u8,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let flags = Flags::parse();
+    init_logs(&flags);
+    let config = load_config(&flags)?;
+    // Rewind::new logs each of the configuration's warnings (TLS verification off, say) on stderr, and
+    // sends nothing: a ZVM that is down shows up in the tools' answers, not as a server that will not
+    // start.
+    let rewind = Rewind::new(config).context("the ZVM clients could not be built")?;
+    match &flags.http {
+        None => rewind_mcp::serve_stdio(rewind).await?,
+        Some(addr) => {
+            let addr = parse_addr(addr)?;
+            if !addr.ip().is_loopback() && flags.allowed_hosts.is_empty() {
+                bail!(
+                    "--http {addr} listens beyond this machine, and only requests naming localhost, 127.0.0.1 or ::1 are accepted; \
+                     name the host clients will use with --allowed-host (the server has no authentication of its own: put it behind one), \
+                     or listen on 127.0.0.1"
+                );
+            }
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            let local = listener.local_addr()?;
+            if !local.ip().is_loopback() {
+                tracing::warn!(
+                    "serving MCP on {local} beyond loopback without authentication: anyone who can reach it can guard VMs"
+                );
+            }
+            eprintln!(
+                "rewind-mcp: serving MCP on http://{local}{}",
+                rewind_mcp::HTTP_PATH
+            );
+            rewind_mcp::serve_http(listener, rewind, &flags.allowed_hosts, async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+/// The configuration as the `rewind` CLI builds it: the file (or the default one) merged with the
+/// `ZVM_*` environment, with --zvm standing in for ZVM_URL.
+fn load_config(flags: &Flags) -> anyhow::Result<Config> {
+    let zvm = flags.zvm.clone();
+    let env = move |key: &str| match (key, &zvm) {
+        ("ZVM_URL", Some(url)) => Some(url.clone()),
+        _ => std::env::var(key).ok(),
+    };
+    Ok(Config::load_with_env(flags.config.as_deref(), &env)?)
+}
+
+/// `8765` → 127.0.0.1:8765; `IP:PORT` as given; `localhost:PORT` → 127.0.0.1:PORT.
+fn parse_addr(raw: &str) -> anyhow::Result<SocketAddr> {
+    let raw = raw.trim();
+    if let Ok(port) = raw.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    if let Some(Ok(port)) = raw.strip_prefix("localhost:").map(str::parse::<u16>) {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    raw.parse::<SocketAddr>().with_context(|| {
+        format!("--http {raw:?} is not an address: give a port (8765) or IP:PORT (127.0.0.1:8765)")
+    })
+}
+
+/// Logs on stderr only: stdout carries the protocol on stdio. RUST_LOG, when set, wins over -v/-q.
+fn init_logs(flags: &Flags) {
+    let level = match (flags.verbose, flags.quiet) {
+        (0, 0) => "warn",
+        (1, _) => "info",
+        (2, _) => "debug",
+        (v, _) if v >= 3 => "trace",
+        (_, 1) => "error",
+        _ => "off",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+}

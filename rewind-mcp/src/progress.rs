@@ -1,0 +1,70 @@
+//! Progress of a guard as MCP progress notifications, for a client that sent a progress token.
+//!
+//! rewind-core reports progress synchronously from its waiting code ([`ProgressSink`]); a notification
+//! is an async send to the client. The sink therefore only puts each update on a channel, and one task
+//! per call forwards them, so a slow client never slows the waiting on Zerto tasks.
+
+use rewind_core::{ProgressSink, Stage, TaskProgress};
+use rmcp::model::{ProgressNotificationParam, ProgressToken};
+use rmcp::service::{Peer, RoleServer};
+use tokio::sync::mpsc;
+
+/// A [`ProgressSink`] that forwards each update to the client as a progress notification.
+#[derive(Debug)]
+pub struct Notifier {
+    updates: mpsc::UnboundedSender<TaskProgress>,
+}
+
+impl Notifier {
+    /// A sink whose updates reach `peer` under `token`, and the task that sends them; the task ends
+    /// when the sink is dropped.
+    pub fn start(
+        peer: Peer<RoleServer>,
+        token: ProgressToken,
+    ) -> (Notifier, tokio::task::JoinHandle<()>) {
+        let (updates, mut rx) = mpsc::unbounded_channel::<TaskProgress>();
+        let forward = tokio::spawn(async move {
+            // MCP wants progress to grow with every notification, even without a known total.
+            let mut sent = 0u32;
+            while let Some(p) = rx.recv().await {
+                sent += 1;
+                let param = ProgressNotificationParam::new(token.clone(), f64::from(sent))
+                    .with_message(describe(&p));
+                // A client that went away, or a protocol that does not carry notifications here, only
+                // loses the progress; the guard goes on.
+                if let Err(e) = peer.notify_progress(param).await {
+                    tracing::debug!("a progress notification was not sent: {e}");
+                }
+            }
+        });
+        (Notifier { updates }, forward)
+    }
+}
+
+impl ProgressSink for Notifier {
+    fn update(&self, progress: &TaskProgress) {
+        let _ = self.updates.send(progress.clone());
+    }
+}
+
+/// One update in words: "web-dr: task 123 running 40% (1.2 s)".
+fn describe(p: &TaskProgress) -> String {
+    let stage = match p.stage {
+        Stage::Queued => "queued",
+        Stage::Inserting => "inserting a tagged checkpoint",
+        Stage::Running => "running",
+        Stage::Listing => "completed, waiting until listed",
+        Stage::Done => "done",
+    };
+    let task = p
+        .task_id
+        .as_deref()
+        .map(|t| format!(" task {t}"))
+        .unwrap_or_default();
+    let percent = p.progress.map(|n| format!(" {n}%")).unwrap_or_default();
+    format!(
+        "{}:{task} {stage}{percent} ({:.1} s)",
+        p.vpg_name,
+        p.elapsed.as_secs_f64()
+    )
+}

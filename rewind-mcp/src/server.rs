@@ -1,0 +1,60 @@
+//! The MCP server: [`RewindServer`], its identity, instructions, capabilities and the rewind prompt.
+//! Its tools are in [`crate::tools`].
+
+use rewind_core::Rewind;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{Implementation, PromptMessage, Role, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, prompt, prompt_handler, prompt_router, tool_handler};
+
+use crate::args::{PromptArgs, given};
+use crate::text;
+
+/// The name this server goes by. The tool catalog's built-in entries name this server's read-only
+/// tools under it, and Claude Code names the tools `mcp__zerto-rewind__<tool>` when it is added under
+/// it, so the hook and the catalog agree.
+pub const SERVER_NAME: &str = "zerto-rewind";
+
+/// The MCP server: a thin front over one [`Rewind`], shared by every session (the per-VPG insert queue
+/// inside it must be one per process, so two sessions never insert into one VPG at once).
+#[derive(Debug, Clone)]
+pub struct RewindServer {
+    pub(crate) rewind: Rewind,
+}
+
+impl RewindServer {
+    /// A server over `rewind`.
+    pub fn new(rewind: Rewind) -> Self {
+        RewindServer { rewind }
+    }
+}
+
+#[prompt_router]
+impl RewindServer {
+    /// The rewind loop for one change, as a prompt the human can pick in their client.
+    #[prompt(name = "rewind", description = text::PROMPT_DESCRIPTION)]
+    async fn rewind_prompt(&self, Parameters(args): Parameters<PromptArgs>) -> Vec<PromptMessage> {
+        let change_id = given(args.change_id);
+        vec![PromptMessage::new_text(
+            Role::User,
+            text::prompt_text(args.vm.trim(), args.change.trim(), change_id.as_deref()),
+        )]
+    }
+}
+
+#[tool_handler]
+#[prompt_handler]
+impl ServerHandler for RewindServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+                .with_title("Zerto AI Rewind"),
+        )
+        .with_instructions(text::INSTRUCTIONS)
+    }
+}

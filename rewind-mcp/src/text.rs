@@ -1,0 +1,127 @@
+//! Every word the model or the human reads from this server, in one place: the server's instructions,
+//! the rewind prompt, each tool's description, and the form that asks the human about an unknown tool.
+//!
+//! Descriptions are written for the model: when to call the tool, what the result means, and what to
+//! do next. They use the words of CONTEXT.md (tagged checkpoint, VPG, protecting VPG, guard, bounded
+//! recover, change id) and never its "avoid" words.
+
+/// The server's instructions: the rewind loop in a few lines, read by the host at connection time.
+pub const INSTRUCTIONS: &str = "\
+zerto-rewind keeps the way back when you change a VM that Zerto protects. The rewind loop:
+1. Before a change to a VM, call zerto_find_protection {vm} to see the VPGs that protect it.
+2. Unsure whether a tool call changes the VM? Call zerto_check_tool {server, tool, vm}: mutating means guard first; read_only means go ahead; unknown means the human decides (the answer, or the question to put to them, is in the result).
+3. Call zerto_guard_before_mutate {vm, agent, action, change_id}. Make the change ONLY if the verdict is guarded. On not_guarded or still_running, stop and tell the human.
+4. Make the change. Keep the change id.
+5. If it went wrong: zerto_list_tags {vm, change_id} shows the tagged checkpoints of the change, the exact points a bounded recover (file-level recovery, failover test, offsite clone) goes back to. Never a live failover.
+zerto_journal shows what was guarded.";
+
+/// What the prompt is for.
+pub const PROMPT_DESCRIPTION: &str = "Change a VM the safe way: find its protection, guard it with a tagged checkpoint, change it, and know how to go back.";
+
+/// The text of the `rewind` prompt for one change: `vm` and `change` as given, and the change id to
+/// use, or none for the agent to choose one.
+pub fn prompt_text(vm: &str, change: &str, change_id: Option<&str>) -> String {
+    let id = match change_id {
+        Some(id) => format!("Use the change id {id:?} throughout."),
+        None => "Choose a short change id for it (e.g. the change in a few words and today's date, no `|`) and use it throughout.".to_string(),
+    };
+    format!(
+        "You are about to change VM {vm}: {change}. {id}\n\
+         1. Call zerto_find_protection with vm={vm:?}. If it names no VM, or several, stop and ask the human which one.\n\
+         2. For every tool you will use on the VM that is not one of zerto-rewind's own, call zerto_check_tool. \
+         mutating: guard first. read_only: go ahead. unknown: follow the result (the human's answer, or ask them the question it gives and wait).\n\
+         3. Call zerto_guard_before_mutate with vm={vm:?}, agent=<your name>, action=<a few words on the change> and the change id. \
+         Go on ONLY if the verdict is guarded. On not_guarded or still_running, stop and show the human the result.\n\
+         4. Make the change.\n\
+         5. If it went wrong, call zerto_list_tags with vm={vm:?} and the change id, show the human the tagged checkpoints \
+         of the change, and ask them how to go back (file-level recovery, failover test or offsite clone from that tag)."
+    )
+}
+
+/// zerto_find_protection.
+pub const FIND_PROTECTION: &str = "\
+Resolve a VM (name, host name, IP address or vmIdentifier) to exactly one VM and every VPG it is in, across all configured Zerto sites. \
+Call it before you change a VM, to learn whether Zerto can rewind the change. \
+The result lists each VPG with its status, whether it is protecting (only protecting VPGs get tagged checkpoints), \
+its protected and recovery site, and whether file-level recovery can run for it. \
+No match, several matches (the candidates are listed: repeat with the vmIdentifier of the one you mean) or a VM in no VPG is an error: \
+do not guess another VM. With no protecting VPG, Zerto cannot rewind a change to this VM: tell the human before changing it. \
+Next: zerto_guard_before_mutate before the change. Reads only.";
+
+/// zerto_guard_before_mutate.
+pub const GUARD: &str = "\
+Guard a VM before you change it: insert one tagged checkpoint into every protecting VPG of the VM, \
+read each Zerto task until it ends, and wait until each checkpoint is listed. Call it right before a change to the VM \
+(a config edit, a package upgrade, a migration, deleting files), once per change. \
+agent: who you are (e.g. claude-code); action: a few words on the change; change_id: an id you choose for this change \
+(e.g. upgrade-nginx-2026-11-29), reused later to find and recover from the tag. No `|` or line breaks in any of them. \
+The verdict decides: guarded = every protecting VPG holds a tagged checkpoint of this change, go ahead with the change. \
+not_guarded = at least one protecting VPG has no checkpoint (each VPG's outcome says why), or nothing protects the VM: do NOT make the change, tell the human. \
+still_running = the deadline came while Zerto tasks still ran (their ids are in the result; they were not stopped): do not make the change yet; \
+check later with zerto_list_tags {vm, change_id}. Each call adds new checkpoints; it never removes or changes anything.";
+
+/// zerto_list_tags.
+pub const LIST_TAGS: &str = "\
+List the tagged checkpoints of a VM across all its VPGs, each with its checkpoint id, time and tag \
+(ai:<agent> | <action> | vm=<vm> | change=<change id> | <UTC time>). Give change_id to see only the tags of one change. \
+Call it to confirm a guard, to follow a guard that ended still_running, or to find the tag to recover from after a change went wrong. \
+Next, if the change must be undone: a bounded recover from that tag (file-level recovery, failover test, offsite clone). Reads only.";
+
+/// zerto_check_tool.
+pub const CHECK_TOOL: &str = "\
+Ask whether a tool call changes a VM, before you make it. server: the MCP server that offers the tool \
+(claude-code for Claude Code's own tools such as Bash or Edit); tool: its name; vm: the VM the call acts on, if you know it. \
+The result's class: mutating = call zerto_guard_before_mutate for the VM first and proceed only on guarded; \
+read_only = go ahead; unknown = nobody has classified the tool, which is NOT the same as safe. \
+For an unknown tool this server asks the human directly when your client can show a form, and the result's next field gives their answer: \
+guard_first (guard, then run), run_unguarded (run it, and say plainly that Zerto cannot rewind this change). \
+When the human could not be asked, next is ask_human: put the result's question to the human yourself, wait for the answer, and do not run the tool meanwhile. \
+Changes nothing, except the catalog entry the human asks to remember.";
+
+/// zerto_add_mutating_tool.
+pub const ADD_MUTATING: &str = "\
+Record in the tool catalog that a tool changes VMs, so every later call of it is guarded first \
+(zerto_check_tool answers mutating, and a Claude Code hook blocks it until the VM is guarded). \
+Call it when the human says a tool should always get a checkpoint first. server and tool as in zerto_check_tool; \
+tool may be * for every tool of the server; vm_arg (optional) names the tool's argument that holds the VM (dotted for nested arguments, e.g. target.host). \
+Adding again changes nothing.";
+
+/// zerto_add_read_only_tool.
+pub const ADD_READ_ONLY: &str = "\
+Record in the tool catalog that a tool never changes a VM, so it is no longer asked about. \
+Call it only when the human has said so. A tool the catalog already marks mutating is not downgraded here: \
+the human removes that entry with the rewind CLI. Adding again changes nothing.";
+
+/// zerto_journal.
+pub const JOURNAL: &str = "\
+Read the audit journal kept on this machine: every guard and every bounded recover, with the agent, action, VM, change id, \
+each VPG's tag, Zerto task, task state and checkpoint, and the verdict. Filter by vm and change_id. \
+Call it to report what was guarded, or to find the change id of an earlier change. Reads only.";
+
+/// The form's message when asking the human about an unknown tool.
+pub fn ask_message(server: &str, tool: &str, vm: Option<&str>) -> String {
+    let target = match vm {
+        Some(vm) => format!("VM {vm}"),
+        None => "a VM".to_string(),
+    };
+    format!(
+        "An agent wants to run the tool {tool} of {server} on {target}. Nobody has said whether this tool changes a VM. \
+         Should rewind take a tagged checkpoint of {target} in every protecting VPG first, so that Zerto can rewind the change?"
+    )
+}
+
+/// The title of the form's yes/no choice.
+pub const ASK_CHECKPOINT_TITLE: &str = "Take a tagged checkpoint first?";
+/// The title of the "yes" option.
+pub const ASK_YES: &str = "Yes: guard the VM first, then run the tool";
+/// The title of the "no" option.
+pub const ASK_NO: &str = "No: run it without a checkpoint (Zerto cannot rewind this change)";
+
+/// The title of the form's "remember" box.
+pub fn ask_remember_title(server: &str, tool: &str) -> String {
+    format!("Remember this answer for every call of {server}/{tool}")
+}
+
+/// What ticking "remember" does.
+pub const ASK_REMEMBER_DESCRIPTION: &str = "With Yes, the tool is recorded as mutating: every later call is guarded first. \
+With No, it is recorded as read-only: it runs without a checkpoint and is not asked about again.";

@@ -1,0 +1,428 @@
+//! The one test helper of rewind-mcp: a fresh seeded simulator on loopback port 0, a configuration for
+//! the built `rewind-mcp` binary pointing at it (with temporary XDG, catalog and journal paths, so no
+//! test touches the user's files), the binary started as a real client would start it (a stdio child
+//! process, or an HTTP server), an rmcp client that plays the human, and a small client of the
+//! simulator's `/_sim` control API (with its own JSON: the tests never see the simulator's types).
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
+    ElicitResult, ElicitationAction, Implementation, ProgressNotificationParam, ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
+use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// The service client the configuration uses.
+pub const CLIENT_ID: &str = "rewind";
+/// Its secret: it must never appear in an answer.
+pub const CLIENT_SECRET: &str = "rewind-secret";
+
+/// How the configuration reaches the binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setup {
+    /// A config file with both sites, Boston and Denver.
+    File,
+    /// Only the `ZVM_*` environment: one site (Boston), as `default`.
+    Env,
+}
+
+/// Which protocol generation the client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// The initialize handshake (2025-11-25): the server asks with `elicitation/create`.
+    Legacy,
+    /// 2026-07-28, no handshake: the server asks with an `InputRequiredResult`.
+    Mrtr,
+}
+
+/// What the human answers when the server asks about an unknown tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// Take a tagged checkpoint first.
+    Yes,
+    /// No checkpoint.
+    No,
+    /// Yes, and remember it.
+    YesRemember,
+    /// No, and remember it.
+    NoRemember,
+    /// Decline the form.
+    Decline,
+}
+
+/// A test's world: the simulator, the temporary folder, and how the binary is configured.
+pub struct TestEnv {
+    pub sim: zvm_sim::Simulator,
+    pub dir: tempfile::TempDir,
+    pub setup: Setup,
+    http: reqwest::Client,
+}
+
+/// Logs of the tests and of the binary, only when TEST_LOG is set.
+fn logging() -> bool {
+    std::env::var_os("TEST_LOG").is_some()
+}
+
+impl TestEnv {
+    /// A fresh simulator of `seed` (short task durations) and a configuration of the given kind.
+    pub async fn start(seed: u64, setup: Setup) -> TestEnv {
+        let sim = zvm_sim::start(zvm_sim::Options::for_tests(seed))
+            .await
+            .expect("the simulator starts");
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let env = TestEnv {
+            sim,
+            dir,
+            setup,
+            http: reqwest::Client::new(),
+        };
+        if setup == Setup::File {
+            let site = |name: &str, url: &str| {
+                format!(
+                    "[sites.{name}]\nurl = {url:?}\nclient_id = {CLIENT_ID:?}\nclient_secret = {CLIENT_SECRET:?}\n\n"
+                )
+            };
+            let text = format!(
+                "catalog = {:?}\njournal = {:?}\n\n{}{}[guard]\ndeadline_secs = 30\n",
+                env.catalog_path(),
+                env.journal_path(),
+                site("boston", &env.sim.local().url),
+                site("denver", &env.sim.peer().url),
+            );
+            std::fs::write(env.config_path(), text).expect("the config file is written");
+        }
+        env
+    }
+
+    pub fn config_path(&self) -> PathBuf {
+        self.dir.path().join("config.toml")
+    }
+
+    /// The catalog: in the temporary folder, named in the file or found under XDG_CONFIG_HOME.
+    pub fn catalog_path(&self) -> PathBuf {
+        match self.setup {
+            Setup::File => self.dir.path().join("catalog.toml"),
+            Setup::Env => self
+                .dir
+                .path()
+                .join("xdg-config/zerto-ai-rewind/catalog.toml"),
+        }
+    }
+
+    /// The journal: in the temporary folder, named in the file or found under XDG_STATE_HOME.
+    pub fn journal_path(&self) -> PathBuf {
+        match self.setup {
+            Setup::File => self.dir.path().join("journal.jsonl"),
+            Setup::Env => self
+                .dir
+                .path()
+                .join("xdg-state/zerto-ai-rewind/journal.jsonl"),
+        }
+    }
+
+    /// The built binary with `args`, its environment pointed at this test's simulator and folders
+    /// only.
+    pub fn command(&self, args: &[&str]) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_rewind-mcp"));
+        let home = self.dir.path();
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join("xdg-config"))
+            .env("XDG_STATE_HOME", home.join("xdg-state"))
+            .env("XDG_DATA_HOME", home.join("xdg-data"))
+            .kill_on_drop(true);
+        if let Ok(filter) = std::env::var("TEST_LOG") {
+            cmd.env("RUST_LOG", filter);
+        }
+        match self.setup {
+            Setup::File => {
+                cmd.arg("--config").arg(self.config_path());
+            }
+            Setup::Env => {
+                cmd.env("ZVM_URL", &self.sim.local().url)
+                    .env("ZVM_CLIENT_ID", CLIENT_ID)
+                    .env("ZVM_CLIENT_SECRET", CLIENT_SECRET);
+            }
+        }
+        cmd.args(args);
+        cmd
+    }
+
+    /// The binary as a stdio child process, and a client of it that plays `human`.
+    pub async fn stdio<H: ClientHandler>(
+        &self,
+        human: H,
+        protocol: Protocol,
+    ) -> RunningService<RoleClient, H> {
+        let cmd = self.command(&[]).configure(|_| {});
+        let stderr = if logging() {
+            Stdio::inherit()
+        } else {
+            Stdio::null()
+        };
+        let (transport, _) = TokioChildProcess::builder(cmd)
+            .stderr(stderr)
+            .spawn()
+            .expect("rewind-mcp starts");
+        connect(human, transport, protocol).await
+    }
+
+    /// The binary as an HTTP server on a free loopback port.
+    pub async fn http_server(&self) -> HttpServer {
+        let mut child = self
+            .command(&["--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("rewind-mcp starts");
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr is piped")).lines();
+        let url = tokio::time::timeout(Duration::from_secs(60), async {
+            while let Some(line) = lines.next_line().await.expect("stderr is readable") {
+                if logging() {
+                    eprintln!("{line}");
+                }
+                if let Some(url) = line.strip_prefix("rewind-mcp: serving MCP on ") {
+                    return url.trim().to_string();
+                }
+            }
+            panic!("rewind-mcp ended without serving HTTP");
+        })
+        .await
+        .expect("rewind-mcp says where it serves within a minute");
+        // Keep draining stderr so the server never blocks on a full pipe.
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if logging() {
+                    eprintln!("{line}");
+                }
+            }
+        });
+        HttpServer {
+            _process: child,
+            url,
+        }
+    }
+
+    /// A GET of the control API, as JSON.
+    pub async fn sim_get(&self, path: &str) -> Value {
+        let resp = self
+            .http
+            .get(format!("{}{path}", self.sim.local().url))
+            .send()
+            .await
+            .expect("the control API answers");
+        assert!(resp.status().is_success(), "GET {path}: {}", resp.status());
+        resp.json().await.expect("JSON")
+    }
+
+    /// A POST to the control API, asserting success.
+    pub async fn sim_post(&self, path: &str, body: Value) {
+        let resp = self
+            .http
+            .post(format!("{}{path}", self.sim.local().url))
+            .json(&body)
+            .send()
+            .await
+            .expect("the control API answers");
+        assert!(resp.status().is_success(), "POST {path}: {}", resp.status());
+    }
+
+    /// The identifiers of the tagged-checkpoint insert tasks the simulator has run.
+    pub async fn insert_tasks(&self) -> Vec<String> {
+        let tasks = self.sim_get("/_sim/tasks").await;
+        tasks
+            .as_array()
+            .expect("a list of tasks")
+            .iter()
+            .filter(|t| t["Type"] == "InsertTaggedCP")
+            .map(|t| t["TaskIdentifier"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    /// The identifier of the VPG named `name` in a find_protection result.
+    pub fn vpg_id(protection: &Value, name: &str) -> String {
+        protection["vpgs"]
+            .as_array()
+            .expect("vpgs")
+            .iter()
+            .find(|v| v["vpg_name"] == name)
+            .and_then(|v| v["vpg_id"].as_str())
+            .unwrap_or_else(|| panic!("no VPG {name} in {protection}"))
+            .to_string()
+    }
+}
+
+/// A running `rewind-mcp --http`; killed when dropped.
+pub struct HttpServer {
+    /// Held so the server lives as long as the test needs it (`kill_on_drop`).
+    _process: tokio::process::Child,
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+}
+
+impl HttpServer {
+    /// A client of this server that plays `human`.
+    pub async fn client<H: ClientHandler>(
+        &self,
+        human: H,
+        protocol: Protocol,
+    ) -> RunningService<RoleClient, H> {
+        connect(
+            human,
+            StreamableHttpClientTransport::from_uri(self.url.clone()),
+            protocol,
+        )
+        .await
+    }
+}
+
+async fn connect<H, T, E, A>(
+    human: H,
+    transport: T,
+    protocol: Protocol,
+) -> RunningService<RoleClient, H>
+where
+    H: ClientHandler,
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    match protocol {
+        Protocol::Legacy => human
+            .serve(transport)
+            .await
+            .expect("the MCP session starts"),
+        Protocol::Mrtr => human
+            .serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .expect("the MCP session starts"),
+    }
+}
+
+/// A client that plays the human: it can show forms (or not), answers each with `answer`, and keeps
+/// every question it was asked and every progress message it got.
+#[derive(Clone)]
+pub struct Human {
+    /// `None`: a client without the elicitation capability.
+    pub answer: Option<Answer>,
+    pub asked: Arc<Mutex<Vec<ElicitRequestParams>>>,
+    pub progress: Arc<Mutex<Vec<String>>>,
+}
+
+impl Human {
+    /// A human who answers `answer`.
+    pub fn answering(answer: Answer) -> Human {
+        Human {
+            answer: Some(answer),
+            asked: Default::default(),
+            progress: Default::default(),
+        }
+    }
+
+    /// A client that cannot show a form.
+    pub fn unreachable() -> Human {
+        Human {
+            answer: None,
+            asked: Default::default(),
+            progress: Default::default(),
+        }
+    }
+
+    /// How many times the human was asked.
+    pub fn times_asked(&self) -> usize {
+        self.asked.lock().unwrap().len()
+    }
+}
+
+impl ClientHandler for Human {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = match self.answer {
+            Some(_) => ClientCapabilities::builder().enable_elicitation().build(),
+            None => ClientCapabilities::default(),
+        };
+        ClientConfig::new(capabilities, Implementation::new("test-human", "0.1.0"))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _ctx: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        self.asked.lock().unwrap().push(request);
+        let form = |checkpoint: &str, remember: bool| {
+            ElicitResult::new(ElicitationAction::Accept)
+                .with_content(json!({"checkpoint": checkpoint, "remember": remember}))
+        };
+        Ok(match self.answer {
+            Some(Answer::Yes) => form("yes", false),
+            Some(Answer::No) => form("no", false),
+            Some(Answer::YesRemember) => form("yes", true),
+            Some(Answer::NoRemember) => form("no", true),
+            Some(Answer::Decline) | None => ElicitResult::new(ElicitationAction::Decline),
+        })
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _ctx: NotificationContext<RoleClient>,
+    ) {
+        self.progress
+            .lock()
+            .unwrap()
+            .push(params.message.unwrap_or_default());
+    }
+}
+
+/// Calls `tool` with `args` and returns the result, failing the test on a protocol error.
+pub async fn call<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    tool: &str,
+    args: Value,
+) -> CallToolResult {
+    client
+        .call_tool(params(tool, args))
+        .await
+        .unwrap_or_else(|e| panic!("{tool} answers without a protocol error: {e}"))
+}
+
+/// The parameters of a call of `tool` with `args`.
+pub fn params(tool: &str, args: Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(tool.to_string())
+        .with_arguments(args.as_object().expect("arguments are an object").clone())
+}
+
+/// A result's structured content.
+pub fn structured(result: &CallToolResult) -> &Value {
+    result
+        .structured_content
+        .as_ref()
+        .expect("the result has structured content")
+}
+
+/// A result's first text block: the one-line summary.
+pub fn line(result: &CallToolResult) -> String {
+    result.content[0]
+        .as_text()
+        .expect("the first block is text")
+        .text
+        .clone()
+}
+
+/// Whether the tool said it failed.
+pub fn is_error(result: &CallToolResult) -> bool {
+    result.is_error == Some(true)
+}

@@ -1,0 +1,98 @@
+use serde_json::json;
+
+use crate::helper::{Answer, Human, Protocol, Setup, TestEnv, call, is_error, line, structured};
+
+#[tokio::test]
+async fn over_http_the_tools_run_and_the_human_is_asked_on_both_protocols() {
+    let env = TestEnv::start(41, Setup::Env).await;
+    let server = env.http_server().await;
+
+    let human = Human::answering(Answer::Yes);
+    let client = server.client(human.clone(), Protocol::Legacy).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let find = tools
+        .iter()
+        .find(|t| t.name == "zerto_find_protection")
+        .unwrap();
+    assert_eq!(
+        find.annotations.as_ref().unwrap().read_only_hint,
+        Some(true)
+    );
+    let found = call(&client, "zerto_find_protection", json!({"vm": "web-01"})).await;
+    assert!(!is_error(&found), "{}", line(&found));
+    let guarded = call(
+        &client,
+        "zerto_guard_before_mutate",
+        json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf", "change_id": "http-1"}),
+    )
+    .await;
+    assert_eq!(
+        structured(&guarded)["verdict"],
+        "guarded",
+        "{}",
+        line(&guarded)
+    );
+    let tags = call(
+        &client,
+        "zerto_list_tags",
+        json!({"vm": "web-01", "change_id": "http-1"}),
+    )
+    .await;
+    assert!(
+        line(&tags).contains("3 tagged checkpoint(s)"),
+        "{}",
+        line(&tags)
+    );
+    let asked = call(
+        &client,
+        "zerto_check_tool",
+        json!({"server": "ssh", "tool": "run", "vm": "web-01"}),
+    )
+    .await;
+    assert_eq!(structured(&asked)["next"], "guard_first");
+    assert_eq!(human.times_asked(), 1);
+    client.cancel().await.unwrap();
+
+    let human = Human::answering(Answer::No);
+    let client = server.client(human.clone(), Protocol::Mrtr).await;
+    let asked = call(
+        &client,
+        "zerto_check_tool",
+        json!({"server": "ssh", "tool": "run", "vm": "web-01"}),
+    )
+    .await;
+    assert_eq!(structured(&asked)["next"], "run_unguarded");
+    assert_eq!(human.times_asked(), 1);
+    client.cancel().await.unwrap();
+}
+
+/// A request naming a host other than loopback is refused: a web page cannot reach the server through
+/// DNS rebinding.
+#[tokio::test]
+async fn over_http_a_foreign_host_header_is_refused() {
+    let env = TestEnv::start(42, Setup::Env).await;
+    let server = env.http_server().await;
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    let http = reqwest::Client::new();
+    let post = |host: &'static str| {
+        http.post(&server.url)
+            .header("Host", host)
+            .header("Accept", "application/json, text/event-stream")
+            .json(&initialize)
+            .send()
+    };
+    let foreign = post("evil.example").await.unwrap();
+    assert!(
+        foreign.status().is_client_error(),
+        "a foreign Host is refused, got {}",
+        foreign.status()
+    );
+    let local = post("localhost").await.unwrap();
+    assert!(
+        local.status().is_success(),
+        "loopback is served, got {}",
+        local.status()
+    );
+}

@@ -1,0 +1,14 @@
+//! rewind-mcp driven as a real MCP client drives it: the built binary as a stdio child process or an
+//! HTTP server, rmcp's client, a fresh seeded simulator per test.
+//!
+//! - `listing`: the tools with their annotations, the instructions, the prompt, a clean stdout.
+//! - `rewind_loop`: find, guard, list tags, journal; the errors a tool answers with; bad arguments.
+//! - `asking`: check_tool's three classes, the human asked (yes, no, remember) on both protocol
+//!   generations, and the client that cannot be asked.
+//! - `http`: the same server over streamable HTTP, and its Host guard.
+
+mod asking;
+mod helper;
+mod http;
+mod listing;
+mod rewind_loop;
