@@ -162,3 +162,37 @@ pub fn reason_slot_full(vpg_name: &str) -> String {
          insert again a moment later."
     )
 }
+
+/// The 400 of an FLR asked of a ZVM that is not the VPG's recovery site (§9): it names the site
+/// that can run it.
+pub fn refusal_flr_wrong_site(vpg_name: &str, recovery_site: &str, this_site: &str) -> String {
+    format!(
+        "File-level restore of VPG '{vpg_name}' runs at its recovery site {recovery_site}, where \
+         its journal is; this is {this_site}. Send the request to {recovery_site}'s ZVM."
+    )
+}
+
+/// The 403 of FLR for a role that may not use it: on ZVM 10.9 the Operator role is refused FLR (a
+/// known RBAC defect; the Administrator role works). The text is a ZVM's, not the client's advice.
+pub fn refusal_flr_role(user: &str, role: &str) -> String {
+    format!("The user '{user}' (role {role}) is not authorized to perform file-level restore.")
+}
+
+/// The `CompleteReason` of a mount stopped because its session was unmounted first.
+pub fn reason_mount_stopped(session: &str) -> String {
+    format!("FLR session '{session}' was unmounted before its mount finished.")
+}
+
+/// The `CompleteReason` of a task whose FLR session no longer exists.
+pub fn reason_session_gone(session: &str) -> String {
+    format!("FLR session '{session}' no longer exists.")
+}
+
+/// The `CompleteReason` of a task whose checkpoint left the journal (a resync, or the history
+/// window moved past it) before the task could use it.
+pub fn reason_checkpoint_lost(vpg_name: &str, checkpoint: u64) -> String {
+    format!(
+        "Checkpoint {checkpoint} is no longer in the journal of VPG '{vpg_name}' (a resync removed \
+         it, or it left the history window); choose a newer checkpoint."
+    )
+}

@@ -12,6 +12,8 @@ use crate::decisions::{
 };
 use crate::world::clock::SimTime;
 use crate::world::enums::{PAIRING_STATUS, VPG_STATUS, VPG_SUBSTATUS, status as vpg_status};
+use crate::world::files::{Node, NodeKind};
+use crate::world::flr::FlrSession;
 use crate::world::journal::Checkpoint;
 use crate::world::spec::GuestOs;
 use crate::world::tasks::Task;
@@ -370,6 +372,79 @@ pub struct RelatedEntitiesView {
     pub flr_sessions: Vec<Link>,
 }
 
+/// `GET /v1/flrs` (`FlrSessionInformationApi`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct FlrSessionView {
+    pub flr_session_status: &'static str,
+    pub flr_session_identifier: String,
+    pub flr_session_type: &'static str,
+    pub vm_identifier: String,
+    pub vm_volume_identifier: Option<String>,
+    pub vpg_identifier: String,
+    pub checkpoint_identifier: String,
+    pub mount_time: Option<SimTime>,
+    pub selected_path: Option<String>,
+    pub number_of_related_running_tasks: usize,
+    pub repository_identifier: Option<String>,
+    pub retention_set_identifier: Option<String>,
+    pub site_identifier: String,
+}
+
+/// `POST /v1/flrs/{id}/browse`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct BrowseView {
+    pub main_path_item: Option<PathItemView>,
+    pub path_items: Vec<PathItemView>,
+}
+
+/// One item of a browse answer.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PathItemView {
+    pub path: String,
+    #[serde(rename = "Type")]
+    pub kind: &'static str,
+    pub is_browsable: bool,
+    pub download_information: DownloadInformationView,
+    pub size_in_bytes: Option<u64>,
+    pub creation_time: Option<SimTime>,
+    pub last_access_time: Option<SimTime>,
+    pub last_write_time: Option<SimTime>,
+}
+
+/// `DownloadInformation` of a browse item.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DownloadInformationView {
+    pub is_downloadable: bool,
+    pub additional_information: Option<String>,
+}
+
+impl From<Node> for PathItemView {
+    fn from(node: Node) -> Self {
+        PathItemView {
+            path: node.path,
+            kind: match node.kind {
+                NodeKind::Partition => "Partition",
+                NodeKind::Folder => "Folder",
+                NodeKind::File => "File",
+            },
+            is_browsable: node.kind != NodeKind::File,
+            download_information: DownloadInformationView {
+                is_downloadable: true,
+                additional_information: None,
+            },
+            size_in_bytes: node.size,
+            creation_time: node.created,
+            // The journal keeps no access times; the last write is the best a mount can tell.
+            last_access_time: node.written,
+            last_write_time: node.written,
+        }
+    }
+}
+
 /// `GET /_sim/clock`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
@@ -507,6 +582,34 @@ impl SiteView<'_> {
             self.link("localsite", &site.id, "LocalSiteApi")
         } else {
             self.link(&format!("peersites/{}", site.id), &site.id, "PeerSiteApi")
+        }
+    }
+
+    fn flr_link(&self, session: &str) -> Link {
+        self.link(&format!("flrs/{session}"), session, "FlrSessionApi")
+    }
+
+    /// `GET /v1/flrs/{id}`: one session.
+    pub fn flr_session(&self, session: &FlrSession) -> FlrSessionView {
+        let running = [Some(session.mount_task), session.unmount_task]
+            .into_iter()
+            .flatten()
+            .filter(|&task| self.world.tasks[task].is_running())
+            .count();
+        FlrSessionView {
+            flr_session_status: session.state.wire(),
+            flr_session_identifier: session.id.clone(),
+            flr_session_type: "jflr",
+            vm_identifier: self.world.vms[session.vm].id.clone(),
+            vm_volume_identifier: None,
+            vpg_identifier: self.world.vpgs[session.vpg].id.clone(),
+            checkpoint_identifier: session.checkpoint.id.to_string(),
+            mount_time: session.mounted_at,
+            selected_path: session.selected_path.clone(),
+            number_of_related_running_tasks: running,
+            repository_identifier: None,
+            retention_set_identifier: None,
+            site_identifier: self.world.site(session.site).id.clone(),
         }
     }
 
@@ -765,7 +868,7 @@ impl SiteView<'_> {
         let ended = task.ended.as_ref();
         TaskView {
             task_identifier: task.id.clone(),
-            kind: task.kind,
+            kind: task.kind(),
             status: TaskStatusView { state, progress },
             initiated_by: task.initiated_by.clone(),
             started: task.started,
@@ -777,7 +880,12 @@ impl SiteView<'_> {
                 vpgs: vec![self.vpg_link(task.vpg)],
                 sites: vec![self.site_link(task.site)],
                 hosts: Vec::new(),
-                flr_sessions: Vec::new(),
+                flr_sessions: task
+                    .operation
+                    .flr_session()
+                    .map(|session| self.flr_link(session))
+                    .into_iter()
+                    .collect(),
             },
             // One generation per change the task went through: started, then ended.
             generation: if ended.is_some() { 2 } else { 1 },
@@ -798,10 +906,10 @@ pub fn sim_task(world: &World, task: &Task, now: SimTime) -> SimTaskView {
     SimTaskView {
         site: world.site(task.site).name.clone(),
         task_identifier: task.id.clone(),
-        kind: task.kind,
+        kind: task.kind(),
         vpg_identifier: vpg.id.clone(),
         vpg_name: vpg.name.clone(),
-        checkpoint_name: task.checkpoint_name.clone(),
+        checkpoint_name: task.checkpoint_name().to_owned(),
         state,
         progress,
         complete_reason: task

@@ -12,16 +12,28 @@ pub(crate) enum ApiError {
     BadRequest(String),
     /// 401: a missing, expired, revoked or malformed bearer token.
     Unauthorized,
-    /// 403: not allowed from here (the control API from a non-loopback address).
+    /// 403: not allowed (a role that may not do it; the control API from a non-loopback address).
     Forbidden(String),
     /// 404: an unknown identifier or path.
     NotFound(String),
-    /// 409: a state conflict (an ambiguous name in the control API).
+    /// 409: a state conflict (a failover test already running, an FLR session still mounting, an
+    /// ambiguous name in the control API).
     Conflict(String),
     /// 415: a body that is not JSON.
     UnsupportedMediaType(String),
     /// 500: the simulator failed; the message says what to do.
     Internal(String),
+}
+
+impl From<crate::world::Refusal> for ApiError {
+    fn from(refusal: crate::world::Refusal) -> Self {
+        use crate::world::Refusal;
+        match refusal {
+            Refusal::BadRequest(m) => ApiError::BadRequest(m),
+            Refusal::NotFound(m) => ApiError::NotFound(m),
+            Refusal::Conflict(m) => ApiError::Conflict(m),
+        }
+    }
 }
 
 impl IntoResponse for ApiError {

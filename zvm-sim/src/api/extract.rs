@@ -139,6 +139,8 @@ pub(crate) fn parse_date(raw: &str) -> Option<SimTime> {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct JsonBody {
     fields: Map<String, Value>,
+    /// For a nested object, its key and a dot (`Jflr.`), so messages name the field in full.
+    context: String,
 }
 
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
@@ -212,15 +214,78 @@ impl JsonBody {
                     .to_owned(),
             ));
         };
+        JsonBody::from_object(object, String::new())
+    }
+
+    fn from_object(object: Map<String, Value>, context: String) -> Result<JsonBody, ApiError> {
         let mut fields = Map::new();
         for (key, value) in object {
             if fields.insert(key.to_ascii_lowercase(), value).is_some() {
                 return Err(ApiError::BadRequest(format!(
-                    "The request body has the key {key} twice (keys are matched case-insensitively)."
+                    "The request body has the key {context}{key} twice (keys are matched \
+                     case-insensitively)."
                 )));
             }
         }
-        Ok(JsonBody { fields })
+        Ok(JsonBody { fields, context })
+    }
+
+    /// The full name of a field, for messages.
+    fn name(&self, key: &str) -> String {
+        format!("{}{key}", self.context)
+    }
+
+    /// A nested object, if given, with its keys matched case-insensitively too.
+    pub fn object(&self, key: &str) -> Result<Option<JsonBody>, ApiError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Object(object)) => {
+                JsonBody::from_object(object.clone(), format!("{}.", self.name(key))).map(Some)
+            }
+            Some(other) => Err(ApiError::BadRequest(format!(
+                "{} must be a JSON object; the body has {other}.",
+                self.name(key)
+            ))),
+        }
+    }
+
+    /// Whether a field is given (and not null).
+    pub fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// A list of strings, if given.
+    pub fn string_list(&self, key: &str) -> Result<Option<Vec<String>>, ApiError> {
+        let wrong = |other: &Value| {
+            ApiError::BadRequest(format!(
+                "{} must be a list of strings; the body has {other}.",
+                self.name(key)
+            ))
+        };
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned).ok_or_else(|| wrong(item)))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(other) => Err(wrong(other)),
+        }
+    }
+
+    /// An identifier given as a string or a number (checkpoint identifiers are decimal counters,
+    /// and some clients send them as numbers), if given.
+    pub fn identifier(&self, key: &str) -> Result<Option<String>, ApiError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.trim().to_owned())),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(other) => Err(ApiError::BadRequest(format!(
+                "{} must be a string; the body has {other}.",
+                self.name(key)
+            ))),
+        }
     }
 
     fn get(&self, key: &str) -> Option<&Value> {
@@ -235,7 +300,8 @@ impl JsonBody {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
             Some(other) => Err(ApiError::BadRequest(format!(
-                "{key} must be a string; the body has {other}."
+                "{} must be a string; the body has {other}.",
+                self.name(key)
             ))),
         }
     }
@@ -245,7 +311,8 @@ impl JsonBody {
         match self.text(key)? {
             Some(s) if !s.trim().is_empty() => Ok(s),
             _ => Err(ApiError::BadRequest(format!(
-                "{key} is required: send {{\"{key}\": \"...\"}} with a non-empty value."
+                "{} is required: send {{\"{key}\": \"...\"}} with a non-empty value.",
+                self.name(key)
             ))),
         }
     }

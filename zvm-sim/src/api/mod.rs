@@ -9,13 +9,14 @@
 //!    faulted call is still logged with the status the client saw.
 //!
 //! Handlers live one file per resource: [`keycloak`], [`sites`], [`vms`], [`vpgs`],
-//! [`checkpoints`], [`tasks`].
+//! [`checkpoints`], [`tasks`], [`flrs`].
 
 mod bearer;
 mod call_log;
 mod checkpoints;
 mod error;
 mod extract;
+mod flrs;
 mod keycloak;
 mod sites;
 mod tasks;
@@ -27,7 +28,7 @@ use std::sync::Arc;
 use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{Uri, header};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Router, middleware};
 
 pub(crate) use error::ApiError;
@@ -133,6 +134,11 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole) -> Router {
         .route("/v1/tasks", get(tasks::list))
         .route("/v1/tasks/types", get(tasks::types))
         .route("/v1/tasks/{task}", get(tasks::one))
+        .route("/v1/flrs", get(flrs::list).post(flrs::mount))
+        .route("/v1/flrs/{session}", get(flrs::one).delete(flrs::unmount))
+        .route("/v1/flrs/{session}/browse", post(flrs::browse))
+        .route("/v1/flrs/{session}/download", post(flrs::download))
+        .route("/v1/flrs/{session}/downloads/{download}", get(flrs::fetch))
         .route_layer(middleware::from_fn_with_state(
             ctx.clone(),
             bearer::require_bearer,
@@ -140,7 +146,7 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole) -> Router {
     let routed = Router::new()
         .route(
             "/auth/realms/{realm}/protocol/openid-connect/token",
-            axum::routing::post(keycloak::token),
+            post(keycloak::token),
         )
         .merge(v1)
         .nest("/_sim", crate::control::router())

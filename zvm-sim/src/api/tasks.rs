@@ -35,7 +35,7 @@ pub(crate) async fn list(
                     && started_after.is_none_or(|d| task.started >= d)
                     && completed_before.is_none_or(|d| completed.is_some_and(|c| c <= d))
                     && completed_after.is_none_or(|d| completed.is_some_and(|c| c >= d))
-                    && kind.is_none_or(|k| k == task.kind)
+                    && kind.is_none_or(|k| k == task.kind())
                     && state.is_none_or(|s| s == task.status_at(view.now).0)
             })
             .map(|task| view.task(task))

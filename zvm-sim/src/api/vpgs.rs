@@ -10,15 +10,7 @@ use crate::world::{SiteRole, World};
 
 /// A VPG visible from `site` (its protected or its recovery site), or 404.
 pub(crate) fn visible_vpg(world: &World, site: SiteRole, id: &str) -> Result<usize, ApiError> {
-    world
-        .vpg_by_id(id)
-        .filter(|&v| world.vpgs[v].visible_from(site))
-        .ok_or_else(|| {
-            ApiError::NotFound(format!(
-                "There is no VPG '{id}' at site {}: list the VPGs with GET /v1/vpgs.",
-                world.site(site).name
-            ))
-        })
+    Ok(world.visible_vpg(site, id)?)
 }
 
 /// `GET /v1/vpgs`, filtered by `name`, `status`, `subStatus`, `protectedSiteIdentifier`,

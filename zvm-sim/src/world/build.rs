@@ -153,6 +153,7 @@ impl World {
             vms,
             vpgs,
             tasks: Vec::new(),
+            flrs: Vec::new(),
             auth: Auth::new(
                 setup.spec.users.clone(),
                 setup.spec.clients.clone(),

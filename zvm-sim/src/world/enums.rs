@@ -164,6 +164,7 @@ pub const TASK_TYPE: EnumTable = EnumTable {
         "ChangeRecoveryHost",
         "FlrJournalMount",
         "FlrJournalUnmount",
+        "ForceSync",
     ],
 };
 
@@ -221,12 +222,21 @@ pub mod task_state {
     pub const IN_PROGRESS: u8 = 1;
     /// 4 (terminal)
     pub const FAILED: u8 = 4;
+    /// 5 (terminal)
+    pub const STOPPED: u8 = 5;
     /// 6 (terminal)
     pub const COMPLETED: u8 = 6;
 }
 
-/// The task type of a tagged checkpoint insert.
-pub const INSERT_TAGGED_CP: &str = "InsertTaggedCP";
+/// The task types the simulator runs (names from `TASK_TYPE`).
+pub mod task_type {
+    /// A tagged checkpoint insert.
+    pub const INSERT_TAGGED_CP: &str = "InsertTaggedCP";
+    /// An FLR session's mount.
+    pub const FLR_JOURNAL_MOUNT: &str = "FlrJournalMount";
+    /// An FLR session's unmount.
+    pub const FLR_JOURNAL_UNMOUNT: &str = "FlrJournalUnmount";
+}
 
 #[cfg(test)]
 mod tests {
@@ -260,9 +270,12 @@ mod tests {
         assert_eq!(VPG_SUBSTATUS.name(23), "BitmapSync");
         assert_eq!(VPG_SUBSTATUS.name(32), "VmNotProtectedError");
         assert_eq!(TASK_STATE.name(4), "Failed");
-        assert_eq!(
-            TASK_TYPE.name(TASK_TYPE.parse(INSERT_TAGGED_CP).unwrap()),
-            INSERT_TAGGED_CP
-        );
+        for kind in [
+            task_type::INSERT_TAGGED_CP,
+            task_type::FLR_JOURNAL_MOUNT,
+            task_type::FLR_JOURNAL_UNMOUNT,
+        ] {
+            assert_eq!(TASK_TYPE.name(TASK_TYPE.parse(kind).unwrap()), kind);
+        }
     }
 }

@@ -76,6 +76,45 @@ impl History {
             .as_ref()
             .map(|content| (content, version.at))
     }
+
+    /// When the file that exists at `at` was created: the first version after its last deletion.
+    fn created_at(&self, at: SimTime) -> Option<SimTime> {
+        let mut created = None;
+        for version in self.versions.iter().take_while(|v| v.at <= at) {
+            match (&version.content, created) {
+                (None, _) => created = None,
+                (Some(_), None) => created = Some(version.at),
+                (Some(_), Some(_)) => {}
+            }
+        }
+        created
+    }
+}
+
+/// What a browse path names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    /// A partition (`sda1`, `C:`).
+    Partition,
+    /// A folder: a path that has files under it.
+    Folder,
+    /// A file.
+    File,
+}
+
+/// One item of a guest's file system at some moment, as FLR browse shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    /// The partition-rooted path, spelled as the guest first wrote it.
+    pub path: String,
+    /// Partition, folder or file.
+    pub kind: NodeKind,
+    /// A file's size in bytes; `None` for partitions and folders.
+    pub size: Option<u64>,
+    /// When it was created (a folder or partition: its oldest file); `None` when empty.
+    pub created: Option<SimTime>,
+    /// When it was last written (a folder or partition: its newest file); `None` when empty.
+    pub written: Option<SimTime>,
 }
 
 /// A file as it was at some moment.
@@ -202,6 +241,155 @@ impl GuestFiles {
                 })
             })
             .collect()
+    }
+
+    /// Checks a browse path (a partition, or a path under one; one trailing `/` is allowed) and
+    /// returns it as this guest compares paths.
+    fn browse_key(&self, path: &str) -> Result<String, PathError> {
+        let trimmed = path.strip_suffix('/').unwrap_or(path);
+        match self.partition_of(trimmed) {
+            Some(partition) => Ok(self.fold(partition)),
+            None => self.key(trimmed),
+        }
+    }
+
+    fn partition_of(&self, text: &str) -> Option<&'static str> {
+        partitions(self.os).iter().copied().find(|p| match self.os {
+            GuestOs::Linux => *p == text,
+            GuestOs::Windows => p.eq_ignore_ascii_case(text),
+        })
+    }
+
+    fn fold(&self, path: &str) -> String {
+        match self.os {
+            GuestOs::Linux => path.to_owned(),
+            GuestOs::Windows => path.to_lowercase(),
+        }
+    }
+
+    /// The live files at `at` whose key starts with `prefix`, in path order.
+    fn live_under<'a>(
+        &'a self,
+        prefix: &'a str,
+        at: SimTime,
+    ) -> impl Iterator<Item = (&'a String, &'a History)> + 'a {
+        self.files
+            .range::<str, _>((
+                std::ops::Bound::Included(prefix),
+                std::ops::Bound::Unbounded,
+            ))
+            .take_while(move |(k, _)| k.starts_with(prefix))
+            .filter(move |(_, h)| h.at(at).is_some())
+    }
+
+    /// The partition, folder or file `path` names at `at`, if it exists then.
+    pub fn node_at(&self, path: &str, at: SimTime) -> Result<Option<Node>, PathError> {
+        let key = self.browse_key(path)?;
+        if let Some(history) = self.files.get(&key)
+            && let Some((content, written)) = history.at(at)
+        {
+            return Ok(Some(Node {
+                path: history.path.clone(),
+                kind: NodeKind::File,
+                size: Some(content.len() as u64),
+                created: history.created_at(at),
+                written: Some(written),
+            }));
+        }
+        let partition = self.partition_of(&key);
+        let prefix = format!("{key}/");
+        let depth = key.split('/').count();
+        let mut display = partition.map(str::to_owned);
+        let (mut created, mut written): (Option<SimTime>, Option<SimTime>) = (None, None);
+        for (_, history) in self.live_under(&prefix, at) {
+            if display.is_none() {
+                let segments: Vec<&str> = history.path.split('/').take(depth).collect();
+                display = Some(segments.join("/"));
+            }
+            let file_created = history.created_at(at);
+            let file_written = history.at(at).map(|(_, w)| w);
+            created = [created, file_created].into_iter().flatten().min();
+            written = [written, file_written].into_iter().flatten().max();
+        }
+        let kind = if partition.is_some() {
+            NodeKind::Partition
+        } else {
+            NodeKind::Folder
+        };
+        Ok(display.map(|path| Node {
+            path,
+            kind,
+            size: None,
+            created,
+            written,
+        }))
+    }
+
+    /// What browse shows inside `path` at `at`: the partitions for an empty path, the items of a
+    /// partition or folder, nothing inside a file; `None` when the path does not exist then.
+    pub fn children_at(&self, path: &str, at: SimTime) -> Result<Option<Vec<Node>>, PathError> {
+        if path.is_empty() {
+            let mut nodes = Vec::new();
+            for partition in partitions(self.os) {
+                // An empty partition is listed too.
+                nodes.push(self.node_at(partition, at)?.unwrap_or_else(|| Node {
+                    path: (*partition).to_owned(),
+                    kind: NodeKind::Partition,
+                    size: None,
+                    created: None,
+                    written: None,
+                }));
+            }
+            return Ok(Some(nodes));
+        }
+        let Some(node) = self.node_at(path, at)? else {
+            return Ok(None);
+        };
+        if node.kind == NodeKind::File {
+            return Ok(Some(Vec::new()));
+        }
+        let key = self.browse_key(path)?;
+        let prefix = format!("{key}/");
+        let mut children: Vec<Node> = Vec::new();
+        let mut seen_folder: Option<String> = None;
+        for (file_key, history) in self.live_under(&prefix, at) {
+            let rest = &file_key[prefix.len()..];
+            match rest.split_once('/') {
+                None => {
+                    if let Some(child) = self.node_at(&history.path, at)? {
+                        children.push(child);
+                    }
+                }
+                Some((folder, _)) => {
+                    let folder_key = format!("{prefix}{folder}");
+                    if seen_folder.as_deref() != Some(folder_key.as_str()) {
+                        if let Some(child) = self.node_at(&folder_key, at)? {
+                            children.push(child);
+                        }
+                        seen_folder = Some(folder_key);
+                    }
+                }
+            }
+        }
+        Ok(Some(children))
+    }
+
+    /// Every file at or under `path` at `at` (a file, a folder or a partition), in path order.
+    pub fn files_under(&self, path: &str, at: SimTime) -> Result<Vec<FileAt>, PathError> {
+        let key = self.browse_key(path)?;
+        let prefix = format!("{key}/");
+        let exact = self.files.get(&key).into_iter();
+        let below = self.live_under(&prefix, at).map(|(_, h)| h);
+        Ok(exact
+            .chain(below)
+            .filter_map(|history| {
+                history.at(at).map(|(content, written)| FileAt {
+                    path: history.path.clone(),
+                    content: content.clone(),
+                    written,
+                })
+            })
+            .collect())
     }
 
     fn live_keys(&self, at: SimTime) -> impl Iterator<Item = &String> {
@@ -377,6 +565,100 @@ mod tests {
             files.write("sda1/etc/hosts/extra", Bytes::new(), at(1)),
             Err(PathError::UnderFile { .. })
         ));
+    }
+
+    fn guest() -> GuestFiles {
+        let mut files = GuestFiles::new(GuestOs::Windows);
+        for (path, t) in [
+            ("C:/ProgramData/App/app.ini", 1),
+            ("C:/ProgramData/App/logs/today.log", 3),
+            ("C:/Windows/System32/drivers/etc/hosts", 2),
+        ] {
+            files.write(path, Bytes::from("x"), at(t)).unwrap();
+        }
+        files
+    }
+
+    #[test]
+    fn browse_lists_partitions_folders_and_files_at_a_moment() {
+        let files = guest();
+        let root = files.children_at("", at(10)).unwrap().unwrap();
+        assert_eq!(
+            root.iter()
+                .map(|n| (n.path.as_str(), n.kind))
+                .collect::<Vec<_>>(),
+            vec![("C:", NodeKind::Partition), ("D:", NodeKind::Partition)]
+        );
+        assert_eq!(root[0].written, Some(at(3)));
+        assert_eq!(root[1].written, None);
+        let app = files
+            .children_at("c:/programdata/app", at(10))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            app.iter()
+                .map(|n| (n.path.as_str(), n.kind))
+                .collect::<Vec<_>>(),
+            vec![
+                ("C:/ProgramData/App/app.ini", NodeKind::File),
+                ("C:/ProgramData/App/logs", NodeKind::Folder),
+            ]
+        );
+        assert_eq!(app[0].size, Some(1));
+        // Before the log was written, its folder did not exist.
+        let earlier = files
+            .children_at("C:/ProgramData/App/", at(2))
+            .unwrap()
+            .unwrap();
+        assert_eq!(earlier.len(), 1);
+        assert_eq!(
+            files.node_at("C:/ProgramData/App/logs", at(2)).unwrap(),
+            None
+        );
+        assert_eq!(files.children_at("C:/nothing", at(10)).unwrap(), None);
+        assert_eq!(
+            files
+                .children_at("C:/ProgramData/App/app.ini", at(10))
+                .unwrap(),
+            Some(Vec::new())
+        );
+    }
+
+    #[test]
+    fn files_under_a_folder_are_every_file_below_it() {
+        let files = guest();
+        let under: Vec<String> = files
+            .files_under("C:/ProgramData", at(10))
+            .unwrap()
+            .into_iter()
+            .map(|f| f.path)
+            .collect();
+        assert_eq!(
+            under,
+            vec![
+                "C:/ProgramData/App/app.ini",
+                "C:/ProgramData/App/logs/today.log"
+            ]
+        );
+        assert_eq!(files.files_under("C:", at(10)).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn a_recreated_file_is_created_at_its_new_life() {
+        let mut files = GuestFiles::new(GuestOs::Linux);
+        files.write("sda1/a", Bytes::from("1"), at(1)).unwrap();
+        files.write("sda1/a", Bytes::from("2"), at(2)).unwrap();
+        files.delete("sda1/a", at(3)).unwrap();
+        files.write("sda1/a", Bytes::from("3"), at(4)).unwrap();
+        let node = |t| files.node_at("sda1/a", at(t)).unwrap().unwrap();
+        assert_eq!(
+            (node(2).created, node(2).written),
+            (Some(at(1)), Some(at(2)))
+        );
+        assert_eq!(
+            (node(5).created, node(5).written),
+            (Some(at(4)), Some(at(4)))
+        );
     }
 
     #[test]

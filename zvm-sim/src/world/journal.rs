@@ -236,6 +236,34 @@ impl Journal {
             .max_by_key(|c| (c.at, c.id))
     }
 
+    /// The checkpoint with this identifier, if it is listed at `now`. Identifiers encode their slot,
+    /// VPG and per-slot sequence (see [`Numbering`]), so this is a lookup, not a scan of the window.
+    pub fn find(&self, id: u64, now: SimTime) -> Option<Checkpoint> {
+        let per_slot = TAGS_PER_SLOT + 1;
+        let vpg_count = self.numbering.vpg_count.max(1);
+        let (sequence, slot_and_vpg) = (id % per_slot, id / per_slot);
+        if slot_and_vpg % vpg_count != self.numbering.vpg {
+            return None;
+        }
+        let slot = i64::try_from(slot_and_vpg / vpg_count).ok()?;
+        let (low, high) = self.window(now, None, None)?;
+        if sequence == 0 {
+            self.slot_ranges(low, high)
+                .any(|(first, last)| (first..=last).contains(&slot))
+                .then(|| self.numbering.automatic(slot))
+        } else {
+            self.tagged
+                .iter()
+                .find(|t| t.id == id && t.listed_at <= now && t.at >= low && t.at <= high)
+                .map(tagged_checkpoint)
+        }
+    }
+
+    /// The earliest and latest moments a listed checkpoint can have at `now`: the history window.
+    pub fn window_at(&self, now: SimTime) -> (SimTime, SimTime) {
+        (now.plus_millis(-self.history_ms), now)
+    }
+
     /// Forgets what has left the history window, so a long run does not grow without bound.
     pub fn trim(&mut self, now: SimTime) {
         let low = now.plus_millis(-self.history_ms);
@@ -378,6 +406,25 @@ mod tests {
         assert!(j.covers(at(1), at(9)));
         assert!(!j.covers(at(5), at(25)));
         assert!(j.covers(at(21), at(1000)));
+    }
+
+    #[test]
+    fn find_returns_exactly_the_listed_checkpoints() {
+        let mut j = journal(1);
+        j.start_writing(at(0));
+        let tag = j.add_tagged(at(62), "t", at(63)).unwrap();
+        let now = at(100);
+        for listed in j.list(now, None, None) {
+            assert_eq!(j.find(listed.id, now), Some(listed));
+        }
+        assert!(j.find(tag, at(62)).is_none(), "not listed yet");
+        let oldest = j.earliest(now).unwrap();
+        assert!(j.find(oldest.id, at(200)).is_none(), "left the window");
+        assert!(
+            j.find(oldest.id + 1000, now).is_none(),
+            "another VPG's identifier"
+        );
+        assert!(j.find(tag + 1, now).is_none(), "no such tag");
     }
 
     #[test]

@@ -11,7 +11,8 @@
 //! - [`journal`]: a VPG's checkpoints, automatic ones computed lazily.
 //! - [`files`]: guest files with their history.
 //! - `inventory`: sites, hosts, VMs and VPGs; `build`: the initial world of a seed.
-//! - [`tasks`]: Zerto tasks.
+//! - [`tasks`]: Zerto tasks and the operations they carry out.
+//! - [`flr`]: file-level restore sessions.
 //! - [`auth`]: Keycloak users, clients and tokens.
 //! - [`enums`]: the ZVM's enumerations.
 
@@ -19,6 +20,7 @@ pub mod auth;
 pub mod clock;
 pub mod enums;
 pub mod files;
+pub mod flr;
 pub mod journal;
 pub mod spec;
 pub mod tasks;
@@ -37,9 +39,10 @@ use rand_chacha::ChaCha8Rng;
 use crate::decisions::{self, CHECKPOINT_INTERVAL_MS, REFUSED_TASK_FRACTION, TASK_DURATION_JITTER};
 use auth::{Auth, Lifetimes, Principal};
 use clock::{Clock, SimTime};
-use enums::{INSERT_TAGGED_CP, VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_state};
+use enums::{VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_state};
+use flr::FlrSession;
 use spec::WorldSpec;
-use tasks::{Planned, Task};
+use tasks::{Operation, Planned, Task};
 
 /// Which of the two simulated ZVMs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -69,6 +72,18 @@ impl SiteRole {
             SiteRole::Peer
         }
     }
+}
+
+/// Why the world refuses a request, in the terms of the HTTP answer it becomes (§9: 400 for a
+/// malformed request, 404 for an unknown identifier, 409 for a state conflict).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// 400, with the message.
+    BadRequest(String),
+    /// 404, with the message.
+    NotFound(String),
+    /// 409, with the message.
+    Conflict(String),
 }
 
 /// A random GUID drawn from a seeded generator.
@@ -153,6 +168,8 @@ pub struct World {
     pub vpgs: Vec<Vpg>,
     /// Every task of both sites, oldest first.
     pub tasks: Vec<Task>,
+    /// The FLR sessions of both sites, oldest first.
+    pub flrs: Vec<FlrSession>,
     /// Keycloak.
     pub auth: Auth,
     /// The call log.
@@ -222,6 +239,18 @@ impl World {
         })
     }
 
+    /// A VPG visible from `site` (its protected or its recovery site), or 404.
+    pub fn visible_vpg(&self, site: SiteRole, id: &str) -> Result<usize, Refusal> {
+        self.vpg_by_id(id)
+            .filter(|&v| self.vpgs[v].visible_from(site))
+            .ok_or_else(|| {
+                Refusal::NotFound(format!(
+                    "There is no VPG '{id}' at site {}: list the VPGs with GET /v1/vpgs.",
+                    self.site(site).name
+                ))
+            })
+    }
+
     /// A VM by identifier (case-insensitive).
     pub fn vm_by_id(&self, id: &str) -> Option<usize> {
         self.vms.iter().position(|v| v.id.eq_ignore_ascii_case(id))
@@ -240,6 +269,41 @@ impl World {
         decisions::writes_checkpoints(v.status, v.sub_status)
     }
 
+    /// Starts a task at `site` for `vpg` and schedules its end; returns its position. A task planned
+    /// to fail runs a fraction of its duration (the refusal is only visible to a client that reads
+    /// the task).
+    pub(crate) fn start_task(
+        &mut self,
+        site: SiteRole,
+        vpg: usize,
+        operation: Operation,
+        planned: Planned,
+        by: &Principal,
+        now: SimTime,
+    ) -> usize {
+        let duration = self.jittered_task_duration();
+        let runs_for = match planned {
+            Planned::Complete => duration,
+            Planned::Fail(_) => (duration as f64 * REFUSED_TASK_FRACTION).round() as i64,
+        };
+        let id = self.new_task_id(site);
+        let index = self.tasks.len();
+        self.tasks.push(Task {
+            id: id.clone(),
+            site,
+            operation,
+            vpg,
+            initiated_by: by.name.clone(),
+            started: now,
+            nominal_end: now.plus_millis(duration),
+            planned,
+            ended: None,
+        });
+        self.task_by_id.insert(id.to_ascii_lowercase(), index);
+        self.schedule(now.plus_millis(runs_for), Event::TaskEnds(index));
+        index
+    }
+
     /// `POST /v1/vpgs/{id}/checkpoints`: starts an `InsertTaggedCP` task at `site` and returns its
     /// identifier. The HTTP answer is always the task id; whether the insert worked is only in the
     /// task (another insert running, a VPG that writes no checkpoints: the task ends Failed).
@@ -251,7 +315,6 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> String {
-        let duration = self.jittered_task_duration();
         let v = &self.vpgs[vpg];
         let running = v.running_inserts.first().map(|&task| &self.tasks[task]);
         let planned = if let Some(running) = running {
@@ -265,35 +328,34 @@ impl World {
         } else {
             Planned::Complete
         };
-        let runs_for = match planned {
-            Planned::Complete => duration,
-            Planned::Fail(_) => (duration as f64 * REFUSED_TASK_FRACTION).round() as i64,
+        let operation = Operation::InsertTaggedCheckpoint {
+            name: name.to_owned(),
         };
-        let id = self.new_task_id(site);
-        let index = self.tasks.len();
-        self.tasks.push(Task {
-            id: id.clone(),
-            site,
-            kind: INSERT_TAGGED_CP,
-            vpg,
-            checkpoint_name: name.to_owned(),
-            initiated_by: by.name.clone(),
-            started: now,
-            nominal_end: now.plus_millis(duration),
-            planned,
-            ended: None,
-        });
-        self.task_by_id.insert(id.to_ascii_lowercase(), index);
+        let index = self.start_task(site, vpg, operation, planned, by, now);
         self.vpgs[vpg].running_inserts.push(index);
-        self.schedule(now.plus_millis(runs_for), Event::TaskEnds(index));
-        id
+        self.tasks[index].id.clone()
     }
 
+    /// A task reaches its end: the world carries out its operation and the task records the
+    /// outcome. A task that was stopped earlier (its end already recorded) changes nothing.
     fn end_task(&mut self, index: usize, at: SimTime) {
+        if !self.tasks[index].is_running() {
+            return;
+        }
+        let operation = self.tasks[index].operation.clone();
+        let (state, reason) = match &operation {
+            Operation::InsertTaggedCheckpoint { name } => self.finish_insert(index, name, at),
+            Operation::FlrMount { session } => self.finish_flr_mount(session, at),
+            Operation::FlrUnmount { session } => self.finish_flr_unmount(session),
+        };
+        self.tasks[index].end(state, reason, at);
+    }
+
+    fn finish_insert(&mut self, index: usize, name: &str, at: SimTime) -> (u8, String) {
         let task = &self.tasks[index];
         let vpg = &mut self.vpgs[task.vpg];
         vpg.running_inserts.retain(|&t| t != index);
-        let (state, reason) = match &task.planned {
+        match &task.planned {
             Planned::Fail(reason) => (task_state::FAILED, reason.clone()),
             Planned::Complete if !vpg.journal.covers(task.started, at) => (
                 task_state::FAILED,
@@ -301,16 +363,12 @@ impl World {
             ),
             Planned::Complete => {
                 let listed_at = at.plus_millis(self.timings.listing_lag_ms);
-                match vpg
-                    .journal
-                    .add_tagged(task.started, &task.checkpoint_name, listed_at)
-                {
+                match vpg.journal.add_tagged(task.started, name, listed_at) {
                     Some(_) => (task_state::COMPLETED, String::new()),
                     None => (task_state::FAILED, decisions::reason_slot_full(&vpg.name)),
                 }
             }
-        };
-        self.tasks[index].end(state, reason, at);
+        }
     }
 
     /// `POST /_sim/vpgs/{id}/resync`: removes every checkpoint of the VPG and shows a sync for

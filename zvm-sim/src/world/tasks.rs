@@ -1,9 +1,10 @@
 //! Zerto tasks. A task's state is derived from the simulated clock: State 1 (InProgress) with a
-//! Progress that rises with time until its end, then its terminal state.
+//! Progress that rises with time until its end, then its terminal state. What the task does when
+//! it ends is its [`Operation`]; the world carries it out (see `World::end_task`).
 
 use crate::world::SiteRole;
 use crate::world::clock::SimTime;
-use crate::world::enums::task_state;
+use crate::world::enums::{task_state, task_type};
 
 /// How a task will end, decided when it starts (and checked again when it ends).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,10 +15,49 @@ pub enum Planned {
     Fail(String),
 }
 
+/// What a task does: one variant per kind of write a ZVM runs as a task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Operation {
+    /// `InsertTaggedCP`: a tagged checkpoint with this name.
+    InsertTaggedCheckpoint {
+        /// The tag.
+        name: String,
+    },
+    /// `FlrJournalMount`: mounts an FLR session's checkpoint.
+    FlrMount {
+        /// The FLR session identifier.
+        session: String,
+    },
+    /// `FlrJournalUnmount`: unmounts an FLR session.
+    FlrUnmount {
+        /// The FLR session identifier.
+        session: String,
+    },
+}
+
+impl Operation {
+    /// The task's `Type`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Operation::InsertTaggedCheckpoint { .. } => task_type::INSERT_TAGGED_CP,
+            Operation::FlrMount { .. } => task_type::FLR_JOURNAL_MOUNT,
+            Operation::FlrUnmount { .. } => task_type::FLR_JOURNAL_UNMOUNT,
+        }
+    }
+
+    /// The FLR session the task acts on, if any.
+    pub fn flr_session(&self) -> Option<&str> {
+        match self {
+            Operation::FlrMount { session } | Operation::FlrUnmount { session } => Some(session),
+            _ => None,
+        }
+    }
+}
+
 /// The terminal state of a task.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ended {
-    /// 4 Failed or 6 Completed.
+    /// 4 Failed, 5 Stopped or 6 Completed.
     pub state: u8,
     /// `CompleteReason`: empty on success.
     pub reason: String,
@@ -34,25 +74,41 @@ pub struct Task {
     pub id: String,
     /// The site whose ZVM received the request and runs the task.
     pub site: SiteRole,
-    /// `Type`, e.g. `InsertTaggedCP`.
-    pub kind: &'static str,
+    /// What it does.
+    pub operation: Operation,
     /// The VPG it acts on.
     pub vpg: usize,
-    /// The tag, for an insert.
-    pub checkpoint_name: String,
     /// `InitiatedBy`: the user, or a client's service account.
     pub initiated_by: String,
     /// `Started`.
     pub started: SimTime,
     /// When it would end had it run its whole duration (Progress is measured against this).
     pub nominal_end: SimTime,
-    /// What it will do at `ends`.
+    /// What it will do at its end.
     pub planned: Planned,
-    /// Set when the world reaches `ends`.
+    /// Set when the world reaches its end (or when it is stopped).
     pub ended: Option<Ended>,
 }
 
 impl Task {
+    /// `Type`.
+    pub fn kind(&self) -> &'static str {
+        self.operation.kind()
+    }
+
+    /// The tag of an insert; empty for other tasks.
+    pub fn checkpoint_name(&self) -> &str {
+        match &self.operation {
+            Operation::InsertTaggedCheckpoint { name } => name,
+            _ => "",
+        }
+    }
+
+    /// Whether the task has not ended.
+    pub fn is_running(&self) -> bool {
+        self.ended.is_none()
+    }
+
     /// `Status.State` and `Status.Progress` at `now`.
     pub fn status_at(&self, now: SimTime) -> (u8, u8) {
         match &self.ended {
@@ -71,8 +127,11 @@ impl Task {
         u8::try_from(done * 100 / total).unwrap_or(100)
     }
 
-    /// Ends the task at `at`.
+    /// Ends the task at `at` (a task ends once; later calls change nothing).
     pub fn end(&mut self, state: u8, reason: String, at: SimTime) {
+        if self.ended.is_some() {
+            return;
+        }
         let progress = if state == task_state::COMPLETED {
             100
         } else {
@@ -95,9 +154,10 @@ mod tests {
         Task {
             id: "t".to_owned(),
             site: SiteRole::Local,
-            kind: "InsertTaggedCP",
+            operation: Operation::InsertTaggedCheckpoint {
+                name: "tag".to_owned(),
+            },
             vpg: 0,
-            checkpoint_name: "tag".to_owned(),
             initiated_by: "admin".to_owned(),
             started: SimTime::from_millis(0),
             nominal_end: SimTime::from_millis(1000),
@@ -129,5 +189,23 @@ mod tests {
             SimTime::from_millis(100),
         );
         assert_eq!(t.status_at(SimTime::from_millis(5000)), (4, 10));
+    }
+
+    #[test]
+    fn a_task_ends_only_once() {
+        let mut t = task();
+        t.end(
+            task_state::STOPPED,
+            "stopped".to_owned(),
+            SimTime::from_millis(200),
+        );
+        t.end(
+            task_state::COMPLETED,
+            String::new(),
+            SimTime::from_millis(1000),
+        );
+        assert_eq!(t.status_at(SimTime::from_millis(5000)), (5, 20));
+        assert_eq!(t.kind(), "InsertTaggedCP");
+        assert_eq!(t.checkpoint_name(), "tag");
     }
 }

@@ -118,6 +118,32 @@ impl TestSim {
             .to_owned()
     }
 
+    /// A guest file now, through `GET /_sim/vms/{vm}/files`.
+    pub async fn read_file(&self, vm: &str, path: &str) -> Vec<u8> {
+        let response = self
+            .http
+            .get(format!("{}/_sim/vms/{vm}/files", self.boston_url()))
+            .query(&[("path", path)])
+            .send()
+            .await
+            .expect("the control API answers");
+        assert_eq!(response.status(), StatusCode::OK, "read {vm} {path}");
+        response.bytes().await.expect("bytes").to_vec()
+    }
+
+    /// Writes a guest file now, through `PUT /_sim/vms/{vm}/files`.
+    pub async fn write_file(&self, vm: &str, path: &str, content: &[u8]) {
+        let response = self
+            .http
+            .put(format!("{}/_sim/vms/{vm}/files", self.boston_url()))
+            .query(&[("path", path)])
+            .body(content.to_vec())
+            .send()
+            .await
+            .expect("the control API answers");
+        assert_eq!(response.status(), StatusCode::OK, "write {vm} {path}");
+    }
+
     /// `GET /_sim/calls`.
     pub async fn calls(&self) -> Vec<Value> {
         self.control_get("calls")
@@ -207,6 +233,40 @@ impl Site {
         (status, response.json().await.unwrap_or(Value::Null))
     }
 
+    /// `DELETE` with the bearer token; status and JSON body (`Null` when empty).
+    pub async fn delete(&self, path: &str) -> (StatusCode, Value) {
+        let response = self
+            .http
+            .delete(format!("{}{path}", self.base))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .expect("the site answers");
+        let status = response.status();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// `GET` of a full URL with the bearer token; the raw response.
+    pub async fn fetch(&self, url: &str) -> reqwest::Response {
+        self.http
+            .get(url)
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .expect("the site answers")
+    }
+
+    /// The `VmIdentifier` of the VM with this name in this VPG.
+    pub async fn vm_id(&self, vm: &str, vpg: &str) -> String {
+        let rows = self
+            .get_ok(&format!("/v1/vms?vmName={vm}&vpgName={vpg}"))
+            .await;
+        rows[0]["VmIdentifier"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{vm} in {vpg} is visible here: {rows}"))
+            .to_owned()
+    }
+
     /// The identifier of the VPG with this name.
     pub async fn vpg_id(&self, name: &str) -> String {
         let vpgs = self.get_ok(&format!("/v1/vpgs?name={name}")).await;
@@ -257,6 +317,19 @@ impl Site {
             .as_array()
             .expect("an array")
             .clone()
+    }
+
+    /// Inserts a tagged checkpoint, lets it complete and be listed (on a frozen clock), and
+    /// returns its `CheckpointIdentifier`.
+    pub async fn tag(&self, t: &TestSim, vpg_id: &str, name: &str) -> String {
+        let task = self.insert(vpg_id, name).await;
+        t.advance(1.0).await;
+        assert_eq!(self.task(&task).await["Status"]["State"], 6);
+        let tagged = self.tagged(vpg_id, name).await;
+        tagged[0]["CheckpointIdentifier"]
+            .as_str()
+            .expect("a listed tag")
+            .to_owned()
     }
 
     /// The listed checkpoints with this tag.

@@ -1,0 +1,418 @@
+//! File-level restore (FLR): sessions that mount one VM of a VPG at one checkpoint, at the VPG's
+//! recovery site, and serve that VM's files as they were at the checkpoint's moment.
+//!
+//! A session is created by `POST /v1/flrs`, which starts an `FlrJournalMount` task; the session
+//! shows `MountInProgress` until the task ends, then `MountCompletedSuccessfully` (or
+//! `MountFailed` if the checkpoint left the journal meanwhile). `DELETE /v1/flrs/{id}` starts an
+//! `FlrJournalUnmount` task; the session shows `UnmountInProgress` and disappears when it ends.
+//! The files come from the guest's file history ([`crate::world::files`]): the journal holds each
+//! VM's files as they were at each checkpoint.
+
+use crate::decisions;
+use crate::world::auth::Principal;
+use crate::world::clock::SimTime;
+use crate::world::enums::task_state;
+use crate::world::files::{FileAt, Node, NodeKind, PathError};
+use crate::world::journal::Checkpoint;
+use crate::world::tasks::{Operation, Planned};
+use crate::world::{Refusal, SiteRole, World, guid};
+
+/// Where a session is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlrState {
+    /// The mount task runs.
+    Mounting,
+    /// Browse and download work.
+    Mounted,
+    /// The mount task failed; only an unmount is possible.
+    MountFailed,
+    /// The unmount task runs; the session disappears when it ends.
+    Unmounting,
+}
+
+impl FlrState {
+    /// `FlrSessionStatus`.
+    pub fn wire(self) -> &'static str {
+        match self {
+            FlrState::Mounting => "MountInProgress",
+            FlrState::Mounted => "MountCompletedSuccessfully",
+            FlrState::MountFailed => "MountFailed",
+            FlrState::Unmounting => "UnmountInProgress",
+        }
+    }
+}
+
+/// A download a client asked for: the URL names it, the paths say what it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlrDownload {
+    /// The last segment of the download URL (lowercase hex).
+    pub id: String,
+    /// The guest paths, as the client gave them.
+    pub paths: Vec<String>,
+}
+
+/// One FLR session.
+#[derive(Debug, Clone)]
+pub struct FlrSession {
+    /// `FlrSessionIdentifier`: `<guid>.<siteGuid>`.
+    pub id: String,
+    /// The site that mounted it (the VPG's recovery site).
+    pub site: SiteRole,
+    /// The VPG whose journal is mounted.
+    pub vpg: usize,
+    /// The VM whose disks are mounted.
+    pub vm: usize,
+    /// The checkpoint mounted.
+    pub checkpoint: Checkpoint,
+    /// `InitialDownloadPath`, shown as `SelectedPath`.
+    pub selected_path: Option<String>,
+    /// Where it is in its life.
+    pub state: FlrState,
+    /// The `FlrJournalMount` task.
+    pub mount_task: usize,
+    /// The `FlrJournalUnmount` task, once asked for.
+    pub unmount_task: Option<usize>,
+    /// `MountTime`: when the mount completed.
+    pub mounted_at: Option<SimTime>,
+    /// The downloads asked for.
+    pub downloads: Vec<FlrDownload>,
+}
+
+/// What a download URL serves.
+#[derive(Debug, Clone)]
+pub struct DownloadContent {
+    /// The files, in path order.
+    pub files: Vec<FileAt>,
+    /// One path that names one file: served as its bytes; otherwise a zip.
+    pub single_file: bool,
+    /// The VM's name.
+    pub vm_name: String,
+    /// The mounted checkpoint.
+    pub checkpoint: u64,
+}
+
+/// What `POST /v1/flrs` asks for.
+#[derive(Debug, Clone)]
+pub struct MountRequest<'a> {
+    /// `Jflr.VpgIdentifier`.
+    pub vpg: &'a str,
+    /// `Jflr.VmIdentifier`.
+    pub vm: &'a str,
+    /// `Jflr.CheckpointIdentifier`.
+    pub checkpoint: &'a str,
+    /// `Jflr.InitialDownloadPath`.
+    pub initial_path: Option<&'a str>,
+}
+
+fn path_refusal(error: PathError) -> Refusal {
+    Refusal::BadRequest(error.to_string())
+}
+
+impl World {
+    /// `POST /v1/flrs`: checks the request, creates the session and starts its mount task.
+    /// Returns the session identifier and the task identifier.
+    pub fn mount_flr(
+        &mut self,
+        site: SiteRole,
+        request: &MountRequest<'_>,
+        by: &Principal,
+        now: SimTime,
+    ) -> Result<(String, String), Refusal> {
+        let vpg = self.visible_vpg(site, request.vpg)?;
+        let v = &self.vpgs[vpg];
+        if v.recovery != site {
+            return Err(Refusal::BadRequest(decisions::refusal_flr_wrong_site(
+                &v.name,
+                &self.site(v.recovery).name,
+                &self.site(site).name,
+            )));
+        }
+        let vm = self
+            .vm_by_id(request.vm)
+            .filter(|vm| v.vms.contains(vm))
+            .ok_or_else(|| {
+                Refusal::BadRequest(format!(
+                    "VmIdentifier '{}' is not a VM of VPG '{}': list its VMs with \
+                     GET /v1/vms?vpgName={}.",
+                    request.vm, v.name, v.name
+                ))
+            })?;
+        let checkpoint = self.checkpoint_in_journal(vpg, request.checkpoint, now)?;
+        let selected_path = match request.initial_path.filter(|p| !p.is_empty()) {
+            Some(path) => {
+                self.vms[vm]
+                    .files
+                    .node_at(path, checkpoint.at)
+                    .map_err(path_refusal)?;
+                Some(path.to_owned())
+            }
+            None => None,
+        };
+        let session_id = format!("{}.{}", guid(&mut self.rng), self.site(site).id);
+        let task = self.start_task(
+            site,
+            vpg,
+            Operation::FlrMount {
+                session: session_id.clone(),
+            },
+            Planned::Complete,
+            by,
+            now,
+        );
+        self.flrs.push(FlrSession {
+            id: session_id.clone(),
+            site,
+            vpg,
+            vm,
+            checkpoint,
+            selected_path,
+            state: FlrState::Mounting,
+            mount_task: task,
+            unmount_task: None,
+            mounted_at: None,
+            downloads: Vec::new(),
+        });
+        Ok((session_id, self.tasks[task].id.clone()))
+    }
+
+    /// The FLR session `id` of this site, or 404.
+    pub fn flr_session(&self, site: SiteRole, id: &str) -> Result<usize, Refusal> {
+        self.flrs
+            .iter()
+            .position(|s| s.site == site && s.id.eq_ignore_ascii_case(id))
+            .ok_or_else(|| {
+                Refusal::NotFound(format!(
+                    "There is no FLR session '{id}' at site {}: list them with GET /v1/flrs \
+                     (a session disappears once it is unmounted).",
+                    self.site(site).name
+                ))
+            })
+    }
+
+    /// A session that can be browsed and downloaded from now, or why not (409).
+    fn mounted_session(&self, site: SiteRole, id: &str) -> Result<usize, Refusal> {
+        let index = self.flr_session(site, id)?;
+        let session = &self.flrs[index];
+        let task = &self.tasks[session.mount_task];
+        match session.state {
+            FlrState::Mounted => Ok(index),
+            FlrState::Mounting => Err(Refusal::Conflict(format!(
+                "FLR session '{}' is still mounting (MountInProgress, task {}): wait until \
+                 GET /v1/flrs/{} shows MountCompletedSuccessfully.",
+                session.id, task.id, session.id
+            ))),
+            FlrState::MountFailed => Err(Refusal::Conflict(format!(
+                "FLR session '{}' failed to mount ({}): unmount it with DELETE /v1/flrs/{} and \
+                 mount another checkpoint.",
+                session.id,
+                task.ended.as_ref().map_or("", |e| e.reason.as_str()),
+                session.id
+            ))),
+            FlrState::Unmounting => Err(Refusal::Conflict(format!(
+                "FLR session '{}' is being unmounted; mount the checkpoint again to browse it.",
+                session.id
+            ))),
+        }
+    }
+
+    /// `DELETE /v1/flrs/{id}`: starts the unmount task and returns its identifier. A session
+    /// still mounting is unmounted too: its mount task ends Stopped.
+    pub fn unmount_flr(
+        &mut self,
+        site: SiteRole,
+        id: &str,
+        by: &Principal,
+        now: SimTime,
+    ) -> Result<String, Refusal> {
+        let index = self.flr_session(site, id)?;
+        let session = &self.flrs[index];
+        if let Some(task) = session.unmount_task {
+            return Err(Refusal::Conflict(format!(
+                "FLR session '{}' is already being unmounted by task {}.",
+                session.id, self.tasks[task].id
+            )));
+        }
+        let (vpg, session_id, mount_task) = (session.vpg, session.id.clone(), session.mount_task);
+        if self.tasks[mount_task].is_running() {
+            self.tasks[mount_task].end(
+                task_state::STOPPED,
+                decisions::reason_mount_stopped(&session_id),
+                now,
+            );
+        }
+        let task = self.start_task(
+            site,
+            vpg,
+            Operation::FlrUnmount {
+                session: session_id,
+            },
+            Planned::Complete,
+            by,
+            now,
+        );
+        let session = &mut self.flrs[index];
+        session.state = FlrState::Unmounting;
+        session.unmount_task = Some(task);
+        Ok(self.tasks[task].id.clone())
+    }
+
+    /// `POST /v1/flrs/{id}/browse`: the item `path` names (`None` for the root) and what is in it.
+    pub fn browse_flr(
+        &self,
+        site: SiteRole,
+        id: &str,
+        path: &str,
+    ) -> Result<(Option<Node>, Vec<Node>), Refusal> {
+        let session = &self.flrs[self.mounted_session(site, id)?];
+        let files = &self.vms[session.vm].files;
+        let at = session.checkpoint.at;
+        let path = path.trim();
+        let children = files
+            .children_at(path, at)
+            .map_err(path_refusal)?
+            .ok_or_else(|| self.missing_path(session, path))?;
+        let main = if path.is_empty() {
+            None
+        } else {
+            files.node_at(path, at).map_err(path_refusal)?
+        };
+        Ok((main, children))
+    }
+
+    fn missing_path(&self, session: &FlrSession, path: &str) -> Refusal {
+        Refusal::NotFound(format!(
+            "The path '{path}' does not exist on VM '{}' at checkpoint {} (FLR session '{}'); \
+             browse its parent folder to see what is there.",
+            self.vms[session.vm].name, session.checkpoint.id, session.id
+        ))
+    }
+
+    /// `POST /v1/flrs/{id}/download`: checks every path and returns the download's identifier.
+    pub fn request_download(
+        &mut self,
+        site: SiteRole,
+        id: &str,
+        paths: Vec<String>,
+    ) -> Result<String, Refusal> {
+        let index = self.mounted_session(site, id)?;
+        if paths.is_empty() {
+            return Err(Refusal::BadRequest(
+                "PathList is empty: send {\"PathList\": [\"sda1/etc/app/app.conf\"]}.".to_owned(),
+            ));
+        }
+        let session = &self.flrs[index];
+        let files = &self.vms[session.vm].files;
+        for path in &paths {
+            let node = files
+                .node_at(path, session.checkpoint.at)
+                .map_err(path_refusal)?;
+            if node.is_none() {
+                return Err(self.missing_path(session, path));
+            }
+        }
+        let mut bytes = [0u8; 16];
+        rand::Rng::fill_bytes(&mut self.rng, &mut bytes);
+        let download = bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        self.flrs[index].downloads.push(FlrDownload {
+            id: download.clone(),
+            paths,
+        });
+        Ok(download)
+    }
+
+    /// `GET` on a download URL: the files it serves (the session must still be mounted).
+    pub fn download_content(
+        &self,
+        site: SiteRole,
+        id: &str,
+        download: &str,
+    ) -> Result<DownloadContent, Refusal> {
+        let session = &self.flrs[self.mounted_session(site, id)?];
+        let request = session
+            .downloads
+            .iter()
+            .find(|d| d.id.eq_ignore_ascii_case(download))
+            .ok_or_else(|| {
+                Refusal::NotFound(format!(
+                    "FLR session '{}' has no download '{download}': ask for one with \
+                     POST /v1/flrs/{}/download.",
+                    session.id, session.id
+                ))
+            })?;
+        let guest = &self.vms[session.vm].files;
+        let at = session.checkpoint.at;
+        let mut files: Vec<FileAt> = Vec::new();
+        for path in &request.paths {
+            for file in guest.files_under(path, at).map_err(path_refusal)? {
+                if !files.iter().any(|f| f.path == file.path) {
+                    files.push(file);
+                }
+            }
+        }
+        let single_file = match request.paths.as_slice() {
+            [only] => guest
+                .node_at(only, at)
+                .map_err(path_refusal)?
+                .is_some_and(|n| n.kind == NodeKind::File),
+            _ => false,
+        };
+        Ok(DownloadContent {
+            files,
+            single_file,
+            vm_name: self.vms[session.vm].name.clone(),
+            checkpoint: session.checkpoint.id,
+        })
+    }
+
+    /// The end of an `FlrJournalMount` task: mounted, unless the checkpoint left the journal.
+    pub(super) fn finish_flr_mount(&mut self, session_id: &str, at: SimTime) -> (u8, String) {
+        let Some(index) = self.flrs.iter().position(|s| s.id == session_id) else {
+            return (
+                task_state::FAILED,
+                decisions::reason_session_gone(session_id),
+            );
+        };
+        let session = &self.flrs[index];
+        let vpg = &self.vpgs[session.vpg];
+        if vpg.journal.find(session.checkpoint.id, at).is_none() {
+            let reason = decisions::reason_checkpoint_lost(&vpg.name, session.checkpoint.id);
+            self.flrs[index].state = FlrState::MountFailed;
+            return (task_state::FAILED, reason);
+        }
+        let session = &mut self.flrs[index];
+        session.state = FlrState::Mounted;
+        session.mounted_at = Some(at);
+        (task_state::COMPLETED, String::new())
+    }
+
+    /// The end of an `FlrJournalUnmount` task: the session is gone.
+    pub(super) fn finish_flr_unmount(&mut self, session_id: &str) -> (u8, String) {
+        self.flrs.retain(|s| s.id != session_id);
+        (task_state::COMPLETED, String::new())
+    }
+
+    /// The checkpoint `raw` of a VPG, if its journal lists it now; else 400 naming the window.
+    pub fn checkpoint_in_journal(
+        &self,
+        vpg: usize,
+        raw: &str,
+        now: SimTime,
+    ) -> Result<Checkpoint, Refusal> {
+        let v = &self.vpgs[vpg];
+        let (from, to) = v.journal.window_at(now);
+        raw.trim()
+            .parse::<u64>()
+            .ok()
+            .and_then(|id| v.journal.find(id, now))
+            .ok_or_else(|| {
+                Refusal::BadRequest(format!(
+                    "Checkpoint '{raw}' is not in the journal of VPG '{}' (its history window is \
+                     {} to {}): list its checkpoints with GET /v1/vpgs/{}/checkpoints.",
+                    v.name,
+                    from.to_wire(),
+                    to.to_wire(),
+                    v.id
+                ))
+            })
+    }
+}
