@@ -167,6 +167,18 @@ pub fn parse<T: DeserializeOwned + JsonSchema + 'static>(
     for (key, value) in &args {
         check_value(key, value).map_err(&refuse)?;
     }
+    // A required text left blank would reach a question for the human, or a catalog entry, as
+    // nothing at all.
+    let schema = schema::<T>();
+    for name in required(&schema) {
+        if args
+            .get(name)
+            .and_then(|v| v.as_str())
+            .is_some_and(|v| v.trim().is_empty())
+        {
+            return Err(refuse(format!("`{name}` is empty")));
+        }
+    }
     serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| refuse(e.to_string()))
 }
 
@@ -205,11 +217,7 @@ fn check_text(key: &str, value: &str) -> Result<(), String> {
 /// "vm (string, required), change_id (string, optional)", read from the schema of `T`.
 fn takes<T: JsonSchema + 'static>() -> String {
     let schema = schema::<T>();
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(|r| r.as_array())
-        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
-        .unwrap_or_default();
+    let required = required(&schema);
     let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) else {
         return "no arguments".to_string();
     };
@@ -235,6 +243,15 @@ fn takes<T: JsonSchema + 'static>() -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The names of the required fields of a schema.
+fn required(schema: &JsonObject) -> Vec<&str> {
+    schema
+        .get("required")
+        .and_then(|r| r.as_array())
+        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default()
 }
 
 /// An optional text argument, with a blank one taken as absent.
@@ -304,6 +321,22 @@ mod tests {
         );
         let many: Vec<String> = (0..=MAX_LIST).map(|i| i.to_string()).collect();
         assert!(check_value("paths", &serde_json::json!(many)).is_err());
+    }
+
+    #[test]
+    fn a_blank_required_text_is_refused_but_a_blank_optional_one_is_not() {
+        let err = parse::<CheckToolArgs>(
+            "zerto_check_tool",
+            obj(serde_json::json!({"server": " ", "tool": "run", "vm": ""})),
+        )
+        .unwrap_err();
+        assert!(err.message.contains("`server` is empty"), "{}", err.message);
+        let ok: CheckToolArgs = parse(
+            "zerto_check_tool",
+            obj(serde_json::json!({"server": "ssh", "tool": "run", "vm": ""})),
+        )
+        .unwrap();
+        assert_eq!(given(ok.vm), None);
     }
 
     #[test]
