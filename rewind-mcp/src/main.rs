@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{ArgAction, Parser};
@@ -41,9 +42,20 @@ struct Flags {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> ExitCode {
     let flags = Flags::parse();
     init_logs(&flags);
+    match run(flags).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // One line with the whole chain of causes, never a backtrace.
+            eprintln!("rewind-mcp: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(flags: Flags) -> anyhow::Result<()> {
     let config = load_config(&flags)?;
     // Rewind::new logs each of the configuration's warnings (TLS verification off, say) on stderr, and
     // sends nothing: a ZVM that is down shows up in the tools' answers, not as a server that will not
