@@ -1,1 +1,9 @@
-fn main() {}
+//! The `rewind` binary: parse the command line, set up logging, and hand over to the library's `run`.
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let cli = rewind_cli::cli::Cli::parse();
+    rewind_cli::init_logging(cli.global.verbose, cli.global.quiet);
+    std::process::ExitCode::from(rewind_cli::run(cli))
+}

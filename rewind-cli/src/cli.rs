@@ -1,0 +1,205 @@
+//! The command line, as clap derives it. Nothing here acts: [`crate::run`] does.
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+
+/// What `rewind --help` says about exit codes; the README says the same.
+pub const EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  ok
+  1  something unexpected: a ZVM answer of an unexpected shape, a local file that cannot be read or written
+  2  bad usage: wrong arguments or an unusable configuration
+  3  refused by a rule: the VM is not found, ambiguous or protected by nothing; a guard that is not
+     guarded; an unknown tool that needs a human's answer; a request the ZVM refused
+  4  a Zerto task failed (or was still running when the deadline came; it was not stopped)
+  5  a ZVM could not be reached, or would not authenticate rewind
+
+With --json, every command prints one JSON document on stdout:
+  {\"command\": \"...\", \"ok\": true|false, \"exit_code\": N, \"result\": {...}, \"error\": {...}}
+and errors also go to stderr as one line.";
+
+/// rewind: pin Zerto tagged checkpoints before an agent changes a VM, and recover from them.
+#[derive(Debug, Parser)]
+#[command(
+    name = "rewind",
+    version,
+    about = "Guard a VM with Zerto tagged checkpoints before an agent changes it, and recover from them.",
+    long_about = "Guard a VM with Zerto tagged checkpoints before an agent changes it, and recover from them.\n\nThe sites come from the configuration file ($XDG_CONFIG_HOME/zerto-ai-rewind/config.toml, or --config) merged with ZVM_URL, ZVM_CLIENT_ID + ZVM_CLIENT_SECRET or ZVM_USERNAME + ZVM_PASSWORD, ZVM_CA_CERT and ZVM_INSECURE. Try `rewind demo` first: it needs no configuration and no network.",
+    after_help = EXIT_CODES_HELP
+)]
+pub struct Cli {
+    /// Options every command takes.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// The ZVM to talk to, as the site named `default` (the same as ZVM_URL; credentials still come
+    /// from ZVM_CLIENT_ID + ZVM_CLIENT_SECRET or ZVM_USERNAME + ZVM_PASSWORD, or from [sites.default]).
+    #[arg(long, global = true, value_name = "URL")]
+    pub zvm: Option<String>,
+    /// Print one JSON document on stdout instead of tables.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// The configuration file (default: $XDG_CONFIG_HOME/zerto-ai-rewind/config.toml).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Log more to stderr (-v info, -vv debug, -vvv trace).
+    #[arg(short, long, global = true, action = ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+    /// Log less to stderr (-q errors only, -qq nothing).
+    #[arg(short, long, global = true, action = ArgAction::Count)]
+    pub quiet: u8,
+}
+
+/// Every command.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Find a VM (name, host name, IP address or vmIdentifier) and every VPG it is in.
+    Find {
+        /// The VM.
+        vm: String,
+    },
+    /// Guard a VM before it is changed: a tagged checkpoint in every protecting VPG, each Zerto task
+    /// read until it Completed and each checkpoint seen listed.
+    Guard {
+        /// The VM.
+        vm: String,
+        /// Who is about to change it, e.g. `claude-code` or your name.
+        #[arg(long, env = "REWIND_AGENT")]
+        agent: String,
+        /// What is about to be done, e.g. "upgrade nginx".
+        #[arg(long)]
+        action: String,
+        /// The change id that ties this change's tags together, e.g. `nginx-upgrade-2026-11-29`.
+        #[arg(long = "change", value_name = "ID")]
+        change_id: String,
+    },
+    /// List the tagged checkpoints of a VM in every VPG it is in.
+    Tags {
+        /// The VM.
+        vm: String,
+        /// Only the tags of this change id.
+        #[arg(long = "change", value_name = "ID")]
+        change_id: Option<String>,
+    },
+    /// Say whether a tool is read-only, mutating (guard first) or unknown (ask the human).
+    CheckTool {
+        /// The MCP server (`claude-code` for Claude Code's own tools).
+        server: String,
+        /// The tool.
+        tool: String,
+        /// The VM the call would act on, to name it in the answer.
+        #[arg(long)]
+        vm: Option<String>,
+    },
+    /// Show or change the tool catalog.
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
+    /// Read the audit journal: every guard and recovery, oldest first.
+    Journal {
+        /// Only the records of this VM (name or vmIdentifier).
+        #[arg(long)]
+        vm: Option<String>,
+        /// Only the records of this change id.
+        #[arg(long = "change", value_name = "ID")]
+        change_id: Option<String>,
+        /// Only the last N matching records.
+        #[arg(long, value_name = "N")]
+        last: Option<usize>,
+    },
+    /// Show each configured ZVM: reachable, version, local site.
+    Sites,
+    /// Walk the whole rewind loop on a simulated ZVM started in this process: no configuration, no
+    /// network, well under a minute.
+    Demo {
+        /// The simulator's seed (identifiers and timings follow from it).
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+    },
+    /// Agent-host hooks.
+    #[command(subcommand)]
+    Hook(HookCommand),
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `rewind catalog ...`.
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// List every entry, built-in read-only ones included.
+    List,
+    /// Mark a tool as mutating: a call must be preceded by a guard of the VM it changes.
+    AddMutating {
+        /// The MCP server (`claude-code` for Claude Code's own tools).
+        server: String,
+        /// The tool, or `*` for every tool of the server.
+        tool: String,
+        /// The tool argument that names the VM (a dotted path for nested arguments), read by the hook.
+        #[arg(long, value_name = "ARG")]
+        vm_arg: Option<String>,
+    },
+    /// Mark a tool as read-only: it does not change a guest.
+    AddReadOnly {
+        /// The MCP server.
+        server: String,
+        /// The tool, or `*` for every tool of the server.
+        tool: String,
+    },
+    /// Remove a tool's entry; it becomes unknown again.
+    Remove {
+        /// The MCP server.
+        server: String,
+        /// The tool.
+        tool: String,
+    },
+}
+
+/// `rewind hook ...`.
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Claude Code's PreToolUse hook: reads the hook's JSON on stdin, prints allow, deny or ask. Reads
+    /// only the tool catalog and the audit journal; never calls a ZVM.
+    PreToolUse,
+}
+
+impl Command {
+    /// The command's name as the `--json` envelope gives it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Find { .. } => "find",
+            Command::Guard { .. } => "guard",
+            Command::Tags { .. } => "tags",
+            Command::CheckTool { .. } => "check-tool",
+            Command::Catalog(CatalogCommand::List) => "catalog list",
+            Command::Catalog(CatalogCommand::AddMutating { .. }) => "catalog add-mutating",
+            Command::Catalog(CatalogCommand::AddReadOnly { .. }) => "catalog add-read-only",
+            Command::Catalog(CatalogCommand::Remove { .. }) => "catalog remove",
+            Command::Journal { .. } => "journal",
+            Command::Sites => "sites",
+            Command::Demo { .. } => "demo",
+            Command::Hook(HookCommand::PreToolUse) => "hook pre-tool-use",
+            Command::Completions { .. } => "completions",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,69 @@
+//! `rewind journal`: the audit journal, read back. It reads only the journal file.
+
+use rewind_core::journal::{JournalRead, RecordKind};
+use rewind_core::{Journal, JournalFilter, JournalRecord};
+
+use crate::commands::protection::when;
+use crate::exit::CliError;
+use crate::output::{Reply, Table};
+
+/// The result is the core's `JournalRead`: the file, the matching records oldest first, and how many
+/// unreadable lines were skipped.
+pub fn journal(journal: &Journal, filter: &JournalFilter) -> Result<Reply, CliError> {
+    let read = journal.read(filter)?;
+    Reply::new(&read, journal_text(&read))
+}
+
+/// How a record's VPGs ended, counted: `2 tagged, 1 skipped`.
+fn vpg_counts(r: &JournalRecord) -> String {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for v in &r.vpgs {
+        match counts.iter_mut().find(|(o, _)| *o == v.outcome) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((v.outcome.clone(), 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(o, n)| format!("{n} {o}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Journal records as people read them: one row per record.
+pub fn journal_text(read: &JournalRead) -> String {
+    if read.records.is_empty() {
+        return format!(
+            "no matching record in the journal {}\n",
+            read.path.display()
+        );
+    }
+    let mut t = Table::new(&[
+        "TIME", "KIND", "VM", "CHANGE", "VERDICT", "VPGS", "AGENT", "ACTION",
+    ]);
+    for r in &read.records {
+        t.row(vec![
+            when(Some(r.time)),
+            match r.kind {
+                RecordKind::Guard => "guard",
+                RecordKind::Recovery => "recovery",
+            }
+            .into(),
+            r.vm.name.clone(),
+            r.change_id.clone(),
+            r.verdict.clone(),
+            vpg_counts(r),
+            r.agent.clone(),
+            r.action.clone(),
+        ]);
+    }
+    let mut out = t.render();
+    out.push_str(&format!("\njournal: {}\n", read.path.display()));
+    if read.skipped_lines > 0 {
+        out.push_str(&format!(
+            "note: {} line(s) could not be read and were skipped\n",
+            read.skipped_lines
+        ));
+    }
+    out
+}

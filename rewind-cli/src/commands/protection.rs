@@ -1,0 +1,308 @@
+//! `rewind find`, `rewind guard` and `rewind tags`: the VM, its VPGs and their tagged checkpoints.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use rewind_core::{
+    ErrorKind, FlrAvailability, GuardReport, GuardRequest, Outcome, Protection, Rewind, Stage,
+    TagList, Verdict,
+};
+
+use crate::exit::CliError;
+use crate::output::{Reply, Table, millis};
+use crate::progress::ProgressLine;
+
+/// `rewind find <vm>`: the result is the core's `Protection`.
+pub async fn find(rewind: &Rewind, vm: &str) -> Result<Reply, CliError> {
+    let protection = rewind.find_protection(vm).await?;
+    Reply::new(&protection, protection_text(&protection))
+}
+
+/// A protection as people read it: the VM, then one row per VPG.
+pub fn protection_text(p: &Protection) -> String {
+    let mut out = format!(
+        "{} ({}) at {}: {} VPG(s), {} protecting\n\n",
+        p.vm.name,
+        p.vm.id,
+        p.vm.site,
+        p.vpgs.len(),
+        p.protecting().count()
+    );
+    let mut t = Table::new(&[
+        "VPG",
+        "STATUS",
+        "SUBSTATUS",
+        "PROTECTED -> RECOVERY",
+        "PROTECTING",
+        "FLR",
+    ]);
+    for v in &p.vpgs {
+        t.row(vec![
+            v.vpg_name.clone(),
+            v.status.to_string(),
+            v.substatus.to_string(),
+            format!("{} -> {}", v.protected_site, v.recovery_site),
+            if v.protecting { "yes" } else { "no" }.into(),
+            match &v.flr {
+                FlrAvailability::Available { site } => format!("via {site}"),
+                FlrAvailability::Unavailable { .. } => "no".into(),
+            },
+        ]);
+    }
+    out.push_str(&t.render());
+    let reasons: Vec<String> = p
+        .vpgs
+        .iter()
+        .filter_map(|v| v.reason.as_ref().map(|r| format!("  {}: {r}", v.vpg_name)))
+        .collect();
+    if !reasons.is_empty() {
+        out.push_str("\nnot protecting:\n");
+        out.push_str(&reasons.join("\n"));
+        out.push('\n');
+    }
+    let flr: Vec<String> = p
+        .vpgs
+        .iter()
+        .filter_map(|v| match &v.flr {
+            FlrAvailability::Unavailable { reason } => Some(format!("  {}: {reason}", v.vpg_name)),
+            FlrAvailability::Available { .. } => None,
+        })
+        .collect();
+    if !flr.is_empty() {
+        out.push_str("\nno FLR from here:\n");
+        out.push_str(&flr.join("\n"));
+        out.push('\n');
+    }
+    for n in &p.notes {
+        out.push_str(&format!("\nnote: {n}\n"));
+    }
+    out
+}
+
+/// `rewind guard <vm> ...`: the result is the core's `GuardReport`; a guard that is not `guarded`
+/// exits non-zero, with the report still printed.
+pub async fn guard(rewind: &Rewind, req: GuardRequest, quiet: bool) -> Result<Reply, CliError> {
+    let progress = ProgressLine::new(format!("guard {}", req.vm), quiet);
+    let report = rewind.guard(req, &progress).await;
+    progress.finish();
+    let report = report?;
+    let reply = Reply::new(&report, guard_text(&report))?;
+    Ok(match guard_failure(&report) {
+        Some((kind, message)) => reply.failed(kind, message),
+        None => reply,
+    })
+}
+
+/// A guard report as people read it.
+pub fn guard_text(r: &GuardReport) -> String {
+    let verdict = match r.verdict {
+        Verdict::Guarded => "GUARDED",
+        Verdict::NotGuarded => "NOT GUARDED",
+        Verdict::StillRunning => "STILL RUNNING",
+    };
+    let mut out = format!(
+        "{verdict}: {} ({}) for change {} in {}\ntag: {}\n\n",
+        r.vm.name,
+        r.vm.id,
+        r.change_id,
+        millis(r.elapsed_ms),
+        r.tag
+    );
+    let mut t = Table::new(&["VPG", "SITE", "OUTCOME", "TASK", "CHECKPOINT", "DETAIL"]);
+    for v in &r.vpgs {
+        let (outcome, task, checkpoint, detail) = match &v.outcome {
+            Outcome::Tagged {
+                task_id,
+                checkpoint_id,
+                ..
+            } => (
+                "tagged",
+                task_id.clone().unwrap_or_default(),
+                checkpoint_id.clone(),
+                String::new(),
+            ),
+            Outcome::Skipped { reason } => {
+                ("skipped", String::new(), String::new(), reason.clone())
+            }
+            Outcome::Failed {
+                task_id,
+                task_state,
+                complete_reason,
+            } => (
+                "FAILED",
+                task_id.clone(),
+                String::new(),
+                format!("{task_state}: {complete_reason}"),
+            ),
+            Outcome::StillRunning { task_id, stage, .. } => (
+                "STILL RUNNING",
+                task_id.clone(),
+                String::new(),
+                if *stage == Stage::Listing {
+                    "Completed, not yet listed".into()
+                } else {
+                    "in progress; it was not stopped".into()
+                },
+            ),
+            Outcome::Error { task_id, message } => (
+                "ERROR",
+                task_id.clone().unwrap_or_default(),
+                String::new(),
+                message.clone(),
+            ),
+        };
+        t.row(vec![
+            v.vpg_name.clone(),
+            v.site.clone(),
+            outcome.into(),
+            task,
+            checkpoint,
+            detail,
+        ]);
+    }
+    out.push_str(&t.render());
+    let mut notes: Vec<String> = r
+        .vpgs
+        .iter()
+        .flat_map(|v| v.notes.iter().map(move |n| format!("{}: {n}", v.vpg_name)))
+        .collect();
+    notes.extend(r.notes.iter().cloned());
+    for n in notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    out
+}
+
+/// Why a guard's report is a failure, as an error kind and one line: `None` when it is `guarded`.
+///
+/// A failed insert task is a task failure; an insert that is still running when the deadline came
+/// counts as one too (as the core counts it), with its task ids; a VM with no protecting VPG is refused
+/// by the rule that only protecting VPGs are tagged; an error around an insert (the ZVM could not be
+/// reached or followed) is a connection failure.
+pub fn guard_failure(r: &GuardReport) -> Option<(ErrorKind, String)> {
+    let what = format!("{} is NOT guarded for change {}", r.vm.name, r.change_id);
+    let advice = "do not rely on Zerto to rewind this change";
+    match r.verdict {
+        Verdict::Guarded => None,
+        Verdict::StillRunning => Some((
+            ErrorKind::TaskFailed,
+            format!(
+                "{} is not guarded yet for change {}: task(s) {} were still running when the deadline came and were not stopped; run `rewind tags {} --change {}` later to see whether they were listed",
+                r.vm.name,
+                r.change_id,
+                r.running_task_ids().join(", "),
+                r.vm.name,
+                r.change_id
+            ),
+        )),
+        Verdict::NotGuarded => {
+            let failed: Vec<String> = r
+                .vpgs
+                .iter()
+                .filter_map(|v| match &v.outcome {
+                    Outcome::Failed {
+                        task_id,
+                        task_state,
+                        complete_reason,
+                    } => Some(format!(
+                        "VPG {}: task {task_id} ended {task_state}: {complete_reason}",
+                        v.vpg_name
+                    )),
+                    _ => None,
+                })
+                .collect();
+            if !failed.is_empty() {
+                return Some((
+                    ErrorKind::TaskFailed,
+                    format!("{what}: {}; {advice}", failed.join("; ")),
+                ));
+            }
+            let errors: Vec<String> = r
+                .vpgs
+                .iter()
+                .filter_map(|v| match &v.outcome {
+                    Outcome::Error { message, .. } => {
+                        Some(format!("VPG {}: {message}", v.vpg_name))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if !errors.is_empty() {
+                return Some((
+                    ErrorKind::Connection,
+                    format!("{what}: {}; {advice}", errors.join("; ")),
+                ));
+            }
+            Some((
+                ErrorKind::Refused,
+                format!(
+                    "{what}: none of its VPGs is protecting, so no tagged checkpoint was taken (see the reasons above); {advice}"
+                ),
+            ))
+        }
+    }
+}
+
+/// `rewind tags <vm> [--change ID]`: the result is the core's `TagList`. A VPG whose checkpoints could
+/// not be read makes the list incomplete, and the command exits non-zero.
+pub async fn tags(rewind: &Rewind, vm: &str, change_id: Option<&str>) -> Result<Reply, CliError> {
+    let list = rewind.list_tags(vm, change_id).await?;
+    let reply = Reply::new(&list, tags_text(&list))?;
+    let unread: Vec<String> = list
+        .vpgs
+        .iter()
+        .filter_map(|v| v.error.as_ref().map(|e| format!("VPG {}: {e}", v.vpg_name)))
+        .collect();
+    Ok(if unread.is_empty() {
+        reply
+    } else {
+        reply.failed(
+            ErrorKind::Connection,
+            format!(
+                "the tag list of {} is incomplete: {}",
+                list.vm.name,
+                unread.join("; ")
+            ),
+        )
+    })
+}
+
+/// A timestamp as the tables show it.
+pub fn when(t: Option<DateTime<Utc>>) -> String {
+    t.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true))
+        .unwrap_or_default()
+}
+
+/// A tag list as people read it: one row per tagged checkpoint.
+pub fn tags_text(list: &TagList) -> String {
+    let mut out = format!("tagged checkpoints of {} ({})", list.vm.name, list.vm.id);
+    if let Some(c) = &list.change_id {
+        out.push_str(&format!(" for change {c}"));
+    }
+    out.push_str("\n\n");
+    let mut t = Table::new(&["VPG", "CHECKPOINT", "TIME", "AGENT", "CHANGE", "ACTION"]);
+    for v in &list.vpgs {
+        if let Some(e) = &v.error {
+            t.row(vec![v.vpg_name.clone(), format!("ERROR: {e}")]);
+            continue;
+        }
+        if v.tags.is_empty() {
+            t.row(vec![v.vpg_name.clone(), "(no tagged checkpoint)".into()]);
+        }
+        for tag in &v.tags {
+            let (agent, change, action) = match &tag.parts {
+                Some(p) => (p.agent.clone(), p.change_id.clone(), p.action.clone()),
+                // A tag rewind did not write: show it whole.
+                None => (String::new(), String::new(), tag.tag.clone()),
+            };
+            t.row(vec![
+                v.vpg_name.clone(),
+                tag.checkpoint_id.clone(),
+                when(tag.timestamp),
+                agent,
+                change,
+                action,
+            ]);
+        }
+    }
+    out.push_str(&t.render());
+    out
+}

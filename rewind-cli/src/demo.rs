@@ -1,0 +1,303 @@
+//! `rewind demo`: the whole rewind loop on a simulated ZVM started in this process, with short
+//! narration. It needs no configuration and no network: the simulator listens on loopback ports the
+//! system picks, and the configuration, the catalog and the journal live in a temporary folder that is
+//! removed at the end, so the user's own files are never touched.
+//!
+//! This is the only place a front links `zvm-sim`. The demo talks to it as any client would: the core
+//! over `/v1`, and the simulator's `/_sim` control API (over HTTP, with its own JSON) to change a guest
+//! file as the agent would.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use rewind_core::{
+    Config, ErrorKind, GuardReport, GuardRequest, JournalFilter, Protection, Rewind, SiteConfig,
+    TagList, Verdict,
+};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::commands::journal::journal_text;
+use crate::commands::protection::{guard_text, protection_text, tags_text};
+use crate::exit::CliError;
+use crate::output::{self, Reply, Table};
+use crate::progress::ProgressLine;
+
+/// The VM the demo guards: in three VPGs of the default world (one locally replicated, two to Denver).
+const VM: &str = "web-01";
+/// The guest file the agent changes.
+const GUEST_FILE: &str = "sda1/etc/app/app.conf";
+/// The change id of the demo's change.
+const CHANGE_ID: &str = "demo-app-conf";
+/// The simulator's service client (its default world's).
+const CLIENT_ID: &str = "rewind";
+const CLIENT_SECRET: &str = "rewind-secret";
+/// Zerto tasks of the demo run this long: long enough to watch the progress line, short enough that
+/// the whole demo takes seconds.
+const TASK_DURATION: Duration = Duration::from_millis(800);
+const LISTING_LAG: Duration = Duration::from_millis(200);
+
+/// The sha256 of the guest file at each point of the loop.
+#[derive(Debug, Serialize)]
+struct Checksums {
+    /// Before the change (read from the guest).
+    original: String,
+    /// After the change (read from the guest, which keeps the change).
+    changed: String,
+}
+
+/// What `rewind demo --json` prints as its result.
+#[derive(Debug, Serialize)]
+struct DemoResult {
+    seed: u64,
+    /// Each simulated site's URL (they are gone when the demo ends).
+    sites: Vec<DemoSite>,
+    vm: &'static str,
+    change_id: &'static str,
+    guest_file: &'static str,
+    protection: Protection,
+    guard: GuardReport,
+    tags: TagList,
+    checksums: Checksums,
+    journal: rewind_core::journal::JournalRead,
+}
+
+#[derive(Debug, Serialize)]
+struct DemoSite {
+    name: String,
+    url: String,
+}
+
+/// Narration: printed as the demo goes, for people; silent with `--json`, where only the final
+/// document is printed. A reader that goes away only stops the narration.
+struct Narrator {
+    json: bool,
+}
+
+impl Narrator {
+    fn say(&self, text: &str) {
+        if !self.json {
+            let _ = output::write_stdout(text);
+        }
+    }
+
+    fn step(&self, n: u32, title: &str) {
+        self.say(&format!("\n== {n}. {title}\n"));
+    }
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+fn internal(what: &str) -> impl Fn(reqwest::Error) -> CliError + '_ {
+    move |e| {
+        CliError::new(
+            ErrorKind::Internal,
+            format!("the demo could not {what}: {e}"),
+        )
+    }
+}
+
+/// The simulator's control API, as the agent's own tools would reach the guest.
+struct Guest {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl Guest {
+    fn file_url(&self, vm_id: &str) -> String {
+        format!("{}/_sim/vms/{vm_id}/files", self.base)
+    }
+
+    async fn read(&self, vm_id: &str, path: &str) -> Result<Vec<u8>, CliError> {
+        let what = format!("read {path} of {vm_id} from the simulator");
+        let resp = self
+            .http
+            .get(self.file_url(vm_id))
+            .query(&[("path", path)])
+            .send()
+            .await
+            .and_then(|r| r.error_for_status())
+            .map_err(internal(&what))?;
+        Ok(resp.bytes().await.map_err(internal(&what))?.to_vec())
+    }
+
+    async fn write(&self, vm_id: &str, path: &str, content: Vec<u8>) -> Result<(), CliError> {
+        let what = format!("write {path} of {vm_id} in the simulator");
+        self.http
+            .put(self.file_url(vm_id))
+            .query(&[("path", path)])
+            .body(content)
+            .send()
+            .await
+            .and_then(|r| r.error_for_status())
+            .map_err(internal(&what))?;
+        Ok(())
+    }
+}
+
+/// Runs the demo. Human narration goes to stdout as it happens; the returned reply closes it (and is
+/// the whole `--json` document).
+pub async fn demo(seed: u64, json: bool, quiet: bool) -> Result<Reply, CliError> {
+    let say = Narrator { json };
+    let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
+    let sim = zvm_sim::start(zvm_sim::Options {
+        listen: loopback,
+        peer_listen: loopback,
+        seed,
+        task_duration: TASK_DURATION,
+        listing_lag: LISTING_LAG,
+        ..zvm_sim::Options::default()
+    })
+    .await
+    .map_err(|e| {
+        CliError::new(
+            ErrorKind::Internal,
+            format!("the demo could not start its simulated ZVM: {e}"),
+        )
+    })?;
+    let dir = tempfile::tempdir().map_err(|e| {
+        CliError::new(
+            ErrorKind::Internal,
+            format!("the demo could not make a temporary folder: {e}"),
+        )
+    })?;
+    let result = walk(&sim, dir.path(), seed, &say, quiet).await;
+    sim.shutdown().await;
+    result
+}
+
+async fn walk(
+    sim: &zvm_sim::Simulator,
+    dir: &Path,
+    seed: u64,
+    say: &Narrator,
+    quiet: bool,
+) -> Result<Reply, CliError> {
+    let (boston, denver) = (sim.local(), sim.peer());
+    say.say(&format!(
+        "rewind demo: a simulated ZVM in this process (zvm-sim, seed {seed}), two paired sites:\n  {} at {}\n  {} at {}\nThe configuration, tool catalog and audit journal are in a temporary folder, removed at the end.",
+        boston.name, boston.url, denver.name, denver.url
+    ));
+    let config = Config::builder(dir.join("catalog.toml"), dir.join("journal.jsonl"))
+        .site(SiteConfig::with_client(
+            "boston",
+            &boston.url,
+            CLIENT_ID,
+            CLIENT_SECRET,
+        )?)
+        .site(SiteConfig::with_client(
+            "denver",
+            &denver.url,
+            CLIENT_ID,
+            CLIENT_SECRET,
+        )?)
+        .build()?;
+    let rewind = Rewind::connect(config).await?;
+    let guest = Guest {
+        http: reqwest::Client::new(),
+        base: boston.url.clone(),
+    };
+
+    say.step(1, &format!("Find {VM}: every VPG it is in, at both sites"));
+    let protection = rewind.find_protection(VM).await?;
+    say.say(&protection_text(&protection));
+
+    say.step(
+        2,
+        &format!(
+            "Guard {VM} before the agent changes it: one tagged checkpoint in every protecting VPG, each Zerto task read until it Completed, each checkpoint seen listed"
+        ),
+    );
+    let progress = ProgressLine::new(format!("guard {VM}"), quiet);
+    let guard = rewind
+        .guard(
+            GuardRequest {
+                vm: VM.into(),
+                agent: "demo-agent".into(),
+                action: format!("edit {GUEST_FILE}"),
+                change_id: CHANGE_ID.into(),
+            },
+            &progress,
+        )
+        .await;
+    progress.finish();
+    let guard = guard?;
+    say.say(&guard_text(&guard));
+    if guard.verdict != Verdict::Guarded {
+        return Err(CliError::new(
+            ErrorKind::Internal,
+            format!(
+                "the demo's guard of {VM} ended {:?} instead of guarded, which the default world should never do; please report it with seed {seed}",
+                guard.verdict
+            ),
+        ));
+    }
+
+    say.step(3, &format!("The tagged checkpoints of change {CHANGE_ID}"));
+    let tags = rewind.list_tags(VM, Some(CHANGE_ID)).await?;
+    say.say(&tags_text(&tags));
+
+    say.step(
+        4,
+        &format!("The agent changes {GUEST_FILE} on {VM} (through the simulator's guest files)"),
+    );
+    let vm_id = protection.vm.id.clone();
+    let original = guest.read(&vm_id, GUEST_FILE).await?;
+    let mut edited = original.clone();
+    edited.extend_from_slice(
+        b"\n# changed by demo-agent: a setting that breaks the app\nmax_connections = 0\n",
+    );
+    guest.write(&vm_id, GUEST_FILE, edited).await?;
+    let changed = guest.read(&vm_id, GUEST_FILE).await?;
+    say.say(&format!(
+        "{GUEST_FILE} was {} bytes and is now {} bytes.",
+        original.len(),
+        changed.len()
+    ));
+    let checksums = Checksums {
+        original: sha256(&original),
+        changed: sha256(&changed),
+    };
+    let mut t = Table::new(&["FILE", "SHA256"]);
+    t.row(vec!["original".into(), checksums.original.clone()]);
+    t.row(vec![
+        "changed (on the guest now)".into(),
+        checksums.changed.clone(),
+    ]);
+    say.say(&t.render());
+
+    say.step(
+        5,
+        "The audit journal: what was guarded, by whom, for which change",
+    );
+    let journal = rewind.journal().read(&JournalFilter::default())?;
+    say.say(&journal_text(&journal));
+
+    let result = DemoResult {
+        seed,
+        sites: [boston, denver]
+            .iter()
+            .map(|s| DemoSite {
+                name: s.name.clone(),
+                url: s.url.clone(),
+            })
+            .collect(),
+        vm: VM,
+        change_id: CHANGE_ID,
+        guest_file: GUEST_FILE,
+        protection,
+        guard,
+        tags,
+        checksums,
+        journal,
+    };
+    Reply::new(
+        &result,
+        format!(
+            "\nDone: {VM} was guarded in every protecting VPG before the change, and the journal says so."
+        ),
+    )
+}

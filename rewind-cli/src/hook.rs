@@ -1,0 +1,361 @@
+//! `rewind hook pre-tool-use`: Claude Code's PreToolUse hook, the host-side enforcement point.
+//!
+//! It reads the hook's JSON on stdin (`tool_name`, `tool_input`, ...) and answers on stdout with
+//! `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": ..., ...}}`:
+//!
+//! - a read-only tool is allowed;
+//! - an unknown tool is asked about, with the catalog's question;
+//! - a mutating tool is allowed only when the VM it changes has a `guarded` journal record younger
+//!   than the hook window; otherwise it is denied, telling the agent to guard that VM first. The VM is
+//!   read from the argument the catalog entry names (`vm_arg`); failing that, the hook looks in the
+//!   input for the name of a VM the journal knows; when it finds none, it asks.
+//! - input it cannot read, and a catalog or journal it cannot read, are denied (fail closed).
+//!
+//! It reads only the configuration, the catalog and the journal: it never calls a ZVM, and it starts
+//! no async runtime, so it answers in milliseconds.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::time::Duration;
+
+use rewind_core::catalog::{CatalogStore, claude_code_tool};
+use rewind_core::{Config, Journal, JournalFilter, JournalRecord, ToolClass};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::context::Context;
+use crate::exit::CliError;
+use crate::output;
+
+/// The hook's decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Permission {
+    /// Let the call run.
+    Allow,
+    /// Block the call; the reason goes to the model.
+    Deny,
+    /// Put the call to the human; the reason is shown to them.
+    Ask,
+}
+
+/// A decision with its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// Allow, deny or ask.
+    pub permission: Permission,
+    /// Why, in words the agent or the human can act on.
+    pub reason: String,
+}
+
+impl Decision {
+    fn allow(reason: String) -> Decision {
+        Decision {
+            permission: Permission::Allow,
+            reason,
+        }
+    }
+    fn deny(reason: String) -> Decision {
+        Decision {
+            permission: Permission::Deny,
+            reason,
+        }
+    }
+    fn ask(reason: String) -> Decision {
+        Decision {
+            permission: Permission::Ask,
+            reason,
+        }
+    }
+}
+
+/// What Claude Code sends; other fields (`session_id`, `cwd`, `transcript_path`, ...) are ignored.
+#[derive(Debug, Deserialize)]
+struct HookInput {
+    hook_event_name: Option<String>,
+    tool_name: String,
+    #[serde(default)]
+    tool_input: Value,
+}
+
+/// What Claude Code reads back.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HookOutput {
+    hook_specific_output: HookSpecificOutput,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HookSpecificOutput {
+    hook_event_name: &'static str,
+    permission_decision: Permission,
+    permission_decision_reason: String,
+}
+
+/// Runs the hook: stdin in, the decision out. Returns the exit code: 0 with the decision on stdout, or
+/// 2 (Claude Code's "block", with the reason on stderr) when the decision cannot even be printed.
+pub fn pre_tool_use(ctx: &Context) -> u8 {
+    let mut input = String::new();
+    let decision = match std::io::stdin().read_to_string(&mut input) {
+        Ok(_) => decide(&input, || ctx.local_config()),
+        Err(e) => Decision::deny(format!(
+            "rewind's PreToolUse hook could not read its input on stdin ({e}), so the call is denied (fail closed)"
+        )),
+    };
+    tracing::info!(decision = ?decision.permission, reason = %decision.reason, "PreToolUse");
+    let out = HookOutput {
+        hook_specific_output: HookSpecificOutput {
+            hook_event_name: "PreToolUse",
+            permission_decision: decision.permission,
+            permission_decision_reason: decision.reason.clone(),
+        },
+    };
+    match output::write_json(&out) {
+        Ok(()) => crate::exit::OK,
+        Err(e) => {
+            output::error_line(&format!(
+                "cannot print the hook's decision ({e}); blocking the call: {}",
+                decision.reason
+            ));
+            crate::exit::USAGE
+        }
+    }
+}
+
+/// Decides on one PreToolUse input. `config` is called only once the input is known to be well formed.
+pub fn decide(input: &str, config: impl FnOnce() -> Result<Config, CliError>) -> Decision {
+    let input: HookInput = match serde_json::from_str(input) {
+        Ok(i) => i,
+        Err(e) => {
+            return Decision::deny(format!(
+                "rewind's PreToolUse hook could not read its input ({e}); it expects Claude Code's PreToolUse JSON with tool_name and tool_input, so the call is denied (fail closed)"
+            ));
+        }
+    };
+    if let Some(event) = input.hook_event_name.as_deref()
+        && event != "PreToolUse"
+    {
+        return Decision::deny(format!(
+            "rewind's hook handles PreToolUse, but was called for {event:?}; denied (fail closed): install it under hooks.PreToolUse only"
+        ));
+    }
+    if input.tool_name.trim().is_empty() {
+        return Decision::deny(
+            "rewind's PreToolUse hook got an empty tool_name, so the call is denied (fail closed)"
+                .into(),
+        );
+    }
+    let config = match config() {
+        Ok(c) => c,
+        Err(e) => {
+            return Decision::deny(format!(
+                "rewind cannot read its configuration, so the call is denied (fail closed): {e}"
+            ));
+        }
+    };
+    let (server, tool) = claude_code_tool(&input.tool_name);
+    let catalog = CatalogStore::new(&config.catalog_path);
+    let class = match catalog.classify_call(&server, &tool, &input.tool_input) {
+        Ok(c) => c,
+        Err(e) => {
+            return Decision::deny(format!(
+                "rewind cannot read its tool catalog, so {server}/{tool} is denied (fail closed): {e}"
+            ));
+        }
+    };
+    match class.class {
+        ToolClass::ReadOnly => Decision::allow(format!(
+            "{server}/{tool} is read-only in rewind's tool catalog: it does not change a guest"
+        )),
+        ToolClass::Unknown => Decision::ask(
+            class
+                .question
+                .unwrap_or_else(|| rewind_core::catalog::question_for(&server, &tool, None)),
+        ),
+        ToolClass::Mutating => {
+            let journal = Journal::new(&config.journal_path);
+            mutating(
+                &journal,
+                config.hook.window,
+                &server,
+                &tool,
+                class.vm.as_deref(),
+                class.vm_arg.as_deref(),
+                &input.tool_input,
+            )
+        }
+    }
+}
+
+/// A mutating call: allowed only when each VM it changes was guarded within the window.
+fn mutating(
+    journal: &Journal,
+    window: Duration,
+    server: &str,
+    tool: &str,
+    vm: Option<&str>,
+    vm_arg: Option<&str>,
+    tool_input: &Value,
+) -> Decision {
+    let minutes = window_words(window);
+    let unreadable = |e: &dyn std::fmt::Display| {
+        Decision::deny(format!(
+            "rewind cannot read its audit journal, so it cannot tell whether the VM was guarded; {server}/{tool} is denied (fail closed): {e}"
+        ))
+    };
+    let guard_first = |vm: &str| {
+        format!(
+            "guard {vm} first (the zerto_guard_before_mutate tool, or `rewind guard {vm} --agent <agent> --action \"<what>\" --change <id>`), then run {server}/{tool} again"
+        )
+    };
+    if let Some(vm) = vm {
+        return match journal.last_guarded(vm, window) {
+            Ok(Some(r)) => Decision::allow(guarded_words(server, tool, &r, &minutes)),
+            Ok(None) => Decision::deny(format!(
+                "{server}/{tool} changes VM {vm} (its argument {}), and {vm} has no guarded record in rewind's journal from the last {minutes}: {}",
+                vm_arg.unwrap_or("?"),
+                guard_first(vm)
+            )),
+            Err(e) => unreadable(&e),
+        };
+    }
+    // No argument names the VM: look in the input for a VM the journal knows.
+    let known = match journal.read(&JournalFilter::default()) {
+        Ok(read) => read.records,
+        Err(e) => return unreadable(&e),
+    };
+    let mentioned = mentioned_vms(&known, tool_input);
+    if mentioned.is_empty() {
+        let hint = match vm_arg {
+            Some(arg) => format!("its VM argument `{arg}` is missing from this call"),
+            None => format!(
+                "the catalog does not say which argument names the VM (set it with `rewind catalog add-mutating {server} {tool} --vm-arg <argument>`)"
+            ),
+        };
+        return Decision::ask(format!(
+            "{server}/{tool} is mutating, and rewind cannot tell which VM this call changes: {hint}, and the input names no VM that rewind has guarded. Allow it only if that VM was guarded (a tagged checkpoint for this change); otherwise guard it first."
+        ));
+    }
+    let mut unguarded = Vec::new();
+    let mut guarded = Vec::new();
+    for (id, name) in &mentioned {
+        match journal.last_guarded(id, window) {
+            Ok(Some(r)) => guarded.push(guarded_words(server, tool, &r, &minutes)),
+            Ok(None) => unguarded.push(name.clone()),
+            Err(e) => return unreadable(&e),
+        }
+    }
+    if unguarded.is_empty() {
+        Decision::allow(guarded.join("; "))
+    } else {
+        let vms = unguarded.join(", ");
+        Decision::deny(format!(
+            "{server}/{tool} is mutating and this call names VM {vms}, which has no guarded record in rewind's journal from the last {minutes}: {}",
+            guard_first(&unguarded[0])
+        ))
+    }
+}
+
+fn guarded_words(server: &str, tool: &str, r: &JournalRecord, minutes: &str) -> String {
+    format!(
+        "{server}/{tool} is mutating, and VM {} was guarded at {} for change {} (within the last {minutes})",
+        r.vm.name,
+        crate::commands::protection::when(Some(r.time)),
+        r.change_id
+    )
+}
+
+/// The window in words: `15 min`, `90 s`.
+fn window_words(window: Duration) -> String {
+    let secs = window.as_secs();
+    if secs >= 60 && secs.is_multiple_of(60) {
+        format!("{} min", secs / 60)
+    } else {
+        format!("{secs} s")
+    }
+}
+
+/// The VMs of the journal (by identifier, with their names) whose name or identifier appears in the
+/// tool input as a whole word.
+fn mentioned_vms(records: &[JournalRecord], input: &Value) -> BTreeMap<String, String> {
+    let mut texts = Vec::new();
+    strings(input, &mut texts);
+    let mut vms: BTreeMap<String, String> = BTreeMap::new();
+    for r in records {
+        vms.entry(r.vm.id.clone())
+            .or_insert_with(|| r.vm.name.clone());
+    }
+    vms.into_iter()
+        .filter(|(id, name)| texts.iter().any(|t| mentions(t, name) || mentions(t, id)))
+        .collect()
+}
+
+/// Every string in a JSON value, object keys excluded.
+fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+        Value::Object(o) => o.values().for_each(|v| strings(v, out)),
+        _ => {}
+    }
+}
+
+/// Whether `text` holds `word` (case-insensitive) with no name character on either side, so `web-01`
+/// is found in `ssh web-01.example.com` but not in `web-010` or `web-01-old`.
+fn mentions(text: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return false;
+    }
+    let text = text.to_lowercase();
+    let word = word.to_lowercase();
+    let name_char = |c: char| c.is_alphanumeric() || c == '-' || c == '_';
+    text.match_indices(&word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(name_char) && !after.is_some_and(name_char)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_vm_name_is_found_only_as_a_whole_word() {
+        assert!(mentions(
+            "ssh web-01.example.com 'systemctl restart'",
+            "web-01"
+        ));
+        assert!(mentions("WEB-01", "web-01"));
+        assert!(mentions("edit /etc/hosts on web-01", "web-01"));
+        assert!(!mentions("ssh web-010", "web-01"));
+        assert!(!mentions("ssh web-01-old", "web-01"));
+        assert!(!mentions("ssh myweb-01", "web-01"));
+    }
+
+    #[test]
+    fn strings_are_collected_from_nested_input() {
+        let v = json!({"a": "x", "b": [{"c": "y"}, 3], "d": {"e": "z"}});
+        let mut out = Vec::new();
+        strings(&v, &mut out);
+        out.sort();
+        assert_eq!(out, vec!["x", "y", "z"]);
+    }
+
+    #[test]
+    fn malformed_input_is_denied_without_reading_the_configuration() {
+        for bad in ["", "not json", "{\"tool_input\": {}}", "[1, 2]"] {
+            let d = decide(bad, || panic!("the configuration is not read"));
+            assert_eq!(d.permission, Permission::Deny, "{bad:?}: {}", d.reason);
+            assert!(d.reason.contains("fail closed"), "{}", d.reason);
+        }
+    }
+
+    #[test]
+    fn windows_read_naturally() {
+        assert_eq!(window_words(Duration::from_secs(900)), "15 min");
+        assert_eq!(window_words(Duration::from_secs(90)), "90 s");
+    }
+}

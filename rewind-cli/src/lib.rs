@@ -1,0 +1,153 @@
+//! The `rewind` command line: a thin front over `rewind-core`. It parses, calls the core, and prints;
+//! it holds no Zerto logic of its own.
+//!
+//! - [`cli`]: the command line as clap derives it, and the exit codes `--help` shows.
+//! - [`context`]: the global options, the configuration (through the core's loader), the runtime.
+//! - [`commands`]: one module per command family: `protection` (find, guard, tags), `tools`
+//!   (check-tool, catalog), `journal`, `sites`.
+//! - [`hook`]: `rewind hook pre-tool-use`, Claude Code's PreToolUse hook (catalog and journal only).
+//! - [`demo`]: `rewind demo`, the whole loop on a simulator started in this process.
+//! - [`output`]: everything printed: tables, the `--json` envelope, the one error line.
+//! - [`progress`]: the live progress line on stderr while Zerto tasks run.
+//! - [`exit`]: exit codes, mapped from the core's error kinds in one function.
+
+pub mod cli;
+pub mod commands;
+pub mod context;
+pub mod demo;
+pub mod exit;
+pub mod hook;
+pub mod output;
+pub mod progress;
+
+use clap::CommandFactory;
+use std::future::Future;
+
+use rewind_core::{CatalogStore, Config, GuardRequest, Journal, JournalFilter, Rewind};
+
+use crate::cli::{Cli, Command, HookCommand};
+use crate::context::{Context, block_on};
+use crate::exit::CliError;
+use crate::output::{Printer, Reply};
+
+/// Sets up logging: tracing to stderr, warnings by default, more with `-v`, less with `-q`.
+/// `RUST_LOG`, when set, decides instead.
+pub fn init_logging(verbose: u8, quiet: u8) {
+    let level = match (quiet, verbose) {
+        (q, _) if q >= 2 => "off",
+        (1, _) => "error",
+        (_, 0) => "warn",
+        (_, 1) => "info",
+        (_, 2) => "debug",
+        _ => "trace",
+    };
+    // At the default level the core's own warnings are left out: the only ones it has are the
+    // TLS-verification warning, which the CLI prints itself from `Config::warnings` (once, even with
+    // -q), and a journal that cannot be written, which the guard's report already carries as a note.
+    let default = if level == "warn" {
+        "warn,rewind_core=error".to_string()
+    } else {
+        level.to_string()
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+/// Runs one command line and returns the process's exit code.
+pub fn run(cli: Cli) -> u8 {
+    let ctx = Context::new(&cli.global);
+    let printer = Printer { json: ctx.json };
+    let name = cli.command.name();
+    let result = match cli.command {
+        // The hook speaks Claude Code's protocol on stdout, not the `--json` envelope.
+        Command::Hook(HookCommand::PreToolUse) => return hook::pre_tool_use(&ctx),
+        // A completion script is not a result: `--json` does not apply.
+        Command::Completions { shell } => return completions(shell),
+        Command::Find { vm } => online(&ctx, |rewind| async move {
+            commands::protection::find(&rewind, &vm).await
+        }),
+        Command::Guard {
+            vm,
+            agent,
+            action,
+            change_id,
+        } => {
+            let req = GuardRequest {
+                vm,
+                agent,
+                action,
+                change_id,
+            };
+            online(&ctx, |rewind| async move {
+                commands::protection::guard(&rewind, req, ctx.quiet).await
+            })
+        }
+        Command::Tags { vm, change_id } => online(&ctx, |rewind| async move {
+            commands::protection::tags(&rewind, &vm, change_id.as_deref()).await
+        }),
+        Command::Sites => online(&ctx, |rewind| async move {
+            commands::sites::sites(&rewind).await
+        }),
+        Command::CheckTool { server, tool, vm } => offline(&ctx, |config| {
+            let catalog = CatalogStore::new(&config.catalog_path);
+            commands::tools::check_tool(&catalog, &server, &tool, vm.as_deref())
+        }),
+        Command::Catalog(command) => offline(&ctx, |config| {
+            commands::tools::catalog(&CatalogStore::new(&config.catalog_path), &command)
+        }),
+        Command::Journal {
+            vm,
+            change_id,
+            last,
+        } => offline(&ctx, |config| {
+            let filter = JournalFilter {
+                vm,
+                change_id,
+                last,
+            };
+            commands::journal::journal(&Journal::new(&config.journal_path), &filter)
+        }),
+        Command::Demo { seed } => block_on(demo::demo(seed, ctx.json, ctx.quiet)),
+    };
+    match result {
+        Ok(reply) => printer.reply(name, &reply),
+        Err(e) => printer.error(name, &e),
+    }
+}
+
+/// A command that talks to the configured ZVMs: the full configuration, a `Rewind`, a runtime.
+fn online<F, Fut>(ctx: &Context, command: F) -> Result<Reply, CliError>
+where
+    F: FnOnce(Rewind) -> Fut,
+    Fut: Future<Output = Result<Reply, CliError>>,
+{
+    let rewind = ctx.rewind()?;
+    block_on(command(rewind))
+}
+
+/// A command that reads or writes only local files (the catalog, the journal): it works with no site
+/// configured and starts no runtime.
+fn offline(
+    ctx: &Context,
+    command: impl FnOnce(Config) -> Result<Reply, CliError>,
+) -> Result<Reply, CliError> {
+    command(ctx.local_config()?)
+}
+
+/// `rewind completions <shell>`: the script on stdout.
+fn completions(shell: clap_complete::Shell) -> u8 {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "rewind", &mut script);
+    match output::write_stdout(&String::from_utf8_lossy(&script)) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            output::error_line(&format!("cannot write the completion script: {e}"));
+            exit::INTERNAL
+        }
+        _ => exit::OK,
+    }
+}

@@ -1,0 +1,301 @@
+//! Everything the CLI prints, in one place: aligned tables for people, the one `--json` document per
+//! command, and the one error line on stderr.
+//!
+//! The `--json` document is a small envelope around the core's own serialized result:
+//!
+//! ```json
+//! {"command": "find", "ok": true, "exit_code": 0, "result": { ... }}
+//! {"command": "find", "ok": false, "exit_code": 3, "error": {"kind": "refused", "message": "...", "candidates": [...]}}
+//! ```
+//!
+//! `ok` is `exit_code == 0`. `result` is there whenever the command produced one (a guard that is not
+//! guarded has both `result` and `error`); `error` whenever `ok` is false.
+//!
+//! Stdout belongs to results. A reader that goes away (a broken pipe, as with `| head`) is not an error:
+//! writing stops quietly and the exit code is the command's own.
+
+use std::io::{ErrorKind as IoErrorKind, Write};
+
+use rewind_core::{ErrorKind, ErrorReport};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::exit::{self, CliError};
+
+/// What a command produced.
+#[derive(Debug)]
+pub struct Reply {
+    /// The result, serialized (the core's result type as it is, or a small CLI shape around it), kept
+    /// as JSON text so its fields stay in the order the type declares them.
+    pub result: Box<RawValue>,
+    /// The same, for people.
+    pub human: String,
+    /// Set when the result itself says the operation did not do what was asked (a guard that is not
+    /// guarded, an unknown tool, an unreachable site): the kind and one line for stderr.
+    pub failure: Option<ErrorReport>,
+}
+
+impl Reply {
+    /// A reply from a serializable result and its human form.
+    pub fn new(result: &impl Serialize, human: String) -> Result<Reply, CliError> {
+        Ok(Reply {
+            result: to_raw(result)?,
+            human,
+            failure: None,
+        })
+    }
+
+    /// Marks the reply as a failure of `kind`, explained by `message`.
+    pub fn failed(mut self, kind: ErrorKind, message: impl Into<String>) -> Reply {
+        self.failure = Some(ErrorReport {
+            kind,
+            message: message.into(),
+            candidates: Vec::new(),
+        });
+        self
+    }
+}
+
+/// Serializes a result, pretty-printed and indented to sit under the envelope's `result` key (a JSON
+/// string never holds a raw newline, so only the layout's newlines are indented). A failure here is a
+/// bug, reported as internal.
+fn to_raw(result: &impl Serialize) -> Result<Box<RawValue>, CliError> {
+    let broken = |e: serde_json::Error| {
+        CliError::new(
+            ErrorKind::Internal,
+            format!("cannot encode the result as JSON: {e}; please report this"),
+        )
+    };
+    let text = serde_json::to_string_pretty(result).map_err(broken)?;
+    RawValue::from_string(text.replace('\n', "\n  ")).map_err(broken)
+}
+
+/// The `--json` envelope.
+#[derive(Debug, Serialize)]
+struct Envelope<'a> {
+    command: &'a str,
+    ok: bool,
+    exit_code: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a ErrorReport>,
+}
+
+/// How to print.
+#[derive(Debug, Clone, Copy)]
+pub struct Printer {
+    /// `--json`.
+    pub json: bool,
+}
+
+impl Printer {
+    /// Prints a command's reply and returns the exit code.
+    pub fn reply(&self, command: &str, reply: &Reply) -> u8 {
+        let code = reply
+            .failure
+            .as_ref()
+            .map_or(exit::OK, |f| exit::code(f.kind));
+        let printed = if self.json {
+            write_json(&Envelope {
+                command,
+                ok: code == exit::OK,
+                exit_code: code,
+                result: Some(&reply.result),
+                error: reply.failure.as_ref(),
+            })
+        } else {
+            write_stdout(&reply.human)
+        };
+        if let Some(f) = &reply.failure {
+            error_line(&f.message);
+        }
+        settle(printed, code)
+    }
+
+    /// Prints a command's error and returns the exit code.
+    pub fn error(&self, command: &str, error: &CliError) -> u8 {
+        let code = error.code();
+        let printed = if self.json {
+            write_json(&Envelope {
+                command,
+                ok: false,
+                exit_code: code,
+                result: None,
+                error: Some(&error.0),
+            })
+        } else {
+            Ok(())
+        };
+        error_line(&error.0.message);
+        settle(printed, code)
+    }
+}
+
+/// Turns the outcome of writing stdout into the exit code: a reader that went away changes nothing;
+/// any other write error is reported once.
+fn settle(printed: std::io::Result<()>, code: u8) -> u8 {
+    match printed {
+        Ok(()) => code,
+        Err(e) if e.kind() == IoErrorKind::BrokenPipe => code,
+        Err(e) => {
+            error_line(&format!("cannot write to stdout: {e}"));
+            if code == exit::OK {
+                exit::INTERNAL
+            } else {
+                code
+            }
+        }
+    }
+}
+
+/// Writes text to stdout, ending it with a newline.
+pub fn write_stdout(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    out.flush()
+}
+
+/// Writes one JSON document to stdout, pretty-printed, with a final newline.
+pub fn write_json(value: &impl Serialize) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
+    write_stdout(&text)
+}
+
+/// The one error line on stderr. The message is kept on one line whatever it holds.
+pub fn error_line(message: &str) {
+    let one_line: String = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    eprintln!("rewind: {one_line}");
+}
+
+/// A warning on stderr (the configuration's, such as TLS verification being off).
+pub fn warning_line(message: &str) {
+    eprintln!("rewind: warning: {message}");
+}
+
+/// An aligned table: a header and rows, columns separated by two spaces, the last column unpadded.
+#[derive(Debug, Default)]
+pub struct Table {
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// A table with this header.
+    pub fn new(header: &[&str]) -> Table {
+        Table {
+            rows: vec![header.iter().map(|h| h.to_string()).collect()],
+        }
+    }
+
+    /// Adds a row.
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+
+    /// Whether it has no rows besides the header.
+    pub fn is_empty(&self) -> bool {
+        self.rows.len() <= 1
+    }
+
+    /// The table as text, each line ending with a newline.
+    pub fn render(&self) -> String {
+        let columns = self.rows.iter().map(Vec::len).max().unwrap_or(0);
+        let width = |i: usize| {
+            self.rows
+                .iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        let widths: Vec<usize> = (0..columns).map(width).collect();
+        let mut out = String::new();
+        for row in &self.rows {
+            let mut line = String::new();
+            for (i, cell) in row.iter().enumerate() {
+                if i + 1 == row.len() {
+                    line.push_str(cell);
+                } else {
+                    line.push_str(cell);
+                    let pad = widths[i] - cell.chars().count() + 2;
+                    line.extend(std::iter::repeat_n(' ', pad));
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// A duration in milliseconds for people: `850 ms`, `2.4 s`.
+pub fn millis(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_columns_line_up_whatever_the_cell_widths() {
+        let mut t = Table::new(&["VPG", "STATUS", "NOTE"]);
+        t.row(vec![
+            "web-local".into(),
+            "MeetingSLA (1)".into(),
+            "ok".into(),
+        ]);
+        t.row(vec!["dr".into(), "x".into(), "".into()]);
+        let text = t.render();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "VPG        STATUS          NOTE");
+        assert_eq!(lines[1], "web-local  MeetingSLA (1)  ok");
+        assert_eq!(lines[2], "dr         x");
+    }
+
+    #[test]
+    fn the_json_envelope_keeps_the_results_field_order_and_parses_back() {
+        #[derive(Serialize)]
+        struct R {
+            verdict: &'static str,
+            notes: Vec<&'static str>,
+            a: u8,
+        }
+        let raw = to_raw(&R {
+            verdict: "guarded",
+            notes: vec!["line\nbreak"],
+            a: 1,
+        })
+        .unwrap();
+        let text = serde_json::to_string_pretty(&Envelope {
+            command: "guard",
+            ok: true,
+            exit_code: 0,
+            result: Some(&raw),
+            error: None,
+        })
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["result"]["notes"][0], "line\nbreak");
+        assert!(text.find("verdict").unwrap() < text.find("\"a\"").unwrap());
+        assert!(text.contains("\n    \"verdict\""), "{text}");
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(millis(850), "850 ms");
+        assert_eq!(millis(2400), "2.4 s");
+    }
+}

@@ -1,0 +1,243 @@
+//! `rewind hook pre-tool-use`: allow, ask and deny, and fail closed on input, a catalog or a journal
+//! it cannot read.
+
+use serde_json::{Value, json};
+
+use crate::env::TestEnv;
+
+/// Runs the hook on `input` and returns its decision and reason.
+async fn hook(env: &TestEnv, input: &str) -> (String, String) {
+    let run = env
+        .rewind_with_stdin(&["hook", "pre-tool-use"], Some(input))
+        .await;
+    run.expect_code(0);
+    let out: Value = run.json();
+    let specific = &out["hookSpecificOutput"];
+    assert_eq!(specific["hookEventName"], "PreToolUse", "{out}");
+    (
+        specific["permissionDecision"].as_str().unwrap().to_string(),
+        specific["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    )
+}
+
+fn call(tool_name: &str, tool_input: Value) -> String {
+    json!({
+        "session_id": "s-1",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": "/work",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool_name,
+        "tool_input": tool_input,
+    })
+    .to_string()
+}
+
+async fn guard(env: &TestEnv, vm: &str) {
+    env.rewind(&[
+        "guard",
+        vm,
+        "--agent",
+        "claude-code",
+        "--action",
+        "edit",
+        "--change",
+        "c1",
+    ])
+    .await
+    .expect_code(0);
+}
+
+#[tokio::test]
+async fn a_read_only_tool_is_allowed() {
+    let env = TestEnv::start(41).await;
+    let (decision, reason) = hook(&env, &call("Read", json!({"file_path": "/etc/hosts"}))).await;
+    assert_eq!(decision, "allow");
+    assert!(reason.contains("claude-code/Read is read-only"), "{reason}");
+    env.rewind(&["catalog", "add-read-only", "vsphere", "*"])
+        .await
+        .expect_code(0);
+    let (decision, _) = hook(&env, &call("mcp__vsphere__list_vms", json!({}))).await;
+    assert_eq!(decision, "allow");
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_asked_about_with_the_catalogs_question() {
+    let env = TestEnv::start(42).await;
+    let (decision, reason) =
+        hook(&env, &call("Bash", json!({"command": "ssh web-01 reboot"}))).await;
+    assert_eq!(decision, "ask");
+    assert!(
+        reason.contains("The tool Bash of claude-code is not in the tool catalog"),
+        "{reason}"
+    );
+    let (decision, reason) = hook(&env, &call("mcp__ansible__run_playbook", json!({}))).await;
+    assert_eq!(decision, "ask");
+    assert!(reason.contains("run_playbook of ansible"), "{reason}");
+}
+
+#[tokio::test]
+async fn a_mutating_tool_is_allowed_only_after_a_guard_of_the_vm_its_argument_names() {
+    let env = TestEnv::start(43).await;
+    env.rewind(&[
+        "catalog",
+        "add-mutating",
+        "ssh",
+        "run",
+        "--vm-arg",
+        "target.host",
+    ])
+    .await
+    .expect_code(0);
+    let input = call(
+        "mcp__ssh__run",
+        json!({"target": {"host": "web-01"}, "cmd": "edit"}),
+    );
+    let (decision, reason) = hook(&env, &input).await;
+    assert_eq!(decision, "deny");
+    assert!(reason.contains("guard web-01 first"), "{reason}");
+
+    guard(&env, "web-01").await;
+    let (decision, reason) = hook(&env, &input).await;
+    assert_eq!(decision, "allow", "{reason}");
+    assert!(
+        reason.contains("web-01 was guarded") && reason.contains("c1"),
+        "{reason}"
+    );
+
+    // Another VM is still not guarded.
+    let other = call("mcp__ssh__run", json!({"target": {"host": "db-01"}}));
+    let (decision, reason) = hook(&env, &other).await;
+    assert_eq!(decision, "deny");
+    assert!(reason.contains("guard db-01 first"), "{reason}");
+}
+
+#[tokio::test]
+async fn a_mutating_tool_without_a_vm_argument_is_judged_by_the_vm_its_input_names() {
+    let env = TestEnv::start(44).await;
+    env.rewind(&["catalog", "add-mutating", "claude-code", "Bash"])
+        .await
+        .expect_code(0);
+    // No VM the journal knows is named: ask.
+    let (decision, reason) = hook(
+        &env,
+        &call(
+            "Bash",
+            json!({"command": "ssh web-01 'sed -i s/a/b/ app.conf'"}),
+        ),
+    )
+    .await;
+    assert_eq!(decision, "ask", "{reason}");
+    assert!(reason.contains("cannot tell which VM"), "{reason}");
+
+    guard(&env, "web-01").await;
+    let (decision, reason) = hook(
+        &env,
+        &call(
+            "Bash",
+            json!({"command": "ssh web-01.corp.example 'sed -i s/a/b/ app.conf'"}),
+        ),
+    )
+    .await;
+    assert_eq!(decision, "allow", "{reason}");
+
+    // A VM the journal knows but whose guard is not recent (here: never guarded) is denied.
+    let mut record: Value = serde_json::from_str(
+        std::fs::read_to_string(env.journal_file())
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    record["vm"] = json!({"id": "x.vm-99", "name": "db-01"});
+    record["time"] = json!((chrono::Utc::now() - chrono::Duration::hours(2)).to_rfc3339());
+    let mut journal = std::fs::read_to_string(env.journal_file()).unwrap();
+    journal.push_str(&format!("{record}\n"));
+    std::fs::write(env.journal_file(), journal).unwrap();
+    let (decision, reason) = hook(
+        &env,
+        &call("Bash", json!({"command": "ssh web-01 x; ssh db-01 y"})),
+    )
+    .await;
+    assert_eq!(decision, "deny", "{reason}");
+    assert!(
+        reason.contains("db-01") && reason.contains("guard db-01 first"),
+        "{reason}"
+    );
+}
+
+#[tokio::test]
+async fn a_guard_older_than_the_window_does_not_count() {
+    let env = TestEnv::start(45).await;
+    env.write_config("[hook]\nwindow_secs = 600\n");
+    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await
+        .expect_code(0);
+    guard(&env, "web-01").await;
+    let text = std::fs::read_to_string(env.journal_file()).unwrap();
+    let mut record: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    record["time"] = json!((chrono::Utc::now() - chrono::Duration::minutes(11)).to_rfc3339());
+    std::fs::write(env.journal_file(), format!("{record}\n")).unwrap();
+    let (decision, reason) = hook(&env, &call("mcp__ssh__run", json!({"host": "web-01"}))).await;
+    assert_eq!(decision, "deny", "{reason}");
+    assert!(reason.contains("last 10 min"), "{reason}");
+}
+
+#[tokio::test]
+async fn malformed_input_is_denied() {
+    let env = TestEnv::start(46).await;
+    for bad in [
+        "",
+        "{not json",
+        "{\"hook_event_name\": \"PreToolUse\"}",
+        "{\"hook_event_name\": \"PostToolUse\", \"tool_name\": \"Read\", \"tool_input\": {}}",
+        "{\"tool_name\": \"\", \"tool_input\": {}}",
+    ] {
+        let (decision, reason) = hook(&env, bad).await;
+        assert_eq!(decision, "deny", "{bad:?}: {reason}");
+        assert!(reason.contains("fail closed"), "{reason}");
+    }
+}
+
+#[tokio::test]
+async fn an_unreadable_catalog_or_journal_is_denied() {
+    let env = TestEnv::start(47).await;
+    std::fs::write(env.catalog_file(), "[[mutating]\nbroken").unwrap();
+    let (decision, reason) = hook(&env, &call("Read", json!({}))).await;
+    assert_eq!(decision, "deny");
+    assert!(
+        reason.contains("tool catalog") && reason.contains("fail closed"),
+        "{reason}"
+    );
+
+    std::fs::remove_file(env.catalog_file()).unwrap();
+    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await
+        .expect_code(0);
+    std::fs::create_dir_all(env.journal_file()).unwrap();
+    let (decision, reason) = hook(&env, &call("mcp__ssh__run", json!({"host": "web-01"}))).await;
+    assert_eq!(decision, "deny");
+    assert!(
+        reason.contains("audit journal") && reason.contains("fail closed"),
+        "{reason}"
+    );
+}
+
+#[tokio::test]
+async fn the_hook_needs_no_zvm_and_no_configuration() {
+    let env = TestEnv::start(48).await;
+    guard(&env, "web-01").await;
+    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await
+        .expect_code(0);
+    // No site configured at all: the hook cannot reach a ZVM, and needs none. It reads only the
+    // catalog and the journal at their default places.
+    std::fs::remove_file(env.config_file()).unwrap();
+    let (decision, reason) = hook(&env, &call("mcp__ssh__run", json!({"host": "web-01"}))).await;
+    assert_eq!(decision, "allow", "{reason}");
+    let (decision, _) = hook(&env, &call("mcp__ssh__run", json!({"host": "db-01"}))).await;
+    assert_eq!(decision, "deny");
+}

@@ -1,0 +1,12 @@
+//! The real `rewind` binary against a fresh seeded simulator: every command in human and `--json`
+//! form, every exit code, the hook's decisions, and the demo. One helper ([`env::TestEnv`]) starts
+//! each test's own simulator and temporary home.
+
+mod env;
+
+mod demo;
+mod exit_codes;
+mod hook;
+mod output;
+mod protection;
+mod tools;

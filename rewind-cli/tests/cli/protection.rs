@@ -1,0 +1,193 @@
+//! `rewind find`, `guard`, `tags` and `sites`, in human and `--json` form.
+
+use crate::env::TestEnv;
+
+#[tokio::test]
+async fn find_shows_web_01_in_three_protecting_vpgs() {
+    let env = TestEnv::start(11).await;
+    let run = env.rewind(&["find", "web-01"]).await;
+    run.expect_code(0);
+    assert!(run.stdout.contains("3 VPG(s), 3 protecting"), "{run:#?}");
+    for vpg in ["web-local", "web-dr", "web-archive"] {
+        assert!(run.stdout.contains(vpg), "{run:#?}");
+    }
+    assert!(run.stdout.contains("Boston -> Denver"), "{run:#?}");
+    assert!(run.stderr.is_empty(), "{run:#?}");
+
+    let (run, json) = env.rewind_json(&["find", "web-01"]).await;
+    run.expect_code(0);
+    assert_eq!(json["command"], "find");
+    assert_eq!(json["ok"], true);
+    assert_eq!(json["exit_code"], 0);
+    assert_eq!(json["result"]["vm"]["name"], "web-01");
+    let vpgs = json["result"]["vpgs"].as_array().unwrap();
+    assert_eq!(vpgs.len(), 3);
+    assert!(vpgs.iter().all(|v| v["protecting"] == true));
+    assert!(json.get("error").is_none());
+}
+
+#[tokio::test]
+async fn find_names_why_a_vpg_is_not_protecting() {
+    let env = TestEnv::start(12).await;
+    let run = env.rewind(&["find", "sql-01"]).await;
+    run.expect_code(0);
+    assert!(run.stdout.contains("2 VPG(s), 1 protecting"), "{run:#?}");
+    assert!(
+        run.stdout.contains("sql-init: the VPG is Initializing"),
+        "{run:#?}"
+    );
+}
+
+#[tokio::test]
+async fn guard_tags_every_protecting_vpg_and_journals_it() {
+    let env = TestEnv::start(13).await;
+    let run = env
+        .rewind(&[
+            "guard",
+            "web-01",
+            "--agent",
+            "claude-code",
+            "--action",
+            "edit app.conf",
+            "--change",
+            "chg-1",
+        ])
+        .await;
+    run.expect_code(0);
+    assert!(run.stdout.starts_with("GUARDED: web-01"), "{run:#?}");
+    assert_eq!(run.stdout.matches(" tagged ").count(), 3, "{run:#?}");
+    assert!(
+        run.stdout
+            .contains("tag: ai:claude-code | edit app.conf | vm=web-01 | change=chg-1 |"),
+        "{run:#?}"
+    );
+    // stderr is not a terminal here: no progress line, nothing at all.
+    assert!(run.stderr.is_empty(), "{run:#?}");
+    let journal = std::fs::read_to_string(env.journal_file()).unwrap();
+    assert_eq!(journal.lines().count(), 1);
+    assert!(journal.contains("\"verdict\":\"guarded\""), "{journal}");
+
+    let (run, json) = env
+        .rewind_json(&[
+            "guard",
+            "sql-01",
+            "--agent",
+            "claude-code",
+            "--action",
+            "vacuum",
+            "--change",
+            "chg-2",
+        ])
+        .await;
+    run.expect_code(0);
+    assert_eq!(json["command"], "guard");
+    let report = &json["result"];
+    assert_eq!(report["verdict"], "guarded");
+    assert_eq!(report["change_id"], "chg-2");
+    let outcomes: Vec<(&str, &str)> = report["vpgs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["vpg_name"].as_str().unwrap(),
+                v["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(outcomes.contains(&("sql-local", "tagged")), "{outcomes:?}");
+    assert!(outcomes.contains(&("sql-init", "skipped")), "{outcomes:?}");
+}
+
+#[tokio::test]
+async fn guard_takes_the_agent_from_rewind_agent() {
+    let env = TestEnv::start(14).await;
+    let run = env
+        .command(&["guard", "db-01", "--action", "x", "--change", "c"])
+        .env("REWIND_AGENT", "ci-bot")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    assert!(String::from_utf8_lossy(&run.stdout).contains("ai:ci-bot | x | vm=db-01"));
+}
+
+#[tokio::test]
+async fn tags_lists_the_checkpoints_of_a_change_only_when_asked() {
+    let env = TestEnv::start(15).await;
+    for change in ["chg-a", "chg-b"] {
+        env.rewind(&[
+            "guard", "web-01", "--agent", "me", "--action", "edit", "--change", change,
+        ])
+        .await
+        .expect_code(0);
+    }
+    let run = env.rewind(&["tags", "web-01"]).await;
+    run.expect_code(0);
+    assert_eq!(run.stdout.matches("chg-a").count(), 3, "{run:#?}");
+    assert_eq!(run.stdout.matches("chg-b").count(), 3, "{run:#?}");
+
+    let (run, json) = env
+        .rewind_json(&["tags", "web-01", "--change", "chg-b"])
+        .await;
+    run.expect_code(0);
+    assert_eq!(json["command"], "tags");
+    assert_eq!(json["result"]["change_id"], "chg-b");
+    let vpgs = json["result"]["vpgs"].as_array().unwrap();
+    assert_eq!(vpgs.len(), 3);
+    for v in vpgs {
+        let tags = v["tags"].as_array().unwrap();
+        assert_eq!(tags.len(), 1, "{v}");
+        assert_eq!(tags[0]["parts"]["change_id"], "chg-b");
+        assert_eq!(tags[0]["parts"]["agent"], "me");
+    }
+}
+
+#[tokio::test]
+async fn sites_shows_each_zvm_reachable_with_its_version_and_local_site() {
+    let env = TestEnv::start(16).await;
+    let run = env.rewind(&["sites"]).await;
+    run.expect_code(0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(lines[0].starts_with("SITE"), "{run:#?}");
+    assert!(
+        lines[1].starts_with("boston") && lines[1].contains("Boston"),
+        "{run:#?}"
+    );
+    assert!(
+        lines[2].starts_with("denver") && lines[2].contains("Denver"),
+        "{run:#?}"
+    );
+    assert!(lines[1].contains(" yes "), "{run:#?}");
+
+    let (run, json) = env.rewind_json(&["sites"]).await;
+    run.expect_code(0);
+    let sites = json["result"].as_array().unwrap();
+    assert_eq!(sites.len(), 2);
+    assert_eq!(sites[0]["reachable"], true);
+    assert_eq!(sites[0]["site_name"], "Boston");
+    assert_eq!(
+        sites[1]["site_id"].as_str(),
+        Some(env.sim.peer().site_identifier.as_str())
+    );
+    assert!(sites[0]["version"].is_string());
+}
+
+#[tokio::test]
+async fn zvm_flag_configures_the_default_site_with_credentials_from_the_environment() {
+    let env = TestEnv::start(17).await;
+    env.write_config_text("");
+    let out = env
+        .command(&["--zvm", &env.sim.local().url, "--json", "sites"])
+        .env("ZVM_CLIENT_ID", crate::env::CLIENT_ID)
+        .env("ZVM_CLIENT_SECRET", crate::env::CLIENT_SECRET)
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sites = json["result"].as_array().unwrap();
+    assert_eq!(sites.len(), 1);
+    assert_eq!(sites[0]["name"], "default");
+    assert_eq!(sites[0]["site_name"], "Boston");
+}
