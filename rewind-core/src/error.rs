@@ -69,6 +69,14 @@ fn list(c: &[Candidate]) -> String {
         .join("; ")
 }
 
+fn recovered_list(files: &[String]) -> String {
+    if files.is_empty() {
+        String::new()
+    } else {
+        format!("; already recovered and kept: {}", files.join(", "))
+    }
+}
+
 /// Every way an operation of rewind can fail.
 #[derive(Debug, thiserror::Error)]
 pub enum RewindError {
@@ -226,6 +234,117 @@ pub enum RewindError {
         configured: String,
     },
 
+    /// No VPG of the VM holds a tagged checkpoint of the change (or with that exact tag).
+    #[error(
+        "no VPG of VM {vm} holds a tagged checkpoint of change {change:?} (as change id or exact tag); tagged checkpoints found: {found}; give a change id or tag from that list, or check that the guard of this change was `guarded`"
+    )]
+    NoTaggedCheckpoint {
+        /// The VM.
+        vm: String,
+        /// The change id or tag asked for.
+        change: String,
+        /// What was found instead, per VPG.
+        found: String,
+    },
+
+    /// The change's tagged checkpoints are only in VPGs whose recovery site's ZVM is not configured, so
+    /// the recovery (which runs there) was refused before anything was sent.
+    #[error(
+        "FLR of VM {vm} for change {change} runs at the recovery site of {vpgs}, and the ZVM of {site} is not configured, so nothing was sent; add it to the configuration, for example:\n{config}"
+    )]
+    RecoverySiteNotConfigured {
+        /// The VM.
+        vm: String,
+        /// The change id.
+        change: String,
+        /// The VPGs that hold the tag, with their recovery sites.
+        vpgs: String,
+        /// The recovery site to configure.
+        site: String,
+        /// The `[sites.<name>]` block that would make it work.
+        config: String,
+    },
+
+    /// The ZVM refused FLR to the configured user or client (HTTP 403).
+    #[error(
+        "the ZVM of site {site} (version {version}) refused FLR to {principal:?} with HTTP 403 ({message}); ZVM 10.9 has a known RBAC defect that refuses FLR to the Operator role; the documented workaround is to run FLR as a user or Keycloak client with the Administrator role: configure [sites.{site}] with such credentials"
+    )]
+    FlrForbidden {
+        /// The configured site.
+        site: String,
+        /// Who rewind acts as there (never a secret).
+        principal: String,
+        /// The ZVM's version, when known.
+        version: String,
+        /// What the ZVM said.
+        message: String,
+    },
+
+    /// A guest path does not exist at the checkpoint.
+    #[error(
+        "{path} does not exist in VM {vm} at {at}; the nearest existing folder, {folder}, holds: {holds}; give a path from there (partition-rooted, `/`-separated)"
+    )]
+    GuestPathNotFound {
+        /// The guest path asked for.
+        path: String,
+        /// The VM.
+        vm: String,
+        /// The checkpoint and VPG mounted: `checkpoint 123 of VPG web-local`.
+        at: String,
+        /// The nearest existing folder (`(partitions)` for the root).
+        folder: String,
+        /// What it holds.
+        holds: String,
+    },
+
+    /// A guest path or a local path was refused: it would leave the destination folder, overwrite a
+    /// file, or follow a symbolic link.
+    #[error("refused {path}: {problem}")]
+    UnsafePath {
+        /// The path (guest or local).
+        path: String,
+        /// What is wrong and what to do.
+        problem: String,
+    },
+
+    /// A local file or folder could not be read or written.
+    #[error("cannot {action} {path}: {source}")]
+    LocalFile {
+        /// What was being done.
+        action: &'static str,
+        /// The path.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The recovery cannot be done as asked: nothing is running to stop or abort, FLR is not enabled
+    /// where it would run, the mount failed.
+    #[error("{problem}")]
+    NotPossible {
+        /// What is not possible, why, and what to do.
+        problem: String,
+    },
+
+    /// An FLR failed after its mount was asked for; the session was then unmounted, or the unmount
+    /// failed as well. The first error comes first; what happened to the session follows.
+    #[error("{error}; {cleanup}{}", recovered_list(.recovered))]
+    FlrAborted {
+        /// The error that ended the FLR.
+        error: Box<RewindError>,
+        /// The FLR session, when one was created.
+        session_id: Option<String>,
+        /// The configured site that ran it.
+        site: String,
+        /// What happened to the session: unmounted, or why it could not be.
+        cleanup: String,
+        /// Whether the session is known to be unmounted.
+        unmounted: bool,
+        /// Files already written into the destination before the error (they are kept).
+        recovered: Vec<String>,
+    },
+
     /// The tool catalog cannot be read or written.
     #[error(transparent)]
     Catalog(#[from] CatalogError),
@@ -255,12 +374,29 @@ impl RewindError {
             RewindError::UnexpectedResponse { .. } => ErrorKind::Internal,
             RewindError::Catalog(e) => e.kind(),
             RewindError::Journal(_) => ErrorKind::Internal,
+            RewindError::NoTaggedCheckpoint { .. }
+            | RewindError::RecoverySiteNotConfigured { .. }
+            | RewindError::FlrForbidden { .. }
+            | RewindError::NotPossible { .. } => ErrorKind::Refused,
+            RewindError::GuestPathNotFound { .. } | RewindError::UnsafePath { .. } => {
+                ErrorKind::Usage
+            }
+            RewindError::LocalFile { .. } => ErrorKind::Internal,
+            RewindError::FlrAborted { error, .. } => error.kind(),
+        }
+    }
+
+    /// The error that started it all: the first error of an [`RewindError::FlrAborted`], else itself.
+    pub fn root(&self) -> &RewindError {
+        match self {
+            RewindError::FlrAborted { error, .. } => error.root(),
+            other => other,
         }
     }
 
     /// The VMs an ambiguous query matched (empty for other errors).
     pub fn candidates(&self) -> &[Candidate] {
-        match self {
+        match self.root() {
             RewindError::AmbiguousVm { candidates, .. } => candidates,
             _ => &[],
         }

@@ -10,7 +10,9 @@
 //!   reconciliation of lost answers; listing tags.
 //! - [`catalog`]: read_only / mutating / unknown tools, persisted; the question for the human.
 //! - [`journal`]: the append-only audit journal.
-//! - [`recover`]: bounded recover (FLR, failover test, clone), issue 5.
+//! - [`recover`]: bounded recover from a tagged checkpoint: FLR (mount at the recovery site, browse,
+//!   download into a destination folder it never leaves, always unmount), failover test, offsite clone.
+//!   Failover Live and Move have no code path.
 //! - [`progress`]: progress updates while waiting ([`ProgressSink`]).
 //! - [`error`]: [`RewindError`] and its [`ErrorKind`].
 //!
@@ -40,6 +42,11 @@ pub use guard::{GuardReport, GuardRequest, Outcome, TagList, Verdict, VpgGuard};
 pub use journal::{Journal, JournalFilter, JournalRecord};
 pub use progress::{NoProgress, ProgressSink, Stage, TaskProgress};
 pub use protection::{FlrAvailability, Protection, SiteRef, VmRef, VpgProtection};
+pub use recover::{
+    CloneAction, CloneReport, FailoverTestAction, FailoverTestReport, GuestPath, RecoverFileReport,
+    RecoverFileRequest, RecoveredFile, RecoveryOperation, RecoveryPoint, RecoveryTask,
+    RecoveryTaskReport, RecoveryVerdict, Unmount,
+};
 pub use zvm::ZvmClient;
 pub use zvm::enums::Code;
 
@@ -236,6 +243,53 @@ impl Rewind {
     ) -> Result<TagList, RewindError> {
         let protection = self.find_protection(vm).await?;
         Ok(guard::list_tags(&self.inner.clients, &protection, change_id).await)
+    }
+
+    /// File-level recovery: mounts the VM's disks at the change's tagged checkpoint at the VPG's
+    /// recovery site, checks that each guest path exists, downloads each into `req.destination` (never
+    /// writing outside it, never through a symbolic link, never over an existing file unless
+    /// `req.overwrite`), and always unmounts, also after an error. A folder is recovered whole (its zip
+    /// archive is unpacked under the same rules).
+    ///
+    /// The VPG is a locally replicated one when one holds the tag, otherwise one whose recovery site's
+    /// ZVM is configured; when none is, the call is refused before anything is sent, naming the
+    /// recovery site and the `[sites.<name>]` block to add. One journal record is appended (success or
+    /// failure) once anything was sent. An error after the mount is [`RewindError::FlrAborted`]: the
+    /// first error, then what happened to the session (and which files were already written).
+    pub async fn recover_file(
+        &self,
+        req: RecoverFileRequest,
+        progress: &dyn ProgressSink,
+    ) -> Result<RecoverFileReport, RewindError> {
+        recover::recover_file(self, &req, progress).await
+    }
+
+    /// Starts a failover test of the VM at the change's tagged checkpoint (only that VM of its VPG), or
+    /// stops the test running for it, recording success and summary. The Zerto task is read until it
+    /// is terminal; Failed or Stopped is an error of kind `task_failed` with its `CompleteReason`; still
+    /// running when waiting stops is reported `still_running`, never dropped. One journal record.
+    pub async fn failover_test(
+        &self,
+        vm: &str,
+        change: &str,
+        action: FailoverTestAction,
+        progress: &dyn ProgressSink,
+    ) -> Result<FailoverTestReport, RewindError> {
+        recover::failover_test(self, vm, change, &action, progress).await
+    }
+
+    /// Starts an offsite clone of the VM at the change's tagged checkpoint, or aborts the clone in
+    /// progress for it; the Zerto task is read until it is terminal, as for
+    /// [`Rewind::failover_test`]. (Named `offsite_clone`, not `clone`, so it never hides
+    /// `Clone::clone` of the facade.)
+    pub async fn offsite_clone(
+        &self,
+        vm: &str,
+        change: &str,
+        action: CloneAction,
+        progress: &dyn ProgressSink,
+    ) -> Result<CloneReport, RewindError> {
+        recover::clone(self, vm, change, action, progress).await
     }
 
     /// The newest guard of `vm` that ended `guarded` within the hook's window, if any.

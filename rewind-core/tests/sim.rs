@@ -2,6 +2,8 @@
 //! the journal, and what never leaks.
 
 mod common;
+// Bounded recover (FLR, failover test, clone) lives in its own module of this one test binary.
+mod recover;
 
 use std::sync::Mutex;
 use std::time::Duration;

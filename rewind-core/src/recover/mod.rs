@@ -1,16 +1,115 @@
 //! Bounded recover: file-level recovery (FLR), failover test and offsite clone, each from a tagged
-//! checkpoint. Failover Live and Move are never rewind tools and have no code path here.
+//! checkpoint. They leave the production VM running. Failover Live and Move are never rewind tools: no
+//! code path of this crate calls them.
 //!
-//! This module is where issue 5 builds the three recoveries. What is here now is the step all three
-//! begin with: finding, for a VM and a change id, the tagged checkpoint of each VPG to recover from and
-//! the configured site that can run the recovery (FLR runs at the VPG's recovery site).
+//! Every recovery starts the same way:
+//! 1. the request is checked before anything is sent;
+//! 2. the VM is resolved ([`crate::Rewind::find_protection`]) and its tagged checkpoints read
+//!    ([`crate::Rewind::list_tags`]); [`recovery_points`] keeps, per VPG, the newest checkpoint of the
+//!    change (its change id, or its exact tag);
+//! 3. one VPG is picked: a locally replicated one first (its recovery site is the VM's own site),
+//!    otherwise one whose recovery site's ZVM is configured. FLR runs at the recovery site, so when no
+//!    VPG with the tag has its recovery site configured, FLR is refused before anything is sent, naming
+//!    the site and showing the `[sites.<name>]` block that would make it work. A failover test or a clone
+//!    goes to the recovery site's ZVM when it is configured, else to the protected site's (every ZVM of
+//!    a VPG's two sites can run them).
+//!
+//! Then each runs its Zerto tasks and reads each until it is terminal: only `Status.State` says what
+//! happened. A task that ends Failed or Stopped is an error of kind `task_failed` carrying its
+//! `CompleteReason`. Every recovery that sent anything is appended to the audit journal as one record of
+//! kind `recovery`, linked to the guard by the change id; its `agent` is the user or client the ZVM saw.
+//!
+//! - `flr`: mount, wait, browse, download, unmount (always, also after an error).
+//! - `destination`: guest paths, and writing into the destination folder without ever leaving it.
+//! - `vpg_task`: failover test start / stop and clone start / abort.
+//!
+//! Waiting: each recovery task is waited for up to [`recovery_wait`] (the guard deadline, but never less
+//! than [`RECOVERY_WAIT_FLOOR`]: a mount or a test takes longer than a tag). A task still running then
+//! is not dropped: a failover test or clone reports it `still_running` with its task id; an FLR that
+//! cannot finish its mount in that time is an error, and the session is unmounted.
 
-use serde::Serialize;
+mod destination;
+mod flr;
+mod vpg_task;
 
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::Rewind;
+use crate::error::RewindError;
 use crate::guard::TagList;
-use crate::protection::{FlrAvailability, Protection};
+use crate::journal::{JournalRecord, JournalVm, JournalVpg, RecordKind};
+use crate::progress::{ProgressSink, Stage};
+use crate::protection::{FlrAvailability, Protection, SiteRef, VmRef};
+use crate::zvm::ZvmClient;
+use crate::zvm::enums::{Code, STATE_COMPLETED};
+use crate::zvm::task::{TaskWait, Watch, wait_task};
+use crate::zvm::wire::Task;
 
-/// The checkpoint of one VPG that a recovery for one change would start from.
+pub use destination::{GuestPath, MAX_GUEST_PATH, RecoveredFile, parse_paths};
+
+/// The shortest time a recovery task is waited for, whatever the guard deadline.
+pub const RECOVERY_WAIT_FLOOR: Duration = Duration::from_secs(10 * 60);
+
+/// How long each recovery task is waited for: the guard deadline, but at least
+/// [`RECOVERY_WAIT_FLOOR`].
+pub fn recovery_wait(guard_deadline: Duration) -> Duration {
+    guard_deadline.max(RECOVERY_WAIT_FLOOR)
+}
+
+/// The longest change id or tag accepted.
+pub const MAX_CHANGE: usize = 255;
+
+/// What [`crate::Rewind::recover_file`] is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecoverFileRequest {
+    /// The VM: name, host name, IP address or vmIdentifier.
+    pub vm: String,
+    /// The change id of the guard (the newest tag of that change is used), or a tag exactly.
+    pub change: String,
+    /// Guest paths, partition-rooted and `/`-separated (`sda1/etc/app/app.conf`,
+    /// `C:/ProgramData/App/app.ini`). A folder is recovered whole: it downloads as a zip archive that
+    /// is unpacked under the same rules as a single file.
+    pub paths: Vec<String>,
+    /// The local folder to write into (created when missing). Each file lands under its guest path:
+    /// `<destination>/sda1/etc/app/app.conf`, `<destination>/C/ProgramData/App/app.ini`.
+    pub destination: PathBuf,
+    /// Replace files that already exist in the destination (never a symbolic link or a folder).
+    #[serde(default)]
+    pub overwrite: bool,
+}
+
+/// What [`crate::Rewind::failover_test`] is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum FailoverTestAction {
+    /// Start a failover test of the VM at the tagged checkpoint.
+    Start,
+    /// Stop the failover test running for the VM, recording its result.
+    Stop {
+        /// Whether the test succeeded.
+        success: bool,
+        /// What the tester found (may be empty).
+        #[serde(default)]
+        summary: String,
+    },
+}
+
+/// What [`crate::Rewind::offsite_clone`] is asked to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CloneAction {
+    /// Start an offsite clone of the VM at the tagged checkpoint.
+    Start,
+    /// Abort the clone running for the VM.
+    Abort,
+}
+
+/// The tagged checkpoint of one VPG that a recovery for one change starts from.
 #[derive(Debug, Clone, Serialize)]
 pub struct RecoveryPoint {
     /// The VPG.
@@ -19,20 +118,32 @@ pub struct RecoveryPoint {
     pub vpg_name: String,
     /// The newest tagged checkpoint of the change in this VPG.
     pub checkpoint_id: String,
+    /// Its time (the ZVM's clock).
+    pub timestamp: Option<DateTime<Utc>>,
     /// Its tag.
     pub tag: String,
+    /// The change id the tag names (the tag itself when rewind did not write it).
+    pub change_id: String,
+    /// Where the VM runs.
+    pub protected_site: SiteRef,
+    /// Where the journal is and recovery happens.
+    pub recovery_site: SiteRef,
+    /// Protected site and recovery site are the same.
+    pub locally_replicated: bool,
     /// Whether FLR can run for it, and through which configured site.
     pub flr: FlrAvailability,
+    /// The configured site whose ZVM listed the checkpoint.
+    pub listed_by: String,
 }
 
-/// For each VPG of `protection`, the newest checkpoint in `tags` whose tag names `change_id`. VPGs
-/// without such a checkpoint are left out.
+/// For each VPG of `protection`, the newest checkpoint in `tags` whose tag names `change` as its
+/// change id, or is `change` exactly. VPGs without such a checkpoint are left out.
 pub fn recovery_points(
     protection: &Protection,
     tags: &TagList,
-    change_id: &str,
+    change: &str,
 ) -> Vec<RecoveryPoint> {
-    let change_id = change_id.trim();
+    let wanted = change.trim();
     protection
         .vpgs
         .iter()
@@ -41,15 +152,568 @@ pub fn recovery_points(
             let newest = listed
                 .tags
                 .iter()
-                .filter(|t| t.parts.as_ref().is_some_and(|p| p.change_id == change_id))
+                .filter(|t| {
+                    t.tag == change
+                        || t.tag.trim() == wanted
+                        || t.parts.as_ref().is_some_and(|p| p.change_id == wanted)
+                })
                 .max_by_key(|t| t.timestamp)?;
             Some(RecoveryPoint {
                 vpg_id: vpg.vpg_id.clone(),
                 vpg_name: vpg.vpg_name.clone(),
                 checkpoint_id: newest.checkpoint_id.clone(),
+                timestamp: newest.timestamp,
                 tag: newest.tag.clone(),
+                change_id: newest
+                    .parts
+                    .as_ref()
+                    .map(|p| p.change_id.clone())
+                    .unwrap_or_else(|| newest.tag.clone()),
+                protected_site: vpg.protected_site.clone(),
+                recovery_site: vpg.recovery_site.clone(),
+                locally_replicated: vpg.locally_replicated,
                 flr: vpg.flr.clone(),
+                listed_by: listed.site.clone(),
             })
         })
         .collect()
 }
+
+/// A Zerto task a recovery started, as it ended (or stood when waiting stopped).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecoveryTask {
+    /// The configured site whose ZVM runs it.
+    pub site: String,
+    /// The task.
+    pub task_id: String,
+    /// Its type, e.g. `FlrJournalMount`.
+    pub task_type: String,
+    /// Its last known state.
+    pub state: Option<Code>,
+    /// Its last known progress, 0..100.
+    pub progress: Option<u8>,
+    /// Its `CompleteReason`, when it gave one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub complete_reason: Option<String>,
+}
+
+impl RecoveryTask {
+    fn new(site: &str, task_id: &str, task_type: &str, task: Option<&Task>) -> RecoveryTask {
+        RecoveryTask {
+            site: site.to_string(),
+            task_id: task_id.to_string(),
+            // The ZVM's own name for the task when it gives one.
+            task_type: task
+                .and_then(|t| t.kind.clone())
+                .filter(|k| !k.is_empty())
+                .unwrap_or_else(|| task_type.to_string()),
+            state: task.and_then(Task::state).map(Code::task_state),
+            progress: task.and_then(Task::progress),
+            complete_reason: task
+                .and_then(|t| t.complete_reason.clone())
+                .filter(|r| !r.is_empty()),
+        }
+    }
+
+    fn state_text(&self) -> String {
+        self.state
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_else(|| "unknown".into())
+    }
+}
+
+/// What happened to an FLR session at the end.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unmount {
+    /// The session is known to be unmounted (its unmount task Completed).
+    pub unmounted: bool,
+    /// The unmount task, once there was one.
+    pub task: Option<RecoveryTask>,
+    /// Why the unmount failed or could not be confirmed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Unmount {
+    fn sentence(&self, session_id: &str, site: &str) -> String {
+        match (&self.error, &self.task) {
+            (None, Some(t)) => format!(
+                "the FLR session {session_id} at site {site} was unmounted (task {} {})",
+                t.task_id,
+                t.state_text()
+            ),
+            (None, None) => format!("the FLR session {session_id} at site {site} was unmounted"),
+            (Some(e), _) => format!(
+                "the FLR session {session_id} at site {site} could NOT be unmounted: {e}; unmount it in the ZVM (File Restore sessions), or it stays mounted"
+            ),
+        }
+    }
+}
+
+/// The result of [`crate::Rewind::recover_file`].
+#[derive(Debug, Clone, Serialize)]
+pub struct RecoverFileReport {
+    /// The VM.
+    pub vm: VmRef,
+    /// The change id.
+    pub change_id: String,
+    /// The tagged checkpoint recovered from.
+    pub from: RecoveryPoint,
+    /// The configured site whose ZVM ran the FLR (the VPG's recovery site).
+    pub site: String,
+    /// The FLR session.
+    pub session_id: String,
+    /// The mount task.
+    pub mount: Option<RecoveryTask>,
+    /// The destination folder, resolved.
+    pub destination: PathBuf,
+    /// Every file written, in the order asked for (a folder's files in its archive's order).
+    pub files: Vec<RecoveredFile>,
+    /// The unmount.
+    pub unmount: Unmount,
+    /// How long the whole recovery took.
+    pub elapsed_ms: u64,
+    /// Things worth knowing: a task not listed, a size that differs from the listing, the journal.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl RecoverFileReport {
+    /// A few lines for humans.
+    pub fn summary(&self) -> String {
+        let mut out = format!(
+            "RECOVERED {} file(s) of {} ({}) for change {} into {}\n  from: VPG {} checkpoint {} ({}) via FLR at site {}\n  tag: {}",
+            self.files.len(),
+            self.vm.name,
+            self.vm.id,
+            self.change_id,
+            self.destination.display(),
+            self.from.vpg_name,
+            self.from.checkpoint_id,
+            self.from
+                .timestamp
+                .map(|t| t.to_rfc3339())
+                .unwrap_or_else(|| "time unknown".into()),
+            self.site,
+            self.from.tag,
+        );
+        for f in &self.files {
+            out.push_str(&format!(
+                "\n  {} -> {} ({} bytes, sha256 {}){}",
+                f.guest_path,
+                f.path.display(),
+                f.size,
+                f.sha256,
+                if f.replaced { ", replaced" } else { "" }
+            ));
+        }
+        out.push_str(&format!(
+            "\n  {}",
+            self.unmount.sentence(&self.session_id, &self.site)
+        ));
+        for n in &self.notes {
+            out.push_str(&format!("\n  note: {n}"));
+        }
+        out
+    }
+}
+
+/// A recovery that runs as one Zerto task on a VPG.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "operation", rename_all = "snake_case")]
+pub enum RecoveryOperation {
+    /// `POST /v1/vpgs/{id}/FailoverTest`.
+    FailoverTestStart,
+    /// `POST /v1/vpgs/{id}/FailoverTestStop`.
+    FailoverTestStop {
+        /// Whether the test succeeded.
+        success: bool,
+        /// What the tester found.
+        summary: String,
+    },
+    /// `POST /v1/vpgs/{id}/CloneStart`.
+    CloneStart,
+    /// `POST /v1/vpgs/{id}/CloneAbort`.
+    CloneAbort,
+}
+
+impl RecoveryOperation {
+    /// A short name: `failover test start`, `clone abort`, ...
+    pub fn name(&self) -> &'static str {
+        match self {
+            RecoveryOperation::FailoverTestStart => "failover test start",
+            RecoveryOperation::FailoverTestStop { .. } => "failover test stop",
+            RecoveryOperation::CloneStart => "clone start",
+            RecoveryOperation::CloneAbort => "clone abort",
+        }
+    }
+}
+
+/// How a failover test or clone operation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryVerdict {
+    /// Its task Completed.
+    Completed,
+    /// Its task was still running when waiting stopped; it was not stopped: follow it by its id.
+    StillRunning,
+}
+
+/// The result of [`crate::Rewind::failover_test`] and [`crate::Rewind::offsite_clone`].
+#[derive(Debug, Clone, Serialize)]
+pub struct RecoveryTaskReport {
+    /// What was done.
+    #[serde(flatten)]
+    pub operation: RecoveryOperation,
+    /// How it ended.
+    pub verdict: RecoveryVerdict,
+    /// The VM.
+    pub vm: VmRef,
+    /// The change id.
+    pub change_id: String,
+    /// The tagged checkpoint of the VPG acted on.
+    pub from: RecoveryPoint,
+    /// The configured site whose ZVM was called.
+    pub site: String,
+    /// The Zerto task.
+    pub task: RecoveryTask,
+    /// How long it took.
+    pub elapsed_ms: u64,
+    /// Things worth knowing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// The result of [`crate::Rewind::failover_test`].
+pub type FailoverTestReport = RecoveryTaskReport;
+/// The result of [`crate::Rewind::offsite_clone`].
+pub type CloneReport = RecoveryTaskReport;
+
+impl RecoveryTaskReport {
+    /// A few lines for humans.
+    pub fn summary(&self) -> String {
+        let verdict = match self.verdict {
+            RecoveryVerdict::Completed => "COMPLETED",
+            RecoveryVerdict::StillRunning => "STILL RUNNING",
+        };
+        let mut out = format!(
+            "{verdict}: {} of {} ({}) for change {} in {} ms\n  VPG {} checkpoint {} at site {}\n  tag: {}\n  task {} ({}) {}",
+            self.operation.name(),
+            self.vm.name,
+            self.vm.id,
+            self.change_id,
+            self.elapsed_ms,
+            self.from.vpg_name,
+            self.from.checkpoint_id,
+            self.site,
+            self.from.tag,
+            self.task.task_id,
+            self.task.task_type,
+            self.task.state_text(),
+        );
+        if let RecoveryOperation::FailoverTestStop { success, summary } = &self.operation {
+            out.push_str(&format!(
+                "\n  recorded as {}{}",
+                if *success { "successful" } else { "failed" },
+                if summary.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {summary}")
+                }
+            ));
+        }
+        for n in &self.notes {
+            out.push_str(&format!("\n  note: {n}"));
+        }
+        out
+    }
+}
+
+/// Checks a change id or tag before anything is sent.
+pub fn check_change(change: &str) -> Result<&str, RewindError> {
+    let c = change.trim();
+    let problem = if c.is_empty() {
+        Some("it is empty; give the change id of the guard, or a tag exactly".to_string())
+    } else if c.chars().any(char::is_control) {
+        Some("it contains a control character; give it on one line".to_string())
+    } else if c.chars().count() > MAX_CHANGE {
+        Some(format!("it is longer than {MAX_CHANGE} characters"))
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(RewindError::InvalidInput {
+            field: "change",
+            problem,
+        }),
+        None => Ok(c),
+    }
+}
+
+/// The VM, its protection and the change's recovery points, or a refusal that lists the tags found.
+pub(crate) async fn resolve(
+    rewind: &Rewind,
+    vm: &str,
+    change: &str,
+) -> Result<(Protection, Vec<RecoveryPoint>), RewindError> {
+    let protection = rewind.find_protection(vm).await?;
+    let tags = crate::guard::list_tags(&rewind.inner.clients, &protection, None).await;
+    let points = recovery_points(&protection, &tags, change);
+    if points.is_empty() {
+        let found = tags
+            .vpgs
+            .iter()
+            .map(|v| match &v.error {
+                Some(e) => format!("{}: cannot be read ({e})", v.vpg_name),
+                None if v.tags.is_empty() => format!("{}: none", v.vpg_name),
+                None => format!(
+                    "{}: {}",
+                    v.vpg_name,
+                    v.tags
+                        .iter()
+                        .rev()
+                        .take(5)
+                        .map(|t| format!("{:?}", t.tag))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(RewindError::NoTaggedCheckpoint {
+            vm: protection.vm.name.clone(),
+            change: change.to_string(),
+            found: if found.is_empty() {
+                "none".into()
+            } else {
+                found
+            },
+        });
+    }
+    Ok((protection, points))
+}
+
+/// Locally replicated VPGs first, then the others in name order (the order find_protection gives).
+fn preference(points: &[RecoveryPoint]) -> Vec<&RecoveryPoint> {
+    let mut ordered: Vec<&RecoveryPoint> = points.iter().collect();
+    ordered.sort_by_key(|p| !p.locally_replicated);
+    ordered
+}
+
+/// A `[sites.<name>]` block for a site, with placeholders for what only the user knows.
+pub fn site_config_example(site: &SiteRef) -> String {
+    let name: String = site
+        .name
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let name = if name.trim_matches('-').is_empty() {
+        "recovery".to_string()
+    } else {
+        name
+    };
+    format!(
+        "[sites.{name}]\nurl = \"https://<the ZVM of {site}>\"\nclient_id = \"<a Keycloak client of that ZVM with the Administrator role>\"\nclient_secret = \"<its secret>\"\n# or: username = \"...\" and password = \"...\"; ca_cert = \"<its certificate>\" when it is self-signed"
+    )
+}
+
+/// The VPG to run FLR from, and the configured site that runs it; refused (before anything is sent)
+/// when no VPG with the tag has its recovery site's ZVM configured.
+pub(crate) fn pick_for_flr<'a>(
+    vm: &VmRef,
+    points: &'a [RecoveryPoint],
+) -> Result<(&'a RecoveryPoint, String), RewindError> {
+    for p in preference(points) {
+        if let FlrAvailability::Available { site } = &p.flr {
+            return Ok((p, site.clone()));
+        }
+    }
+    let vpgs = points
+        .iter()
+        .map(|p| format!("{} (recovery site {})", p.vpg_name, p.recovery_site))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if let Some(p) = points
+        .iter()
+        .find(|p| p.recovery_site.configured_as.is_none())
+    {
+        return Err(RewindError::RecoverySiteNotConfigured {
+            vm: vm.name.clone(),
+            change: p.change_id.clone(),
+            vpgs,
+            site: p.recovery_site.to_string(),
+            config: site_config_example(&p.recovery_site),
+        });
+    }
+    let reasons = points
+        .iter()
+        .map(|p| match &p.flr {
+            FlrAvailability::Unavailable { reason } => format!("{}: {reason}", p.vpg_name),
+            FlrAvailability::Available { site } => format!("{}: available at {site}", p.vpg_name),
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    Err(RewindError::NotPossible {
+        problem: format!(
+            "FLR of VM {} cannot run from any VPG that holds the tag: {reasons}",
+            vm.name
+        ),
+    })
+}
+
+/// The configured site whose ZVM runs a failover test or clone of this VPG: the recovery site's when
+/// configured, else the protected site's.
+fn task_site(p: &RecoveryPoint) -> String {
+    p.recovery_site
+        .configured_as
+        .clone()
+        .or_else(|| p.protected_site.configured_as.clone())
+        .unwrap_or_else(|| p.listed_by.clone())
+}
+
+/// The progress watcher of one task of a recovery.
+fn watch<'a>(
+    sink: &'a dyn ProgressSink,
+    site: &'a str,
+    point: &'a RecoveryPoint,
+    task_type: &'a str,
+) -> Watch<'a> {
+    Watch {
+        sink,
+        site,
+        vpg_id: &point.vpg_id,
+        vpg_name: &point.vpg_name,
+        task_type,
+        began: Instant::now(),
+    }
+}
+
+/// How a recovery task ended.
+pub(crate) enum Ended {
+    /// Completed.
+    Completed(RecoveryTask),
+    /// Still running when waiting stopped.
+    StillRunning(RecoveryTask),
+    /// Failed or Stopped ([`RecoveryTask::failed`] is the error to give).
+    Failed(RecoveryTask),
+}
+
+impl RecoveryTask {
+    /// The `TaskFailed` error of a task that ended Failed or Stopped, with its `CompleteReason`.
+    pub(crate) fn failed(&self) -> RewindError {
+        RewindError::TaskFailed {
+            site: self.site.clone(),
+            task_id: self.task_id.clone(),
+            task_type: self.task_type.clone(),
+            state: self.state_text(),
+            reason: self
+                .complete_reason
+                .clone()
+                .unwrap_or_else(|| "the ZVM gave no reason".into()),
+        }
+    }
+}
+
+/// Waits for a recovery task until it is terminal or `deadline`. An error is only a failure to read
+/// the task; how the task itself ended is in the answer.
+pub(crate) async fn await_task(
+    client: &ZvmClient,
+    task_id: &str,
+    sent: Instant,
+    deadline: Instant,
+    watch: &Watch<'_>,
+) -> Result<Ended, RewindError> {
+    watch.report(Stage::Running, Some(task_id), None);
+    let waited = wait_task(client, task_id, sent, deadline, None, watch).await;
+    let waited = match waited {
+        Ok(w) => w,
+        Err(e) => {
+            watch.report(Stage::Done, Some(task_id), None);
+            return Err(e);
+        }
+    };
+    match waited {
+        TaskWait::Terminal(task) => {
+            watch.report(Stage::Done, Some(task_id), Some(&task));
+            let ended = RecoveryTask::new(client.name(), task_id, watch.task_type, Some(&task));
+            if task.state() == Some(STATE_COMPLETED) {
+                Ok(Ended::Completed(ended))
+            } else {
+                Ok(Ended::Failed(ended))
+            }
+        }
+        TaskWait::StillRunning(last) => Ok(Ended::StillRunning(RecoveryTask::new(
+            client.name(),
+            task_id,
+            watch.task_type,
+            last.as_ref(),
+        ))),
+    }
+}
+
+/// The client of a configured site.
+fn client_of(rewind: &Rewind, site: &str) -> Result<Arc<ZvmClient>, RewindError> {
+    rewind.client(site).cloned()
+}
+
+/// One journal record of a recovery.
+pub(crate) struct RecoveryRecord<'a> {
+    pub(crate) client: &'a ZvmClient,
+    pub(crate) action: String,
+    pub(crate) vm: &'a VmRef,
+    pub(crate) point: &'a RecoveryPoint,
+    pub(crate) verdict: &'a str,
+    pub(crate) task: Option<&'a RecoveryTask>,
+    pub(crate) detail: Option<String>,
+    pub(crate) notes: Vec<String>,
+    pub(crate) details: serde_json::Value,
+}
+
+impl RecoveryRecord<'_> {
+    /// Appends the record; a journal that cannot be written is returned as a note (the recovery
+    /// itself stands).
+    pub(crate) fn append(self, rewind: &Rewind) -> Option<String> {
+        let record = JournalRecord {
+            time: Utc::now(),
+            kind: RecordKind::Recovery,
+            agent: self.client.principal().to_string(),
+            action: self.action,
+            change_id: self.point.change_id.clone(),
+            vm: JournalVm {
+                id: self.vm.id.clone(),
+                name: self.vm.name.clone(),
+            },
+            verdict: self.verdict.to_string(),
+            vpgs: vec![JournalVpg {
+                vpg_id: self.point.vpg_id.clone(),
+                vpg_name: self.point.vpg_name.clone(),
+                outcome: self.verdict.to_string(),
+                tag: Some(self.point.tag.clone()),
+                task_id: self.task.map(|t| t.task_id.clone()),
+                task_state: self.task.map(RecoveryTask::state_text),
+                checkpoint_id: Some(self.point.checkpoint_id.clone()),
+                detail: self.detail,
+            }],
+            notes: self.notes,
+            details: Some(self.details),
+        };
+        match rewind.journal().append(&record) {
+            Ok(()) => None,
+            Err(e) => {
+                tracing::warn!("{e}");
+                Some(e.to_string())
+            }
+        }
+    }
+}
+
+pub(crate) use flr::recover_file;
+pub(crate) use vpg_task::{clone, failover_test};

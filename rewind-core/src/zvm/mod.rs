@@ -27,8 +27,9 @@ use crate::error::RewindError;
 use retry::RetryPolicy;
 use token::{TOKEN_PATH, TokenCache};
 use wire::{
-    Checkpoint, ErrorBody, INSERT_TASK_TYPE, InsertCheckpoint, LocalSite, SiteVm, Task,
-    VirtualizationSite, VmRow, Vpg, format_query_time,
+    Checkpoint, CloneStart, ErrorBody, FailoverTestStart, FailoverTestStop, FlrBrowse, FlrDownload,
+    FlrListing, FlrMount, FlrSession, INSERT_TASK_TYPE, InsertCheckpoint, JournalFlr, LocalSite,
+    SiteVm, Task, VirtualizationSite, VmRow, Vpg, format_query_time,
 };
 
 /// Why one HTTP exchange with a ZVM failed, before it is given a site and a request to name.
@@ -201,6 +202,19 @@ pub(crate) struct Timings {
     pub(crate) listing: Ewma,
 }
 
+/// How one exchange may be retried and how long it may take.
+#[derive(Debug, Clone, Copy)]
+struct How {
+    /// Whether sending it twice does no harm, so transient failures may be retried like a read's.
+    idempotent: bool,
+    /// A longer bound than the client's request timeout (a download).
+    timeout: Option<Duration>,
+}
+
+/// How long one download may take: files can be large, and the client's request timeout is sized for
+/// JSON answers.
+pub const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
 /// The client of one configured site's ZVM.
 #[derive(Debug)]
 pub struct ZvmClient {
@@ -303,8 +317,28 @@ impl ZvmClient {
         query: &[(&str, String)],
         body: Option<&serde_json::Value>,
     ) -> Result<reqwest::Response, CallError> {
-        let idempotent = method == Method::GET;
-        let url = join(&self.base, path);
+        let how = How {
+            idempotent: method == Method::GET,
+            timeout: None,
+        };
+        self.call_url(method, &join(&self.base, path), path, query, body, how)
+            .await
+    }
+
+    /// [`ZvmClient::call`] at a full URL of this ZVM, named `path` in messages.
+    async fn call_url(
+        &self,
+        method: Method,
+        url: &str,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&serde_json::Value>,
+        how: How,
+    ) -> Result<reqwest::Response, CallError> {
+        let How {
+            idempotent,
+            timeout,
+        } = how;
         let started = Instant::now();
         let mut attempt = 0;
         let mut refreshed = false;
@@ -313,9 +347,12 @@ impl ZvmClient {
             let token = self.tokens.get().await?;
             let mut req = self
                 .http
-                .request(method.clone(), &url)
+                .request(method.clone(), url)
                 .bearer_auth(&*token.value)
                 .header(reqwest::header::ACCEPT, "application/json");
+            if let Some(t) = timeout {
+                req = req.timeout(t);
+            }
             if !query.is_empty() {
                 req = req.query(query);
             }
@@ -507,29 +544,324 @@ impl ZvmClient {
         vpg_id: &str,
         tag: &str,
     ) -> Result<String, CallError> {
-        let body = serde_json::to_value(InsertCheckpoint {
-            checkpoint_name: tag,
-        })
-        .map_err(|e| CallError::Decode {
-            detail: e.to_string(),
-        })?;
-        let resp = self
-            .call(
-                Method::POST,
-                &format!("/v1/vpgs/{}/checkpoints", segment(vpg_id)),
-                &[],
-                Some(&body),
-            )
-            .await?;
+        self.post_for_task(
+            &format!("/v1/vpgs/{}/checkpoints", segment(vpg_id)),
+            Some(&InsertCheckpoint {
+                checkpoint_name: tag,
+            }),
+        )
+        .await
+    }
+
+    /// A write that answers with a task identifier (or, for an FLR mount, a session identifier): sent
+    /// once, retried only when it provably never left.
+    async fn post_for_task(
+        &self,
+        path: &str,
+        body: Option<&impl serde::Serialize>,
+    ) -> Result<String, CallError> {
+        self.write_for_id(Method::POST, path, body).await
+    }
+
+    async fn write_for_id(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&impl serde::Serialize>,
+    ) -> Result<String, CallError> {
+        let body = body
+            .map(serde_json::to_value)
+            .transpose()
+            .map_err(|e| CallError::Decode {
+                detail: e.to_string(),
+            })?;
+        let resp = self.call(method, path, &[], body.as_ref()).await?;
         let text = resp.text().await.map_err(|e| CallError::Lost {
             detail: describe(&e),
         })?;
         task_id_from_body(&text).ok_or_else(|| CallError::Decode {
             detail: format!(
-                "the answer is not a task identifier: {:?}",
+                "the answer is not an identifier: {:?}",
                 text.chars().take(200).collect::<String>()
             ),
         })
+    }
+
+    /// A POST that only reads (a browse, a download link): safe to send twice, so retried like a read.
+    async fn post_read<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<T, RewindError> {
+        let request = format!("POST {path}");
+        let body = serde_json::to_value(body).map_err(|e| {
+            CallError::Decode {
+                detail: e.to_string(),
+            }
+            .at(self, &request)
+        })?;
+        let how = How {
+            idempotent: true,
+            timeout: None,
+        };
+        let resp = self
+            .call_url(
+                Method::POST,
+                &join(&self.base, path),
+                path,
+                &[],
+                Some(&body),
+                how,
+            )
+            .await
+            .map_err(|e| e.at(self, &request))?;
+        let bytes = resp.bytes().await.map_err(|e| {
+            CallError::Lost {
+                detail: describe(&e),
+            }
+            .at(self, &request)
+        })?;
+        serde_json::from_slice(&bytes).map_err(|e| {
+            CallError::Decode {
+                detail: e.to_string(),
+            }
+            .at(self, &request)
+        })
+    }
+
+    /// `GET /v1/tasks?type=<kind>`, reduced to tasks of that type (a ZVM that ignores the filter must
+    /// not make another task look like the one looked for).
+    pub async fn tasks_of_type(&self, kind: &str) -> Result<Vec<Task>, RewindError> {
+        let tasks: Vec<Task> = self
+            .get_list("/v1/tasks", &[("type", kind.to_string())])
+            .await?;
+        Ok(tasks.into_iter().filter(|t| t.is_type(kind)).collect())
+    }
+
+    /// `GET /v1/vpgs/{id}` (an object, or a one-element array on some versions).
+    pub async fn vpg(&self, vpg_id: &str) -> Result<Vpg, RewindError> {
+        let path = format!("/v1/vpgs/{}", segment(vpg_id));
+        let one: OneOrMany<Vpg> = self.get_json(&path, &[]).await?;
+        one.first().ok_or_else(|| RewindError::UnexpectedResponse {
+            site: self.name.clone(),
+            request: format!("GET {path}"),
+            detail: "the answer holds no VPG".into(),
+        })
+    }
+
+    /// `POST /v1/flrs` with a journal FLR of `vm_id` in `vpg_id` at `checkpoint_id` → the FLR session
+    /// identifier. Never sent twice.
+    pub(crate) async fn flr_mount(
+        &self,
+        vpg_id: &str,
+        vm_id: &str,
+        checkpoint_id: &str,
+    ) -> Result<String, CallError> {
+        self.post_for_task(
+            "/v1/flrs",
+            Some(&FlrMount {
+                jflr: JournalFlr {
+                    vpg_identifier: vpg_id,
+                    vm_identifier: vm_id,
+                    checkpoint_identifier: checkpoint_id,
+                    initial_download_path: None,
+                },
+                bflr: None,
+            }),
+        )
+        .await
+    }
+
+    /// `GET /v1/flrs?vmIdentifier=`: the FLR sessions of a VM at this ZVM.
+    pub async fn flr_sessions(&self, vm_id: &str) -> Result<Vec<FlrSession>, RewindError> {
+        let sessions: Vec<FlrSession> = self
+            .get_list("/v1/flrs", &[("vmIdentifier", vm_id.to_string())])
+            .await?;
+        // Filtered here as well: a ZVM that ignores the filter must not make another VM's session look
+        // like this one's.
+        Ok(sessions
+            .into_iter()
+            .filter(|s| {
+                s.vm_identifier
+                    .as_deref()
+                    .is_none_or(|v| v.eq_ignore_ascii_case(vm_id))
+            })
+            .collect())
+    }
+
+    /// A body that stopped arriving, as an error naming this site and what was being read.
+    pub fn body_lost(&self, request: &str, e: &reqwest::Error) -> RewindError {
+        CallError::Lost {
+            detail: describe(e),
+        }
+        .at(self, request)
+    }
+
+    /// `GET /v1/flrs/{id}`: the session (an object, or a one-element array as SW10 declares it).
+    pub async fn flr_session(&self, session_id: &str) -> Result<FlrSession, RewindError> {
+        let path = format!("/v1/flrs/{}", segment(session_id));
+        let one: OneOrMany<FlrSession> = self.get_json(&path, &[]).await?;
+        one.first().ok_or_else(|| RewindError::UnexpectedResponse {
+            site: self.name.clone(),
+            request: format!("GET {path}"),
+            detail: "the answer holds no FLR session".into(),
+        })
+    }
+
+    /// `POST /v1/flrs/{id}/browse {"Path": path}`; an empty path lists the partitions.
+    pub async fn flr_browse(
+        &self,
+        session_id: &str,
+        path: &str,
+    ) -> Result<FlrListing, RewindError> {
+        self.post_read(
+            &format!("/v1/flrs/{}/browse", segment(session_id)),
+            &FlrBrowse { path },
+        )
+        .await
+    }
+
+    /// `POST /v1/flrs/{id}/download {"PathList": [path]}` → the URL to download it from.
+    pub async fn flr_download_url(
+        &self,
+        session_id: &str,
+        path: &str,
+    ) -> Result<String, RewindError> {
+        let request = format!("POST /v1/flrs/{}/download", segment(session_id));
+        let answer: serde_json::Value = self
+            .post_read(
+                &format!("/v1/flrs/{}/download", segment(session_id)),
+                &FlrDownload { path_list: &[path] },
+            )
+            .await?;
+        match answer {
+            serde_json::Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+            serde_json::Value::Object(o) => o
+                .iter()
+                .find(|(k, _)| {
+                    k.eq_ignore_ascii_case("url") || k.eq_ignore_ascii_case("DownloadUrl")
+                })
+                .and_then(|(_, v)| v.as_str())
+                .map(str::to_string)
+                .ok_or_else(|| RewindError::UnexpectedResponse {
+                    site: self.name.clone(),
+                    request,
+                    detail: "the answer holds no URL".into(),
+                }),
+            other => Err(RewindError::UnexpectedResponse {
+                site: self.name.clone(),
+                request,
+                detail: format!(
+                    "the answer is not a URL: {}",
+                    other.to_string().chars().take(200).collect::<String>()
+                ),
+            }),
+        }
+    }
+
+    /// `GET` a download URL of this ZVM, with the bearer, retried like a read; the response is returned
+    /// as soon as its status is known, for the caller to stream. A URL of another host is refused:
+    /// rewind's token never leaves for a host it was not configured for.
+    pub async fn download(&self, url: &str) -> Result<reqwest::Response, RewindError> {
+        let request = "GET <download URL>".to_string();
+        let resolved = self
+            .base
+            .join(url)
+            .map_err(|e| RewindError::UnexpectedResponse {
+                site: self.name.clone(),
+                request: request.clone(),
+                detail: format!("the download URL {url:?} does not parse: {e}"),
+            })?;
+        if resolved.origin() != self.base.origin() {
+            return Err(RewindError::UnexpectedResponse {
+                site: self.name.clone(),
+                request,
+                detail: format!(
+                    "the download URL {resolved} is not on this ZVM ({}); rewind does not send its token to another host",
+                    self.base
+                ),
+            });
+        }
+        let how = How {
+            idempotent: true,
+            timeout: Some(DOWNLOAD_TIMEOUT),
+        };
+        let label = resolved.path().to_string();
+        self.call_url(Method::GET, resolved.as_str(), &label, &[], None, how)
+            .await
+            .map_err(|e| e.at(self, &format!("GET {label}")))
+    }
+
+    /// `DELETE /v1/flrs/{id}`: unmount → the unmount's task identifier. Never sent twice.
+    pub(crate) async fn flr_unmount(&self, session_id: &str) -> Result<String, CallError> {
+        self.write_for_id(
+            Method::DELETE,
+            &format!("/v1/flrs/{}", segment(session_id)),
+            None::<&()>,
+        )
+        .await
+    }
+
+    /// `POST /v1/vpgs/{id}/FailoverTest` at `checkpoint_id` for `vm_ids` → the task identifier.
+    pub(crate) async fn failover_test_start(
+        &self,
+        vpg_id: &str,
+        checkpoint_id: &str,
+        vm_ids: &[&str],
+    ) -> Result<String, CallError> {
+        self.post_for_task(
+            &format!("/v1/vpgs/{}/FailoverTest", segment(vpg_id)),
+            Some(&FailoverTestStart {
+                checkpoint_identifier: checkpoint_id,
+                vm_identifiers: vm_ids,
+            }),
+        )
+        .await
+    }
+
+    /// `POST /v1/vpgs/{id}/FailoverTestStop` → the task identifier.
+    pub(crate) async fn failover_test_stop(
+        &self,
+        vpg_id: &str,
+        success: bool,
+        summary: &str,
+    ) -> Result<String, CallError> {
+        self.post_for_task(
+            &format!("/v1/vpgs/{}/FailoverTestStop", segment(vpg_id)),
+            Some(&FailoverTestStop {
+                failover_test_success: success,
+                failover_test_summary: summary,
+            }),
+        )
+        .await
+    }
+
+    /// `POST /v1/vpgs/{id}/CloneStart` at `checkpoint_id` for `vm_ids` → the task identifier.
+    pub(crate) async fn clone_start(
+        &self,
+        vpg_id: &str,
+        checkpoint_id: &str,
+        vm_ids: &[&str],
+    ) -> Result<String, CallError> {
+        self.post_for_task(
+            &format!("/v1/vpgs/{}/CloneStart", segment(vpg_id)),
+            Some(&CloneStart {
+                checkpoint_id,
+                vm_identifiers: vm_ids,
+            }),
+        )
+        .await
+    }
+
+    /// `POST /v1/vpgs/{id}/CloneAbort` (no body) → the abort's task identifier, when the ZVM answers
+    /// with one (SW10 documents only a 200).
+    pub(crate) async fn clone_abort(&self, vpg_id: &str) -> Result<Option<String>, CallError> {
+        let path = format!("/v1/vpgs/{}/CloneAbort", segment(vpg_id));
+        let resp = self.call(Method::POST, &path, &[], None).await?;
+        let text = resp.text().await.map_err(|e| CallError::Lost {
+            detail: describe(&e),
+        })?;
+        Ok(task_id_from_body(&text))
     }
 
     /// Time since `started`, for timing memory.
@@ -552,6 +884,23 @@ impl ZvmClient {
             .lock()
             .map(|t| (t.insert.get(), t.listing.get()))
             .unwrap_or((None, None))
+    }
+}
+
+/// An answer that is one object, or an array of them (SW10 and older docs disagree for some GETs).
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+enum OneOrMany<T> {
+    Many(Vec<T>),
+    One(T),
+}
+
+impl<T> OneOrMany<T> {
+    fn first(self) -> Option<T> {
+        match self {
+            OneOrMany::Many(v) => v.into_iter().next(),
+            OneOrMany::One(t) => Some(t),
+        }
     }
 }
 

@@ -239,6 +239,38 @@ pub struct Vpg {
     pub protected_site: Option<Link>,
     /// The recovery site's link.
     pub recovery_site: Option<Link>,
+    /// What the VPG is running now (a failover test, ...).
+    pub active_processes_api: Option<ActiveProcesses>,
+    /// When the VPG was last tested.
+    #[serde(deserialize_with = "lenient_time")]
+    pub last_test: Option<DateTime<Utc>>,
+}
+
+impl Vpg {
+    /// The stage of the failover test running at this VPG, if one is (`""` when the ZVM names none).
+    pub fn running_failover_test(&self) -> Option<&str> {
+        self.active_processes_api
+            .as_ref()
+            .and_then(|a| a.running_fail_over_test_api.as_ref())
+            .map(|t| t.stage.as_deref().unwrap_or_default())
+    }
+}
+
+/// `ActiveProcessesApi` of a VPG.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct ActiveProcesses {
+    /// The failover test running at the VPG, `null` when none is.
+    pub running_fail_over_test_api: Option<RunningFailoverTest>,
+}
+
+/// `RunningFailOverTestApi` of a VPG.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct RunningFailoverTest {
+    /// `Starting`, `InTest`, `Stopping`.
+    #[serde(deserialize_with = "lenient_string")]
+    pub stage: Option<String>,
 }
 
 /// One checkpoint of `GET /v1/vpgs/{id}/checkpoints`.
@@ -275,6 +307,9 @@ pub struct RelatedEntities {
     /// The VPGs the task acts on.
     #[serde(deserialize_with = "lenient_vec")]
     pub vpgs: Vec<Link>,
+    /// The FLR sessions the task acts on (mount and unmount tasks).
+    #[serde(deserialize_with = "lenient_vec")]
+    pub flr_sessions: Vec<Link>,
 }
 
 /// A task of `GET /v1/tasks` or `GET /v1/tasks/{id}`.
@@ -332,14 +367,46 @@ impl Task {
 
     /// Whether the task is a tagged-checkpoint insert.
     pub fn is_insert(&self) -> bool {
+        self.is_type(INSERT_TASK_TYPE)
+    }
+
+    /// Whether the task's `Type` is `kind` (case-insensitive).
+    pub fn is_type(&self, kind: &str) -> bool {
         self.kind
             .as_deref()
-            .is_some_and(|k| k.eq_ignore_ascii_case(INSERT_TASK_TYPE))
+            .is_some_and(|k| k.eq_ignore_ascii_case(kind))
+    }
+
+    /// Whether the task names the FLR session `session_id` among its related sessions. A link whose
+    /// `identifier` is missing is matched by the end of its `href`.
+    pub fn concerns_flr_session(&self, session_id: &str) -> bool {
+        self.related_entities.as_ref().is_some_and(|r| {
+            r.flr_sessions.iter().any(|l| {
+                l.identifier
+                    .as_deref()
+                    .is_some_and(|i| i.eq_ignore_ascii_case(session_id))
+                    || l.href.as_deref().is_some_and(|h| {
+                        h.rsplit('/')
+                            .next()
+                            .is_some_and(|last| last.eq_ignore_ascii_case(session_id))
+                    })
+            })
+        })
     }
 }
 
 /// The task type of a tagged-checkpoint insert.
 pub const INSERT_TASK_TYPE: &str = "InsertTaggedCP";
+/// The task type of an FLR mount.
+pub const FLR_MOUNT_TASK_TYPE: &str = "FlrJournalMount";
+/// The task type of an FLR unmount.
+pub const FLR_UNMOUNT_TASK_TYPE: &str = "FlrJournalUnmount";
+/// The task type of a failover test start.
+pub const FAILOVER_TEST_TASK_TYPE: &str = "FailOverTest";
+/// The task type of a failover test stop.
+pub const STOP_FAILOVER_TEST_TASK_TYPE: &str = "StopFailOverTest";
+/// The task type of an offsite clone.
+pub const CLONE_TASK_TYPE: &str = "Clone";
 
 /// One site of `GET /v1/virtualizationsites`.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -363,6 +430,207 @@ pub struct SiteVm {
     /// The VM's name.
     #[serde(deserialize_with = "lenient_string")]
     pub vm_name: Option<String>,
+}
+
+/// One FLR session of `GET /v1/flrs` or `GET /v1/flrs/{id}` (`FlrSessionInformationApi`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct FlrSession {
+    /// `<guid>.<siteGuid>`.
+    #[serde(deserialize_with = "lenient_string")]
+    pub flr_session_identifier: Option<String>,
+    /// `MountInProgress`, `MountCompletedSuccessfully`, `MountFailed`, ...
+    #[serde(deserialize_with = "lenient_string")]
+    pub flr_session_status: Option<String>,
+    /// The VM whose disks are mounted.
+    #[serde(deserialize_with = "lenient_string")]
+    pub vm_identifier: Option<String>,
+    /// The VPG whose journal they come from.
+    #[serde(deserialize_with = "lenient_string")]
+    pub vpg_identifier: Option<String>,
+    /// The checkpoint mounted.
+    #[serde(deserialize_with = "lenient_string")]
+    pub checkpoint_identifier: Option<String>,
+}
+
+impl FlrSession {
+    /// Whether the mount is done and the session can be browsed.
+    pub fn is_mounted(&self) -> bool {
+        self.status_is(FLR_MOUNTED)
+    }
+
+    /// Whether the mount failed.
+    pub fn mount_failed(&self) -> bool {
+        self.flr_session_status
+            .as_deref()
+            .is_some_and(|s| s.to_ascii_lowercase().contains("failed"))
+    }
+
+    fn status_is(&self, status: &str) -> bool {
+        self.flr_session_status
+            .as_deref()
+            .is_some_and(|s| s.eq_ignore_ascii_case(status))
+    }
+}
+
+/// The session status of a completed mount.
+pub const FLR_MOUNTED: &str = "MountCompletedSuccessfully";
+
+/// The body of `POST /v1/flrs` (`FlrMountDataApi`): a journal FLR.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct FlrMount<'a> {
+    /// The journal FLR.
+    pub jflr: JournalFlr<'a>,
+    /// The Extended-Journal FLR, never used here.
+    pub bflr: Option<()>,
+}
+
+/// `JflrMountDataApi`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct JournalFlr<'a> {
+    /// The VPG whose journal holds the checkpoint.
+    pub vpg_identifier: &'a str,
+    /// The VM whose disks to mount.
+    pub vm_identifier: &'a str,
+    /// The checkpoint to mount.
+    pub checkpoint_identifier: &'a str,
+    /// Where the browse starts; none.
+    pub initial_download_path: Option<&'a str>,
+}
+
+/// The body of `POST /v1/flrs/{id}/browse`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct FlrBrowse<'a> {
+    /// A partition-rooted, `/`-separated guest path; empty lists the partitions.
+    pub path: &'a str,
+}
+
+/// The answer of `POST /v1/flrs/{id}/browse`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct FlrListing {
+    /// The folder browsed.
+    pub main_path_item: Option<PathItem>,
+    /// What it holds.
+    #[serde(deserialize_with = "lenient_vec")]
+    pub path_items: Vec<PathItem>,
+}
+
+/// One item of a browse.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct PathItem {
+    /// The item's guest path (or, on some versions, only its name).
+    #[serde(deserialize_with = "lenient_string")]
+    pub path: Option<String>,
+    /// `Partition`, `Folder`, `File`, ...
+    #[serde(rename = "Type", deserialize_with = "lenient_string")]
+    pub kind: Option<String>,
+    /// Whether it can be browsed (a partition or a folder).
+    #[serde(deserialize_with = "lenient_bool")]
+    pub is_browsable: Option<bool>,
+    /// Whether and why not it can be downloaded.
+    pub download_information: Option<DownloadInformation>,
+    /// A file's size.
+    #[serde(deserialize_with = "lenient_i64")]
+    pub size_in_bytes: Option<i64>,
+    /// When it was last written (the guest's clock).
+    #[serde(deserialize_with = "lenient_time")]
+    pub last_write_time: Option<DateTime<Utc>>,
+}
+
+impl PathItem {
+    /// The item's last path segment: its name.
+    pub fn name(&self) -> &str {
+        self.path
+            .as_deref()
+            .unwrap_or_default()
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+    }
+
+    /// Whether the item is a partition.
+    pub fn is_partition(&self) -> bool {
+        self.kind
+            .as_deref()
+            .is_some_and(|k| k.eq_ignore_ascii_case("partition"))
+    }
+
+    /// Whether the item is a folder (or a partition): browsable, or typed so.
+    pub fn is_folder(&self) -> bool {
+        let typed = self.kind.as_deref().map(str::to_ascii_lowercase);
+        match typed.as_deref() {
+            Some("file") => false,
+            Some("folder" | "directory" | "dir" | "partition") => true,
+            _ => self.is_browsable == Some(true),
+        }
+    }
+
+    /// Why the item cannot be downloaded, when the ZVM says it cannot.
+    pub fn not_downloadable(&self) -> Option<String> {
+        let info = self.download_information.as_ref()?;
+        (info.is_downloadable == Some(false)).then(|| {
+            info.additional_information
+                .clone()
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "the ZVM gives no reason".into())
+        })
+    }
+}
+
+/// `DownloadInformation` of a browse item.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct DownloadInformation {
+    /// Whether the item can be downloaded.
+    #[serde(deserialize_with = "lenient_bool")]
+    pub is_downloadable: Option<bool>,
+    /// Why not.
+    #[serde(deserialize_with = "lenient_string")]
+    pub additional_information: Option<String>,
+}
+
+/// The body of `POST /v1/flrs/{id}/download`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct FlrDownload<'a> {
+    /// The guest paths to download.
+    pub path_list: &'a [&'a str],
+}
+
+/// The body of `POST /v1/vpgs/{id}/FailoverTest`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct FailoverTestStart<'a> {
+    /// The checkpoint to test from.
+    pub checkpoint_identifier: &'a str,
+    /// The VMs to test.
+    pub vm_identifiers: &'a [&'a str],
+}
+
+/// The body of `POST /v1/vpgs/{id}/FailoverTestStop`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct FailoverTestStop<'a> {
+    /// Whether the test succeeded.
+    pub failover_test_success: bool,
+    /// What the tester found.
+    pub failover_test_summary: &'a str,
+}
+
+/// The body of `POST /v1/vpgs/{id}/CloneStart` (note `CheckpointId`, not `CheckpointIdentifier`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CloneStart<'a> {
+    /// The checkpoint to clone from.
+    pub checkpoint_id: &'a str,
+    /// The VMs to clone.
+    pub vm_identifiers: &'a [&'a str],
 }
 
 /// The body of `POST /v1/vpgs/{id}/checkpoints`.

@@ -1,7 +1,8 @@
 //! The one test helper of rewind-core: a fresh seeded simulator on loopback port 0, a `Rewind`
 //! configured for it (Boston, optionally Denver) with the `rewind`/`rewind-secret` service client and
-//! temporary catalog and journal paths, a tiny client of the `/_sim` control API, and a test-only proxy
-//! that can lose an insert's answer or slip another client's insert in first.
+//! temporary catalog and journal paths, a tiny client of the `/_sim` control API (calls, tasks, guest
+//! files, timing), and a test-only proxy that can lose an insert's answer or slip another client's
+//! insert in first.
 //!
 //! Tests talk to the simulator over HTTP only, with their own JSON (`serde_json::Value`): rewind-core
 //! never sees the simulator's types.
@@ -192,6 +193,73 @@ impl SimControl {
             "POST {path}: {status}: {}",
             resp.text().await.unwrap_or_default()
         );
+    }
+
+    /// A guest file of `vm` (name or identifier) as it is now.
+    pub async fn file(&self, vm: &str, path: &str) -> Vec<u8> {
+        let resp = self
+            .http
+            .get(format!("{}/_sim/vms/{vm}/files", self.local))
+            .query(&[("path", path)])
+            .send()
+            .await
+            .expect("the control API answers");
+        assert!(
+            resp.status().is_success(),
+            "GET {vm}:{path}: {}",
+            resp.status()
+        );
+        resp.bytes().await.expect("the file's bytes").to_vec()
+    }
+
+    /// Changes a guest file of `vm` now, as an agent acting in the guest would.
+    pub async fn put_file(&self, vm: &str, path: &str, bytes: &[u8]) {
+        let resp = self
+            .http
+            .put(format!("{}/_sim/vms/{vm}/files", self.local))
+            .query(&[("path", path)])
+            .body(bytes.to_vec())
+            .send()
+            .await
+            .expect("the control API answers");
+        assert!(
+            resp.status().is_success(),
+            "PUT {vm}:{path}: {}",
+            resp.status()
+        );
+    }
+
+    /// Empties the call log.
+    pub async fn clear_calls(&self) {
+        let resp = self
+            .http
+            .delete(format!("{}/_sim/calls", self.local))
+            .send()
+            .await
+            .expect("the control API answers");
+        assert!(resp.status().is_success(), "DELETE /_sim/calls");
+    }
+
+    /// The calls whose path starts with `prefix` (case-insensitive), as `(Site, Method, Path, Status)`.
+    pub async fn calls_to(&self, prefix: &str) -> Vec<(String, String, String, i64)> {
+        let prefix = prefix.to_lowercase();
+        self.calls()
+            .await
+            .into_iter()
+            .filter(|c| {
+                c["Path"]
+                    .as_str()
+                    .is_some_and(|p| p.to_lowercase().starts_with(&prefix))
+            })
+            .map(|c| {
+                (
+                    c["Site"].as_str().unwrap_or_default().to_string(),
+                    c["Method"].as_str().unwrap_or_default().to_string(),
+                    c["Path"].as_str().unwrap_or_default().to_string(),
+                    c["Status"].as_i64().unwrap_or(-1),
+                )
+            })
+            .collect()
     }
 
     /// Every call either site received.

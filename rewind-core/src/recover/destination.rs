@@ -1,0 +1,794 @@
+//! Writing recovered files into the destination folder without ever leaving it.
+//!
+//! A guest path (`sda1/etc/app/app.conf`, `C:/ProgramData/App/app.ini`) is checked before anything is
+//! sent: it is partition-rooted and `/`-separated, never absolute, never holds `..`, `.`, an empty
+//! segment, a backslash or a control character. It lands in the destination under the same path, the
+//! partition becoming the first folder (`C:` becomes `C`, so that no local path is ever read as a
+//! drive): `<destination>/sda1/etc/app/app.conf`, `<destination>/C/ProgramData/App/app.ini`. Mirroring
+//! the whole guest path keeps two files of the same name from different folders apart.
+//!
+//! Every folder between the destination and the file must be a real folder, not a symbolic link (it is
+//! created when missing, one level at a time, and checked again after); the file itself must not be a
+//! symbolic link or a folder, and must not exist unless overwriting was asked for. Bytes are written to
+//! a temporary file beside the target and moved into place only when complete: without overwrite the
+//! move is a hard link, which fails atomically when the target appeared meanwhile; with overwrite it is
+//! a rename, which replaces the old file whole.
+//!
+//! A folder downloads as a zip archive, which is unpacked under the same rules: every entry is mapped to
+//! a guest path under the folder and checked (no `..`, no absolute name, no symbolic link entry, no
+//! existing file without overwrite) before the first byte of any entry is written, so an archive with
+//! one bad entry writes nothing.
+
+use std::io::{Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use tokio::io::AsyncWriteExt;
+
+use crate::error::RewindError;
+
+/// The longest guest path accepted.
+pub const MAX_GUEST_PATH: usize = 4096;
+
+/// A checked guest path: partition-rooted, `/`-separated, with no `..`, `.` or empty segment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct GuestPath {
+    text: String,
+    #[serde(skip)]
+    segments: Vec<String>,
+}
+
+impl std::fmt::Display for GuestPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+fn unsafe_path(path: &str, problem: impl Into<String>) -> RewindError {
+    RewindError::UnsafePath {
+        path: path.to_string(),
+        problem: problem.into(),
+    }
+}
+
+const EXAMPLES: &str = "sda1/etc/app/app.conf or C:/ProgramData/App/app.ini";
+
+impl GuestPath {
+    /// Checks a guest path as given by a user. A trailing `/` is allowed (a folder).
+    pub fn parse(path: &str) -> Result<GuestPath, RewindError> {
+        if path.trim().is_empty() {
+            return Err(unsafe_path(
+                path,
+                format!("the guest path is empty; give a partition-rooted path such as {EXAMPLES}"),
+            ));
+        }
+        if path.chars().count() > MAX_GUEST_PATH {
+            return Err(unsafe_path(
+                path,
+                format!("the guest path is longer than {MAX_GUEST_PATH} characters"),
+            ));
+        }
+        if path.starts_with('/') {
+            return Err(unsafe_path(
+                path,
+                format!(
+                    "it is an absolute path; guest paths are partition-rooted, their first segment the partition as FLR lists it: {EXAMPLES}"
+                ),
+            ));
+        }
+        let path = path.strip_suffix('/').unwrap_or(path);
+        let segments = Self::segments_of(path, true)?;
+        if segments.len() < 2 {
+            return Err(unsafe_path(
+                path,
+                format!(
+                    "it names a whole partition; give a file or a folder inside it, such as {EXAMPLES}"
+                ),
+            ));
+        }
+        Ok(GuestPath {
+            text: segments.join("/"),
+            segments,
+        })
+    }
+
+    /// Checks the segments of a relative `/`-separated path: a guest path (its first segment the
+    /// partition), or a path below a guest folder (an archive entry's name).
+    fn segments_of(path: &str, rooted: bool) -> Result<Vec<String>, RewindError> {
+        if path.chars().any(char::is_control) {
+            return Err(unsafe_path(
+                path,
+                "it contains a control character; give the path on one line",
+            ));
+        }
+        if path.contains('\\') {
+            return Err(unsafe_path(
+                path,
+                format!("it contains a backslash; separate guest folders with `/`: {EXAMPLES}"),
+            ));
+        }
+        let mut segments = Vec::new();
+        for (i, s) in path.split('/').enumerate() {
+            match s {
+                "" => {
+                    return Err(unsafe_path(
+                        path,
+                        "it has an empty segment (`//`, or a leading `/`); give each folder once",
+                    ));
+                }
+                "." | ".." => {
+                    return Err(unsafe_path(
+                        path,
+                        format!(
+                            "it contains `{s}`, which could leave the destination folder; give the path without it"
+                        ),
+                    ));
+                }
+                // On a Windows host a `:` after the first segment would name an alternate data stream.
+                s if cfg!(windows) && (i > 0 || !rooted) && s.contains(':') => {
+                    return Err(unsafe_path(
+                        path,
+                        "a `:` after the partition cannot be written on this host",
+                    ));
+                }
+                s => segments.push(s.to_string()),
+            }
+        }
+        Ok(segments)
+    }
+
+    /// The path, normalized (no trailing `/`).
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The segments, partition first.
+    pub fn segments(&self) -> &[String] {
+        &self.segments
+    }
+
+    /// The last segment.
+    pub fn name(&self) -> &str {
+        self.segments.last().map(String::as_str).unwrap_or_default()
+    }
+
+    /// The folder holding it (`sda1/etc/app` for `sda1/etc/app/app.conf`; the partition `sda1` for
+    /// `sda1/etc`).
+    pub fn parent(&self) -> String {
+        self.segments[..self.segments.len() - 1].join("/")
+    }
+
+    /// A Windows guest path (its partition is a drive such as `C:`): compared case-insensitively.
+    pub fn is_windows(&self) -> bool {
+        self.segments[0].ends_with(':')
+    }
+
+    /// Whether `other` is this path or lies under it.
+    pub fn contains(&self, other: &GuestPath) -> bool {
+        let same = |a: &str, b: &str| {
+            if self.is_windows() || other.is_windows() {
+                a.eq_ignore_ascii_case(b)
+            } else {
+                a == b
+            }
+        };
+        other.segments.len() >= self.segments.len()
+            && self
+                .segments
+                .iter()
+                .zip(&other.segments)
+                .all(|(a, b)| same(a, b))
+    }
+
+    /// This path with a relative, checked `/`-separated path below it.
+    fn join(&self, relative: &str) -> Result<GuestPath, RewindError> {
+        let below = Self::segments_of(relative, false)?;
+        let mut segments = self.segments.clone();
+        segments.extend(below);
+        Ok(GuestPath {
+            text: segments.join("/"),
+            segments,
+        })
+    }
+
+    /// The path relative to the destination folder.
+    fn local(&self) -> PathBuf {
+        let mut out = PathBuf::new();
+        for (i, s) in self.segments.iter().enumerate() {
+            let s = if i == 0 { s.trim_end_matches(':') } else { s };
+            out.push(s);
+        }
+        out
+    }
+}
+
+/// Checks a list of guest paths: each valid, none given twice, none inside another.
+pub fn parse_paths(paths: &[String]) -> Result<Vec<GuestPath>, RewindError> {
+    if paths.is_empty() {
+        return Err(RewindError::InvalidInput {
+            field: "paths",
+            problem: format!("no guest path was given; give at least one, such as {EXAMPLES}"),
+        });
+    }
+    let parsed = paths
+        .iter()
+        .map(|p| GuestPath::parse(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, a) in parsed.iter().enumerate() {
+        for b in &parsed[i + 1..] {
+            if a.contains(b) || b.contains(a) {
+                return Err(RewindError::InvalidInput {
+                    field: "paths",
+                    problem: format!(
+                        "{a} and {b} overlap (one is, or is inside, the other); give each file or folder once"
+                    ),
+                });
+            }
+        }
+    }
+    Ok(parsed)
+}
+
+/// One file written into the destination folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecoveredFile {
+    /// The guest path it was recovered from.
+    pub guest_path: String,
+    /// Where it was written.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The SHA-256 of its bytes, lowercase hex.
+    pub sha256: String,
+    /// An existing file was replaced (only when overwriting was asked for).
+    pub replaced: bool,
+    /// The folder asked for, when this file came out of a folder's archive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+}
+
+/// The destination folder: every write stays inside it.
+#[derive(Debug, Clone)]
+pub struct Destination {
+    root: PathBuf,
+    overwrite: bool,
+}
+
+fn local_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> RewindError {
+    let path = path.to_path_buf();
+    move |source| RewindError::LocalFile {
+        action,
+        path,
+        source,
+    }
+}
+
+impl Destination {
+    /// Opens (creating it when missing) the destination folder.
+    pub fn open(path: &Path, overwrite: bool) -> Result<Destination, RewindError> {
+        if path.as_os_str().is_empty() {
+            return Err(RewindError::InvalidInput {
+                field: "destination",
+                problem: "it is empty; give the folder to write the recovered files into".into(),
+            });
+        }
+        std::fs::create_dir_all(path).map_err(local_error("create the folder", path))?;
+        // The root is resolved once: what it points at is where everything goes, and every component
+        // below it is then checked to be a real folder.
+        let root = path
+            .canonicalize()
+            .map_err(local_error("resolve the folder", path))?;
+        if !root.is_dir() {
+            return Err(unsafe_path(
+                &path.display().to_string(),
+                "the destination is not a folder; give a folder",
+            ));
+        }
+        Ok(Destination { root, overwrite })
+    }
+
+    /// The destination folder, resolved.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where `guest` lands, after checking that nothing on the way is a symbolic link and that the file
+    /// may be written (it does not exist, or overwriting was asked for). Returns the target and whether
+    /// it exists.
+    pub fn check(&self, guest: &GuestPath) -> Result<(PathBuf, bool), RewindError> {
+        self.check_as(guest, false)
+    }
+
+    /// [`Destination::check`] before it is known whether `guest` is a file or a folder: an existing
+    /// local folder in its place is then allowed (a folder's files are checked one by one later).
+    pub fn precheck(&self, guest: &GuestPath) -> Result<(), RewindError> {
+        self.check_as(guest, true).map(|_| ())
+    }
+
+    fn check_as(&self, guest: &GuestPath, folder_ok: bool) -> Result<(PathBuf, bool), RewindError> {
+        let relative = guest.local();
+        // Each segment was checked as a plain name; this keeps any future change to that check from
+        // letting a root, prefix or `..` through.
+        if !relative
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+        {
+            return Err(unsafe_path(
+                guest.as_str(),
+                "it does not map to a plain path inside the destination",
+            ));
+        }
+        let target = self.root.join(&relative);
+        let mut at = self.root.clone();
+        let parts: Vec<_> = relative.components().collect();
+        for (i, c) in parts.iter().enumerate() {
+            at.push(c);
+            let last = i + 1 == parts.len();
+            match std::fs::symlink_metadata(&at) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(unsafe_path(
+                        &at.display().to_string(),
+                        format!(
+                            "it is a symbolic link inside the destination; rewind never writes through one; remove it or choose another destination (recovering {guest})"
+                        ),
+                    ));
+                }
+                Ok(m) if !last && !m.is_dir() => {
+                    return Err(unsafe_path(
+                        &at.display().to_string(),
+                        format!(
+                            "it is a file where {guest} needs a folder; move it or choose another destination"
+                        ),
+                    ));
+                }
+                Ok(m) if last && m.is_dir() && folder_ok => return Ok((target, false)),
+                Ok(m) if last && m.is_dir() => {
+                    return Err(unsafe_path(
+                        &at.display().to_string(),
+                        format!(
+                            "it is a folder where the file {guest} would go; move it or choose another destination"
+                        ),
+                    ));
+                }
+                Ok(_) if last => {
+                    if !self.overwrite {
+                        return Err(unsafe_path(
+                            &at.display().to_string(),
+                            format!(
+                                "the file exists and overwriting was not asked for; move it away, choose another destination, or ask to overwrite (recovering {guest})"
+                            ),
+                        ));
+                    }
+                    return Ok((target, true));
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((target, false)),
+                Err(e) => return Err(local_error("inspect", &at)(e)),
+            }
+        }
+        Ok((target, false))
+    }
+
+    /// Creates the folders between the destination and `target`, one level at a time, refusing any
+    /// that is (or becomes) a symbolic link.
+    fn make_parents(&self, target: &Path) -> Result<(), RewindError> {
+        let parent = target.parent().unwrap_or(&self.root);
+        let relative = parent.strip_prefix(&self.root).map_err(|_| {
+            unsafe_path(
+                &target.display().to_string(),
+                "it is outside the destination",
+            )
+        })?;
+        let mut at = self.root.clone();
+        for c in relative.components() {
+            at.push(c);
+            match std::fs::create_dir(&at) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(local_error("create the folder", &at)(e)),
+            }
+            let m = std::fs::symlink_metadata(&at).map_err(local_error("inspect", &at))?;
+            if m.file_type().is_symlink() || !m.is_dir() {
+                return Err(unsafe_path(
+                    &at.display().to_string(),
+                    "it is not a real folder (a symbolic link or a file appeared); nothing was written through it",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A fresh temporary file beside `target`, opened for writing.
+    fn temp_beside(&self, target: &Path) -> Result<(PathBuf, std::fs::File), RewindError> {
+        let dir = target.parent().unwrap_or(&self.root);
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for _ in 0..16 {
+            let tmp = dir.join(format!(
+                ".{name}.rewind-{:016x}.part",
+                rand::random::<u64>()
+            ));
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                options.mode(0o600);
+            }
+            match options.open(&tmp) {
+                Ok(f) => return Ok((tmp, f)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(local_error("create a temporary file in", dir)(e)),
+            }
+        }
+        Err(local_error("create a temporary file in", dir)(
+            std::io::Error::other("16 random names were all taken"),
+        ))
+    }
+
+    /// Moves a complete temporary file into place.
+    fn place(&self, tmp: &Path, target: &Path, guest: &GuestPath) -> Result<(), RewindError> {
+        if self.overwrite {
+            // Checked again right before: a symbolic link or folder that appeared is not replaced.
+            if let Ok(m) = std::fs::symlink_metadata(target)
+                && (m.file_type().is_symlink() || m.is_dir())
+            {
+                return Err(unsafe_path(
+                    &target.display().to_string(),
+                    format!(
+                        "it became a symbolic link or folder while {guest} was downloaded; nothing was written"
+                    ),
+                ));
+            }
+            return std::fs::rename(tmp, target).map_err(local_error("move into place", target));
+        }
+        match std::fs::hard_link(tmp, target) {
+            Ok(()) => {
+                let _ = std::fs::remove_file(tmp);
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(unsafe_path(
+                &target.display().to_string(),
+                format!(
+                    "the file appeared while {guest} was downloaded and overwriting was not asked for; nothing was replaced"
+                ),
+            )),
+            // A file system without hard links: check, then rename (a narrow window, said here).
+            Err(_) => {
+                if std::fs::symlink_metadata(target).is_ok() {
+                    return Err(unsafe_path(
+                        &target.display().to_string(),
+                        format!(
+                            "the file appeared while {guest} was downloaded and overwriting was not asked for"
+                        ),
+                    ));
+                }
+                std::fs::rename(tmp, target).map_err(local_error("move into place", target))
+            }
+        }
+    }
+
+    /// Writes the body of a download into the file for `guest`, hashing it on the way.
+    pub async fn write_download(
+        &self,
+        guest: &GuestPath,
+        mut body: reqwest::Response,
+        describe_read_error: impl Fn(reqwest::Error) -> RewindError,
+    ) -> Result<RecoveredFile, RewindError> {
+        let (target, existed) = self.check(guest)?;
+        self.make_parents(&target)?;
+        let (tmp, file) = self.temp_beside(&target)?;
+        let mut file = tokio::fs::File::from_std(file);
+        let mut hasher = Sha256::new();
+        let mut size = 0u64;
+        let written: Result<(), RewindError> = async {
+            while let Some(chunk) = body.chunk().await.map_err(&describe_read_error)? {
+                hasher.update(&chunk);
+                size += chunk.len() as u64;
+                file.write_all(&chunk)
+                    .await
+                    .map_err(local_error("write", &tmp))?;
+            }
+            file.flush().await.map_err(local_error("write", &tmp))?;
+            file.sync_all().await.map_err(local_error("write", &tmp))?;
+            Ok(())
+        }
+        .await;
+        drop(file);
+        if let Err(e) = written.and_then(|()| self.place(&tmp, &target, guest)) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        Ok(RecoveredFile {
+            guest_path: guest.as_str().to_string(),
+            path: target,
+            size,
+            sha256: hex::encode(hasher.finalize()),
+            replaced: existed,
+            folder: None,
+        })
+    }
+
+    /// Writes the body of a download into a temporary archive file in the destination folder (removed
+    /// by the caller after unpacking).
+    pub async fn write_archive(
+        &self,
+        mut body: reqwest::Response,
+        describe_read_error: impl Fn(reqwest::Error) -> RewindError,
+    ) -> Result<PathBuf, RewindError> {
+        let (tmp, file) = self.temp_beside(&self.root.join("folder.zip"))?;
+        let mut file = tokio::fs::File::from_std(file);
+        let written: Result<(), RewindError> = async {
+            while let Some(chunk) = body.chunk().await.map_err(&describe_read_error)? {
+                file.write_all(&chunk)
+                    .await
+                    .map_err(local_error("write", &tmp))?;
+            }
+            file.flush().await.map_err(local_error("write", &tmp))?;
+            Ok(())
+        }
+        .await;
+        drop(file);
+        match written {
+            Ok(()) => Ok(tmp),
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                Err(e)
+            }
+        }
+    }
+
+    /// Unpacks the archive of the guest folder `folder` (a blocking call: run it off the async
+    /// threads). Every entry is checked before any is written.
+    pub fn unpack(
+        &self,
+        archive: &Path,
+        folder: &GuestPath,
+    ) -> Result<Vec<RecoveredFile>, RewindError> {
+        let file = std::fs::File::open(archive).map_err(local_error("open", archive))?;
+        let bad_archive = |detail: String| {
+            unsafe_path(
+                folder.as_str(),
+                format!("the ZVM's archive of this folder cannot be read: {detail}"),
+            )
+        };
+        let mut zip = zip::ZipArchive::new(file).map_err(|e| bad_archive(e.to_string()))?;
+        let mut plan: Vec<(usize, GuestPath, PathBuf, bool)> = Vec::new();
+        for i in 0..zip.len() {
+            let entry = zip
+                .by_index_raw(i)
+                .map_err(|e| bad_archive(e.to_string()))?;
+            let name = entry
+                .name()
+                .map_err(|e| bad_archive(e.to_string()))?
+                .into_owned();
+            if entry.is_symlink() {
+                return Err(unsafe_path(
+                    &name,
+                    format!(
+                        "the archive of {folder} holds a symbolic link; rewind never creates one, so nothing of the folder was written"
+                    ),
+                ));
+            }
+            if entry.is_dir() {
+                continue;
+            }
+            let guest = entry_guest_path(folder, &name).map_err(|e| match e {
+                RewindError::UnsafePath { problem, .. } => unsafe_path(
+                    &name,
+                    format!(
+                        "an entry of the archive of {folder} is unsafe ({problem}), so nothing of the folder was written"
+                    ),
+                ),
+                other => other,
+            })?;
+            if plan.iter().any(|(_, g, _, _)| g == &guest) {
+                return Err(unsafe_path(
+                    &name,
+                    format!(
+                        "the archive of {folder} holds this entry twice; nothing of the folder was written"
+                    ),
+                ));
+            }
+            let (target, existed) = self.check(&guest)?;
+            plan.push((i, guest, target, existed));
+        }
+        let mut out = Vec::with_capacity(plan.len());
+        for (i, guest, target, existed) in plan {
+            let mut entry = zip.by_index(i).map_err(|e| bad_archive(e.to_string()))?;
+            self.make_parents(&target)?;
+            let (tmp, mut file) = self.temp_beside(&target)?;
+            let mut hasher = Sha256::new();
+            let mut size = 0u64;
+            let mut buf = vec![0u8; 64 * 1024];
+            let copied: Result<(), RewindError> = (|| {
+                loop {
+                    let n = entry
+                        .read(&mut buf)
+                        .map_err(|e| bad_archive(format!("entry {guest}: {e}")))?;
+                    if n == 0 {
+                        break;
+                    }
+                    hasher.update(&buf[..n]);
+                    size += n as u64;
+                    file.write_all(&buf[..n])
+                        .map_err(local_error("write", &tmp))?;
+                }
+                file.sync_all().map_err(local_error("write", &tmp))
+            })();
+            drop(file);
+            if let Err(e) = copied.and_then(|()| self.place(&tmp, &target, &guest)) {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e);
+            }
+            out.push(RecoveredFile {
+                guest_path: guest.as_str().to_string(),
+                path: target,
+                size,
+                sha256: hex::encode(hasher.finalize()),
+                replaced: existed,
+                folder: Some(folder.as_str().to_string()),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// The guest path of an archive entry of `folder`: an entry named with the folder's full guest path
+/// keeps it; any other name is relative to the folder. Either way it is checked like a guest path.
+fn entry_guest_path(folder: &GuestPath, name: &str) -> Result<GuestPath, RewindError> {
+    let prefix = format!("{}/", folder.as_str());
+    let relative = if folder.is_windows() {
+        name.get(..prefix.len())
+            .filter(|p| p.eq_ignore_ascii_case(&prefix))
+            .map(|_| &name[prefix.len()..])
+    } else {
+        name.strip_prefix(&prefix)
+    }
+    .unwrap_or(name);
+    let drive = relative.split('/').next().is_some_and(|s| s.ends_with(':'));
+    if relative.starts_with('/') || drive {
+        return Err(unsafe_path(name, "it is an absolute name"));
+    }
+    folder.join(relative)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(path: &str) -> String {
+        match GuestPath::parse(path) {
+            Err(RewindError::UnsafePath { problem, .. }) => problem,
+            other => panic!("{path:?} should be refused, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn guest_paths_are_partition_rooted_and_never_climb() {
+        assert!(refused("/etc/passwd").contains("absolute"));
+        assert!(refused("sda1/../../etc/passwd").contains(".."));
+        assert!(refused("sda1/etc/./app").contains('.'));
+        assert!(refused("sda1//etc").contains("empty segment"));
+        assert!(refused(r"C:\Windows\win.ini").contains("backslash"));
+        assert!(refused("sda1/etc\napp").contains("control character"));
+        assert!(refused("sda1").contains("whole partition"));
+        assert!(refused("").contains("empty"));
+        let p = GuestPath::parse("sda1/var/www/html/").unwrap();
+        assert_eq!(p.as_str(), "sda1/var/www/html");
+        assert_eq!(p.parent(), "sda1/var/www");
+        assert_eq!(p.name(), "html");
+    }
+
+    #[test]
+    fn a_windows_drive_becomes_a_plain_folder_locally() {
+        let p = GuestPath::parse("C:/ProgramData/App/app.ini").unwrap();
+        assert!(p.is_windows());
+        assert_eq!(p.local(), PathBuf::from("C/ProgramData/App/app.ini"));
+        assert!(
+            GuestPath::parse("c:/programdata")
+                .unwrap()
+                .contains(&GuestPath::parse("C:/ProgramData/App/app.ini").unwrap())
+        );
+    }
+
+    #[test]
+    fn overlapping_and_missing_paths_are_refused() {
+        let err = parse_paths(&["sda1/etc".into(), "sda1/etc/hosts".into()]).unwrap_err();
+        assert!(err.to_string().contains("overlap"), "{err}");
+        assert!(parse_paths(&[]).is_err());
+        assert!(parse_paths(&["sda1/etc/hosts".into(), "sda1/etc/hostname".into()]).is_ok());
+    }
+
+    #[tokio::test]
+    async fn an_existing_file_is_refused_unless_overwrite_and_symlinks_are_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = Destination::open(dir.path(), false).unwrap();
+        let guest = GuestPath::parse("sda1/etc/app/app.conf").unwrap();
+        let (target, existed) = dest.check(&guest).unwrap();
+        assert!(!existed);
+        assert_eq!(target, dest.root().join("sda1/etc/app/app.conf"));
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(&target, "old").unwrap();
+        assert!(
+            dest.check(&guest)
+                .unwrap_err()
+                .to_string()
+                .contains("exists")
+        );
+        let overwriting = Destination::open(dir.path(), true).unwrap();
+        assert!(overwriting.check(&guest).unwrap().1);
+
+        #[cfg(unix)]
+        {
+            let outside = tempfile::tempdir().unwrap();
+            std::os::unix::fs::symlink(outside.path(), dest.root().join("sdb1")).unwrap();
+            let err = overwriting
+                .check(&GuestPath::parse("sdb1/data/orders.csv").unwrap())
+                .unwrap_err();
+            assert!(err.to_string().contains("symbolic link"), "{err}");
+        }
+    }
+
+    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut buf = std::io::Cursor::new(Vec::new());
+        {
+            let mut w = zip::ZipWriter::new(&mut buf);
+            for (name, bytes) in entries {
+                w.start_file(*name, zip::write::SimpleFileOptions::default())
+                    .unwrap();
+                w.write_all(bytes).unwrap();
+            }
+            w.finish().unwrap();
+        }
+        buf.into_inner()
+    }
+
+    #[test]
+    fn a_folder_archive_unpacks_under_the_folder_with_sizes_and_hashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = Destination::open(dir.path(), false).unwrap();
+        let archive = dir.path().join("a.zip");
+        std::fs::write(
+            &archive,
+            zip_of(&[
+                ("sda1/var/www/html/index.html", b"<html>"),
+                ("health.json", b"{}"),
+            ]),
+        )
+        .unwrap();
+        let folder = GuestPath::parse("sda1/var/www/html").unwrap();
+        let files = dest.unpack(&archive, &folder).unwrap();
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[0].guest_path, "sda1/var/www/html/index.html");
+        assert_eq!(files[1].guest_path, "sda1/var/www/html/health.json");
+        assert_eq!(
+            std::fs::read(dest.root().join("sda1/var/www/html/health.json")).unwrap(),
+            b"{}"
+        );
+        assert_eq!(files[0].size, 6);
+        assert_eq!(files[0].sha256, hex::encode(Sha256::digest(b"<html>")));
+    }
+
+    #[test]
+    fn an_archive_with_one_climbing_entry_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest_dir = dir.path().join("dest");
+        let dest = Destination::open(&dest_dir, false).unwrap();
+        let archive = dir.path().join("a.zip");
+        std::fs::write(
+            &archive,
+            zip_of(&[("ok.txt", b"fine"), ("../../escaped.txt", b"bad")]),
+        )
+        .unwrap();
+        let folder = GuestPath::parse("sdb1/data").unwrap();
+        let err = dest.unpack(&archive, &folder).unwrap_err();
+        assert!(err.to_string().contains("nothing of the folder"), "{err}");
+        assert!(!dir.path().join("escaped.txt").exists());
+        assert_eq!(std::fs::read_dir(&dest_dir).unwrap().count(), 0);
+    }
+}

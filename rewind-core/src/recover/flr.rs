@@ -1,0 +1,632 @@
+//! File-level recovery from a tagged checkpoint, at the VPG's recovery site.
+//!
+//! 1. Everything that can be checked locally is checked before anything is sent: the change, the guest
+//!    paths, the destination folder and, for each path, that its file may be written there.
+//! 2. The VM, its tagged checkpoints and the VPG to recover from are found (see the module above); FLR is
+//!    refused before anything is sent when no VPG with the tag has its recovery site configured.
+//! 3. `POST /v1/flrs` mounts the VM's disks at the checkpoint and answers with the session id. The
+//!    mount's `FlrJournalMount` task is found through `GET /v1/tasks` (the one that lists the session
+//!    under `RelatedEntities.FlrSessions`) and read until it is terminal; then the session is read until
+//!    its `FlrSessionStatus` is `MountCompletedSuccessfully`. If the mount's answer is lost, the VM's
+//!    sessions are read to find the one it created.
+//! 4. For each path, its folder is browsed to check that it exists (walking up to the nearest existing
+//!    folder when it does not, whose content the error lists); then it is downloaded (`POST .../download`
+//!    → a URL on the same ZVM → `GET` with the bearer) straight into the destination: a file as its
+//!    bytes, a folder as a zip archive that is unpacked (see `destination`).
+//! 5. The session is always unmounted (`DELETE /v1/flrs/{id}`, its `FlrJournalUnmount` task read until
+//!    terminal), after an error too; if the future is dropped midway, the unmount is still sent.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::destination::{Destination, GuestPath, RecoveredFile, parse_paths};
+use super::{
+    Ended, RecoverFileReport, RecoverFileRequest, RecoveryPoint, RecoveryRecord, RecoveryTask,
+    Unmount, await_task, check_change, client_of, pick_for_flr, recovery_wait, resolve, watch,
+};
+use crate::Rewind;
+use crate::error::RewindError;
+use crate::progress::{ProgressSink, Stage};
+use crate::protection::VmRef;
+use crate::zvm::task::next_poll;
+use crate::zvm::wire::{
+    FLR_MOUNT_TASK_TYPE, FLR_UNMOUNT_TASK_TYPE, FlrListing, FlrSession, PathItem,
+};
+use crate::zvm::{CallError, ZvmClient};
+
+/// How many items of a folder an error lists.
+const LISTED_ITEMS: usize = 40;
+
+/// Runs [`crate::Rewind::recover_file`].
+pub(crate) async fn recover_file(
+    rewind: &Rewind,
+    req: &RecoverFileRequest,
+    sink: &dyn ProgressSink,
+) -> Result<RecoverFileReport, RewindError> {
+    let began = Instant::now();
+    let change = check_change(&req.change)?;
+    crate::protection::validate_query(&req.vm)?;
+    let paths = parse_paths(&req.paths)?;
+    let destination = Destination::open(&req.destination, req.overwrite)?;
+    for p in &paths {
+        destination.precheck(p)?;
+    }
+
+    let (protection, points) = resolve(rewind, &req.vm, change).await?;
+    let (point, site) = pick_for_flr(&protection.vm, &points)?;
+    let client = client_of(rewind, &site)?;
+    let wait = recovery_wait(rewind.config().guard.deadline);
+
+    let mut run = Run {
+        client: client.clone(),
+        vm: &protection.vm,
+        point,
+        destination: &destination,
+        sink,
+        wait,
+        session: None,
+        mount: None,
+        files: Vec::new(),
+        notes: Vec::new(),
+        guard: MountGuard {
+            client: client.clone(),
+            session: None,
+        },
+    };
+    let outcome = run.recover(&paths).await;
+    let unmount = match run.session.clone() {
+        Some(session) => Some(run.unmount(&session).await),
+        None => None,
+    };
+    run.guard.session = None;
+
+    let verdict = if outcome.is_ok() {
+        "recovered"
+    } else {
+        "failed"
+    };
+    let mut notes = run.notes;
+    let details = serde_json::json!({
+        "operation": "flr",
+        "site": site,
+        "session_id": run.session,
+        "destination": destination.root(),
+        "paths": paths.iter().map(GuestPath::as_str).collect::<Vec<_>>(),
+        "files": run.files,
+        "unmount": unmount,
+    });
+    let record = RecoveryRecord {
+        client: &client,
+        action: format!(
+            "recover_file {}",
+            paths
+                .iter()
+                .map(GuestPath::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        vm: &protection.vm,
+        point,
+        verdict,
+        task: run.mount.as_ref(),
+        detail: outcome.as_ref().err().map(ToString::to_string),
+        notes: notes.clone(),
+        details,
+    };
+    if let Some(problem) = record.append(rewind) {
+        notes.push(problem);
+    }
+
+    match (outcome, run.session, unmount) {
+        (Ok(()), Some(session_id), Some(unmount)) => Ok(RecoverFileReport {
+            vm: protection.vm.clone(),
+            change_id: point.change_id.clone(),
+            from: point.clone(),
+            site,
+            session_id,
+            mount: run.mount,
+            destination: destination.root().to_path_buf(),
+            files: run.files,
+            unmount,
+            elapsed_ms: began.elapsed().as_millis() as u64,
+            notes,
+        }),
+        (Err(error), Some(session_id), Some(unmount)) => Err(RewindError::FlrAborted {
+            cleanup: unmount.sentence(&session_id, &site),
+            unmounted: unmount.unmounted,
+            error: Box::new(error),
+            session_id: Some(session_id),
+            site,
+            recovered: run
+                .files
+                .iter()
+                .map(|f| f.path.display().to_string())
+                .collect(),
+        }),
+        (Err(error), _, _) => Err(error),
+        (Ok(()), _, _) => Err(RewindError::UnexpectedResponse {
+            site,
+            request: "POST /v1/flrs".into(),
+            detail: "the FLR ended without a session".into(),
+        }),
+    }
+}
+
+/// Sends the unmount of a session if the recovery is dropped before it unmounted (a caller that gave
+/// up, a cancelled MCP request): a mounted session must not outlive the call that made it.
+struct MountGuard {
+    client: Arc<ZvmClient>,
+    session: Option<String>,
+}
+
+impl Drop for MountGuard {
+    fn drop(&mut self) {
+        let Some(session) = self.session.take() else {
+            return;
+        };
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            let client = self.client.clone();
+            tracing::warn!(
+                site = client.name(),
+                "the FLR of session {session} was dropped before it unmounted; unmounting it now"
+            );
+            handle.spawn(async move {
+                if let Err(e) = client.flr_unmount(&session).await {
+                    tracing::warn!(
+                        "the FLR session {session} at site {} could not be unmounted: {}",
+                        client.name(),
+                        e.detail()
+                    );
+                }
+            });
+        }
+    }
+}
+
+/// One FLR in progress.
+struct Run<'a> {
+    client: Arc<ZvmClient>,
+    vm: &'a VmRef,
+    point: &'a RecoveryPoint,
+    destination: &'a Destination,
+    sink: &'a dyn ProgressSink,
+    wait: Duration,
+    /// The session, once the mount answered (or was reconciled).
+    session: Option<String>,
+    mount: Option<RecoveryTask>,
+    files: Vec<RecoveredFile>,
+    notes: Vec<String>,
+    guard: MountGuard,
+}
+
+impl Run<'_> {
+    /// A 403 from the ZVM during FLR is the 10.9 RBAC defect's signature.
+    async fn forbidden(&self, e: RewindError) -> RewindError {
+        match e {
+            RewindError::Zvm {
+                status: 403,
+                message,
+                site,
+                ..
+            } => RewindError::FlrForbidden {
+                version: self
+                    .client
+                    .local_site()
+                    .await
+                    .ok()
+                    .and_then(|l| l.display_version.clone().or_else(|| l.version.clone()))
+                    .unwrap_or_else(|| "unknown".into()),
+                principal: self.client.principal().to_string(),
+                site,
+                message,
+            },
+            other => other,
+        }
+    }
+
+    async fn recover(&mut self, paths: &[GuestPath]) -> Result<(), RewindError> {
+        let session = self.mount().await?;
+        self.wait_mounted(&session).await?;
+        for path in paths {
+            self.recover_path(&session, path).await?;
+        }
+        Ok(())
+    }
+
+    /// `POST /v1/flrs` → the session id; a lost answer is reconciled from the VM's sessions.
+    async fn mount(&mut self) -> Result<String, RewindError> {
+        let client = self.client.clone();
+        let before = client.flr_sessions(&self.vm.id).await.ok();
+        let asked = client
+            .flr_mount(&self.point.vpg_id, &self.vm.id, &self.point.checkpoint_id)
+            .await;
+        let session = match asked {
+            Ok(session) => session,
+            Err(e) if e.outcome_unknown() => self.reconcile_mount(before, e).await?,
+            Err(e) => {
+                let e = e.at(&client, "POST /v1/flrs");
+                return Err(self.forbidden(e).await);
+            }
+        };
+        self.session = Some(session.clone());
+        self.guard.session = Some(session.clone());
+        Ok(session)
+    }
+
+    /// The mount's answer was lost: the session it may have created is the VM's session of this VPG and
+    /// checkpoint that was not there before. One is adopted; none means the mount did not happen.
+    async fn reconcile_mount(
+        &mut self,
+        before: Option<Vec<FlrSession>>,
+        lost: CallError,
+    ) -> Result<String, RewindError> {
+        let client = self.client.clone();
+        let error = lost.at(&client, "POST /v1/flrs");
+        let Some(before) = before else {
+            return Err(RewindError::NotPossible {
+                problem: format!(
+                    "{error}; the mount may have happened, and the VM's FLR sessions could not be read to tell: look for an FLR session of {} at site {} and unmount it",
+                    self.vm.name,
+                    client.name()
+                ),
+            });
+        };
+        let known = |s: &FlrSession| {
+            before
+                .iter()
+                .any(|b| b.flr_session_identifier == s.flr_session_identifier)
+        };
+        let after = client.flr_sessions(&self.vm.id).await?;
+        let mut ours: Vec<String> = after
+            .iter()
+            .filter(|s| !known(s))
+            .filter(|s| {
+                s.vpg_identifier
+                    .as_deref()
+                    .is_none_or(|v| v.eq_ignore_ascii_case(&self.point.vpg_id))
+                    && s.checkpoint_identifier
+                        .as_deref()
+                        .is_none_or(|c| c == self.point.checkpoint_id)
+            })
+            .filter_map(|s| s.flr_session_identifier.clone())
+            .collect();
+        match ours.len() {
+            0 => Err(error),
+            1 => {
+                let id = ours.remove(0);
+                self.notes.push(format!(
+                    "the answer of the mount was lost; the session it created, {id}, was found and used"
+                ));
+                Ok(id)
+            }
+            _ => {
+                // Several new sessions of the same checkpoint: this process cannot tell which is its
+                // own, so it takes none and leaves them to be seen.
+                Err(RewindError::NotPossible {
+                    problem: format!(
+                        "{error}; the mount may have happened, and {} new FLR sessions of this checkpoint appeared meanwhile ({}); look at them in the ZVM and unmount the one that is not in use",
+                        ours.len(),
+                        ours.join(", ")
+                    ),
+                })
+            }
+        }
+    }
+
+    /// Waits for the mount task, then for the session to say it is mounted.
+    async fn wait_mounted(&mut self, session: &str) -> Result<(), RewindError> {
+        let client = self.client.clone();
+        let sent = Instant::now();
+        let deadline = sent + self.wait;
+        let w = watch(self.sink, client.name(), self.point, FLR_MOUNT_TASK_TYPE);
+        w.report(Stage::Running, None, None);
+        let mut polls = 0u32;
+        let mut mounted = false;
+        let task_id = loop {
+            let tasks = client.tasks_of_type(FLR_MOUNT_TASK_TYPE).await?;
+            if let Some(t) = tasks.iter().find(|t| t.concerns_flr_session(session)) {
+                break t.task_identifier.clone();
+            }
+            let s = client.flr_session(session).await?;
+            if s.mount_failed() {
+                return Err(mount_failed(&client, session, &s));
+            }
+            if s.is_mounted() {
+                self.notes.push(format!(
+                    "no {FLR_MOUNT_TASK_TYPE} task of session {session} was listed; the session's status says it is mounted"
+                ));
+                mounted = true;
+                break None;
+            }
+            if Instant::now() >= deadline {
+                return Err(mount_too_long(&client, session, self.wait));
+            }
+            polls += 1;
+            tokio::time::sleep(next_poll(sent.elapsed(), None, polls)).await;
+        };
+        if let Some(task_id) = task_id {
+            match await_task(&client, &task_id, sent, deadline, &w).await? {
+                Ended::Completed(t) => self.mount = Some(t),
+                Ended::StillRunning(t) => {
+                    self.mount = Some(t);
+                    return Err(mount_too_long(&client, session, self.wait));
+                }
+                Ended::Failed(t) => {
+                    let e = t.failed();
+                    self.mount = Some(t);
+                    return Err(e);
+                }
+            }
+        }
+        if mounted {
+            return Ok(());
+        }
+        // The task is done; the session says when it can be browsed.
+        loop {
+            let s = client.flr_session(session).await?;
+            if s.is_mounted() {
+                return Ok(());
+            }
+            if s.mount_failed() {
+                return Err(mount_failed(&client, session, &s));
+            }
+            if Instant::now() >= deadline {
+                return Err(mount_too_long(&client, session, self.wait));
+            }
+            polls += 1;
+            tokio::time::sleep(next_poll(sent.elapsed(), None, polls)).await;
+        }
+    }
+
+    /// Checks that `path` exists at the checkpoint, downloads it and writes it.
+    async fn recover_path(&mut self, session: &str, path: &GuestPath) -> Result<(), RewindError> {
+        let item = self.locate(session, path).await?;
+        if item.is_partition() {
+            return Err(RewindError::UnsafePath {
+                path: path.to_string(),
+                problem: "it is a whole partition; give a file or a folder inside it".into(),
+            });
+        }
+        if let Some(why) = item.not_downloadable() {
+            return Err(RewindError::NotPossible {
+                problem: format!(
+                    "the ZVM of site {} says {path} cannot be downloaded: {why}",
+                    self.client.name()
+                ),
+            });
+        }
+        let client = self.client.clone();
+        let url = match client.flr_download_url(session, path.as_str()).await {
+            Ok(url) => url,
+            Err(e) => return Err(self.forbidden(e).await),
+        };
+        let body = match client.download(&url).await {
+            Ok(body) => body,
+            Err(e) => return Err(self.forbidden(e).await),
+        };
+        let request = format!("the download of {path}");
+        let lost = |e: reqwest::Error| client.body_lost(&request, &e);
+        if item.is_folder() {
+            let archive = self.destination.write_archive(body, lost).await?;
+            let destination = self.destination.clone();
+            let folder = path.clone();
+            let unpacked = tokio::task::spawn_blocking(move || {
+                let unpacked = destination.unpack(&archive, &folder);
+                let _ = std::fs::remove_file(&archive);
+                unpacked
+            })
+            .await
+            .map_err(|e| RewindError::LocalFile {
+                action: "unpack the archive of",
+                path: path.as_str().into(),
+                source: std::io::Error::other(e.to_string()),
+            })??;
+            if unpacked.is_empty() {
+                self.notes
+                    .push(format!("the folder {path} held no file at the checkpoint"));
+            }
+            self.files.extend(unpacked);
+        } else {
+            let file = self.destination.write_download(path, body, lost).await?;
+            if let Some(listed) = item.size_in_bytes
+                && u64::try_from(listed).ok() != Some(file.size)
+            {
+                self.notes.push(format!(
+                    "{path}: the ZVM listed {listed} bytes and {} were downloaded",
+                    file.size
+                ));
+            }
+            self.files.push(file);
+        }
+        Ok(())
+    }
+
+    /// Browses the folder of `path` and finds it there; when it is missing, walks up to the nearest
+    /// folder that exists and says what it holds.
+    async fn locate(&self, session: &str, path: &GuestPath) -> Result<PathItem, RewindError> {
+        let segments = path.segments();
+        // The folder browsed has `depth` segments: the path's own folder first, the partitions last.
+        let mut depth = segments.len() - 1;
+        loop {
+            let folder = segments[..depth].join("/");
+            let listing = match self.client.flr_browse(session, &folder).await {
+                Ok(listing) => listing,
+                Err(RewindError::Zvm { status, .. })
+                    if depth > 0 && (400..500).contains(&status) && status != 403 =>
+                {
+                    depth -= 1;
+                    continue;
+                }
+                Err(e) => return Err(self.forbidden(e).await),
+            };
+            if depth + 1 == segments.len()
+                && let Some(item) = find_item(&listing, path)
+            {
+                return Ok(item);
+            }
+            return Err(RewindError::GuestPathNotFound {
+                path: path.to_string(),
+                vm: self.vm.name.clone(),
+                at: format!(
+                    "checkpoint {} of VPG {}",
+                    self.point.checkpoint_id, self.point.vpg_name
+                ),
+                folder: if folder.is_empty() {
+                    "the list of partitions".into()
+                } else {
+                    folder
+                },
+                holds: holdings(&listing),
+            });
+        }
+    }
+
+    /// `DELETE /v1/flrs/{id}` and its task, read until terminal. Never fails: what went wrong is in the
+    /// answer.
+    async fn unmount(&mut self, session: &str) -> Unmount {
+        let client = self.client.clone();
+        let w = watch(self.sink, client.name(), self.point, FLR_UNMOUNT_TASK_TYPE);
+        let sent = Instant::now();
+        let task_id = match client.flr_unmount(session).await {
+            Ok(id) => id,
+            Err(e) => {
+                let request = format!("DELETE /v1/flrs/{session}");
+                return Unmount {
+                    unmounted: false,
+                    task: None,
+                    error: Some(e.at(&client, &request).to_string()),
+                };
+            }
+        };
+        match await_task(&client, &task_id, sent, sent + self.wait, &w).await {
+            Ok(Ended::Completed(t)) => Unmount {
+                unmounted: true,
+                task: Some(t),
+                error: None,
+            },
+            Ok(Ended::StillRunning(t)) => Unmount {
+                unmounted: false,
+                error: Some(format!(
+                    "its unmount task {task_id} was still running after {} s",
+                    self.wait.as_secs()
+                )),
+                task: Some(t),
+            },
+            Ok(Ended::Failed(t)) => Unmount {
+                unmounted: false,
+                error: Some(t.failed().to_string()),
+                task: Some(t),
+            },
+            Err(e) => Unmount {
+                unmounted: false,
+                task: None,
+                error: Some(format!("its unmount task {task_id} could not be read: {e}")),
+            },
+        }
+    }
+}
+
+/// The item of `listing` that is `path`: its `Path` is the full guest path, or its name is the path's
+/// last segment (case-insensitive on Windows guests).
+fn find_item(listing: &FlrListing, path: &GuestPath) -> Option<PathItem> {
+    let same = |a: &str, b: &str| {
+        if path.is_windows() {
+            a.eq_ignore_ascii_case(b)
+        } else {
+            a == b
+        }
+    };
+    listing
+        .path_items
+        .iter()
+        .find(|i| {
+            let full = i.path.as_deref().unwrap_or_default().trim_end_matches('/');
+            same(full, path.as_str()) || same(i.name(), path.name())
+        })
+        .cloned()
+}
+
+/// What a folder holds, for an error: names, a `/` after folders, sizes of files.
+fn holdings(listing: &FlrListing) -> String {
+    if listing.path_items.is_empty() {
+        return "nothing".into();
+    }
+    let mut out: Vec<String> = listing
+        .path_items
+        .iter()
+        .take(LISTED_ITEMS)
+        .map(|i| {
+            if i.is_folder() {
+                format!("{}/", i.name())
+            } else {
+                match i.size_in_bytes {
+                    Some(n) => format!("{} ({n} bytes)", i.name()),
+                    None => i.name().to_string(),
+                }
+            }
+        })
+        .collect();
+    if listing.path_items.len() > LISTED_ITEMS {
+        out.push(format!(
+            "and {} more",
+            listing.path_items.len() - LISTED_ITEMS
+        ));
+    }
+    out.join(", ")
+}
+
+fn mount_failed(client: &ZvmClient, session: &str, s: &FlrSession) -> RewindError {
+    RewindError::NotPossible {
+        problem: format!(
+            "the FLR mount of session {session} at site {} failed (session status {}); look at the session in the ZVM, or try another tagged checkpoint",
+            client.name(),
+            s.flr_session_status.as_deref().unwrap_or("unknown")
+        ),
+    }
+}
+
+fn mount_too_long(client: &ZvmClient, session: &str, wait: Duration) -> RewindError {
+    RewindError::NotPossible {
+        problem: format!(
+            "the FLR session {session} at site {} was not mounted after {} s; try again later, or look at the ZVM's FLR sessions",
+            client.name(),
+            wait.as_secs()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing(json: &str) -> FlrListing {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn an_item_is_found_by_full_path_or_by_name_and_windows_ignores_case() {
+        let l = listing(
+            r#"{"MainPathItem": {"Path": "sda1/etc/app"}, "PathItems": [
+                {"Path": "sda1/etc/app/app.conf", "Type": "File", "SizeInBytes": 12},
+                {"Path": "conf.d", "Type": "Folder", "IsBrowsable": true}]}"#,
+        );
+        let conf = GuestPath::parse("sda1/etc/app/app.conf").unwrap();
+        assert_eq!(find_item(&l, &conf).unwrap().size_in_bytes, Some(12));
+        let d = GuestPath::parse("sda1/etc/app/conf.d/").unwrap();
+        assert!(find_item(&l, &d).unwrap().is_folder());
+        assert!(find_item(&l, &GuestPath::parse("sda1/etc/app/APP.conf").unwrap()).is_none());
+        let w =
+            listing(r#"{"PathItems": [{"Path": "C:/ProgramData/App/app.ini", "Type": "File"}]}"#);
+        assert!(find_item(&w, &GuestPath::parse("c:/programdata/app/APP.INI").unwrap()).is_some());
+    }
+
+    #[test]
+    fn holdings_name_folders_and_sizes() {
+        let l = listing(
+            r#"{"PathItems": [{"Path": "sda1/etc/hosts", "Type": "File", "SizeInBytes": 40},
+                {"Path": "sda1/etc/app", "Type": "Folder", "IsBrowsable": true}]}"#,
+        );
+        assert_eq!(holdings(&l), "hosts (40 bytes), app/");
+        assert_eq!(holdings(&listing("{}")), "nothing");
+    }
+}

@@ -1,0 +1,432 @@
+//! Failover test and offsite clone of a VM at a tagged checkpoint: each one Zerto task on one VPG.
+//!
+//! - Failover test start: `POST /v1/vpgs/{id}/FailoverTest {CheckpointIdentifier, VmIdentifiers: [vm]}`
+//!   at the VPG picked for the change (see the module above); its task is read until terminal.
+//! - Failover test stop: the VPG of the change whose `ActiveProcessesApi.RunningFailOverTestApi` shows a
+//!   test gets `POST .../FailoverTestStop {FailoverTestSuccess, FailoverTestSummary}`; its task is read
+//!   until terminal.
+//! - Clone start: `POST .../CloneStart {CheckpointId, VmIdentifiers: [vm]}`; its task is read until
+//!   terminal.
+//! - Clone abort: the VPG of the change with a `Clone` task in progress gets `POST .../CloneAbort`; the
+//!   abort's task (when the ZVM answers with one), else the clone's own task, is read until terminal.
+//!
+//! Only the VM asked for is tested or cloned, not the other VMs of its VPG.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{
+    CloneAction, Ended, FailoverTestAction, RecoveryOperation, RecoveryPoint, RecoveryRecord,
+    RecoveryTask, RecoveryTaskReport, RecoveryVerdict, await_task, check_change, client_of,
+    preference, recovery_wait, resolve, task_site, watch,
+};
+use crate::Rewind;
+use crate::error::RewindError;
+use crate::progress::ProgressSink;
+use crate::protection::VmRef;
+use crate::zvm::enums::STATE_IN_PROGRESS;
+use crate::zvm::wire::{CLONE_TASK_TYPE, FAILOVER_TEST_TASK_TYPE, STOP_FAILOVER_TEST_TASK_TYPE};
+use crate::zvm::{CallError, ZvmClient};
+
+/// The longest failover test summary accepted.
+pub const MAX_SUMMARY: usize = 1000;
+
+/// Runs [`crate::Rewind::failover_test`].
+pub(crate) async fn failover_test(
+    rewind: &Rewind,
+    vm: &str,
+    change: &str,
+    action: &FailoverTestAction,
+    sink: &dyn ProgressSink,
+) -> Result<RecoveryTaskReport, RewindError> {
+    let began = Instant::now();
+    let change = check_change(change)?;
+    crate::protection::validate_query(vm)?;
+    if let FailoverTestAction::Stop { summary, .. } = action {
+        check_summary(summary)?;
+    }
+    let (protection, points) = resolve(rewind, vm, change).await?;
+    match action {
+        FailoverTestAction::Start => {
+            let point = preference(&points)[0];
+            let client = client_of(rewind, &task_site(point))?;
+            let vm_ids = [protection.vm.id.as_str()];
+            let sent = Instant::now();
+            let asked = client
+                .failover_test_start(&point.vpg_id, &point.checkpoint_id, &vm_ids)
+                .await;
+            let op = Op {
+                rewind,
+                client: &client,
+                vm: &protection.vm,
+                point,
+                operation: RecoveryOperation::FailoverTestStart,
+                task_type: FAILOVER_TEST_TASK_TYPE,
+                request: format!("POST /v1/vpgs/{}/FailoverTest", point.vpg_id),
+                sink,
+                began,
+                notes: Vec::new(),
+            };
+            op.finish(asked.map(Some), sent).await
+        }
+        FailoverTestAction::Stop { success, summary } => {
+            let (point, client, notes) = running_test(rewind, &protection.vm, &points).await?;
+            let sent = Instant::now();
+            let asked = client
+                .failover_test_stop(&point.vpg_id, *success, summary.trim())
+                .await;
+            let op = Op {
+                rewind,
+                client: &client,
+                vm: &protection.vm,
+                point,
+                operation: RecoveryOperation::FailoverTestStop {
+                    success: *success,
+                    summary: summary.trim().to_string(),
+                },
+                task_type: STOP_FAILOVER_TEST_TASK_TYPE,
+                request: format!("POST /v1/vpgs/{}/FailoverTestStop", point.vpg_id),
+                sink,
+                began,
+                notes,
+            };
+            op.finish(asked.map(Some), sent).await
+        }
+    }
+}
+
+/// Runs [`crate::Rewind::offsite_clone`].
+pub(crate) async fn clone(
+    rewind: &Rewind,
+    vm: &str,
+    change: &str,
+    action: CloneAction,
+    sink: &dyn ProgressSink,
+) -> Result<RecoveryTaskReport, RewindError> {
+    let began = Instant::now();
+    let change = check_change(change)?;
+    crate::protection::validate_query(vm)?;
+    let (protection, points) = resolve(rewind, vm, change).await?;
+    match action {
+        CloneAction::Start => {
+            let point = preference(&points)[0];
+            let client = client_of(rewind, &task_site(point))?;
+            let vm_ids = [protection.vm.id.as_str()];
+            let sent = Instant::now();
+            let asked = client
+                .clone_start(&point.vpg_id, &point.checkpoint_id, &vm_ids)
+                .await;
+            let op = Op {
+                rewind,
+                client: &client,
+                vm: &protection.vm,
+                point,
+                operation: RecoveryOperation::CloneStart,
+                task_type: CLONE_TASK_TYPE,
+                request: format!("POST /v1/vpgs/{}/CloneStart", point.vpg_id),
+                sink,
+                began,
+                notes: Vec::new(),
+            };
+            op.finish(asked.map(Some), sent).await
+        }
+        CloneAction::Abort => {
+            let (point, client, clone_task) =
+                running_clone(rewind, &protection.vm, &points).await?;
+            let sent = Instant::now();
+            let asked = client.clone_abort(&point.vpg_id).await;
+            let mut notes = Vec::new();
+            // Without a task of its own, the abort is followed through the clone's task, which ends
+            // Stopped (or Failed) when the abort worked: that is the expected end, not a failure.
+            let follow_clone = matches!(asked, Ok(None));
+            if follow_clone {
+                notes.push(format!(
+                    "the ZVM answered the abort without a task of its own; the clone's task {clone_task} was followed instead"
+                ));
+            }
+            let op = Op {
+                rewind,
+                client: &client,
+                vm: &protection.vm,
+                point,
+                operation: RecoveryOperation::CloneAbort,
+                task_type: if follow_clone {
+                    CLONE_TASK_TYPE
+                } else {
+                    "CloneAbort"
+                },
+                request: format!("POST /v1/vpgs/{}/CloneAbort", point.vpg_id),
+                sink,
+                began,
+                notes,
+            };
+            match asked {
+                Ok(None) => op.follow_aborted_clone(&clone_task, sent).await,
+                other => op.finish(other, sent).await,
+            }
+        }
+    }
+}
+
+fn check_summary(summary: &str) -> Result<(), RewindError> {
+    let problem = if summary.chars().count() > MAX_SUMMARY {
+        Some(format!(
+            "it is longer than {MAX_SUMMARY} characters; shorten it"
+        ))
+    } else if summary
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        Some("it contains a control character other than a newline or tab".to_string())
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(RewindError::InvalidInput {
+            field: "summary",
+            problem,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The VPG of the change where a failover test is running, and the client to stop it with.
+async fn running_test<'a>(
+    rewind: &Rewind,
+    vm: &VmRef,
+    points: &'a [RecoveryPoint],
+) -> Result<(&'a RecoveryPoint, Arc<ZvmClient>, Vec<String>), RewindError> {
+    let mut running = Vec::new();
+    let mut looked = Vec::new();
+    for p in preference(points) {
+        let client = client_of(rewind, &task_site(p))?;
+        let vpg = client.vpg(&p.vpg_id).await?;
+        match vpg.running_failover_test() {
+            Some(stage) => running.push((p, client, stage.to_string())),
+            None => looked.push(p.vpg_name.clone()),
+        }
+    }
+    let mut running = running.into_iter();
+    let Some((point, client, stage)) = running.next() else {
+        return Err(RewindError::NotPossible {
+            problem: format!(
+                "no failover test is running at {} (the VPGs of {} that hold the change's tag), so there is nothing to stop",
+                looked.join(", "),
+                vm.name
+            ),
+        });
+    };
+    let mut notes = vec![format!(
+        "the test was at stage {stage:?} when it was stopped"
+    )];
+    for (other, _, _) in running {
+        notes.push(format!(
+            "a failover test is also running at VPG {}; it was left running",
+            other.vpg_name
+        ));
+    }
+    Ok((point, client, notes))
+}
+
+/// The VPG of the change with a clone in progress, its client, and the clone's task.
+async fn running_clone<'a>(
+    rewind: &Rewind,
+    vm: &VmRef,
+    points: &'a [RecoveryPoint],
+) -> Result<(&'a RecoveryPoint, Arc<ZvmClient>, String), RewindError> {
+    let mut looked = Vec::new();
+    for p in preference(points) {
+        let client = client_of(rewind, &task_site(p))?;
+        let tasks = client.tasks_of_type(CLONE_TASK_TYPE).await?;
+        let running = tasks
+            .into_iter()
+            .find(|t| t.concerns_vpg(&p.vpg_id) && t.state() == Some(STATE_IN_PROGRESS));
+        if let Some(id) = running.and_then(|t| t.task_identifier) {
+            return Ok((p, client, id));
+        }
+        looked.push(format!("{} (at site {})", p.vpg_name, client.name()));
+    }
+    Err(RewindError::NotPossible {
+        problem: format!(
+            "no clone is in progress at {} (the VPGs of {} that hold the change's tag), so there is nothing to abort",
+            looked.join(", "),
+            vm.name
+        ),
+    })
+}
+
+/// One operation sent, to be waited for, journaled and reported.
+struct Op<'a> {
+    rewind: &'a Rewind,
+    client: &'a ZvmClient,
+    vm: &'a VmRef,
+    point: &'a RecoveryPoint,
+    operation: RecoveryOperation,
+    task_type: &'a str,
+    request: String,
+    sink: &'a dyn ProgressSink,
+    began: Instant,
+    notes: Vec<String>,
+}
+
+impl Op<'_> {
+    /// Waits for the task the write answered with, journals and reports.
+    async fn finish(
+        self,
+        asked: Result<Option<String>, CallError>,
+        sent: Instant,
+    ) -> Result<RecoveryTaskReport, RewindError> {
+        let task_id = match asked {
+            Ok(Some(id)) => id,
+            Ok(None) => {
+                let e = RewindError::UnexpectedResponse {
+                    site: self.client.name().to_string(),
+                    request: self.request.clone(),
+                    detail: "the answer holds no task identifier, so what happened cannot be read"
+                        .into(),
+                };
+                return Err(self.failed_before_task(e, "unknown"));
+            }
+            Err(e) => {
+                let unknown = e.outcome_unknown();
+                let e = match e.at(self.client, &self.request) {
+                    RewindError::Unreachable {
+                        site,
+                        url,
+                        request,
+                        detail,
+                    } if unknown => RewindError::Unreachable {
+                        detail: format!(
+                            "{detail}; the request may have reached the ZVM, so the {} may have begun: look at VPG {} in the ZVM before asking again",
+                            self.operation.name(),
+                            self.point.vpg_name
+                        ),
+                        site,
+                        url,
+                        request,
+                    },
+                    other => other,
+                };
+                let verdict = if unknown { "unknown" } else { "failed" };
+                return Err(self.failed_before_task(e, verdict));
+            }
+        };
+        self.follow(&task_id, sent).await
+    }
+
+    /// After an abort that gave no task: the clone's own task, whose Stopped or Failed end is the
+    /// abort's success.
+    async fn follow_aborted_clone(
+        mut self,
+        clone_task: &str,
+        sent: Instant,
+    ) -> Result<RecoveryTaskReport, RewindError> {
+        let deadline = sent + recovery_wait(self.rewind.config().guard.deadline);
+        let w = watch(self.sink, self.client.name(), self.point, self.task_type);
+        let ended = await_task(self.client, clone_task, sent, deadline, &w).await?;
+        let (verdict, task) = match ended {
+            Ended::Failed(t) => (RecoveryVerdict::Completed, t),
+            Ended::Completed(t) => {
+                self.notes.push(
+                    "the clone had already completed when the abort arrived; the clone exists"
+                        .into(),
+                );
+                (RecoveryVerdict::Completed, t)
+            }
+            Ended::StillRunning(t) => (RecoveryVerdict::StillRunning, t),
+        };
+        Ok(self.report(verdict, task))
+    }
+
+    /// Waits for `task_id`; Failed or Stopped is a `TaskFailed` error.
+    async fn follow(self, task_id: &str, sent: Instant) -> Result<RecoveryTaskReport, RewindError> {
+        let deadline = sent + recovery_wait(self.rewind.config().guard.deadline);
+        let w = watch(self.sink, self.client.name(), self.point, self.task_type);
+        let ended = match await_task(self.client, task_id, sent, deadline, &w).await {
+            Ok(ended) => ended,
+            Err(e) => {
+                let e = RewindError::NotPossible {
+                    problem: format!(
+                        "the {} was sent and answered with task {task_id}, which could not be read: {e}; follow the task in the ZVM",
+                        self.operation.name()
+                    ),
+                };
+                return Err(self.failed_before_task(e, "unknown"));
+            }
+        };
+        match ended {
+            Ended::Completed(t) => Ok(self.report(RecoveryVerdict::Completed, t)),
+            Ended::StillRunning(t) => {
+                let mut me = self;
+                me.notes.push(format!(
+                    "task {} was still running when waiting stopped; it was not stopped: follow it in the ZVM",
+                    t.task_id
+                ));
+                Ok(me.report(RecoveryVerdict::StillRunning, t))
+            }
+            Ended::Failed(t) => {
+                let e = t.failed();
+                self.journal("failed", Some(&t), Some(e.to_string()));
+                Err(e)
+            }
+        }
+    }
+
+    /// Journals a write that failed before any task could be read, and gives the error back.
+    fn failed_before_task(&self, e: RewindError, verdict: &str) -> RewindError {
+        self.journal(verdict, None, Some(e.to_string()));
+        e
+    }
+
+    fn journal(
+        &self,
+        verdict: &str,
+        task: Option<&RecoveryTask>,
+        detail: Option<String>,
+    ) -> Option<String> {
+        let action = match &self.operation {
+            RecoveryOperation::FailoverTestStart => "failover_test start".to_string(),
+            RecoveryOperation::FailoverTestStop { success, .. } => {
+                format!("failover_test stop (success: {success})")
+            }
+            RecoveryOperation::CloneStart => "clone start".to_string(),
+            RecoveryOperation::CloneAbort => "clone abort".to_string(),
+        };
+        RecoveryRecord {
+            client: self.client,
+            action,
+            vm: self.vm,
+            point: self.point,
+            verdict,
+            task,
+            detail,
+            notes: self.notes.clone(),
+            details: serde_json::json!({
+                "operation": self.operation,
+                "site": self.client.name(),
+            }),
+        }
+        .append(self.rewind)
+    }
+
+    fn report(mut self, verdict: RecoveryVerdict, task: RecoveryTask) -> RecoveryTaskReport {
+        let word = match verdict {
+            RecoveryVerdict::Completed => "completed",
+            RecoveryVerdict::StillRunning => "still_running",
+        };
+        if let Some(problem) = self.journal(word, Some(&task), None) {
+            self.notes.push(problem);
+        }
+        RecoveryTaskReport {
+            operation: self.operation,
+            verdict,
+            vm: self.vm.clone(),
+            change_id: self.point.change_id.clone(),
+            from: self.point.clone(),
+            site: self.client.name().to_string(),
+            task,
+            elapsed_ms: self.began.elapsed().as_millis() as u64,
+            notes: self.notes,
+        }
+    }
+}

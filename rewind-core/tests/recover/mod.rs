@@ -1,0 +1,472 @@
+//! Bounded recover against the in-process simulator: the whole loop (guard, change a guest file,
+//! recover it from the tag), remote FLR and its refusal, the Operator's 403, paths that would leave
+//! the destination, the unmount that always follows, failover test and clone, and the proof from the
+//! call log that Failover and Move are never called.
+
+use std::path::Path;
+
+use rewind_core::journal::{JournalFilter, RecordKind};
+use rewind_core::{
+    ErrorKind, GuardRequest, NoProgress, RecoverFileRequest, Rewind, RewindError, SiteConfig,
+    Verdict,
+};
+use sha2::{Digest, Sha256};
+
+use crate::common::{Sites, TestEnv};
+
+const APP_CONF: &str = "sda1/etc/app/app.conf";
+
+/// Guards `vm` for `change` and asserts it is guarded.
+async fn guard(env: &TestEnv, vm: &str, change: &str) {
+    let report = env
+        .rewind
+        .guard(
+            GuardRequest {
+                vm: vm.into(),
+                agent: "claude-code".into(),
+                action: "edit app.conf".into(),
+                change_id: change.into(),
+            },
+            &NoProgress,
+        )
+        .await
+        .expect("the guard runs");
+    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+}
+
+fn request(vm: &str, change: &str, paths: &[&str], destination: &Path) -> RecoverFileRequest {
+    RecoverFileRequest {
+        vm: vm.into(),
+        change: change.into(),
+        paths: paths.iter().map(|p| p.to_string()).collect(),
+        destination: destination.to_path_buf(),
+        overwrite: false,
+    }
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Every file under `dir`, relative, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push(p.strip_prefix(root).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn the_whole_loop_recovers_the_original_file_while_the_guest_keeps_the_new_one() {
+    let env = TestEnv::start(101).await;
+    let original = env.control.file("web-01", APP_CONF).await;
+    guard(&env, "web-01", "chg-loop").await;
+    let changed = b"listen = 0.0.0.0:9999\n# changed by the agent\n";
+    env.control.put_file("web-01", APP_CONF, changed).await;
+
+    let out = env.dir.path().join("recovered");
+    let report = env
+        .rewind
+        .recover_file(
+            request("web-01", "chg-loop", &[APP_CONF], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap();
+
+    let written = out.join(APP_CONF);
+    assert_eq!(std::fs::read(&written).unwrap(), original);
+    assert_eq!(env.control.file("web-01", APP_CONF).await, changed);
+    assert_ne!(original.as_slice(), changed.as_slice());
+    assert_eq!(report.files.len(), 1);
+    let file = &report.files[0];
+    assert_eq!(file.guest_path, APP_CONF);
+    assert_eq!(file.size, original.len() as u64);
+    assert_eq!(file.sha256, sha256(&original));
+    assert_eq!(file.path, written.canonicalize().unwrap());
+    assert_eq!(
+        report.from.vpg_name,
+        "web-local",
+        "the locally replicated VPG is used first: {}",
+        report.summary()
+    );
+    assert_eq!(report.site, "boston");
+    assert_eq!(report.change_id, "chg-loop");
+    assert!(report.unmount.unmounted, "{}", report.summary());
+    let mount = report.mount.as_ref().expect("the mount task was found");
+    assert_eq!(mount.task_type, "FlrJournalMount");
+    assert_eq!(mount.state.as_ref().map(|s| s.code), Some(6));
+
+    let unmounts = env.control.calls_to("/v1/flrs/").await;
+    assert!(
+        unmounts
+            .iter()
+            .any(|(_, m, _, s)| m == "DELETE" && *s == 200),
+        "{unmounts:?}"
+    );
+    let journal = env
+        .rewind
+        .journal()
+        .read(&JournalFilter {
+            change_id: Some("chg-loop".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let recovery: Vec<_> = journal
+        .records
+        .iter()
+        .filter(|r| r.kind == RecordKind::Recovery)
+        .collect();
+    assert_eq!(recovery.len(), 1, "one record per recovery");
+    assert_eq!(recovery[0].verdict, "recovered");
+    assert_eq!(recovery[0].vpgs[0].vpg_name, "web-local");
+    assert_eq!(
+        recovery[0].vpgs[0].checkpoint_id.as_deref(),
+        Some(report.from.checkpoint_id.as_str())
+    );
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["files"][0]["sha256"], sha256(&original));
+    assert_eq!(json["unmount"]["unmounted"], true);
+    assert!(report.summary().contains(APP_CONF));
+}
+
+#[tokio::test]
+async fn an_exact_tag_works_as_well_as_the_change_id() {
+    let env = TestEnv::start(102).await;
+    guard(&env, "web-01", "chg-tag").await;
+    let tags = env
+        .rewind
+        .list_tags("web-01", Some("chg-tag"))
+        .await
+        .unwrap();
+    let local = tags
+        .vpgs
+        .iter()
+        .find(|v| v.vpg_name == "web-local")
+        .unwrap();
+    let tag = local.tags[0].tag.clone();
+    let out = env.dir.path().join("by-tag");
+    let report = env
+        .rewind
+        .recover_file(
+            request("web-01", &tag, &["sda1/etc/hostname"], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap();
+    assert_eq!(report.from.tag, tag);
+    assert_eq!(
+        std::fs::read(out.join("sda1/etc/hostname")).unwrap(),
+        env.control.file("web-01", "sda1/etc/hostname").await
+    );
+}
+
+#[tokio::test]
+async fn remote_flr_of_db_01_runs_at_denver_when_both_sites_are_configured() {
+    let env = TestEnv::start_with(zvm_sim::Options::for_tests(103), Sites::Both).await;
+    let original = env.control.file("db-01", APP_CONF).await;
+    guard(&env, "db-01", "chg-remote").await;
+    env.control.put_file("db-01", APP_CONF, b"broken\n").await;
+    env.control.clear_calls().await;
+
+    let out = env.dir.path().join("remote");
+    let report = env
+        .rewind
+        .recover_file(
+            request("db-01", "chg-remote", &[APP_CONF], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(std::fs::read(out.join(APP_CONF)).unwrap(), original);
+    assert_eq!(report.from.vpg_name, "web-dr");
+    assert_eq!(report.site, "denver");
+    let flr_calls = env.control.calls_to("/v1/flrs").await;
+    assert!(!flr_calls.is_empty());
+    assert!(
+        flr_calls.iter().all(|(site, ..)| site == "Denver"),
+        "FLR runs at the recovery site only: {flr_calls:?}"
+    );
+}
+
+#[tokio::test]
+async fn remote_flr_is_refused_before_anything_is_sent_when_the_recovery_site_is_not_configured() {
+    let env = TestEnv::start(104).await;
+    guard(&env, "db-01", "chg-refused").await;
+    env.control.clear_calls().await;
+    let out = env.dir.path().join("refused");
+    let err = env
+        .rewind
+        .recover_file(
+            request("db-01", "chg-refused", &[APP_CONF], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, RewindError::RecoverySiteNotConfigured { .. }),
+        "{err:?}"
+    );
+    assert_eq!(err.kind(), ErrorKind::Refused);
+    let message = err.to_string();
+    assert!(message.contains("Denver"), "{message}");
+    assert!(message.contains("[sites.denver]"), "{message}");
+    assert!(message.contains("client_secret"), "{message}");
+    assert!(env.control.calls_to("/v1/flrs").await.is_empty());
+    assert!(files_under(&out).is_empty());
+    let journal = env
+        .rewind
+        .journal()
+        .read(&JournalFilter::default())
+        .unwrap();
+    assert!(
+        journal.records.iter().all(|r| r.kind == RecordKind::Guard),
+        "a refusal before anything was sent is no recovery to journal"
+    );
+}
+
+#[tokio::test]
+async fn the_operator_is_refused_flr_with_the_rbac_defect_and_the_administrator_workaround() {
+    let env = TestEnv::start(105).await;
+    guard(&env, "web-01", "chg-operator").await;
+    let operator: Rewind = env.rewind_with(|mut c| {
+        c.sites[0] =
+            SiteConfig::with_password("boston", &env.sim.local().url, "operator", "operator")
+                .unwrap();
+        c
+    });
+    let out = env.dir.path().join("operator");
+    let err = operator
+        .recover_file(
+            request("web-01", "chg-operator", &[APP_CONF], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, RewindError::FlrForbidden { .. }), "{err:?}");
+    assert_eq!(err.kind(), ErrorKind::Refused);
+    let message = err.to_string();
+    assert!(message.contains("RBAC defect"), "{message}");
+    assert!(message.contains("Operator"), "{message}");
+    assert!(message.contains("Administrator"), "{message}");
+    assert!(
+        message.contains("\"operator\""),
+        "names the user: {message}"
+    );
+    assert!(!message.contains("operator\" with password"), "{message}");
+    assert!(files_under(&out).is_empty());
+}
+
+#[tokio::test]
+async fn paths_that_would_leave_the_destination_are_refused_before_anything_is_sent() {
+    let env = TestEnv::start(106).await;
+    guard(&env, "web-01", "chg-escape").await;
+    env.control.clear_calls().await;
+    let base = env.dir.path().join("escape");
+    let out = base.join("dest");
+    for bad in [
+        "sda1/../../../escaped.txt",
+        "/etc/passwd",
+        "sda1/etc/../../escaped.txt",
+        r"sda1\..\escaped.txt",
+        "sda1//etc/hosts",
+    ] {
+        let err = env
+            .rewind
+            .recover_file(request("web-01", "chg-escape", &[bad], &out), &NoProgress)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, RewindError::UnsafePath { .. }),
+            "{bad}: {err:?}"
+        );
+        assert_eq!(err.kind(), ErrorKind::Usage);
+    }
+    // A symbolic link inside the destination is never written through, even to a file that exists
+    // at the checkpoint.
+    #[cfg(unix)]
+    {
+        let outside = base.join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::create_dir_all(&out).unwrap();
+        std::os::unix::fs::symlink(&outside, out.join("sda1")).unwrap();
+        let err = env
+            .rewind
+            .recover_file(
+                request("web-01", "chg-escape", &[APP_CONF], &out),
+                &NoProgress,
+            )
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert!(files_under(&outside).is_empty());
+    }
+    assert!(files_under(&base).is_empty(), "{:?}", files_under(&base));
+    assert!(
+        env.control.calls_to("/v1/flrs").await.is_empty(),
+        "refused before anything was sent"
+    );
+}
+
+#[tokio::test]
+async fn an_existing_file_is_kept_unless_overwrite_is_asked_for() {
+    let env = TestEnv::start(107).await;
+    guard(&env, "web-01", "chg-exists").await;
+    let out = env.dir.path().join("exists");
+    std::fs::create_dir_all(out.join("sda1/etc")).unwrap();
+    std::fs::write(out.join("sda1/etc/hosts"), "mine").unwrap();
+    let err = env
+        .rewind
+        .recover_file(
+            request("web-01", "chg-exists", &["sda1/etc/hosts"], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("overwriting was not asked for"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(out.join("sda1/etc/hosts")).unwrap(), b"mine");
+
+    let mut overwrite = request("web-01", "chg-exists", &["sda1/etc/hosts"], &out);
+    overwrite.overwrite = true;
+    let report = env
+        .rewind
+        .recover_file(overwrite, &NoProgress)
+        .await
+        .unwrap();
+    assert!(report.files[0].replaced);
+    assert_eq!(
+        std::fs::read(out.join("sda1/etc/hosts")).unwrap(),
+        env.control.file("web-01", "sda1/etc/hosts").await
+    );
+}
+
+#[tokio::test]
+async fn a_missing_path_lists_what_the_nearest_folder_holds_and_the_session_is_still_unmounted() {
+    let env = TestEnv::start(108).await;
+    guard(&env, "web-01", "chg-missing").await;
+    env.control.clear_calls().await;
+    let out = env.dir.path().join("missing");
+    let err = env
+        .rewind
+        .recover_file(
+            request(
+                "web-01",
+                "chg-missing",
+                &["sda1/etc/app/nope/app.conf"],
+                &out,
+            ),
+            &NoProgress,
+        )
+        .await
+        .unwrap_err();
+    let RewindError::FlrAborted {
+        error, unmounted, ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert!(*unmounted, "{err}");
+    let RewindError::GuestPathNotFound { folder, holds, .. } = error.as_ref() else {
+        panic!("{error:?}");
+    };
+    assert_eq!(folder, "sda1/etc/app");
+    assert!(holds.contains("app.conf"), "{holds}");
+    assert_eq!(err.kind(), ErrorKind::Usage);
+    assert!(err.to_string().contains("was unmounted"), "{err}");
+    let deletes: Vec<_> = env
+        .control
+        .calls_to("/v1/flrs/")
+        .await
+        .into_iter()
+        .filter(|(_, m, ..)| m == "DELETE")
+        .collect();
+    assert_eq!(deletes.len(), 1, "{deletes:?}");
+    let journal = env
+        .rewind
+        .journal()
+        .read(&JournalFilter::default())
+        .unwrap();
+    let last = journal.records.last().unwrap();
+    assert_eq!(
+        (last.kind, last.verdict.as_str()),
+        (RecordKind::Recovery, "failed")
+    );
+}
+
+#[tokio::test]
+async fn a_folder_is_recovered_whole_from_its_archive() {
+    let env = TestEnv::start(109).await;
+    guard(&env, "web-01", "chg-folder").await;
+    let out = env.dir.path().join("folder");
+    let report = env
+        .rewind
+        .recover_file(
+            request(
+                "web-01",
+                "chg-folder",
+                &["sda1/var/www/html/", "sda1/etc/hosts"],
+                &out,
+            ),
+            &NoProgress,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        files_under(&out),
+        vec![
+            "sda1/etc/hosts",
+            "sda1/var/www/html/health.json",
+            "sda1/var/www/html/index.html"
+        ]
+    );
+    for f in &report.files {
+        let bytes = std::fs::read(&f.path).unwrap();
+        assert_eq!(f.sha256, sha256(&bytes));
+        assert_eq!(bytes, env.control.file("web-01", &f.guest_path).await);
+    }
+    assert_eq!(
+        report
+            .files
+            .iter()
+            .filter(|f| f.folder.as_deref() == Some("sda1/var/www/html"))
+            .count(),
+        2
+    );
+}
+
+#[tokio::test]
+async fn a_change_without_a_tag_is_refused_listing_the_tags_found() {
+    let env = TestEnv::start(110).await;
+    guard(&env, "web-01", "chg-real").await;
+    let out = env.dir.path().join("none");
+    let err = env
+        .rewind
+        .recover_file(
+            request("web-01", "chg-typo", &[APP_CONF], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, RewindError::NoTaggedCheckpoint { .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("change=chg-real"), "{err}");
+}
