@@ -196,3 +196,26 @@ pub fn reason_checkpoint_lost(vpg_name: &str, checkpoint: u64) -> String {
          it, or it left the history window); choose a newer checkpoint."
     )
 }
+
+/// An offsite clone of a VM is named like it, with this suffix (`web-01-clone`), and runs at the
+/// VPG's recovery site, protected by no VPG.
+pub const CLONE_SUFFIX: &str = "-clone";
+
+/// The `CompleteReason` of a failover test's start task stopped because the test was stopped
+/// before it was up.
+pub fn reason_test_stopped_while_starting(vpg_name: &str) -> String {
+    format!("The failover test of VPG '{vpg_name}' was stopped before it finished starting.")
+}
+
+/// The `CompleteReason` of an aborted clone.
+pub fn reason_clone_aborted(by: &str) -> String {
+    format!("The clone was aborted by {by}.")
+}
+
+/// The `CompleteReason` of a force sync replaced by a resync or a status change.
+pub fn reason_sync_interrupted(vpg_name: &str) -> String {
+    format!(
+        "The force sync of VPG '{vpg_name}' was interrupted by a resync or a status change before \
+         it finished."
+    )
+}

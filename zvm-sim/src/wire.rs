@@ -16,7 +16,7 @@ use crate::world::files::{Node, NodeKind};
 use crate::world::flr::FlrSession;
 use crate::world::journal::Checkpoint;
 use crate::world::spec::GuestOs;
-use crate::world::tasks::Task;
+use crate::world::tasks::{Operation, Task};
 use crate::world::{Call, Site, SiteRole, Vm, World};
 
 /// An embedded link object (`{href, identifier, rel, type}`).
@@ -197,7 +197,7 @@ pub struct VmView {
     pub outgoing_band_width_in_mbps: f64,
     #[serde(rename = "ActualRPO")]
     pub actual_rpo: u32,
-    pub last_test: Option<String>,
+    pub last_test: Option<SimTime>,
     pub volumes: Vec<VolumeView>,
     pub nics: Vec<NicView>,
     pub protected_site_name: String,
@@ -270,7 +270,7 @@ pub struct VpgView {
     #[serde(rename = "ActualRPO")]
     pub actual_rpo: u32,
     pub configured_rpo_seconds: u32,
-    pub last_test: Option<String>,
+    pub last_test: Option<SimTime>,
     pub protected_site_name: String,
     pub protected_site: Link,
     pub recovery_site_name: String,
@@ -294,7 +294,39 @@ pub struct VpgView {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct ActiveProcessesView {
-    pub running_fail_over_test_api: Option<()>,
+    pub running_fail_over_test_api: Option<RunningTestView>,
+}
+
+/// `RunningFailOverTestApi`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct RunningTestView {
+    pub stage: &'static str,
+}
+
+/// `GET /v1/vms/{id}/pointsInTime` (`PointInTimeApi`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PointInTimeView {
+    pub checkpoint: CheckpointView,
+    pub retention_set: Option<()>,
+    pub can_mount: CanMountView,
+}
+
+/// `CanMount` of a point in time.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CanMountView {
+    pub is_allowed: bool,
+    pub reason: String,
+}
+
+/// `GET /v1/vms/{id}/pointsInTime/stats`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PointsInTimeStatsView {
+    pub earliest: Option<PointInTimeView>,
+    pub latest: Option<PointInTimeView>,
 }
 
 /// `HistoryStatusApi`.
@@ -512,6 +544,10 @@ pub struct SimTaskView {
     pub complete_reason: String,
     pub started: SimTime,
     pub completed: Option<SimTime>,
+    /// What the task was asked to do, per type: `CheckpointIdentifier` and `VmIdentifiers` of a
+    /// failover test, clone or failover; `FlrSessionIdentifier` of an FLR task;
+    /// `FailoverTestSuccess` and `FailoverTestSummary` of a test's stop; `CommitPolicy`.
+    pub details: serde_json::Value,
 }
 
 /// `POST /_sim/vpgs/{id}/resync` and `/status`.
@@ -765,7 +801,7 @@ impl SiteView<'_> {
             throughput_in_mb: vpg.throughput_mb / f64::from(share),
             outgoing_band_width_in_mbps: vpg.throughput_mb * 8.0 / f64::from(share),
             actual_rpo: self.world.actual_rpo(vpg_index, self.now),
-            last_test: None,
+            last_test: vpg.vm_last_test.get(&vm_index).copied(),
             volumes: volumes(),
             nics: vec![NicView {
                 nic_identifier: "Network adapter 1",
@@ -832,7 +868,7 @@ impl SiteView<'_> {
             throughput_in_mb: if writes { vpg.throughput_mb } else { 0.0 },
             actual_rpo: self.world.actual_rpo(vpg_index, self.now),
             configured_rpo_seconds: vpg.rpo_seconds,
-            last_test: None,
+            last_test: vpg.last_test,
             protected_site_name: self.world.site(vpg.protected).name.clone(),
             protected_site: self.site_link(vpg.protected),
             recovery_site_name: self.world.site(vpg.recovery).name.clone(),
@@ -846,7 +882,9 @@ impl SiteView<'_> {
             sub_status: vpg.sub_status,
             sub_status_description: VPG_SUBSTATUS.name(vpg.sub_status),
             active_processes_api: ActiveProcessesView {
-                running_fail_over_test_api: None,
+                running_fail_over_test_api: vpg
+                    .test_stage(&self.world.tasks)
+                    .map(|stage| RunningTestView { stage }),
             },
             service_profile: None,
             service_profile_identifier: None,
@@ -919,6 +957,40 @@ pub fn sim_task(world: &World, task: &Task, now: SimTime) -> SimTaskView {
             .unwrap_or_default(),
         started: task.started,
         completed: task.ended.as_ref().map(|e| e.at),
+        details: task_details(world, &task.operation),
+    }
+}
+
+fn task_details(world: &World, operation: &Operation) -> serde_json::Value {
+    use serde_json::json;
+    let vms: Vec<&str> = operation
+        .vms()
+        .iter()
+        .map(|&vm| world.vms[vm].id.as_str())
+        .collect();
+    match operation {
+        Operation::InsertTaggedCheckpoint { name } => json!({ "CheckpointName": name }),
+        Operation::FlrMount { session } | Operation::FlrUnmount { session } => {
+            json!({ "FlrSessionIdentifier": session })
+        }
+        Operation::FailoverTest { checkpoint, .. } | Operation::Clone { checkpoint, .. } => {
+            json!({ "CheckpointIdentifier": checkpoint.to_string(), "VmIdentifiers": vms })
+        }
+        Operation::Failover {
+            checkpoint,
+            commit_policy,
+            ..
+        } => json!({
+            "CheckpointIdentifier": checkpoint.to_string(),
+            "VmIdentifiers": vms,
+            "CommitPolicy": commit_policy,
+        }),
+        Operation::StopFailoverTest { success, summary } => json!({
+            "FailoverTestSuccess": success,
+            "FailoverTestSummary": summary,
+        }),
+        Operation::Move { commit_policy } => json!({ "CommitPolicy": commit_policy }),
+        Operation::ForceSync { .. } => json!({}),
     }
 }
 

@@ -157,14 +157,18 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     }
 }
 
-/// An absent body is `None`; a present one must be a JSON object. For `/_sim` calls whose fields
-/// are all optional, so `curl -X POST` works without `-d`.
+/// An absent body, or a JSON `null`, is `None` (ASP.NET binds both to a null body); a present one
+/// must be a JSON object. For calls whose fields are all optional, so `curl -X POST` works
+/// without `-d`.
 impl<S: Send + Sync> OptionalFromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Option<Self>, ApiError> {
         let (content_type, bytes) = read_body(request, state).await?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        if bytes.trim_ascii() == b"null" && is_json(&content_type) {
             return Ok(None);
         }
         JsonBody::parse(&content_type, &bytes).map(Some)
@@ -270,6 +274,18 @@ impl JsonBody {
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some),
             Some(other) => Err(wrong(other)),
+        }
+    }
+
+    /// `true` or `false`, if given.
+    pub fn boolean(&self, key: &str) -> Result<Option<bool>, ApiError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(ApiError::BadRequest(format!(
+                "{} must be true or false; the body has {other}.",
+                self.name(key)
+            ))),
         }
     }
 

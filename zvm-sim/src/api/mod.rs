@@ -9,8 +9,9 @@
 //!    faulted call is still logged with the status the client saw.
 //!
 //! Handlers live one file per resource: [`keycloak`], [`sites`], [`vms`], [`vpgs`],
-//! [`checkpoints`], [`tasks`], [`flrs`].
+//! [`checkpoints`], [`tasks`], [`flrs`], and the VPG actions in [`actions`].
 
+mod actions;
 mod bearer;
 mod call_log;
 mod checkpoints;
@@ -121,6 +122,11 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole) -> Router {
         )
         .route("/v1/vms", get(vms::list))
         .route("/v1/vms/{vm}", get(vms::one))
+        .route("/v1/vms/{vm}/pointsintime", get(vms::points_in_time))
+        .route(
+            "/v1/vms/{vm}/pointsintime/stats",
+            get(vms::points_in_time_stats),
+        )
         .route("/v1/vpgs", get(vpgs::list))
         .route("/v1/vpgs/statuses", get(vpgs::statuses))
         .route("/v1/vpgs/substatuses", get(vpgs::substatuses))
@@ -131,6 +137,16 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole) -> Router {
             get(checkpoints::list).post(checkpoints::insert),
         )
         .route("/v1/vpgs/{vpg}/checkpoints/stats", get(checkpoints::stats))
+        .route("/v1/vpgs/{vpg}/failovertest", post(actions::failover_test))
+        .route(
+            "/v1/vpgs/{vpg}/failoverteststop",
+            post(actions::failover_test_stop),
+        )
+        .route("/v1/vpgs/{vpg}/clonestart", post(actions::clone_start))
+        .route("/v1/vpgs/{vpg}/cloneabort", post(actions::clone_abort))
+        .route("/v1/vpgs/{vpg}/failover", post(actions::failover))
+        .route("/v1/vpgs/{vpg}/move", post(actions::move_vpg))
+        .route("/v1/vpgs/{vpg}/forcesync", post(actions::force_sync))
         .route("/v1/tasks", get(tasks::list))
         .route("/v1/tasks/types", get(tasks::types))
         .route("/v1/tasks/{task}", get(tasks::one))

@@ -1,11 +1,15 @@
-//! Protected VMs: `GET /v1/vms` (one row per VM × VPG) and `GET /v1/vms/{vmIdentifier}`.
+//! Protected VMs: `GET /v1/vms` (one row per VM × VPG), `GET /v1/vms/{vmIdentifier}`, and its
+//! points in time (`/pointsInTime`, `/pointsInTime/stats`).
 
 use axum::Json;
 use axum::extract::{Path, State};
 
 use crate::api::{ApiError, BaseUrl, Params, SiteCtx};
-use crate::wire::VmView;
+use crate::decisions;
+use crate::wire::{CanMountView, CheckpointView, PointInTimeView, PointsInTimeStatsView, VmView};
 use crate::world::enums::{PRIORITY, VPG_STATUS, VPG_SUBSTATUS};
+use crate::world::journal::Checkpoint;
+use crate::world::{SiteRole, World};
 
 /// `GET /v1/vms`, filtered by `vpgName`, `vmName`, `status`, `subStatus`,
 /// `protectedSiteIdentifier`, `recoverySiteIdentifier`, `organizationName`, `priority` and
@@ -62,50 +66,128 @@ pub(crate) async fn one(
     params: Params,
 ) -> Result<Json<VmView>, ApiError> {
     ctx.with_view(&base, |view| {
-        let world = view.world;
-        let site_name = &world.site(ctx.site).name;
-        let not_found = || {
-            ApiError::NotFound(format!(
-                "There is no protected VM '{id}' at site {site_name}: list them with GET /v1/vms."
-            ))
-        };
-        let vm_index = world.vm_by_id(&id).ok_or_else(not_found)?;
-        let vm = &world.vms[vm_index];
-        let visible: Vec<usize> = vm
-            .vpgs
+        let (vm, vpg) = vm_in_vpg(view.world, ctx.site, &id, &params)?;
+        Ok(Json(view.vm_row(vm, vpg)))
+    })
+}
+
+/// The VM `id` and the VPG it is asked about: `vpgIdentifier`, or its only VPG visible here.
+fn vm_in_vpg(
+    world: &World,
+    site: SiteRole,
+    id: &str,
+    params: &Params,
+) -> Result<(usize, usize), ApiError> {
+    let site_name = &world.site(site).name;
+    let not_found = || {
+        ApiError::NotFound(format!(
+            "There is no protected VM '{id}' at site {site_name}: list them with GET /v1/vms."
+        ))
+    };
+    let vm_index = world.vm_by_id(id).ok_or_else(not_found)?;
+    let vm = &world.vms[vm_index];
+    let visible: Vec<usize> = vm
+        .vpgs
+        .iter()
+        .copied()
+        .filter(|&v| world.vpgs[v].visible_from(site))
+        .collect();
+    let vpg_index = match params.text("vpgIdentifier") {
+        Some(wanted) => visible
             .iter()
             .copied()
-            .filter(|&v| world.vpgs[v].visible_from(ctx.site))
-            .collect();
-        let vpg_index = match params.text("vpgIdentifier") {
-            Some(wanted) => visible
-                .iter()
-                .copied()
-                .find(|&v| world.vpgs[v].id.eq_ignore_ascii_case(wanted))
-                .ok_or_else(|| {
-                    ApiError::NotFound(format!(
-                        "VM '{}' ({id}) is not in a VPG '{wanted}' at site {site_name}.",
-                        vm.name
-                    ))
-                })?,
-            None => match visible.as_slice() {
-                [] => return Err(not_found()),
-                [only] => *only,
-                several => {
-                    let choices: Vec<String> = several
-                        .iter()
-                        .map(|&v| format!("{} ({})", world.vpgs[v].name, world.vpgs[v].id))
-                        .collect();
-                    return Err(ApiError::BadRequest(format!(
-                        "VM '{}' ({id}) is protected by {} VPGs at site {site_name}: {}. Add \
-                         ?vpgIdentifier=<VPG identifier> to choose one.",
-                        vm.name,
-                        several.len(),
-                        choices.join(", ")
-                    )));
-                }
-            },
-        };
-        Ok(Json(view.vm_row(vm_index, vpg_index)))
+            .find(|&v| world.vpgs[v].id.eq_ignore_ascii_case(wanted))
+            .ok_or_else(|| {
+                ApiError::NotFound(format!(
+                    "VM '{}' ({id}) is not in a VPG '{wanted}' at site {site_name}.",
+                    vm.name
+                ))
+            })?,
+        None => match visible.as_slice() {
+            [] => return Err(not_found()),
+            [only] => *only,
+            several => {
+                let choices: Vec<String> = several
+                    .iter()
+                    .map(|&v| format!("{} ({})", world.vpgs[v].name, world.vpgs[v].id))
+                    .collect();
+                return Err(ApiError::BadRequest(format!(
+                    "VM '{}' ({id}) is protected by {} VPGs at site {site_name}: {}. Add \
+                     ?vpgIdentifier=<VPG identifier> to choose one.",
+                    vm.name,
+                    several.len(),
+                    choices.join(", ")
+                )));
+            }
+        },
+    };
+    Ok((vm_index, vpg_index))
+}
+
+/// `CanMount` of a VPG's checkpoints at this site: FLR mounts them only at the recovery site.
+fn can_mount(world: &World, site: SiteRole, vpg: usize) -> CanMountView {
+    let v = &world.vpgs[vpg];
+    if v.recovery == site {
+        CanMountView {
+            is_allowed: true,
+            reason: String::new(),
+        }
+    } else {
+        CanMountView {
+            is_allowed: false,
+            reason: decisions::refusal_flr_wrong_site(
+                &v.name,
+                &world.site(v.recovery).name,
+                &world.site(site).name,
+            ),
+        }
+    }
+}
+
+fn point(checkpoint: Checkpoint, can_mount: &CanMountView) -> PointInTimeView {
+    PointInTimeView {
+        checkpoint: CheckpointView::from(checkpoint),
+        retention_set: None,
+        can_mount: can_mount.clone(),
+    }
+}
+
+/// `GET /v1/vms/{id}/pointsInTime?vpgIdentifier=&startDate=&endDate=`: the VPG's journal
+/// checkpoints (a VPG's VMs share its checkpoints), oldest first, each with `CanMount`.
+pub(crate) async fn points_in_time(
+    State(ctx): State<SiteCtx>,
+    Path(id): Path<String>,
+    params: Params,
+) -> Result<Json<Vec<PointInTimeView>>, ApiError> {
+    let from = params.date("startDate")?;
+    let to = params.date("endDate")?;
+    ctx.with_world(|world, now| {
+        let (_, vpg) = vm_in_vpg(world, ctx.site, &id, &params)?;
+        let mount = can_mount(world, ctx.site, vpg);
+        Ok(Json(
+            world.vpgs[vpg]
+                .journal
+                .list(now, from, to)
+                .into_iter()
+                .map(|c| point(c, &mount))
+                .collect(),
+        ))
+    })
+}
+
+/// `GET /v1/vms/{id}/pointsInTime/stats?vpgIdentifier=`: `{Earliest, Latest}`, null when empty.
+pub(crate) async fn points_in_time_stats(
+    State(ctx): State<SiteCtx>,
+    Path(id): Path<String>,
+    params: Params,
+) -> Result<Json<PointsInTimeStatsView>, ApiError> {
+    ctx.with_world(|world, now| {
+        let (_, vpg) = vm_in_vpg(world, ctx.site, &id, &params)?;
+        let mount = can_mount(world, ctx.site, vpg);
+        let journal = &world.vpgs[vpg].journal;
+        Ok(Json(PointsInTimeStatsView {
+            earliest: journal.earliest(now).map(|c| point(c, &mount)),
+            latest: journal.latest(now).map(|c| point(c, &mount)),
+        }))
     })
 }

@@ -174,6 +174,18 @@ pub const PRIORITY: EnumTable = EnumTable {
     names: &["Low", "Medium", "High"],
 };
 
+/// Failover commit policy, 0..2 (names as the official PowerShell module sends them).
+pub const COMMIT_POLICY: EnumTable = EnumTable {
+    what: "commit policy",
+    names: &["Rollback", "Commit", "None"],
+};
+
+/// Failover shutdown policy, 0..2.
+pub const SHUTDOWN_POLICY: EnumTable = EnumTable {
+    what: "shutdown policy",
+    names: &["None", "GracefulShutdown", "ForceShutdown"],
+};
+
 /// Peer-site pairing status, 0..2 (names as the ZVM UI has them).
 pub const PAIRING_STATUS: EnumTable = EnumTable {
     what: "pairing status",
@@ -192,6 +204,12 @@ pub mod status {
     pub const RPO_NOT_MEETING_SLA: u8 = 3;
     /// 4
     pub const HISTORY_NOT_MEETING_SLA: u8 = 4;
+    /// 5
+    pub const FAILING_OVER: u8 = 5;
+    /// 6
+    pub const MOVING: u8 = 6;
+    /// 8: a failover or move committed; the VPG no longer replicates.
+    pub const RECOVERED: u8 = 8;
 }
 
 /// VPG substatus numbers the simulator refers to by name.
@@ -212,6 +230,10 @@ pub mod substatus {
     pub const VOLUME_DELTA_SYNC: u8 = 12;
     /// 13
     pub const VOLUME_FULL_SYNC: u8 = 13;
+    /// 14
+    pub const FAILING_OVER_COMMITTING: u8 = 14;
+    /// 18
+    pub const MOVING_COMMITTING: u8 = 18;
     /// 23
     pub const BITMAP_SYNC: u8 = 23;
 }
@@ -236,6 +258,18 @@ pub mod task_type {
     pub const FLR_JOURNAL_MOUNT: &str = "FlrJournalMount";
     /// An FLR session's unmount.
     pub const FLR_JOURNAL_UNMOUNT: &str = "FlrJournalUnmount";
+    /// A failover test's start.
+    pub const FAIL_OVER_TEST: &str = "FailOverTest";
+    /// A failover test's stop.
+    pub const STOP_FAIL_OVER_TEST: &str = "StopFailOverTest";
+    /// An offsite clone.
+    pub const CLONE: &str = "Clone";
+    /// A live failover.
+    pub const FAIL_OVER: &str = "FailOver";
+    /// A move.
+    pub const MOVE: &str = "Move";
+    /// A force sync (the name is the simulator's: no source lists this task type).
+    pub const FORCE_SYNC: &str = "ForceSync";
 }
 
 #[cfg(test)]
@@ -274,6 +308,12 @@ mod tests {
             task_type::INSERT_TAGGED_CP,
             task_type::FLR_JOURNAL_MOUNT,
             task_type::FLR_JOURNAL_UNMOUNT,
+            task_type::FAIL_OVER_TEST,
+            task_type::STOP_FAIL_OVER_TEST,
+            task_type::CLONE,
+            task_type::FAIL_OVER,
+            task_type::MOVE,
+            task_type::FORCE_SYNC,
         ] {
             assert_eq!(TASK_TYPE.name(TASK_TYPE.parse(kind).unwrap()), kind);
         }

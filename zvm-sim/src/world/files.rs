@@ -229,6 +229,27 @@ impl GuestFiles {
         }))
     }
 
+    /// A new guest holding this guest's files as they were at `at`, each written at `written`
+    /// (a clone made from a checkpoint).
+    pub fn copy_at(&self, at: SimTime, written: SimTime) -> GuestFiles {
+        let mut copy = GuestFiles::new(self.os);
+        for (key, history) in &self.files {
+            if let Some((content, _)) = history.at(at) {
+                copy.files.insert(
+                    key.clone(),
+                    History {
+                        path: history.path.clone(),
+                        versions: vec![Version {
+                            at: written,
+                            content: Some(content.clone()),
+                        }],
+                    },
+                );
+            }
+        }
+        copy
+    }
+
     /// Every file as it was at `at`, in path order.
     pub fn list_at(&self, at: SimTime) -> Vec<FileAt> {
         self.files

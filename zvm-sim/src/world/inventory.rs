@@ -1,5 +1,7 @@
 //! The inventory: sites with their hosts, VMs with their guest files, and VPGs with their journals.
 
+use std::collections::BTreeMap;
+
 use crate::world::SiteRole;
 use crate::world::clock::SimTime;
 use crate::world::files::GuestFiles;
@@ -67,7 +69,18 @@ pub struct Vm {
     pub files: GuestFiles,
 }
 
-/// A resync in progress.
+/// A failover test of a VPG, from its start until its stop task ends.
+#[derive(Debug, Clone)]
+pub struct FailoverTestRun {
+    /// The `FailOverTest` task.
+    pub start_task: usize,
+    /// The `StopFailOverTest` task, once asked for.
+    pub stop_task: Option<usize>,
+    /// The VMs tested.
+    pub vms: Vec<usize>,
+}
+
+/// A resync or force sync in progress.
 #[derive(Debug, Clone, Copy)]
 pub struct Resync {
     /// When it started.
@@ -93,8 +106,18 @@ pub struct Vpg {
     pub status: u8,
     /// `SubStatus`.
     pub sub_status: u8,
-    /// The resync in progress, if any.
+    /// The resync or force sync in progress, if any.
     pub resync: Option<Resync>,
+    /// The failover test running, if any (`ActiveProcessesApi.RunningFailOverTestApi`).
+    pub test: Option<FailoverTestRun>,
+    /// `LastTest`: when the last failover test was stopped.
+    pub last_test: Option<SimTime>,
+    /// Per VM: when the last failover test that included it was stopped.
+    pub vm_last_test: BTreeMap<usize, SimTime>,
+    /// The `Clone` task running, if any.
+    pub clone_task: Option<usize>,
+    /// The `FailOver` or `Move` task running, if any.
+    pub live_task: Option<usize>,
     /// Bumped by every resync and status pin, so an outdated resync end is ignored.
     pub generation: u64,
     /// Insert tasks at this VPG that have not ended, oldest first (positions in `World::tasks`),
@@ -115,6 +138,19 @@ pub struct Vpg {
 }
 
 impl Vpg {
+    /// `RunningFailOverTestApi.Stage` of its running failover test: `Starting` while the start
+    /// task runs, `InTest` once it completed, `Stopping` while the stop task runs.
+    pub fn test_stage(&self, tasks: &[crate::world::tasks::Task]) -> Option<&'static str> {
+        let test = self.test.as_ref()?;
+        Some(if test.stop_task.is_some() {
+            "Stopping"
+        } else if tasks[test.start_task].is_running() {
+            "Starting"
+        } else {
+            "InTest"
+        })
+    }
+
     /// Visible from the ZVM of its protected site and of its recovery site.
     pub fn visible_from(&self, site: SiteRole) -> bool {
         self.protected == site || self.recovery == site

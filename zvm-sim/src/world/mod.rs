@@ -13,6 +13,7 @@
 //! - `inventory`: sites, hosts, VMs and VPGs; `build`: the initial world of a seed.
 //! - [`tasks`]: Zerto tasks and the operations they carry out.
 //! - [`flr`]: file-level restore sessions.
+//! - [`recovery`]: failover test, clone, failover, move and force sync.
 //! - [`auth`]: Keycloak users, clients and tokens.
 //! - [`enums`]: the ZVM's enumerations.
 
@@ -22,6 +23,7 @@ pub mod enums;
 pub mod files;
 pub mod flr;
 pub mod journal;
+pub mod recovery;
 pub mod spec;
 pub mod tasks;
 
@@ -347,6 +349,19 @@ impl World {
             Operation::InsertTaggedCheckpoint { name } => self.finish_insert(index, name, at),
             Operation::FlrMount { session } => self.finish_flr_mount(session, at),
             Operation::FlrUnmount { session } => self.finish_flr_unmount(session),
+            Operation::FailoverTest { .. } => self.finish_failover_test(),
+            Operation::StopFailoverTest { .. } => {
+                self.finish_stop_failover_test(self.tasks[index].vpg, at)
+            }
+            Operation::Clone { checkpoint, vms } => {
+                self.finish_clone(self.tasks[index].vpg, *checkpoint, vms, at)
+            }
+            Operation::Failover { .. } | Operation::Move { .. } => {
+                self.finish_live(self.tasks[index].vpg, at)
+            }
+            Operation::ForceSync { generation } => {
+                self.finish_force_sync(self.tasks[index].vpg, *generation)
+            }
         };
         self.tasks[index].end(state, reason, at);
     }
@@ -375,19 +390,7 @@ impl World {
     /// `seconds`, then MeetingSLA / None.
     pub fn resync(&mut self, vpg: usize, seconds: f64, sync_substatus: u8, now: SimTime) -> Resync {
         let until = now.plus_millis((seconds * 1000.0).round() as i64);
-        let v = &mut self.vpgs[vpg];
-        v.journal.wipe();
-        v.status = status::NOT_MEETING_SLA;
-        v.sub_status = sync_substatus;
-        v.generation += 1;
-        let resync = Resync {
-            started: now,
-            until,
-        };
-        v.resync = Some(resync);
-        let generation = v.generation;
-        self.schedule(until, Event::ResyncEnds { vpg, generation });
-        resync
+        self.sync(vpg, until, sync_substatus, true, now)
     }
 
     fn end_resync(&mut self, vpg: usize, generation: u64, at: SimTime) {

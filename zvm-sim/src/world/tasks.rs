@@ -33,6 +33,46 @@ pub enum Operation {
         /// The FLR session identifier.
         session: String,
     },
+    /// `FailOverTest`: brings up test copies of VMs at a checkpoint.
+    FailoverTest {
+        /// The checkpoint tested.
+        checkpoint: u64,
+        /// The VMs tested (positions in `World::vms`).
+        vms: Vec<usize>,
+    },
+    /// `StopFailOverTest`: ends the VPG's failover test.
+    StopFailoverTest {
+        /// `FailoverTestSuccess`.
+        success: bool,
+        /// `FailoverTestSummary`.
+        summary: String,
+    },
+    /// `Clone`: an offsite clone of VMs at a checkpoint, made at the recovery site.
+    Clone {
+        /// The checkpoint cloned.
+        checkpoint: u64,
+        /// The VMs cloned.
+        vms: Vec<usize>,
+    },
+    /// `FailOver`: a live failover (never a rewind tool; here for fidelity).
+    Failover {
+        /// The checkpoint failed over to.
+        checkpoint: u64,
+        /// The VMs failed over.
+        vms: Vec<usize>,
+        /// `CommitPolicy`.
+        commit_policy: u8,
+    },
+    /// `Move`: a planned migration (never a rewind tool; here for fidelity).
+    Move {
+        /// `CommitPolicy`.
+        commit_policy: u8,
+    },
+    /// `ForceSync`: a sync that keeps the journal's checkpoints.
+    ForceSync {
+        /// The VPG's generation the sync set; a later resync or status pin interrupts it.
+        generation: u64,
+    },
 }
 
 impl Operation {
@@ -42,6 +82,22 @@ impl Operation {
             Operation::InsertTaggedCheckpoint { .. } => task_type::INSERT_TAGGED_CP,
             Operation::FlrMount { .. } => task_type::FLR_JOURNAL_MOUNT,
             Operation::FlrUnmount { .. } => task_type::FLR_JOURNAL_UNMOUNT,
+            Operation::FailoverTest { .. } => task_type::FAIL_OVER_TEST,
+            Operation::StopFailoverTest { .. } => task_type::STOP_FAIL_OVER_TEST,
+            Operation::Clone { .. } => task_type::CLONE,
+            Operation::Failover { .. } => task_type::FAIL_OVER,
+            Operation::Move { .. } => task_type::MOVE,
+            Operation::ForceSync { .. } => task_type::FORCE_SYNC,
+        }
+    }
+
+    /// The VMs a recovery operation acts on (positions in `World::vms`); empty for the others.
+    pub fn vms(&self) -> &[usize] {
+        match self {
+            Operation::FailoverTest { vms, .. }
+            | Operation::Clone { vms, .. }
+            | Operation::Failover { vms, .. } => vms,
+            _ => &[],
         }
     }
 

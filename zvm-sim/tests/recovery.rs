@@ -1,0 +1,450 @@
+//! Recovery and other VPG operations as tasks: failover test (start and stop, with the VPG's
+//! `ActiveProcessesApi` and `LastTest` following along), clone (start and abort), failover, move
+//! and force sync, their state conflicts, and `GET /v1/vms/{id}/pointsInTime`.
+//!
+//! Every test freezes the clock, so tasks end only when a test advances it.
+
+mod common;
+
+use common::{Site, TestSim, spawn_frozen};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+async fn act(site: &Site, vpg: &str, action: &str, body: Value) -> (StatusCode, Value) {
+    site.post(&format!("/v1/vpgs/{vpg}/{action}"), &body).await
+}
+
+async fn started(site: &Site, vpg: &str, action: &str, body: Value) -> String {
+    let (status, answer) = act(site, vpg, action, body).await;
+    assert_eq!(status, StatusCode::OK, "{action}: {answer}");
+    answer.as_str().expect("a JSON string task id").to_owned()
+}
+
+async fn state(site: &Site, task: &str) -> u64 {
+    site.task(task).await["Status"]["State"].as_u64().unwrap()
+}
+
+/// The simulator's view of a task, with the checkpoint and VMs it was asked to use.
+async fn sim_task(t: &TestSim, task: &str) -> Value {
+    let tasks = t.control_get("tasks").await;
+    tasks
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["TaskIdentifier"] == task)
+        .cloned()
+        .unwrap_or_else(|| panic!("task {task} in /_sim/tasks"))
+}
+
+async fn stage(site: &Site, vpg: &str) -> Value {
+    site.get_ok(&format!("/v1/vpgs/{vpg}")).await["ActiveProcessesApi"]["RunningFailOverTestApi"]
+        .clone()
+}
+
+fn message(body: &Value) -> &str {
+    body["Message"].as_str().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_failover_test_runs_through_its_stages_and_sets_last_test_when_stopped() {
+    let t = spawn_frozen(41).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("app-tier").await;
+    let latest = boston
+        .get_ok(&format!("/v1/vpgs/{vpg}/checkpoints/stats"))
+        .await["Latest"]["CheckpointIdentifier"]
+        .clone();
+    assert!(stage(&boston, &vpg).await.is_null());
+
+    let start = started(&boston, &vpg, "FailoverTest", json!({"VmIdentifiers": []})).await;
+    let task = boston.task(&start).await;
+    assert_eq!(task["Type"], "FailOverTest");
+    assert_eq!(task["RelatedEntities"]["Vpgs"][0]["identifier"], vpg);
+    assert_eq!(stage(&boston, &vpg).await, json!({"Stage": "Starting"}));
+    let details = &sim_task(&t, &start).await["Details"];
+    assert_eq!(
+        details["CheckpointIdentifier"], latest,
+        "no checkpoint: the latest"
+    );
+    assert_eq!(
+        details["VmIdentifiers"].as_array().unwrap().len(),
+        3,
+        "empty: every VM"
+    );
+
+    let (status, conflict) = act(&boston, &vpg, "FailoverTest", json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(
+        message(&conflict).contains("already in a failover test"),
+        "{conflict}"
+    );
+
+    t.advance(1.0).await;
+    assert_eq!(state(&boston, &start).await, 6);
+    assert_eq!(stage(&boston, &vpg).await, json!({"Stage": "InTest"}));
+
+    let stop = started(
+        &boston,
+        &vpg,
+        "FailoverTestStop",
+        json!({"FailoverTestSuccess": true, "FailoverTestSummary": "app came up"}),
+    )
+    .await;
+    assert_eq!(boston.task(&stop).await["Type"], "StopFailOverTest");
+    assert_eq!(stage(&boston, &vpg).await, json!({"Stage": "Stopping"}));
+    let details = &sim_task(&t, &stop).await["Details"];
+    assert_eq!(details["FailoverTestSummary"], "app came up");
+    t.advance(1.0).await;
+    assert_eq!(state(&boston, &stop).await, 6);
+    let after = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
+    assert!(after["ActiveProcessesApi"]["RunningFailOverTestApi"].is_null());
+    let last_test = after["LastTest"].as_str().expect("LastTest is set");
+    assert_eq!(
+        Some(last_test),
+        boston.task(&stop).await["Completed"].as_str()
+    );
+    let rows = boston.get_ok("/v1/vms?vpgName=app-tier").await;
+    assert!(
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["LastTest"] == last_test)
+    );
+
+    let (status, none) = act(&boston, &vpg, "FailoverTestStop", json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(
+        message(&none).contains("no failover test running"),
+        "{none}"
+    );
+}
+
+#[tokio::test]
+async fn a_failover_test_of_one_vm_at_a_tagged_checkpoint_marks_only_that_vm() {
+    let t = spawn_frozen(42).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("app-tier").await;
+    let app_02 = boston.vm_id("app-02", "app-tier").await;
+    let tag = boston.tag(&t, &vpg, "before-upgrade").await;
+    t.advance(10.0).await;
+
+    let (status, refused) = act(
+        &boston,
+        &vpg,
+        "FailoverTest",
+        json!({"CheckpointIdentifier": "42"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        message(&refused).contains("not in the journal"),
+        "{refused}"
+    );
+    let (status, _) = act(
+        &boston,
+        &vpg,
+        "FailoverTest",
+        json!({"VmIdentifiers": ["no-such-vm"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    let start = started(
+        &boston,
+        &vpg,
+        "failovertest",
+        json!({"checkpointIdentifier": tag, "vmIdentifiers": [app_02]}),
+    )
+    .await;
+    let details = &sim_task(&t, &start).await["Details"];
+    assert_eq!(details["CheckpointIdentifier"], tag.as_str());
+    assert_eq!(details["VmIdentifiers"], json!([app_02]));
+    t.advance(1.0).await;
+    // A stop without a body: success is assumed.
+    let stop = started(&boston, &vpg, "FailoverTestStop", Value::Null).await;
+    t.advance(1.0).await;
+    assert_eq!(
+        sim_task(&t, &stop).await["Details"]["FailoverTestSuccess"],
+        true
+    );
+    let rows = boston.get_ok("/v1/vms?vpgName=app-tier").await;
+    for row in rows.as_array().unwrap() {
+        assert_eq!(
+            row["LastTest"].is_string(),
+            row["VmName"] == "app-02",
+            "{row}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn stopping_a_test_that_is_still_starting_stops_its_start_task() {
+    let t = spawn_frozen(43).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-local").await;
+    let start = started(&boston, &vpg, "FailoverTest", json!({})).await;
+    let stop = started(&boston, &vpg, "FailoverTestStop", json!({})).await;
+    assert_eq!(state(&boston, &start).await, 5, "Stopped");
+    assert_eq!(stage(&boston, &vpg).await, json!({"Stage": "Stopping"}));
+    let (status, _) = act(&boston, &vpg, "FailoverTestStop", json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "already stopping");
+    t.advance(1.0).await;
+    assert_eq!(state(&boston, &stop).await, 6);
+}
+
+#[tokio::test]
+async fn a_clone_at_a_tag_makes_a_copy_at_the_recovery_site_with_the_files_of_that_moment() {
+    let t = spawn_frozen(44).await;
+    let boston = t.boston().await;
+    let denver = t.denver().await;
+    let vpg = boston.vpg_id("web-dr").await;
+    let db = boston.vm_id("db-01", "web-dr").await;
+    let conf = "sda1/etc/app/app.conf";
+    let original = t.read_file(&db, conf).await;
+    let tag = boston.tag(&t, &vpg, "before-migration").await;
+    t.advance(10.0).await;
+    t.write_file(&db, conf, b"migrated").await;
+
+    let clone = started(
+        &denver,
+        &vpg,
+        "CloneStart",
+        json!({"CheckpointId": tag, "VmIdentifiers": [db]}),
+    )
+    .await;
+    assert_eq!(denver.task(&clone).await["Type"], "Clone");
+    assert_eq!(
+        sim_task(&t, &clone).await["Details"]["CheckpointIdentifier"],
+        tag.as_str()
+    );
+    let (status, busy) = act(&denver, &vpg, "CloneStart", json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{busy}");
+    t.advance(1.0).await;
+    assert_eq!(state(&denver, &clone).await, 6);
+
+    let unprotected = denver
+        .get_ok(&format!(
+            "/v1/virtualizationsites/{}/vms",
+            t.sim.peer().site_identifier
+        ))
+        .await;
+    let copy = unprotected
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|vm| vm["VmName"] == "db-01-clone")
+        .unwrap_or_else(|| panic!("the clone runs at Denver: {unprotected}"));
+    let copy_id = copy["VmIdentifier"].as_str().unwrap();
+    assert_eq!(t.read_file(copy_id, conf).await, original);
+
+    let (status, none) = act(&denver, &vpg, "CloneAbort", Value::Null).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(message(&none).contains("no clone running"), "{none}");
+}
+
+#[tokio::test]
+async fn clone_reads_checkpoint_id_and_ignores_checkpoint_identifier_as_an_unknown_key() {
+    let t = spawn_frozen(45).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-local").await;
+    let tag = boston.tag(&t, &vpg, "tagged").await;
+    t.advance(10.0).await;
+    let latest = boston
+        .get_ok(&format!("/v1/vpgs/{vpg}/checkpoints/stats"))
+        .await["Latest"]["CheckpointIdentifier"]
+        .clone();
+    assert_ne!(latest, tag.as_str());
+    let clone = started(
+        &boston,
+        &vpg,
+        "CloneStart",
+        json!({"CheckpointIdentifier": tag}),
+    )
+    .await;
+    assert_eq!(
+        sim_task(&t, &clone).await["Details"]["CheckpointIdentifier"],
+        latest
+    );
+}
+
+#[tokio::test]
+async fn aborting_a_clone_stops_its_task_and_answers_its_id() {
+    let t = spawn_frozen(46).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("app-tier").await;
+    let (status, _) = act(
+        &boston,
+        &vpg,
+        "CloneStart",
+        json!({"DatastoreIdentifier": "not-a-datastore"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let clone = started(&boston, &vpg, "CloneStart", Value::Null).await;
+    let aborted = started(&boston, &vpg, "CloneAbort", Value::Null).await;
+    assert_eq!(aborted, clone);
+    let task = boston.task(&clone).await;
+    assert_eq!(task["Status"]["State"], 5);
+    assert!(
+        task["CompleteReason"]
+            .as_str()
+            .unwrap()
+            .contains("aborted by admin")
+    );
+    t.advance(1.0).await;
+    assert_eq!(
+        state(&boston, &clone).await,
+        5,
+        "a stopped task stays stopped"
+    );
+}
+
+#[tokio::test]
+async fn failover_and_move_run_as_tasks_leave_the_vpg_recovered_and_are_in_the_call_log() {
+    let t = spawn_frozen(47).await;
+    let boston = t.boston().await;
+    let denver = t.denver().await;
+    let erp = denver.vpg_id("erp-dr").await;
+    let web = boston.vpg_id("web-dr").await;
+
+    let test = started(&boston, &web, "FailoverTest", json!({})).await;
+    let (status, busy) = act(&boston, &web, "Failover", json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{busy}");
+    assert_eq!(state(&boston, &test).await, 1);
+
+    let failover = started(
+        &boston,
+        &erp,
+        "Failover",
+        json!({"CommitPolicy": "Commit", "IsReverseProtection": false}),
+    )
+    .await;
+    assert_eq!(boston.task(&failover).await["Type"], "FailOver");
+    let vpg = boston.get_ok(&format!("/v1/vpgs/{erp}")).await;
+    assert_eq!(
+        (vpg["Status"].as_u64(), vpg["SubStatus"].as_u64()),
+        (Some(5), Some(14))
+    );
+    let (status, _) = act(&boston, &erp, "Failover", json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "one at a time");
+    t.advance(1.0).await;
+    assert_eq!(state(&boston, &failover).await, 6);
+    let vpg = boston.get_ok(&format!("/v1/vpgs/{erp}")).await;
+    assert_eq!(vpg["Status"], 8, "Recovered");
+    let insert = boston.insert(&erp, "after failover").await;
+    t.advance(1.0).await;
+    assert_eq!(
+        state(&boston, &insert).await,
+        4,
+        "a recovered VPG takes no tags"
+    );
+
+    let sql = boston.vpg_id("sql-local").await;
+    let (status, bad) = act(&boston, &sql, "Move", json!({"CommitPolicy": "Later"})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+    let moved = started(&boston, &sql, "Move", json!({})).await;
+    assert_eq!(boston.task(&moved).await["Type"], "Move");
+    assert_eq!(boston.get_ok(&format!("/v1/vpgs/{sql}")).await["Status"], 6);
+    t.advance(1.0).await;
+    assert_eq!(boston.get_ok(&format!("/v1/vpgs/{sql}")).await["Status"], 8);
+
+    let calls = t.calls().await;
+    let logged = |suffix: &str, task: &str| {
+        calls.iter().any(|c| {
+            c["Method"] == "POST"
+                && c["Path"].as_str().unwrap().ends_with(suffix)
+                && c["TaskId"] == task
+        })
+    };
+    assert!(logged("/Failover", &failover));
+    assert!(logged("/Move", &moved));
+}
+
+#[tokio::test]
+async fn a_force_sync_keeps_the_checkpoints_and_shows_a_delta_sync_while_it_runs() {
+    let t = spawn_frozen(48).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-local").await;
+    boston.tag(&t, &vpg, "kept").await;
+    let before = boston.checkpoints(&vpg).await;
+
+    let sync = started(&boston, &vpg, "forcesync", Value::Null).await;
+    assert_eq!(boston.task(&sync).await["Type"], "ForceSync");
+    let during = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
+    assert_eq!(
+        (during["Status"].as_u64(), during["SubStatus"].as_u64()),
+        (Some(2), Some(6))
+    );
+    let (status, _) = act(&boston, &vpg, "forcesync", Value::Null).await;
+    assert_eq!(status, StatusCode::CONFLICT, "already syncing");
+    let refused = boston.insert(&vpg, "during sync").await;
+
+    t.advance(1.0).await;
+    assert_eq!(state(&boston, &sync).await, 6);
+    assert_eq!(state(&boston, &refused).await, 4);
+    let after_vpg = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
+    assert_eq!(
+        (
+            after_vpg["Status"].as_u64(),
+            after_vpg["SubStatus"].as_u64()
+        ),
+        (Some(1), Some(0))
+    );
+    let after = boston.checkpoints(&vpg).await;
+    for checkpoint in &before {
+        assert!(after.contains(checkpoint), "kept: {checkpoint}");
+    }
+    assert_eq!(boston.tagged(&vpg, "kept").await.len(), 1);
+
+    let init = boston.vpg_id("sql-init").await;
+    let (status, _) = act(&boston, &init, "forcesync", Value::Null).await;
+    assert_eq!(
+        status,
+        StatusCode::CONFLICT,
+        "an Initializing VPG cannot be force-synced"
+    );
+}
+
+#[tokio::test]
+async fn points_in_time_are_the_vpg_checkpoints_with_can_mount_at_the_recovery_site_only() {
+    let t = spawn_frozen(49).await;
+    let boston = t.boston().await;
+    let web = boston.vm_id("web-01", "web-local").await;
+    let local = boston.vpg_id("web-local").await;
+    let dr = boston.vpg_id("web-dr").await;
+
+    let (status, ambiguous) = boston.get(&format!("/v1/vms/{web}/pointsInTime")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(message(&ambiguous).contains("vpgIdentifier"), "{ambiguous}");
+
+    let here = boston
+        .get_ok(&format!("/v1/vms/{web}/pointsInTime?vpgIdentifier={local}"))
+        .await;
+    let checkpoints = boston.checkpoints(&local).await;
+    assert_eq!(here.as_array().unwrap().len(), checkpoints.len());
+    assert_eq!(here[0]["Checkpoint"], checkpoints[0]);
+    assert_eq!(
+        here[0]["CanMount"],
+        json!({"IsAllowed": true, "Reason": ""})
+    );
+    assert!(here[0]["RetentionSet"].is_null());
+
+    let there = boston
+        .get_ok(&format!(
+            "/v1/vms/{web}/pointsInTime/stats?vpgIdentifier={dr}"
+        ))
+        .await;
+    assert_eq!(
+        there["Latest"]["Checkpoint"],
+        boston
+            .get_ok(&format!("/v1/vpgs/{dr}/checkpoints/stats"))
+            .await["Latest"]
+    );
+    assert_eq!(there["Latest"]["CanMount"]["IsAllowed"], false);
+    assert!(
+        there["Latest"]["CanMount"]["Reason"]
+            .as_str()
+            .unwrap()
+            .contains("Denver")
+    );
+}
