@@ -136,14 +136,19 @@ pub(crate) async fn clone(
             let sent = Instant::now();
             let asked = client.clone_abort(&point.vpg_id).await;
             let mut notes = Vec::new();
-            // Without a task of its own, the abort is followed through the clone's task, which ends
-            // Stopped (or Failed) when the abort worked: that is the expected end, not a failure.
-            let follow_clone = matches!(asked, Ok(None));
-            if follow_clone {
-                notes.push(format!(
-                    "the ZVM answered the abort without a task of its own; the clone's task {clone_task} was followed instead"
-                ));
-            }
+            // An abort answered with the clone's own task id, or with none, is followed through the
+            // clone's task, which ends Stopped (or Failed) when the abort worked: that is the
+            // expected end, not a failure. An abort with a task of its own is followed like any other.
+            let follow_clone = match &asked {
+                Ok(None) => {
+                    notes.push(format!(
+                        "the ZVM answered the abort without a task of its own; the clone's task {clone_task} was followed instead"
+                    ));
+                    true
+                }
+                Ok(Some(id)) => id == &clone_task,
+                Err(_) => false,
+            };
             let op = Op {
                 rewind,
                 client: &client,
@@ -160,9 +165,10 @@ pub(crate) async fn clone(
                 began,
                 notes,
             };
-            match asked {
-                Ok(None) => op.follow_aborted_clone(&clone_task, sent).await,
-                other => op.finish(other, sent).await,
+            if follow_clone {
+                op.follow_aborted_clone(&clone_task, sent).await
+            } else {
+                op.finish(asked, sent).await
             }
         }
     }
@@ -325,7 +331,14 @@ impl Op<'_> {
         let w = watch(self.sink, self.client.name(), self.point, self.task_type);
         let ended = await_task(self.client, clone_task, sent, deadline, &w).await?;
         let (verdict, task) = match ended {
-            Ended::Failed(t) => (RecoveryVerdict::Completed, t),
+            Ended::Failed(t) => {
+                self.notes.push(format!(
+                    "the clone's task {} ended {}: the clone was aborted",
+                    t.task_id,
+                    t.state_text()
+                ));
+                (RecoveryVerdict::Completed, t)
+            }
             Ended::Completed(t) => {
                 self.notes.push(
                     "the clone had already completed when the abort arrived; the clone exists"
