@@ -102,6 +102,10 @@ pub enum Command {
     /// Show or change the tool catalog.
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// Bounded recover from a change's tagged checkpoint: file-level recovery, failover test, offsite
+    /// clone. The production VM keeps running; Failover Live and Move are never used.
+    #[command(subcommand)]
+    Recover(RecoverCommand),
     /// Read the audit journal: every guard and recovery, oldest first.
     Journal {
         /// Only the records of this VM (name or vmIdentifier).
@@ -164,6 +168,80 @@ pub enum CatalogCommand {
     },
 }
 
+/// `rewind recover ...`.
+#[derive(Debug, Subcommand)]
+pub enum RecoverCommand {
+    /// Pull files back from the tagged checkpoint (FLR at the VPG's recovery site) into a local folder;
+    /// the VM keeps running.
+    File {
+        /// The VM.
+        vm: String,
+        /// The change id of the guard (its newest tag is used), or a tag exactly.
+        #[arg(long = "change", value_name = "ID")]
+        change: String,
+        /// A guest path, partition-rooted and `/`-separated (`sda1/etc/app/app.conf`,
+        /// `C:/ProgramData/App/app.ini`); a folder is recovered whole. Repeat for more.
+        #[arg(long = "path", value_name = "P", required = true, num_args = 1..)]
+        paths: Vec<String>,
+        /// The local folder to write into (created when missing); each file lands under its guest
+        /// path.
+        #[arg(long = "to", value_name = "DIR")]
+        to: PathBuf,
+        /// Replace files that already exist in the folder.
+        #[arg(long)]
+        overwrite: bool,
+    },
+    /// Start or stop a failover test of the VM at the tagged checkpoint.
+    Test {
+        /// The VM.
+        vm: String,
+        /// The change id of the guard, or a tag exactly.
+        #[arg(long = "change", value_name = "ID")]
+        change: String,
+        /// Start or stop.
+        #[command(subcommand)]
+        action: TestAction,
+    },
+    /// Start or abort an offsite clone of the VM at the tagged checkpoint.
+    Clone {
+        /// The VM.
+        vm: String,
+        /// The change id of the guard, or a tag exactly.
+        #[arg(long = "change", value_name = "ID")]
+        change: String,
+        /// Start or abort.
+        action: CloneActionArg,
+    },
+}
+
+/// `rewind recover test ... start|stop`.
+#[derive(Debug, Subcommand)]
+pub enum TestAction {
+    /// Start the failover test.
+    Start,
+    /// Stop the running failover test, recording whether it passed.
+    Stop {
+        /// The test passed.
+        #[arg(long, conflicts_with = "failed", required_unless_present = "failed")]
+        passed: bool,
+        /// The test failed.
+        #[arg(long)]
+        failed: bool,
+        /// What the tester found.
+        #[arg(long, default_value = "")]
+        summary: String,
+    },
+}
+
+/// `rewind recover clone ... start|abort`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CloneActionArg {
+    /// Start the offsite clone.
+    Start,
+    /// Abort the clone running for the VM.
+    Abort,
+}
+
 /// `rewind hook ...`.
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
@@ -184,6 +262,9 @@ impl Command {
             Command::Catalog(CatalogCommand::AddMutating { .. }) => "catalog add-mutating",
             Command::Catalog(CatalogCommand::AddReadOnly { .. }) => "catalog add-read-only",
             Command::Catalog(CatalogCommand::Remove { .. }) => "catalog remove",
+            Command::Recover(RecoverCommand::File { .. }) => "recover file",
+            Command::Recover(RecoverCommand::Test { .. }) => "recover test",
+            Command::Recover(RecoverCommand::Clone { .. }) => "recover clone",
             Command::Journal { .. } => "journal",
             Command::Sites => "sites",
             Command::Demo { .. } => "demo",

@@ -3,8 +3,8 @@
 //!
 //! - [`cli`]: the command line as clap derives it, and the exit codes `--help` shows.
 //! - [`context`]: the global options, the configuration (through the core's loader), the runtime.
-//! - [`commands`]: one module per command family: `protection` (find, guard, tags), `tools`
-//!   (check-tool, catalog), `journal`, `sites`.
+//! - [`commands`]: one module per command family: `protection` (find, guard, tags), `recover`
+//!   (file, test, clone), `tools` (check-tool, catalog), `journal`, `sites`.
 //! - [`hook`]: `rewind hook pre-tool-use`, Claude Code's PreToolUse hook (catalog and journal only).
 //! - [`demo`]: `rewind demo`, the whole loop on a simulator started in this process.
 //! - [`output`]: everything printed: tables, the `--json` envelope, the one error line.
@@ -92,6 +92,9 @@ pub fn run(cli: Cli) -> u8 {
         }),
         Command::Sites => online(&ctx, |rewind| async move {
             commands::sites::sites(&rewind).await
+        }),
+        Command::Recover(command) => online(&ctx, |rewind| async move {
+            commands::recover::recover(&rewind, command, ctx.quiet).await
         }),
         Command::CheckTool { server, tool, vm } => offline(&ctx, |config| {
             let catalog = CatalogStore::new(&config.catalog_path);

@@ -165,14 +165,15 @@ pub fn write_json(value: &impl Serialize) -> std::io::Result<()> {
     write_stdout(&text)
 }
 
-/// The one error line on stderr. The message is kept on one line whatever it holds.
+/// The one error line on stderr. The message is kept on one line whatever it holds (a message that
+/// ends a line with `for example:` and shows a configuration block reads on as one line).
 pub fn error_line(message: &str) {
     let one_line: String = message
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
-        .join("; ");
+        .join(" ");
     eprintln!("rewind: {one_line}");
 }
 

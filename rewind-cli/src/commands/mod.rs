@@ -3,5 +3,6 @@
 
 pub mod journal;
 pub mod protection;
+pub mod recover;
 pub mod sites;
 pub mod tools;

@@ -15,7 +15,12 @@ async fn the_demo_walks_the_loop_and_exits_0() {
         "GUARDED: web-01",
         "== 3.",
         "== 4.",
-        "demo-app-conf",
+        "== 5. Recover sda1/etc/app/app.conf",
+        "RECOVERED 1 file(s) of web-01",
+        "unmounted",
+        "same as the original",
+        "== 7.",
+        "recover_file",
     ] {
         assert!(run.stdout.contains(step), "{step}: {run:#?}");
     }
@@ -36,5 +41,13 @@ async fn the_demo_walks_the_loop_and_exits_0() {
     assert_eq!(result["protection"]["vpgs"].as_array().unwrap().len(), 3);
     let sums = &result["checksums"];
     assert_ne!(sums["original"], sums["changed"]);
-    assert_eq!(result["journal"]["records"].as_array().unwrap().len(), 1);
+    assert_eq!(sums["original"], sums["recovered"]);
+    assert_eq!(result["recovery"]["files"][0]["sha256"], sums["original"]);
+    let kinds: Vec<&str> = result["journal"]["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["guard", "recovery"]);
 }

@@ -220,6 +220,45 @@ impl TestEnv {
             .unwrap()
     }
 
+    /// A guest file's bytes now, through `/_sim/vms/{id}/files`.
+    pub async fn guest_file(&self, vm_id: &str, path: &str) -> Vec<u8> {
+        let resp = self
+            .http
+            .get(format!("{}/_sim/vms/{vm_id}/files", self.sim.local().url))
+            .query(&[("path", path)])
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            resp.status().is_success(),
+            "GET {path} of {vm_id}: {resp:?}"
+        );
+        resp.bytes().await.unwrap().to_vec()
+    }
+
+    /// Writes a guest file now, as an agent would change it.
+    pub async fn write_guest_file(&self, vm_id: &str, path: &str, content: &[u8]) {
+        let resp = self
+            .http
+            .put(format!("{}/_sim/vms/{vm_id}/files", self.sim.local().url))
+            .query(&[("path", path)])
+            .body(content.to_vec())
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            resp.status().is_success(),
+            "PUT {path} of {vm_id}: {resp:?}"
+        );
+    }
+
+    /// A VM's identifier, read through `rewind find --json`.
+    pub async fn vm_id(&self, vm: &str) -> String {
+        let (run, json) = self.rewind_json(&["find", vm]).await;
+        run.expect_code(0);
+        json["result"]["vm"]["id"].as_str().unwrap().to_string()
+    }
+
     /// A VPG's identifier, read through `rewind find --json`.
     pub async fn vpg_id(&self, vm: &str, vpg: &str) -> String {
         let (run, json) = self.rewind_json(&["find", vm]).await;

@@ -9,4 +9,5 @@ mod exit_codes;
 mod hook;
 mod output;
 mod protection;
+mod recover;
 mod tools;

@@ -1,0 +1,145 @@
+//! `rewind recover file|test|clone`: bounded recover from a change's tagged checkpoint. The core
+//! picks the VPG and the site, runs the Zerto tasks, always unmounts an FLR session, and journals the
+//! recovery; this prints it.
+
+use rewind_core::{
+    CloneAction, ErrorKind, FailoverTestAction, RecoverFileReport, RecoverFileRequest,
+    RecoveryTaskReport, RecoveryVerdict, Rewind,
+};
+
+use crate::cli::{CloneActionArg, RecoverCommand, TestAction};
+use crate::exit::CliError;
+use crate::output::{Reply, Table, millis};
+use crate::progress::ProgressLine;
+
+/// Runs one recover command. The result is the core's `RecoverFileReport` (file) or
+/// `RecoveryTaskReport` (test, clone); a task still running when waiting stopped exits with the task
+/// code, its id printed.
+pub async fn recover(
+    rewind: &Rewind,
+    command: RecoverCommand,
+    quiet: bool,
+) -> Result<Reply, CliError> {
+    match command {
+        RecoverCommand::File {
+            vm,
+            change,
+            paths,
+            to,
+            overwrite,
+        } => {
+            let progress = ProgressLine::new(format!("recover file {vm}"), quiet);
+            let report = rewind
+                .recover_file(
+                    RecoverFileRequest {
+                        vm,
+                        change,
+                        paths,
+                        destination: to,
+                        overwrite,
+                    },
+                    &progress,
+                )
+                .await;
+            progress.finish();
+            let report = report?;
+            Reply::new(&report, file_text(&report))
+        }
+        RecoverCommand::Test { vm, change, action } => {
+            let (label, action) = match action {
+                TestAction::Start => ("failover test start", FailoverTestAction::Start),
+                TestAction::Stop {
+                    passed, summary, ..
+                } => (
+                    "failover test stop",
+                    FailoverTestAction::Stop {
+                        success: passed,
+                        summary,
+                    },
+                ),
+            };
+            let progress = ProgressLine::new(format!("{label} {vm}"), quiet);
+            let report = rewind.failover_test(&vm, &change, action, &progress).await;
+            progress.finish();
+            task_reply(&report?)
+        }
+        RecoverCommand::Clone { vm, change, action } => {
+            let (label, action) = match action {
+                CloneActionArg::Start => ("clone start", CloneAction::Start),
+                CloneActionArg::Abort => ("clone abort", CloneAction::Abort),
+            };
+            let progress = ProgressLine::new(format!("{label} {vm}"), quiet);
+            let report = rewind.offsite_clone(&vm, &change, action, &progress).await;
+            progress.finish();
+            task_reply(&report?)
+        }
+    }
+}
+
+/// A file recovery as people read it: where it came from, one row per file, and the unmount.
+pub fn file_text(r: &RecoverFileReport) -> String {
+    let mut out = format!(
+        "RECOVERED {} file(s) of {} ({}) for change {} in {}\nfrom: VPG {} checkpoint {} via FLR at site {}\ntag: {}\n\n",
+        r.files.len(),
+        r.vm.name,
+        r.vm.id,
+        r.change_id,
+        millis(r.elapsed_ms),
+        r.from.vpg_name,
+        r.from.checkpoint_id,
+        r.site,
+        r.from.tag
+    );
+    let mut t = Table::new(&["GUEST PATH", "WRITTEN TO", "BYTES", "SHA256"]);
+    for f in &r.files {
+        t.row(vec![
+            f.guest_path.clone(),
+            format!(
+                "{}{}",
+                f.path.display(),
+                if f.replaced { " (replaced)" } else { "" }
+            ),
+            f.size.to_string(),
+            f.sha256.clone(),
+        ]);
+    }
+    out.push_str(&t.render());
+    let task = r
+        .unmount
+        .task
+        .as_ref()
+        .map(|t| format!(" (task {})", t.task_id))
+        .unwrap_or_default();
+    out.push_str(&match &r.unmount.error {
+        None => format!(
+            "\nFLR session {} at site {} unmounted{task}\n",
+            r.session_id, r.site
+        ),
+        Some(e) => format!(
+            "\nFLR session {} at site {} could NOT be unmounted{task}: {e}; unmount it in the ZVM\n",
+            r.session_id, r.site
+        ),
+    });
+    for n in &r.notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    out
+}
+
+/// A failover test or clone: its report, and the task code when its task is still running.
+fn task_reply(r: &RecoveryTaskReport) -> Result<Reply, CliError> {
+    let reply = Reply::new(r, format!("{}\n", r.summary()))?;
+    Ok(match r.verdict {
+        RecoveryVerdict::Completed => reply,
+        RecoveryVerdict::StillRunning => reply.failed(
+            ErrorKind::TaskFailed,
+            format!(
+                "the {} of {} is still running: Zerto task {} at site {} was not stopped; follow it in the ZVM",
+                r.operation.name(),
+                r.vm.name,
+                r.task.task_id,
+                r.site
+            ),
+        ),
+    })
+}

@@ -1,0 +1,179 @@
+//! `rewind recover file`: the original bytes come back from the tag while the guest keeps the change;
+//! what cannot be recovered is refused with its exit code.
+
+use crate::env::TestEnv;
+
+const APP_CONF: &str = "sda1/etc/app/app.conf";
+
+/// Guards web-01 for change `c1`, then changes its app.conf; returns the VM id and the original bytes.
+async fn guard_then_change(env: &TestEnv) -> (String, Vec<u8>) {
+    let vm_id = env.vm_id("web-01").await;
+    let original = env.guest_file(&vm_id, APP_CONF).await;
+    env.rewind(&[
+        "guard", "web-01", "--agent", "me", "--action", "edit", "--change", "c1",
+    ])
+    .await
+    .expect_code(0);
+    env.write_guest_file(&vm_id, APP_CONF, b"broken = true\n")
+        .await;
+    (vm_id, original)
+}
+
+#[tokio::test]
+async fn recover_file_brings_back_the_original_bytes_while_the_guest_keeps_the_change() {
+    let env = TestEnv::start(71).await;
+    let (vm_id, original) = guard_then_change(&env).await;
+    let to = env.path("restored");
+    let run = env
+        .rewind(&[
+            "recover",
+            "file",
+            "web-01",
+            "--change",
+            "c1",
+            "--path",
+            APP_CONF,
+            "--to",
+            to.to_str().unwrap(),
+        ])
+        .await;
+    run.expect_code(0);
+    assert!(
+        run.stdout.starts_with("RECOVERED 1 file(s) of web-01"),
+        "{run:#?}"
+    );
+    assert!(run.stdout.contains("via FLR at site boston"), "{run:#?}");
+    assert!(run.stdout.contains("unmounted"), "{run:#?}");
+    assert_eq!(std::fs::read(to.join(APP_CONF)).unwrap(), original);
+    assert_eq!(env.guest_file(&vm_id, APP_CONF).await, b"broken = true\n");
+
+    // Again as JSON, into a fresh folder.
+    let to = env.path("restored-json");
+    let (run, json) = env
+        .rewind_json(&[
+            "recover",
+            "file",
+            "web-01",
+            "--change",
+            "c1",
+            "--path",
+            APP_CONF,
+            "--to",
+            to.to_str().unwrap(),
+        ])
+        .await;
+    run.expect_code(0);
+    assert_eq!(json["command"], "recover file");
+    let report = &json["result"];
+    assert_eq!(report["change_id"], "c1");
+    assert_eq!(report["files"][0]["guest_path"], APP_CONF);
+    assert_eq!(report["files"][0]["size"], original.len());
+    assert_eq!(report["unmount"]["unmounted"], true);
+    assert_eq!(std::fs::read(to.join(APP_CONF)).unwrap(), original);
+
+    let (_, journal) = env.rewind_json(&["journal", "--change", "c1"]).await;
+    let kinds: Vec<&str> = journal["result"]["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["guard", "recovery", "recovery"]);
+}
+
+#[tokio::test]
+async fn an_existing_file_is_replaced_only_when_asked() {
+    let env = TestEnv::start(72).await;
+    let (_, original) = guard_then_change(&env).await;
+    let to = env.path("restored");
+    std::fs::create_dir_all(to.join("sda1/etc/app")).unwrap();
+    std::fs::write(to.join(APP_CONF), b"mine").unwrap();
+    let args = [
+        "recover",
+        "file",
+        "web-01",
+        "--change",
+        "c1",
+        "--path",
+        APP_CONF,
+        "--to",
+        to.to_str().unwrap(),
+    ];
+    let run = env.rewind(&args).await;
+    run.expect_code(2);
+    run.one_error_line();
+    assert_eq!(std::fs::read(to.join(APP_CONF)).unwrap(), b"mine");
+
+    let mut again = args.to_vec();
+    again.push("--overwrite");
+    let (run, json) = env.rewind_json(&again).await;
+    run.expect_code(0);
+    assert_eq!(json["result"]["files"][0]["replaced"], true);
+    assert_eq!(std::fs::read(to.join(APP_CONF)).unwrap(), original);
+}
+
+#[tokio::test]
+async fn a_change_without_a_tag_or_a_path_leaving_the_folder_is_refused() {
+    let env = TestEnv::start(73).await;
+    guard_then_change(&env).await;
+    let to = env.path("restored");
+    let (run, json) = env
+        .rewind_json(&[
+            "recover",
+            "file",
+            "web-01",
+            "--change",
+            "never-guarded",
+            "--path",
+            APP_CONF,
+            "--to",
+            to.to_str().unwrap(),
+        ])
+        .await;
+    run.expect_code(3);
+    assert_eq!(json["error"]["kind"], "refused");
+    assert!(run.one_error_line().contains("never-guarded"), "{run:#?}");
+
+    let run = env
+        .rewind(&[
+            "recover",
+            "file",
+            "web-01",
+            "--change",
+            "c1",
+            "--path",
+            "sda1/etc/../../../x",
+            "--to",
+            to.to_str().unwrap(),
+        ])
+        .await;
+    run.expect_code(2);
+    run.one_error_line();
+    assert!(!env.path("x").exists());
+}
+
+#[tokio::test]
+async fn a_missing_guest_path_names_what_the_nearest_folder_holds() {
+    let env = TestEnv::start(74).await;
+    guard_then_change(&env).await;
+    let to = env.path("restored");
+    let run = env
+        .rewind(&[
+            "recover",
+            "file",
+            "web-01",
+            "--change",
+            "c1",
+            "--path",
+            "sda1/etc/app/nope.conf",
+            "--to",
+            to.to_str().unwrap(),
+        ])
+        .await;
+    run.expect_code(2);
+    let line = run.one_error_line();
+    assert!(
+        line.contains("nope.conf") && line.contains("app.conf"),
+        "{line}"
+    );
+}
