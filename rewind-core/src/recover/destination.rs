@@ -266,7 +266,9 @@ fn local_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error)
 }
 
 impl Destination {
-    /// Opens (creating it when missing) the destination folder.
+    /// Checks the destination folder. It is resolved now (its nearest existing ancestor is resolved,
+    /// the rest must be plain names) and created only when the first file is written, so a recovery
+    /// refused before then leaves nothing behind.
     pub fn open(path: &Path, overwrite: bool) -> Result<Destination, RewindError> {
         if path.as_os_str().is_empty() {
             return Err(RewindError::InvalidInput {
@@ -274,19 +276,49 @@ impl Destination {
                 problem: "it is empty; give the folder to write the recovered files into".into(),
             });
         }
-        std::fs::create_dir_all(path).map_err(local_error("create the folder", path))?;
-        // The root is resolved once: what it points at is where everything goes, and every component
-        // below it is then checked to be a real folder.
-        let root = path
+        let absolute =
+            std::path::absolute(path).map_err(local_error("resolve the folder", path))?;
+        let mut existing = absolute.as_path();
+        let mut missing = Vec::new();
+        while std::fs::symlink_metadata(existing).is_err() {
+            let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else {
+                break;
+            };
+            missing.push(name.to_os_string());
+            existing = parent;
+        }
+        // What exists is resolved once: where it points is where everything goes, and every
+        // component below it is then checked to be a real folder.
+        let mut root = existing
             .canonicalize()
-            .map_err(local_error("resolve the folder", path))?;
+            .map_err(local_error("resolve the folder", existing))?;
         if !root.is_dir() {
             return Err(unsafe_path(
                 &path.display().to_string(),
-                "the destination is not a folder; give a folder",
+                format!(
+                    "{} is not a folder; give a folder as the destination",
+                    existing.display()
+                ),
             ));
         }
+        for name in missing.into_iter().rev() {
+            if !matches!(
+                Path::new(&name).components().next(),
+                Some(Component::Normal(_))
+            ) {
+                return Err(unsafe_path(
+                    &path.display().to_string(),
+                    "the part of the destination that does not exist yet must be plain folder names",
+                ));
+            }
+            root.push(name);
+        }
         Ok(Destination { root, overwrite })
+    }
+
+    /// Creates the destination folder when it does not exist yet.
+    fn make_root(&self) -> Result<(), RewindError> {
+        std::fs::create_dir_all(&self.root).map_err(local_error("create the folder", &self.root))
     }
 
     /// The destination folder, resolved.
@@ -374,6 +406,7 @@ impl Destination {
     /// Creates the folders between the destination and `target`, one level at a time, refusing any
     /// that is (or becomes) a symbolic link.
     fn make_parents(&self, target: &Path) -> Result<(), RewindError> {
+        self.make_root()?;
         let parent = target.parent().unwrap_or(&self.root);
         let relative = parent.strip_prefix(&self.root).map_err(|_| {
             unsafe_path(
@@ -520,6 +553,7 @@ impl Destination {
         mut body: reqwest::Response,
         describe_read_error: impl Fn(reqwest::Error) -> RewindError,
     ) -> Result<PathBuf, RewindError> {
+        self.make_root()?;
         let (tmp, file) = self.temp_beside(&self.root.join("folder.zip"))?;
         let mut file = tokio::fs::File::from_std(file);
         let written: Result<(), RewindError> = async {
@@ -704,6 +738,18 @@ mod tests {
         assert!(parse_paths(&["sda1/etc/hosts".into(), "sda1/etc/hostname".into()]).is_ok());
     }
 
+    #[test]
+    fn a_missing_destination_is_resolved_now_and_created_only_when_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let wanted = dir.path().join("a").join("b");
+        let dest = Destination::open(&wanted, false).unwrap();
+        assert_eq!(dest.root(), dir.path().canonicalize().unwrap().join("a/b"));
+        assert!(!wanted.exists());
+        std::fs::write(dir.path().join("file"), "x").unwrap();
+        let err = Destination::open(&dir.path().join("file"), false).unwrap_err();
+        assert!(err.to_string().contains("not a folder"), "{err}");
+    }
+
     #[tokio::test]
     async fn an_existing_file_is_refused_unless_overwrite_and_symlinks_are_never_followed() {
         let dir = tempfile::tempdir().unwrap();
@@ -789,6 +835,9 @@ mod tests {
         let err = dest.unpack(&archive, &folder).unwrap_err();
         assert!(err.to_string().contains("nothing of the folder"), "{err}");
         assert!(!dir.path().join("escaped.txt").exists());
-        assert_eq!(std::fs::read_dir(&dest_dir).unwrap().count(), 0);
+        assert!(
+            !dest_dir.exists(),
+            "nothing was written, not even the folder"
+        );
     }
 }

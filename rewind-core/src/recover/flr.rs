@@ -64,7 +64,6 @@ pub(crate) async fn recover_file(
         destination: &destination,
         sink,
         wait,
-        session: None,
         mount: None,
         files: Vec::new(),
         notes: Vec::new(),
@@ -73,81 +72,84 @@ pub(crate) async fn recover_file(
             session: None,
         },
     };
-    let outcome = run.recover(&paths).await;
-    let unmount = match run.session.clone() {
-        Some(session) => Some(run.unmount(&session).await),
-        None => None,
+    let journal = |run: &Run<'_>,
+                   session: Option<&str>,
+                   unmount: Option<&Unmount>,
+                   error: Option<&RewindError>| {
+        RecoveryRecord {
+            client: &client,
+            action: format!(
+                "recover_file {}",
+                paths
+                    .iter()
+                    .map(GuestPath::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            vm: &protection.vm,
+            point,
+            verdict: if error.is_none() {
+                "recovered"
+            } else {
+                "failed"
+            },
+            task: run.mount.as_ref(),
+            detail: error.map(ToString::to_string),
+            notes: run.notes.clone(),
+            details: serde_json::json!({
+                "operation": "flr",
+                "site": site,
+                "session_id": session,
+                "destination": destination.root(),
+                "paths": paths.iter().map(GuestPath::as_str).collect::<Vec<_>>(),
+                "files": run.files,
+                "unmount": unmount,
+            }),
+        }
+        .append(rewind)
     };
+
+    let session = match run.mount().await {
+        Ok(session) => session,
+        Err(e) => {
+            journal(&run, None, None, Some(&e));
+            return Err(e);
+        }
+    };
+    let outcome = run.recover(&session, &paths).await;
+    let unmount = run.unmount(&session).await;
     run.guard.session = None;
+    let journal_problem = journal(&run, Some(&session), Some(&unmount), outcome.as_ref().err());
 
-    let verdict = if outcome.is_ok() {
-        "recovered"
-    } else {
-        "failed"
-    };
-    let mut notes = run.notes;
-    let details = serde_json::json!({
-        "operation": "flr",
-        "site": site,
-        "session_id": run.session,
-        "destination": destination.root(),
-        "paths": paths.iter().map(GuestPath::as_str).collect::<Vec<_>>(),
-        "files": run.files,
-        "unmount": unmount,
-    });
-    let record = RecoveryRecord {
-        client: &client,
-        action: format!(
-            "recover_file {}",
-            paths
-                .iter()
-                .map(GuestPath::as_str)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        vm: &protection.vm,
-        point,
-        verdict,
-        task: run.mount.as_ref(),
-        detail: outcome.as_ref().err().map(ToString::to_string),
-        notes: notes.clone(),
-        details,
-    };
-    if let Some(problem) = record.append(rewind) {
-        notes.push(problem);
-    }
-
-    match (outcome, run.session, unmount) {
-        (Ok(()), Some(session_id), Some(unmount)) => Ok(RecoverFileReport {
-            vm: protection.vm.clone(),
-            change_id: point.change_id.clone(),
-            from: point.clone(),
-            site,
-            session_id,
-            mount: run.mount,
-            destination: destination.root().to_path_buf(),
-            files: run.files,
-            unmount,
-            elapsed_ms: began.elapsed().as_millis() as u64,
-            notes,
-        }),
-        (Err(error), Some(session_id), Some(unmount)) => Err(RewindError::FlrAborted {
-            cleanup: unmount.sentence(&session_id, &site),
+    match outcome {
+        Ok(()) => {
+            let mut notes = run.notes;
+            notes.extend(journal_problem);
+            Ok(RecoverFileReport {
+                vm: protection.vm.clone(),
+                change_id: point.change_id.clone(),
+                from: point.clone(),
+                site,
+                session_id: session,
+                mount: run.mount,
+                destination: destination.root().to_path_buf(),
+                files: run.files,
+                unmount,
+                elapsed_ms: began.elapsed().as_millis() as u64,
+                notes,
+            })
+        }
+        Err(error) => Err(RewindError::FlrAborted {
+            cleanup: unmount.sentence(&session, &site),
             unmounted: unmount.unmounted,
             error: Box::new(error),
-            session_id: Some(session_id),
+            session_id: Some(session),
             site,
             recovered: run
                 .files
                 .iter()
                 .map(|f| f.path.display().to_string())
                 .collect(),
-        }),
-        (Err(error), _, _) => Err(error),
-        (Ok(()), _, _) => Err(RewindError::UnexpectedResponse {
-            site,
-            request: "POST /v1/flrs".into(),
-            detail: "the FLR ended without a session".into(),
         }),
     }
 }
@@ -191,8 +193,6 @@ struct Run<'a> {
     destination: &'a Destination,
     sink: &'a dyn ProgressSink,
     wait: Duration,
-    /// The session, once the mount answered (or was reconciled).
-    session: Option<String>,
     mount: Option<RecoveryTask>,
     files: Vec<RecoveredFile>,
     notes: Vec<String>,
@@ -224,11 +224,11 @@ impl Run<'_> {
         }
     }
 
-    async fn recover(&mut self, paths: &[GuestPath]) -> Result<(), RewindError> {
-        let session = self.mount().await?;
-        self.wait_mounted(&session).await?;
+    /// Everything between the mount's answer and the unmount.
+    async fn recover(&mut self, session: &str, paths: &[GuestPath]) -> Result<(), RewindError> {
+        self.wait_mounted(session).await?;
         for path in paths {
-            self.recover_path(&session, path).await?;
+            self.recover_path(session, path).await?;
         }
         Ok(())
     }
@@ -248,7 +248,7 @@ impl Run<'_> {
                 return Err(self.forbidden(e).await);
             }
         };
-        self.session = Some(session.clone());
+        // From here on, the session is unmounted even if this future is dropped.
         self.guard.session = Some(session.clone());
         Ok(session)
     }

@@ -75,7 +75,8 @@ pub struct RecoverFileRequest {
     /// `C:/ProgramData/App/app.ini`). A folder is recovered whole: it downloads as a zip archive that
     /// is unpacked under the same rules as a single file.
     pub paths: Vec<String>,
-    /// The local folder to write into (created when missing). Each file lands under its guest path:
+    /// The local folder to write into (created when the first file is written). Each file lands
+    /// under its guest path:
     /// `<destination>/sda1/etc/app/app.conf`, `<destination>/C/ProgramData/App/app.ini`.
     pub destination: PathBuf,
     /// Replace files that already exist in the destination (never a symbolic link or a folder).
@@ -153,8 +154,7 @@ pub fn recovery_points(
                 .tags
                 .iter()
                 .filter(|t| {
-                    t.tag == change
-                        || t.tag.trim() == wanted
+                    t.tag.trim() == wanted
                         || t.parts.as_ref().is_some_and(|p| p.change_id == wanted)
                 })
                 .max_by_key(|t| t.timestamp)?;

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use rewind_core::journal::{JournalFilter, RecordKind};
 use rewind_core::{
-    ErrorKind, GuardRequest, NoProgress, RecoverFileRequest, Rewind, RewindError, SiteConfig,
-    Verdict,
+    CloneAction, ErrorKind, FailoverTestAction, GuardRequest, NoProgress, RecoverFileRequest,
+    RecoveryVerdict, Rewind, RewindError, SiteConfig, Verdict,
 };
 use sha2::{Digest, Sha256};
 
@@ -227,7 +227,10 @@ async fn remote_flr_is_refused_before_anything_is_sent_when_the_recovery_site_is
     assert!(message.contains("[sites.denver]"), "{message}");
     assert!(message.contains("client_secret"), "{message}");
     assert!(env.control.calls_to("/v1/flrs").await.is_empty());
-    assert!(files_under(&out).is_empty());
+    assert!(
+        !out.exists(),
+        "a refusal leaves nothing behind, not even the folder"
+    );
     let journal = env
         .rewind
         .journal()
@@ -469,4 +472,323 @@ async fn a_change_without_a_tag_is_refused_listing_the_tags_found() {
         "{err:?}"
     );
     assert!(err.to_string().contains("change=chg-real"), "{err}");
+}
+
+/// How many tasks of `kind` are in progress at either site.
+async fn running_tasks(env: &TestEnv, kind: &str) -> usize {
+    env.control
+        .tasks()
+        .await
+        .iter()
+        .filter(|t| t["Type"] == kind && crate::common::state_of(t) == 1)
+        .count()
+}
+
+#[tokio::test]
+async fn a_failover_test_starts_at_the_tag_and_stops_with_its_result() {
+    let env = TestEnv::start(111).await;
+    guard(&env, "web-01", "chg-test").await;
+    let boston = env.rewind.client("boston").unwrap().clone();
+
+    let started = env
+        .rewind
+        .failover_test("web-01", "chg-test", FailoverTestAction::Start, &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(
+        started.verdict,
+        RecoveryVerdict::Completed,
+        "{}",
+        started.summary()
+    );
+    assert_eq!(started.task.task_type, "FailOverTest");
+    assert_eq!(started.task.state.as_ref().map(|s| s.code), Some(6));
+    assert_eq!(started.from.vpg_name, "web-local");
+    let vpg = boston.vpg(&started.from.vpg_id).await.unwrap();
+    assert!(vpg.running_failover_test().is_some(), "the test is running");
+    let posted = env.control.calls_to("/v1/vpgs/").await;
+    assert!(
+        posted
+            .iter()
+            .any(|(_, m, p, s)| m == "POST" && p.ends_with("/FailoverTest") && *s == 200),
+        "{posted:?}"
+    );
+
+    let stopped = env
+        .rewind
+        .failover_test(
+            "web-01",
+            "chg-test",
+            FailoverTestAction::Stop {
+                success: true,
+                summary: "app.conf came back as it was".into(),
+            },
+            &NoProgress,
+        )
+        .await
+        .unwrap();
+    assert_eq!(stopped.verdict, RecoveryVerdict::Completed);
+    assert_eq!(stopped.task.task_type, "StopFailOverTest");
+    assert_eq!(stopped.from.vpg_id, started.from.vpg_id);
+    assert!(stopped.summary().contains("recorded as successful"));
+    let vpg = boston.vpg(&started.from.vpg_id).await.unwrap();
+    assert!(vpg.running_failover_test().is_none());
+    assert!(vpg.last_test.is_some(), "LastTest records the test");
+
+    let err = env
+        .rewind
+        .failover_test(
+            "web-01",
+            "chg-test",
+            FailoverTestAction::Stop {
+                success: true,
+                summary: String::new(),
+            },
+            &NoProgress,
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, RewindError::NotPossible { .. }), "{err:?}");
+    assert!(err.to_string().contains("nothing to stop"), "{err}");
+
+    let journal = env
+        .rewind
+        .journal()
+        .read(&JournalFilter {
+            change_id: Some("chg-test".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let actions: Vec<&str> = journal
+        .records
+        .iter()
+        .filter(|r| r.kind == RecordKind::Recovery)
+        .map(|r| r.action.as_str())
+        .collect();
+    assert_eq!(
+        actions,
+        vec!["failover_test start", "failover_test stop (success: true)"]
+    );
+}
+
+#[tokio::test]
+async fn a_clone_starts_at_the_tag_and_an_abort_stops_the_clone_in_progress() {
+    let env = TestEnv::start(112).await;
+    guard(&env, "web-01", "chg-clone").await;
+
+    let cloned = env
+        .rewind
+        .offsite_clone("web-01", "chg-clone", CloneAction::Start, &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(
+        cloned.verdict,
+        RecoveryVerdict::Completed,
+        "{}",
+        cloned.summary()
+    );
+    assert_eq!(cloned.task.task_type, "Clone");
+    assert_eq!(cloned.task.state.as_ref().map(|s| s.code), Some(6));
+
+    let err = env
+        .rewind
+        .offsite_clone("web-01", "chg-clone", CloneAction::Abort, &NoProgress)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("nothing to abort"), "{err}");
+
+    // A clone long enough to be aborted while it runs.
+    env.control.timing(60_000, 20).await;
+    let rewind = env.rewind.clone();
+    let start = tokio::spawn(async move {
+        rewind
+            .offsite_clone("web-01", "chg-clone", CloneAction::Start, &NoProgress)
+            .await
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while running_tasks(&env, "Clone").await == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the long clone starts"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let aborted = env
+        .rewind
+        .offsite_clone("web-01", "chg-clone", CloneAction::Abort, &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(
+        aborted.verdict,
+        RecoveryVerdict::Completed,
+        "{}",
+        aborted.summary()
+    );
+    assert_eq!(
+        aborted.task.state.as_ref().map(|s| s.code),
+        Some(5),
+        "Stopped"
+    );
+
+    let started = start.await.unwrap().unwrap_err();
+    assert_eq!(started.kind(), ErrorKind::TaskFailed, "{started}");
+    let RewindError::TaskFailed { reason, state, .. } = &started else {
+        panic!("{started:?}");
+    };
+    assert!(state.contains("Stopped"), "{state}");
+    assert!(
+        !reason.is_empty() && reason != "the ZVM gave no reason",
+        "{reason}"
+    );
+    let journal = env
+        .rewind
+        .journal()
+        .read(&JournalFilter::default())
+        .unwrap();
+    let verdicts: Vec<(&str, &str)> = journal
+        .records
+        .iter()
+        .filter(|r| r.kind == RecordKind::Recovery)
+        .map(|r| (r.action.as_str(), r.verdict.as_str()))
+        .collect();
+    assert!(
+        verdicts.contains(&("clone abort", "completed")),
+        "{verdicts:?}"
+    );
+    assert!(
+        verdicts.contains(&("clone start", "failed")),
+        "{verdicts:?}"
+    );
+}
+
+/// Whether a call is a Failover Live or a Move (or one of their commit and rollback steps): the last
+/// segment of a VPG action's path, compared whole, so `FailoverTest` is not one.
+fn is_failover_or_move(method: &str, path: &str) -> bool {
+    let last = path.rsplit('/').next().unwrap_or_default().to_lowercase();
+    method == "POST"
+        && path.to_lowercase().starts_with("/v1/vpgs/")
+        && [
+            "failover",
+            "failovercommit",
+            "failoverrollback",
+            "move",
+            "movecommit",
+            "moverollback",
+        ]
+        .contains(&last.as_str())
+}
+
+#[tokio::test]
+async fn no_client_operation_ever_calls_failover_or_move() {
+    let env = TestEnv::start_with(zvm_sim::Options::for_tests(113), Sites::Both).await;
+    let rewind = &env.rewind;
+    let _ = rewind.sites().await;
+    rewind.find_protection("web-01").await.unwrap();
+    guard(&env, "web-01", "chg-every").await;
+    guard(&env, "db-01", "chg-every").await;
+    rewind.list_tags("web-01", None).await.unwrap();
+    let out = env.dir.path().join("every");
+    rewind
+        .recover_file(
+            request("web-01", "chg-every", &[APP_CONF], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap();
+    rewind
+        .recover_file(
+            request("db-01", "chg-every", &["sda1/etc/hosts"], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap();
+    let _ = rewind
+        .recover_file(
+            request("web-01", "chg-every", &["sda1/nope"], &out.join("x")),
+            &NoProgress,
+        )
+        .await;
+    for vm in ["web-01", "db-01"] {
+        rewind
+            .failover_test(vm, "chg-every", FailoverTestAction::Start, &NoProgress)
+            .await
+            .unwrap();
+        rewind
+            .failover_test(
+                vm,
+                "chg-every",
+                FailoverTestAction::Stop {
+                    success: false,
+                    summary: "seen".into(),
+                },
+                &NoProgress,
+            )
+            .await
+            .unwrap();
+        rewind
+            .offsite_clone(vm, "chg-every", CloneAction::Start, &NoProgress)
+            .await
+            .unwrap();
+        let _ = rewind
+            .offsite_clone(vm, "chg-every", CloneAction::Abort, &NoProgress)
+            .await;
+    }
+    rewind.journal().read(&JournalFilter::default()).unwrap();
+
+    let calls = env.control.calls().await;
+    let of = |c: &serde_json::Value| {
+        (
+            c["Method"].as_str().unwrap_or_default().to_string(),
+            c["Path"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    assert!(
+        calls
+            .iter()
+            .map(of)
+            .any(|(m, p)| m == "POST" && p.ends_with("/FailoverTest")),
+        "the log holds the recoveries, so the check below looks at real VPG actions"
+    );
+    let forbidden: Vec<_> = calls
+        .iter()
+        .map(of)
+        .filter(|(m, p)| is_failover_or_move(m, p))
+        .collect();
+    assert!(forbidden.is_empty(), "{forbidden:?}");
+
+    // The check itself sees a Failover when one is made (by hand here, never by rewind).
+    let vpg = env.vpg_id("web-local").await;
+    let token: serde_json::Value = reqwest::Client::new()
+        .post(format!(
+            "{}{}",
+            env.sim.local().url,
+            crate::common::TOKEN_PATH
+        ))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", crate::common::CLIENT_ID),
+            ("client_secret", crate::common::CLIENT_SECRET),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    reqwest::Client::new()
+        .post(format!("{}/v1/vpgs/{vpg}/Failover", env.sim.local().url))
+        .bearer_auth(token["access_token"].as_str().unwrap())
+        .json(&serde_json::json!({}))
+        .send()
+        .await
+        .unwrap();
+    let seen = env
+        .control
+        .calls()
+        .await
+        .iter()
+        .map(of)
+        .filter(|(m, p)| is_failover_or_move(m, p))
+        .count();
+    assert_eq!(seen, 1);
 }
