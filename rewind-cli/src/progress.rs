@@ -4,58 +4,142 @@
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
-use std::sync::Mutex;
-use std::time::Instant;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use rewind_core::{ProgressSink, Stage, TaskProgress};
+
+/// How often the line is redrawn between updates, so the time so far keeps counting while the core
+/// waits between two polls of a task.
+const TICK: Duration = Duration::from_millis(250);
+
+/// The widest line drawn when the terminal does not say (`COLUMNS`).
+const DEFAULT_WIDTH: usize = 100;
 
 /// The progress line of one operation.
 #[derive(Debug)]
 pub struct ProgressLine {
+    /// Off when stderr is not a terminal, or when asked to be quiet: then nothing below is used.
+    enabled: bool,
+    /// What the updates and the ticker share.
+    shared: Arc<Shared>,
+    /// The thread that redraws the line every [`TICK`], started by the first update.
+    ticker: Mutex<Option<JoinHandle<()>>>,
+}
+
+#[derive(Debug)]
+struct Shared {
     /// What is being waited for, e.g. `guard web-01`.
     label: String,
-    /// Off when stderr is not a terminal, or when asked to be quiet.
-    enabled: bool,
-    /// The latest update of each VPG, and whether a line is on screen. A std mutex: it is held only
-    /// while formatting and writing one short line, never across an await.
+    /// The latest update of each VPG with when it came, whether a line is on screen, and whether
+    /// the operation is over. A std mutex: held only while formatting and writing one short line.
     state: Mutex<LineState>,
+    /// Wakes the ticker early when the operation is over.
+    over: Condvar,
 }
 
 #[derive(Debug)]
 struct LineState {
     began: Instant,
-    vpgs: BTreeMap<String, TaskProgress>,
+    vpgs: BTreeMap<String, (TaskProgress, Instant)>,
     drawn: bool,
+    finished: bool,
 }
 
-/// The widest line drawn when the terminal does not say (`COLUMNS`).
-const DEFAULT_WIDTH: usize = 100;
+impl Shared {
+    /// Draws the line from the latest updates, their times moved on to now.
+    fn draw(&self, state: &mut LineState) {
+        if state.finished || state.vpgs.is_empty() {
+            return;
+        }
+        let width = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse::<usize>().ok())
+            .unwrap_or(DEFAULT_WIDTH);
+        let now: Vec<TaskProgress> = state
+            .vpgs
+            .values()
+            .map(|(p, at)| {
+                let mut p = p.clone();
+                if p.stage != Stage::Done {
+                    p.elapsed += at.elapsed();
+                }
+                p
+            })
+            .collect();
+        let line = render(
+            &self.label,
+            state.began.elapsed().as_millis() as u64,
+            now.iter(),
+            width.saturating_sub(1),
+        );
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K{line}");
+        let _ = err.flush();
+        state.drawn = true;
+    }
+}
 
 impl ProgressLine {
     /// A progress line labelled `label`, drawn only if stderr is a terminal and `quiet` is false.
     pub fn new(label: impl Into<String>, quiet: bool) -> ProgressLine {
         ProgressLine {
-            label: label.into(),
             enabled: !quiet && std::io::stderr().is_terminal(),
-            state: Mutex::new(LineState {
-                began: Instant::now(),
-                vpgs: BTreeMap::new(),
-                drawn: false,
+            shared: Arc::new(Shared {
+                label: label.into(),
+                state: Mutex::new(LineState {
+                    began: Instant::now(),
+                    vpgs: BTreeMap::new(),
+                    drawn: false,
+                    finished: false,
+                }),
+                over: Condvar::new(),
             }),
+            ticker: Mutex::new(None),
         }
     }
 
-    /// Clears the line, so that what follows starts on a clean line.
+    /// Stops redrawing and clears the line, so that what follows starts on a clean line.
     pub fn finish(&self) {
-        let Ok(mut state) = self.state.lock() else {
+        if let Ok(mut state) = self.shared.state.lock() {
+            state.finished = true;
+            if state.drawn {
+                let mut err = std::io::stderr().lock();
+                let _ = err.write_all(b"\r\x1b[2K");
+                let _ = err.flush();
+                state.drawn = false;
+            }
+        }
+        self.shared.over.notify_all();
+        if let Some(ticker) = self.ticker.lock().ok().and_then(|mut t| t.take()) {
+            let _ = ticker.join();
+        }
+    }
+
+    fn start_ticker(&self) {
+        let Ok(mut ticker) = self.ticker.lock() else {
             return;
         };
-        if state.drawn {
-            let mut err = std::io::stderr().lock();
-            let _ = err.write_all(b"\r\x1b[2K");
-            let _ = err.flush();
-            state.drawn = false;
+        if ticker.is_some() {
+            return;
         }
+        let shared = self.shared.clone();
+        *ticker = std::thread::Builder::new()
+            .name("progress".into())
+            .spawn(move || {
+                let Ok(mut state) = shared.state.lock() else {
+                    return;
+                };
+                while !state.finished {
+                    state = match shared.over.wait_timeout(state, TICK) {
+                        Ok((state, _)) => state,
+                        Err(_) => return,
+                    };
+                    shared.draw(&mut state);
+                }
+            })
+            .ok();
     }
 }
 
@@ -70,26 +154,14 @@ impl ProgressSink for ProgressLine {
         if !self.enabled {
             return;
         }
-        let Ok(mut state) = self.state.lock() else {
-            return;
-        };
-        state
-            .vpgs
-            .insert(progress.vpg_name.clone(), progress.clone());
-        let width = std::env::var("COLUMNS")
-            .ok()
-            .and_then(|c| c.parse::<usize>().ok())
-            .unwrap_or(DEFAULT_WIDTH);
-        let line = render(
-            &self.label,
-            state.began.elapsed().as_millis() as u64,
-            state.vpgs.values(),
-            width.saturating_sub(1),
-        );
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K{line}");
-        let _ = err.flush();
-        state.drawn = true;
+        if let Ok(mut state) = self.shared.state.lock() {
+            state.vpgs.insert(
+                progress.vpg_name.clone(),
+                (progress.clone(), Instant::now()),
+            );
+            self.shared.draw(&mut state);
+        }
+        self.start_ticker();
     }
 }
 

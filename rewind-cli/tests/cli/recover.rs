@@ -177,3 +177,106 @@ async fn a_missing_guest_path_names_what_the_nearest_folder_holds() {
         "{line}"
     );
 }
+
+#[tokio::test]
+async fn a_failover_test_starts_and_stops_with_its_result_recorded() {
+    let env = TestEnv::start(75).await;
+    env.rewind(&[
+        "guard", "web-01", "--agent", "me", "--action", "edit", "--change", "c1",
+    ])
+    .await
+    .expect_code(0);
+    let run = env
+        .rewind(&["recover", "test", "web-01", "--change", "c1", "start"])
+        .await;
+    run.expect_code(0);
+    assert!(
+        run.stdout
+            .starts_with("COMPLETED: failover test start of web-01"),
+        "{run:#?}"
+    );
+
+    let (run, json) = env
+        .rewind_json(&[
+            "recover",
+            "test",
+            "web-01",
+            "--change",
+            "c1",
+            "stop",
+            "--failed",
+            "--summary",
+            "app did not start",
+        ])
+        .await;
+    run.expect_code(0);
+    assert_eq!(json["command"], "recover test");
+    let report = &json["result"];
+    assert_eq!(report["operation"], "failover_test_stop");
+    assert_eq!(report["success"], false);
+    assert_eq!(report["summary"], "app did not start");
+    assert_eq!(report["verdict"], "completed");
+    assert_eq!(report["task"]["state"]["code"], 6);
+
+    // Nothing runs any more: a second stop is refused.
+    let run = env
+        .rewind(&[
+            "recover", "test", "web-01", "--change", "c1", "stop", "--passed",
+        ])
+        .await;
+    run.expect_code(3);
+    assert!(run.one_error_line().contains("nothing to stop"), "{run:#?}");
+    // The result of a stop must be given.
+    env.rewind(&["recover", "test", "web-01", "--change", "c1", "stop"])
+        .await
+        .expect_code(2);
+}
+
+#[tokio::test]
+async fn a_running_clone_is_aborted_and_its_start_ends_with_the_task_code() {
+    let env = TestEnv::start(76).await;
+    env.rewind(&[
+        "guard", "web-01", "--agent", "me", "--action", "edit", "--change", "c1",
+    ])
+    .await
+    .expect_code(0);
+    // A clone that runs long enough to be aborted; the abort itself runs short.
+    env.sim_post("timing", serde_json::json!({"TaskDurationMs": 20000}))
+        .await;
+    let start = env
+        .command(&[
+            "--json", "recover", "clone", "web-01", "--change", "c1", "start",
+        ])
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let tasks = env.sim_get("tasks").await;
+        if tasks
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["Type"] == "Clone" && t["State"] == 1)
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the clone never started: {tasks}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    env.sim_post("timing", serde_json::json!({"TaskDurationMs": 50}))
+        .await;
+    let (run, json) = env
+        .rewind_json(&["recover", "clone", "web-01", "--change", "c1", "abort"])
+        .await;
+    run.expect_code(0);
+    assert_eq!(json["result"]["operation"], "clone_abort");
+    assert_eq!(json["result"]["verdict"], "completed");
+
+    let out = start.wait_with_output().await.unwrap();
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["error"]["kind"], "task_failed");
+}
