@@ -1,7 +1,7 @@
 //! The one test helper of rewind-core: a fresh seeded simulator on loopback port 0, a `Rewind`
 //! configured for it (Boston, optionally Denver) with the `rewind`/`rewind-secret` service client and
 //! temporary catalog and journal paths, a tiny client of the `/_sim` control API (calls, tasks, guest
-//! files, timing), and a test-only proxy that can lose an insert's answer or slip another client's
+//! files, timing, faults), and a test-only proxy that can lose an insert's answer or slip another client's
 //! insert in first.
 //!
 //! Tests talk to the simulator over HTTP only, with their own JSON (`serde_json::Value`): rewind-core
@@ -227,6 +227,11 @@ impl SimControl {
             "PUT {vm}:{path}: {}",
             resp.status()
         );
+    }
+
+    /// Adds a fault rule (`/_sim/faults`: Method, Path pattern, Probability, Count, Action, ...).
+    pub async fn fault(&self, rule: Value) {
+        self.post("/_sim/faults", rule).await;
     }
 
     /// Empties the call log.

@@ -792,3 +792,66 @@ async fn no_client_operation_ever_calls_failover_or_move() {
         .count();
     assert_eq!(seen, 1);
 }
+
+#[tokio::test]
+async fn a_windows_guest_file_lands_under_its_drive_as_a_plain_folder() {
+    let env = TestEnv::start(117).await;
+    let ini = "C:/ProgramData/App/app.ini";
+    let original = env.control.file("sql-01", ini).await;
+    guard(&env, "sql-01", "chg-win").await;
+    env.control.put_file("sql-01", ini, b"[db]\nport=0\n").await;
+    let out = env.dir.path().join("win");
+    let report = env
+        .rewind
+        .recover_file(
+            request("sql-01", "chg-win", &["c:/programdata/app/APP.INI"], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap();
+    assert_eq!(report.from.vpg_name, "sql-local");
+    assert_eq!(
+        std::fs::read(out.join("c/programdata/app/APP.INI")).unwrap(),
+        original,
+        "Windows paths are case-insensitive; the file keeps the name it was asked by"
+    );
+    assert_eq!(report.files[0].sha256, sha256(&original));
+}
+
+#[tokio::test]
+async fn a_recovery_dropped_while_mounting_still_unmounts_its_session() {
+    let env = TestEnv::start(118).await;
+    guard(&env, "web-01", "chg-drop-call").await;
+    // A mount long enough to give up on while it runs.
+    env.control.timing(60_000, 20).await;
+    let rewind = env.rewind.clone();
+    let out = env.dir.path().join("dropped");
+    let call = tokio::spawn(async move {
+        rewind
+            .recover_file(
+                request("web-01", "chg-drop-call", &[APP_CONF], &out),
+                &NoProgress,
+            )
+            .await
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while running_tasks(&env, "FlrJournalMount").await == 0 {
+        assert!(std::time::Instant::now() < deadline, "the mount starts");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    call.abort();
+    assert!(call.await.unwrap_err().is_cancelled());
+    while !env
+        .control
+        .calls_to("/v1/flrs/")
+        .await
+        .iter()
+        .any(|(_, m, _, s)| m == "DELETE" && *s == 200)
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the dropped recovery's session is unmounted"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
