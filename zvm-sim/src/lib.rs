@@ -11,12 +11,16 @@
 //!   router, for in-process handler tests with tower's `oneshot`.
 //! - [`Options`]: listen addresses, seed, token lifetime, session limit, timings, time scale, world.
 //! - `decisions`: every decision taken where the real API is silent, and every default.
-//! - `world`: the model (sites, VMs, VPGs, journals, guest files, tasks, Keycloak, call log,
-//!   simulated clock), behind one `std::sync::Mutex`, advanced lazily at the start of each request.
+//! - `world`: the model (sites, VMs, VPGs, journals, guest files, tasks and the operations they
+//!   carry out, FLR sessions, Keycloak, call log, fault rules, simulated clock), behind one
+//!   `std::sync::Mutex`, advanced lazily at the start of each request.
 //! - `api`: the `/v1` and Keycloak handlers, one file per resource, plus the extractors that bind
-//!   query and body keys case-insensitively, the bearer check, and the call log.
+//!   query and body keys case-insensitively, the bearer check, the fault layer and the call log.
+//! - `faults`: fault rules, their path patterns and their seeded decisions.
+//! - `serve`: serving a site with axum-server, over HTTP or HTTPS.
 //! - `wire`: the simulator's own PascalCase JSON views of the model.
-//! - `control`: the `/_sim` control API (reset, clock, timings, resync, status, calls, tasks, files).
+//! - `control`: the `/_sim` control API (reset, clock, timings, resync, status, calls, tasks,
+//!   files, faults).
 //!
 //! ## Concurrency
 //!
@@ -27,6 +31,8 @@
 mod api;
 mod control;
 pub mod decisions;
+mod faults;
+mod serve;
 mod wire;
 mod world;
 
@@ -36,9 +42,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use tokio::net::TcpListener;
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
 
 pub use world::SiteRole;
 pub use world::files::PathError;
@@ -243,7 +246,7 @@ impl SimState {
 /// tests with tower's `oneshot`; [`start`] serves it with peer addresses attached, which the
 /// control API uses to stay loopback-only.
 pub fn app(state: &SimState, site: SiteRole) -> axum::Router {
-    api::site_app(state.shared.clone(), site)
+    api::site_app(state.shared.clone(), site, api::Scheme("http"))
 }
 
 /// Where one simulated ZVM listens.
@@ -251,21 +254,22 @@ pub fn app(state: &SimState, site: SiteRole) -> axum::Router {
 pub struct SiteEndpoint {
     /// The site name (`Boston`, `Denver` in the default world).
     pub name: String,
-    /// `http://127.0.0.1:PORT`, no trailing `/`.
+    /// `http://127.0.0.1:PORT` (`https://` with TLS), no trailing `/`.
     pub url: String,
     /// The site's `SiteIdentifier`.
     pub site_identifier: String,
+    /// With TLS: the PEM file of the site's self-signed certificate, for clients to pin.
+    pub certificate_pem: Option<std::path::PathBuf>,
 }
 
-/// A running simulator. Dropping it stops both sites too; [`Simulator::shutdown`] also waits for
-/// them to finish.
+/// A running simulator. Dropping it stops both sites at once; [`Simulator::shutdown`] stops them
+/// gracefully and waits for them to finish.
 #[derive(Debug)]
 pub struct Simulator {
     local: SiteEndpoint,
     peer: SiteEndpoint,
     state: SimState,
-    stop: watch::Sender<()>,
-    servers: Vec<JoinHandle<()>>,
+    servers: Vec<serve::ServedSite>,
 }
 
 impl Simulator {
@@ -290,11 +294,17 @@ impl Simulator {
     }
 
     /// Stops both sites and waits until they have finished serving.
-    pub async fn shutdown(self) {
-        // Receivers see the send, or the sender's drop; either stops the servers.
-        let _ = self.stop.send(());
-        for server in self.servers {
-            let _ = server.await;
+    pub async fn shutdown(mut self) {
+        for server in std::mem::take(&mut self.servers) {
+            server.shutdown().await;
+        }
+    }
+}
+
+impl Drop for Simulator {
+    fn drop(&mut self) {
+        for server in &self.servers {
+            server.abort();
         }
     }
 }
@@ -302,52 +312,14 @@ impl Simulator {
 /// Binds both sites and serves them in the background.
 pub async fn start(options: Options) -> Result<Simulator, StartError> {
     let state = SimState::new(&options)?;
-    let (stop, _) = watch::channel(());
-    let (local, local_server) = serve_site(&state, SiteRole::Local, options.listen, &stop).await?;
-    let (peer, peer_server) =
-        serve_site(&state, SiteRole::Peer, options.peer_listen, &stop).await?;
+    let local = serve::serve_site(&state, SiteRole::Local, options.listen, None).await?;
+    let peer = serve::serve_site(&state, SiteRole::Peer, options.peer_listen, None).await?;
     Ok(Simulator {
-        local,
-        peer,
+        local: local.endpoint.clone(),
+        peer: peer.endpoint.clone(),
         state,
-        stop,
-        servers: vec![local_server, peer_server],
+        servers: vec![local, peer],
     })
-}
-
-async fn serve_site(
-    state: &SimState,
-    site: SiteRole,
-    addr: SocketAddr,
-    stop: &watch::Sender<()>,
-) -> Result<(SiteEndpoint, JoinHandle<()>), StartError> {
-    let name = state.site_name(site);
-    let bind_error = |source| StartError::Bind {
-        site: name.clone(),
-        addr,
-        source,
-    };
-    let listener = TcpListener::bind(addr).await.map_err(bind_error)?;
-    let bound = listener.local_addr().map_err(bind_error)?;
-    let endpoint = SiteEndpoint {
-        name: name.clone(),
-        url: format!("http://{bound}"),
-        site_identifier: state.site_identifier(site),
-    };
-    let service = app(state, site).into_make_service_with_connect_info::<SocketAddr>();
-    let mut stopped = stop.subscribe();
-    let server = tokio::spawn(async move {
-        let served = axum::serve(listener, service)
-            .with_graceful_shutdown(async move {
-                // Resolves on a send or when the sender is dropped with the `Simulator`.
-                let _ = stopped.changed().await;
-            })
-            .await;
-        if let Err(error) = served {
-            tracing::error!(site = %name, %error, "the site stopped serving");
-        }
-    });
-    Ok((endpoint, server))
 }
 
 /// What the binary runs: starts both sites, prints the seed and one `<site> listening on

@@ -512,6 +512,16 @@ pub struct CallView {
     pub query: Option<String>,
     pub status: u16,
     pub task_id: Option<String>,
+    /// The fault rules that fired: `[{"Rule": 1, "Action": "LoseResponse"}]`.
+    pub faults: Vec<FaultNoteView>,
+}
+
+/// A fault rule that fired on a call.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct FaultNoteView {
+    pub rule: u64,
+    pub action: &'static str,
 }
 
 impl From<&Call> for CallView {
@@ -524,6 +534,14 @@ impl From<&Call> for CallView {
             query: c.query.clone(),
             status: c.status,
             task_id: c.task_id.clone(),
+            faults: c
+                .faults
+                .iter()
+                .map(|note| FaultNoteView {
+                    rule: note.rule,
+                    action: note.action,
+                })
+                .collect(),
         }
     }
 }

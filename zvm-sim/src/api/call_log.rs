@@ -1,5 +1,5 @@
 //! The call log: every request to either site (the token endpoint included, `/_sim` excluded) with
-//! its method, path, query, status and the task it started, so tests can prove what was and was
+//! its method, path, query, status, the task it started and the fault rules that fired, so tests can prove what was and was
 //! not called. It never holds a token, a password or a secret: those travel in headers and form
 //! bodies, which are not recorded, and query parameters that look like secrets are redacted.
 
@@ -8,6 +8,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use crate::api::SiteCtx;
+use crate::api::faults::FaultsApplied;
 use crate::world::Call;
 
 /// The task a response started, attached by the handler for the call log.
@@ -28,7 +29,7 @@ const SECRET_KEYS: [&str; 7] = [
 /// Records the call after the inner service answered.
 pub(crate) async fn record(State(ctx): State<SiteCtx>, request: Request, next: Next) -> Response {
     let path = request.uri().path().to_owned();
-    if path == "/_sim" || path.starts_with("/_sim/") {
+    if crate::api::is_control_path(&path) {
         return next.run(request).await;
     }
     let method = request.method().to_string();
@@ -39,6 +40,11 @@ pub(crate) async fn record(State(ctx): State<SiteCtx>, request: Request, next: N
         .extensions()
         .get::<StartedTask>()
         .map(|t| t.0.clone());
+    let faults = response
+        .extensions()
+        .get::<FaultsApplied>()
+        .map(|f| f.0.clone())
+        .unwrap_or_default();
     tracing::debug!(%method, %path, status, "call");
     let site = ctx.site;
     let mut world = ctx.shared.lock();
@@ -51,6 +57,7 @@ pub(crate) async fn record(State(ctx): State<SiteCtx>, request: Request, next: N
         query,
         status,
         task_id,
+        faults,
     });
     response
 }

@@ -253,6 +253,11 @@ impl JsonBody {
         }
     }
 
+    /// A field's JSON value, if given (and not null).
+    pub fn value(&self, key: &str) -> Option<&Value> {
+        self.get(key)
+    }
+
     /// Whether a field is given (and not null).
     pub fn has(&self, key: &str) -> bool {
         self.get(key).is_some()

@@ -3,10 +3,13 @@
 //!
 //! A request passes, from the outside in:
 //! 1. the call log ([`call_log`]), which records every request but `/_sim` ones;
-//! 2. path normalisation: `/v1` paths are matched case-insensitively, as ASP.NET routes them;
-//! 3. routing; `/v1` routes then pass the bearer check ([`bearer`]), `/_sim` routes the loopback
-//!    check. Part 2's fault rules plug in as one more layer between the call log and routing, so a
-//!    faulted call is still logged with the status the client saw.
+//! 2. the fault rules ([`faults`]), so a faulted call is still logged with the status the client
+//!    saw and the rules that fired;
+//! 3. path normalisation: `/v1` paths are matched case-insensitively, as ASP.NET routes them;
+//! 4. routing; `/v1` routes then pass the bearer check ([`bearer`]), `/_sim` routes the loopback
+//!    check.
+//!
+//! Outside them all, a served site closes the connection of a response a fault chose to lose.
 //!
 //! Handlers live one file per resource: [`keycloak`], [`sites`], [`vms`], [`vpgs`],
 //! [`checkpoints`], [`tasks`], [`flrs`], and the VPG actions in [`actions`].
@@ -17,6 +20,7 @@ mod call_log;
 mod checkpoints;
 mod error;
 mod extract;
+mod faults;
 mod flrs;
 mod keycloak;
 mod sites;
@@ -70,9 +74,13 @@ impl SiteCtx {
     }
 }
 
-/// `http://host:port` of the request, for the `href` of links.
+/// `http://host:port` (or `https://`) of the request, for the `href` of links and download URLs.
 #[derive(Debug, Clone)]
 pub(crate) struct BaseUrl(pub String);
+
+/// The scheme a site is served with, attached to every request by its router.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Scheme(pub &'static str);
 
 impl<S: Send + Sync> FromRequestParts<S> for BaseUrl {
     type Rejection = std::convert::Infallible;
@@ -84,12 +92,13 @@ impl<S: Send + Sync> FromRequestParts<S> for BaseUrl {
             .and_then(|h| h.to_str().ok())
             .or_else(|| parts.uri.authority().map(|a| a.as_str()))
             .unwrap_or("localhost");
-        Ok(BaseUrl(format!("http://{host}")))
+        let scheme = parts.extensions.get::<Scheme>().map_or("http", |s| s.0);
+        Ok(BaseUrl(format!("{scheme}://{host}")))
     }
 }
 
-/// The router of one site.
-pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole) -> Router {
+/// The router of one site, served with `scheme` (`http` or `https`).
+pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> Router {
     let ctx = SiteCtx { shared, site };
     let v1 = Router::new()
         .route("/v1/localsite", get(sites::local_site))
@@ -171,7 +180,15 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole) -> Router {
     Router::new()
         .fallback_service(routed)
         .layer(middleware::map_request(lowercase_v1_path))
+        .layer(middleware::from_fn_with_state(ctx.clone(), faults::apply))
         .layer(middleware::from_fn_with_state(ctx, call_log::record))
+        .layer(middleware::from_fn(faults::close_lost_connections))
+        .layer(axum::Extension(scheme))
+}
+
+/// Whether a path belongs to the control API, which the call log and the fault rules leave alone.
+pub(crate) fn is_control_path(path: &str) -> bool {
+    path == "/_sim" || path.starts_with("/_sim/")
 }
 
 /// ASP.NET matches routes case-insensitively (SW10 itself spells `FailoverTest` and

@@ -237,6 +237,18 @@ impl Auth {
         })
     }
 
+    /// Revokes every access and refresh token `site` issued (a fault rule's `RevokeTokens`).
+    pub fn revoke_all(&mut self, site: SiteRole) {
+        for token in self
+            .tokens
+            .values_mut()
+            .chain(self.refresh_tokens.values_mut())
+            .filter(|t| t.site == site)
+        {
+            token.revoked = true;
+        }
+    }
+
     /// The principal of a bearer token valid at `site` now, if it is one.
     pub fn check(&self, site: SiteRole, token: &str, now: SimTime) -> Option<Principal> {
         self.tokens

@@ -165,6 +165,7 @@ impl World {
                 setup.lifetimes,
             ),
             calls: Vec::new(),
+            faults: crate::faults::Faults::new(setup.seed),
             task_by_id: HashMap::new(),
             rng: runtime,
             events: BinaryHeap::new(),

@@ -123,6 +123,8 @@ pub struct Call {
     pub status: u16,
     /// The task the call started, if any.
     pub task_id: Option<String>,
+    /// The fault rules that fired on it.
+    pub faults: Vec<crate::faults::FaultNote>,
 }
 
 /// Everything needed to build the initial world, and to build it again on reset.
@@ -176,6 +178,8 @@ pub struct World {
     pub auth: Auth,
     /// The call log.
     pub calls: Vec<Call>,
+    /// The fault rules.
+    pub faults: crate::faults::Faults,
     task_by_id: HashMap<String, usize>,
     /// Runtime random choices (task ids, tokens, jitter). The initial world uses a separate stream,
     /// so a change to the world file does not shift every task id.

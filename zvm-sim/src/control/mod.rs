@@ -4,6 +4,11 @@
 //!
 //! VPGs and VMs are named by identifier or, for convenience, by name (a VM name only when exactly
 //! one VM has it).
+//!
+//! - this module: reset, clock, timings, resync, status, calls, tasks, guest files;
+//! - [`faults`]: the fault rules.
+
+mod faults;
 
 use std::net::SocketAddr;
 
@@ -39,6 +44,11 @@ pub(crate) fn router() -> Router<SiteCtx> {
         .route("/vpgs/{vpg}/status", post(pin_status))
         .route("/calls", get(calls).delete(clear_calls))
         .route("/tasks", get(tasks))
+        .route(
+            "/faults",
+            get(faults::list).post(faults::add).delete(faults::clear),
+        )
+        .route("/faults/{id}", axum::routing::delete(faults::remove))
         .route(
             "/vms/{vm}/files",
             get(read_files)

@@ -1,0 +1,243 @@
+//! `GET|POST|DELETE /_sim/faults` and `DELETE /_sim/faults/{id}`: the fault rules (see
+//! `crate::faults` for what they do and how they decide).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::api::{ApiError, JsonBody, SiteCtx};
+use crate::faults::{FaultAction, FaultRule, NewRule, PathPattern};
+use crate::world::{SiteRole, World};
+
+/// A rule as `/_sim/faults` shows it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub(crate) struct FaultRuleView {
+    id: u64,
+    method: String,
+    path: String,
+    site: Option<String>,
+    probability: f64,
+    count: Option<u64>,
+    action: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    headers: Option<serde_json::Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    latency_ms: Option<u64>,
+    matched: u64,
+    fired: u64,
+}
+
+fn view(world: &World, rule: &FaultRule) -> FaultRuleView {
+    let (status, body, headers, latency_ms) = match &rule.action {
+        FaultAction::Respond {
+            status,
+            body,
+            headers,
+        } => (
+            Some(*status),
+            body.clone(),
+            Some(
+                headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                    .collect(),
+            ),
+            None,
+        ),
+        FaultAction::Latency { millis } => (None, None, None, Some(*millis)),
+        FaultAction::LoseResponse | FaultAction::RevokeTokens => (None, None, None, None),
+    };
+    FaultRuleView {
+        id: rule.id,
+        method: rule.method.clone().unwrap_or_else(|| "*".to_owned()),
+        path: rule.path.as_str().to_owned(),
+        site: rule.site.map(|s| world.site(s).name.clone()),
+        probability: rule.probability,
+        count: rule.count,
+        action: rule.action.name(),
+        status,
+        body,
+        headers,
+        latency_ms,
+        matched: rule.matched,
+        fired: rule.fired,
+    }
+}
+
+/// `GET /_sim/faults`: every rule, oldest first, with how often it matched and fired.
+pub(crate) async fn list(State(ctx): State<SiteCtx>) -> Json<Vec<FaultRuleView>> {
+    Json(ctx.with_world(|world, _| {
+        world
+            .faults
+            .rules
+            .iter()
+            .map(|rule| view(world, rule))
+            .collect()
+    }))
+}
+
+/// `POST /_sim/faults` with one rule: answers it with its `Id`.
+pub(crate) async fn add(
+    State(ctx): State<SiteCtx>,
+    body: JsonBody,
+) -> Result<Json<FaultRuleView>, ApiError> {
+    let method = match body.text("Method")? {
+        None | Some("*") => None,
+        Some(m) if m.bytes().all(|b| b.is_ascii_alphabetic()) && !m.is_empty() => {
+            Some(m.to_ascii_uppercase())
+        }
+        Some(m) => {
+            return Err(ApiError::BadRequest(format!(
+                "Method '{m}' is not an HTTP method: use GET, POST, DELETE, ... or * for any."
+            )));
+        }
+    };
+    let path = PathPattern::parse(body.required_text("Path")?)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let probability = body.number("Probability")?.unwrap_or(1.0);
+    if !(0.0..=1.0).contains(&probability) {
+        return Err(ApiError::BadRequest(format!(
+            "Probability must be between 0 and 1 (got {probability})."
+        )));
+    }
+    let count = whole(&body, "Count")?;
+    if count == Some(0) {
+        return Err(ApiError::BadRequest(
+            "Count must be 1 or more; leave it out for no limit.".to_owned(),
+        ));
+    }
+    let action = action(&body)?;
+    let site_name = body.text("Site")?.map(str::to_owned);
+    ctx.with_world(|world, _| {
+        let site = match site_name {
+            None => None,
+            Some(name) => Some(
+                SiteRole::BOTH
+                    .into_iter()
+                    .find(|&s| world.site(s).name.eq_ignore_ascii_case(&name))
+                    .ok_or_else(|| {
+                        ApiError::BadRequest(format!(
+                            "Site '{name}' is not a site of this world; use {} or {}, or leave \
+                             it out for both.",
+                            world.site(SiteRole::Local).name,
+                            world.site(SiteRole::Peer).name
+                        ))
+                    })?,
+            ),
+        };
+        let id = world.faults.add(NewRule {
+            method,
+            path,
+            site,
+            probability,
+            count,
+            action,
+        });
+        let rule = world
+            .faults
+            .rules
+            .iter()
+            .find(|r| r.id == id)
+            .ok_or_else(|| ApiError::Internal("The rule was not kept; add it again.".to_owned()))?;
+        Ok(Json(view(world, rule)))
+    })
+}
+
+fn whole(body: &JsonBody, key: &str) -> Result<Option<u64>, ApiError> {
+    body.number(key)?
+        .map(|n| {
+            if n >= 0.0 && n.fract() == 0.0 && n <= 9e15 {
+                Ok(n as u64)
+            } else {
+                Err(ApiError::BadRequest(format!(
+                    "{key} must be a whole number of 0 or more (got {n})."
+                )))
+            }
+        })
+        .transpose()
+}
+
+fn action(body: &JsonBody) -> Result<FaultAction, ApiError> {
+    let name = body.required_text("Action")?;
+    match name.to_ascii_lowercase().as_str() {
+        "respond" => {
+            let status = whole(body, "Status")?.ok_or_else(|| {
+                ApiError::BadRequest(
+                    "Status is required for Respond: send {\"Action\": \"Respond\", \"Status\": \
+                     503}."
+                        .to_owned(),
+                )
+            })?;
+            if !(100..=599).contains(&status) {
+                return Err(ApiError::BadRequest(format!(
+                    "Status must be an HTTP status from 100 to 599 (got {status})."
+                )));
+            }
+            let headers = match body.value("Headers") {
+                None => Vec::new(),
+                Some(Value::Object(map)) => map
+                    .iter()
+                    .map(|(k, v)| match v {
+                        Value::String(s) => Ok((k.clone(), s.clone())),
+                        other => Err(ApiError::BadRequest(format!(
+                            "Headers.{k} must be a string; the body has {other}."
+                        ))),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(other) => {
+                    return Err(ApiError::BadRequest(format!(
+                        "Headers must be an object of strings, such as {{\"Retry-After\": \"1\"}}; \
+                         the body has {other}."
+                    )));
+                }
+            };
+            Ok(FaultAction::Respond {
+                status: status as u16,
+                body: body.value("Body").cloned(),
+                headers,
+            })
+        }
+        "latency" => {
+            let millis = whole(body, "LatencyMs")?.ok_or_else(|| {
+                ApiError::BadRequest(
+                    "LatencyMs is required for Latency: send {\"Action\": \"Latency\", \
+                     \"LatencyMs\": 1500}."
+                        .to_owned(),
+                )
+            })?;
+            Ok(FaultAction::Latency { millis })
+        }
+        "loseresponse" => Ok(FaultAction::LoseResponse),
+        "revoketokens" => Ok(FaultAction::RevokeTokens),
+        _ => Err(ApiError::BadRequest(format!(
+            "Action '{name}' is not a fault: use Respond, Latency, LoseResponse or RevokeTokens."
+        ))),
+    }
+}
+
+/// `DELETE /_sim/faults`: removes every rule.
+pub(crate) async fn clear(State(ctx): State<SiteCtx>) -> StatusCode {
+    ctx.shared.lock().faults.clear();
+    StatusCode::NO_CONTENT
+}
+
+/// `DELETE /_sim/faults/{id}`: removes one rule.
+pub(crate) async fn remove(
+    State(ctx): State<SiteCtx>,
+    Path(id): Path<u64>,
+) -> Result<StatusCode, ApiError> {
+    if ctx.shared.lock().faults.remove(id) {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::NotFound(format!(
+            "There is no fault rule {id}: list them with GET /_sim/faults."
+        )))
+    }
+}

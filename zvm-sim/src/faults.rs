@@ -1,0 +1,403 @@
+//! Fault rules and their seeded decisions.
+//!
+//! A rule matches requests by method, path pattern and (optionally) site, fires with a
+//! probability, at most `count` times if a count is given, and does one thing: answer with a
+//! status and body instead of the handler, add latency, let the handler run and then drop the
+//! connection without an answer, or revoke every token of the site.
+//!
+//! **Decisions do not depend on how concurrent requests interleave.** A shared random stream
+//! would hand its numbers out in arrival order, so two runs of the same concurrent load would see
+//! different faults. Instead each decision is a hash of the seed, the rule, the request's identity
+//! (site, method, path and query) and that identity's own occurrence number under that rule (the
+//! 1st, 2nd, ... request with this identity). Requests with different identities never affect each
+//! other's decisions; only requests with the same identity share a counter, and they are
+//! indistinguishable. The one exception is `count`: when more requests would fire than the count
+//! allows, which of them fire depends on their arrival order.
+//!
+//! **Path patterns** are `/`-separated and matched case-insensitively against the request's path
+//! (never its query): `*` matches exactly one segment, `**` any number of segments (zero
+//! included), and `*` inside a segment any run of characters in it (`*.json`). So
+//! `/v1/vpgs/*/checkpoints` matches every VPG's checkpoints, `/v1/**` every `/v1` call, and
+//! `/auth/**` the token endpoint.
+
+use std::collections::HashMap;
+
+use crate::world::SiteRole;
+
+/// What a rule does when it fires.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FaultAction {
+    /// Answers with this status, body and headers; the handler does not run.
+    Respond {
+        /// The HTTP status.
+        status: u16,
+        /// The body: a JSON value (a string is sent as text), or the default for the status.
+        body: Option<serde_json::Value>,
+        /// Extra headers, such as `Retry-After`.
+        headers: Vec<(String, String)>,
+    },
+    /// Waits this long (real time) before the request goes on.
+    Latency {
+        /// Milliseconds.
+        millis: u64,
+    },
+    /// The handler runs and its effect stays; the connection is then closed without an answer.
+    LoseResponse,
+    /// Every access and refresh token of the site that received the request is revoked; the
+    /// request then goes on (and meets a 401 if it carried one of them).
+    RevokeTokens,
+}
+
+impl FaultAction {
+    /// The action's name, as rules spell it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FaultAction::Respond { .. } => "Respond",
+            FaultAction::Latency { .. } => "Latency",
+            FaultAction::LoseResponse => "LoseResponse",
+            FaultAction::RevokeTokens => "RevokeTokens",
+        }
+    }
+}
+
+/// A path pattern (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathPattern {
+    text: String,
+    segments: Vec<String>,
+}
+
+/// A pattern that cannot be one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "'{0}' is not a path pattern: start it with '/', e.g. /v1/vpgs/*/checkpoints ('*' is one \
+     segment, '**' any number of segments)"
+)]
+pub struct PatternError(pub String);
+
+impl PathPattern {
+    /// Parses a pattern.
+    pub fn parse(text: &str) -> Result<Self, PatternError> {
+        let Some(rest) = text.strip_prefix('/') else {
+            return Err(PatternError(text.to_owned()));
+        };
+        Ok(PathPattern {
+            text: text.to_owned(),
+            segments: rest.split('/').map(str::to_ascii_lowercase).collect(),
+        })
+    }
+
+    /// The pattern as given.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether `path` (no query) matches.
+    pub fn matches(&self, path: &str) -> bool {
+        let lowered = path.to_ascii_lowercase();
+        let path: Vec<&str> = lowered.trim_start_matches('/').split('/').collect();
+        let pattern: Vec<&str> = self.segments.iter().map(String::as_str).collect();
+        segments_match(&pattern, &path)
+    }
+}
+
+fn segments_match(pattern: &[&str], path: &[&str]) -> bool {
+    match pattern.split_first() {
+        None => path.is_empty(),
+        Some((&"**", rest)) => (0..=path.len()).any(|skip| segments_match(rest, &path[skip..])),
+        Some((first, rest)) => match path.split_first() {
+            Some((segment, path_rest)) => {
+                glob(first.as_bytes(), segment.as_bytes()) && segments_match(rest, path_rest)
+            }
+            None => false,
+        },
+    }
+}
+
+/// `*` matches any run of bytes; everything else matches itself.
+fn glob(pattern: &[u8], text: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => text.is_empty(),
+        Some((b'*', rest)) => (0..=text.len()).any(|skip| glob(rest, &text[skip..])),
+        Some((c, rest)) => text
+            .split_first()
+            .is_some_and(|(t, text_rest)| t == c && glob(rest, text_rest)),
+    }
+}
+
+/// One rule.
+#[derive(Debug, Clone)]
+pub struct FaultRule {
+    /// Its identifier, from 1.
+    pub id: u64,
+    /// An HTTP method (uppercase), or `None` for any.
+    pub method: Option<String>,
+    /// The path pattern.
+    pub path: PathPattern,
+    /// Only requests to this site, or `None` for both.
+    pub site: Option<SiteRole>,
+    /// The chance it fires on a matching request, 0..=1.
+    pub probability: f64,
+    /// At most this many firings, if given.
+    pub count: Option<u64>,
+    /// What it does.
+    pub action: FaultAction,
+    /// Matching requests so far.
+    pub matched: u64,
+    /// Firings so far.
+    pub fired: u64,
+    /// Per request identity: how many matching requests with it this rule has seen.
+    pub occurrences: HashMap<String, u64>,
+}
+
+impl FaultRule {
+    fn applies_to(&self, site: SiteRole, method: &str, path: &str) -> bool {
+        self.site.is_none_or(|s| s == site)
+            && self
+                .method
+                .as_deref()
+                .is_none_or(|m| m.eq_ignore_ascii_case(method))
+            && self.path.matches(path)
+    }
+}
+
+/// A rule as it is asked for, before it gets its identifier.
+#[derive(Debug, Clone)]
+pub struct NewRule {
+    /// See [`FaultRule::method`].
+    pub method: Option<String>,
+    /// See [`FaultRule::path`].
+    pub path: PathPattern,
+    /// See [`FaultRule::site`].
+    pub site: Option<SiteRole>,
+    /// See [`FaultRule::probability`].
+    pub probability: f64,
+    /// See [`FaultRule::count`].
+    pub count: Option<u64>,
+    /// See [`FaultRule::action`].
+    pub action: FaultAction,
+}
+
+/// A rule that fired on a request, for the call log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FaultNote {
+    /// The rule's identifier.
+    pub rule: u64,
+    /// Its action's name.
+    pub action: &'static str,
+}
+
+/// What the rules decided for one request.
+#[derive(Debug, Clone, Default)]
+pub struct Decision {
+    /// The latency of every firing `Latency` rule, added up (ms).
+    pub latency_ms: u64,
+    /// The first firing rule of another kind, if any.
+    pub action: Option<FaultAction>,
+    /// Every rule that fired.
+    pub notes: Vec<FaultNote>,
+}
+
+/// Every rule, and the seed of their decisions.
+#[derive(Debug, Clone)]
+pub struct Faults {
+    seed: u64,
+    /// The rules, oldest first.
+    pub rules: Vec<FaultRule>,
+    next_id: u64,
+}
+
+impl Faults {
+    /// No rules.
+    pub fn new(seed: u64) -> Self {
+        Faults {
+            seed,
+            rules: Vec::new(),
+            next_id: 1,
+        }
+    }
+
+    /// Adds a rule; returns its identifier.
+    pub fn add(&mut self, rule: NewRule) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.rules.push(FaultRule {
+            id,
+            method: rule.method,
+            path: rule.path,
+            site: rule.site,
+            probability: rule.probability,
+            count: rule.count,
+            action: rule.action,
+            matched: 0,
+            fired: 0,
+            occurrences: HashMap::new(),
+        });
+        id
+    }
+
+    /// Removes one rule; returns whether it existed.
+    pub fn remove(&mut self, id: u64) -> bool {
+        let before = self.rules.len();
+        self.rules.retain(|r| r.id != id);
+        self.rules.len() != before
+    }
+
+    /// Removes every rule.
+    pub fn clear(&mut self) {
+        self.rules.clear();
+    }
+
+    /// Decides what happens to one request. Latency rules that fire add up; of the other rules,
+    /// the first (oldest) that fires acts. Every matching rule counts the request, fired or not,
+    /// so each rule's decisions stay independent of the others.
+    pub fn decide(
+        &mut self,
+        site: SiteRole,
+        method: &str,
+        path: &str,
+        query: Option<&str>,
+    ) -> Decision {
+        let identity = format!(
+            "{}|{}|{}|{}",
+            site.index(),
+            method.to_ascii_uppercase(),
+            path.to_ascii_lowercase(),
+            query.unwrap_or("")
+        );
+        let identity_hash = fnv1a(identity.as_bytes());
+        let mut decision = Decision::default();
+        for rule in &mut self.rules {
+            if !rule.applies_to(site, method, path) {
+                continue;
+            }
+            rule.matched += 1;
+            let occurrence = rule.occurrences.entry(identity.clone()).or_insert(0);
+            *occurrence += 1;
+            let draw = unit(mix(&[self.seed, rule.id, identity_hash, *occurrence]));
+            let exhausted = rule.count.is_some_and(|count| rule.fired >= count);
+            if draw >= rule.probability || exhausted {
+                continue;
+            }
+            match &rule.action {
+                FaultAction::Latency { millis } => decision.latency_ms += millis,
+                _ if decision.action.is_some() => continue,
+                other => decision.action = Some(other.clone()),
+            }
+            rule.fired += 1;
+            decision.notes.push(FaultNote {
+                rule: rule.id,
+                action: rule.action.name(),
+            });
+        }
+        decision
+    }
+}
+
+/// FNV-1a, 64 bits: a stable hash of the request identity (std's hasher may change between
+/// releases, and decisions must be the same in every build).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// SplitMix64's finaliser: spreads every input bit over the output.
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+fn mix(parts: &[u64]) -> u64 {
+    parts.iter().fold(0, |h, &part| splitmix(h ^ part))
+}
+
+/// A draw in [0, 1) from 53 bits of the hash.
+fn unit(hash: u64) -> f64 {
+    (hash >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pattern(text: &str) -> PathPattern {
+        PathPattern::parse(text).unwrap()
+    }
+
+    #[test]
+    fn patterns_match_segments_wildcards_and_any_depth() {
+        let checkpoints = pattern("/v1/vpgs/*/checkpoints");
+        assert!(checkpoints.matches("/v1/vpgs/abc/checkpoints"));
+        assert!(checkpoints.matches("/v1/VPGs/ABC/Checkpoints"));
+        assert!(!checkpoints.matches("/v1/vpgs/abc/checkpoints/stats"));
+        assert!(!checkpoints.matches("/v1/vpgs/checkpoints"));
+        let v1 = pattern("/v1/**");
+        assert!(v1.matches("/v1"));
+        assert!(v1.matches("/v1/tasks/x"));
+        assert!(!v1.matches("/auth/realms/zerto"));
+        let middle = pattern("/v1/**/stats");
+        assert!(middle.matches("/v1/vpgs/a/checkpoints/stats"));
+        assert!(pattern("/v1/flrs/*/downloads/*").matches("/v1/flrs/s.x/downloads/ab"));
+        assert!(pattern("/v1/vpgs/*-dr").matches("/v1/vpgs/web-dr"));
+        assert!(!pattern("/v1/vpgs/*-dr").matches("/v1/vpgs/web-local"));
+        assert!(PathPattern::parse("v1/vpgs").is_err());
+    }
+
+    fn rule(probability: f64, count: Option<u64>, action: FaultAction) -> NewRule {
+        NewRule {
+            method: Some("GET".to_owned()),
+            path: pattern("/v1/**"),
+            site: None,
+            probability,
+            count,
+            action,
+        }
+    }
+
+    #[test]
+    fn decisions_depend_on_identity_and_occurrence_not_on_order() {
+        let mut a = Faults::new(7);
+        let mut b = Faults::new(7);
+        a.add(rule(0.5, None, FaultAction::LoseResponse));
+        b.add(rule(0.5, None, FaultAction::LoseResponse));
+        let paths: Vec<String> = (0..64).map(|i| format!("/v1/vpgs/{i}")).collect();
+        let decide = |faults: &mut Faults, path: &str| {
+            faults
+                .decide(SiteRole::Local, "GET", path, None)
+                .action
+                .is_some()
+        };
+        let forward: Vec<bool> = paths.iter().map(|p| decide(&mut a, p)).collect();
+        let mut backward: Vec<bool> = paths.iter().rev().map(|p| decide(&mut b, p)).collect();
+        backward.reverse();
+        assert_eq!(forward, backward);
+        let fired = forward.iter().filter(|&&f| f).count();
+        assert!((16..=48).contains(&fired), "about half fire: {fired}");
+        let mut other_seed = Faults::new(8);
+        other_seed.add(rule(0.5, None, FaultAction::LoseResponse));
+        let other: Vec<bool> = paths.iter().map(|p| decide(&mut other_seed, p)).collect();
+        assert_ne!(forward, other);
+    }
+
+    #[test]
+    fn a_count_caps_the_firings_and_latency_adds_to_another_action() {
+        let mut faults = Faults::new(1);
+        faults.add(rule(1.0, Some(2), FaultAction::RevokeTokens));
+        faults.add(rule(1.0, None, FaultAction::Latency { millis: 5 }));
+        faults.add(rule(1.0, None, FaultAction::Latency { millis: 7 }));
+        let decisions: Vec<Decision> = (0..3)
+            .map(|_| faults.decide(SiteRole::Peer, "get", "/v1/vms", None))
+            .collect();
+        assert_eq!(decisions[0].action, Some(FaultAction::RevokeTokens));
+        assert_eq!(decisions[0].latency_ms, 12);
+        assert_eq!(decisions[0].notes.len(), 3);
+        assert_eq!(decisions[2].action, None, "the count is spent");
+        assert_eq!(faults.rules[0].fired, 2);
+        assert_eq!(faults.rules[0].matched, 3);
+        let post = faults.decide(SiteRole::Peer, "POST", "/v1/vms", None);
+        assert!(post.notes.is_empty(), "the method must match");
+    }
+}

@@ -1,0 +1,341 @@
+//! Fault injection through `/_sim/faults`: each kind of fault as a client meets it, the call log
+//! showing it, and decisions that are the same for one seed however concurrent requests
+//! interleave.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use common::{TestSim, spawn, spawn_frozen};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+async fn add_rule(t: &TestSim, rule: Value) -> Value {
+    let (status, body) = t.control_post("faults", rule).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body
+}
+
+#[tokio::test]
+async fn a_respond_fault_answers_its_status_body_and_headers_instead_of_the_handler() {
+    let t = spawn_frozen(51).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-local").await;
+    let rule = add_rule(
+        &t,
+        json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": "Respond",
+               "Status": 503, "Headers": {"Retry-After": "1"}, "Count": 1}),
+    )
+    .await;
+    assert_eq!(rule["Id"], 1);
+
+    let response = t
+        .http
+        .post(format!("{}/v1/vpgs/{vpg}/checkpoints", boston.base))
+        .bearer_auth(&boston.token)
+        .json(&json!({"CheckpointName": "refused"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(response.headers()["retry-after"], "1");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body, json!({"Message": "Service Unavailable"}));
+    assert!(
+        t.control_get("tasks").await.as_array().unwrap().is_empty(),
+        "no handler ran"
+    );
+
+    let task = boston.insert(&vpg, "accepted").await;
+    let calls = t.calls().await;
+    let inserts: Vec<&Value> = calls
+        .iter()
+        .filter(|c| c["Path"].as_str().unwrap().ends_with("/checkpoints"))
+        .collect();
+    assert_eq!(inserts[0]["Status"], 503);
+    assert_eq!(
+        inserts[0]["Faults"],
+        json!([{"Rule": 1, "Action": "Respond"}])
+    );
+    assert_eq!(inserts[1]["Status"], 200);
+    assert_eq!(inserts[1]["TaskId"], task);
+    assert_eq!(inserts[1]["Faults"], json!([]));
+    let rules = t.control_get("faults").await;
+    assert_eq!(
+        (rules[0]["Matched"].as_u64(), rules[0]["Fired"].as_u64()),
+        (Some(2), Some(1))
+    );
+
+    let (_, custom) = t
+        .control_post(
+            "faults",
+            json!({"Path": "/v1/localsite", "Action": "Respond", "Status": 500,
+                   "Body": {"Message": "ZVM internal error"}}),
+        )
+        .await;
+    assert_eq!(custom["Method"], "*");
+    let (status, body) = boston.get("/v1/localsite").await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(body["Message"], "ZVM internal error");
+}
+
+#[tokio::test]
+async fn a_latency_fault_delays_the_answer_by_at_least_its_latency() {
+    let t = spawn(52).await;
+    let boston = t.boston().await;
+    add_rule(
+        &t,
+        json!({"Method": "GET", "Path": "/v1/vpgs", "Action": "Latency", "LatencyMs": 300}),
+    )
+    .await;
+    let started = Instant::now();
+    let vpgs = boston.get_ok("/v1/vpgs").await;
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    assert!(
+        !vpgs.as_array().unwrap().is_empty(),
+        "the answer itself is unchanged"
+    );
+    let call = t.calls().await.pop().unwrap();
+    assert_eq!(call["Faults"], json!([{"Rule": 1, "Action": "Latency"}]));
+
+    let impatient = reqwest::Client::builder()
+        .timeout(Duration::from_millis(100))
+        .build()
+        .unwrap();
+    let error = impatient
+        .get(format!("{}/v1/vpgs", boston.base))
+        .bearer_auth(&boston.token)
+        .send()
+        .await
+        .unwrap_err();
+    assert!(error.is_timeout(), "{error}");
+}
+
+#[tokio::test]
+async fn a_lost_response_is_a_transport_error_after_the_handler_took_effect() {
+    let t = spawn_frozen(53).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-dr").await;
+    add_rule(
+        &t,
+        json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": "LoseResponse",
+               "Count": 1}),
+    )
+    .await;
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let error = client
+        .post(format!("{}/v1/vpgs/{vpg}/checkpoints", boston.base))
+        .bearer_auth(&boston.token)
+        .json(&json!({"CheckpointName": "lost answer"}))
+        .send()
+        .await
+        .expect_err("the client gets no answer");
+    assert!(
+        !error.is_timeout(),
+        "the connection closes at once: {error}"
+    );
+    assert!(
+        error.status().is_none(),
+        "no HTTP status was received: {error}"
+    );
+
+    // The insert happened: its task exists, completes, and its tag is listed.
+    let call = t.calls().await.pop().unwrap();
+    assert_eq!(
+        call["Faults"],
+        json!([{"Rule": 1, "Action": "LoseResponse"}])
+    );
+    assert_eq!(call["Status"], 200, "the status the handler answered");
+    let task = call["TaskId"]
+        .as_str()
+        .expect("the task it started")
+        .to_owned();
+    t.advance(1.0).await;
+    assert_eq!(boston.task(&task).await["Status"]["State"], 6);
+    assert_eq!(boston.tagged(&vpg, "lost answer").await.len(), 1);
+
+    // The count is spent: the next insert is answered normally.
+    boston.insert(&vpg, "answered").await;
+}
+
+#[tokio::test]
+async fn a_revoke_tokens_fault_revokes_every_token_of_the_site_that_received_it() {
+    let t = spawn_frozen(54).await;
+    let boston = t.boston().await;
+    let other_boston = t.boston().await;
+    let denver = t.denver().await;
+    add_rule(
+        &t,
+        json!({"Method": "GET", "Path": "/v1/localsite", "Site": "boston",
+               "Action": "RevokeTokens", "Count": 1}),
+    )
+    .await;
+    let (status, _) = boston.get("/v1/localsite").await;
+    assert_eq!(
+        status,
+        StatusCode::UNAUTHORIZED,
+        "its own token was revoked first"
+    );
+    assert_eq!(
+        other_boston.get("/v1/vpgs").await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        denver.get("/v1/vpgs").await.0,
+        StatusCode::OK,
+        "Denver's tokens stay"
+    );
+    let fresh = t.boston().await;
+    assert_eq!(fresh.get("/v1/localsite").await.0, StatusCode::OK);
+}
+
+/// Fires `copies` concurrent GETs for each of `identities` request identities at a fresh simulator
+/// with a 50 % Respond rule; returns, per identity, how many were faulted.
+async fn faulted_under_load(seed: u64, identities: usize, copies: usize) -> BTreeMap<usize, usize> {
+    let t = spawn_frozen(seed).await;
+    let boston = t.boston().await;
+    add_rule(
+        &t,
+        json!({"Method": "GET", "Path": "/v1/vpgs", "Action": "Respond", "Status": 502,
+               "Probability": 0.5}),
+    )
+    .await;
+    let requests = (0..identities).flat_map(|i| (0..copies).map(move |_| i));
+    let handles: Vec<_> = requests
+        .map(|i| {
+            let site = boston.clone();
+            tokio::spawn(async move { (i, site.get(&format!("/v1/vpgs?probe={i}")).await.0) })
+        })
+        .collect();
+    let mut faulted = BTreeMap::new();
+    for handle in handles {
+        let (i, status) = handle.await.unwrap();
+        let count = faulted.entry(i).or_insert(0);
+        if status == StatusCode::BAD_GATEWAY {
+            *count += 1;
+        } else {
+            assert_eq!(status, StatusCode::OK);
+        }
+    }
+    let logged = t
+        .calls()
+        .await
+        .iter()
+        .filter(|c| c["Faults"] != json!([]))
+        .count();
+    assert_eq!(
+        logged,
+        faulted.values().sum::<usize>(),
+        "every fault is in the call log"
+    );
+    faulted
+}
+
+#[tokio::test]
+async fn one_seed_gives_the_same_fault_decisions_under_concurrent_load() {
+    let first = faulted_under_load(55, 24, 4).await;
+    let second = faulted_under_load(55, 24, 4).await;
+    assert_eq!(first, second);
+    let total: usize = first.values().sum();
+    assert!(
+        (20..=76).contains(&total),
+        "about half of 96 fault: {total}"
+    );
+    let other = faulted_under_load(56, 24, 4).await;
+    assert_ne!(first, other, "another seed decides otherwise");
+}
+
+#[tokio::test]
+async fn rules_are_checked_listed_removed_and_cleared_and_never_touch_the_control_api() {
+    let t = spawn_frozen(57).await;
+    for (bad, says) in [
+        (
+            json!({"Path": "v1/vpgs", "Action": "LoseResponse"}),
+            "start it with '/'",
+        ),
+        (
+            json!({"Path": "/v1/vpgs", "Action": "Explode"}),
+            "Respond, Latency",
+        ),
+        (
+            json!({"Path": "/v1/vpgs", "Action": "Respond"}),
+            "Status is required",
+        ),
+        (
+            json!({"Path": "/v1/vpgs", "Action": "Latency"}),
+            "LatencyMs is required",
+        ),
+        (
+            json!({"Path": "/v1/vpgs", "Action": "RevokeTokens", "Probability": 2}),
+            "between 0 and 1",
+        ),
+        (
+            json!({"Path": "/v1/vpgs", "Action": "RevokeTokens", "Site": "Paris"}),
+            "Boston or Denver",
+        ),
+    ] {
+        let (status, body) = t.control_post("faults", bad).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert!(body["Message"].as_str().unwrap().contains(says), "{body}");
+    }
+    add_rule(
+        &t,
+        json!({"Path": "/**", "Action": "Respond", "Status": 500}),
+    )
+    .await;
+    add_rule(&t, json!({"Path": "/v1/tasks", "Action": "LoseResponse"})).await;
+    assert_eq!(t.control_get("faults").await.as_array().unwrap().len(), 2);
+    assert_eq!(t.now().await.len(), 24, "the control API is never faulted");
+    let token = common::token(
+        &t.http,
+        t.boston_url(),
+        &[
+            ("grant_type", "password"),
+            ("client_id", "zerto-client"),
+            ("username", "admin"),
+            ("password", "admin"),
+        ],
+    )
+    .await;
+    assert_eq!(
+        token.status(),
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "the token endpoint is"
+    );
+
+    let delete = |path: &str| {
+        t.http
+            .delete(format!("{}/_sim/{path}", t.boston_url()))
+            .send()
+    };
+    assert_eq!(
+        delete("faults/1").await.unwrap().status(),
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        delete("faults/1").await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(t.control_get("faults").await[0]["Id"], 2);
+    assert_eq!(
+        delete("faults").await.unwrap().status(),
+        StatusCode::NO_CONTENT
+    );
+    assert!(t.control_get("faults").await.as_array().unwrap().is_empty());
+
+    add_rule(
+        &t,
+        json!({"Path": "/**", "Action": "Respond", "Status": 500}),
+    )
+    .await;
+    let (status, _) = t.control_post("reset", Value::Null).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        t.control_get("faults").await.as_array().unwrap().is_empty(),
+        "reset clears them"
+    );
+}
