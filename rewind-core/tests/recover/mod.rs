@@ -411,6 +411,23 @@ async fn a_missing_path_lists_what_the_nearest_folder_holds_and_the_session_is_s
         (last.kind, last.verdict.as_str()),
         (RecordKind::Recovery, "failed")
     );
+
+    let err = env
+        .rewind
+        .recover_file(
+            request("web-01", "chg-missing", &["sdz9/etc/hosts"], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap_err();
+    let RewindError::GuestPathNotFound { folder, holds, .. } = err.root() else {
+        panic!("{err:?}");
+    };
+    assert_eq!(folder, "the list of partitions");
+    assert!(
+        holds.contains("sda1/") && holds.contains("sdb1/"),
+        "{holds}"
+    );
 }
 
 #[tokio::test]
@@ -791,6 +808,145 @@ async fn no_client_operation_ever_calls_failover_or_move() {
         .filter(|(m, p)| is_failover_or_move(m, p))
         .count();
     assert_eq!(seen, 1);
+}
+
+#[tokio::test]
+async fn an_unmount_follows_a_failed_download_and_nothing_half_written_is_left() {
+    let env = TestEnv::start(114).await;
+    guard(&env, "web-01", "chg-fault").await;
+    env.control
+        .fault(serde_json::json!({
+            "Method": "GET", "Path": "/v1/flrs/*/downloads/*", "Action": "Respond",
+            "Status": 500, "Body": {"Message": "the journal volume went away"}
+        }))
+        .await;
+    env.control.clear_calls().await;
+    let out = env.dir.path().join("fault");
+    let err = env
+        .rewind
+        .recover_file(
+            request("web-01", "chg-fault", &[APP_CONF], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap_err();
+    let RewindError::FlrAborted {
+        error, unmounted, ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert!(*unmounted, "{err}");
+    assert!(
+        matches!(error.as_ref(), RewindError::Zvm { status: 500, .. }),
+        "{error:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("the journal volume went away"),
+        "{message}"
+    );
+    assert!(message.contains("was unmounted"), "{message}");
+    assert!(files_under(&out).is_empty(), "{:?}", files_under(&out));
+
+    let flr: Vec<(String, String, i64)> = env
+        .control
+        .calls_to("/v1/flrs")
+        .await
+        .into_iter()
+        .map(|(_, m, p, s)| (m, p, s))
+        .collect();
+    let failed = flr
+        .iter()
+        .position(|(m, p, s)| m == "GET" && p.contains("/downloads/") && *s == 500)
+        .unwrap_or_else(|| panic!("{flr:?}"));
+    let unmount = flr
+        .iter()
+        .position(|(m, _, s)| m == "DELETE" && *s == 200)
+        .unwrap_or_else(|| panic!("{flr:?}"));
+    assert!(
+        unmount > failed,
+        "the unmount follows the failed download: {flr:?}"
+    );
+    assert_eq!(
+        newest_unmount_state(&env).await,
+        Some(6),
+        "the unmount task Completed"
+    );
+}
+
+/// The state of the newest `FlrJournalUnmount` task.
+async fn newest_unmount_state(env: &TestEnv) -> Option<i64> {
+    env.control
+        .tasks()
+        .await
+        .iter()
+        .rev()
+        .find(|t| t["Type"] == "FlrJournalUnmount")
+        .map(crate::common::state_of)
+}
+
+#[tokio::test]
+async fn a_download_whose_connection_drops_once_is_fetched_again() {
+    let env = TestEnv::start(115).await;
+    let original = env.control.file("web-01", APP_CONF).await;
+    guard(&env, "web-01", "chg-drop").await;
+    env.control
+        .fault(serde_json::json!({
+            "Method": "GET", "Path": "/v1/flrs/*/downloads/*", "Action": "LoseResponse", "Count": 1
+        }))
+        .await;
+    let out = env.dir.path().join("drop");
+    let report = env
+        .rewind
+        .recover_file(
+            request("web-01", "chg-drop", &[APP_CONF], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read(out.join(APP_CONF)).unwrap(), original);
+    assert!(report.unmount.unmounted);
+}
+
+#[tokio::test]
+async fn a_lost_mount_answer_is_reconciled_to_the_session_it_created_which_is_then_unmounted() {
+    let env = TestEnv::start(116).await;
+    let original = env.control.file("web-01", APP_CONF).await;
+    guard(&env, "web-01", "chg-lost").await;
+    env.control
+        .fault(serde_json::json!({
+            "Method": "POST", "Path": "/v1/flrs", "Action": "LoseResponse", "Count": 1
+        }))
+        .await;
+    env.control.clear_calls().await;
+    let out = env.dir.path().join("lost");
+    let report = env
+        .rewind
+        .recover_file(
+            request("web-01", "chg-lost", &[APP_CONF], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read(out.join(APP_CONF)).unwrap(), original);
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n.contains("was found and used")),
+        "{}",
+        report.summary()
+    );
+    assert!(report.unmount.unmounted);
+    let mounts = env
+        .control
+        .calls_to("/v1/flrs")
+        .await
+        .into_iter()
+        .filter(|(_, m, p, _)| m == "POST" && p.eq_ignore_ascii_case("/v1/flrs"))
+        .count();
+    assert_eq!(mounts, 1, "the mount was never sent twice");
 }
 
 #[tokio::test]
