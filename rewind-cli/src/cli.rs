@@ -14,6 +14,7 @@ Exit codes:
      guarded; an unknown tool that needs a human's answer; a request the ZVM refused
   4  a Zerto task failed (or was still running when the deadline came; it was not stopped)
   5  a ZVM could not be reached, or would not authenticate rewind
+  130  interrupted twice (a first Ctrl-C lets a guard or recovery finish what it started at the ZVM)
 
 With --json, every command prints one JSON document on stdout:
   {\"command\": \"...\", \"ok\": true|false, \"exit_code\": N, \"result\": {...}, \"error\": {...}}

@@ -19,6 +19,9 @@ pub const TASK_FAILED: u8 = 4;
 /// A ZVM could not be reached or would not authenticate rewind.
 pub const CONNECTION: u8 = 5;
 
+/// A second Ctrl-C while a guard or a recovery was finishing (128 + SIGINT, as shells report it).
+pub const INTERRUPTED: u8 = 130;
+
 /// The exit code of an error kind: the one mapping, used by every command.
 pub fn code(kind: ErrorKind) -> u8 {
     match kind {

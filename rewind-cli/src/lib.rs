@@ -83,7 +83,7 @@ pub fn run(cli: Cli) -> u8 {
                 action,
                 change_id,
             };
-            online(&ctx, |rewind| async move {
+            starting_tasks(&ctx, |rewind| async move {
                 commands::protection::guard(&rewind, req, ctx.quiet).await
             })
         }
@@ -93,7 +93,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Sites => online(&ctx, |rewind| async move {
             commands::sites::sites(&rewind).await
         }),
-        Command::Recover(command) => online(&ctx, |rewind| async move {
+        Command::Recover(command) => starting_tasks(&ctx, |rewind| async move {
             commands::recover::recover(&rewind, command, ctx.quiet).await
         }),
         Command::CheckTool { server, tool, vm } => offline(&ctx, |config| {
@@ -131,6 +131,36 @@ where
 {
     let rewind = ctx.rewind()?;
     block_on(command(rewind))
+}
+
+/// A command that starts Zerto tasks (guard, recover). A first Ctrl-C does not abandon them: the
+/// command goes on until the tasks it started are read to their end, an FLR session is unmounted and
+/// the journal is written, and says so; a second Ctrl-C leaves at once, with exit code 130.
+fn starting_tasks<F, Fut>(ctx: &Context, command: F) -> Result<Reply, CliError>
+where
+    F: FnOnce(Rewind) -> Fut,
+    Fut: Future<Output = Result<Reply, CliError>>,
+{
+    let rewind = ctx.rewind()?;
+    block_on(async move {
+        let work = command(rewind);
+        tokio::pin!(work);
+        tokio::select! {
+            result = &mut work => return result,
+            Ok(()) = tokio::signal::ctrl_c() => output::error_line(
+                "interrupted: finishing what was started at the ZVM (Zerto tasks read to their end, an FLR session unmounted, the journal written); press Ctrl-C again to leave now",
+            ),
+        }
+        tokio::select! {
+            result = &mut work => result,
+            Ok(()) = tokio::signal::ctrl_c() => {
+                output::error_line(
+                    "interrupted again: leaving now; what was started may still run at the ZVM and is not in the journal: check `rewind tags` and the ZVM's tasks",
+                );
+                std::process::exit(exit::INTERRUPTED.into())
+            }
+        }
+    })
 }
 
 /// A command that reads or writes only local files (the catalog, the journal): it works with no site

@@ -191,3 +191,65 @@ async fn zvm_flag_configures_the_default_site_with_credentials_from_the_environm
     assert_eq!(sites[0]["name"], "default");
     assert_eq!(sites[0]["site_name"], "Boston");
 }
+
+#[tokio::test]
+async fn a_first_ctrl_c_lets_the_guard_finish_and_journal() {
+    let env = TestEnv::start(18).await;
+    env.sim_post("timing", serde_json::json!({"TaskDurationMs": 1500}))
+        .await;
+    let guard = env
+        .command(&[
+            "guard", "db-01", "--agent", "a", "--action", "b", "--change", "c",
+        ])
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let tasks = env.sim_get("tasks").await;
+        if tasks.as_array().unwrap().iter().any(|t| t["State"] == 1) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no insert started: {tasks}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let pid = guard.id().unwrap().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = guard.wait_with_output().await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("interrupted: finishing what was started"),
+        "{stderr}"
+    );
+    assert!(stdout.starts_with("GUARDED: db-01"), "{stdout}");
+    let journal = std::fs::read_to_string(env.journal_file()).unwrap();
+    assert!(journal.contains("\"verdict\":\"guarded\""), "{journal}");
+}
+
+#[tokio::test]
+async fn a_site_without_tls_verification_is_warned_about_once_per_run() {
+    let env = TestEnv::start(19).await;
+    let insecure = env.sites_toml().replacen(
+        "client_secret = \"rewind-secret\"\n",
+        "client_secret = \"rewind-secret\"\ninsecure = true\n",
+        1,
+    );
+    env.write_config_text(&insecure);
+    let run = env.rewind(&["sites"]).await;
+    run.expect_code(0);
+    let warnings: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(warnings.len(), 1, "{run:#?}");
+    assert!(
+        warnings[0].starts_with("rewind: warning: site boston") && warnings[0].contains("OFF"),
+        "{run:#?}"
+    );
+    assert!(run.stdout.contains("(TLS verification OFF)"), "{run:#?}");
+}

@@ -230,6 +230,15 @@ async fn a_failover_test_starts_and_stops_with_its_result_recorded() {
     env.rewind(&["recover", "test", "web-01", "--change", "c1", "stop"])
         .await
         .expect_code(2);
+
+    let run = env
+        .rewind(&["recover", "clone", "web-01", "--change", "c1", "start"])
+        .await;
+    run.expect_code(0);
+    assert!(
+        run.stdout.starts_with("COMPLETED: clone start of web-01"),
+        "{run:#?}"
+    );
 }
 
 #[tokio::test]

@@ -79,6 +79,13 @@ async fn catalog_changes_persist_and_list_in_both_forms() {
         run.stdout.contains("vsphere/*: read-only (catalog)"),
         "{run:#?}"
     );
+    let (run, json) = env
+        .rewind_json(&["catalog", "add-read-only", "vsphere", "list_vms"])
+        .await;
+    run.expect_code(0);
+    assert_eq!(json["command"], "catalog add-read-only");
+    assert_eq!(json["result"]["now"]["class"], "read_only");
+    assert_eq!(json["result"]["now"]["source"], "catalog");
     assert!(env.catalog_file().exists());
 
     let run = env.rewind(&["catalog", "list"]).await;
