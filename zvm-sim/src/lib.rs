@@ -33,6 +33,7 @@ mod control;
 pub mod decisions;
 mod faults;
 mod serve;
+mod tls;
 mod wire;
 mod world;
 
@@ -43,6 +44,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+pub use tls::TlsError;
 pub use world::SiteRole;
 pub use world::files::PathError;
 pub use world::spec::{
@@ -75,8 +77,15 @@ pub struct Options {
     /// Where simulated time starts. `None`: the wall clock at start (rounded down to the second),
     /// or, with a time scale of 0, the fixed 2026-01-01T00:00:00Z, so a frozen run is repeatable.
     pub epoch: Option<DateTime<Utc>>,
-    /// The world (default: the embedded default world).
+    /// The world (default: the embedded default world; see also [`WorldSpec::from_file`] and
+    /// [`WorldSpec::generate`]).
     pub world: WorldSpec,
+    /// Serve each site over HTTPS with its own self-signed certificate (default false).
+    pub tls: bool,
+    /// Where the certificates are kept: `<site>.pem` and `<site>.key.pem`, reused when present,
+    /// made and written when not. `None`: a fresh temporary folder, removed when the simulator
+    /// stops.
+    pub tls_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -92,6 +101,8 @@ impl Default for Options {
             time_scale: decisions::DEFAULT_TIME_SCALE,
             epoch: None,
             world: WorldSpec::default_world(),
+            tls: false,
+            tls_dir: None,
         }
     }
 }
@@ -169,6 +180,9 @@ pub enum StartError {
     /// The world is not one a ZVM could have.
     #[error("the world is not valid: {0}")]
     World(#[from] WorldError),
+    /// HTTPS could not be set up.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
     /// A time scale that is negative or not a number.
     #[error(
         "the time scale {0} is not valid: give the simulated seconds per real second as a finite \
@@ -270,6 +284,8 @@ pub struct Simulator {
     peer: SiteEndpoint,
     state: SimState,
     servers: Vec<serve::ServedSite>,
+    /// Kept for its lifetime: a temporary certificate folder is removed when the simulator goes.
+    _certificates: Option<tls::CertificateFolder>,
 }
 
 impl Simulator {
@@ -312,18 +328,34 @@ impl Drop for Simulator {
 /// Binds both sites and serves them in the background.
 pub async fn start(options: Options) -> Result<Simulator, StartError> {
     let state = SimState::new(&options)?;
-    let local = serve::serve_site(&state, SiteRole::Local, options.listen, None).await?;
-    let peer = serve::serve_site(&state, SiteRole::Peer, options.peer_listen, None).await?;
+    let certificates = if options.tls {
+        Some(tls::CertificateFolder::open(options.tls_dir.as_deref())?)
+    } else {
+        None
+    };
+    let mut servers = Vec::with_capacity(2);
+    for (site, addr) in [
+        (SiteRole::Local, options.listen),
+        (SiteRole::Peer, options.peer_listen),
+    ] {
+        let tls = match &certificates {
+            Some(folder) => Some(folder.site(&state.site_name(site), addr).await?),
+            None => None,
+        };
+        servers.push(serve::serve_site(&state, site, addr, tls).await?);
+    }
     Ok(Simulator {
-        local: local.endpoint.clone(),
-        peer: peer.endpoint.clone(),
+        local: servers[0].endpoint.clone(),
+        peer: servers[1].endpoint.clone(),
         state,
-        servers: vec![local, peer],
+        servers,
+        _certificates: certificates,
     })
 }
 
 /// What the binary runs: starts both sites, prints the seed and one `<site> listening on
-/// http://ADDR` line per site to stdout, serves until `shutdown` resolves, then stops.
+/// http://ADDR` line per site to stdout (with TLS, `https://` and then one `<site> certificate
+/// PATH` line per site), serves until `shutdown` resolves, then stops.
 pub async fn run(
     options: Options,
     shutdown: impl Future<Output = ()> + Send,
@@ -346,6 +378,11 @@ fn print_banner(simulator: &Simulator) {
     );
     for site in [simulator.local(), simulator.peer()] {
         println!("{} listening on {}", site.name, site.url);
+    }
+    for site in [simulator.local(), simulator.peer()] {
+        if let Some(pem) = &site.certificate_pem {
+            println!("{} certificate {}", site.name, pem.display());
+        }
     }
 }
 

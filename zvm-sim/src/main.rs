@@ -41,6 +41,12 @@ struct Flags {
     /// 2026-01-01T00:00:00Z with --time-scale 0.
     #[arg(long, value_name = "RFC3339")]
     epoch: Option<DateTime<Utc>>,
+    /// Serve each site over HTTPS with a self-signed certificate (its PEM path is printed).
+    #[arg(long)]
+    tls: bool,
+    /// Keep the certificates here (<site>.pem, <site>.key.pem), reused across runs. Implies --tls.
+    #[arg(long, value_name = "DIR")]
+    tls_dir: Option<std::path::PathBuf>,
 }
 
 fn millis(duration: Duration) -> u64 {
@@ -69,6 +75,8 @@ async fn main() -> anyhow::Result<()> {
         time_scale: flags.time_scale,
         epoch: flags.epoch,
         world: defaults.world,
+        tls: flags.tls || flags.tls_dir.is_some(),
+        tls_dir: flags.tls_dir,
     };
     zvm_sim::run(options, async {
         if let Err(error) = tokio::signal::ctrl_c().await {
