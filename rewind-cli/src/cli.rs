@@ -7,18 +7,23 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 /// What `rewind --help` says about exit codes; the README says the same.
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
-  0  ok
-  1  something unexpected: a ZVM answer of an unexpected shape, a local file that cannot be read or written
-  2  bad usage: wrong arguments or an unusable configuration
-  3  refused by a rule: the VM is not found, ambiguous or protected by nothing; a guard that is not
-     guarded; an unknown tool that needs a human's answer; a request the ZVM refused
-  4  a Zerto task failed (or was still running when the deadline came; it was not stopped)
-  5  a ZVM could not be reached, or would not authenticate rewind
-  130  interrupted twice (a first Ctrl-C lets a guard or recovery finish what it started at the ZVM)
+  0    ok
+  1    something unexpected (a ZVM answer of an unexpected shape, a local file
+       that cannot be read or written)
+  2    bad usage: wrong arguments or an unusable configuration
+  3    refused by a rule: a VM not found, ambiguous or protected by nothing; a
+       guard that is not guarded; an unknown tool that needs a human's answer;
+       a request the ZVM refused
+  4    a Zerto task failed, or was still running when waiting stopped (it was
+       not stopped; its task ids are printed)
+  5    a ZVM could not be reached, or would not authenticate rewind
+  130  interrupted twice (a first Ctrl-C lets a guard or a recovery finish what
+       it started at the ZVM)
 
 With --json, every command prints one JSON document on stdout:
-  {\"command\": \"...\", \"ok\": true|false, \"exit_code\": N, \"result\": {...}, \"error\": {...}}
-and errors also go to stderr as one line.";
+  {\"command\": \"...\", \"ok\": true|false, \"exit_code\": N, \"result\": {...},
+   \"error\": {...}}
+Errors also go to stderr, as one line.";
 
 /// rewind: pin Zerto tagged checkpoints before an agent changes a VM, and recover from them.
 #[derive(Debug, Parser)]

@@ -13,11 +13,12 @@ async fn help_documents_the_exit_codes() {
     run.expect_code(0);
     for line in [
         "Exit codes:",
-        "0  ok",
-        "2  bad usage",
-        "3  refused by a rule",
-        "4  a Zerto task failed",
-        "5  a ZVM could not be reached",
+        "0    ok",
+        "2    bad usage",
+        "3    refused by a rule",
+        "4    a Zerto task failed",
+        "5    a ZVM could not be reached",
+        "130  interrupted twice",
     ] {
         assert!(run.stdout.contains(line), "{line}: {run:#?}");
     }
