@@ -93,8 +93,11 @@ struct HookSpecificOutput {
     permission_decision_reason: String,
 }
 
+/// Claude Code's exit code for "block this call"; what the hook wrote on stderr goes to the model.
+const BLOCK: u8 = 2;
+
 /// Runs the hook: stdin in, the decision out. Returns the exit code: 0 with the decision on stdout, or
-/// 2 (Claude Code's "block", with the reason on stderr) when the decision cannot even be printed.
+/// [`BLOCK`] (with the reason on stderr) when the decision cannot even be printed.
 pub fn pre_tool_use(ctx: &Context) -> u8 {
     let mut input = String::new();
     let decision = match std::io::stdin().read_to_string(&mut input) {
@@ -118,7 +121,7 @@ pub fn pre_tool_use(ctx: &Context) -> u8 {
                 "cannot print the hook's decision ({e}); blocking the call: {}",
                 decision.reason
             ));
-            crate::exit::USAGE
+            BLOCK
         }
     }
 }
