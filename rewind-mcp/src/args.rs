@@ -112,6 +112,73 @@ pub struct JournalArgs {
     pub last: Option<u32>,
 }
 
+/// `zerto_recover_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecoverFileArgs {
+    /// The VM whose files to get back: its name, host name, IP address or vmIdentifier.
+    pub vm: String,
+    /// The change id of the guard (its newest tagged checkpoint is used), or a tag exactly.
+    pub change_id: String,
+    /// Guest paths, partition-rooted and /-separated: sda1/etc/app/app.conf,
+    /// C:/ProgramData/App/app.ini. A folder is recovered whole.
+    pub paths: Vec<String>,
+    /// An absolute folder on the machine running this server; created when missing. Files land
+    /// under their guest path (<destination>/sda1/etc/app/app.conf); an existing file is never
+    /// replaced.
+    pub destination: String,
+}
+
+/// What to do with a failover test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TestAction {
+    /// Start a failover test at the tagged checkpoint.
+    Start,
+    /// Stop the failover test running for the VM, recording its result.
+    Stop,
+}
+
+/// `zerto_failover_test`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FailoverTestArgs {
+    /// The VM: its name, host name, IP address or vmIdentifier.
+    pub vm: String,
+    /// The change id of the guard (its newest tagged checkpoint is used), or a tag exactly.
+    pub change_id: String,
+    /// start or stop.
+    pub action: TestAction,
+    /// With stop: whether the test succeeded, as the human judged it (required for stop).
+    #[serde(default)]
+    pub success: Option<bool>,
+    /// With stop: what the test showed, in a few words.
+    #[serde(default)]
+    pub summary: Option<String>,
+}
+
+/// What to do with an offsite clone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CloneAction {
+    /// Start an offsite clone at the tagged checkpoint.
+    Start,
+    /// Abort the clone running for the VM.
+    Abort,
+}
+
+/// `zerto_clone`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CloneArgs {
+    /// The VM: its name, host name, IP address or vmIdentifier.
+    pub vm: String,
+    /// The change id of the guard (its newest tagged checkpoint is used), or a tag exactly.
+    pub change_id: String,
+    /// start or abort.
+    pub action: CloneAction,
+}
+
 /// The arguments of the `rewind` prompt.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct PromptArgs {

@@ -3,11 +3,50 @@
 //! rewind-core reports progress synchronously from its waiting code ([`ProgressSink`]); a notification
 //! is an async send to the client. The sink therefore only puts each update on a channel, and one task
 //! per call forwards them, so a slow client never slows the waiting on Zerto tasks.
+//!
+//! [`detached`] runs a call's work (a guard, a recovery) on a task of its own, with that sink.
 
-use rewind_core::{ProgressSink, Stage, TaskProgress};
+use std::future::Future;
+use std::sync::Arc;
+
+use rewind_core::{NoProgress, ProgressSink, Stage, TaskProgress};
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
-use rmcp::service::{Peer, RoleServer};
+use rmcp::service::{Peer, RequestContext, RoleServer};
 use tokio::sync::mpsc;
+
+/// Runs `work` on a task of its own, with a sink that reports its progress to the client when the
+/// call asked for progress, and waits for it.
+///
+/// The work does not run inside the call's future because a call the client cancels, or a connection
+/// that drops, would drop it half-way: a guard's inserts already sent would no longer be read until
+/// their tasks end, an FLR session would stay mounted, and neither would reach the journal. On its own
+/// task it finishes whatever becomes of the call.
+pub async fn detached<T, F, Fut>(
+    ctx: &RequestContext<RoleServer>,
+    work: F,
+) -> Result<T, tokio::task::JoinError>
+where
+    T: Send + 'static,
+    F: FnOnce(Arc<dyn ProgressSink>) -> Fut + Send + 'static,
+    Fut: Future<Output = T> + Send + 'static,
+{
+    let token = ctx.meta.get_progress_token();
+    let peer = ctx.peer.clone();
+    tokio::spawn(async move {
+        match token {
+            Some(token) => {
+                let (sink, forward) = Notifier::start(peer, token);
+                // The sink is dropped with the work's future, which ends the forwarding task once
+                // every update is sent: progress goes out before the result.
+                let out = work(Arc::new(sink)).await;
+                let _ = forward.await;
+                out
+            }
+            None => work(Arc::new(NoProgress)).await,
+        }
+    })
+    .await
+}
 
 /// A [`ProgressSink`] that forwards each update to the client as a progress notification.
 #[derive(Debug)]

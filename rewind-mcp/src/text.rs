@@ -12,8 +12,8 @@ zerto-rewind keeps the way back when you change a VM that Zerto protects. The re
 2. Unsure whether a tool call changes the VM? Call zerto_check_tool {server, tool, vm}: mutating means guard first; read_only means go ahead; unknown means the human decides (the answer, or the question to put to them, is in the result).
 3. Call zerto_guard_before_mutate {vm, agent, action, change_id}. Make the change ONLY if the verdict is guarded. On not_guarded or still_running, stop and tell the human.
 4. Make the change. Keep the change id.
-5. If it went wrong: zerto_list_tags {vm, change_id} shows the tagged checkpoints of the change, the exact points a bounded recover (file-level recovery, failover test, offsite clone) goes back to. Never a live failover.
-zerto_journal shows what was guarded.";
+5. If it went wrong: zerto_list_tags {vm, change_id} shows the tagged checkpoints of the change. With the human's agreement, go back from that tag with a bounded recover: zerto_recover_file (files), zerto_failover_test or zerto_clone (the whole VM, beside production). Never a live failover.
+zerto_journal shows what was guarded and recovered.";
 
 /// What the prompt is for.
 pub const PROMPT_DESCRIPTION: &str = "Change a VM the safe way: find its protection, guard it with a tagged checkpoint, change it, and know how to go back.";
@@ -34,7 +34,8 @@ pub fn prompt_text(vm: &str, change: &str, change_id: Option<&str>) -> String {
          Go on ONLY if the verdict is guarded. On not_guarded or still_running, stop and show the human the result.\n\
          4. Make the change.\n\
          5. If it went wrong, call zerto_list_tags with vm={vm:?} and the change id, show the human the tagged checkpoints \
-         of the change, and ask them how to go back (file-level recovery, failover test or offsite clone from that tag)."
+         of the change, and ask them how to go back: zerto_recover_file for files, zerto_failover_test or zerto_clone for the whole VM. \
+         Recover only what they agree to."
     )
 }
 
@@ -65,7 +66,7 @@ pub const LIST_TAGS: &str = "\
 List the tagged checkpoints of a VM across all its VPGs, each with its checkpoint id, time and tag \
 (ai:<agent> | <action> | vm=<vm> | change=<change id> | <UTC time>). Give change_id to see only the tags of one change. \
 Call it to confirm a guard, to follow a guard that ended still_running, or to find the tag to recover from after a change went wrong. \
-Next, if the change must be undone: a bounded recover from that tag (file-level recovery, failover test, offsite clone). Reads only.";
+Next, if the change must be undone and the human agrees: zerto_recover_file, zerto_failover_test or zerto_clone with the same change_id. Reads only.";
 
 /// zerto_check_tool.
 pub const CHECK_TOOL: &str = "\
@@ -97,6 +98,31 @@ pub const JOURNAL: &str = "\
 Read the audit journal kept on this machine: every guard and every bounded recover, with the agent, action, VM, change id, \
 each VPG's tag, Zerto task, task state and checkpoint, and the verdict. Filter by vm and change_id. \
 Call it to report what was guarded, or to find the change id of an earlier change. Reads only.";
+
+/// zerto_recover_file.
+pub const RECOVER_FILE: &str = "\
+File-level recovery (FLR): get files back as they were at the tagged checkpoint of a change, while the VM keeps running. \
+Call it after a change went wrong and the human agreed to get those files back. \
+change_id: the change id given to the guard (its newest tag is used), or a tag exactly. \
+paths: guest paths, partition-rooted and /-separated (sda1/etc/app/app.conf, C:/ProgramData/App/app.ini); a folder comes back whole. \
+destination: an absolute folder on the machine running this server; each file lands under its guest path there \
+(<destination>/sda1/etc/app/app.conf), and an existing file is never replaced (choose a new folder). \
+FLR runs at the VPG's recovery site, whose ZVM must be configured; the session is always unmounted afterwards. \
+The result lists each file written with its size and sha256. It never touches the production VM: copying a file back onto the VM is a separate step for the human to approve.";
+
+/// zerto_failover_test.
+pub const FAILOVER_TEST: &str = "\
+Start or stop a failover test of a VM from the tagged checkpoint of a change: a copy of the VM starts at the recovery site \
+in an isolated test network, while production keeps running. Call start when the human wants to see the VM as it was before the change; \
+call stop when they are done, with success (did the test VM look right, as the human judged it) and a short summary. Stopping removes the test VM. \
+change_id: the change id given to the guard, or a tag exactly. The Zerto task is read until it ends; a task still running is reported with its id, never dropped. \
+This is never a live failover.";
+
+/// zerto_clone.
+pub const CLONE: &str = "\
+Start or abort an offsite clone of a VM from the tagged checkpoint of a change: a lasting copy of the VM as it was is created at the recovery site, \
+while production keeps running. Call start when the human wants that copy; abort stops a clone still being made and removes it. \
+change_id: the change id given to the guard, or a tag exactly. The Zerto task is read until it ends; a task still running is reported with its id, never dropped.";
 
 /// The form's message when asking the human about an unknown tool.
 pub fn ask_message(server: &str, tool: &str, vm: Option<&str>) -> String {

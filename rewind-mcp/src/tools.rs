@@ -15,10 +15,19 @@
 //! - add_mutating_tool, add_read_only_tool: additive and idempotent writes to the local catalog (closed
 //!   world). add_read_only_tool refuses to turn a mutating entry read-only, so it stays additive: an
 //!   agent cannot talk its way out of a guard.
+//! - recover_file: not read-only (it mounts an FLR session at the recovery site and writes files on
+//!   this machine), not destructive: it only adds files, because this tool never replaces an existing
+//!   file (rewind-core's `overwrite` stays off here), and the production VM is never touched. Not
+//!   idempotent: a second call finds its files already there and refuses.
+//! - failover_test and clone: destructive. Starting one only adds (a test VM in an isolated network,
+//!   a clone at the recovery site) and production keeps running, but the same tool stops a test or
+//!   aborts a clone, which removes the test VM or the partial clone; a host should ask before either.
+//!   Not idempotent: a second start is refused by the ZVM or starts another.
 
 use rewind_core::catalog::{Source, ToolClass};
 use rewind_core::{
-    GuardReport, GuardRequest, JournalFilter, NoProgress, Outcome, Protection, TagList, Verdict,
+    CloneAction, FailoverTestAction, GuardReport, GuardRequest, JournalFilter, Outcome, Protection,
+    RecoverFileReport, RecoverFileRequest, RecoveryTaskReport, RecoveryVerdict, TagList, Verdict,
 };
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -27,9 +36,8 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{tool, tool_router};
 
 use crate::args::{self, given};
-use crate::progress::Notifier;
 use crate::server::RewindServer;
-use crate::{check, reply, text};
+use crate::{check, progress, reply, text};
 
 /// The journal records `zerto_journal` returns when not told how many.
 pub const JOURNAL_DEFAULT_LAST: usize = 20;
@@ -87,34 +95,14 @@ impl RewindServer {
             change_id: a.change_id,
         };
         let rewind = self.rewind.clone();
-        let token = ctx.meta.get_progress_token();
-        let peer = ctx.peer.clone();
-        // The guard runs on its own task so that a call the client cancels, or a connection that
-        // drops, does not cut it in half: inserts already sent are still read until their tasks end,
-        // and the guard is still written to the journal.
-        let guard = tokio::spawn(async move {
-            match token {
-                Some(token) => {
-                    let (sink, forward) = Notifier::start(peer, token);
-                    let report = rewind.guard(request, &sink).await;
-                    drop(sink);
-                    // Progress goes out before the result.
-                    let _ = forward.await;
-                    report
-                }
-                None => rewind.guard(request, &NoProgress).await,
-            }
-        });
-        match guard.await {
+        let guard = progress::detached(&ctx, move |sink| async move {
+            rewind.guard(request, &*sink).await
+        })
+        .await;
+        match guard {
             Ok(Ok(report)) => guard_answer(&report),
             Ok(Err(e)) => reply::failure(&e),
-            Err(e) => reply::answer(
-                format!(
-                    "the guard stopped unexpectedly ({e}); check zerto_list_tags and zerto_journal for what it did before you change the VM"
-                ),
-                &serde_json::json!({"kind": "internal", "message": e.to_string()}),
-                true,
-            ),
+            Err(e) => stopped("the guard", &e),
         }
     }
 
@@ -269,6 +257,129 @@ impl RewindServer {
             Err(e) => reply::failure(&e.into()),
         }
     }
+
+    #[tool(
+        name = "zerto_recover_file",
+        description = text::RECOVER_FILE,
+        input_schema = args::schema::<args::RecoverFileArgs>(),
+        annotations(
+            title = "Recover files from a tagged checkpoint (FLR)",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn recover_file(
+        &self,
+        ctx: RequestContext<RoleServer>,
+        args: JsonObject,
+    ) -> CallToolResult {
+        let a: args::RecoverFileArgs = arguments!("zerto_recover_file", args);
+        let destination = std::path::PathBuf::from(a.destination.trim());
+        if !destination.is_absolute() {
+            return reply::bad_arguments(&args::BadArguments {
+                message: format!(
+                    "zerto_recover_file did not run: destination {:?} is not an absolute path, and this server's working folder is not yours to guess. Nothing was done; give an absolute folder, e.g. /tmp/recovered-{}.",
+                    a.destination,
+                    a.change_id.trim()
+                ),
+            });
+        }
+        // An agent never replaces a file: a recovery only adds files, so a wrong destination cannot
+        // destroy anything. A human who wants to replace files uses the rewind CLI.
+        let request = RecoverFileRequest {
+            vm: a.vm,
+            change: a.change_id,
+            paths: a.paths,
+            destination,
+            overwrite: false,
+        };
+        let rewind = self.rewind.clone();
+        let recovered = progress::detached(&ctx, move |sink| async move {
+            rewind.recover_file(request, &*sink).await
+        })
+        .await;
+        match recovered {
+            Ok(Ok(report)) => recover_file_answer(&report),
+            Ok(Err(e)) => reply::failure(&e),
+            Err(e) => stopped("the file-level recovery", &e),
+        }
+    }
+
+    #[tool(
+        name = "zerto_failover_test",
+        description = text::FAILOVER_TEST,
+        input_schema = args::schema::<args::FailoverTestArgs>(),
+        annotations(
+            title = "Start or stop a failover test from a tagged checkpoint",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn failover_test(
+        &self,
+        ctx: RequestContext<RoleServer>,
+        args: JsonObject,
+    ) -> CallToolResult {
+        let a: args::FailoverTestArgs = arguments!("zerto_failover_test", args);
+        let action = match (a.action, a.success) {
+            (args::TestAction::Start, _) => FailoverTestAction::Start,
+            (args::TestAction::Stop, Some(success)) => FailoverTestAction::Stop {
+                success,
+                summary: given(a.summary).unwrap_or_default(),
+            },
+            (args::TestAction::Stop, None) => {
+                return reply::bad_arguments(&args::BadArguments {
+                    message: "zerto_failover_test did not run: stopping a test records whether it succeeded, and success was not given. Nothing was done; ask the human whether the test VM was good, and call again with success true or false (and a summary).".to_string(),
+                });
+            }
+        };
+        let (vm, change) = (a.vm, a.change_id);
+        let rewind = self.rewind.clone();
+        let done = progress::detached(&ctx, move |sink| async move {
+            rewind.failover_test(&vm, &change, action, &*sink).await
+        })
+        .await;
+        match done {
+            Ok(Ok(report)) => recovery_task_answer(&report),
+            Ok(Err(e)) => reply::failure(&e),
+            Err(e) => stopped("the failover test", &e),
+        }
+    }
+
+    #[tool(
+        name = "zerto_clone",
+        description = text::CLONE,
+        input_schema = args::schema::<args::CloneArgs>(),
+        annotations(
+            title = "Start or abort an offsite clone from a tagged checkpoint",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn clone(&self, ctx: RequestContext<RoleServer>, args: JsonObject) -> CallToolResult {
+        let a: args::CloneArgs = arguments!("zerto_clone", args);
+        let action = match a.action {
+            args::CloneAction::Start => CloneAction::Start,
+            args::CloneAction::Abort => CloneAction::Abort,
+        };
+        let (vm, change) = (a.vm, a.change_id);
+        let rewind = self.rewind.clone();
+        let done = progress::detached(&ctx, move |sink| async move {
+            rewind.offsite_clone(&vm, &change, action, &*sink).await
+        })
+        .await;
+        match done {
+            Ok(Ok(report)) => recovery_task_answer(&report),
+            Ok(Err(e)) => reply::failure(&e),
+            Err(e) => stopped("the offsite clone", &e),
+        }
+    }
 }
 
 /// "web-01 (…) at Boston: 3 VPG(s), 2 protecting. Next: …".
@@ -377,4 +488,47 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
             true,
         ),
     }
+}
+
+/// The answer of a file-level recovery: what was written where, and whether the session was unmounted.
+fn recover_file_answer(report: &RecoverFileReport) -> CallToolResult {
+    let first = reply::first_line(&report.summary()).to_string();
+    let mut line = format!(
+        "{first}, from VPG {} checkpoint {}.",
+        report.from.vpg_name, report.from.checkpoint_id
+    );
+    if !report.unmount.unmounted {
+        line.push_str(&format!(
+            " The FLR session {} at site {} could not be confirmed unmounted: tell the human to unmount it in the ZVM.",
+            report.session_id, report.site
+        ));
+    }
+    reply::ok(line, report)
+}
+
+/// The answer of a failover test or clone operation.
+fn recovery_task_answer(report: &RecoveryTaskReport) -> CallToolResult {
+    let first = reply::first_line(&report.summary()).to_string();
+    let line = match report.verdict {
+        RecoveryVerdict::Completed => format!(
+            "{first}: task {} at site {} Completed.",
+            report.task.task_id, report.site
+        ),
+        RecoveryVerdict::StillRunning => format!(
+            "{first}: task {} at site {} is still running and was not stopped; follow it in the ZVM before reporting it done.",
+            report.task.task_id, report.site
+        ),
+    };
+    reply::ok(line, report)
+}
+
+/// The answer when the task running a call's work ended without an answer (it panicked).
+fn stopped(what: &str, e: &tokio::task::JoinError) -> CallToolResult {
+    reply::answer(
+        format!(
+            "{what} stopped unexpectedly ({e}); check zerto_list_tags and zerto_journal for what it did before going on"
+        ),
+        &serde_json::json!({"kind": "internal", "message": e.to_string()}),
+        true,
+    )
 }

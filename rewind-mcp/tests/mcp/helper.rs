@@ -236,6 +236,32 @@ impl TestEnv {
         assert!(resp.status().is_success(), "POST {path}: {}", resp.status());
     }
 
+    /// A guest file of a VM as it is now, through the control API.
+    pub async fn guest_file(&self, vm_id: &str, path: &str) -> Vec<u8> {
+        let resp = self
+            .http
+            .get(format!("{}/_sim/vms/{vm_id}/files", self.sim.local().url))
+            .query(&[("path", path)])
+            .send()
+            .await
+            .expect("the control API answers");
+        assert!(resp.status().is_success(), "GET {path}: {}", resp.status());
+        resp.bytes().await.expect("the file's bytes").to_vec()
+    }
+
+    /// Changes a guest file of a VM now, as an agent's change would.
+    pub async fn change_guest_file(&self, vm_id: &str, path: &str, content: &[u8]) {
+        let resp = self
+            .http
+            .put(format!("{}/_sim/vms/{vm_id}/files", self.sim.local().url))
+            .query(&[("path", path)])
+            .body(content.to_vec())
+            .send()
+            .await
+            .expect("the control API answers");
+        assert!(resp.status().is_success(), "PUT {path}: {}", resp.status());
+    }
+
     /// The identifiers of the tagged-checkpoint insert tasks the simulator has run.
     pub async fn insert_tasks(&self) -> Vec<String> {
         let tasks = self.sim_get("/_sim/tasks").await;

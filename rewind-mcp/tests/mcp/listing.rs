@@ -35,6 +35,16 @@ const fn adds(name: &'static str, idempotent: bool, open_world: bool) -> Hints {
     }
 }
 
+const fn destroys(name: &'static str) -> Hints {
+    Hints {
+        name,
+        read_only: false,
+        destructive: Some(true),
+        idempotent: Some(false),
+        open_world: true,
+    }
+}
+
 const EXPECTED: &[Hints] = &[
     reads("zerto_find_protection", true),
     adds("zerto_guard_before_mutate", false, true),
@@ -43,6 +53,9 @@ const EXPECTED: &[Hints] = &[
     adds("zerto_add_mutating_tool", true, false),
     adds("zerto_add_read_only_tool", true, false),
     reads("zerto_journal", false),
+    adds("zerto_recover_file", false, true),
+    destroys("zerto_failover_test"),
+    destroys("zerto_clone"),
 ];
 
 #[tokio::test]

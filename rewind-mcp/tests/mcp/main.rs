@@ -5,10 +5,12 @@
 //! - `rewind_loop`: find, guard, list tags, journal; the errors a tool answers with; bad arguments.
 //! - `asking`: check_tool's three classes, the human asked (yes, no, remember) on both protocol
 //!   generations, and the client that cannot be asked.
+//! - `recovery`: a file recovered from its tag, a failover test and a clone; their arguments.
 //! - `http`: the same server over streamable HTTP, and its Host guard.
 
 mod asking;
 mod helper;
 mod http;
 mod listing;
+mod recovery;
 mod rewind_loop;

@@ -1,0 +1,187 @@
+use serde_json::json;
+
+use crate::helper::{Human, Protocol, Setup, TestEnv, call, is_error, line, structured};
+
+const APP_CONF: &str = "sda1/etc/app/app.conf";
+
+#[tokio::test]
+async fn a_file_changed_after_a_guard_is_recovered_from_its_tag() {
+    let env = TestEnv::start(51, Setup::File).await;
+    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let found = call(&client, "zerto_find_protection", json!({"vm": "web-01"})).await;
+    let vm_id = structured(&found)["vm"]["id"].as_str().unwrap().to_string();
+    let original = env.guest_file(&vm_id, APP_CONF).await;
+
+    let guarded = call(
+        &client,
+        "zerto_guard_before_mutate",
+        json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf", "change_id": "conf-1"}),
+    )
+    .await;
+    assert_eq!(
+        structured(&guarded)["verdict"],
+        "guarded",
+        "{}",
+        line(&guarded)
+    );
+    let changed = b"broken = true\n".to_vec();
+    env.change_guest_file(&vm_id, APP_CONF, &changed).await;
+
+    let destination = env.dir.path().join("recovered");
+    let recovered = call(
+        &client,
+        "zerto_recover_file",
+        json!({"vm": "web-01", "change_id": "conf-1", "paths": [APP_CONF],
+               "destination": destination.to_str().unwrap()}),
+    )
+    .await;
+    assert!(!is_error(&recovered), "{}", line(&recovered));
+    let report = structured(&recovered);
+    assert_eq!(report["files"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(report["unmount"]["unmounted"], true, "{report}");
+    let back = std::fs::read(destination.join(APP_CONF)).unwrap();
+    assert_eq!(back, original, "the file is back as it was at the tag");
+    assert_ne!(back, changed);
+    assert!(
+        line(&recovered).starts_with("RECOVERED 1 file(s)"),
+        "{}",
+        line(&recovered)
+    );
+
+    // A second recovery into the same folder replaces nothing.
+    let again = call(
+        &client,
+        "zerto_recover_file",
+        json!({"vm": "web-01", "change_id": "conf-1", "paths": [APP_CONF],
+               "destination": destination.to_str().unwrap()}),
+    )
+    .await;
+    assert!(
+        is_error(&again),
+        "an existing file is never replaced: {}",
+        line(&again)
+    );
+    assert_eq!(std::fs::read(destination.join(APP_CONF)).unwrap(), original);
+
+    let journal = call(&client, "zerto_journal", json!({"change_id": "conf-1"})).await;
+    let kinds: Vec<&str> = structured(&journal)["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.first(), Some(&"guard"), "{kinds:?}");
+    assert!(kinds.contains(&"recovery"), "{kinds:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn recovery_arguments_are_checked_before_anything_is_sent() {
+    let env = TestEnv::start(52, Setup::File).await;
+    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let relative = call(
+        &client,
+        "zerto_recover_file",
+        json!({"vm": "web-01", "change_id": "c", "paths": [APP_CONF], "destination": "recovered"}),
+    )
+    .await;
+    assert!(is_error(&relative));
+    assert!(
+        line(&relative).contains("not an absolute path"),
+        "{}",
+        line(&relative)
+    );
+    let stop = call(
+        &client,
+        "zerto_failover_test",
+        json!({"vm": "web-01", "change_id": "c", "action": "stop"}),
+    )
+    .await;
+    assert!(is_error(&stop));
+    assert!(
+        line(&stop).contains("success was not given"),
+        "{}",
+        line(&stop)
+    );
+    let action = call(
+        &client,
+        "zerto_clone",
+        json!({"vm": "web-01", "change_id": "c", "action": "failover"}),
+    )
+    .await;
+    assert!(is_error(&action));
+    assert!(
+        line(&action).contains("unknown variant `failover`"),
+        "{}",
+        line(&action)
+    );
+    let untagged = call(
+        &client,
+        "zerto_failover_test",
+        json!({"vm": "web-01", "change_id": "never-guarded", "action": "start"}),
+    )
+    .await;
+    assert!(is_error(&untagged), "{}", line(&untagged));
+    assert!(
+        line(&untagged).contains("never-guarded"),
+        "{}",
+        line(&untagged)
+    );
+    let tasks = env.sim_get("/_sim/tasks").await;
+    assert!(
+        tasks.as_array().unwrap().is_empty(),
+        "no Zerto task was started: {tasks}"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_failover_test_and_a_clone_run_from_the_tag_and_are_journaled() {
+    let env = TestEnv::start(53, Setup::File).await;
+    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let guarded = call(
+        &client,
+        "zerto_guard_before_mutate",
+        json!({"vm": "db-01", "agent": "claude-code", "action": "migrate schema", "change_id": "db-2"}),
+    )
+    .await;
+    assert_eq!(
+        structured(&guarded)["verdict"],
+        "guarded",
+        "{}",
+        line(&guarded)
+    );
+
+    let started = call(
+        &client,
+        "zerto_failover_test",
+        json!({"vm": "db-01", "change_id": "db-2", "action": "start"}),
+    )
+    .await;
+    assert!(!is_error(&started), "{}", line(&started));
+    assert_eq!(structured(&started)["operation"], "failover_test_start");
+    assert_eq!(structured(&started)["verdict"], "completed");
+    let stopped = call(
+        &client,
+        "zerto_failover_test",
+        json!({"vm": "db-01", "change_id": "db-2", "action": "stop", "success": true,
+               "summary": "schema looked right"}),
+    )
+    .await;
+    assert!(!is_error(&stopped), "{}", line(&stopped));
+    assert_eq!(structured(&stopped)["operation"], "failover_test_stop");
+
+    let cloned = call(
+        &client,
+        "zerto_clone",
+        json!({"vm": "db-01", "change_id": "db-2", "action": "start"}),
+    )
+    .await;
+    assert!(!is_error(&cloned), "{}", line(&cloned));
+    assert_eq!(structured(&cloned)["operation"], "clone_start");
+
+    let journal = call(&client, "zerto_journal", json!({"vm": "db-01"})).await;
+    let records = structured(&journal)["records"].as_array().unwrap().len();
+    assert_eq!(records, 4, "a guard and three recoveries");
+    client.cancel().await.unwrap();
+}
