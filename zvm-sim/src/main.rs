@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 use clap::Parser;
-use zvm_sim::{Options, decisions};
+use zvm_sim::{Options, WorldSpec, decisions};
 
 /// A simulated ZVM 10.x appliance: two sites (local and peer), Keycloak tokens, inventory, tasks
 /// and journals, plus a /_sim control API.
@@ -47,6 +47,12 @@ struct Flags {
     /// Keep the certificates here (<site>.pem, <site>.key.pem), reused across runs. Implies --tls.
     #[arg(long, value_name = "DIR")]
     tls_dir: Option<std::path::PathBuf>,
+    /// Serve this world instead of the default one (TOML, or JSON when it ends in .json).
+    #[arg(long, value_name = "FILE", conflicts_with = "generate")]
+    world: Option<std::path::PathBuf>,
+    /// Serve a generated world of N VMs (names from `fake`, made from --seed).
+    #[arg(long, value_name = "N")]
+    generate: Option<usize>,
 }
 
 fn millis(duration: Duration) -> u64 {
@@ -64,17 +70,24 @@ async fn main() -> anyhow::Result<()> {
         .init();
     let flags = Flags::parse();
     let defaults = Options::default();
+    let seed = flags.seed.unwrap_or(defaults.seed);
+    let world = match (&flags.world, flags.generate) {
+        (Some(path), _) => WorldSpec::from_file(path)
+            .with_context(|| format!("zvm-sim cannot serve the world {}", path.display()))?,
+        (None, Some(vms)) => WorldSpec::generate(vms, seed),
+        (None, None) => defaults.world.clone(),
+    };
     let options = Options {
         listen: flags.listen,
         peer_listen: flags.peer_listen,
-        seed: flags.seed.unwrap_or(defaults.seed),
+        seed,
         token_ttl: Duration::from_secs(flags.token_ttl),
         session_limit: flags.session_limit,
         task_duration: Duration::from_millis(flags.task_duration),
         listing_lag: Duration::from_millis(flags.listing_lag),
         time_scale: flags.time_scale,
         epoch: flags.epoch,
-        world: defaults.world,
+        world,
         tls: flags.tls || flags.tls_dir.is_some(),
         tls_dir: flags.tls_dir,
     };

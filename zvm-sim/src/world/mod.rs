@@ -6,7 +6,8 @@
 //! request: tasks reaching their end, resyncs ending. Everything else (task progress, automatic
 //! checkpoints, tags becoming listed, token expiry) is derived from the clock when it is read.
 //!
-//! - [`spec`]: the world as a file describes it, and its validation.
+//! - [`spec`]: the world as a file describes it, and its validation; [`generate`]: large worlds
+//!   made from a seed.
 //! - [`clock`]: simulated time.
 //! - [`journal`]: a VPG's checkpoints, automatic ones computed lazily.
 //! - [`files`]: guest files with their history.
@@ -22,6 +23,7 @@ pub mod clock;
 pub mod enums;
 pub mod files;
 pub mod flr;
+pub mod generate;
 pub mod journal;
 pub mod recovery;
 pub mod spec;

@@ -192,6 +192,17 @@ pub enum WorldError {
     /// The TOML does not parse.
     #[error("the world file is not valid TOML for a zvm-sim world: {0}")]
     Toml(String),
+    /// The JSON does not parse.
+    #[error("the world file is not valid JSON for a zvm-sim world: {0}")]
+    Json(String),
+    /// The world file cannot be read.
+    #[error("the world file {path} cannot be read: {message}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        message: String,
+    },
     /// Not exactly two sites.
     #[error(
         "a world has exactly two sites (the local one, then the peer); this one has {0}. \
@@ -335,6 +346,32 @@ impl WorldSpec {
         let spec: Self = toml::from_str(text).map_err(|e| WorldError::Toml(e.to_string()))?;
         spec.resolve()?;
         Ok(spec)
+    }
+
+    /// Reads a world from JSON (the same keys as the TOML file) and validates it.
+    pub fn from_json(text: &str) -> Result<Self, WorldError> {
+        let spec: Self = serde_json::from_str(text).map_err(|e| WorldError::Json(e.to_string()))?;
+        spec.resolve()?;
+        Ok(spec)
+    }
+
+    /// Reads a world file: JSON when its name ends in `.json` (or, with another ending, when it
+    /// starts with `{`), TOML otherwise; then validates it.
+    pub fn from_file(path: &std::path::Path) -> Result<Self, WorldError> {
+        let text = std::fs::read_to_string(path).map_err(|e| WorldError::Read {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let json = match path.extension().and_then(|e| e.to_str()) {
+            Some(ext) if ext.eq_ignore_ascii_case("json") => true,
+            Some(ext) if ext.eq_ignore_ascii_case("toml") => false,
+            _ => text.trim_start().starts_with('{'),
+        };
+        if json {
+            Self::from_json(&text)
+        } else {
+            Self::from_toml(&text)
+        }
     }
 
     /// Checks the world and resolves every name.
