@@ -3,7 +3,7 @@ use serde_json::json;
 use crate::helper::{Answer, Human, Protocol, Setup, TestEnv, call, is_error, line, structured};
 
 #[tokio::test]
-async fn over_http_the_tools_run_and_the_human_is_asked_on_both_protocols() {
+async fn over_http_the_tools_run_a_file_is_recovered_and_the_human_is_asked_on_both_protocols() {
     let env = TestEnv::start(41, Setup::Env).await;
     let server = env.http_server().await;
 
@@ -43,6 +43,17 @@ async fn over_http_the_tools_run_and_the_human_is_asked_on_both_protocols() {
         "{}",
         line(&tags)
     );
+    let destination = env.dir.path().join("recovered");
+    let recovered = call(
+        &client,
+        "zerto_recover_file",
+        json!({"vm": "web-01", "change_id": "http-1", "paths": ["sda1/etc/hostname"],
+               "destination": destination.to_str().unwrap()}),
+    )
+    .await;
+    assert!(!is_error(&recovered), "{}", line(&recovered));
+    let hostname = std::fs::read_to_string(destination.join("sda1/etc/hostname")).unwrap();
+    assert!(hostname.contains("web-01"), "{hostname}");
     let asked = call(
         &client,
         "zerto_check_tool",
