@@ -20,12 +20,14 @@
 //! `/v1/vpgs/*/checkpoints` matches every VPG's checkpoints, `/v1/**` every `/v1` call, and
 //! `/auth/**` the token endpoint.
 
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 use crate::world::SiteRole;
 
 /// What a rule does when it fires.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all_fields = "PascalCase")]
 pub enum FaultAction {
     /// Answers with this status, body and headers; the handler does not run.
     Respond {
@@ -49,13 +51,38 @@ pub enum FaultAction {
 }
 
 impl FaultAction {
-    /// The action's name, as rules spell it.
-    pub fn name(&self) -> &'static str {
+    /// Which kind of action it is.
+    pub fn kind(&self) -> FaultKind {
         match self {
-            FaultAction::Respond { .. } => "Respond",
-            FaultAction::Latency { .. } => "Latency",
-            FaultAction::LoseResponse => "LoseResponse",
-            FaultAction::RevokeTokens => "RevokeTokens",
+            FaultAction::Respond { .. } => FaultKind::Respond,
+            FaultAction::Latency { .. } => FaultKind::Latency,
+            FaultAction::LoseResponse => FaultKind::LoseResponse,
+            FaultAction::RevokeTokens => FaultKind::RevokeTokens,
+        }
+    }
+}
+
+/// The kinds of fault action, named as rules and the call log spell them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FaultKind {
+    /// See [`FaultAction::Respond`].
+    Respond,
+    /// See [`FaultAction::Latency`].
+    Latency,
+    /// See [`FaultAction::LoseResponse`].
+    LoseResponse,
+    /// See [`FaultAction::RevokeTokens`].
+    RevokeTokens,
+}
+
+impl FaultKind {
+    /// The name: `Respond`, `Latency`, `LoseResponse` or `RevokeTokens`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::Respond => "Respond",
+            FaultKind::Latency => "Latency",
+            FaultKind::LoseResponse => "LoseResponse",
+            FaultKind::RevokeTokens => "RevokeTokens",
         }
     }
 }
@@ -74,6 +101,19 @@ pub struct PathPattern {
      segment, '**' any number of segments)"
 )]
 pub struct PatternError(pub String);
+
+impl Serialize for PathPattern {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for PathPattern {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        PathPattern::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
 
 impl PathPattern {
     /// Parses a pattern.
@@ -126,7 +166,8 @@ fn glob(pattern: &[u8], text: &[u8]) -> bool {
 }
 
 /// One rule.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct FaultRule {
     /// Its identifier, from 1.
     pub id: u64,
@@ -179,12 +220,13 @@ pub struct NewRule {
 }
 
 /// A rule that fired on a request, for the call log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct FaultNote {
     /// The rule's identifier.
     pub rule: u64,
-    /// Its action's name.
-    pub action: &'static str,
+    /// Its action's kind.
+    pub action: FaultKind,
 }
 
 /// What the rules decided for one request.
@@ -199,7 +241,8 @@ pub struct Decision {
 }
 
 /// Every rule, and the seed of their decisions.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Faults {
     seed: u64,
     /// The rules, oldest first.
@@ -287,7 +330,7 @@ impl Faults {
             rule.fired += 1;
             decision.notes.push(FaultNote {
                 rule: rule.id,
-                action: rule.action.name(),
+                action: rule.action.kind(),
             });
         }
         decision

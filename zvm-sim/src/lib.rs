@@ -50,6 +50,7 @@ pub use world::files::PathError;
 pub use world::spec::{
     ClientSpec, GuestOs, Role, SiteSpec, UserSpec, VmSpec, VpgSpec, WorldError, WorldSpec,
 };
+pub use world::state::{STATE_FORMAT, StateError};
 
 use world::auth::Lifetimes;
 use world::clock::SimTime;
@@ -86,6 +87,9 @@ pub struct Options {
     /// made and written when not. `None`: a fresh temporary folder, removed when the simulator
     /// stops.
     pub tls_dir: Option<std::path::PathBuf>,
+    /// A saved state: loaded at start when the file exists (instead of the initial world), written
+    /// when the simulator shuts down ([`Simulator::shutdown`], Ctrl-C in the binary).
+    pub state_file: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -103,6 +107,7 @@ impl Default for Options {
             world: WorldSpec::default_world(),
             tls: false,
             tls_dir: None,
+            state_file: None,
         }
     }
 }
@@ -180,6 +185,9 @@ pub enum StartError {
     /// The world is not one a ZVM could have.
     #[error("the world is not valid: {0}")]
     World(#[from] WorldError),
+    /// The state file could not be loaded.
+    #[error(transparent)]
+    State(#[from] StateError),
     /// HTTPS could not be set up.
     #[error(transparent)]
     Tls(#[from] TlsError),
@@ -219,6 +227,21 @@ impl Shared {
     pub(crate) fn seed(&self) -> u64 {
         self.setup.seed
     }
+
+    /// The whole world as saved-state JSON, at the simulated "now".
+    pub(crate) fn save_json(&self) -> Result<Vec<u8>, StateError> {
+        let mut world = self.lock();
+        let now = world.clock.now();
+        world.advance(now);
+        world.to_state_json()
+    }
+
+    /// Replaces the world with a saved state; the running world stays if the state is refused.
+    pub(crate) fn load_json(&self, bytes: &[u8]) -> Result<(), StateError> {
+        let loaded = World::from_state_json(bytes)?;
+        *self.lock() = loaded;
+        Ok(())
+    }
 }
 
 /// The shared state of one simulator, from which each site's router is made.
@@ -228,16 +251,48 @@ pub struct SimState {
 }
 
 impl SimState {
-    /// Builds the initial world of these options.
+    /// Builds the initial world of these options, or loads their state file when it exists.
     pub fn new(options: &Options) -> Result<Self, StartError> {
         let setup = options.setup()?;
-        let world = World::new(&setup)?;
+        let world = match &options.state_file {
+            Some(path) if path.exists() => {
+                let bytes = std::fs::read(path).map_err(|source| StateError::Io {
+                    path: path.display().to_string(),
+                    source,
+                })?;
+                World::from_state_json(&bytes)?
+            }
+            _ => World::new(&setup)?,
+        };
         Ok(SimState {
             shared: Arc::new(Shared {
                 setup,
                 world: Mutex::new(world),
             }),
         })
+    }
+
+    /// Writes the whole world to `path` as saved state (through a temporary file, so a crash
+    /// midway leaves the previous file whole).
+    pub fn save(&self, path: &std::path::Path) -> Result<(), StateError> {
+        let bytes = self.shared.save_json()?;
+        let io = |source| StateError::Io {
+            path: path.display().to_string(),
+            source,
+        };
+        let mut temporary = path.as_os_str().to_owned();
+        temporary.push(".tmp");
+        std::fs::write(&temporary, bytes).map_err(io)?;
+        std::fs::rename(&temporary, path).map_err(io)
+    }
+
+    /// Replaces the world with the saved state in `path`.
+    pub fn load(&self, path: &std::path::Path) -> Result<(), StateError> {
+        let bytes = std::fs::read(path).map_err(|source| StateError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        self.shared.load_json(&bytes)
     }
 
     /// The seed.
@@ -284,6 +339,7 @@ pub struct Simulator {
     peer: SiteEndpoint,
     state: SimState,
     servers: Vec<serve::ServedSite>,
+    state_file: Option<std::path::PathBuf>,
     /// Kept for its lifetime: a temporary certificate folder is removed when the simulator goes.
     _certificates: Option<tls::CertificateFolder>,
 }
@@ -309,10 +365,27 @@ impl Simulator {
         &self.state
     }
 
-    /// Stops both sites and waits until they have finished serving.
+    /// Writes the whole world to the state file of the options, if they name one.
+    pub fn save_state(&self) -> Result<(), StateError> {
+        match &self.state_file {
+            Some(path) => self.state.save(path),
+            None => Ok(()),
+        }
+    }
+
+    /// Stops both sites, waits until they have finished serving, then writes the state file if
+    /// the options name one (a failure to write it is logged: there is no one left to tell).
     pub async fn shutdown(mut self) {
         for server in std::mem::take(&mut self.servers) {
             server.shutdown().await;
+        }
+        match self.save_state() {
+            Ok(()) => {
+                if let Some(path) = &self.state_file {
+                    tracing::info!(path = %path.display(), "state saved");
+                }
+            }
+            Err(error) => tracing::error!(%error, "the state could not be saved"),
         }
     }
 }
@@ -349,6 +422,7 @@ pub async fn start(options: Options) -> Result<Simulator, StartError> {
         peer: servers[1].endpoint.clone(),
         state,
         servers,
+        state_file: options.state_file,
         _certificates: certificates,
     })
 }

@@ -53,6 +53,9 @@ struct Flags {
     /// Serve a generated world of N VMs (names from `fake`, made from --seed).
     #[arg(long, value_name = "N")]
     generate: Option<usize>,
+    /// Load the whole world from FILE at start when it exists; write it there on Ctrl-C.
+    #[arg(long, value_name = "FILE")]
+    state: Option<std::path::PathBuf>,
 }
 
 fn millis(duration: Duration) -> u64 {
@@ -90,6 +93,7 @@ async fn main() -> anyhow::Result<()> {
         world,
         tls: flags.tls || flags.tls_dir.is_some(),
         tls_dir: flags.tls_dir,
+        state_file: flags.state,
     };
     zvm_sim::run(options, async {
         if let Err(error) = tokio::signal::ctrl_c().await {

@@ -539,7 +539,7 @@ impl From<&Call> for CallView {
                 .iter()
                 .map(|note| FaultNoteView {
                     rule: note.rule,
-                    action: note.action,
+                    action: note.action.name(),
                 })
                 .collect(),
         }

@@ -61,7 +61,7 @@ fn view(world: &World, rule: &FaultRule) -> FaultRuleView {
         site: rule.site.map(|s| world.site(s).name.clone()),
         probability: rule.probability,
         count: rule.count,
-        action: rule.action.name(),
+        action: rule.action.kind().name(),
         status,
         body,
         headers,

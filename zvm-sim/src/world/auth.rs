@@ -3,6 +3,7 @@
 //! Each site has its own tokens, as two real appliances would: a Boston token is not valid at
 //! Denver. Tokens expire on the simulated clock, so advancing the clock expires them.
 
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 use rand::Rng;
@@ -14,7 +15,8 @@ use crate::world::clock::SimTime;
 use crate::world::spec::{ClientSpec, Role, UserSpec};
 
 /// Who made a request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Principal {
     /// The user name, or `service-account-<client>` for a client.
     pub name: String,
@@ -79,7 +81,8 @@ pub enum GrantError {
     UnauthorizedClient(&'static str),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 struct Token {
     site: SiteRole,
     /// Session-limit key: `user:<name>` or `client:<id>`.
@@ -90,7 +93,8 @@ struct Token {
 }
 
 /// Token lifetimes and the session limit.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Lifetimes {
     /// Access tokens, ms.
     pub access_ms: i64,
@@ -101,7 +105,8 @@ pub struct Lifetimes {
 }
 
 /// Keycloak's state.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Auth {
     users: Vec<UserSpec>,
     clients: Vec<ClientSpec>,

@@ -57,6 +57,16 @@ impl serde::Serialize for SimTime {
     }
 }
 
+/// Read back from the wire form (RFC 3339), as saved state holds it.
+impl<'de> serde::Deserialize<'de> for SimTime {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        DateTime::parse_from_rfc3339(&text)
+            .map(|at| SimTime::from_datetime(at.to_utc()))
+            .map_err(|e| serde::de::Error::custom(format!("'{text}' is not an RFC 3339 time: {e}")))
+    }
+}
+
 /// The simulated clock.
 #[derive(Debug, Clone)]
 pub struct Clock {

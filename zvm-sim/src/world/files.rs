@@ -5,6 +5,7 @@
 //! partition (`sda1`, `sdb1` on Linux; `C:`, `D:` on Windows). Linux paths are case-sensitive;
 //! Windows paths are not (the spelling of the first write is kept).
 
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
@@ -53,14 +54,63 @@ pub enum PathError {
 }
 
 /// One version of one file.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 struct Version {
     at: SimTime,
     /// `None`: the file was deleted at `at`.
+    #[serde(with = "content")]
     content: Option<Bytes>,
 }
 
-#[derive(Debug, Clone)]
+/// File contents in saved state: `{"Text": "..."}` when they are UTF-8 (most guest files, and
+/// readable), `{"Hex": "..."}` otherwise, `null` for a deletion.
+mod content {
+    use bytes::Bytes;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    enum Content {
+        Text(String),
+        Hex(String),
+    }
+
+    pub fn serialize<S: Serializer>(content: &Option<Bytes>, s: S) -> Result<S::Ok, S::Error> {
+        content
+            .as_ref()
+            .map(|bytes| match std::str::from_utf8(bytes) {
+                Ok(text) => Content::Text(text.to_owned()),
+                Err(_) => Content::Hex(bytes.iter().map(|b| format!("{b:02x}")).collect()),
+            })
+            .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Bytes>, D::Error> {
+        match Option::<Content>::deserialize(d)? {
+            None => Ok(None),
+            Some(Content::Text(text)) => Ok(Some(Bytes::from(text))),
+            Some(Content::Hex(hex)) => {
+                let digits = hex.as_bytes();
+                if digits.len() % 2 != 0 {
+                    return Err(serde::de::Error::custom("Hex content has an odd length"));
+                }
+                digits
+                    .chunks(2)
+                    .map(|pair| {
+                        std::str::from_utf8(pair)
+                            .ok()
+                            .and_then(|p| u8::from_str_radix(p, 16).ok())
+                            .ok_or_else(|| serde::de::Error::custom("Hex content is not hex"))
+                    })
+                    .collect::<Result<Vec<u8>, _>>()
+                    .map(|bytes| Some(Bytes::from(bytes)))
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 struct History {
     /// The path as first written.
     path: String,
@@ -129,7 +179,8 @@ pub struct FileAt {
 }
 
 /// The files of one guest, with every version.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct GuestFiles {
     os: GuestOs,
     /// Keyed by the path as this guest compares paths (lowercase on Windows).

@@ -16,9 +16,11 @@ use crate::world::files::{FileAt, Node, NodeKind, PathError};
 use crate::world::journal::Checkpoint;
 use crate::world::tasks::{Operation, Planned};
 use crate::world::{Refusal, SiteRole, World, guid};
+use serde::{Deserialize, Serialize};
 
 /// Where a session is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all_fields = "PascalCase")]
 pub enum FlrState {
     /// The mount task runs.
     Mounting,
@@ -43,7 +45,8 @@ impl FlrState {
 }
 
 /// A download a client asked for: the URL names it, the paths say what it holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct FlrDownload {
     /// The last segment of the download URL (lowercase hex).
     pub id: String,
@@ -52,7 +55,8 @@ pub struct FlrDownload {
 }
 
 /// One FLR session.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct FlrSession {
     /// `FlrSessionIdentifier`: `<guid>.<siteGuid>`.
     pub id: String,

@@ -1,5 +1,6 @@
 //! The inventory: sites with their hosts, VMs with their guest files, and VPGs with their journals.
 
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use crate::world::SiteRole;
@@ -9,7 +10,8 @@ use crate::world::journal::Journal;
 use crate::world::spec::GuestOs;
 
 /// An ESXi host of a site.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Host {
     /// `<serverGuid>.host-<n>`.
     pub id: String,
@@ -18,7 +20,8 @@ pub struct Host {
 }
 
 /// A site and its virtualization inventory.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Site {
     /// Local or peer.
     pub role: SiteRole,
@@ -41,7 +44,8 @@ pub struct Site {
 }
 
 /// A VM.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Vm {
     /// `<serverGuid>.vm-<n>`.
     pub id: String,
@@ -70,7 +74,8 @@ pub struct Vm {
 }
 
 /// A failover test of a VPG, from its start until its stop task ends.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct FailoverTestRun {
     /// The `FailOverTest` task.
     pub start_task: usize,
@@ -81,7 +86,8 @@ pub struct FailoverTestRun {
 }
 
 /// A resync or force sync in progress.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Resync {
     /// When it started.
     pub started: SimTime,
@@ -90,7 +96,8 @@ pub struct Resync {
 }
 
 /// A VPG.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Vpg {
     /// `VpgIdentifier`, a GUID.
     pub id: String,

@@ -10,9 +10,11 @@ use crate::decisions::{
     CHECKPOINT_INTERVAL_MS, CHECKPOINT_TYPE_AUTOMATIC, CHECKPOINT_TYPE_TAGGED, TAGS_PER_SLOT,
 };
 use crate::world::clock::SimTime;
+use serde::{Deserialize, Serialize};
 
 /// One listed checkpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Checkpoint {
     /// `CheckpointIdentifier`, a decimal counter.
     pub id: u64,
@@ -25,7 +27,8 @@ pub struct Checkpoint {
 }
 
 /// A tagged checkpoint, listed or about to be.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 struct Tagged {
     id: u64,
     /// The moment the insert was requested: the tag captures the VM as it was then.
@@ -37,7 +40,8 @@ struct Tagged {
 
 /// A span of simulated time in which the VPG wrote checkpoints: `[from, to)`, open while `to` is
 /// `None`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 struct Span {
     from: SimTime,
     to: Option<SimTime>,
@@ -46,7 +50,8 @@ struct Span {
 /// How checkpoint identifiers are numbered: `((slot × vpg_count) + vpg) × 1000 + n`, where `slot` is
 /// the 5-second slot since `origin` and `n` is 0 for the automatic checkpoint of the slot and 1.. for
 /// the tagged ones in it. Identifiers are unique in the world and grow with time within a VPG.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Numbering {
     /// Slot 0 starts here (30 days before the epoch).
     pub origin: SimTime,
@@ -90,7 +95,8 @@ impl Numbering {
 }
 
 /// The journal of one VPG.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Journal {
     numbering: Numbering,
     /// `ConfiguredHistoryInMinutes`, in milliseconds.

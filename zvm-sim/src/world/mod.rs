@@ -15,6 +15,7 @@
 //! - [`tasks`]: Zerto tasks and the operations they carry out.
 //! - [`flr`]: file-level restore sessions.
 //! - [`recovery`]: failover test, clone, failover, move and force sync.
+//! - [`state`]: the whole world as a saved JSON document.
 //! - [`auth`]: Keycloak users, clients and tokens.
 //! - [`enums`]: the ZVM's enumerations.
 
@@ -27,6 +28,7 @@ pub mod generate;
 pub mod journal;
 pub mod recovery;
 pub mod spec;
+pub mod state;
 pub mod tasks;
 
 mod build;
@@ -34,6 +36,7 @@ mod inventory;
 
 pub use inventory::{Host, Resync, Site, Vm, Vpg};
 
+use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -49,7 +52,8 @@ use spec::WorldSpec;
 use tasks::{Operation, Planned, Task};
 
 /// Which of the two simulated ZVMs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all_fields = "PascalCase")]
 pub enum SiteRole {
     /// The local site: the first site of the world, on the first listener (Boston by default).
     Local,
@@ -100,7 +104,8 @@ pub fn guid(rng: &mut ChaCha8Rng) -> String {
 }
 
 /// Task and listing timings, changeable at run time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Timings {
     /// Nominal task duration before jitter, ms.
     pub task_duration_ms: i64,
@@ -109,7 +114,8 @@ pub struct Timings {
 }
 
 /// One recorded API call (token endpoint included, `/_sim` excluded).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Call {
     /// 1, 2, ... across both sites.
     pub seq: u64,
@@ -146,13 +152,15 @@ pub struct Setup {
     pub lifetimes: Lifetimes,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all_fields = "PascalCase")]
 enum Event {
     TaskEnds(usize),
     ResyncEnds { vpg: usize, generation: u64 },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 struct Scheduled {
     at: SimTime,
     seq: u64,

@@ -5,9 +5,11 @@
 use crate::world::SiteRole;
 use crate::world::clock::SimTime;
 use crate::world::enums::{task_state, task_type};
+use serde::{Deserialize, Serialize};
 
 /// How a task will end, decided when it starts (and checked again when it ends).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all_fields = "PascalCase")]
 pub enum Planned {
     /// It will complete, unless the world changed under it meanwhile.
     Complete,
@@ -16,7 +18,8 @@ pub enum Planned {
 }
 
 /// What a task does: one variant per kind of write a ZVM runs as a task.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all_fields = "PascalCase")]
 pub enum Operation {
     /// `InsertTaggedCP`: a tagged checkpoint with this name.
     InsertTaggedCheckpoint {
@@ -111,7 +114,8 @@ impl Operation {
 }
 
 /// The terminal state of a task.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Ended {
     /// 4 Failed, 5 Stopped or 6 Completed.
     pub state: u8,
@@ -124,7 +128,8 @@ pub struct Ended {
 }
 
 /// One Zerto task.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct Task {
     /// `<guid>.<siteGuid>`.
     pub id: String,

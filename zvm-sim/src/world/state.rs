@@ -1,0 +1,293 @@
+//! Saved state: the whole world as one JSON document (`GET|PUT /_sim/state`, `--state FILE`), so a
+//! run can be stopped and restored: inventory, journals, guest file histories, tasks, FLR
+//! sessions, tokens, call log, fault rules, the clock (its time and scale) and the position of the
+//! random stream, so task ids and tokens go on where they left off.
+//!
+//! Keys are PascalCase like the rest of the control API, except the users and clients, which are
+//! world-file entries and keep the world file's keys. File contents are `{"Text": ...}` when they
+//! are UTF-8, `{"Hex": ...}` otherwise. A document is checked before it replaces anything: a wrong
+//! `Format`, a malformed field or a reference to something that is not there is refused with a
+//! message that names it, and the running world stays as it was.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::faults::Faults;
+use crate::world::auth::Auth;
+use crate::world::clock::{Clock, SimTime};
+use crate::world::flr::FlrSession;
+use crate::world::tasks::Task;
+use crate::world::{Call, Event, Scheduled, Site, Timings, Vm, Vpg, World};
+
+/// The `Format` of a saved state this simulator writes and reads.
+pub const STATE_FORMAT: &str = "zvm-sim-state/1";
+
+/// Why a saved state cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// Not JSON, or not shaped as a saved state.
+    #[error("the saved state is not valid: {0}")]
+    Json(String),
+    /// Another format, or another version of this one.
+    #[error(
+        "the saved state has Format '{0}'; this simulator reads '{STATE_FORMAT}'. Save it again \
+         with this version, or start without it."
+    )]
+    Format(String),
+    /// A reference to something the state does not hold.
+    #[error("the saved state is inconsistent: {0}")]
+    Inconsistent(String),
+    /// The state file could not be read or written.
+    #[error("the state file {path} cannot be used: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct SavedRef<'a> {
+    format: &'static str,
+    now: SimTime,
+    scale: f64,
+    timings: &'a Timings,
+    sites: &'a [Site; 2],
+    vms: &'a [Vm],
+    vpgs: &'a [Vpg],
+    tasks: &'a [Task],
+    flrs: &'a [FlrSession],
+    auth: &'a Auth,
+    calls: &'a [Call],
+    faults: &'a Faults,
+    rng: RngState,
+    events: Vec<&'a Scheduled>,
+    next_event: u64,
+    trimmed_at: SimTime,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
+struct Saved {
+    format: String,
+    now: SimTime,
+    scale: f64,
+    timings: Timings,
+    sites: [Site; 2],
+    vms: Vec<Vm>,
+    vpgs: Vec<Vpg>,
+    tasks: Vec<Task>,
+    flrs: Vec<FlrSession>,
+    auth: Auth,
+    calls: Vec<Call>,
+    faults: Faults,
+    rng: RngState,
+    events: Vec<Scheduled>,
+    next_event: u64,
+    trimmed_at: SimTime,
+}
+
+/// Where the run-time random stream stands.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct RngState {
+    /// The 32-byte ChaCha seed, hex.
+    seed: String,
+    stream: u64,
+    /// A 128-bit counter, written as a decimal string (JSON numbers lose precision past 2^53).
+    word_position: String,
+}
+
+impl World {
+    /// The whole world as JSON, at the time the clock shows now.
+    pub fn to_state_json(&self) -> Result<Vec<u8>, StateError> {
+        let mut events: Vec<&Scheduled> = self.events.iter().map(|Reverse(s)| s).collect();
+        events.sort();
+        let saved = SavedRef {
+            format: STATE_FORMAT,
+            now: self.clock.now(),
+            scale: self.clock.scale(),
+            timings: &self.timings,
+            sites: &self.sites,
+            vms: &self.vms,
+            vpgs: &self.vpgs,
+            tasks: &self.tasks,
+            flrs: &self.flrs,
+            auth: &self.auth,
+            calls: &self.calls,
+            faults: &self.faults,
+            rng: RngState {
+                seed: self
+                    .rng
+                    .get_seed()
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect(),
+                stream: self.rng.get_stream(),
+                word_position: self.rng.get_word_pos().to_string(),
+            },
+            events,
+            next_event: self.next_event,
+            trimmed_at: self.trimmed_at,
+        };
+        serde_json::to_vec(&saved).map_err(|e| StateError::Json(e.to_string()))
+    }
+
+    /// A world from saved state, checked; its clock resumes at the saved time and scale.
+    pub fn from_state_json(bytes: &[u8]) -> Result<World, StateError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "PascalCase")]
+        struct FormatOnly {
+            format: Option<String>,
+        }
+        let saved: Saved = match serde_json::from_slice(bytes) {
+            Ok(saved) => saved,
+            Err(error) => {
+                // Another format fails to parse too; say that rather than which field differs.
+                let format = serde_json::from_slice::<FormatOnly>(bytes)
+                    .ok()
+                    .and_then(|f| f.format);
+                return Err(match format {
+                    Some(format) if format != STATE_FORMAT => StateError::Format(format),
+                    _ => StateError::Json(error.to_string()),
+                });
+            }
+        };
+        if saved.format != STATE_FORMAT {
+            return Err(StateError::Format(saved.format));
+        }
+        let mut rng = ChaCha8Rng::from_seed(parse_seed(&saved.rng.seed)?);
+        rng.set_stream(saved.rng.stream);
+        rng.set_word_pos(saved.rng.word_position.parse::<u128>().map_err(|_| {
+            StateError::Json(format!(
+                "Rng.WordPosition '{}' is not a whole number",
+                saved.rng.word_position
+            ))
+        })?);
+        if !saved.scale.is_finite() || saved.scale < 0.0 {
+            return Err(StateError::Json(format!(
+                "Scale {} is not 0 or more",
+                saved.scale
+            )));
+        }
+        let mut task_by_id = HashMap::with_capacity(saved.tasks.len());
+        for (index, task) in saved.tasks.iter().enumerate() {
+            if task_by_id
+                .insert(task.id.to_ascii_lowercase(), index)
+                .is_some()
+            {
+                return Err(StateError::Inconsistent(format!(
+                    "two tasks have the identifier {}",
+                    task.id
+                )));
+            }
+        }
+        let world = World {
+            clock: Clock::new(saved.now, saved.scale),
+            timings: saved.timings,
+            sites: saved.sites,
+            vms: saved.vms,
+            vpgs: saved.vpgs,
+            tasks: saved.tasks,
+            flrs: saved.flrs,
+            auth: saved.auth,
+            calls: saved.calls,
+            faults: saved.faults,
+            task_by_id,
+            rng,
+            events: saved
+                .events
+                .into_iter()
+                .map(Reverse)
+                .collect::<BinaryHeap<_>>(),
+            next_event: saved.next_event,
+            trimmed_at: saved.trimmed_at,
+        };
+        world.check_references().map_err(StateError::Inconsistent)?;
+        Ok(world)
+    }
+
+    /// Every position the world refers to exists, so no handler can index out of range.
+    fn check_references(&self) -> Result<(), String> {
+        let (vms, vpgs, tasks) = (self.vms.len(), self.vpgs.len(), self.tasks.len());
+        let in_range = |what: &str, index: usize, len: usize| {
+            if index < len {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{what} refers to position {index}, past the end ({len})"
+                ))
+            }
+        };
+        for vm in &self.vms {
+            for &vpg in &vm.vpgs {
+                in_range(&format!("VM {} (Vpgs)", vm.id), vpg, vpgs)?;
+            }
+        }
+        for vpg in &self.vpgs {
+            let what = |field: &str| format!("VPG {} ({field})", vpg.name);
+            for &vm in vpg.vms.iter().chain(vpg.vm_last_test.keys()) {
+                in_range(&what("Vms"), vm, vms)?;
+            }
+            let test_tasks = vpg
+                .test
+                .iter()
+                .flat_map(|t| std::iter::once(t.start_task).chain(t.stop_task));
+            for task in vpg
+                .running_inserts
+                .iter()
+                .copied()
+                .chain(test_tasks)
+                .chain(vpg.clone_task)
+                .chain(vpg.live_task)
+            {
+                in_range(&what("tasks"), task, tasks)?;
+            }
+            if let Some(test) = &vpg.test {
+                for &vm in &test.vms {
+                    in_range(&what("Test.Vms"), vm, vms)?;
+                }
+            }
+        }
+        for task in &self.tasks {
+            in_range(&format!("task {} (Vpg)", task.id), task.vpg, vpgs)?;
+            for &vm in task.operation.vms() {
+                in_range(&format!("task {} (Vms)", task.id), vm, vms)?;
+            }
+        }
+        for session in &self.flrs {
+            let what = format!("FLR session {}", session.id);
+            in_range(&what, session.vpg, vpgs)?;
+            in_range(&what, session.vm, vms)?;
+            for task in std::iter::once(session.mount_task).chain(session.unmount_task) {
+                in_range(&what, task, tasks)?;
+            }
+        }
+        for Reverse(scheduled) in &self.events {
+            match scheduled.event {
+                Event::TaskEnds(task) => in_range("an event (TaskEnds)", task, tasks)?,
+                Event::ResyncEnds { vpg, .. } => in_range("an event (ResyncEnds)", vpg, vpgs)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_seed(hex: &str) -> Result<[u8; 32], StateError> {
+    let wrong = || StateError::Json(format!("Rng.Seed '{hex}' is not 64 hex digits"));
+    if hex.len() != 64 {
+        return Err(wrong());
+    }
+    let mut seed = [0u8; 32];
+    for (byte, pair) in seed.iter_mut().zip(hex.as_bytes().chunks(2)) {
+        let text = std::str::from_utf8(pair).map_err(|_| wrong())?;
+        *byte = u8::from_str_radix(text, 16).map_err(|_| wrong())?;
+    }
+    Ok(seed)
+}
