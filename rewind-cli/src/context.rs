@@ -4,7 +4,6 @@
 use std::future::Future;
 use std::path::PathBuf;
 
-use rewind_core::config::ConfigError;
 use rewind_core::{Config, ErrorKind, Rewind};
 
 use crate::cli::GlobalArgs;
@@ -43,43 +42,23 @@ impl Context {
         }
     }
 
-    /// The full configuration, for commands that talk to a ZVM; its warnings (TLS verification off)
-    /// are printed on every run.
+    /// The configuration (file, environment and `--zvm`). Sites are optional here: the catalog, the
+    /// journal and the hook need none, and the core refuses what needs a ZVM when none is configured.
     pub fn config(&self) -> Result<Config, CliError> {
-        let config = Config::load_with_env(self.config_file.as_deref(), &|k| self.env(k))?;
+        Ok(Config::load_with_env(self.config_file.as_deref(), &|k| {
+            self.env(k)
+        })?)
+    }
+
+    /// A [`Rewind`] for commands that talk to a ZVM; the configuration's warnings (TLS verification
+    /// off) are printed once, on every such run. Nothing is sent yet: each command's first call learns
+    /// what it needs, so one unreachable site fails only what needs that site.
+    pub fn rewind(&self) -> Result<Rewind, CliError> {
+        let config = self.config()?;
         for warning in config.warnings() {
             output::warning_line(&warning);
         }
-        Ok(config)
-    }
-
-    /// The configuration of commands that never talk to a ZVM (the catalog, the journal, the hook):
-    /// its catalog and journal paths and hook window. These work with no site configured at all.
-    pub fn local_config(&self) -> Result<Config, CliError> {
-        match Config::load_with_env(self.config_file.as_deref(), &|k| self.env(k)) {
-            Err(ConfigError::NoSites { .. }) => {
-                // The core's loader insists on at least one site. These commands need none, and the
-                // file may still set the catalog, the journal or the hook window, so load it once more
-                // with a stand-in site (never contacted, dropped at once). `NoSites` means no ZVM_*
-                // variable is set, so the stand-in cannot mix with real settings. The core should
-                // offer a loader that does not require a site; see the CLI's report.
-                let stand_in = |k: &str| match k {
-                    "ZVM_URL" => Some("http://site.invalid".to_string()),
-                    "ZVM_USERNAME" | "ZVM_PASSWORD" => Some("unused".to_string()),
-                    _ => None,
-                };
-                let mut config = Config::load_with_env(self.config_file.as_deref(), &stand_in)?;
-                config.sites.clear();
-                Ok(config)
-            }
-            other => Ok(other?),
-        }
-    }
-
-    /// A [`Rewind`] for the full configuration. Nothing is sent yet: each command's first call
-    /// learns what it needs, so one unreachable site fails only what needs that site.
-    pub fn rewind(&self) -> Result<Rewind, CliError> {
-        Ok(Rewind::new(self.config()?)?)
+        Ok(Rewind::new(config)?)
     }
 }
 

@@ -101,7 +101,7 @@ const BLOCK: u8 = 2;
 pub fn pre_tool_use(ctx: &Context) -> u8 {
     let mut input = String::new();
     let decision = match std::io::stdin().read_to_string(&mut input) {
-        Ok(_) => decide(&input, || ctx.local_config()),
+        Ok(_) => decide(&input, || ctx.config()),
         Err(e) => Decision::deny(format!(
             "rewind's PreToolUse hook could not read its input on stdin ({e}), so the call is denied (fail closed)"
         )),

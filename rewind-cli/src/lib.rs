@@ -169,7 +169,7 @@ fn offline(
     ctx: &Context,
     command: impl FnOnce(Config) -> Result<Reply, CliError>,
 ) -> Result<Reply, CliError> {
-    command(ctx.local_config()?)
+    command(ctx.config()?)
 }
 
 /// `rewind completions <shell>`: the script on stdout.

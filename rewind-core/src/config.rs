@@ -7,6 +7,10 @@
 //! `ZVM_INSECURE=1`), which makes or overrides a site named `default`. Tests and the demo build one with
 //! [`Config::builder`], which reads neither.
 //!
+//! Sites are optional: the tool catalog, the audit journal and the PreToolUse hook need no ZVM, so a
+//! configuration without sites loads. What needs a ZVM asks [`Config::require_sites`] first, which
+//! refuses with [`ConfigError::NoSites`], naming what to set.
+//!
 //! ```toml
 //! catalog = "/home/me/.config/zerto-ai-rewind/catalog.toml"   # optional
 //! journal = "/home/me/.local/state/zerto-ai-rewind/journal.jsonl"   # optional
@@ -200,6 +204,9 @@ pub struct Config {
     pub hook: HookSettings,
     /// HTTP timeouts and read retries.
     pub http: HttpSettings,
+    /// The configuration file that was read, or looked for and not found; `None` when the
+    /// configuration was built in code. Named when a site is missing.
+    pub file: Option<PathBuf>,
 }
 
 /// A configuration that cannot be used. Each variant names the file, site or variable at fault and
@@ -227,7 +234,7 @@ pub enum ConfigError {
         /// What the parser said.
         message: String,
     },
-    /// No site is configured at all.
+    /// No site is configured at all, and something that needs a ZVM was asked for.
     #[error(
         "no ZVM site is configured: set ZVM_URL and ZVM_CLIENT_ID + ZVM_CLIENT_SECRET (or ZVM_USERNAME + ZVM_PASSWORD), or add a [sites.<name>] table to {config_file}"
     )]
@@ -543,7 +550,9 @@ fn merge_env(
 
 impl Config {
     /// Loads the configuration: the TOML file `file` (or, when `None`, the default config file if it
-    /// exists) merged with the `ZVM_*` environment variables.
+    /// exists) merged with the `ZVM_*` environment variables. A configuration without any site loads
+    /// (the catalog, the journal and the hook need none); [`Config::require_sites`] refuses it where a
+    /// ZVM is needed.
     pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
         Config::load_with_env(file, &|k| std::env::var(k).ok())
     }
@@ -555,24 +564,16 @@ impl Config {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Config, ConfigError> {
         let (parsed, looked_at) = match file {
-            Some(path) => (Some(read_file(path)?), path.display().to_string()),
+            Some(path) => (Some(read_file(path)?), Some(path.to_path_buf())),
             None => match default_config_file() {
-                Some(path) if path.exists() => {
-                    (Some(read_file(&path)?), path.display().to_string())
-                }
-                Some(path) => (None, path.display().to_string()),
-                None => (None, "the configuration file".to_string()),
+                Some(path) if path.exists() => (Some(read_file(&path)?), Some(path)),
+                other => (None, other),
             },
         };
         let mut parsed = parsed.unwrap_or_default();
         let env_site = merge_env(parsed.sites.remove(ENV_SITE), env)?;
         if let Some(site) = env_site {
             parsed.sites.insert(ENV_SITE.to_string(), site);
-        }
-        if parsed.sites.is_empty() {
-            return Err(ConfigError::NoSites {
-                config_file: looked_at,
-            });
         }
         let mut sites = Vec::with_capacity(parsed.sites.len());
         for (name, site) in parsed.sites {
@@ -633,6 +634,7 @@ impl Config {
             guard,
             hook,
             http,
+            file: looked_at,
         };
         config.validate()?;
         Ok(config)
@@ -651,6 +653,7 @@ impl Config {
                 guard: GuardSettings::default(),
                 hook: HookSettings::default(),
                 http: HttpSettings::default(),
+                file: None,
             },
         }
     }
@@ -674,12 +677,21 @@ impl Config {
         self.sites.iter().find(|s| s.name == name)
     }
 
-    fn validate(&self) -> Result<(), ConfigError> {
+    /// Refuses a configuration without any site, for what needs a ZVM: the error names the variables
+    /// to set and the file to add a `[sites.<name>]` table to.
+    pub fn require_sites(&self) -> Result<(), ConfigError> {
         if self.sites.is_empty() {
             return Err(ConfigError::NoSites {
-                config_file: "the configuration".into(),
+                config_file: self.file.as_ref().map_or_else(
+                    || "the configuration file".to_string(),
+                    |f| f.display().to_string(),
+                ),
             });
         }
+        Ok(())
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
         for (i, s) in self.sites.iter().enumerate() {
             if self.sites[..i].iter().any(|o| o.name == s.name) {
                 return Err(ConfigError::BadValue {
@@ -956,12 +968,21 @@ window_secs = 60
     }
 
     #[test]
-    fn no_site_anywhere_says_what_to_set() {
+    fn a_configuration_without_sites_loads_its_local_settings_and_require_sites_says_what_to_set() {
         let dir = tempfile::tempdir().unwrap();
-        let path = write(&dir, "catalog = \"/c\"\njournal = \"/j\"\n");
-        let err = Config::load_with_env(Some(&path), &env_of(&[])).unwrap_err();
+        let path = write(
+            &dir,
+            "catalog = \"/c\"\njournal = \"/j\"\n[hook]\nwindow_secs = 60\n",
+        );
+        let c = Config::load_with_env(Some(&path), &env_of(&[])).unwrap();
+        assert!(c.sites.is_empty());
+        assert_eq!(c.catalog_path, PathBuf::from("/c"));
+        assert_eq!(c.hook.window, Duration::from_secs(60));
+        let err = c.require_sites().unwrap_err();
         assert!(matches!(err, ConfigError::NoSites { .. }));
-        assert!(err.to_string().contains("ZVM_URL"));
+        let msg = err.to_string();
+        assert!(msg.contains("ZVM_URL"), "{msg}");
+        assert!(msg.contains(&path.display().to_string()), "{msg}");
     }
 
     #[test]

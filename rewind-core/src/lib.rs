@@ -115,7 +115,8 @@ pub struct Rewind {
 
 impl Rewind {
     /// Builds the clients of every configured site without sending anything; each site's identity is
-    /// learnt on first use.
+    /// learnt on first use. A configuration without sites is accepted: the catalog and the journal
+    /// work, and every call that needs a ZVM refuses with [`config::ConfigError::NoSites`].
     pub fn new(config: Config) -> Result<Rewind, RewindError> {
         for warning in config.warnings() {
             tracing::warn!("{warning}");
@@ -137,9 +138,10 @@ impl Rewind {
         })
     }
 
-    /// Builds the clients and learns each site's identifier from `/v1/localsite`; fails when a site
-    /// cannot be reached or will not authenticate rewind.
+    /// Builds the clients and learns each site's identifier from `/v1/localsite`; fails when no site is
+    /// configured, or when a site cannot be reached or will not authenticate rewind.
     pub async fn connect(config: Config) -> Result<Rewind, RewindError> {
+        config.require_sites()?;
         let rewind = Rewind::new(config)?;
         futures::future::try_join_all(rewind.inner.clients.iter().map(|c| c.local_site())).await?;
         Ok(rewind)
@@ -206,6 +208,7 @@ impl Rewind {
     /// Resolves a VM name, host name, IP address or vmIdentifier to exactly one VM and every VPG it is
     /// in, across the configured sites.
     pub async fn find_protection(&self, query: &str) -> Result<Protection, RewindError> {
+        self.inner.config.require_sites()?;
         protection::find_protection(&self.inner.clients, query).await
     }
 
@@ -217,6 +220,7 @@ impl Rewind {
         req: GuardRequest,
         progress: &dyn ProgressSink,
     ) -> Result<GuardReport, RewindError> {
+        self.inner.config.require_sites()?;
         let ctx = guard::GuardContext {
             clients: &self.inner.clients,
             queue: &self.inner.queue,

@@ -41,6 +41,56 @@ fn checkpoint_of(outcome: &Outcome) -> String {
 }
 
 #[tokio::test]
+async fn without_sites_the_catalog_and_journal_work_and_every_zvm_call_refuses_naming_what_to_configure()
+ {
+    let dir = tempfile::tempdir().unwrap();
+    let config = rewind_core::Config::builder(
+        dir.path().join("catalog.toml"),
+        dir.path().join("journal.jsonl"),
+    )
+    .build()
+    .expect("a configuration without sites is valid");
+    let rewind = Rewind::new(config.clone()).expect("a Rewind without sites");
+    assert!(rewind.catalog().classify("ssh", "run", None).is_ok());
+    assert!(
+        rewind
+            .journal()
+            .read(&JournalFilter::default())
+            .unwrap()
+            .records
+            .is_empty()
+    );
+    let no_sites = |e: &RewindError| {
+        matches!(
+            e,
+            RewindError::Config(rewind_core::config::ConfigError::NoSites { .. })
+        ) && e.kind() == rewind_core::ErrorKind::Usage
+            && e.to_string().contains("ZVM_URL")
+            && e.to_string().contains("[sites.<name>]")
+    };
+    let err = rewind.find_protection("web-01").await.unwrap_err();
+    assert!(no_sites(&err), "{err}");
+    let err = rewind
+        .guard(request("web-01", "c1"), &NoProgress)
+        .await
+        .unwrap_err();
+    assert!(no_sites(&err), "{err}");
+    let err = rewind.list_tags("web-01", None).await.unwrap_err();
+    assert!(no_sites(&err), "{err}");
+    let err = Rewind::connect(config).await.unwrap_err();
+    assert!(no_sites(&err), "{err}");
+    assert!(
+        rewind
+            .journal()
+            .read(&JournalFilter::default())
+            .unwrap()
+            .records
+            .is_empty(),
+        "nothing refused is journaled"
+    );
+}
+
+#[tokio::test]
 async fn connect_learns_each_sites_identifier_from_localsite() {
     let env = TestEnv::start_with(zvm_sim::Options::for_tests(1), Sites::Both).await;
     let rewind = Rewind::connect(env.config_with(|c| c)).await.unwrap();

@@ -57,9 +57,15 @@ async fn main() -> ExitCode {
 
 async fn run(flags: Flags) -> anyhow::Result<()> {
     let config = load_config(&flags)?;
-    // Rewind::new logs each of the configuration's warnings (TLS verification off, say) on stderr, and
-    // sends nothing: a ZVM that is down shows up in the tools' answers, not as a server that will not
-    // start.
+    // Without a site the server still starts: the catalog and journal tools need no ZVM, and every
+    // tool that does answers with what to configure.
+    if let Err(e) = config.require_sites() {
+        tracing::warn!(
+            "{e}; until then only zerto_check_tool, the catalog tools and zerto_journal work"
+        );
+    }
+    // Rewind::new sends nothing: a ZVM that is down shows up in the tools' answers, not as a server
+    // that will not start.
     let rewind = Rewind::new(config).context("the ZVM clients could not be built")?;
     match &flags.http {
         None => rewind_mcp::serve_stdio(rewind).await?,
@@ -95,7 +101,7 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
 }
 
 /// The configuration as the `rewind` CLI builds it: the file (or the default one) merged with the
-/// `ZVM_*` environment, with --zvm standing in for ZVM_URL.
+/// `ZVM_*` environment, with --zvm standing in for ZVM_URL. Sites are optional.
 fn load_config(flags: &Flags) -> anyhow::Result<Config> {
     let zvm = flags.zvm.clone();
     let env = move |key: &str| match (key, &zvm) {

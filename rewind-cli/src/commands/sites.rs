@@ -6,8 +6,10 @@ use crate::exit::CliError;
 use crate::output::{Reply, Table};
 
 /// The result is the core's list of `SiteStatus`. Any site that cannot be reached makes the command
-/// exit with the connection code, after printing every site.
+/// exit with the connection code, after printing every site; no site configured at all is the core's
+/// `NoSites` error (usage).
 pub async fn sites(rewind: &Rewind) -> Result<Reply, CliError> {
+    rewind.config().require_sites()?;
     let sites = rewind.sites().await;
     let reply = Reply::new(&sites, sites_text(&sites))?;
     let down: Vec<String> = sites

@@ -141,6 +141,10 @@ async fn catalog_and_journal_work_with_no_site_configured() {
     let run = env.rewind(&["journal"]).await;
     run.expect_code(0);
     assert!(run.stdout.contains("no matching record"), "{run:#?}");
+    // What needs a ZVM says what to configure.
+    let run = env.rewind(&["sites"]).await;
+    run.expect_code(2);
+    assert!(run.one_error_line().contains("ZVM_URL"), "{run:#?}");
 }
 
 #[tokio::test]

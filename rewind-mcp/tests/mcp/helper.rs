@@ -31,6 +31,8 @@ pub enum Setup {
     File,
     /// Only the `ZVM_*` environment: one site (Boston), as `default`.
     Env,
+    /// A config file with the catalog and the journal, and no site at all.
+    NoSites,
 }
 
 /// Which protocol generation the client speaks.
@@ -98,6 +100,14 @@ impl TestEnv {
             );
             std::fs::write(env.config_path(), text).expect("the config file is written");
         }
+        if setup == Setup::NoSites {
+            let text = format!(
+                "catalog = {:?}\njournal = {:?}\n",
+                env.catalog_path(),
+                env.journal_path()
+            );
+            std::fs::write(env.config_path(), text).expect("the config file is written");
+        }
         env
     }
 
@@ -108,7 +118,7 @@ impl TestEnv {
     /// The catalog: in the temporary folder, named in the file or found under XDG_CONFIG_HOME.
     pub fn catalog_path(&self) -> PathBuf {
         match self.setup {
-            Setup::File => self.dir.path().join("catalog.toml"),
+            Setup::File | Setup::NoSites => self.dir.path().join("catalog.toml"),
             Setup::Env => self
                 .dir
                 .path()
@@ -119,7 +129,7 @@ impl TestEnv {
     /// The journal: in the temporary folder, named in the file or found under XDG_STATE_HOME.
     pub fn journal_path(&self) -> PathBuf {
         match self.setup {
-            Setup::File => self.dir.path().join("journal.jsonl"),
+            Setup::File | Setup::NoSites => self.dir.path().join("journal.jsonl"),
             Setup::Env => self
                 .dir
                 .path()
@@ -143,7 +153,7 @@ impl TestEnv {
             cmd.env("RUST_LOG", filter);
         }
         match self.setup {
-            Setup::File => {
+            Setup::File | Setup::NoSites => {
                 cmd.arg("--config").arg(self.config_path());
             }
             Setup::Env => {

@@ -248,3 +248,38 @@ async fn the_environment_alone_configures_one_site() {
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn without_any_site_the_server_starts_its_catalog_and_journal_tools_work_and_zvm_tools_say_what_to_configure()
+ {
+    let env = TestEnv::start(24, Setup::NoSites).await;
+    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+
+    let checked = call(
+        &client,
+        "zerto_check_tool",
+        json!({"server": "claude-code", "tool": "Read"}),
+    )
+    .await;
+    assert!(!is_error(&checked), "{}", line(&checked));
+    assert_eq!(structured(&checked)["class"], "read_only");
+    let journal = call(&client, "zerto_journal", json!({})).await;
+    assert!(!is_error(&journal), "{}", line(&journal));
+
+    let found = call(&client, "zerto_find_protection", json!({"vm": "web-01"})).await;
+    assert!(is_error(&found), "{}", line(&found));
+    assert_eq!(structured(&found)["kind"], "usage");
+    assert!(
+        line(&found).contains("ZVM_URL") && line(&found).contains("[sites.<name>]"),
+        "{}",
+        line(&found)
+    );
+    let guarded = call(
+        &client,
+        "zerto_guard_before_mutate",
+        json!({"vm": "web-01", "agent": "claude-code", "action": "edit", "change_id": "c1"}),
+    )
+    .await;
+    assert!(is_error(&guarded), "{}", line(&guarded));
+    assert!(line(&guarded).contains("ZVM_URL"), "{}", line(&guarded));
+}
