@@ -32,7 +32,16 @@ pub const CLAUDE_CODE: &str = "claude-code";
 pub const ZERTO_REWIND: &str = "zerto-rewind";
 
 /// Built-in read-only tools: Claude Code's tools that do not change a guest, and this project's own
-/// read tools.
+/// tools that change no guest.
+///
+/// Of zerto-rewind's own tools, the guard and `zerto_add_mutating_tool` are here although they write:
+/// the guard adds tagged checkpoints to VPG journals and the other adds a catalog entry that makes
+/// later calls stricter, and neither changes a guest. Asking the human before the guard would put a
+/// question in front of the very step that makes a change safe. Three kinds stay unknown on purpose,
+/// so the human is asked: `zerto_add_read_only_tool` weakens the guard (it lets a tool run without a
+/// checkpoint from then on), and `zerto_recover_file`, `zerto_failover_test` and `zerto_clone` act on
+/// Zerto and this machine (an FLR session, files written, a test VM or a clone started or removed),
+/// which a human should agree to.
 pub const BUILTIN_READ_ONLY: &[(&str, &str)] = &[
     (CLAUDE_CODE, "Read"),
     (CLAUDE_CODE, "Grep"),
@@ -48,6 +57,8 @@ pub const BUILTIN_READ_ONLY: &[(&str, &str)] = &[
     (ZERTO_REWIND, "zerto_list_tags"),
     (ZERTO_REWIND, "zerto_check_tool"),
     (ZERTO_REWIND, "zerto_journal"),
+    (ZERTO_REWIND, "zerto_guard_before_mutate"),
+    (ZERTO_REWIND, "zerto_add_mutating_tool"),
 ];
 
 /// The catalog cannot be read or written, or an entry is malformed.
@@ -545,6 +556,28 @@ mod tests {
             q.contains("Bash") && q.contains("claude-code") && q.contains("web-01"),
             "{q}"
         );
+    }
+
+    #[test]
+    fn the_guard_and_add_mutating_tool_need_no_question_but_tools_that_weaken_or_recover_do() {
+        let (_d, s) = store();
+        for tool in ["zerto_guard_before_mutate", "zerto_add_mutating_tool"] {
+            let c = s.classify(ZERTO_REWIND, tool, None).unwrap();
+            assert_eq!(
+                (c.class, c.source),
+                (ToolClass::ReadOnly, Source::BuiltIn),
+                "{tool}"
+            );
+        }
+        for tool in [
+            "zerto_add_read_only_tool",
+            "zerto_recover_file",
+            "zerto_failover_test",
+            "zerto_clone",
+        ] {
+            let c = s.classify(ZERTO_REWIND, tool, None).unwrap();
+            assert_eq!(c.class, ToolClass::Unknown, "{tool}");
+        }
     }
 
     #[test]

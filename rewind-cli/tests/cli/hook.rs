@@ -64,6 +64,34 @@ async fn a_read_only_tool_is_allowed() {
 }
 
 #[tokio::test]
+async fn the_guard_tool_runs_without_a_question_and_a_bounded_recover_is_put_to_the_human() {
+    let env = TestEnv::start(49).await;
+    let guard = call(
+        "mcp__zerto-rewind__zerto_guard_before_mutate",
+        json!({"vm": "web-01", "agent": "claude-code", "action": "edit", "change_id": "c1"}),
+    );
+    let (decision, reason) = hook(&env, &guard).await;
+    assert_eq!(decision, "allow", "{reason}");
+    let add = call(
+        "mcp__zerto-rewind__zerto_add_mutating_tool",
+        json!({"server": "ssh", "tool": "run"}),
+    );
+    assert_eq!(hook(&env, &add).await.0, "allow");
+    for tool in [
+        "zerto_add_read_only_tool",
+        "zerto_recover_file",
+        "zerto_clone",
+    ] {
+        let (decision, reason) = hook(
+            &env,
+            &call(&format!("mcp__zerto-rewind__{tool}"), json!({})),
+        )
+        .await;
+        assert_eq!(decision, "ask", "{tool}: {reason}");
+    }
+}
+
+#[tokio::test]
 async fn an_unknown_tool_is_asked_about_with_the_catalogs_question() {
     let env = TestEnv::start(42).await;
     let (decision, reason) =
