@@ -114,7 +114,7 @@ pub enum Command {
     Recover(RecoverCommand),
     /// Read the audit journal: every guard and recovery, oldest first.
     Journal {
-        /// Only the records of this VM (name or vmIdentifier).
+        /// Only the records of this VM (name, host name, IP address or vmIdentifier).
         #[arg(long)]
         vm: Option<String>,
         /// Only the records of this change id.

@@ -7,8 +7,10 @@
 //! - an unknown tool is asked about, with the catalog's question;
 //! - a mutating tool is allowed only when the VM it changes has a `guarded` journal record younger
 //!   than the hook window; otherwise it is denied, telling the agent to guard that VM first. The VM is
-//!   read from the argument the catalog entry names (`vm_arg`); failing that, the hook looks in the
-//!   input for the name of a VM the journal knows; when it finds none, it asks.
+//!   read from the argument the catalog entry names (`vm_arg`: a name, host name, IP address or
+//!   vmIdentifier, matched against the journal as find_protection matches it); failing that, the hook
+//!   looks in the input for the name, identifier or IP address of a VM the journal knows; when it
+//!   finds none, it asks.
 //! - input it cannot read, and a catalog or journal it cannot read, are denied (fail closed).
 //!
 //! It reads only the configuration, the catalog and the journal: it never calls a ZVM, and it starts
@@ -19,6 +21,7 @@ use std::io::Read;
 use std::time::Duration;
 
 use rewind_core::catalog::{CatalogStore, claude_code_tool};
+use rewind_core::journal::JournalVm;
 use rewind_core::{Config, Journal, JournalFilter, JournalRecord, ToolClass};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -279,18 +282,25 @@ fn window_words(window: Duration) -> String {
     }
 }
 
-/// The VMs of the journal (by identifier, with their names) whose name or identifier appears in the
-/// tool input as a whole word.
+/// The VMs of the journal (by identifier, with their names) whose name, identifier or one of whose IP
+/// addresses appears in the tool input as a whole word.
 fn mentioned_vms(records: &[JournalRecord], input: &Value) -> BTreeMap<String, String> {
     let mut texts = Vec::new();
     strings(input, &mut texts);
-    let mut vms: BTreeMap<String, String> = BTreeMap::new();
+    let mut vms: BTreeMap<String, &JournalVm> = BTreeMap::new();
     for r in records {
-        vms.entry(r.vm.id.clone())
-            .or_insert_with(|| r.vm.name.clone());
+        vms.entry(r.vm.id.clone()).or_insert(&r.vm);
     }
     vms.into_iter()
-        .filter(|(id, name)| texts.iter().any(|t| mentions(t, name) || mentions(t, id)))
+        .filter(|(_, vm)| {
+            let words = [vm.name.as_str(), vm.id.as_str()]
+                .into_iter()
+                .chain(vm.ip_addresses.iter().map(String::as_str));
+            words
+                .into_iter()
+                .any(|w| texts.iter().any(|t| mentions(t, w)))
+        })
+        .map(|(id, vm)| (id, vm.name.clone()))
         .collect()
 }
 

@@ -15,6 +15,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::guard::{GuardReport, Outcome, Verdict};
+use crate::protection::{VmQuery, VmRef};
 
 /// The journal cannot be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -61,6 +62,20 @@ pub struct JournalVm {
     pub id: String,
     /// Its name.
     pub name: String,
+    /// Its IP addresses when the record was written, so a VM named by an address (as a tool's
+    /// argument may name it) is recognised without asking a ZVM. Absent from older records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ip_addresses: Vec<String>,
+}
+
+impl From<&VmRef> for JournalVm {
+    fn from(vm: &VmRef) -> Self {
+        JournalVm {
+            id: vm.id.clone(),
+            name: vm.name.clone(),
+            ip_addresses: vm.ip_addresses.clone(),
+        }
+    }
 }
 
 /// One VPG's line of a record.
@@ -198,10 +213,7 @@ impl JournalRecord {
             agent: report.agent.clone(),
             action: report.action.clone(),
             change_id: report.change_id.clone(),
-            vm: JournalVm {
-                id: report.vm.id.clone(),
-                name: report.vm.name.clone(),
-            },
+            vm: JournalVm::from(&report.vm),
             verdict: verdict_word(report.verdict),
             vpgs,
             notes,
@@ -213,7 +225,8 @@ impl JournalRecord {
 /// Which records to read back.
 #[derive(Debug, Clone, Default)]
 pub struct JournalFilter {
-    /// Only records of this VM (name, case-insensitive, or identifier).
+    /// Only records of this VM, matched as find_protection matches a query ([`VmQuery`]): name
+    /// (case-insensitive), identifier, host name (its first label) or IP address.
     pub vm: Option<String>,
     /// Only records of this change id.
     pub change_id: Option<String>,
@@ -222,16 +235,31 @@ pub struct JournalFilter {
 }
 
 impl JournalFilter {
+    /// The filter made ready to test many records.
+    fn matcher(&self) -> RecordMatcher<'_> {
+        RecordMatcher {
+            vm: self.vm.as_deref().map(VmQuery::new),
+            change_id: self.change_id.as_deref().map(str::trim),
+        }
+    }
+}
+
+/// A [`JournalFilter`] with its VM query parsed once.
+struct RecordMatcher<'a> {
+    vm: Option<VmQuery>,
+    change_id: Option<&'a str>,
+}
+
+impl RecordMatcher<'_> {
     fn matches(&self, r: &JournalRecord) -> bool {
-        let vm_ok = self.vm.as_deref().map(str::trim).is_none_or(|vm| {
-            r.vm.name.to_lowercase() == vm.to_lowercase() || r.vm.id.eq_ignore_ascii_case(vm)
+        let vm_ok = self.vm.as_ref().is_none_or(|q| {
+            q.matches(
+                Some(&r.vm.id),
+                Some(&r.vm.name),
+                r.vm.ip_addresses.iter().map(String::as_str),
+            )
         });
-        let change_ok = self
-            .change_id
-            .as_deref()
-            .map(str::trim)
-            .is_none_or(|c| r.change_id == c);
-        vm_ok && change_ok
+        vm_ok && self.change_id.is_none_or(|c| r.change_id == c)
     }
 }
 
@@ -291,8 +319,10 @@ impl Journal {
         written.map_err(err)
     }
 
-    /// The newest `guarded` record of `vm` (name or identifier) written less than `within` ago, if any:
-    /// what the PreToolUse hook asks before letting a mutating call on that VM through.
+    /// The newest `guarded` record of `vm` written less than `within` ago, if any: what the PreToolUse
+    /// hook asks before letting a mutating call on that VM through. `vm` matches as find_protection
+    /// matches a query: name, identifier, host name (`web-01.corp.example`) or an IP address the
+    /// record holds.
     pub fn last_guarded(
         &self,
         vm: &str,
@@ -329,6 +359,7 @@ impl Journal {
             Err(e) => return Err(err(e)),
         };
         file.lock_shared().map_err(err)?;
+        let matcher = filter.matcher();
         let mut records = Vec::new();
         let mut skipped_lines = 0;
         for line in BufReader::new(&file).lines() {
@@ -337,7 +368,7 @@ impl Journal {
                 continue;
             }
             match serde_json::from_str::<JournalRecord>(&line) {
-                Ok(r) if filter.matches(&r) => records.push(r),
+                Ok(r) if matcher.matches(&r) => records.push(r),
                 Ok(_) => {}
                 Err(_) => skipped_lines += 1,
             }
@@ -369,6 +400,7 @@ mod tests {
             vm: JournalVm {
                 id: format!("s.{vm}"),
                 name: vm.into(),
+                ip_addresses: Vec::new(),
             },
             verdict: "guarded".into(),
             vpgs: vec![],
@@ -445,6 +477,50 @@ mod tests {
             j.last_guarded("Web-01", window).unwrap().unwrap().change_id,
             "fresh"
         );
+    }
+
+    #[test]
+    fn last_guarded_knows_the_vm_by_host_name_and_ip_address_as_find_protection_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let mut web = record("web-01", "c1");
+        web.vm.ip_addresses = vec!["10.0.0.5".into(), "fd00::5".into()];
+        j.append(&web).unwrap();
+        let window = std::time::Duration::from_secs(900);
+        for query in [
+            "web-01.corp.example",
+            "WEB-01.Corp.Example",
+            "10.0.0.5",
+            " 10.0.0.5 ",
+            "fd00:0:0:0:0:0:0:5",
+            "s.web-01",
+        ] {
+            assert!(
+                j.last_guarded(query, window).unwrap().is_some(),
+                "{query} names web-01"
+            );
+        }
+        for query in ["10.0.0.50", "web-010.corp.example", "corp.web-01", "10.0.0"] {
+            assert!(
+                j.last_guarded(query, window).unwrap().is_none(),
+                "{query} does not name web-01"
+            );
+        }
+    }
+
+    #[test]
+    fn a_record_written_before_ip_addresses_were_kept_still_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("journal.jsonl"));
+        std::fs::write(
+            j.path(),
+            r#"{"time":"2026-01-01T00:00:00Z","kind":"guard","agent":"a","action":"b","change_id":"c","vm":{"id":"s.web-01","name":"web-01"},"verdict":"guarded","vpgs":[]}
+"#,
+        )
+        .unwrap();
+        let read = j.read(&JournalFilter::default()).unwrap();
+        assert_eq!(read.records.len(), 1);
+        assert!(read.records[0].vm.ip_addresses.is_empty());
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub use error::{Candidate, ErrorKind, ErrorReport, RewindError};
 pub use guard::{GuardReport, GuardRequest, Outcome, TagList, Verdict, VpgGuard};
 pub use journal::{Journal, JournalFilter, JournalRecord};
 pub use progress::{NoProgress, ProgressSink, Stage, TaskProgress};
-pub use protection::{FlrAvailability, Protection, SiteRef, VmRef, VpgProtection};
+pub use protection::{FlrAvailability, Protection, SiteRef, VmQuery, VmRef, VpgProtection};
 pub use recover::{
     CloneAction, CloneReport, FailoverTestAction, FailoverTestReport, GuestPath, RecoverFileReport,
     RecoverFileRequest, RecoveredFile, RecoveryOperation, RecoveryPoint, RecoveryTask,
@@ -296,7 +296,9 @@ impl Rewind {
         recover::clone(self, vm, change, action, progress).await
     }
 
-    /// The newest guard of `vm` that ended `guarded` within the hook's window, if any.
+    /// The newest guard of `vm` that ended `guarded` within the hook's window, if any. `vm` is matched
+    /// as find_protection matches it (name, identifier, host name or IP address), from the journal
+    /// alone: no ZVM is asked.
     pub fn recent_guard(&self, vm: &str) -> Result<Option<JournalRecord>, RewindError> {
         Ok(self
             .inner

@@ -71,6 +71,8 @@ pub struct VmRef {
     pub name: String,
     /// The site it runs at (its VPGs' protected site).
     pub site: SiteRef,
+    /// Its IP addresses, as its ZVM lists them (empty when none is listed).
+    pub ip_addresses: Vec<String>,
 }
 
 /// Whether FLR can run for this VM in this VPG from a configured ZVM.
@@ -193,15 +195,21 @@ pub fn validate_query(query: &str) -> Result<&str, RewindError> {
     Ok(q)
 }
 
-/// How a query is matched.
-struct Matcher {
+/// How a VM query (name, host name, IP address or vmIdentifier) matches a VM. It is the one rule of
+/// find_protection, and the audit journal finds a VM's records with it too, so the PreToolUse hook
+/// recognises a guarded VM by every name find_protection accepts.
+#[derive(Debug, Clone)]
+pub struct VmQuery {
     query: String,
     ip: Option<IpAddr>,
     first_label: Option<String>,
 }
 
-impl Matcher {
-    fn new(query: &str) -> Matcher {
+impl VmQuery {
+    /// The query, trimmed. An IP address matches only addresses; a dotted name that is not one also
+    /// matches by its first label (`web-01.corp.example` means the VM named `web-01`).
+    pub fn new(query: &str) -> VmQuery {
+        let query = query.trim().to_lowercase();
         let ip = query.parse::<IpAddr>().ok();
         let first_label = match (ip, query.split_once('.')) {
             (None, Some((label, rest))) if !label.is_empty() && !rest.is_empty() => {
@@ -209,31 +217,43 @@ impl Matcher {
             }
             _ => None,
         };
-        Matcher {
-            query: query.to_string(),
+        VmQuery {
+            query,
             ip,
             first_label,
         }
     }
 
-    fn name_or_id(&self, id: Option<&str>, name: Option<&str>) -> bool {
-        let same = |a: &str, b: &str| a.to_lowercase() == b.to_lowercase();
+    /// Whether the VM with this identifier, name and IP addresses is one the query means: its
+    /// identifier or its name (case-insensitive) is the query, its name is the first label of the
+    /// query (a host name), or one of its addresses is the query's IP address.
+    pub fn matches<'a>(
+        &self,
+        id: Option<&str>,
+        name: Option<&str>,
+        ips: impl IntoIterator<Item = &'a str>,
+    ) -> bool {
+        let same = |a: &str, b: &str| a.to_lowercase() == b;
         id.is_some_and(|id| same(id, &self.query))
             || name.is_some_and(|n| {
                 same(n, &self.query) || self.first_label.as_deref().is_some_and(|l| same(n, l))
             })
-    }
-
-    fn row(&self, row: &VmRow) -> bool {
-        self.name_or_id(row.vm_identifier.as_deref(), row.vm_name.as_deref())
             || self.ip.is_some_and(|ip| {
-                row.ip_addresses()
-                    .any(|a| a.parse::<IpAddr>().is_ok_and(|a| a == ip))
+                ips.into_iter()
+                    .any(|a| a.trim().parse::<IpAddr>().is_ok_and(|a| a == ip))
             })
     }
 
+    fn row(&self, row: &VmRow) -> bool {
+        self.matches(
+            row.vm_identifier.as_deref(),
+            row.vm_name.as_deref(),
+            row.ip_addresses(),
+        )
+    }
+
     fn site_vm(&self, vm: &SiteVm) -> bool {
-        self.name_or_id(vm.vm_identifier.as_deref(), vm.vm_name.as_deref())
+        self.matches(vm.vm_identifier.as_deref(), vm.vm_name.as_deref(), [])
     }
 }
 
@@ -259,7 +279,7 @@ pub(crate) async fn find_protection(
     query: &str,
 ) -> Result<Protection, RewindError> {
     let query = validate_query(query)?;
-    let matcher = Matcher::new(query);
+    let matcher = VmQuery::new(query);
     let answers = futures::future::try_join_all(clients.iter().map(|c| async move {
         let local = c.local_site().await?;
         let site_id = local.site_identifier.clone().unwrap_or_default();
@@ -384,6 +404,12 @@ pub(crate) async fn find_protection(
     }
 
     let first = rows[0].1;
+    let mut ip_addresses: Vec<String> = Vec::new();
+    for a in rows.iter().flat_map(|(_, r)| r.ip_addresses()) {
+        if !ip_addresses.iter().any(|known| known == a) {
+            ip_addresses.push(a.to_string());
+        }
+    }
     let vm = VmRef {
         id: first.vm_identifier.clone().unwrap_or_default(),
         name: first.vm_name.clone().unwrap_or_default(),
@@ -391,6 +417,7 @@ pub(crate) async fn find_protection(
             link_id(&first.protected_site),
             first.protected_site_name.clone(),
         ),
+        ip_addresses,
     };
     let mut out: Vec<VpgProtection> = vpgs
         .into_values()
@@ -473,7 +500,7 @@ fn flr_availability(answers: &[SiteAnswer], row: &VmRow, recovery: &SiteRef) -> 
 /// each ZVM knows (peers included) before saying that no such VM exists.
 async fn not_found_anywhere(
     answers: &[SiteAnswer],
-    matcher: &Matcher,
+    matcher: &VmQuery,
     query: &str,
 ) -> Result<Protection, RewindError> {
     let mut seen: HashSet<String> = answers.iter().map(|a| a.site_id.to_lowercase()).collect();
@@ -567,13 +594,13 @@ mod tests {
             r#"{"VmIdentifier":"s.vm-1","VmName":"Web-01","VmNetworkInformation":{"NetworkAdapters":[{"IpAddresses":["10.1.2.3"]}]}}"#,
         )
         .unwrap();
-        assert!(Matcher::new("web-01").row(&row));
-        assert!(Matcher::new("WEB-01.corp.example.com").row(&row));
-        assert!(Matcher::new("s.vm-1").row(&row));
-        assert!(Matcher::new("10.1.2.3").row(&row));
-        assert!(!Matcher::new("10.1.2.4").row(&row));
-        assert!(!Matcher::new("web-0").row(&row));
-        assert!(!Matcher::new("web-01x.corp").row(&row));
+        assert!(VmQuery::new("web-01").row(&row));
+        assert!(VmQuery::new("WEB-01.corp.example.com").row(&row));
+        assert!(VmQuery::new("s.vm-1").row(&row));
+        assert!(VmQuery::new("10.1.2.3").row(&row));
+        assert!(!VmQuery::new("10.1.2.4").row(&row));
+        assert!(!VmQuery::new("web-0").row(&row));
+        assert!(!VmQuery::new("web-01x.corp").row(&row));
     }
 
     #[test]

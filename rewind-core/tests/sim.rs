@@ -375,6 +375,54 @@ async fn host_names_and_vm_identifiers_resolve_to_the_same_vm() {
 }
 
 #[tokio::test]
+async fn a_guard_is_recognised_afterwards_by_every_name_find_protection_takes_without_a_zvm() {
+    let env = TestEnv::start(10).await;
+    let found = env.rewind.find_protection("db-01").await.unwrap();
+    assert!(
+        !found.vm.ip_addresses.is_empty(),
+        "the VM's addresses come with it: {:?}",
+        found.vm
+    );
+    let report = env
+        .rewind
+        .guard(request("db-01", "c1"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    let record = env
+        .rewind
+        .journal()
+        .read(&JournalFilter::default())
+        .unwrap()
+        .records
+        .pop()
+        .unwrap();
+    assert_eq!(record.vm.ip_addresses, found.vm.ip_addresses);
+
+    // The hook's question, answered from the journal alone: a Rewind whose only site is unreachable.
+    let offline = env.rewind_with(|mut c| {
+        c.sites[0].url = "http://127.0.0.1:9".parse().unwrap();
+        c
+    });
+    let ip = found.vm.ip_addresses[0].clone();
+    for vm in [
+        "db-01",
+        "DB-01",
+        "db-01.corp.example.com",
+        &found.vm.id,
+        &ip,
+    ] {
+        let guard = offline.recent_guard(vm).unwrap();
+        assert_eq!(
+            guard.map(|r| r.change_id),
+            Some("c1".to_string()),
+            "{vm} names the guarded VM"
+        );
+    }
+    assert!(offline.recent_guard("web-01").unwrap().is_none());
+}
+
+#[tokio::test]
 async fn an_ambiguous_name_lists_both_candidates_and_guards_nothing() {
     let env = TestEnv::start_with(zvm_sim::Options::for_tests(10), Sites::Both).await;
     let err = env.rewind.find_protection("build-agent").await.unwrap_err();

@@ -100,7 +100,7 @@ pub struct AddReadOnlyArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct JournalArgs {
-    /// Only the records of this VM (name or vmIdentifier).
+    /// Only the records of this VM (name, host name, IP address or vmIdentifier).
     #[serde(default)]
     pub vm: Option<String>,
     /// Only the records of this change id.

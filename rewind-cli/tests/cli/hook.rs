@@ -143,6 +143,51 @@ async fn a_mutating_tool_is_allowed_only_after_a_guard_of_the_vm_its_argument_na
 }
 
 #[tokio::test]
+async fn a_mutating_tool_naming_the_vm_by_host_name_or_ip_address_is_allowed_after_its_guard() {
+    let env = TestEnv::start(50).await;
+    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await
+        .expect_code(0);
+    let (run, found) = env.rewind_json(&["find", "web-01"]).await;
+    run.expect_code(0);
+    let ip = found["result"]["vm"]["ip_addresses"][0]
+        .as_str()
+        .expect("web-01 has an address")
+        .to_string();
+    let (_, other) = env.rewind_json(&["find", "db-01"]).await;
+    let other_ip = other["result"]["vm"]["ip_addresses"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let by_fqdn = call("mcp__ssh__run", json!({"host": "web-01.corp.example"}));
+    let by_ip = call("mcp__ssh__run", json!({"host": ip}));
+    assert_eq!(hook(&env, &by_fqdn).await.0, "deny");
+    assert_eq!(hook(&env, &by_ip).await.0, "deny");
+
+    guard(&env, "web-01").await;
+    let (decision, reason) = hook(&env, &by_fqdn).await;
+    assert_eq!(decision, "allow", "{reason}");
+    let (decision, reason) = hook(&env, &by_ip).await;
+    assert_eq!(decision, "allow", "{reason}");
+    let (decision, reason) = hook(&env, &call("mcp__ssh__run", json!({"host": other_ip}))).await;
+    assert_eq!(decision, "deny", "{reason}");
+
+    // Without a VM argument, an address in the input names the VM as well.
+    env.rewind(&["catalog", "add-mutating", "claude-code", "Bash"])
+        .await
+        .expect_code(0);
+    let (decision, reason) = hook(
+        &env,
+        &call(
+            "Bash",
+            json!({"command": format!("ssh root@{ip} systemctl restart app")}),
+        ),
+    )
+    .await;
+    assert_eq!(decision, "allow", "{reason}");
+}
+
+#[tokio::test]
 async fn a_mutating_tool_without_a_vm_argument_is_judged_by_the_vm_its_input_names() {
     let env = TestEnv::start(44).await;
     env.rewind(&["catalog", "add-mutating", "claude-code", "Bash"])

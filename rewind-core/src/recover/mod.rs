@@ -687,10 +687,7 @@ impl RecoveryRecord<'_> {
             agent: self.client.principal().to_string(),
             action: self.action,
             change_id: self.point.change_id.clone(),
-            vm: JournalVm {
-                id: self.vm.id.clone(),
-                name: self.vm.name.clone(),
-            },
+            vm: JournalVm::from(self.vm),
             verdict: self.verdict.to_string(),
             vpgs: vec![JournalVpg {
                 vpg_id: self.point.vpg_id.clone(),
