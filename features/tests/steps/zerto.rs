@@ -1,0 +1,339 @@
+//! The simulated ZVM: how a scenario sets it up (timings, statuses, resyncs, faults, the clock, another
+//! client's insert) and what it really did (its tasks and its call log), which the scenarios check
+//! rather than trusting what a front printed.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use cucumber::{given, then, when};
+use features::RewindWorld;
+use features::sim::INSERT;
+use serde_json::{Value, json};
+
+use super::names;
+
+// --- Setting Zerto up -------------------------------------------------------------------------------
+
+#[given(expr = "each Zerto task takes {int} ms")]
+#[when(expr = "each Zerto task takes {int} ms")]
+async fn task_duration(world: &mut RewindWorld, ms: u64) {
+    world.sim().await.timing(Some(ms), None).await;
+}
+
+#[given(expr = "Zerto shows VPG {string} as Initializing")]
+async fn initializing(world: &mut RewindWorld, vpg: String) {
+    world.sim().await.pin_status(&vpg, 0, 1).await;
+}
+
+#[when(expr = "Zerto resyncs VPG {string} for {int} seconds")]
+async fn resync(world: &mut RewindWorld, vpg: String, seconds: u64) {
+    world.sim().await.resync(&vpg, seconds).await;
+}
+
+#[when(expr = "Zerto's clock moves on {int} seconds")]
+async fn clock_seconds(world: &mut RewindWorld, seconds: u64) {
+    world.sim().await.advance(seconds).await;
+}
+
+#[when(expr = "Zerto's clock moves on {int} minutes")]
+async fn clock_minutes(world: &mut RewindWorld, minutes: u64) {
+    world.sim().await.advance(minutes * 60).await;
+}
+
+#[given(expr = "another client has just inserted a tagged checkpoint into {string}")]
+async fn another_client_inserts(world: &mut RewindWorld, vpg: String) {
+    let sim = world.sim().await.clone();
+    let task = sim
+        .insert_as_another_client(&vpg, "nightly | by the backup team")
+        .await;
+    // The scenario is about a guard that meets this insert still running.
+    let t = sim
+        .wait_for_task("the other client's insert", Duration::from_secs(5), |t| {
+            t["TaskIdentifier"] == task.as_str()
+        })
+        .await;
+    assert_eq!(t["State"], 1, "the other client's insert runs: {t}");
+}
+
+#[when(expr = "Zerto starts a resync of VPG {string} while its insert runs")]
+async fn resync_while_inserting(world: &mut RewindWorld, vpg: String) {
+    let sim = world.sim().await.clone();
+    sim.wait_for_task(
+        &format!("an insert into {vpg}"),
+        Duration::from_secs(30),
+        |t| t["Type"] == INSERT && t["VpgName"] == vpg.as_str() && t["State"] == 1,
+    )
+    .await;
+    sim.resync(&vpg, 30).await;
+}
+
+#[given("Zerto will lose its answer to the next tagged-checkpoint insert")]
+async fn lose_next_insert(world: &mut RewindWorld) {
+    world
+        .sim()
+        .await
+        .add_fault(json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
+            "Action": "LoseResponse", "Count": 1}))
+        .await;
+}
+
+#[given(expr = "Zerto answers the next tagged-checkpoint insert with {int}")]
+async fn next_insert_status(world: &mut RewindWorld, status: u16) {
+    world
+        .sim()
+        .await
+        .add_fault(json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
+            "Action": "Respond", "Status": status, "Count": 1}))
+        .await;
+}
+
+#[given(expr = "Zerto answers every tagged-checkpoint insert into {string} with {int}")]
+async fn every_insert_status(world: &mut RewindWorld, vpg: String, status: u16) {
+    let sim = world.sim().await.clone();
+    let id = sim.vpg_id(&vpg).await;
+    sim.add_fault(
+        json!({"Method": "POST", "Path": format!("/v1/vpgs/{id}/checkpoints"),
+        "Action": "Respond", "Status": status}),
+    )
+    .await;
+}
+
+#[given(expr = "Zerto answers the next {int} reads of {string} with {int}")]
+async fn next_reads_status(world: &mut RewindWorld, count: u32, path: String, status: u16) {
+    world
+        .sim()
+        .await
+        .add_fault(json!({"Method": "GET", "Path": path, "Action": "Respond",
+            "Status": status, "Count": count}))
+        .await;
+}
+
+#[given(expr = "every read at Denver takes {int} ms longer")]
+async fn denver_latency(world: &mut RewindWorld, ms: u64) {
+    world
+        .sim()
+        .await
+        .add_fault(json!({"Method": "GET", "Path": "/v1/**", "Site": "Denver",
+            "Action": "Latency", "LatencyMs": ms}))
+        .await;
+}
+
+#[given("Boston's Keycloak restarts when the next task is read")]
+async fn keycloak_restart(world: &mut RewindWorld) {
+    world
+        .sim()
+        .await
+        .add_fault(
+            json!({"Method": "GET", "Path": "/v1/tasks/*", "Site": "Boston",
+            "Action": "RevokeTokens", "Count": 1}),
+        )
+        .await;
+}
+
+// --- What Zerto did -----------------------------------------------------------------------------
+
+#[then("Zerto ran no tagged-checkpoint insert")]
+async fn no_insert(world: &mut RewindWorld) {
+    let inserts = world.sim().await.inserts(None).await;
+    assert!(inserts.is_empty(), "Zerto ran inserts: {inserts:#?}");
+}
+
+#[then(expr = "Zerto ran no tagged-checkpoint insert into {string}")]
+async fn no_insert_into(world: &mut RewindWorld, vpg: String) {
+    let inserts = world.sim().await.inserts(Some(&vpg)).await;
+    assert!(
+        inserts.is_empty(),
+        "Zerto ran inserts into {vpg}: {inserts:#?}"
+    );
+}
+
+#[then(
+    expr = "Zerto ran exactly one tagged-checkpoint insert into each of {string}, and each Completed"
+)]
+async fn one_insert_each(world: &mut RewindWorld, vpgs: String) {
+    let sim = world.sim().await.clone();
+    for vpg in names(&vpgs) {
+        let inserts = sim.inserts(Some(&vpg)).await;
+        assert_eq!(
+            inserts.len(),
+            1,
+            "exactly one insert into {vpg}: {inserts:#?}"
+        );
+        assert_eq!(
+            inserts[0]["State"], 6,
+            "the insert into {vpg} Completed: {}",
+            inserts[0]
+        );
+    }
+}
+
+#[then("no tagged-checkpoint insert failed at Zerto")]
+async fn no_failed_insert(world: &mut RewindWorld) {
+    let failed: Vec<Value> = world
+        .sim()
+        .await
+        .inserts(None)
+        .await
+        .into_iter()
+        .filter(|t| t["State"] != 6)
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "inserts that did not Complete: {failed:#?}"
+    );
+}
+
+fn time(v: &Value) -> Option<DateTime<Utc>> {
+    v.as_str().and_then(|s| s.parse().ok())
+}
+
+#[then(expr = "Zerto never ran two tagged-checkpoint inserts into {string} at the same time")]
+async fn never_overlapping(world: &mut RewindWorld, vpg: String) {
+    let mut inserts = world.sim().await.inserts(Some(&vpg)).await;
+    assert!(!inserts.is_empty(), "no insert into {vpg} at all");
+    inserts.sort_by_key(|t| time(&t["Started"]));
+    for pair in inserts.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        let a_end = time(&a["Completed"]).unwrap_or_else(|| panic!("{a} never ended"));
+        let b_start = time(&b["Started"]).expect("a start time");
+        assert!(
+            a_end <= b_start,
+            "two inserts ran into {vpg} at once:\n{a}\n{b}"
+        );
+    }
+}
+
+#[then("every tagged-checkpoint insert that Zerto failed is named in a guard's notes")]
+async fn failures_named(world: &mut RewindWorld) {
+    let failed: Vec<Value> = world
+        .sim()
+        .await
+        .inserts(None)
+        .await
+        .into_iter()
+        .filter(|t| t["State"] == 4)
+        .collect();
+    let reports: String = world
+        .answers
+        .iter()
+        .filter_map(|a| a.result.as_ref())
+        .map(Value::to_string)
+        .collect();
+    for t in failed {
+        let id = t["TaskIdentifier"].as_str().expect("a task id");
+        assert!(
+            reports.contains(id),
+            "Zerto failed insert {id}, and no guard said so: {t}\n{reports}"
+        );
+    }
+}
+
+#[then("Zerto received no FLR request")]
+async fn no_flr(world: &mut RewindWorld) {
+    let flr: Vec<Value> = world
+        .sim()
+        .await
+        .calls()
+        .await
+        .into_iter()
+        .filter(|c| {
+            c["Path"]
+                .as_str()
+                .is_some_and(|p| p.to_lowercase().starts_with("/v1/flrs"))
+        })
+        .collect();
+    assert!(flr.is_empty(), "FLR requests: {flr:#?}");
+}
+
+#[then("Zerto never received a Failover or Move request")]
+async fn no_failover(world: &mut RewindWorld) {
+    let calls = world.sim().await.calls().await;
+    assert!(!calls.is_empty(), "no call at all");
+    let live: Vec<&Value> = calls
+        .iter()
+        .filter(|c| {
+            c["Path"].as_str().is_some_and(|p| {
+                let last = p.rsplit('/').next().unwrap_or_default().to_lowercase();
+                matches!(
+                    last.as_str(),
+                    "failover" | "move" | "failovercommit" | "movecommit"
+                )
+            })
+        })
+        .collect();
+    assert!(
+        live.is_empty(),
+        "Failover Live or Move was called: {live:#?}"
+    );
+}
+
+#[then(expr = "Zerto's call log shows {int} faulted calls")]
+async fn faulted_calls(world: &mut RewindWorld, count: usize) {
+    let faulted: Vec<Value> = world
+        .sim()
+        .await
+        .calls()
+        .await
+        .into_iter()
+        .filter(|c| c["Faults"].as_array().is_some_and(|f| !f.is_empty()))
+        .collect();
+    assert_eq!(faulted.len(), count, "faulted calls: {faulted:#?}");
+}
+
+#[then("Zerto's call log shows that Denver was slow")]
+async fn denver_was_slow(world: &mut RewindWorld) {
+    let slow = world
+        .sim()
+        .await
+        .calls()
+        .await
+        .into_iter()
+        .filter(|c| {
+            c["Site"] == "Denver"
+                && c["Faults"]
+                    .as_array()
+                    .is_some_and(|f| f.iter().any(|x| x["Action"] == "Latency"))
+        })
+        .count();
+    assert!(slow > 0, "no Denver call was delayed");
+}
+
+/// The calls to one site's token endpoint that Keycloak answered with a token.
+async fn tokens_issued(world: &mut RewindWorld, site: &str) -> usize {
+    world
+        .sim()
+        .await
+        .calls()
+        .await
+        .iter()
+        .filter(|c| {
+            c["Site"] == site
+                && c["Status"] == 200
+                && c["Path"]
+                    .as_str()
+                    .is_some_and(|p| p.ends_with("/openid-connect/token"))
+        })
+        .count()
+}
+
+#[then(regex = r"^(Boston|Denver)'s Keycloak issued (\d+) tokens? to rewind$")]
+async fn keycloak_issued(world: &mut RewindWorld, site: String, count: usize) {
+    let issued = tokens_issued(world, &site).await;
+    assert_eq!(issued, count, "tokens issued at {site}");
+}
+
+#[then(regex = r"^Zerto refused an? (?:expired or revoked|revoked) token at least once$")]
+async fn refused_token(world: &mut RewindWorld) {
+    let refused = world
+        .sim()
+        .await
+        .calls()
+        .await
+        .into_iter()
+        .filter(|c| c["Status"] == 401 && c["Path"].as_str().is_some_and(|p| p.starts_with("/v1")))
+        .count();
+    assert!(
+        refused > 0,
+        "Zerto never refused a token, so the scenario proved nothing about renewing one"
+    );
+}
