@@ -41,16 +41,8 @@ pub fn init_logging(verbose: u8, quiet: u8) {
         (_, 2) => "debug",
         _ => "trace",
     };
-    // At the default level the core's own warnings are left out: the only ones it has are the
-    // TLS-verification warning, which the CLI prints itself from `Config::warnings` (once, even with
-    // -q), and a journal that cannot be written, which the guard's report already carries as a note.
-    let default = if level == "warn" {
-        "warn,rewind_core=error".to_string()
-    } else {
-        level.to_string()
-    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -117,10 +117,10 @@ impl Rewind {
     /// Builds the clients of every configured site without sending anything; each site's identity is
     /// learnt on first use. A configuration without sites is accepted: the catalog and the journal
     /// work, and every call that needs a ZVM refuses with [`config::ConfigError::NoSites`].
+    ///
+    /// Nothing is logged here: the configuration's warnings ([`Config::warnings`], such as TLS
+    /// verification turned off) are the front's to show, once per run.
     pub fn new(config: Config) -> Result<Rewind, RewindError> {
-        for warning in config.warnings() {
-            tracing::warn!("{warning}");
-        }
         let clients = config
             .sites
             .iter()
@@ -233,7 +233,8 @@ impl Rewind {
             .journal
             .append(&JournalRecord::from_guard(&report))
         {
-            tracing::warn!("{e}");
+            // The report carries it to the front; a log line would say it twice.
+            tracing::debug!("{e}");
             report.notes.push(e.to_string());
         }
         Ok(report)

@@ -284,6 +284,50 @@ async fn tls_trusts_a_pinned_certificate_refuses_an_unknown_one_and_insecure_is_
     );
 }
 
+/// A log sink for one test: what the core logs, kept in memory.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn an_insecure_site_is_in_the_configurations_warnings_and_the_core_logs_no_copy_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut site =
+        SiteConfig::with_client("boston", "https://zvm.example.com", "rewind", "x").unwrap();
+    site.insecure = true;
+    let config = rewind_core::Config::builder(
+        dir.path().join("catalog.toml"),
+        dir.path().join("journal.jsonl"),
+    )
+    .site(site)
+    .build()
+    .unwrap();
+    assert_eq!(config.warnings().len(), 1, "{:?}", config.warnings());
+    let logs = Captured::default();
+    let sink = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || sink.clone())
+        .with_max_level(tracing::Level::TRACE)
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        Rewind::new(config).expect("a Rewind");
+    });
+    let logged = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        !logged.contains("verification"),
+        "the front shows Config::warnings once; the core logged: {logged}"
+    );
+}
+
 #[tokio::test]
 async fn an_unreachable_site_is_a_connection_error_naming_it() {
     let env = TestEnv::start(6).await;

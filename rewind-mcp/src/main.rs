@@ -57,6 +57,10 @@ async fn main() -> ExitCode {
 
 async fn run(flags: Flags) -> anyhow::Result<()> {
     let config = load_config(&flags)?;
+    // The configuration's warnings (TLS verification off, say), once per run: the core logs none.
+    for warning in config.warnings() {
+        tracing::warn!("{warning}");
+    }
     // Without a site the server still starts: the catalog and journal tools need no ZVM, and every
     // tool that does answers with what to configure.
     if let Err(e) = config.require_sites() {

@@ -252,4 +252,13 @@ async fn a_site_without_tls_verification_is_warned_about_once_per_run() {
         "{run:#?}"
     );
     assert!(run.stdout.contains("(TLS verification OFF)"), "{run:#?}");
+    // Logging more shows no second copy from the core.
+    let run = env.rewind(&["-vv", "sites"]).await;
+    run.expect_code(0);
+    let warned = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("verification is OFF"))
+        .count();
+    assert_eq!(warned, 1, "{run:#?}");
 }

@@ -705,7 +705,8 @@ impl RecoveryRecord<'_> {
         match rewind.journal().append(&record) {
             Ok(()) => None,
             Err(e) => {
-                tracing::warn!("{e}");
+                // The report's notes carry it to the front; a log line would say it twice.
+                tracing::debug!("{e}");
                 Some(e.to_string())
             }
         }

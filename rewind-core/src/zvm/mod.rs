@@ -6,8 +6,10 @@
 //! - `token`: the single-flight token cache.
 //! - `retry`: capped, jittered backoff inside a deadline.
 //! - `task`: adaptive waiting for a Zerto task, and for a tagged checkpoint to be listed.
+//! - `flight`: concurrent reads of the same VM listing share one exchange.
 
 pub mod enums;
+mod flight;
 pub mod retry;
 pub mod task;
 pub(crate) mod token;
@@ -24,6 +26,7 @@ use url::Url;
 
 use crate::config::{HttpSettings, SiteConfig};
 use crate::error::RewindError;
+use flight::SingleFlight;
 use retry::RetryPolicy;
 use token::{TOKEN_PATH, TokenCache};
 use wire::{
@@ -228,6 +231,10 @@ pub struct ZvmClient {
     local: OnceCell<LocalSite>,
     /// Learnt timings; a std mutex because it is never held across an await.
     pub(crate) timings: StdMutex<Timings>,
+    /// Concurrent `/v1/vms` reads share one exchange (many guards at once each resolve their VM).
+    vm_listing: SingleFlight<Vec<VmRow>>,
+    /// Concurrent reads of one site's inventory share one exchange.
+    site_listing: SingleFlight<Vec<SiteVm>>,
 }
 
 impl ZvmClient {
@@ -258,12 +265,7 @@ impl ZvmClient {
             builder = builder.tls_certs_only(certs);
         }
         if site.insecure {
-            tracing::warn!(
-                site = %site.name,
-                "TLS certificate verification is OFF for site {} ({}); set ca_cert (ZVM_CA_CERT) instead",
-                site.name,
-                site.url
-            );
+            // Warned about by the front, once per run, from `Config::warnings`.
             builder = builder.tls_danger_accept_invalid_certs(true);
         }
         let client = builder.build().map_err(|e| {
@@ -289,6 +291,8 @@ impl ZvmClient {
             retry,
             local: OnceCell::new(),
             timings: StdMutex::new(Timings::default()),
+            vm_listing: SingleFlight::default(),
+            site_listing: SingleFlight::default(),
         })
     }
 
@@ -465,9 +469,12 @@ impl ZvmClient {
             .unwrap_or_default())
     }
 
-    /// `GET /v1/vms`: every protected VM, one row per VM and VPG.
+    /// `GET /v1/vms`: every protected VM, one row per VM and VPG. Callers that ask while a read is in
+    /// flight share its answer.
     pub async fn vms(&self) -> Result<Vec<VmRow>, RewindError> {
-        self.get_list("/v1/vms", &[]).await
+        self.vm_listing
+            .run("", || self.get_list("/v1/vms", &[]))
+            .await
     }
 
     /// `GET /v1/vpgs`.
@@ -528,13 +535,13 @@ impl ZvmClient {
         self.get_list("/v1/virtualizationsites", &[]).await
     }
 
-    /// `GET /v1/virtualizationsites/{id}/vms`: every VM of that site, protected or not.
+    /// `GET /v1/virtualizationsites/{id}/vms`: every VM of that site, protected or not. Callers that
+    /// ask while a read of the same site is in flight share its answer.
     pub async fn site_vms(&self, site_id: &str) -> Result<Vec<SiteVm>, RewindError> {
-        self.get_list(
-            &format!("/v1/virtualizationsites/{}/vms", segment(site_id)),
-            &[],
-        )
-        .await
+        let path = format!("/v1/virtualizationsites/{}/vms", segment(site_id));
+        self.site_listing
+            .run(&path, || self.get_list(&path, &[]))
+            .await
     }
 
     /// `POST /v1/vpgs/{id}/checkpoints {"CheckpointName": tag}` → the insert's task id. Never retried

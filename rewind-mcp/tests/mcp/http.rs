@@ -107,3 +107,38 @@ async fn over_http_a_foreign_host_header_is_refused() {
         local.status()
     );
 }
+
+#[tokio::test]
+async fn a_site_without_tls_verification_is_warned_about_once_at_start() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    let env = TestEnv::start(43, Setup::Env).await;
+    let mut child = env
+        .command(&["--http", "127.0.0.1:0"])
+        .env("ZVM_INSECURE", "1")
+        .env_remove("RUST_LOG")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("rewind-mcp starts");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let before_serving = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        let mut seen = Vec::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.starts_with("rewind-mcp: serving MCP on ") {
+                return seen;
+            }
+            seen.push(line);
+        }
+        panic!("rewind-mcp ended without serving: {seen:?}");
+    })
+    .await
+    .expect("rewind-mcp serves within a minute");
+    let warnings: Vec<&String> = before_serving
+        .iter()
+        .filter(|l| l.contains("verification is OFF"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{before_serving:#?}");
+    assert!(warnings[0].contains("default"), "{warnings:?}");
+}
