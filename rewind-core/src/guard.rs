@@ -23,7 +23,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::config::GuardSettings;
-use crate::error::RewindError;
+use crate::error::{ErrorKind, RewindError};
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::{self, Protection, VmRef, VpgProtection};
 use crate::zvm::ZvmClient;
@@ -185,6 +185,9 @@ pub enum Outcome {
     Error {
         /// The task, if one was started.
         task_id: Option<String>,
+        /// The class of what went wrong, as [`RewindError::kind`] gives it: a ZVM that refused the
+        /// insert is `refused`, one that could not be reached or followed is `connection`.
+        kind: ErrorKind,
         /// What went wrong and what to do.
         message: String,
     },
@@ -267,7 +270,9 @@ impl GuardReport {
                         "in progress"
                     }
                 ),
-                Outcome::Error { task_id, message } => match task_id {
+                Outcome::Error {
+                    task_id, message, ..
+                } => match task_id {
                     Some(t) => format!("ERROR (task {t}): {message}"),
                     None => format!("ERROR: {message}"),
                 },
@@ -281,6 +286,29 @@ impl GuardReport {
             out.push_str(&format!("\n  note: {n}"));
         }
         out
+    }
+
+    /// The class of a guard that is not `guarded`, for exit codes and error results; `None` when it
+    /// is. A failed insert task makes it `task_failed`; otherwise an error around an insert gives its
+    /// own kind (the first such VPG's: a ZVM that refused the insert is `refused`, one that could not be
+    /// reached is `connection`); tasks still running when the deadline came make it `task_failed`; a VM
+    /// with no protecting VPG is `refused` by the rule that only protecting VPGs are tagged.
+    pub fn error_kind(&self) -> Option<ErrorKind> {
+        let outcomes = || self.vpgs.iter().map(|v| &v.outcome);
+        match self.verdict {
+            Verdict::Guarded => None,
+            Verdict::StillRunning => Some(ErrorKind::TaskFailed),
+            Verdict::NotGuarded => {
+                if outcomes().any(|o| matches!(o, Outcome::Failed { .. })) {
+                    return Some(ErrorKind::TaskFailed);
+                }
+                let error = outcomes().find_map(|o| match o {
+                    Outcome::Error { kind, .. } => Some(*kind),
+                    _ => None,
+                });
+                Some(error.unwrap_or(ErrorKind::Refused))
+            }
+        }
     }
 
     /// The task ids still running, for a caller that wants to follow them.
@@ -488,6 +516,7 @@ async fn guard_vpg(
     let outcome = match ctx.client(&vpg.zvm_site) {
         None => Outcome::Error {
             task_id: None,
+            kind: ErrorKind::Usage,
             message: format!(
                 "no configured site reaches the ZVM {} of this VPG",
                 vpg.zvm_site
@@ -538,6 +567,8 @@ async fn tag_vpg(
     let Ok(held) = tokio::time::timeout_at(deadline.into(), slot.lock_owned()).await else {
         return Outcome::Error {
             task_id: None,
+            // A deadline is classed as a slow ZVM is, as `RewindError::Deadline` is.
+            kind: ErrorKind::Connection,
             message: format!(
                 "the deadline came while this VPG was busy with an earlier guard of this process; nothing was inserted into {}; guard again",
                 vpg.vpg_name
@@ -585,6 +616,7 @@ async fn tag_vpg(
                 }
                 Err(e) => Outcome::Error {
                     task_id: Some(task_id),
+                    kind: e.kind(),
                     message: format!(
                         "the insert Completed, but its checkpoint could not be looked for: {e}; list the tags of this VM to check"
                     ),
@@ -626,6 +658,7 @@ async fn insert_locked(
                     Ok(TaskWait::StillRunning(_)) => {
                         return Inserted::Done(Outcome::Error {
                             task_id: None,
+                            kind: ErrorKind::Connection,
                             message: format!(
                                 "the deadline came while waiting for insert task {other_id} of another client at this VPG; nothing was inserted; guard again"
                             ),
@@ -646,6 +679,7 @@ async fn insert_locked(
         if Instant::now() >= deadline {
             return Inserted::Done(Outcome::Error {
                 task_id: None,
+                kind: ErrorKind::Connection,
                 message: "the deadline came before the insert could be sent; nothing was inserted; guard again".into(),
             });
         }
@@ -679,6 +713,7 @@ async fn insert_locked(
                     Ok(Reconciled::NotInserted) => {
                         return Inserted::Done(Outcome::Error {
                             task_id: None,
+                            kind: ErrorKind::Connection,
                             message: format!(
                                 "the answer to the insert was lost {} times and no checkpoint with the tag exists; check the network to the ZVM of {} and guard again",
                                 lost + 1,
@@ -689,6 +724,7 @@ async fn insert_locked(
                     Err(e) => {
                         return Inserted::Done(Outcome::Error {
                             task_id: None,
+                            kind: e.kind(),
                             message: format!(
                                 "the answer to the insert was lost and whether it happened could not be told: {e}; look for the tag {tag:?} in VPG {} before guarding again",
                                 vpg.vpg_name
@@ -698,9 +734,11 @@ async fn insert_locked(
                 }
             }
             Err(e) => {
+                let e = e.at(client, &request);
                 return Inserted::Done(Outcome::Error {
                     task_id: None,
-                    message: e.at(client, &request).to_string(),
+                    kind: e.kind(),
+                    message: e.to_string(),
                 });
             }
         };
@@ -718,6 +756,7 @@ async fn insert_locked(
             Err(e) => {
                 return Inserted::Done(Outcome::Error {
                     task_id: Some(task_id.clone()),
+                    kind: e.kind(),
                     message: format!(
                         "insert task {task_id} was started but could not be followed: {e}; the insert may still complete, look at the task in the ZVM"
                     ),
@@ -1194,6 +1233,7 @@ mod tests {
                 vg(tagged()),
                 vg(Outcome::Error {
                     task_id: None,
+                    kind: ErrorKind::Connection,
                     message: "x".into()
                 })
             ]),

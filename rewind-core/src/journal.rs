@@ -193,7 +193,9 @@ impl JournalRecord {
                         line.task_id = Some(task_id.clone());
                         line.task_state = task_state.as_ref().map(ToString::to_string);
                     }
-                    Outcome::Error { task_id, message } => {
+                    Outcome::Error {
+                        task_id, message, ..
+                    } => {
                         line.outcome = "error".into();
                         line.tag = Some(report.tag.clone());
                         line.task_id = task_id.clone();

@@ -788,6 +788,32 @@ async fn a_deadline_returns_the_running_task_ids_instead_of_dropping_them() {
 }
 
 #[tokio::test]
+async fn an_insert_the_zvm_refuses_is_an_error_outcome_of_kind_refused() {
+    let env = TestEnv::start(25).await;
+    env.control
+        .fault(serde_json::json!({
+            "Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": "Respond", "Status": 403
+        }))
+        .await;
+    let report = env
+        .rewind
+        .guard(request("db-01", "c1"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(report.verdict, Verdict::NotGuarded, "{}", report.summary());
+    match outcome_of(&report, "web-dr") {
+        Outcome::Error { kind, message, .. } => {
+            assert_eq!(*kind, rewind_core::ErrorKind::Refused, "{message}");
+            assert!(message.contains("403"), "{message}");
+        }
+        other => panic!("expected an error outcome, got {other:?}"),
+    }
+    assert_eq!(report.error_kind(), Some(rewind_core::ErrorKind::Refused));
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["vpgs"][0]["kind"], "refused", "{json}");
+}
+
+#[tokio::test]
 async fn a_pipe_in_the_action_is_refused_before_anything_is_sent() {
     let env = TestEnv::start(19).await;
     let mut req = request("web-01", "chg-pipe");

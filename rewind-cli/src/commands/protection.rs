@@ -142,7 +142,9 @@ pub fn guard_text(r: &GuardReport) -> String {
                     "in progress; it was not stopped".into()
                 },
             ),
-            Outcome::Error { task_id, message } => (
+            Outcome::Error {
+                task_id, message, ..
+            } => (
                 "ERROR",
                 task_id.clone().unwrap_or_default(),
                 String::new(),
@@ -172,29 +174,25 @@ pub fn guard_text(r: &GuardReport) -> String {
 }
 
 /// Why a guard's report is a failure, as an error kind and one line: `None` when it is `guarded`.
-///
-/// A failed insert task is a task failure; an insert that is still running when the deadline came
-/// counts as one too (as the core counts it), with its task ids; a VM with no protecting VPG is refused
-/// by the rule that only protecting VPGs are tagged; an error around an insert (the ZVM could not be
-/// reached or followed) is a connection failure.
+/// The kind is the core's ([`GuardReport::error_kind`]): a failed insert task, an error around an
+/// insert of its own kind (a ZVM that refused it, one that could not be reached), tasks still running
+/// at the deadline, or no protecting VPG. The line names the VPGs at fault and what to do.
 pub fn guard_failure(r: &GuardReport) -> Option<(ErrorKind, String)> {
+    let kind = r.error_kind()?;
     let what = format!("{} is NOT guarded for change {}", r.vm.name, r.change_id);
     let advice = "do not rely on Zerto to rewind this change";
-    match r.verdict {
-        Verdict::Guarded => None,
-        Verdict::StillRunning => Some((
-            ErrorKind::TaskFailed,
-            format!(
-                "{} is not guarded yet for change {}: task(s) {} were still running when the deadline came and were not stopped; run `rewind tags {} --change {}` later to see whether they were listed",
-                r.vm.name,
-                r.change_id,
-                r.running_task_ids().join(", "),
-                r.vm.name,
-                r.change_id
-            ),
-        )),
+    let line = match r.verdict {
+        Verdict::Guarded => return None,
+        Verdict::StillRunning => format!(
+            "{} is not guarded yet for change {}: task(s) {} were still running when the deadline came and were not stopped; run `rewind tags {} --change {}` later to see whether they were listed",
+            r.vm.name,
+            r.change_id,
+            r.running_task_ids().join(", "),
+            r.vm.name,
+            r.change_id
+        ),
         Verdict::NotGuarded => {
-            let failed: Vec<String> = r
+            let problems: Vec<String> = r
                 .vpgs
                 .iter()
                 .filter_map(|v| match &v.outcome {
@@ -206,39 +204,22 @@ pub fn guard_failure(r: &GuardReport) -> Option<(ErrorKind, String)> {
                         "VPG {}: task {task_id} ended {task_state}: {complete_reason}",
                         v.vpg_name
                     )),
-                    _ => None,
-                })
-                .collect();
-            if !failed.is_empty() {
-                return Some((
-                    ErrorKind::TaskFailed,
-                    format!("{what}: {}; {advice}", failed.join("; ")),
-                ));
-            }
-            let errors: Vec<String> = r
-                .vpgs
-                .iter()
-                .filter_map(|v| match &v.outcome {
                     Outcome::Error { message, .. } => {
                         Some(format!("VPG {}: {message}", v.vpg_name))
                     }
                     _ => None,
                 })
                 .collect();
-            if !errors.is_empty() {
-                return Some((
-                    ErrorKind::Connection,
-                    format!("{what}: {}; {advice}", errors.join("; ")),
-                ));
-            }
-            Some((
-                ErrorKind::Refused,
+            if problems.is_empty() {
                 format!(
                     "{what}: none of its VPGs is protecting, so no tagged checkpoint was taken (see the reasons above); {advice}"
-                ),
-            ))
+                )
+            } else {
+                format!("{what}: {}; {advice}", problems.join("; "))
+            }
         }
-    }
+    };
+    Some((kind, line))
 }
 
 /// `rewind tags <vm> [--change ID]`: the result is the core's `TagList`. A VPG whose checkpoints could

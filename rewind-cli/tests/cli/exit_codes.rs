@@ -129,6 +129,27 @@ async fn a_failed_insert_task_exits_with_the_task_failed_code() {
 }
 
 #[tokio::test]
+async fn an_insert_the_zvm_refuses_exits_with_the_refused_code_not_the_connection_code() {
+    let env = TestEnv::start(33).await;
+    env.sim_post(
+        "faults",
+        json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": "Respond", "Status": 403}),
+    )
+    .await;
+    let (run, json) = env
+        .rewind_json(&[
+            "guard", "db-01", "--agent", "a", "--action", "b", "--change", "c",
+        ])
+        .await;
+    run.expect_code(3);
+    assert_eq!(json["result"]["verdict"], "not_guarded");
+    assert_eq!(json["result"]["vpgs"][0]["outcome"], "error");
+    assert_eq!(json["result"]["vpgs"][0]["kind"], "refused");
+    assert_eq!(json["error"]["kind"], "refused");
+    assert!(run.one_error_line().contains("403"), "{run:#?}");
+}
+
+#[tokio::test]
 async fn a_guard_still_running_at_its_deadline_exits_with_the_task_failed_code_and_its_task_ids() {
     let env = TestEnv::start(35).await;
     env.write_config("[guard]\ndeadline_secs = 1\n");
