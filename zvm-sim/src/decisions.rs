@@ -12,7 +12,19 @@
 //! - JSON bodies need a JSON content type, else 415, and their keys match case-insensitively;
 //!   query keys and values match case-insensitively and an empty value is absent (`api/extract.rs`);
 //! - the call log skips `/_sim` and masks secret-looking query values (`api/call_log.rs`);
-//! - Keycloak form fields are case-sensitive and error bodies are Keycloak's (`api/keycloak.rs`).
+//! - Keycloak form fields are case-sensitive and error bodies are Keycloak's (`api/keycloak.rs`);
+//! - every FLR route refuses the Operator role with 403, and a download URL is
+//!   `/v1/flrs/{id}/downloads/{download}`, a zip's entries named by guest path (`api/flrs.rs`);
+//! - FLR's answers to missing paths (404), sessions not mounted (409) and checkpoints outside the
+//!   journal (400), and an unmount while mounting stopping the mount task (`world/flr.rs`);
+//! - which state conflicts of recovery operations are 409, latest checkpoint and every VM by
+//!   default, clones as `<vm>-clone` VMs, failover and move committing at their task's end
+//!   (`world/recovery.rs`); `CloneStart` reading `CheckpointId` and ignoring unknown keys, and the
+//!   default commit policy (`api/actions.rs`); a JSON `null` body read as no body (`api/extract.rs`);
+//! - fault rules: pattern syntax, seeded decisions, how actions combine (`faults.rs`), and how a
+//!   lost response closes its connection (`api/faults.rs`);
+//! - the saved-state format and its checks (`world/state.rs`), certificates (`tls.rs`), and the
+//!   shape of generated worlds (`world/generate.rs`).
 //!
 //! What is deliberately absent: the client's "protecting VPG" rule. The client keeps its own copy of
 //! it; the simulator only knows when a VPG writes checkpoints and accepts tagged inserts, which is a

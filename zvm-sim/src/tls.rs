@@ -71,6 +71,8 @@ impl CertificateFolder {
             path: path.clone(),
             source,
         })?;
+        // Printed and handed to clients, so absolute: it must mean the same from anywhere.
+        let path = std::fs::canonicalize(&path).unwrap_or(path);
         Ok(CertificateFolder { path, temporary })
     }
 
