@@ -1,5 +1,5 @@
 //! Exit codes and the CLI's error: every failure is an [`ErrorReport`] of the core (kind, message,
-//! candidates), and [`code`] is the one place a kind becomes an exit code.
+//! candidates, hint), and [`code`] is the one place a kind becomes an exit code.
 
 use rewind_core::catalog::CatalogError;
 use rewind_core::config::ConfigError;
@@ -40,11 +40,7 @@ pub struct CliError(pub ErrorReport);
 impl CliError {
     /// A failure that did not come from the core.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> CliError {
-        CliError(ErrorReport {
-            kind,
-            message: message.into(),
-            candidates: Vec::new(),
-        })
+        CliError(ErrorReport::new(kind, message))
     }
 
     /// The exit code.

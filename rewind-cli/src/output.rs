@@ -6,6 +6,7 @@
 //! ```json
 //! {"command": "find", "ok": true, "exit_code": 0, "result": { ... }}
 //! {"command": "find", "ok": false, "exit_code": 3, "error": {"kind": "refused", "message": "...", "candidates": [...]}}
+//! {"command": "recover file", "ok": false, "exit_code": 3, "error": {"kind": "refused", "message": "...", "hint": "[sites.denver]\n..."}}
 //! ```
 //!
 //! `ok` is `exit_code == 0`. `result` is there whenever the command produced one (a guard that is not
@@ -47,11 +48,7 @@ impl Reply {
 
     /// Marks the reply as a failure of `kind`, explained by `message`.
     pub fn failed(mut self, kind: ErrorKind, message: impl Into<String>) -> Reply {
-        self.failure = Some(ErrorReport {
-            kind,
-            message: message.into(),
-            candidates: Vec::new(),
-        });
+        self.failure = Some(ErrorReport::new(kind, message));
         self
     }
 }
@@ -108,7 +105,7 @@ impl Printer {
             write_stdout(&reply.human)
         };
         if let Some(f) = &reply.failure {
-            error_line(&f.message);
+            self.error_lines(f);
         }
         settle(printed, code)
     }
@@ -127,8 +124,19 @@ impl Printer {
         } else {
             Ok(())
         };
-        error_line(&error.0.message);
+        self.error_lines(&error.0);
         settle(printed, code)
+    }
+
+    /// The error's one line on stderr, then, for people, its hint (a configuration block to add),
+    /// indented under it. With `--json` the hint is in the document, and stderr keeps its one line.
+    fn error_lines(&self, report: &ErrorReport) {
+        error_line(&report.message);
+        if let Some(hint) = report.hint.as_deref().filter(|_| !self.json) {
+            for line in hint.lines() {
+                eprintln!("  {line}");
+            }
+        }
     }
 }
 
@@ -165,16 +173,10 @@ pub fn write_json(value: &impl Serialize) -> std::io::Result<()> {
     write_stdout(&text)
 }
 
-/// The one error line on stderr. The message is kept on one line whatever it holds (a message that
-/// ends a line with `for example:` and shows a configuration block reads on as one line).
+/// The one error line on stderr. The core's messages are one line ([`ErrorReport::new`] keeps them
+/// so), and so are the CLI's own.
 pub fn error_line(message: &str) {
-    let one_line: String = message
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    eprintln!("rewind: {one_line}");
+    eprintln!("rewind: {message}");
 }
 
 /// A warning on stderr (the configuration's, such as TLS verification being off).

@@ -248,9 +248,10 @@ pub enum RewindError {
     },
 
     /// The change's tagged checkpoints are only in VPGs whose recovery site's ZVM is not configured, so
-    /// the recovery (which runs there) was refused before anything was sent.
+    /// the recovery (which runs there) was refused before anything was sent. The message names the
+    /// table to add; [`RewindError::hint`] holds the whole block.
     #[error(
-        "FLR of VM {vm} for change {change} runs at the recovery site of {vpgs}, and the ZVM of {site} is not configured, so nothing was sent; add it to the configuration, for example:\n{config}"
+        "FLR of VM {vm} for change {change} runs at the recovery site of {vpgs}, and the ZVM of {site} is not configured, so nothing was sent; add a [{table}] table with its url and credentials to the configuration"
     )]
     RecoverySiteNotConfigured {
         /// The VM.
@@ -261,8 +262,8 @@ pub enum RewindError {
         vpgs: String,
         /// The recovery site to configure.
         site: String,
-        /// The `[sites.<name>]` block that would make it work.
-        config: String,
+        /// The table to add, e.g. `sites.denver`; [`RewindError::hint`] gives the whole block.
+        table: String,
     },
 
     /// The ZVM refused FLR to the configured user or client (HTTP 403).
@@ -402,24 +403,84 @@ impl RewindError {
         }
     }
 
+    /// What to do, when it takes more than the message's one line: the `[sites.<name>]` block of
+    /// TOML that a refused recovery needs. `None` for most errors.
+    pub fn hint(&self) -> Option<String> {
+        match self.root() {
+            RewindError::RecoverySiteNotConfigured { table, site, .. } => {
+                Some(crate::recover::site_config_example(table, site))
+            }
+            _ => None,
+        }
+    }
+
     /// A serializable form for `--json` and MCP structured results.
     pub fn report(&self) -> ErrorReport {
-        ErrorReport {
-            kind: self.kind(),
-            message: self.to_string(),
-            candidates: self.candidates().to_vec(),
-        }
+        let mut report = ErrorReport::new(self.kind(), self.to_string());
+        report.candidates = self.candidates().to_vec();
+        report.hint = self.hint();
+        report
     }
 }
 
-/// An error as JSON: `{"kind": "refused", "message": "...", "candidates": [...]}`.
+/// An error as JSON: `{"kind": "refused", "message": "...", "candidates": [...], "hint": "..."}`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ErrorReport {
     /// The class.
     pub kind: ErrorKind,
-    /// The full message.
+    /// The full message, on one line.
     pub message: String,
     /// The VMs of an ambiguous query.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Candidate>,
+    /// More than one line can say, shown after the message: a configuration block to add.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl ErrorReport {
+    /// A report of `kind` saying `message`, with no candidates and no hint. The message is kept on one
+    /// line whatever it holds (a ZVM's own text may carry line breaks): every front prints it as one.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> ErrorReport {
+        let message = message.into();
+        let message = if message.contains(['\n', '\r']) {
+            message
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        } else {
+            message
+        };
+        ErrorReport {
+            kind,
+            message,
+            candidates: Vec::new(),
+            hint: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_keeps_a_message_with_line_breaks_on_one_line() {
+        let err = RewindError::Zvm {
+            site: "boston".into(),
+            request: "POST /v1/vpgs/x/checkpoints".into(),
+            status: 400,
+            message: "first line\r\n  second line\n\n".into(),
+        };
+        let report = err.report();
+        assert_eq!(
+            report.message,
+            "the ZVM of site boston answered POST /v1/vpgs/x/checkpoints with HTTP 400: first line second line"
+        );
+        assert!(report.hint.is_none());
+        let json = serde_json::to_value(&report).unwrap();
+        assert!(json.get("hint").is_none(), "{json}");
+    }
 }

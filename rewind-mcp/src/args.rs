@@ -211,11 +211,7 @@ pub struct BadArguments {
 impl BadArguments {
     /// As the structured error of a tool result.
     pub fn report(&self) -> ErrorReport {
-        ErrorReport {
-            kind: ErrorKind::Usage,
-            message: self.message.clone(),
-            candidates: Vec::new(),
-        }
+        ErrorReport::new(ErrorKind::Usage, self.message.clone())
     }
 }
 

@@ -50,8 +50,19 @@ pub fn bad_arguments(err: &BadArguments) -> CallToolResult {
     report(err.report())
 }
 
+/// An error's answer: its one line, then its hint (a configuration block to add) as a text block of its
+/// own when it has one, then the report as JSON.
 fn report(report: ErrorReport) -> CallToolResult {
-    answer(report.message.clone(), &report, true)
+    let mut result = answer(report.message.clone(), &report, true);
+    if let Some(hint) = &report.hint {
+        result.content.insert(
+            1,
+            ContentBlock::text(format!(
+                "Add this to rewind's configuration file and restart this server, then call again:\n{hint}"
+            )),
+        );
+    }
+    result
 }
 
 /// The first line of a core summary, for the one-line text of an answer.

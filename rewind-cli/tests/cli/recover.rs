@@ -1,7 +1,7 @@
 //! `rewind recover file`: the original bytes come back from the tag while the guest keeps the change;
 //! what cannot be recovered is refused with its exit code.
 
-use crate::env::TestEnv;
+use crate::env::{CLIENT_ID, CLIENT_SECRET, TestEnv};
 
 const APP_CONF: &str = "sda1/etc/app/app.conf";
 
@@ -288,4 +288,53 @@ async fn a_running_clone_is_aborted_and_its_start_ends_with_the_task_code() {
     assert_eq!(out.status.code(), Some(4), "{out:?}");
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["error"]["kind"], "task_failed");
+}
+
+#[tokio::test]
+async fn a_recovery_site_not_configured_is_one_error_line_then_the_table_to_add() {
+    let env = TestEnv::start(77).await;
+    env.write_config_text(&format!(
+        "[sites.boston]\nurl = \"{}\"\nclient_id = \"{CLIENT_ID}\"\nclient_secret = \"{CLIENT_SECRET}\"\n",
+        env.sim.local().url
+    ));
+    env.rewind(&[
+        "guard", "db-01", "--agent", "me", "--action", "edit", "--change", "c1",
+    ])
+    .await
+    .expect_code(0);
+    let to = env.path("restored");
+    let args = [
+        "recover",
+        "file",
+        "db-01",
+        "--change",
+        "c1",
+        "--path",
+        "sda1/etc/app/app.conf",
+        "--to",
+        to.to_str().unwrap(),
+    ];
+    let run = env.rewind(&args).await;
+    run.expect_code(3);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert!(
+        lines[0].starts_with("rewind: FLR of VM db-01") && lines[0].contains("[sites.denver]"),
+        "{run:#?}"
+    );
+    assert_eq!(lines[1], "  [sites.denver]", "{run:#?}");
+    assert!(
+        lines[2..].iter().all(|l| l.starts_with("  ")) && run.stderr.contains("client_secret"),
+        "{run:#?}"
+    );
+
+    let mut json_args = vec!["--json"];
+    json_args.extend_from_slice(&args);
+    let run = env.rewind(&json_args).await;
+    run.expect_code(3);
+    run.one_error_line();
+    let json = run.json();
+    assert_eq!(json["error"]["kind"], "refused");
+    let hint = json["error"]["hint"].as_str().unwrap();
+    assert!(hint.starts_with("[sites.denver]\n"), "{hint}");
+    assert!(!json["error"]["message"].as_str().unwrap().contains('\n'));
 }

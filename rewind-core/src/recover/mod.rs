@@ -501,8 +501,8 @@ fn preference(points: &[RecoveryPoint]) -> Vec<&RecoveryPoint> {
     ordered
 }
 
-/// A `[sites.<name>]` block for a site, with placeholders for what only the user knows.
-pub fn site_config_example(site: &SiteRef) -> String {
+/// The configuration table a site would be added as: `sites.<its name, lowercased>`.
+pub fn site_table(site: &SiteRef) -> String {
     let name: String = site
         .name
         .to_lowercase()
@@ -520,8 +520,14 @@ pub fn site_config_example(site: &SiteRef) -> String {
     } else {
         name
     };
+    format!("sites.{name}")
+}
+
+/// The `[<table>]` block that would configure the ZVM of `site`, with placeholders for what only the
+/// user knows.
+pub fn site_config_example(table: &str, site: &str) -> String {
     format!(
-        "[sites.{name}]\nurl = \"https://<the ZVM of {site}>\"\nclient_id = \"<a Keycloak client of that ZVM with the Administrator role>\"\nclient_secret = \"<its secret>\"\n# or: username = \"...\" and password = \"...\"; ca_cert = \"<its certificate>\" when it is self-signed"
+        "[{table}]\nurl = \"https://<the ZVM of {site}>\"\nclient_id = \"<a Keycloak client of that ZVM with the Administrator role>\"\nclient_secret = \"<its secret>\"\n# or: username = \"...\" and password = \"...\"; ca_cert = \"<its certificate>\" when it is self-signed"
     )
 }
 
@@ -550,7 +556,7 @@ pub(crate) fn pick_for_flr<'a>(
             change: p.change_id.clone(),
             vpgs,
             site: p.recovery_site.to_string(),
-            config: site_config_example(&p.recovery_site),
+            table: site_table(&p.recovery_site),
         });
     }
     let reasons = points

@@ -204,7 +204,8 @@ async fn remote_flr_of_db_01_runs_at_denver_when_both_sites_are_configured() {
 }
 
 #[tokio::test]
-async fn remote_flr_is_refused_before_anything_is_sent_when_the_recovery_site_is_not_configured() {
+async fn remote_flr_is_refused_before_anything_is_sent_in_one_line_with_the_sites_table_as_a_hint()
+{
     let env = TestEnv::start(104).await;
     guard(&env, "db-01", "chg-refused").await;
     env.control.clear_calls().await;
@@ -225,7 +226,20 @@ async fn remote_flr_is_refused_before_anything_is_sent_when_the_recovery_site_is
     let message = err.to_string();
     assert!(message.contains("Denver"), "{message}");
     assert!(message.contains("[sites.denver]"), "{message}");
-    assert!(message.contains("client_secret"), "{message}");
+    assert!(
+        !message.contains('\n'),
+        "the message is one line: {message}"
+    );
+    let report = err.report();
+    assert_eq!(report.message, message);
+    let hint = report
+        .hint
+        .expect("the configuration block comes as a hint");
+    assert!(
+        hint.starts_with("[sites.denver]\n") && hint.contains("client_secret"),
+        "{hint}"
+    );
+    assert_eq!(err.hint(), Some(hint));
     assert!(env.control.calls_to("/v1/flrs").await.is_empty());
     assert!(
         !out.exists(),

@@ -185,3 +185,38 @@ async fn a_failover_test_and_a_clone_run_from_the_tag_and_are_journaled() {
     assert_eq!(records, 4, "a guard and three recoveries");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_recovery_site_not_configured_is_a_one_line_error_with_the_table_to_add_as_a_hint() {
+    // Only Boston is configured: db-01's only VPG recovers to Denver.
+    let env = TestEnv::start(55, Setup::Env).await;
+    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let guarded = call(
+        &client,
+        "zerto_guard_before_mutate",
+        json!({"vm": "db-01", "agent": "claude-code", "action": "edit", "change_id": "c1"}),
+    )
+    .await;
+    assert!(!is_error(&guarded), "{}", line(&guarded));
+    let destination = env.dir.path().join("recovered");
+    let refused = call(
+        &client,
+        "zerto_recover_file",
+        json!({"vm": "db-01", "change_id": "c1", "paths": [APP_CONF],
+               "destination": destination.to_str().unwrap()}),
+    )
+    .await;
+    assert!(is_error(&refused), "{}", line(&refused));
+    assert!(!line(&refused).contains('\n'), "{}", line(&refused));
+    let report = structured(&refused);
+    assert_eq!(report["kind"], "refused");
+    let hint = report["hint"].as_str().expect("a hint");
+    assert!(hint.starts_with("[sites.denver]\n"), "{hint}");
+    let shown = refused.content[1]
+        .as_text()
+        .expect("the hint as text")
+        .text
+        .clone();
+    assert!(shown.contains("[sites.denver]\n"), "{shown}");
+    assert!(!destination.exists());
+}
