@@ -5,6 +5,7 @@ mod common;
 
 use common::{Site, TestSim, spawn_with};
 use reqwest::StatusCode;
+use serde_json::json;
 use zvm_sim::Options;
 
 fn tls_options(seed: u64) -> Options {
@@ -103,5 +104,58 @@ async fn certificates_in_a_given_folder_are_reused_and_a_temporary_folder_is_rem
     assert!(
         !pem.exists(),
         "a temporary folder is removed when the simulator stops"
+    );
+}
+
+#[tokio::test]
+async fn a_lost_response_over_https_and_http2_is_a_transport_error_too() {
+    let t: TestSim = spawn_with(Options {
+        time_scale: 0.0,
+        ..tls_options(64)
+    })
+    .await;
+    let http = pinned(t.sim.local().certificate_pem.as_ref().unwrap());
+    let boston = Site::login(&http, &t.sim.local().url, "admin", "admin").await;
+    let vpg = boston.vpg_id("web-local").await;
+    let control = |path: &str, body: serde_json::Value| {
+        http.post(format!("{}/_sim/{path}", boston.base))
+            .json(&body)
+            .send()
+    };
+    let rule = control(
+        "faults",
+        json!({"Path": "/v1/vpgs/*/checkpoints", "Action": "LoseResponse", "Count": 1}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(rule.status(), StatusCode::OK);
+    let response = http
+        .post(format!("{}/v1/vpgs/{vpg}/checkpoints", boston.base))
+        .bearer_auth(&boston.token)
+        .json(&json!({"CheckpointName": "lost over h2"}))
+        .send()
+        .await;
+    let error = response.expect_err("no answer arrives");
+    assert!(error.is_request() && !error.is_timeout(), "{error:?}");
+    let advanced = control("clock/advance", json!({"Seconds": 1}))
+        .await
+        .unwrap();
+    assert_eq!(advanced.status(), StatusCode::OK);
+    assert_eq!(
+        boston.tagged(&vpg, "lost over h2").await.len(),
+        1,
+        "the insert happened"
+    );
+    let version = http
+        .get(format!("{}/v1/localsite", boston.base))
+        .bearer_auth(&boston.token)
+        .send()
+        .await
+        .unwrap()
+        .version();
+    assert_eq!(
+        version,
+        reqwest::Version::HTTP_2,
+        "the client speaks HTTP/2 here"
     );
 }
