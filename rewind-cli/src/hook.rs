@@ -164,9 +164,11 @@ pub fn decide(input: &str, config: impl FnOnce() -> Result<Config, CliError>) ->
     let catalog = CatalogStore::new(&config.catalog_path);
     let class = match catalog.classify_call(&server, &tool, &input.tool_input) {
         Ok(c) => c,
+        // A name the catalog refuses is malformed input; an unreadable catalog tells nothing. Either
+        // way the call is denied, and the error (which never echoes the name) says which.
         Err(e) => {
             return Decision::deny(format!(
-                "rewind cannot read its tool catalog, so {server}/{tool} is denied (fail closed): {e}"
+                "rewind cannot classify this call from its tool catalog, so it is denied (fail closed): {e}"
             ));
         }
     };

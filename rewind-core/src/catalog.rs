@@ -319,14 +319,18 @@ impl CatalogStore {
 
     /// Classifies a call of `tool` of `server` on `vm`: mutating entries first (fail closed), then
     /// read-only ones (the catalog's, then the built-in list), else unknown with the question to ask.
+    /// `server` and `tool` are checked as [`CatalogStore::add_mutating`] checks them (not empty, no
+    /// control character, at most 200 characters): a name that could never be in the catalog is
+    /// refused, not called unknown.
     pub fn classify(
         &self,
         server: &str,
         tool: &str,
         vm: Option<&str>,
     ) -> Result<Classification, CatalogError> {
-        let server = server.trim();
-        let tool = tool.trim();
+        let server = check_name("server", server)?;
+        let tool = check_name("tool", tool)?;
+        let (server, tool) = (server.as_str(), tool.as_str());
         let vm = vm.map(str::trim).filter(|v| !v.is_empty());
         let file = self.load()?;
         let mut out = Classification {
@@ -684,6 +688,29 @@ mod tests {
         );
         let c = s.classify_call("ssh", "exec", &args).unwrap();
         assert_eq!((c.class, c.vm), (ToolClass::Unknown, None));
+    }
+
+    #[test]
+    fn classify_refuses_an_empty_a_control_character_or_an_overlong_name_as_add_does() {
+        let (_d, s) = store();
+        let long = "x".repeat(201);
+        for (server, tool, field) in [
+            (" ", "run", "server"),
+            ("ssh", "", "tool"),
+            ("ssh", "run\u{7}", "tool"),
+            ("ss\nh", "run", "server"),
+            ("ssh", long.as_str(), "tool"),
+        ] {
+            let err = s.classify(server, tool, None).unwrap_err();
+            assert!(
+                matches!(err, CatalogError::Invalid { field: f, .. } if f == field),
+                "{server:?}/{tool:?}: {err}"
+            );
+            assert_eq!(err.kind(), ErrorKind::Usage);
+            assert!(s.add_mutating(server, tool, None).is_err());
+        }
+        let c = s.classify(" ssh ", " run ", None).unwrap();
+        assert_eq!((c.server.as_str(), c.tool.as_str()), ("ssh", "run"));
     }
 
     #[test]

@@ -16,7 +16,7 @@
 
 use std::time::Duration;
 
-use rewind_core::catalog::{Classification, ToolClass};
+use rewind_core::catalog::{CatalogError, Classification, ToolClass};
 use rewind_core::{Rewind, RewindError};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
@@ -101,6 +101,9 @@ pub async fn check_tool(
         .classify(&args.server, &args.tool, vm.as_deref())
     {
         Ok(c) => c,
+        // A name the catalog refuses is a bad argument, said as such; any other error is a catalog that
+        // cannot be read, and the tool stays unknown until it can.
+        Err(e @ CatalogError::Invalid { .. }) => return Ok(reply::failure(&e.into()).into()),
         Err(e) => return Ok(unreadable_catalog(&args.server, &args.tool, e.into()).into()),
     };
     let question = Question::of(&classification);

@@ -92,6 +92,17 @@ async fn the_guard_tool_runs_without_a_question_and_a_bounded_recover_is_put_to_
 }
 
 #[tokio::test]
+async fn a_tool_name_the_catalog_refuses_is_denied_as_malformed_input() {
+    let env = TestEnv::start(51).await;
+    let (decision, reason) = hook(&env, &call("mcp__ssh__run\u{7}", json!({}))).await;
+    assert_eq!(decision, "deny", "{reason}");
+    assert!(
+        reason.contains("invalid catalog tool") && reason.contains("fail closed"),
+        "{reason}"
+    );
+}
+
+#[tokio::test]
 async fn an_unknown_tool_is_asked_about_with_the_catalogs_question() {
     let env = TestEnv::start(42).await;
     let (decision, reason) =

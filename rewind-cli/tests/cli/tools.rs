@@ -129,6 +129,25 @@ async fn catalog_changes_persist_and_list_in_both_forms() {
 }
 
 #[tokio::test]
+async fn check_tool_refuses_an_empty_or_overlong_name_as_bad_usage_instead_of_calling_it_unknown() {
+    let env = TestEnv::start(26).await;
+    let (run, json) = env.rewind_json(&["check-tool", " ", "Bash"]).await;
+    run.expect_code(2);
+    assert_eq!(json["error"]["kind"], "usage");
+    assert!(
+        run.one_error_line().contains("invalid catalog server"),
+        "{run:#?}"
+    );
+    let long = "x".repeat(201);
+    let run = env.rewind(&["check-tool", "ssh", &long]).await;
+    run.expect_code(2);
+    assert!(
+        run.one_error_line().contains("invalid catalog tool"),
+        "{run:#?}"
+    );
+}
+
+#[tokio::test]
 async fn catalog_and_journal_work_with_no_site_configured() {
     let env = TestEnv::start(23).await;
     std::fs::remove_file(env.config_file()).unwrap();
