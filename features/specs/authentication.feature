@@ -31,5 +31,6 @@ Feature: Authentication
     Given rewind's client secret is "not-the-secret-8d1f"
     When the operator runs `rewind find web-01`
     Then rewind refuses with exit code 5
-    And the answer says "boston"
+    And the answer names a configured site that "did not authenticate rewind"
+    And the answer says "check the site's client id and secret"
     And the answer does not show "not-the-secret-8d1f"

@@ -280,6 +280,15 @@ impl RewindWorld {
                 .expect("the hook's input is written");
         }
         let answer = collect(args, child).await;
+        self.keep(answer)
+    }
+
+    /// Keeps an answer as the last one, after checking that it shows no secret.
+    pub fn keep(&mut self, answer: Answer) -> &Answer {
+        assert!(
+            !answer.text.contains(CLIENT_SECRET),
+            "the client secret leaked into an answer: {answer:#?}"
+        );
         self.answers.push(answer);
         self.answers.last().expect("just kept")
     }
@@ -312,8 +321,7 @@ impl RewindWorld {
         let answer = tokio::time::timeout(Duration::from_secs(120), collect(run.args, run.child))
             .await
             .unwrap_or_else(|_| panic!("{label} did not end within two minutes"));
-        self.answers.push(answer);
-        self.answers.last().expect("just kept")
+        self.keep(answer)
     }
 
     /// The agent's MCP session, started on first use (the simulator first).
@@ -330,8 +338,7 @@ impl RewindWorld {
     /// Calls an MCP tool as the agent, keeps the answer and returns it.
     pub async fn call(&mut self, tool: &str, args: Value) -> &Answer {
         let answer = self.agent().await.call(tool, args).await;
-        self.answers.push(answer);
-        self.answers.last().expect("just kept")
+        self.keep(answer)
     }
 
     /// Whether the agent's session has started.
@@ -380,7 +387,8 @@ impl RewindWorld {
     }
 
     /// Ends everything the scenario started, in order: the background runs, the agent's session
-    /// (and its server), then the simulator.
+    /// (and its server), then the simulator. Then checks the one invariant every scenario shares: no
+    /// secret reached the audit journal.
     pub async fn tear_down(&mut self) {
         for mut run in self.background.drain(..) {
             // A run the scenario never waited for is stopped: the scenario already failed.
@@ -391,6 +399,13 @@ impl RewindWorld {
         }
         if let Some(sim) = self.sim.take() {
             sim.shutdown().await;
+        }
+        if let Ok(journal) = std::fs::read_to_string(self.journal_file()) {
+            assert!(
+                !journal.contains(CLIENT_SECRET),
+                "the client secret reached the audit journal {}",
+                self.journal_file().display()
+            );
         }
     }
 }

@@ -12,11 +12,10 @@
 
 mod steps;
 
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
 
 use cucumber::cli::Parser as _;
-use cucumber::{World as _, WriterExt as _, writer};
+use cucumber::{World as _, WriterExt as _, gherkin, writer};
 use features::RewindWorld;
 use features::bins::{self, TargetLayout};
 use features::real::{RealZvm, VPG_VAR};
@@ -77,9 +76,9 @@ async fn run(cli_args: Vec<String>, junit: PathBuf, real: bool, may_insert: bool
         // Scenarios mostly wait on simulated Zerto tasks and child processes; a few at once keep two
         // cores busy without starving the timing of any.
         .max_concurrent_scenarios(concurrency())
-        .before(move |_feature, _rule, scenario, world| {
+        .before(move |feature, _rule, scenario, world| {
             async move {
-                if real && !scenario.tags.iter().any(|t| t == REAL_ZVM) {
+                if real && !has_tag(feature, scenario, REAL_ZVM) {
                     // The filter below leaves these out; a tag expression given on the command line
                     // replaces it, so refuse here too: only @real-zvm scenarios touch a real ZVM.
                     panic!(
@@ -110,8 +109,8 @@ async fn run(cli_args: Vec<String>, junit: PathBuf, real: bool, may_insert: bool
         .unwrap_or_else(|e| e.exit());
     let writer = builder
         .with_cli(opts)
-        .filter_run(specs, move |_feature, _rule, scenario| {
-            let tagged = |tag: &str| scenario.tags.iter().any(|t| t == tag);
+        .filter_run(specs, move |feature, _rule, scenario| {
+            let tagged = |tag: &str| has_tag(feature, scenario, tag);
             !real || (tagged(REAL_ZVM) && (may_insert || !tagged(INSERTS_TAG)))
         })
         .await;
@@ -129,6 +128,11 @@ async fn run(cli_args: Vec<String>, junit: PathBuf, real: bool, may_insert: bool
     }
 }
 
+/// Whether a scenario carries `tag`, itself or through its feature.
+fn has_tag(feature: &gherkin::Feature, scenario: &gherkin::Scenario, tag: &str) -> bool {
+    feature.tags.iter().chain(&scenario.tags).any(|t| t == tag)
+}
+
 /// The simulator's seed for a scenario: `FEATURES_SEED`, or a hash of the scenario's name, so each
 /// scenario is repeatable and they differ from one another.
 fn seed_of(name: &str) -> u64 {
@@ -138,9 +142,11 @@ fn seed_of(name: &str) -> u64 {
     {
         return seed;
     }
-    let mut h = DefaultHasher::new();
-    name.hash(&mut h);
-    h.finish() % 1_000_000
+    // FNV-1a: stable across toolchains, unlike the standard library's hasher.
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    hash % 1_000_000
 }
 
 fn concurrency() -> usize {

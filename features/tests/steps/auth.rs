@@ -18,7 +18,9 @@ async fn many_finds(world: &mut RewindWorld, vm: String, times: usize) {
         .map(|_| ("zerto_find_protection", json!({"vm": vm})))
         .collect();
     let answers = world.agent().await.call_at_once(calls).await;
-    world.answers.extend(answers);
+    for answer in answers {
+        world.keep(answer);
+    }
 }
 
 #[then(expr = "all {int} answers succeed")]
@@ -33,4 +35,15 @@ async fn all_succeed(world: &mut RewindWorld, count: usize) {
 #[given(expr = "rewind's client secret is {string}")]
 async fn wrong_secret(world: &mut RewindWorld, secret: String) {
     world.reconfigure(|w| w.sign_in = SignIn::WrongSecret(secret));
+}
+
+#[then(expr = "the answer names a configured site that {string}")]
+async fn names_site(world: &mut RewindWorld, words: String) {
+    let message = world.last().error_message();
+    assert!(
+        ["site boston ", "site denver "]
+            .iter()
+            .any(|site| message.contains(site) && message.contains(&words)),
+        "the message names the site that {words:?}: {message}"
+    );
 }

@@ -241,7 +241,9 @@ async fn concurrent_guards(world: &mut RewindWorld, a: String, b: String, c: Str
         })
         .collect();
     let answers = world.agent().await.call_at_once(calls).await;
-    world.answers.extend(answers);
+    for answer in answers {
+        world.keep(answer);
+    }
 }
 
 #[then(expr = "every guard's verdict is {string}")]
