@@ -239,15 +239,6 @@ impl Table {
     }
 }
 
-/// A duration in milliseconds for people: `850 ms`, `2.4 s`.
-pub fn millis(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms} ms")
-    } else {
-        format!("{:.1} s", ms as f64 / 1000.0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,11 +285,5 @@ mod tests {
         assert_eq!(v["result"]["notes"][0], "line\nbreak");
         assert!(text.find("verdict").unwrap() < text.find("\"a\"").unwrap());
         assert!(text.contains("\n    \"verdict\""), "{text}");
-    }
-
-    #[test]
-    fn durations_read_naturally() {
-        assert_eq!(millis(850), "850 ms");
-        assert_eq!(millis(2400), "2.4 s");
     }
 }

@@ -191,7 +191,7 @@ fn vpg_part(p: &TaskProgress) -> String {
     format!(
         "{}:{task} {what} {}",
         p.vpg_name,
-        crate::output::millis(p.elapsed.as_millis() as u64)
+        rewind_core::progress::elapsed_text(p.elapsed.as_millis() as u64)
     )
 }
 
@@ -205,7 +205,7 @@ fn render<'a>(
     let parts: Vec<String> = vpgs.map(vpg_part).collect();
     let line = format!(
         "{label} [{}] {}",
-        crate::output::millis(elapsed_ms),
+        rewind_core::progress::elapsed_text(elapsed_ms),
         parts.join(" | ")
     );
     if line.chars().count() > width && width > 1 {

@@ -199,18 +199,20 @@ pub struct Classification {
 }
 
 impl Classification {
-    /// One line for humans.
-    pub fn summary(&self) -> String {
-        match (&self.class, &self.question) {
-            (ToolClass::Unknown, Some(q)) => format!("{}/{}: unknown. {q}", self.server, self.tool),
-            (ToolClass::Mutating, _) => format!(
-                "{}/{}: mutating; guard {} before running it",
-                self.server,
-                self.tool,
-                self.vm.as_deref().unwrap_or("the VM it changes")
-            ),
-            _ => format!("{}/{}: read-only", self.server, self.tool),
-        }
+    /// One line for humans: the tool, its class and where that came from. The question for an unknown
+    /// tool is in [`Classification::question`].
+    pub fn headline(&self) -> String {
+        let source = match self.source {
+            Source::BuiltIn => " (built in)",
+            Source::Catalog => " (catalog)",
+            Source::None => "",
+        };
+        let class = match self.class {
+            ToolClass::ReadOnly => "read-only",
+            ToolClass::Mutating => "mutating",
+            ToolClass::Unknown => "unknown",
+        };
+        format!("{}/{}: {class}{source}", self.server, self.tool)
     }
 }
 
@@ -233,6 +235,20 @@ pub struct CatalogListing {
     pub mutating: Vec<ListedEntry>,
     /// Read-only tools, built-in ones included.
     pub read_only: Vec<ListedEntry>,
+}
+
+impl CatalogListing {
+    /// One line for humans: how many entries of each list, from which file, and what every other
+    /// tool is.
+    pub fn headline(&self) -> String {
+        let builtin = self.read_only.iter().filter(|e| e.builtin).count();
+        format!(
+            "{} mutating and {} read-only tool(s) ({builtin} of them built in) in the catalog {}; every other tool is unknown: a question for the human",
+            self.mutating.len(),
+            self.read_only.len(),
+            self.path.display()
+        )
+    }
 }
 
 /// The question for a tool nobody classified.

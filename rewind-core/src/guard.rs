@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::GuardSettings;
 use crate::error::{ErrorKind, RewindError};
-use crate::progress::{ProgressSink, Stage};
+use crate::progress::{ProgressSink, Stage, elapsed_text};
 use crate::protection::{self, Protection, VmRef, VpgProtection};
 use crate::zvm::ZvmClient;
 use crate::zvm::enums::{Code, STATE_COMPLETED, STATE_IN_PROGRESS, is_terminal};
@@ -235,17 +235,41 @@ pub struct GuardReport {
 }
 
 impl GuardReport {
-    /// A few lines for humans.
-    pub fn summary(&self) -> String {
+    /// One line for humans: the verdict, the VM, the change, how many protecting VPGs were tagged, and
+    /// how long it took.
+    pub fn headline(&self) -> String {
         let verdict = match self.verdict {
             Verdict::Guarded => "GUARDED",
             Verdict::NotGuarded => "NOT GUARDED",
             Verdict::StillRunning => "STILL RUNNING",
         };
-        let mut out = format!(
-            "{verdict}: {} ({}) for change {} in {} ms\n  tag: {}",
-            self.vm.name, self.vm.id, self.change_id, self.elapsed_ms, self.tag
-        );
+        let protecting = self
+            .vpgs
+            .iter()
+            .filter(|v| !matches!(v.outcome, Outcome::Skipped { .. }))
+            .count();
+        let tagged = self
+            .vpgs
+            .iter()
+            .filter(|v| matches!(v.outcome, Outcome::Tagged { .. }))
+            .count();
+        let what = if protecting == 0 {
+            "no VPG of it is protecting, so nothing was tagged".to_string()
+        } else {
+            format!("{tagged} of {protecting} protecting VPG(s) tagged")
+        };
+        format!(
+            "{verdict}: {} ({}) for change {}: {what}, in {}",
+            self.vm.name,
+            self.vm.id,
+            self.change_id,
+            elapsed_text(self.elapsed_ms)
+        )
+    }
+
+    /// The headline, the tag, then one line per VPG with its notes.
+    pub fn summary(&self) -> String {
+        let mut out = format!("{}\n  tag: {}", self.headline(), self.tag);
         for v in &self.vpgs {
             let what = match &v.outcome {
                 Outcome::Tagged {
@@ -1031,12 +1055,37 @@ pub struct TagList {
 }
 
 impl TagList {
-    /// A few lines for humans.
-    pub fn summary(&self) -> String {
-        let mut out = format!("tags of {} ({})", self.vm.name, self.vm.id);
-        if let Some(c) = &self.change_id {
-            out.push_str(&format!(" for change {c}"));
+    /// One line for humans: how many tagged checkpoints (of the change, when one was asked for) in how
+    /// many of the VM's VPGs, and which VPGs could not be read.
+    pub fn headline(&self) -> String {
+        let count: usize = self.vpgs.iter().map(|v| v.tags.len()).sum();
+        let with = self.vpgs.iter().filter(|v| !v.tags.is_empty()).count();
+        let of = self
+            .change_id
+            .as_deref()
+            .map(|c| format!(" of change {c}"))
+            .unwrap_or_default();
+        let mut line = format!(
+            "{} ({}): {count} tagged checkpoint(s){of} in {with} of {} VPG(s)",
+            self.vm.name,
+            self.vm.id,
+            self.vpgs.len()
+        );
+        let unread: Vec<&str> = self
+            .vpgs
+            .iter()
+            .filter(|v| v.error.is_some())
+            .map(|v| v.vpg_name.as_str())
+            .collect();
+        if !unread.is_empty() {
+            line.push_str(&format!("; could not read {}", unread.join(", ")));
         }
+        line
+    }
+
+    /// The headline, then each VPG with its tagged checkpoints.
+    pub fn summary(&self) -> String {
+        let mut out = self.headline();
         for v in &self.vpgs {
             out.push_str(&format!("\n  {} ({} tag(s))", v.vpg_name, v.tags.len()));
             if let Some(e) = &v.error {

@@ -276,6 +276,25 @@ pub struct JournalRead {
     pub skipped_lines: usize,
 }
 
+impl JournalRead {
+    /// One line for humans: how many records were read from which file, and how many lines could not
+    /// be read.
+    pub fn headline(&self) -> String {
+        let mut line = format!(
+            "{} journal record(s) from {}",
+            self.records.len(),
+            self.path.display()
+        );
+        if self.skipped_lines > 0 {
+            line.push_str(&format!(
+                " ({} unreadable line(s) skipped)",
+                self.skipped_lines
+            ));
+        }
+        line
+    }
+}
+
 /// The audit journal.
 #[derive(Debug, Clone)]
 pub struct Journal {

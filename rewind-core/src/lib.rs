@@ -72,8 +72,8 @@ pub struct SiteStatus {
 }
 
 impl SiteStatus {
-    /// One line for humans.
-    pub fn summary(&self) -> String {
+    /// One line for humans: the site, its URL, and its identity or why it is not reachable.
+    pub fn headline(&self) -> String {
         match (&self.error, &self.site_name) {
             (Some(e), _) => format!("{} ({}): UNREACHABLE: {e}", self.name, self.url),
             (None, name) => format!(

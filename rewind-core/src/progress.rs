@@ -51,6 +51,15 @@ fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error
     s.serialize_u64(d.as_millis() as u64)
 }
 
+/// A duration in milliseconds for people: `850 ms`, `2.4 s`.
+pub fn elapsed_text(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
+}
+
 /// Receives progress updates. Called from the waiting code between polls; keep it quick.
 pub trait ProgressSink: Send + Sync {
     /// One update.
@@ -63,4 +72,15 @@ pub struct NoProgress;
 
 impl ProgressSink for NoProgress {
     fn update(&self, _progress: &TaskProgress) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(elapsed_text(850), "850 ms");
+        assert_eq!(elapsed_text(2400), "2.4 s");
+    }
 }

@@ -139,16 +139,21 @@ impl Protection {
         self.vpgs.iter().filter(|v| v.protecting)
     }
 
-    /// A few lines for humans.
-    pub fn summary(&self) -> String {
-        let mut out = format!(
+    /// One line for humans: the VM, where it runs, how many VPGs it is in and how many protect it.
+    pub fn headline(&self) -> String {
+        format!(
             "{} ({}) at {}: {} VPG(s), {} protecting",
             self.vm.name,
             self.vm.id,
             self.vm.site,
             self.vpgs.len(),
             self.protecting().count()
-        );
+        )
+    }
+
+    /// The headline, then one line per VPG and the notes.
+    pub fn summary(&self) -> String {
+        let mut out = self.headline();
         for v in &self.vpgs {
             out.push_str(&format!(
                 "\n  {} {} -> {}: {} / {}: {}",

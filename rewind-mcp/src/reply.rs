@@ -64,8 +64,3 @@ fn report(report: ErrorReport) -> CallToolResult {
     }
     result
 }
-
-/// The first line of a core summary, for the one-line text of an answer.
-pub fn first_line(summary: &str) -> &str {
-    summary.lines().next().unwrap_or_default()
-}

@@ -27,7 +27,7 @@
 use rewind_core::catalog::{Source, ToolClass};
 use rewind_core::{
     CloneAction, FailoverTestAction, GuardReport, GuardRequest, JournalFilter, Outcome, Protection,
-    RecoverFileReport, RecoverFileRequest, RecoveryTaskReport, RecoveryVerdict, TagList, Verdict,
+    RecoverFileReport, RecoverFileRequest, RecoveryTaskReport, RecoveryVerdict, Verdict,
 };
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -116,7 +116,7 @@ impl RewindServer {
         let a: args::ListTagsArgs = arguments!("zerto_list_tags", args);
         let change_id = given(a.change_id);
         match self.rewind.list_tags(&a.vm, change_id.as_deref()).await {
-            Ok(tags) => reply::ok(tags_line(&tags), &tags),
+            Ok(tags) => reply::ok(tags.headline(), &tags),
             Err(e) => reply::failure(&e),
         }
     }
@@ -240,20 +240,7 @@ impl RewindServer {
             last: Some(last),
         };
         match self.rewind.journal().read(&filter) {
-            Ok(read) => {
-                let mut line = format!(
-                    "{} journal record(s) from {}",
-                    read.records.len(),
-                    read.path.display()
-                );
-                if read.skipped_lines > 0 {
-                    line.push_str(&format!(
-                        " ({} unreadable line(s) skipped)",
-                        read.skipped_lines
-                    ));
-                }
-                reply::ok(line, &read)
-            }
+            Ok(read) => reply::ok(read.headline(), &read),
             Err(e) => reply::failure(&e.into()),
         }
     }
@@ -384,7 +371,7 @@ impl RewindServer {
 
 /// "web-01 (…) at Boston: 3 VPG(s), 2 protecting. Next: …".
 fn protection_line(p: &Protection) -> String {
-    let first = reply::first_line(&p.summary()).to_string();
+    let first = p.headline();
     if p.protecting().next().is_some() {
         format!(
             "{first}. Before changing it, call zerto_guard_before_mutate for {}.",
@@ -397,37 +384,10 @@ fn protection_line(p: &Protection) -> String {
     }
 }
 
-/// "web-01 (…): 3 tagged checkpoint(s) of change c1 in 3 VPG(s)".
-fn tags_line(t: &TagList) -> String {
-    let count: usize = t.vpgs.iter().map(|v| v.tags.len()).sum();
-    let with = t.vpgs.iter().filter(|v| !v.tags.is_empty()).count();
-    let of = t
-        .change_id
-        .as_deref()
-        .map(|c| format!(" of change {c}"))
-        .unwrap_or_default();
-    let mut line = format!(
-        "{} ({}): {count} tagged checkpoint(s){of} in {with} of {} VPG(s)",
-        t.vm.name,
-        t.vm.id,
-        t.vpgs.len()
-    );
-    let unread: Vec<&str> = t
-        .vpgs
-        .iter()
-        .filter(|v| v.error.is_some())
-        .map(|v| v.vpg_name.as_str())
-        .collect();
-    if !unread.is_empty() {
-        line.push_str(&format!("; could not read {}", unread.join(", ")));
-    }
-    line
-}
-
 /// The answer of a guard: `guarded` is a success; `not_guarded` and `still_running` are errors, since
 /// the change must not go ahead, with the VPGs at fault named in the line.
 fn guard_answer(report: &GuardReport) -> CallToolResult {
-    let first = reply::first_line(&report.summary()).to_string();
+    let first = report.headline();
     let tagged: Vec<&str> = report
         .vpgs
         .iter()
@@ -492,32 +452,21 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
 
 /// The answer of a file-level recovery: what was written where, and whether the session was unmounted.
 fn recover_file_answer(report: &RecoverFileReport) -> CallToolResult {
-    let first = reply::first_line(&report.summary()).to_string();
-    let mut line = format!(
-        "{first}, from VPG {} checkpoint {}.",
-        report.from.vpg_name, report.from.checkpoint_id
-    );
+    let mut line = format!("{}.", report.headline());
     if !report.unmount.unmounted {
-        line.push_str(&format!(
-            " The FLR session {} at site {} could not be confirmed unmounted: tell the human to unmount it in the ZVM.",
-            report.session_id, report.site
-        ));
+        line.push_str(" Tell the human to unmount that session in the ZVM.");
     }
     reply::ok(line, report)
 }
 
 /// The answer of a failover test or clone operation.
 fn recovery_task_answer(report: &RecoveryTaskReport) -> CallToolResult {
-    let first = reply::first_line(&report.summary()).to_string();
+    let first = report.headline();
     let line = match report.verdict {
-        RecoveryVerdict::Completed => format!(
-            "{first}: task {} at site {} Completed.",
-            report.task.task_id, report.site
-        ),
-        RecoveryVerdict::StillRunning => format!(
-            "{first}: task {} at site {} is still running and was not stopped; follow it in the ZVM before reporting it done.",
-            report.task.task_id, report.site
-        ),
+        RecoveryVerdict::Completed => format!("{first}."),
+        RecoveryVerdict::StillRunning => {
+            format!("{first}; follow it in the ZVM before reporting it done.")
+        }
     };
     reply::ok(line, report)
 }

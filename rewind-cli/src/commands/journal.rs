@@ -30,7 +30,8 @@ fn vpg_counts(r: &JournalRecord) -> String {
         .join(", ")
 }
 
-/// Journal records as people read them: one row per record.
+/// Journal records as people read them: one row per record, then the core's headline (how many, from
+/// which file, how many lines could not be read).
 pub fn journal_text(read: &JournalRead) -> String {
     if read.records.is_empty() {
         return format!(
@@ -58,12 +59,6 @@ pub fn journal_text(read: &JournalRead) -> String {
         ]);
     }
     let mut out = t.render();
-    out.push_str(&format!("\njournal: {}\n", read.path.display()));
-    if read.skipped_lines > 0 {
-        out.push_str(&format!(
-            "note: {} line(s) could not be read and were skipped\n",
-            read.skipped_lines
-        ));
-    }
+    out.push_str(&format!("\n{}\n", read.headline()));
     out
 }

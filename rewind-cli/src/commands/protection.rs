@@ -7,7 +7,7 @@ use rewind_core::{
 };
 
 use crate::exit::CliError;
-use crate::output::{Reply, Table, millis};
+use crate::output::{Reply, Table};
 use crate::progress::ProgressLine;
 
 /// `rewind find <vm>`: the result is the core's `Protection`.
@@ -18,14 +18,7 @@ pub async fn find(rewind: &Rewind, vm: &str) -> Result<Reply, CliError> {
 
 /// A protection as people read it: the VM, then one row per VPG.
 pub fn protection_text(p: &Protection) -> String {
-    let mut out = format!(
-        "{} ({}) at {}: {} VPG(s), {} protecting\n\n",
-        p.vm.name,
-        p.vm.id,
-        p.vm.site,
-        p.vpgs.len(),
-        p.protecting().count()
-    );
+    let mut out = format!("{}\n\n", p.headline());
     let mut t = Table::new(&[
         "VPG",
         "STATUS",
@@ -91,21 +84,9 @@ pub async fn guard(rewind: &Rewind, req: GuardRequest, quiet: bool) -> Result<Re
     })
 }
 
-/// A guard report as people read it.
+/// A guard report as people read it: the core's headline, the tag, one row per VPG, the notes.
 pub fn guard_text(r: &GuardReport) -> String {
-    let verdict = match r.verdict {
-        Verdict::Guarded => "GUARDED",
-        Verdict::NotGuarded => "NOT GUARDED",
-        Verdict::StillRunning => "STILL RUNNING",
-    };
-    let mut out = format!(
-        "{verdict}: {} ({}) for change {} in {}\ntag: {}\n\n",
-        r.vm.name,
-        r.vm.id,
-        r.change_id,
-        millis(r.elapsed_ms),
-        r.tag
-    );
+    let mut out = format!("{}\ntag: {}\n\n", r.headline(), r.tag);
     let mut t = Table::new(&["VPG", "SITE", "OUTCOME", "TASK", "CHECKPOINT", "DETAIL"]);
     for v in &r.vpgs {
         let (outcome, task, checkpoint, detail) = match &v.outcome {
@@ -252,13 +233,9 @@ pub fn when(t: Option<DateTime<Utc>>) -> String {
         .unwrap_or_default()
 }
 
-/// A tag list as people read it: one row per tagged checkpoint.
+/// A tag list as people read it: the core's headline, then one row per tagged checkpoint.
 pub fn tags_text(list: &TagList) -> String {
-    let mut out = format!("tagged checkpoints of {} ({})", list.vm.name, list.vm.id);
-    if let Some(c) = &list.change_id {
-        out.push_str(&format!(" for change {c}"));
-    }
-    out.push_str("\n\n");
+    let mut out = format!("{}\n\n", list.headline());
     let mut t = Table::new(&["VPG", "CHECKPOINT", "TIME", "AGENT", "CHANGE", "ACTION"]);
     for v in &list.vpgs {
         if let Some(e) = &v.error {

@@ -9,7 +9,7 @@ use rewind_core::{
 
 use crate::cli::{CloneActionArg, RecoverCommand, TestAction};
 use crate::exit::CliError;
-use crate::output::{Reply, Table, millis};
+use crate::output::{Reply, Table};
 use crate::progress::ProgressLine;
 
 /// Runs one recover command. The result is the core's `RecoverFileReport` (file) or
@@ -76,20 +76,10 @@ pub async fn recover(
     }
 }
 
-/// A file recovery as people read it: where it came from, one row per file, and the unmount.
+/// A file recovery as people read it: the core's headline, the tag, one row per file, and the
+/// unmount.
 pub fn file_text(r: &RecoverFileReport) -> String {
-    let mut out = format!(
-        "RECOVERED {} file(s) of {} ({}) for change {} in {}\nfrom: VPG {} checkpoint {} via FLR at site {}\ntag: {}\n\n",
-        r.files.len(),
-        r.vm.name,
-        r.vm.id,
-        r.change_id,
-        millis(r.elapsed_ms),
-        r.from.vpg_name,
-        r.from.checkpoint_id,
-        r.site,
-        r.from.tag
-    );
+    let mut out = format!("{}\ntag: {}\n\n", r.headline(), r.from.tag);
     let mut t = Table::new(&["GUEST PATH", "WRITTEN TO", "BYTES", "SHA256"]);
     for f in &r.files {
         t.row(vec![

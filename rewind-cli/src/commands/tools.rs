@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use rewind_core::catalog::{CatalogStore, ListedEntry, Source};
+use rewind_core::catalog::{CatalogStore, ListedEntry};
 use rewind_core::{Classification, ErrorKind, ToolClass};
 use serde::Serialize;
 
@@ -34,22 +34,9 @@ pub fn check_tool(
     })
 }
 
-fn class_word(c: ToolClass) -> &'static str {
-    match c {
-        ToolClass::ReadOnly => "read-only",
-        ToolClass::Mutating => "mutating",
-        ToolClass::Unknown => "unknown",
-    }
-}
-
-/// A classification as people read it.
+/// A classification as people read it: the core's headline, then what it means.
 pub fn classification_text(c: &Classification) -> String {
-    let source = match c.source {
-        Source::BuiltIn => " (built in)",
-        Source::Catalog => " (catalog)",
-        Source::None => "",
-    };
-    let mut out = format!("{}/{}: {}{source}\n", c.server, c.tool, class_word(c.class));
+    let mut out = format!("{}\n", c.headline());
     match c.class {
         ToolClass::ReadOnly => out.push_str("It does not change a guest: no guard is needed.\n"),
         ToolClass::Mutating => {
@@ -125,11 +112,7 @@ pub fn catalog(catalog: &CatalogStore, command: &CatalogCommand) -> Result<Reply
             for e in &listing.read_only {
                 add("read-only", e);
             }
-            let text = format!(
-                "{}\ncatalog: {}\nEvery other tool is unknown: a question for the human.\n",
-                t.render(),
-                listing.path.display()
-            );
+            let text = format!("{}\n{}\n", t.render(), listing.headline());
             Reply::new(&listing, text)
         }
         CatalogCommand::AddMutating {

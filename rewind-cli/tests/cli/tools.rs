@@ -208,7 +208,7 @@ async fn journal_reads_back_guards_filtered_by_vm_change_and_last() {
         rows[0].contains("web-01") && rows[0].contains("3 tagged"),
         "{rows:?}"
     );
-    assert!(run.stdout.contains("journal: "), "{run:#?}");
+    assert!(run.stdout.contains("3 journal record(s) from "), "{run:#?}");
 
     let (run, json) = env.rewind_json(&["journal", "--vm", "web-01"]).await;
     run.expect_code(0);

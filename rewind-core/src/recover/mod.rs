@@ -43,7 +43,7 @@ use crate::Rewind;
 use crate::error::RewindError;
 use crate::guard::TagList;
 use crate::journal::{JournalRecord, JournalVm, JournalVpg, RecordKind};
-use crate::progress::{ProgressSink, Stage};
+use crate::progress::{ProgressSink, Stage, elapsed_text};
 use crate::protection::{FlrAvailability, Protection, SiteRef, VmRef};
 use crate::zvm::ZvmClient;
 use crate::zvm::enums::{Code, STATE_COMPLETED};
@@ -280,10 +280,11 @@ pub struct RecoverFileReport {
 }
 
 impl RecoverFileReport {
-    /// A few lines for humans.
-    pub fn summary(&self) -> String {
-        let mut out = format!(
-            "RECOVERED {} file(s) of {} ({}) for change {} into {}\n  from: VPG {} checkpoint {} ({}) via FLR at site {}\n  tag: {}",
+    /// One line for humans: how many files of which VM came back where, from which checkpoint, and,
+    /// when it could not be unmounted, the FLR session left mounted.
+    pub fn headline(&self) -> String {
+        let mut line = format!(
+            "RECOVERED {} file(s) of {} ({}) for change {} into {}, from VPG {} checkpoint {} via FLR at site {}, in {}",
             self.files.len(),
             self.vm.name,
             self.vm.id,
@@ -291,11 +292,27 @@ impl RecoverFileReport {
             self.destination.display(),
             self.from.vpg_name,
             self.from.checkpoint_id,
+            self.site,
+            elapsed_text(self.elapsed_ms)
+        );
+        if !self.unmount.unmounted {
+            line.push_str(&format!(
+                "; the FLR session {} at site {} could NOT be confirmed unmounted",
+                self.session_id, self.site
+            ));
+        }
+        line
+    }
+
+    /// The headline, the checkpoint's time and tag, each file, the unmount and the notes.
+    pub fn summary(&self) -> String {
+        let mut out = format!(
+            "{}\n  checkpoint time: {}\n  tag: {}",
+            self.headline(),
             self.from
                 .timestamp
                 .map(|t| t.to_rfc3339())
-                .unwrap_or_else(|| "time unknown".into()),
-            self.site,
+                .unwrap_or_else(|| "unknown".into()),
             self.from.tag,
         );
         for f in &self.files {
@@ -391,19 +408,32 @@ pub type FailoverTestReport = RecoveryTaskReport;
 pub type CloneReport = RecoveryTaskReport;
 
 impl RecoveryTaskReport {
-    /// A few lines for humans.
-    pub fn summary(&self) -> String {
-        let verdict = match self.verdict {
-            RecoveryVerdict::Completed => "COMPLETED",
-            RecoveryVerdict::StillRunning => "STILL RUNNING",
+    /// One line for humans: the verdict, what was done to which VM for which change, and its Zerto
+    /// task.
+    pub fn headline(&self) -> String {
+        let (verdict, ended) = match self.verdict {
+            RecoveryVerdict::Completed => ("COMPLETED", "Completed"),
+            RecoveryVerdict::StillRunning => {
+                ("STILL RUNNING", "is still running and was not stopped")
+            }
         };
-        let mut out = format!(
-            "{verdict}: {} of {} ({}) for change {} in {} ms\n  VPG {} checkpoint {} at site {}\n  tag: {}\n  task {} ({}) {}",
+        format!(
+            "{verdict}: {} of {} ({}) for change {}: task {} at site {} {ended}, in {}",
             self.operation.name(),
             self.vm.name,
             self.vm.id,
             self.change_id,
-            self.elapsed_ms,
+            self.task.task_id,
+            self.site,
+            elapsed_text(self.elapsed_ms)
+        )
+    }
+
+    /// The headline, the checkpoint, the tag, the task's type and state, and the notes.
+    pub fn summary(&self) -> String {
+        let mut out = format!(
+            "{}\n  VPG {} checkpoint {} at site {}\n  tag: {}\n  task {} ({}) {}",
+            self.headline(),
             self.from.vpg_name,
             self.from.checkpoint_id,
             self.site,

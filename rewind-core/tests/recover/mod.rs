@@ -1025,3 +1025,83 @@ async fn a_recovery_dropped_while_mounting_still_unmounts_its_session() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
 }
+
+#[tokio::test]
+async fn every_result_of_the_loop_has_a_one_line_headline_naming_the_vm_and_what_happened() {
+    let env = TestEnv::start(120).await;
+    let one_line = |what: &str, line: &str| {
+        assert!(
+            !line.is_empty() && !line.contains('\n'),
+            "{what}'s headline is one line: {line:?}"
+        );
+    };
+    let found = env.rewind.find_protection("web-01").await.unwrap();
+    one_line("protection", &found.headline());
+    assert!(
+        found.headline().starts_with("web-01 (") && found.headline().contains("3 VPG(s)"),
+        "{}",
+        found.headline()
+    );
+    assert!(found.summary().starts_with(&found.headline()));
+
+    guard(&env, "web-01", "chg-head").await;
+    let journal = env
+        .rewind
+        .journal()
+        .read(&JournalFilter::default())
+        .unwrap();
+    one_line("journal", &journal.headline());
+    assert!(journal.headline().starts_with("1 journal record(s) from "));
+
+    let tags = env
+        .rewind
+        .list_tags("web-01", Some("chg-head"))
+        .await
+        .unwrap();
+    one_line("tags", &tags.headline());
+    assert!(
+        tags.headline()
+            .contains("3 tagged checkpoint(s) of change chg-head in 3 of 3 VPG(s)"),
+        "{}",
+        tags.headline()
+    );
+
+    let out = env.dir.path().join("head");
+    let file = env
+        .rewind
+        .recover_file(
+            request("web-01", "chg-head", &[APP_CONF], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap();
+    one_line("file recovery", &file.headline());
+    assert!(
+        file.headline().starts_with("RECOVERED 1 file(s) of web-01")
+            && file.headline().contains("from VPG web-local"),
+        "{}",
+        file.headline()
+    );
+
+    let test = env
+        .rewind
+        .failover_test("web-01", "chg-head", FailoverTestAction::Start, &NoProgress)
+        .await
+        .unwrap();
+    one_line("failover test", &test.headline());
+    assert!(
+        test.headline()
+            .starts_with("COMPLETED: failover test start of web-01")
+            && test.headline().contains(&test.task.task_id),
+        "{}",
+        test.headline()
+    );
+
+    let catalog = env.rewind.catalog();
+    one_line("catalog", &catalog.list().unwrap().headline());
+    let c = catalog.classify("claude-code", "Read", None).unwrap();
+    assert_eq!(c.headline(), "claude-code/Read: read-only (built in)");
+    for site in env.rewind.sites().await {
+        one_line("site", &site.headline());
+    }
+}
