@@ -14,9 +14,11 @@ Exit codes:
   3    refused by a rule: a VM not found, ambiguous or protected by nothing; a
        guard that is not guarded; an unknown tool that needs a human's answer;
        a request the ZVM refused
-  4    a Zerto task failed, or was still running when waiting stopped (it was
-       not stopped; its task ids are printed)
+  4    a Zerto task failed (ended Failed or Stopped)
   5    a ZVM could not be reached, or would not authenticate rewind
+  6    a Zerto task was still running when waiting stopped: it was not stopped
+       and has not failed; its task ids are printed (`rewind tags` shows when
+       a guard's tags are listed)
   130  interrupted twice (a first Ctrl-C lets a guard or a recovery finish what
        it started at the ZVM)
 

@@ -14,10 +14,12 @@ pub const INTERNAL: u8 = 1;
 pub const USAGE: u8 = 2;
 /// Refused by a rule: VM not found, ambiguous or protected by nothing; not guarded; unknown tool.
 pub const REFUSED: u8 = 3;
-/// A Zerto task failed, or was still running at the deadline.
+/// A Zerto task failed (ended Failed or Stopped).
 pub const TASK_FAILED: u8 = 4;
 /// A ZVM could not be reached or would not authenticate rewind.
 pub const CONNECTION: u8 = 5;
+/// A Zerto task was still running when waiting stopped: not stopped, not failed; its ids are printed.
+pub const STILL_RUNNING: u8 = 6;
 
 /// A second Ctrl-C while a guard or a recovery was finishing (128 + SIGINT, as shells report it).
 pub const INTERRUPTED: u8 = 130;
@@ -27,6 +29,7 @@ pub fn code(kind: ErrorKind) -> u8 {
     match kind {
         ErrorKind::Refused => REFUSED,
         ErrorKind::TaskFailed => TASK_FAILED,
+        ErrorKind::StillRunning => STILL_RUNNING,
         ErrorKind::Connection => CONNECTION,
         ErrorKind::Usage => USAGE,
         ErrorKind::Internal => INTERNAL,
@@ -88,6 +91,7 @@ mod tests {
         let kinds = [
             ErrorKind::Refused,
             ErrorKind::TaskFailed,
+            ErrorKind::StillRunning,
             ErrorKind::Connection,
             ErrorKind::Usage,
             ErrorKind::Internal,

@@ -17,6 +17,9 @@ pub enum ErrorKind {
     Refused,
     /// A Zerto task ran and ended Failed or Stopped.
     TaskFailed,
+    /// A Zerto task was still running when waiting stopped. It was not stopped and has not failed:
+    /// follow it by its id (list the tags again, or look at the task in the ZVM) before going on.
+    StillRunning,
     /// A ZVM could not be reached, or would not authenticate rewind.
     Connection,
     /// The input or the configuration is wrong.
@@ -31,6 +34,7 @@ impl ErrorKind {
         match self {
             ErrorKind::Refused => "refused",
             ErrorKind::TaskFailed => "task_failed",
+            ErrorKind::StillRunning => "still_running",
             ErrorKind::Connection => "connection",
             ErrorKind::Usage => "usage",
             ErrorKind::Internal => "internal",
@@ -201,7 +205,7 @@ pub enum RewindError {
 
     /// A task was still running when the deadline came; it was not dropped.
     #[error(
-        "Zerto task {task_id} at site {site} is still running after {waited_secs:.0} s; it was not stopped: follow it in the ZVM or ask again later"
+        "Zerto task {task_id} at site {site} is still running after {waited_secs:.0} s; it was not stopped and has not failed: follow it in the ZVM or ask again later"
     )]
     StillRunning {
         /// The configured site that runs the task.
@@ -371,7 +375,7 @@ impl RewindError {
             | RewindError::Auth { .. }
             | RewindError::Deadline { .. } => ErrorKind::Connection,
             RewindError::TaskFailed { .. } => ErrorKind::TaskFailed,
-            RewindError::StillRunning { .. } => ErrorKind::TaskFailed,
+            RewindError::StillRunning { .. } => ErrorKind::StillRunning,
             RewindError::UnexpectedResponse { .. } => ErrorKind::Internal,
             RewindError::Catalog(e) => e.kind(),
             RewindError::Journal(_) => ErrorKind::Internal,
@@ -465,6 +469,20 @@ impl ErrorReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_task_still_running_is_its_own_kind_and_not_a_failed_task() {
+        let err = RewindError::StillRunning {
+            site: "boston".into(),
+            task_id: "t-1".into(),
+            waited_secs: 60.0,
+        };
+        assert_eq!(err.kind(), ErrorKind::StillRunning);
+        assert_eq!(err.kind().as_str(), "still_running");
+        let json = serde_json::to_value(err.report()).unwrap();
+        assert_eq!(json["kind"], "still_running");
+        assert!(err.to_string().contains("t-1") && err.to_string().contains("has not failed"));
+    }
 
     #[test]
     fn a_report_keeps_a_message_with_line_breaks_on_one_line() {

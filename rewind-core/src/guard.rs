@@ -315,13 +315,14 @@ impl GuardReport {
     /// The class of a guard that is not `guarded`, for exit codes and error results; `None` when it
     /// is. A failed insert task makes it `task_failed`; otherwise an error around an insert gives its
     /// own kind (the first such VPG's: a ZVM that refused the insert is `refused`, one that could not be
-    /// reached is `connection`); tasks still running when the deadline came make it `task_failed`; a VM
-    /// with no protecting VPG is `refused` by the rule that only protecting VPGs are tagged.
+    /// reached is `connection`); tasks still running when the deadline came make it `still_running` (they
+    /// were not stopped and have not failed); a VM with no protecting VPG is `refused` by the rule that
+    /// only protecting VPGs are tagged.
     pub fn error_kind(&self) -> Option<ErrorKind> {
         let outcomes = || self.vpgs.iter().map(|v| &v.outcome);
         match self.verdict {
             Verdict::Guarded => None,
-            Verdict::StillRunning => Some(ErrorKind::TaskFailed),
+            Verdict::StillRunning => Some(ErrorKind::StillRunning),
             Verdict::NotGuarded => {
                 if outcomes().any(|o| matches!(o, Outcome::Failed { .. })) {
                     return Some(ErrorKind::TaskFailed);

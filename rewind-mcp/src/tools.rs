@@ -440,8 +440,9 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
         ),
         Verdict::StillRunning => reply::answer(
             format!(
-                "{first}. {}. The tasks were not stopped. Do not make the change yet: check zerto_list_tags with change_id {} until every protecting VPG lists its tag, or ask the human.",
-                problems.join("; "),
+                "{first}. Zerto task(s) {} are still running: they were not stopped and have not failed. Do not make the change yet. Wait a little, then call zerto_list_tags with vm {} and change_id {}: once every protecting VPG lists the tag, the VM is guarded for this change. If a task stays running, ask the human.",
+                report.running_task_ids().join(", "),
+                report.vm.name,
                 report.change_id
             ),
             report,
@@ -464,9 +465,11 @@ fn recovery_task_answer(report: &RecoveryTaskReport) -> CallToolResult {
     let first = report.headline();
     let line = match report.verdict {
         RecoveryVerdict::Completed => format!("{first}."),
-        RecoveryVerdict::StillRunning => {
-            format!("{first}; follow it in the ZVM before reporting it done.")
-        }
+        RecoveryVerdict::StillRunning => format!(
+            "{first}. Zerto task {} is still running: it was not stopped and has not failed. Do not report the {} as done, and do not start it again: wait, then look at the task in the ZVM, or ask the human to.",
+            report.task.task_id,
+            report.operation.name()
+        ),
     };
     reply::ok(line, report)
 }

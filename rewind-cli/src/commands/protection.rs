@@ -157,7 +157,7 @@ pub fn guard_text(r: &GuardReport) -> String {
 /// Why a guard's report is a failure, as an error kind and one line: `None` when it is `guarded`.
 /// The kind is the core's ([`GuardReport::error_kind`]): a failed insert task, an error around an
 /// insert of its own kind (a ZVM that refused it, one that could not be reached), tasks still running
-/// at the deadline, or no protecting VPG. The line names the VPGs at fault and what to do.
+/// at the deadline (their own kind and exit code: not failed), or no protecting VPG. The line names the VPGs at fault and what to do.
 pub fn guard_failure(r: &GuardReport) -> Option<(ErrorKind, String)> {
     let kind = r.error_kind()?;
     let what = format!("{} is NOT guarded for change {}", r.vm.name, r.change_id);
@@ -165,7 +165,7 @@ pub fn guard_failure(r: &GuardReport) -> Option<(ErrorKind, String)> {
     let line = match r.verdict {
         Verdict::Guarded => return None,
         Verdict::StillRunning => format!(
-            "{} is not guarded yet for change {}: task(s) {} were still running when the deadline came and were not stopped; run `rewind tags {} --change {}` later to see whether they were listed",
+            "{} is not guarded yet for change {}: Zerto task(s) {} were still running when the deadline came; they were not stopped and have not failed: run `rewind tags {} --change {}` in a while to see whether every protecting VPG lists the tag",
             r.vm.name,
             r.change_id,
             r.running_task_ids().join(", "),

@@ -13,8 +13,8 @@ use crate::output::{Reply, Table};
 use crate::progress::ProgressLine;
 
 /// Runs one recover command. The result is the core's `RecoverFileReport` (file) or
-/// `RecoveryTaskReport` (test, clone); a task still running when waiting stopped exits with the task
-/// code, its id printed.
+/// `RecoveryTaskReport` (test, clone); a task still running when waiting stopped exits with the
+/// still-running code, its id printed.
 pub async fn recover(
     rewind: &Rewind,
     command: RecoverCommand,
@@ -116,15 +116,15 @@ pub fn file_text(r: &RecoverFileReport) -> String {
     out
 }
 
-/// A failover test or clone: its report, and the task code when its task is still running.
+/// A failover test or clone: its report, and the still-running code when its task is still running.
 fn task_reply(r: &RecoveryTaskReport) -> Result<Reply, CliError> {
     let reply = Reply::new(r, format!("{}\n", r.summary()))?;
     Ok(match r.verdict {
         RecoveryVerdict::Completed => reply,
         RecoveryVerdict::StillRunning => reply.failed(
-            ErrorKind::TaskFailed,
+            ErrorKind::StillRunning,
             format!(
-                "the {} of {} is still running: Zerto task {} at site {} was not stopped; follow it in the ZVM",
+                "the {} of {} is still running: Zerto task {} at site {} was not stopped and has not failed; follow it in the ZVM before going on",
                 r.operation.name(),
                 r.vm.name,
                 r.task.task_id,

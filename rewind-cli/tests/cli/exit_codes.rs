@@ -150,7 +150,7 @@ async fn an_insert_the_zvm_refuses_exits_with_the_refused_code_not_the_connectio
 }
 
 #[tokio::test]
-async fn a_guard_still_running_at_its_deadline_exits_with_the_task_failed_code_and_its_task_ids() {
+async fn a_guard_still_running_at_its_deadline_exits_with_its_own_code_not_the_task_failed_one() {
     let env = TestEnv::start(35).await;
     env.write_config("[guard]\ndeadline_secs = 1\n");
     env.sim_post("timing", json!({"TaskDurationMs": 30000}))
@@ -160,10 +160,15 @@ async fn a_guard_still_running_at_its_deadline_exits_with_the_task_failed_code_a
             "guard", "db-01", "--agent", "a", "--action", "b", "--change", "c",
         ])
         .await;
-    run.expect_code(4);
+    run.expect_code(6);
     assert_eq!(json["result"]["verdict"], "still_running");
+    assert_eq!(json["error"]["kind"], "still_running");
     let task = json["result"]["vpgs"][0]["task_id"].as_str().unwrap();
-    assert!(run.one_error_line().contains(task), "{run:#?}");
+    let line = run.one_error_line();
+    assert!(
+        line.contains(task) && line.contains("have not failed"),
+        "{run:#?}"
+    );
 }
 
 #[tokio::test]

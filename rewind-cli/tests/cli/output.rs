@@ -18,6 +18,7 @@ async fn help_documents_the_exit_codes() {
         "3    refused by a rule",
         "4    a Zerto task failed",
         "5    a ZVM could not be reached",
+        "6    a Zerto task was still running",
         "130  interrupted twice",
     ] {
         assert!(run.stdout.contains(line), "{line}: {run:#?}");

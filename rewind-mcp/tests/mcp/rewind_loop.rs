@@ -283,3 +283,38 @@ async fn without_any_site_the_server_starts_its_catalog_and_journal_tools_work_a
     assert!(is_error(&guarded), "{}", line(&guarded));
     assert!(line(&guarded).contains("ZVM_URL"), "{}", line(&guarded));
 }
+
+#[tokio::test]
+async fn a_guard_still_running_at_its_deadline_says_plainly_which_tasks_run_and_what_to_do() {
+    let env = TestEnv::start(25, Setup::File).await;
+    let config = std::fs::read_to_string(env.config_path()).unwrap();
+    std::fs::write(
+        env.config_path(),
+        config.replace("deadline_secs = 30", "deadline_secs = 1"),
+    )
+    .unwrap();
+    env.sim_post("/_sim/timing", json!({"TaskDurationMs": 30000}))
+        .await;
+    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let guarded = call(
+        &client,
+        "zerto_guard_before_mutate",
+        json!({"vm": "db-01", "agent": "claude-code", "action": "edit", "change_id": "slow-1"}),
+    )
+    .await;
+    assert!(is_error(&guarded), "{}", line(&guarded));
+    let report = structured(&guarded);
+    assert_eq!(report["verdict"], "still_running", "{report}");
+    let task = report["vpgs"][0]["task_id"].as_str().unwrap();
+    let said = line(&guarded);
+    for words in [
+        task,
+        "still running",
+        "have not failed",
+        "Do not make the change yet",
+        "zerto_list_tags",
+        "slow-1",
+    ] {
+        assert!(said.contains(words), "{words:?} in {said}");
+    }
+}
