@@ -25,9 +25,13 @@
 //! [guard]
 //! deadline_secs = 60
 //! back_to_back_retries = 3
+//! lost_response_retries = 1
 //!
 //! [hook]
 //! window_secs = 900
+//!
+//! [recover]
+//! wait_floor_secs = 600                   # each recovery task is waited for at least this long
 //!
 //! [http]
 //! connect_timeout_secs = 5
@@ -167,6 +171,31 @@ impl Default for HookSettings {
     }
 }
 
+/// How long a bounded recover waits for its Zerto tasks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecoverSettings {
+    /// The shortest time each recovery task (an FLR mount or unmount, a failover test, a clone) is
+    /// waited for; the guard deadline is used instead when it is longer. A mount or a test takes
+    /// longer than a tag. A task still running then is reported with its id, never dropped.
+    pub wait_floor: Duration,
+}
+
+impl Default for RecoverSettings {
+    fn default() -> Self {
+        RecoverSettings {
+            wait_floor: Duration::from_secs(10 * 60),
+        }
+    }
+}
+
+impl RecoverSettings {
+    /// How long each recovery task is waited for under `guard`: the guard deadline, but at least
+    /// [`RecoverSettings::wait_floor`].
+    pub fn wait(&self, guard: &GuardSettings) -> Duration {
+        guard.deadline.max(self.wait_floor)
+    }
+}
+
 /// Timeouts and retries of every HTTP call to a ZVM.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpSettings {
@@ -202,6 +231,8 @@ pub struct Config {
     pub guard: GuardSettings,
     /// The PreToolUse hook's settings.
     pub hook: HookSettings,
+    /// How long a bounded recover waits.
+    pub recover: RecoverSettings,
     /// HTTP timeouts and read retries.
     pub http: HttpSettings,
     /// The configuration file that was read, or looked for and not found; `None` when the
@@ -226,7 +257,7 @@ pub enum ConfigError {
     },
     /// The configuration file is not valid TOML of the expected shape.
     #[error(
-        "the configuration file {path} is not valid: {message}; fix the file: it takes catalog, journal, [sites.<name>] with url, client_id + client_secret or username + password, ca_cert, insecure, and [guard], [hook], [http]"
+        "the configuration file {path} is not valid: {message}; fix the file: it takes catalog, journal, [sites.<name>] with url, client_id + client_secret or username + password, ca_cert, insecure, and [guard], [hook], [recover], [http]"
     )]
     Parse {
         /// The file.
@@ -298,6 +329,7 @@ struct FileConfig {
     sites: BTreeMap<String, FileSite>,
     guard: Option<FileGuard>,
     hook: Option<FileHook>,
+    recover: Option<FileRecover>,
     http: Option<FileHttp>,
 }
 
@@ -325,6 +357,12 @@ struct FileGuard {
 #[serde(deny_unknown_fields)]
 struct FileHook {
     window_secs: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRecover {
+    wait_floor_secs: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -612,6 +650,14 @@ impl Config {
                 HookSettings::default().window,
             )?,
         };
+        let r = parsed.recover.unwrap_or_default();
+        let recover = RecoverSettings {
+            wait_floor: seconds(
+                "recover.wait_floor_secs",
+                r.wait_floor_secs,
+                RecoverSettings::default().wait_floor,
+            )?,
+        };
         let t = parsed.http.unwrap_or_default();
         let hd = HttpSettings::default();
         let http = HttpSettings {
@@ -633,6 +679,7 @@ impl Config {
             journal_path,
             guard,
             hook,
+            recover,
             http,
             file: looked_at,
         };
@@ -652,6 +699,7 @@ impl Config {
                 journal_path: journal_path.into(),
                 guard: GuardSettings::default(),
                 hook: HookSettings::default(),
+                recover: RecoverSettings::default(),
                 http: HttpSettings::default(),
                 file: None,
             },
@@ -747,6 +795,12 @@ impl ConfigBuilder {
     /// Sets the hook's settings.
     pub fn hook(mut self, hook: HookSettings) -> Self {
         self.config.hook = hook;
+        self
+    }
+
+    /// Sets how long a bounded recover waits.
+    pub fn recover(mut self, recover: RecoverSettings) -> Self {
+        self.config.recover = recover;
         self
     }
 
@@ -857,9 +911,12 @@ deadline_secs = 5
 back_to_back_retries = 2
 [hook]
 window_secs = 60
+[recover]
+wait_floor_secs = 120
 "#,
         );
         let c = Config::load_with_env(Some(&path), &env_of(&[])).unwrap();
+        assert_eq!(c.recover.wait_floor, Duration::from_secs(120));
         assert_eq!(c.sites.len(), 2);
         let b = c.site("boston").unwrap();
         assert!(
@@ -983,6 +1040,26 @@ window_secs = 60
         let msg = err.to_string();
         assert!(msg.contains("ZVM_URL"), "{msg}");
         assert!(msg.contains(&path.display().to_string()), "{msg}");
+    }
+
+    #[test]
+    fn the_recovery_wait_floor_defaults_to_ten_minutes_and_gives_way_to_a_longer_guard_deadline() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(&dir, "catalog = \"/c\"\njournal = \"/j\"\n");
+        let c = Config::load_with_env(Some(&path), &env_of(&[])).unwrap();
+        assert_eq!(c.recover.wait_floor, Duration::from_secs(600));
+        assert_eq!(c.recover.wait(&c.guard), Duration::from_secs(600));
+        let long = GuardSettings {
+            deadline: Duration::from_secs(900),
+            ..GuardSettings::default()
+        };
+        assert_eq!(c.recover.wait(&long), Duration::from_secs(900));
+        let path = write(&dir, "[recover]\nwait_floor_secs = 0\n");
+        let err = Config::load_with_env(Some(&path), &env_of(&[])).unwrap_err();
+        assert!(err.to_string().contains("recover.wait_floor_secs"), "{err}");
+        let path = write(&dir, "[recover]\nwait_secs = 5\n");
+        let err = Config::load_with_env(Some(&path), &env_of(&[])).unwrap_err();
+        assert!(err.to_string().contains("[recover]"), "{err}");
     }
 
     #[test]

@@ -35,7 +35,8 @@ use serde::Serialize;
 
 pub use catalog::{CatalogStore, Classification, ToolClass};
 pub use config::{
-    Config, Credentials, GuardSettings, HookSettings, HttpSettings, Secret, SiteConfig,
+    Config, Credentials, GuardSettings, HookSettings, HttpSettings, RecoverSettings, Secret,
+    SiteConfig,
 };
 pub use error::{Candidate, ErrorKind, ErrorReport, RewindError};
 pub use guard::{GuardReport, GuardRequest, Outcome, TagList, Verdict, VpgGuard};

@@ -55,7 +55,7 @@ pub(crate) async fn recover_file(
     let (protection, points) = resolve(rewind, &req.vm, change).await?;
     let (point, site) = pick_for_flr(&protection.vm, &points)?;
     let client = client_of(rewind, &site)?;
-    let wait = recovery_wait(rewind.config().guard.deadline);
+    let wait = recovery_wait(rewind);
 
     let mut run = Run {
         client: client.clone(),

@@ -23,10 +23,11 @@
 //! - `destination`: guest paths, and writing into the destination folder without ever leaving it.
 //! - `vpg_task`: failover test start / stop and clone start / abort.
 //!
-//! Waiting: each recovery task is waited for up to [`recovery_wait`] (the guard deadline, but never less
-//! than [`RECOVERY_WAIT_FLOOR`]: a mount or a test takes longer than a tag). A task still running then
-//! is not dropped: a failover test or clone reports it `still_running` with its task id; an FLR that
-//! cannot finish its mount in that time is an error, and the session is unmounted.
+//! Waiting: each recovery task is waited for up to [`crate::RecoverSettings::wait`]: the guard
+//! deadline, but never less than the configuration's `[recover] wait_floor_secs` (ten minutes by
+//! default: a mount or a test takes longer than a tag). A task still running then is not dropped: a
+//! failover test or clone reports it `still_running` with its task id; an FLR that cannot finish its
+//! mount in that time is an error, and the session is unmounted.
 
 mod destination;
 mod flr;
@@ -52,13 +53,11 @@ use crate::zvm::wire::Task;
 
 pub use destination::{GuestPath, MAX_GUEST_PATH, RecoveredFile, parse_paths};
 
-/// The shortest time a recovery task is waited for, whatever the guard deadline.
-pub const RECOVERY_WAIT_FLOOR: Duration = Duration::from_secs(10 * 60);
-
-/// How long each recovery task is waited for: the guard deadline, but at least
-/// [`RECOVERY_WAIT_FLOOR`].
-pub fn recovery_wait(guard_deadline: Duration) -> Duration {
-    guard_deadline.max(RECOVERY_WAIT_FLOOR)
+/// How long each recovery task of `rewind` is waited for: its configuration's
+/// [`crate::RecoverSettings::wait`].
+pub(crate) fn recovery_wait(rewind: &Rewind) -> Duration {
+    let config = rewind.config();
+    config.recover.wait(&config.guard)
 }
 
 /// The longest change id or tag accepted.

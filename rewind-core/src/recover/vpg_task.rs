@@ -327,7 +327,7 @@ impl Op<'_> {
         clone_task: &str,
         sent: Instant,
     ) -> Result<RecoveryTaskReport, RewindError> {
-        let deadline = sent + recovery_wait(self.rewind.config().guard.deadline);
+        let deadline = sent + recovery_wait(self.rewind);
         let w = watch(self.sink, self.client.name(), self.point, self.task_type);
         let ended = await_task(self.client, clone_task, sent, deadline, &w).await?;
         let (verdict, task) = match ended {
@@ -353,7 +353,7 @@ impl Op<'_> {
 
     /// Waits for `task_id`; Failed or Stopped is a `TaskFailed` error.
     async fn follow(self, task_id: &str, sent: Instant) -> Result<RecoveryTaskReport, RewindError> {
-        let deadline = sent + recovery_wait(self.rewind.config().guard.deadline);
+        let deadline = sent + recovery_wait(self.rewind);
         let w = watch(self.sink, self.client.name(), self.point, self.task_type);
         let ended = match await_task(self.client, task_id, sent, deadline, &w).await {
             Ok(ended) => ended,

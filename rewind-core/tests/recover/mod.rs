@@ -1105,3 +1105,28 @@ async fn every_result_of_the_loop_has_a_one_line_headline_naming_the_vm_and_what
         one_line("site", &site.headline());
     }
 }
+
+#[tokio::test]
+async fn a_recovery_task_is_waited_for_as_long_as_the_recover_section_says_and_reported_still_running()
+ {
+    let env = TestEnv::start(121).await;
+    guard(&env, "web-01", "chg-wait").await;
+    // A failover test that would take a minute, and a configuration that waits one second for it.
+    env.control.timing(60_000, 20).await;
+    let impatient = env.rewind_with(|mut c| {
+        c.guard.deadline = std::time::Duration::from_secs(1);
+        c.recover.wait_floor = std::time::Duration::from_secs(1);
+        c
+    });
+    // The task takes a minute: had the default ten minutes been waited, it would have Completed.
+    let report = impatient
+        .failover_test("web-01", "chg-wait", FailoverTestAction::Start, &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(
+        report.verdict,
+        RecoveryVerdict::StillRunning,
+        "{}",
+        report.summary()
+    );
+}
