@@ -43,7 +43,7 @@ Feature: Guard
     And Zerto ran no tagged-checkpoint insert
 
   Scenario: A guard waits for another client's insert at the same VPG instead of firing back to back
-    Given each Zerto task takes 800 ms
+    Given each Zerto task takes 1500 ms
     And another client has just inserted a tagged checkpoint into "web-dr"
     When the agent guards "db-01" for change "db-migrate"
     Then the verdict is "guarded"

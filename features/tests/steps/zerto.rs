@@ -42,6 +42,9 @@ async fn clock_minutes(world: &mut RewindWorld, minutes: u64) {
 
 #[given(expr = "another client has just inserted a tagged checkpoint into {string}")]
 async fn another_client_inserts(world: &mut RewindWorld, vpg: String) {
+    // The agent's session is open before the other insert starts, so the guard that follows meets
+    // the insert still running however slowly the server starts on a busy machine.
+    world.agent().await;
     let sim = world.sim().await.clone();
     let task = sim
         .insert_as_another_client(&vpg, "nightly | by the backup team")
