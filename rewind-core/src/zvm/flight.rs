@@ -2,19 +2,20 @@
 //! read's answer instead of each sending their own.
 //!
 //! Many concurrent guards each resolve their VM from the ZVM's full VM listing, which is large (about
-//! 2 KB a row, hundreds of rows). Without sharing, 64 concurrent guards send 64 identical listings per
-//! site and parse each, and the client and the ZVM spend the time the guards should spend waiting on
-//! Zerto. A shared answer is never older than a read the caller could have sent itself, since the
-//! shared read was sent before the caller asked and answered after: it is as fresh as any read, and the
-//! task that follows a write still decides what happened.
+//! 2 KB a row, hundreds of rows), and each reads the running inserts of every VPG before its own insert.
+//! Without sharing, 64 concurrent guards send 64 identical listings of each and parse each, and the
+//! client and the ZVM spend the time the guards should spend waiting on Zerto. A shared answer is never
+//! older than a read the caller could have sent itself, since the shared read was sent before the
+//! caller asked and answered after: it is as fresh as any read, and the task that follows a write still
+//! decides what happened.
 //!
 //! Nothing is cached: once the read ends, the next caller sends a new one. Only success is shared; a
 //! caller whose leader failed (or was dropped) reads for itself, so each caller gets its own error and
-//! its own retries.
+//! its own retries. The answer is handed out behind an `Arc`, so sharing it copies nothing.
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Mutex as StdMutex;
+use std::sync::{Arc, Mutex as StdMutex};
 
 use tokio::sync::watch;
 
@@ -22,7 +23,7 @@ use crate::error::RewindError;
 
 /// The shared state of one read: `None` while in flight, then `Some(Some(answer))`, or `Some(None)`
 /// when the read failed.
-type State<T> = Option<Option<T>>;
+type State<T> = Option<Option<Arc<T>>>;
 
 /// Concurrent reads of the same key share one exchange.
 #[derive(Debug)]
@@ -44,9 +45,9 @@ enum Role<T> {
     Follow(watch::Receiver<State<T>>),
 }
 
-impl<T: Clone> SingleFlight<T> {
+impl<T> SingleFlight<T> {
     /// The answer of the read of `key` in flight, or of `read` sent now.
-    pub(crate) async fn run<F, Fut>(&self, key: &str, read: F) -> Result<T, RewindError>
+    pub(crate) async fn run<F, Fut>(&self, key: &str, read: F) -> Result<Arc<T>, RewindError>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<T, RewindError>>,
@@ -68,7 +69,7 @@ impl<T: Clone> SingleFlight<T> {
         };
         match role {
             Role::Lead(tx) => {
-                let result = read().await;
+                let result = read().await.map(Arc::new);
                 tx.send_replace(Some(result.as_ref().ok().cloned()));
                 let mut in_flight = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
                 // Forget the ended read unless a newer one has taken its key.
@@ -88,7 +89,7 @@ impl<T: Clone> SingleFlight<T> {
                 };
                 match shared {
                     Some(answer) => Ok(answer),
-                    None => read().await,
+                    None => read().await.map(Arc::new),
                 }
             }
         }
@@ -127,7 +128,7 @@ mod tests {
             })
         });
         for caller in futures::future::join_all(callers).await {
-            assert_eq!(caller.unwrap().unwrap(), vec![1, 2, 3]);
+            assert_eq!(*caller.unwrap().unwrap(), vec![1, 2, 3]);
         }
         assert_eq!(reads.load(Ordering::SeqCst), 1);
     }
@@ -143,7 +144,7 @@ mod tests {
                 })
                 .await
                 .unwrap();
-            assert_eq!(n, expected, "nothing is cached between reads");
+            assert_eq!(*n, expected, "nothing is cached between reads");
         }
     }
 
@@ -184,7 +185,7 @@ mod tests {
             })
             .await;
         assert!(leader.await.unwrap().is_err());
-        assert_eq!(follower.unwrap(), 7);
+        assert_eq!(*follower.unwrap(), 7);
         assert_eq!(reads.load(Ordering::SeqCst), 2);
     }
 
@@ -212,6 +213,6 @@ mod tests {
         let answer = tokio::time::timeout(Duration::from_secs(5), follower)
             .await
             .expect("the follower is not stranded");
-        assert_eq!(answer.unwrap().unwrap(), 2);
+        assert_eq!(*answer.unwrap().unwrap(), 2);
     }
 }

@@ -15,7 +15,7 @@ pub mod task;
 pub(crate) mod token;
 pub mod wire;
 
-use std::sync::Mutex as StdMutex;
+use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -235,6 +235,9 @@ pub struct ZvmClient {
     vm_listing: SingleFlight<Vec<VmRow>>,
     /// Concurrent reads of one site's inventory share one exchange.
     site_listing: SingleFlight<Vec<SiteVm>>,
+    /// Concurrent reads of the running inserts share one exchange (each guard reads them before its
+    /// insert, whatever its VPG).
+    running_inserts: SingleFlight<Vec<Task>>,
 }
 
 impl ZvmClient {
@@ -293,6 +296,7 @@ impl ZvmClient {
             timings: StdMutex::new(Timings::default()),
             vm_listing: SingleFlight::default(),
             site_listing: SingleFlight::default(),
+            running_inserts: SingleFlight::default(),
         })
     }
 
@@ -472,6 +476,13 @@ impl ZvmClient {
     /// `GET /v1/vms`: every protected VM, one row per VM and VPG. Callers that ask while a read is in
     /// flight share its answer.
     pub async fn vms(&self) -> Result<Vec<VmRow>, RewindError> {
+        Ok(Arc::unwrap_or_clone(self.vms_shared().await?))
+    }
+
+    /// [`ZvmClient::vms`] without copying the rows: callers that share one read also share its rows.
+    /// Copying hundreds of rows (and dropping them) costs each of 64 concurrent guards about as much as
+    /// the read itself, so a lookup that only matches rows should take them this way.
+    pub async fn vms_shared(&self) -> Result<Arc<Vec<VmRow>>, RewindError> {
         self.vm_listing
             .run("", || self.get_list("/v1/vms", &[]))
             .await
@@ -511,22 +522,29 @@ impl ZvmClient {
     }
 
     /// `GET /v1/tasks?type=InsertTaggedCP` (and `status=1` when `running_only`), reduced to the inserts
-    /// into `vpg_id`.
+    /// into `vpg_id`. The running inserts are read before every insert, by every guard whatever its VPG,
+    /// so callers that ask for them while a read is in flight share its answer; the full list serves
+    /// the rarer look back after a failed or lost insert, and is always read afresh.
     pub async fn insert_tasks(
         &self,
         vpg_id: &str,
         running_only: bool,
     ) -> Result<Vec<Task>, RewindError> {
         let mut query = vec![("type", INSERT_TASK_TYPE.to_string())];
-        if running_only {
+        let tasks: Arc<Vec<Task>> = if running_only {
             query.push(("status", "1".to_string()));
-        }
-        let tasks: Vec<Task> = self.get_list("/v1/tasks", &query).await?;
+            self.running_inserts
+                .run("", || self.get_list("/v1/tasks", &query))
+                .await?
+        } else {
+            Arc::new(self.get_list("/v1/tasks", &query).await?)
+        };
         // Filtered here as well: a ZVM that ignores a filter must not make another task look like ours.
         Ok(tasks
-            .into_iter()
+            .iter()
             .filter(|t| t.is_insert() && t.concerns_vpg(vpg_id))
             .filter(|t| !running_only || t.state() == Some(task::STATE_IN_PROGRESS))
+            .cloned()
             .collect())
     }
 
@@ -539,9 +557,11 @@ impl ZvmClient {
     /// ask while a read of the same site is in flight share its answer.
     pub async fn site_vms(&self, site_id: &str) -> Result<Vec<SiteVm>, RewindError> {
         let path = format!("/v1/virtualizationsites/{}/vms", segment(site_id));
-        self.site_listing
+        let vms = self
+            .site_listing
             .run(&path, || self.get_list(&path, &[]))
-            .await
+            .await?;
+        Ok(Arc::unwrap_or_clone(vms))
     }
 
     /// `POST /v1/vpgs/{id}/checkpoints {"CheckpointName": tag}` → the insert's task id. Never retried
