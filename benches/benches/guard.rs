@@ -1,1 +1,382 @@
-fn main() {}
+//! Tag-and-await latency of rewind-core's guard under concurrent calls, against the in-process
+//! simulator with a fixed task duration D and listing lag L.
+//!
+//! - `guard/one_vpg`, `guard/three_vpgs`: one guard of app-01 (one VPG) and of web-01 (three VPGs,
+//!   tagged in parallel), in the simulator's default world (12 VMs). Floor D + L.
+//! - `distinct/N` for N = 1, 8, 64, 256: N guards of N VMs, each alone in its VPG, started together,
+//!   in a world of 333 VMs (so `distinct/1` is `guard/one_vpg` with a realistic lookup). Floor D + L.
+//! - `shared_vpg/N` for N = 8, 64: N guards of N VMs that share one VPG, which must take turns.
+//!   Floor N × D.
+//! - `token/cold_1`, `token/warm_256`, `token/cold_256`: one read by a new client, 256 concurrent reads
+//!   by a client that holds a token, and 256 concurrent reads by a new client (the cold token storm,
+//!   which must cost one token request). The first two are their own floors; the storm's is their sum.
+//!
+//! Each bench gets its own simulator and its own long-lived client (both sites, as users configure
+//! them), so the simulator's ground truth (`/_sim/calls`, `/_sim/tasks`) is the bench's alone. At the end
+//! of `cargo bench` a Markdown table gives each result as a ratio to its floor, with token requests, 401s
+//! and failed inserts. Under `cargo test` (criterion's test mode: one iteration each, short timings) the
+//! same ground truth is checked, and any 401, failed insert, guard not `guarded` or token count other
+//! than one per site fails the run. No speed is ever asserted.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, SamplingMode};
+use rewind_benches::env::Sites;
+use rewind_benches::report::{Statistic, Target};
+use rewind_benches::world::{self, APP_01, WEB_01};
+use rewind_benches::{Batch, BenchEnv, Floor, GuardRecord, Recorder, Row, Summary, Timing};
+use rewind_core::{GuardRequest, NoProgress, Rewind};
+use tokio::runtime::Runtime;
+use zvm_sim::WorldSpec;
+
+/// VMs that each have a VPG of their own in the bench world: enough for the largest distinct batch.
+const DISTINCT_VMS: usize = 256;
+/// VMs that share one VPG: enough for the largest queue.
+const SHARED_VMS: usize = 64;
+/// Concurrent calls of the token storm.
+const STORM: usize = 256;
+
+/// The guard target: a single guard within 10 % of D + L.
+const SINGLE: Target = Target {
+    limit: 1.10,
+    on: Statistic::Batch,
+};
+/// 64 concurrent guards of distinct VMs: the median guard within 25 % of D + L.
+const CONCURRENT: Target = Target {
+    limit: 1.25,
+    on: Statistic::Guard,
+};
+/// A queue of guards at one VPG within 10 % of N × D.
+const QUEUE: Target = Target {
+    limit: 1.10,
+    on: Statistic::Batch,
+};
+
+/// What every bench needs: criterion, the runtime, the timings and the summary being built.
+struct Run {
+    criterion: Criterion,
+    rt: Runtime,
+    timing: Timing,
+    summary: Summary,
+    /// Makes every change id of the run unique, so every tag is.
+    changes: AtomicU64,
+}
+
+impl Run {
+    /// Starts a bench's simulator and its client.
+    fn env(&self, world: WorldSpec) -> BenchEnv {
+        self.rt
+            .block_on(BenchEnv::start(world, self.timing))
+            .unwrap_or_else(|e| panic!("the bench environment did not start: {e}"))
+    }
+
+    /// Reads the bench's ground truth, adds its row, and stops its simulator.
+    fn finish(
+        &mut self,
+        env: BenchEnv,
+        bench: &str,
+        floor: Floor,
+        recorder: &Recorder,
+        expected_token_requests: impl FnOnce(usize) -> usize,
+        target: Option<Target>,
+    ) {
+        let batches = recorder.take();
+        let truth = self
+            .rt
+            .block_on(env.ground_truth())
+            .unwrap_or_else(|e| panic!("{bench}: {e}"));
+        self.rt.block_on(env.shutdown());
+        let expected = expected_token_requests(batches.len());
+        if let Some(row) = Row::new(bench, floor, self.timing, &batches, truth, expected, target) {
+            self.summary.push(row);
+        }
+    }
+
+    /// Benches batches of concurrent guards of `vms` with the bench's long-lived client.
+    fn guards(
+        &mut self,
+        world: WorldSpec,
+        group: &str,
+        id: BenchmarkId,
+        vms: Vec<String>,
+    ) -> (BenchEnv, Recorder) {
+        let env = self.env(world);
+        let recorder = Recorder::default();
+        let mut g = self.criterion.benchmark_group(group);
+        g.sampling_mode(SamplingMode::Flat);
+        g.bench_function(id, |b| {
+            b.to_async(&self.rt).iter_custom(|iters| {
+                let (rewind, vms, recorder, changes) =
+                    (env.rewind(), &vms, &recorder, &self.changes);
+                async move {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let batch = guard_batch(rewind, vms, changes).await;
+                        total += batch.wall;
+                        recorder.push(batch);
+                    }
+                    total
+                }
+            })
+        });
+        g.finish();
+        (env, recorder)
+    }
+
+    fn single_guards(&mut self) {
+        for (name, vm) in [("one_vpg", APP_01), ("three_vpgs", WEB_01)] {
+            let (env, recorder) = self.guards(
+                WorldSpec::default_world(),
+                "guard",
+                BenchmarkId::from_parameter(name),
+                vec![vm.into()],
+            );
+            self.finish(
+                env,
+                &format!("guard/{name}"),
+                Floor::Guard,
+                &recorder,
+                |_| 2,
+                Some(SINGLE),
+            );
+        }
+    }
+
+    fn distinct_guards(&mut self) {
+        for n in [1, 8, 64, 256] {
+            let vms = (0..n).map(world::distinct_vm).collect();
+            let (env, recorder) =
+                self.guards(big_world(), "distinct", BenchmarkId::from_parameter(n), vms);
+            let target = (n == 64).then_some(CONCURRENT);
+            self.finish(
+                env,
+                &format!("distinct/{n}"),
+                Floor::Guard,
+                &recorder,
+                |_| 2,
+                target,
+            );
+        }
+    }
+
+    fn shared_vpg(&mut self) {
+        for n in [8, 64] {
+            let vms = (0..n).map(world::shared_vm).collect();
+            let (env, recorder) = self.guards(
+                big_world(),
+                "shared_vpg",
+                BenchmarkId::from_parameter(n),
+                vms,
+            );
+            self.finish(
+                env,
+                &format!("shared_vpg/{n}"),
+                Floor::Queue(n),
+                &recorder,
+                |_| 2,
+                Some(QUEUE),
+            );
+        }
+    }
+
+    /// Benches `calls` concurrent reads of Boston's `/v1/localsite`, by a new client per iteration
+    /// (`cold`) or by one client for the whole bench.
+    fn reads(&mut self, name: &str, calls: usize, cold: bool) -> (BenchEnv, Recorder) {
+        let env = self.env(WorldSpec::default_world());
+        let recorder = Recorder::default();
+        let warm = env
+            .new_client(Sites::Boston)
+            .unwrap_or_else(|e| panic!("token/{name}: {e}"));
+        let mut g = self.criterion.benchmark_group("token");
+        g.sampling_mode(SamplingMode::Flat);
+        g.bench_function(name, |b| {
+            b.to_async(&self.rt).iter_custom(|iters| {
+                let (env, warm, recorder) = (&env, &warm, &recorder);
+                async move {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let client = if cold {
+                            env.new_client(Sites::Boston)
+                                .unwrap_or_else(|e| panic!("a new client: {e}"))
+                        } else {
+                            warm.clone()
+                        };
+                        let batch = read_batch(&client, calls).await;
+                        total += batch.wall;
+                        recorder.push(batch);
+                    }
+                    total
+                }
+            })
+        });
+        g.finish();
+        (env, recorder)
+    }
+
+    fn token_storm(&mut self) {
+        // A new client's single read (one token request, one connection, one read) and 256 reads by a
+        // client that holds a token and its connections are their own floors; the cold storm is
+        // compared with their sum: no client does better than reading warm after one token request.
+        let (env, recorder) = self.reads("cold_1", 1, true);
+        let cold_one = median_wall(&recorder);
+        let itself = Floor::Measured("itself", cold_one);
+        self.finish(
+            env,
+            "token/cold_1",
+            itself,
+            &recorder,
+            |iterations| iterations,
+            None,
+        );
+
+        let (env, recorder) = self.reads("warm_256", STORM, false);
+        let warm = median_wall(&recorder);
+        let itself = Floor::Measured("itself", warm);
+        self.finish(env, "token/warm_256", itself, &recorder, |_| 1, None);
+
+        let (env, recorder) = self.reads("cold_256", STORM, true);
+        let floor = Floor::Measured("warm_256 + cold_1", warm + cold_one);
+        self.finish(
+            env,
+            "token/cold_256",
+            floor,
+            &recorder,
+            |iterations| iterations,
+            None,
+        );
+    }
+}
+
+/// The median iteration a recorder holds so far (zero when the bench was filtered out).
+fn median_wall(recorder: &Recorder) -> Duration {
+    let walls: Vec<Duration> = recorder.batches().iter().map(|b| b.wall).collect();
+    rewind_benches::record::quantile(&walls, 0.5).unwrap_or_default()
+}
+
+/// The world of the concurrent benches: the default world plus 256 VMs each in its own VPG and 64 VMs
+/// in one VPG, 333 VMs in all, so each guard's lookup reads listings of a realistic size.
+fn big_world() -> WorldSpec {
+    world::bench_world(DISTINCT_VMS, SHARED_VMS)
+}
+
+/// Guards every VM of `vms` at once, each on its own task (as the MCP server runs concurrent calls).
+async fn guard_batch(rewind: &Rewind, vms: &[String], changes: &AtomicU64) -> Batch {
+    let start = Instant::now();
+    let tasks: Vec<_> = vms
+        .iter()
+        .map(|vm| {
+            let rewind = rewind.clone();
+            let req = GuardRequest {
+                vm: vm.clone(),
+                agent: "bench".into(),
+                action: "measure the guard".into(),
+                change_id: format!("bench-{}", changes.fetch_add(1, Ordering::Relaxed)),
+            };
+            tokio::spawn(async move {
+                let began = Instant::now();
+                match rewind.guard(req, &NoProgress).await {
+                    Ok(report) => GuardRecord::from_report(&report, began.elapsed()),
+                    Err(e) => GuardRecord::from_error(&e, began.elapsed()),
+                }
+            })
+        })
+        .collect();
+    let mut guards = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        guards.push(
+            task.await
+                .unwrap_or_else(|e| GuardRecord::from_error(&e, start.elapsed())),
+        );
+    }
+    Batch {
+        wall: start.elapsed(),
+        guards,
+    }
+}
+
+/// `calls` concurrent reads of Boston's `/v1/localsite` with `rewind`'s client.
+async fn read_batch(rewind: &Rewind, calls: usize) -> Batch {
+    let start = Instant::now();
+    let tasks: Vec<_> = (0..calls)
+        .map(|_| {
+            let rewind = rewind.clone();
+            tokio::spawn(async move {
+                let began = Instant::now();
+                let read = match rewind.client("boston") {
+                    Ok(client) => client.read_local_site().await.map(|_| ()),
+                    Err(e) => Err(e),
+                };
+                match read {
+                    Ok(()) => GuardRecord {
+                        latency: began.elapsed(),
+                        task_ids: Vec::new(),
+                        problem: None,
+                    },
+                    Err(e) => GuardRecord::from_error(&e, began.elapsed()),
+                }
+            })
+        })
+        .collect();
+    let mut reads = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        reads.push(
+            task.await
+                .unwrap_or_else(|e| GuardRecord::from_error(&e, start.elapsed())),
+        );
+    }
+    Batch {
+        wall: start.elapsed(),
+        guards: reads,
+    }
+}
+
+fn main() {
+    // `cargo bench` passes --bench; `cargo test` does not, and criterion then runs each bench once.
+    let measuring = std::env::args().any(|a| a == "--bench");
+    let timing = if measuring {
+        Timing::BENCH
+    } else {
+        Timing::SMOKE
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("a tokio runtime: {e}"));
+    let criterion = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3))
+        .configure_from_args();
+    let mut run = Run {
+        criterion,
+        rt,
+        timing,
+        summary: Summary::new(timing),
+        changes: AtomicU64::new(0),
+    };
+    run.single_guards();
+    run.distinct_guards();
+    run.shared_vpg();
+    run.token_storm();
+    run.criterion.final_summary();
+    report(measuring, &run.summary);
+}
+
+/// Prints the summary after a measured run; fails the run on any ground-truth violation.
+#[expect(
+    clippy::print_stdout,
+    reason = "the summary table is the bench's output, printed after criterion's own"
+)]
+fn report(measuring: bool, summary: &Summary) {
+    if measuring {
+        println!("\n## Summary\n\n{}", summary.table());
+        println!("Calls per insert:\n{}", summary.call_mix());
+    }
+    let violations = summary.violations();
+    assert!(
+        violations.is_empty(),
+        "the simulator's ground truth shows what must never happen:\n{}",
+        violations.join("\n")
+    );
+}

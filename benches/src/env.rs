@@ -1,0 +1,158 @@
+//! A simulator with fixed timings and the client as users run it.
+//!
+//! The simulator runs in-process ([`zvm_sim::start`]) on loopback port 0, with a fixed task duration D
+//! and listing lag L. Its seeded ±20 % jitter on task durations cannot be turned off, so the harness
+//! reads each insert task's real duration back from `/_sim/tasks` (see [`crate::truth`]) and reports
+//! the ratio to that exact floor beside the ratio to the nominal one.
+//!
+//! The client is a [`Rewind`] configured as the CLI and the MCP server configure it: both sites
+//! (`boston`, `denver`), each with the `rewind` service client, default guard and HTTP settings, a
+//! journal and a catalog in a temporary folder. One such client serves a whole bench, as one MCP server
+//! serves many calls, so it fetches exactly one token per site.
+
+use std::time::Duration;
+
+use rewind_core::{Config, Rewind, SiteConfig};
+use serde_json::Value;
+use zvm_sim::{Options, Simulator, WorldSpec};
+
+use crate::HarnessError;
+use crate::truth::GroundTruth;
+
+/// The Keycloak service client of the default world.
+pub const CLIENT_ID: &str = "rewind";
+/// Its secret (the simulator's, not a real one).
+pub const CLIENT_SECRET: &str = "rewind-secret";
+/// The seed of every bench simulator, so a rerun builds the same world.
+pub const SEED: u64 = 9;
+/// The token lifetime of a bench simulator. Longer than any bench, so a bench needs exactly one token
+/// per site: with the appliance's 300 s, a bench longer than about 270 s would rightly fetch a second
+/// one, which says nothing about the cache.
+pub const TOKEN_TTL: Duration = Duration::from_secs(3600);
+
+/// The simulated timings of a bench.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    /// D: the nominal duration of an insert task (before the simulator's jitter).
+    pub task: Duration,
+    /// L: how long after its task Completed a tagged checkpoint is listed.
+    pub listing_lag: Duration,
+}
+
+impl Timing {
+    /// The timings of the measured run: D = 50 ms, L = 20 ms.
+    pub const BENCH: Timing = Timing {
+        task: Duration::from_millis(50),
+        listing_lag: Duration::from_millis(20),
+    };
+
+    /// The timings of the smoke run under `cargo test`, which proves the ground-truth invariants and
+    /// that the benches still run, not their speed: short, so the 64-guard queue takes well under a
+    /// second.
+    pub const SMOKE: Timing = Timing {
+        task: Duration::from_millis(10),
+        listing_lag: Duration::from_millis(4),
+    };
+}
+
+/// Which configured sites a client has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sites {
+    /// Boston only.
+    Boston,
+    /// Boston and Denver, as users configure a paired pair of ZVMs.
+    Both,
+}
+
+/// One bench's simulator and client.
+#[derive(Debug)]
+pub struct BenchEnv {
+    sim: Simulator,
+    rewind: Rewind,
+    http: reqwest::Client,
+    dir: tempfile::TempDir,
+    timing: Timing,
+}
+
+impl BenchEnv {
+    /// Starts a simulator serving `world` with `timing`, and a client of both its sites.
+    pub async fn start(world: WorldSpec, timing: Timing) -> Result<BenchEnv, HarnessError> {
+        let sim = zvm_sim::start(Options {
+            seed: SEED,
+            world,
+            task_duration: timing.task,
+            listing_lag: timing.listing_lag,
+            token_ttl: TOKEN_TTL,
+            ..Options::for_tests(SEED)
+        })
+        .await?;
+        let dir = tempfile::tempdir()?;
+        let rewind = client(&sim, dir.path(), Sites::Both)?;
+        Ok(BenchEnv {
+            sim,
+            rewind,
+            http: reqwest::Client::new(),
+            dir,
+            timing,
+        })
+    }
+
+    /// The bench's client (both sites), shared by every iteration of the bench.
+    pub fn rewind(&self) -> &Rewind {
+        &self.rewind
+    }
+
+    /// The timings the simulator runs with.
+    pub fn timing(&self) -> Timing {
+        self.timing
+    }
+
+    /// A new client with its own connections and an empty token cache, as a new process has.
+    pub fn new_client(&self, sites: Sites) -> Result<Rewind, HarnessError> {
+        client(&self.sim, self.dir.path(), sites)
+    }
+
+    /// The simulator's ground truth now: every call both sites received and every task they ran.
+    pub async fn ground_truth(&self) -> Result<GroundTruth, HarnessError> {
+        let calls = self.control("/_sim/calls").await?;
+        let tasks = self.control("/_sim/tasks").await?;
+        Ok(GroundTruth::from_json(&calls, &tasks))
+    }
+
+    async fn control(&self, path: &str) -> Result<Value, HarnessError> {
+        let failed = |detail: String| HarnessError::Control {
+            path: path.to_string(),
+            detail,
+        };
+        let resp = self
+            .http
+            .get(format!("{}{path}", self.sim.local().url))
+            .send()
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        if !resp.status().is_success() {
+            return Err(failed(format!("HTTP {}", resp.status())));
+        }
+        resp.json().await.map_err(|e| failed(e.to_string()))
+    }
+
+    /// Stops the simulator.
+    pub async fn shutdown(self) {
+        self.sim.shutdown().await;
+    }
+}
+
+/// A client of `sites` of `sim`, with its catalog and journal in `dir`.
+fn client(sim: &Simulator, dir: &std::path::Path, sites: Sites) -> Result<Rewind, HarnessError> {
+    let failed = |e: &dyn std::fmt::Display| HarnessError::Client(e.to_string());
+    let site = |name: &str, url: &str| {
+        SiteConfig::with_client(name, url, CLIENT_ID, CLIENT_SECRET).map_err(|e| failed(&e))
+    };
+    let mut builder = Config::builder(dir.join("catalog.toml"), dir.join("journal.jsonl"))
+        .site(site("boston", &sim.local().url)?);
+    if sites == Sites::Both {
+        builder = builder.site(site("denver", &sim.peer().url)?);
+    }
+    let config = builder.build().map_err(|e| failed(&e))?;
+    Rewind::new(config).map_err(|e| failed(&e))
+}

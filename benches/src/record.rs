@@ -1,0 +1,146 @@
+//! What each bench iteration did, kept beside criterion's own timing so the summary can compare every
+//! iteration with its floor, and each guard with its own.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rewind_core::{GuardReport, Outcome, Verdict};
+
+/// One guard of one iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GuardRecord {
+    /// From the call to the report.
+    pub latency: Duration,
+    /// The insert tasks of its tagged VPGs.
+    pub task_ids: Vec<String>,
+    /// Why the guard is not `guarded` (`None` when it is).
+    pub problem: Option<String>,
+}
+
+impl GuardRecord {
+    /// The record of a guard that returned a report after `latency`.
+    pub fn from_report(report: &GuardReport, latency: Duration) -> GuardRecord {
+        let task_ids = report
+            .vpgs
+            .iter()
+            .filter_map(|v| match &v.outcome {
+                Outcome::Tagged {
+                    task_id: Some(id), ..
+                } => Some(id.clone()),
+                _ => None,
+            })
+            .collect();
+        let problem = (report.verdict != Verdict::Guarded).then(|| report.summary());
+        GuardRecord {
+            latency,
+            task_ids,
+            problem,
+        }
+    }
+
+    /// The record of a guard that returned an error after `latency`.
+    pub fn from_error(error: &dyn std::fmt::Display, latency: Duration) -> GuardRecord {
+        GuardRecord {
+            latency,
+            task_ids: Vec::new(),
+            problem: Some(error.to_string()),
+        }
+    }
+}
+
+/// One iteration: a batch of guards started together (one guard for the single-guard benches), or a
+/// batch of calls (the token storm, which has no guards).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Batch {
+    /// From the start of the first to the end of the last.
+    pub wall: Duration,
+    /// Each guard.
+    pub guards: Vec<GuardRecord>,
+}
+
+/// The batches of one bench, shared between criterion's routine and the summary.
+#[derive(Debug, Clone, Default)]
+pub struct Recorder {
+    batches: Arc<Mutex<Vec<Batch>>>,
+}
+
+impl Recorder {
+    /// Keeps one iteration.
+    pub fn push(&self, batch: Batch) {
+        self.batches
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(batch);
+    }
+
+    /// A copy of every iteration kept so far.
+    pub fn batches(&self) -> Vec<Batch> {
+        self.batches
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Every iteration kept so far, leaving none.
+    pub fn take(&self) -> Vec<Batch> {
+        std::mem::take(&mut *self.batches.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+/// The `p`-th quantile (0.0..=1.0, nearest rank) of some durations; `None` when there are none.
+pub fn quantile(values: &[Duration], p: f64) -> Option<Duration> {
+    let mut sorted = values.to_vec();
+    sorted.sort();
+    let last = sorted.len().checked_sub(1)?;
+    let rank = (p.clamp(0.0, 1.0) * last as f64).round() as usize;
+    sorted.get(rank).copied()
+}
+
+/// The median of some ratios; `None` when there are none.
+pub fn median_ratio(values: &[f64]) -> Option<f64> {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: fn(u64) -> Duration = Duration::from_millis;
+
+    #[test]
+    fn quantiles_use_the_nearest_rank() {
+        let v = [MS(30), MS(10), MS(20), MS(40), MS(50)];
+        assert_eq!(quantile(&v, 0.5), Some(MS(30)));
+        assert_eq!(quantile(&v, 0.0), Some(MS(10)));
+        assert_eq!(quantile(&v, 1.0), Some(MS(50)));
+        assert_eq!(quantile(&v, 0.95), Some(MS(50)));
+        assert_eq!(quantile(&[], 0.5), None);
+    }
+
+    #[test]
+    fn the_median_ratio_averages_the_middle_pair_and_ignores_non_numbers() {
+        assert_eq!(median_ratio(&[1.2, 1.0, 1.1]), Some(1.1));
+        let even = median_ratio(&[1.0, 1.25, f64::NAN, 1.5, 1.75]).unwrap();
+        assert!((even - 1.375).abs() < 1e-12, "{even}");
+        assert_eq!(median_ratio(&[]), None);
+    }
+
+    #[test]
+    fn a_recorder_hands_its_batches_over_once() {
+        let recorder = Recorder::default();
+        let batch = Batch {
+            wall: MS(70),
+            guards: vec![GuardRecord::from_error(&"refused", MS(70))],
+        };
+        recorder.clone().push(batch.clone());
+        assert_eq!(recorder.take(), vec![batch]);
+        assert!(recorder.take().is_empty());
+    }
+}
