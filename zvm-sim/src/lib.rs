@@ -441,23 +441,23 @@ pub async fn run(
     Ok(())
 }
 
-#[expect(
-    clippy::print_stdout,
-    reason = "these lines are the binary's documented start-up output, read by people and scripts"
-)]
+/// The binary's documented start-up lines, read by people and scripts. A closed stdout (a
+/// script that read what it needed and went away) must not stop the simulator, so write errors
+/// are ignored rather than panicking as `println!` would.
 fn print_banner(simulator: &Simulator) {
-    println!(
-        "zvm-sim seed {seed} (run again with --seed {seed})",
-        seed = simulator.seed()
-    );
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let seed = simulator.seed();
+    let _ = writeln!(out, "zvm-sim seed {seed} (run again with --seed {seed})");
     for site in [simulator.local(), simulator.peer()] {
-        println!("{} listening on {}", site.name, site.url);
+        let _ = writeln!(out, "{} listening on {}", site.name, site.url);
     }
     for site in [simulator.local(), simulator.peer()] {
         if let Some(pem) = &site.certificate_pem {
-            println!("{} certificate {}", site.name, pem.display());
+            let _ = writeln!(out, "{} certificate {}", site.name, pem.display());
         }
     }
+    let _ = out.flush();
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 use clap::Parser;
+use futures::FutureExt;
 use zvm_sim::{Options, WorldSpec, decisions};
 
 /// A simulated ZVM 10.x appliance: two sites (local and peer), Keycloak tokens, inventory, tasks
@@ -95,8 +96,17 @@ async fn main() -> anyhow::Result<()> {
         tls_dir: flags.tls_dir,
         state_file: flags.state,
     };
-    zvm_sim::run(options, async {
-        if let Err(error) = tokio::signal::ctrl_c().await {
+    // The handler is installed by the future's first poll: poll it now, before the banner tells
+    // anyone the sites are up, so a Ctrl-C sent right after the banner saves the state instead of
+    // killing the process.
+    let mut ctrl_c = Box::pin(tokio::signal::ctrl_c());
+    let early = (&mut ctrl_c).now_or_never();
+    zvm_sim::run(options, async move {
+        let outcome = match early {
+            Some(outcome) => outcome,
+            None => ctrl_c.await,
+        };
+        if let Err(error) = outcome {
             tracing::error!(%error, "cannot wait for Ctrl-C; stopping");
         }
     })

@@ -229,6 +229,7 @@ async fn the_binary_saves_its_state_on_ctrl_c_and_restores_it_at_start() {
                 .unwrap()
                 .unwrap();
             let url = boston.split(" listening on ").nth(1).unwrap().to_owned();
+            let _denver = lines.next_line().await.unwrap();
             (child, url)
         }
     };
