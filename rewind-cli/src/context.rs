@@ -34,20 +34,14 @@ impl Context {
         }
     }
 
-    /// The environment as the core's loader sees it, with `--zvm` standing in for `ZVM_URL`.
-    fn env(&self, key: &str) -> Option<String> {
-        match (key, &self.zvm) {
-            ("ZVM_URL", Some(url)) => Some(url.clone()),
-            _ => std::env::var(key).ok(),
-        }
-    }
-
-    /// The configuration (file, environment and `--zvm`). Sites are optional here: the catalog, the
-    /// journal and the hook need none, and the core refuses what needs a ZVM when none is configured.
+    /// The configuration (file, environment, and `--zvm` standing in for `ZVM_URL`). Sites are
+    /// optional here: the catalog, the journal and the hook need none, and the core refuses what
+    /// needs a ZVM when none is configured.
     pub fn config(&self) -> Result<Config, CliError> {
-        Ok(Config::load_with_env(self.config_file.as_deref(), &|k| {
-            self.env(k)
-        })?)
+        Ok(Config::load_with_zvm(
+            self.config_file.as_deref(),
+            self.zvm.as_deref(),
+        )?)
     }
 
     /// A [`Rewind`] for commands that talk to a ZVM; the configuration's warnings (TLS verification

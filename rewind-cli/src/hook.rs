@@ -176,11 +176,7 @@ pub fn decide(input: &str, config: impl FnOnce() -> Result<Config, CliError>) ->
         ToolClass::ReadOnly => Decision::allow(format!(
             "{server}/{tool} is read-only in rewind's tool catalog: it does not change a guest"
         )),
-        ToolClass::Unknown => Decision::ask(
-            class
-                .question
-                .unwrap_or_else(|| rewind_core::catalog::question_for(&server, &tool, None)),
-        ),
+        ToolClass::Unknown => Decision::ask(class.human_question()),
         ToolClass::Mutating => {
             let journal = Journal::new(&config.journal_path);
             mutating(

@@ -214,6 +214,14 @@ impl Classification {
         };
         format!("{}/{}: {class}{source}", self.server, self.tool)
     }
+
+    /// The question to put to the human about this call: the one [`CatalogStore::classify`] gave for
+    /// an unknown tool, else one built the same way (naming the VM when it is known).
+    pub fn human_question(&self) -> String {
+        self.question
+            .clone()
+            .unwrap_or_else(|| question_for(&self.server, &self.tool, self.vm.as_deref()))
+    }
 }
 
 /// One entry as listed, with whether it is built in.
@@ -598,6 +606,17 @@ mod tests {
             let c = s.classify(ZERTO_REWIND, tool, None).unwrap();
             assert_eq!(c.class, ToolClass::Unknown, "{tool}");
         }
+    }
+
+    #[test]
+    fn the_question_for_the_human_names_the_vm_of_the_call_whatever_the_class() {
+        let (_d, s) = store();
+        let unknown = s.classify("ssh", "run", Some("web-01")).unwrap();
+        assert_eq!(unknown.human_question(), unknown.question.clone().unwrap());
+        let read_only = s.classify("claude-code", "Read", Some("web-01")).unwrap();
+        assert!(read_only.question.is_none());
+        let q = read_only.human_question();
+        assert!(q.contains("Read") && q.contains("VM web-01"), "{q}");
     }
 
     #[test]

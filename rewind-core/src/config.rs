@@ -595,6 +595,18 @@ impl Config {
         Config::load_with_env(file, &|k| std::env::var(k).ok())
     }
 
+    /// [`Config::load`] as both fronts call it: `zvm_url` (their `--zvm` flag), when given, stands in
+    /// for `ZVM_URL`.
+    pub fn load_with_zvm(
+        file: Option<&Path>,
+        zvm_url: Option<&str>,
+    ) -> Result<Config, ConfigError> {
+        Config::load_with_env(file, &|key| match (key, zvm_url) {
+            ("ZVM_URL", Some(url)) => Some(url.to_string()),
+            _ => std::env::var(key).ok(),
+        })
+    }
+
     /// [`Config::load`] with the environment given as a function, so that tests need not change the
     /// process environment.
     pub fn load_with_env(
@@ -990,6 +1002,20 @@ wait_floor_secs = 120
         let s = c.site(ENV_SITE).unwrap();
         assert_eq!(s.url.as_str(), "https://a.example/");
         assert!(matches!(&s.credentials, Credentials::Client { id, .. } if id == "rewind"));
+    }
+
+    #[test]
+    fn a_fronts_zvm_url_stands_in_for_zvm_url_and_makes_the_default_site() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            &dir,
+            "catalog = \"/c\"\njournal = \"/j\"\n[sites.default]\nusername = \"u\"\npassword = \"p\"\n",
+        );
+        let c = Config::load_with_zvm(Some(&path), Some("https://zvm.example.com")).unwrap();
+        assert_eq!(
+            c.site(ENV_SITE).unwrap().url.as_str(),
+            "https://zvm.example.com/"
+        );
     }
 
     #[test]

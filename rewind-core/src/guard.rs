@@ -210,6 +210,28 @@ pub struct VpgGuard {
     pub notes: Vec<String>,
 }
 
+impl VpgGuard {
+    /// What went wrong at this VPG, in one line naming it: a failed task with its reason, an error,
+    /// or a task still running. `None` when it was tagged or skipped.
+    pub fn problem(&self) -> Option<String> {
+        let name = &self.vpg_name;
+        match &self.outcome {
+            Outcome::Failed {
+                task_id,
+                task_state,
+                complete_reason,
+            } => Some(format!(
+                "VPG {name}: task {task_id} ended {task_state}: {complete_reason}"
+            )),
+            Outcome::Error { message, .. } => Some(format!("VPG {name}: {message}")),
+            Outcome::StillRunning { task_id, .. } => Some(format!(
+                "VPG {name}: task {task_id} is still running (not stopped)"
+            )),
+            Outcome::Tagged { .. } | Outcome::Skipped { .. } => None,
+        }
+    }
+}
+
 /// The result of a guard.
 #[derive(Debug, Clone, Serialize)]
 pub struct GuardReport {
@@ -334,6 +356,12 @@ impl GuardReport {
                 Some(error.unwrap_or(ErrorKind::Refused))
             }
         }
+    }
+
+    /// What went wrong, one line per VPG that is neither tagged nor skipped
+    /// ([`VpgGuard::problem`]); empty when the guard is `guarded` or no VPG is protecting.
+    pub fn problems(&self) -> Vec<String> {
+        self.vpgs.iter().filter_map(VpgGuard::problem).collect()
     }
 
     /// The task ids still running, for a caller that wants to follow them.
@@ -1288,6 +1316,59 @@ mod tests {
                 })
             ]),
             Verdict::NotGuarded
+        );
+    }
+
+    #[test]
+    fn each_vpg_neither_tagged_nor_skipped_is_a_problem_naming_it() {
+        let named = |name: &str, outcome| VpgGuard {
+            vpg_name: name.into(),
+            ..vg(outcome)
+        };
+        let vpgs = [
+            named("web-local", tagged()),
+            named(
+                "files-dr",
+                Outcome::Skipped {
+                    reason: "syncing".into(),
+                },
+            ),
+            named(
+                "web-dr",
+                Outcome::Failed {
+                    task_id: "t-4".into(),
+                    task_state: Code::task_state(4),
+                    complete_reason: "another insert ran".into(),
+                },
+            ),
+            named(
+                "web-archive",
+                Outcome::Error {
+                    task_id: None,
+                    kind: ErrorKind::Refused,
+                    message: "HTTP 403".into(),
+                },
+            ),
+            named(
+                "sql-local",
+                Outcome::StillRunning {
+                    task_id: "t-9".into(),
+                    task_state: None,
+                    stage: Stage::Running,
+                },
+            ),
+        ];
+        let problems: Vec<Option<String>> = vpgs.iter().map(VpgGuard::problem).collect();
+        assert_eq!(problems[0], None);
+        assert_eq!(problems[1], None);
+        assert_eq!(
+            problems[2].as_deref(),
+            Some("VPG web-dr: task t-4 ended Failed (4): another insert ran")
+        );
+        assert_eq!(problems[3].as_deref(), Some("VPG web-archive: HTTP 403"));
+        assert_eq!(
+            problems[4].as_deref(),
+            Some("VPG sql-local: task t-9 is still running (not stopped)")
         );
     }
 

@@ -2,7 +2,8 @@
 //!
 //! Everything goes through [`Rewind`], built from a [`Config`]. The modules, named for the domain:
 //!
-//! - [`config`]: sites, credentials ([`Secret`] never prints), TLS trust, guard and hook settings.
+//! - [`config`]: sites (optional: the catalog, the journal and the hook need none), credentials
+//!   ([`Secret`] never prints), TLS trust, and the guard, hook, recover and HTTP settings.
 //! - [`zvm`]: the HTTP client of one ZVM: timeouts, TLS, the single-flight token cache, read retries,
 //!   the client's own wire models ([`zvm::wire`]) and adaptive waiting for Zerto tasks.
 //! - [`protection`]: find_protection and the protecting-VPG rule.

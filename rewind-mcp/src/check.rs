@@ -274,13 +274,7 @@ fn done(
 
 /// The human could not be asked: the question goes back to the agent.
 fn not_asked(classification: Classification, why: &str) -> CallToolResult {
-    let question = classification.question.clone().unwrap_or_else(|| {
-        rewind_core::catalog::question_for(
-            &classification.server,
-            &classification.tool,
-            classification.vm.as_deref(),
-        )
-    });
+    let question = classification.human_question();
     let message = format!(
         "{}/{} is unknown and the human could not be asked here: {why}. Do not run it yet. Ask the human this question and wait for the answer: {question}",
         classification.server, classification.tool

@@ -107,12 +107,10 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
 /// The configuration as the `rewind` CLI builds it: the file (or the default one) merged with the
 /// `ZVM_*` environment, with --zvm standing in for ZVM_URL. Sites are optional.
 fn load_config(flags: &Flags) -> anyhow::Result<Config> {
-    let zvm = flags.zvm.clone();
-    let env = move |key: &str| match (key, &zvm) {
-        ("ZVM_URL", Some(url)) => Some(url.clone()),
-        _ => std::env::var(key).ok(),
-    };
-    Ok(Config::load_with_env(flags.config.as_deref(), &env)?)
+    Ok(Config::load_with_zvm(
+        flags.config.as_deref(),
+        flags.zvm.as_deref(),
+    )?)
 }
 
 /// `8765` → 127.0.0.1:8765; `IP:PORT` as given; `localhost:PORT` → 127.0.0.1:PORT.

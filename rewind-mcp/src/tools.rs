@@ -394,25 +394,7 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
         .filter(|v| matches!(v.outcome, Outcome::Tagged { .. }))
         .map(|v| v.vpg_name.as_str())
         .collect();
-    let problems: Vec<String> = report
-        .vpgs
-        .iter()
-        .filter_map(|v| match &v.outcome {
-            Outcome::Failed {
-                task_id,
-                task_state,
-                complete_reason,
-            } => Some(format!(
-                "{}: task {task_id} ended {task_state}: {complete_reason}",
-                v.vpg_name
-            )),
-            Outcome::Error { message, .. } => Some(format!("{}: {message}", v.vpg_name)),
-            Outcome::StillRunning { task_id, .. } => {
-                Some(format!("{}: task {task_id} still running", v.vpg_name))
-            }
-            Outcome::Tagged { .. } | Outcome::Skipped { .. } => None,
-        })
-        .collect();
+    let problems = report.problems();
     match report.verdict {
         Verdict::Guarded => reply::ok(
             format!(
@@ -466,9 +448,9 @@ fn recovery_task_answer(report: &RecoveryTaskReport) -> CallToolResult {
     let line = match report.verdict {
         RecoveryVerdict::Completed => format!("{first}."),
         RecoveryVerdict::StillRunning => format!(
-            "{first}. Zerto task {} is still running: it was not stopped and has not failed. Do not report the {} as done, and do not start it again: wait, then look at the task in the ZVM, or ask the human to.",
-            report.task.task_id,
-            report.operation.name()
+            "{first}; it has not failed. Do not report the {} as done, and do not start it again: wait, then look at task {} in the ZVM, or ask the human to.",
+            report.operation.name(),
+            report.task.task_id
         ),
     };
     reply::ok(line, report)

@@ -157,7 +157,8 @@ pub fn guard_text(r: &GuardReport) -> String {
 /// Why a guard's report is a failure, as an error kind and one line: `None` when it is `guarded`.
 /// The kind is the core's ([`GuardReport::error_kind`]): a failed insert task, an error around an
 /// insert of its own kind (a ZVM that refused it, one that could not be reached), tasks still running
-/// at the deadline (their own kind and exit code: not failed), or no protecting VPG. The line names the VPGs at fault and what to do.
+/// at the deadline (their own kind and exit code: not failed), or no protecting VPG. The line names
+/// the VPGs at fault ([`GuardReport::problems`]) and what to do.
 pub fn guard_failure(r: &GuardReport) -> Option<(ErrorKind, String)> {
     let kind = r.error_kind()?;
     let what = format!("{} is NOT guarded for change {}", r.vm.name, r.change_id);
@@ -173,24 +174,7 @@ pub fn guard_failure(r: &GuardReport) -> Option<(ErrorKind, String)> {
             r.change_id
         ),
         Verdict::NotGuarded => {
-            let problems: Vec<String> = r
-                .vpgs
-                .iter()
-                .filter_map(|v| match &v.outcome {
-                    Outcome::Failed {
-                        task_id,
-                        task_state,
-                        complete_reason,
-                    } => Some(format!(
-                        "VPG {}: task {task_id} ended {task_state}: {complete_reason}",
-                        v.vpg_name
-                    )),
-                    Outcome::Error { message, .. } => {
-                        Some(format!("VPG {}: {message}", v.vpg_name))
-                    }
-                    _ => None,
-                })
-                .collect();
+            let problems = r.problems();
             if problems.is_empty() {
                 format!(
                     "{what}: none of its VPGs is protecting, so no tagged checkpoint was taken (see the reasons above); {advice}"
