@@ -9,18 +9,20 @@
 //! - [`start`] binds both sites and serves them in the background (tests, `rewind demo`);
 //!   [`run`] does the same until a shutdown future resolves (the binary); [`app`] is one site's
 //!   router, for in-process handler tests with tower's `oneshot`.
-//! - [`Options`]: listen addresses, seed, token lifetime, session limit, timings, time scale, world.
+//! - [`Options`]: listen addresses, seed, token lifetime, session limit, timings, time scale,
+//!   world, HTTPS and the state file; [`Simulator`] and [`SiteEndpoint`] for what started.
 //! - `decisions`: every decision taken where the real API is silent, and every default.
 //! - `world`: the model (sites, VMs, VPGs, journals, guest files, tasks and the operations they
 //!   carry out, FLR sessions, Keycloak, call log, fault rules, simulated clock), behind one
-//!   `std::sync::Mutex`, advanced lazily at the start of each request.
+//!   `std::sync::Mutex`, advanced lazily at the start of each request; also world files and
+//!   generated worlds ([`WorldSpec`]) and the saved-state document.
 //! - `api`: the `/v1` and Keycloak handlers, one file per resource, plus the extractors that bind
 //!   query and body keys case-insensitively, the bearer check, the fault layer and the call log.
 //! - `faults`: fault rules, their path patterns and their seeded decisions.
-//! - `serve`: serving a site with axum-server, over HTTP or HTTPS.
+//! - `serve`: serving a site with axum-server, over HTTP or HTTPS; `tls`: its certificates.
 //! - `wire`: the simulator's own PascalCase JSON views of the model.
-//! - `control`: the `/_sim` control API (reset, clock, timings, resync, status, calls, tasks,
-//!   files, faults).
+//! - `control`: the `/_sim` control API (reset, saved state, clock, timings, resync, status,
+//!   calls, tasks, files, faults).
 //!
 //! ## Concurrency
 //!
