@@ -77,6 +77,18 @@ Feature: Guard
     And the error is of kind "task_failed"
     And the answer says "ended Failed (4)"
 
+  Scenario: A guard whose deadline comes while Zerto's task runs hands the task back, never drops it
+    Given a guard may take at most 2 seconds
+    And each Zerto task takes 8000 ms
+    When the operator runs `rewind guard db-01 --agent ops --action "patch openssl" --change slow-1`
+    Then rewind stops with exit code 6
+    And the verdict is "still_running"
+    And the error is of kind "still_running"
+    And VPG "web-dr" is still running, and the guard names its task
+    And that task is still running at Zerto: it was not stopped
+    When Zerto's clock moves on 10 seconds
+    Then the operator sees the tag of change "slow-1" on "db-01" in "web-dr" and in no other VPG
+
   Scenario: A lost answer to an insert is reconciled without a second checkpoint
     Given Zerto will lose its answer to the next tagged-checkpoint insert
     When the agent guards "web-01" for change "lost-answer"

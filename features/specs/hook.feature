@@ -29,6 +29,12 @@ Feature: The Claude Code hook
     Then the hook answers "deny"
     And the hook's reason says "db-01"
 
+  Scenario: A VM guarded by name is known to the hook by its IP address too
+    Given the operator has run `rewind catalog add-mutating ssh run --vm-arg host`
+    And the agent has guarded "web-01" for change "by-address"
+    When Claude Code asks the hook about "mcp__ssh__run" for the IP address of "web-01"
+    Then the hook answers "allow"
+
   Scenario: A guard that was not guarded does not open the way
     Given the operator has run `rewind catalog add-mutating ssh run --vm-arg host`
     And Zerto shows VPG "web-dr" as Initializing

@@ -49,6 +49,23 @@ Feature: Bounded recover
     And Zerto received no FLR request
     And the recovery folder is empty
 
+  Scenario: A recovered file never replaces one already in the folder
+    Given the operator has run `rewind guard web-01 --agent ops --action "edit hosts" --change hosts-2`
+    And the operator has run `rewind recover file web-01 --change hosts-2 --path sda1/etc/hosts --to <recovery folder>`
+    And the recovered "sda1/etc/hosts" is then edited by hand to "127.0.0.1 kept"
+    When the operator runs `rewind recover file web-01 --change hosts-2 --path sda1/etc/hosts --to <recovery folder>`
+    Then rewind refuses with exit code 2
+    And the answer says "overwriting was not asked for"
+    And the recovered "sda1/etc/hosts" still holds "127.0.0.1 kept"
+    And no FLR session is left mounted at Zerto
+
+  Scenario: The agent's destination must be an absolute folder
+    Given the agent has guarded "web-01" for change "edit-conf"
+    When the agent recovers "sda1/etc/app/app.conf" of "web-01" from change "edit-conf" into "restored/here"
+    Then the tool reports an error
+    And the answer says "absolute"
+    And Zerto received no FLR request
+
   Scenario: The operator's absolute guest path is refused the same way
     Given the operator has run `rewind guard web-01 --agent ops --action "edit hosts" --change hosts-1`
     When the operator runs `rewind recover file web-01 --change hosts-1 --path /etc/hosts --to <recovery folder>`

@@ -55,6 +55,17 @@ pub enum SignIn {
     WrongSecret(String),
 }
 
+/// How rewind trusts a site served over HTTPS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trust {
+    /// The platform's roots only (a self-signed appliance is not trusted).
+    Platform,
+    /// Each site's own certificate (`ca_cert`).
+    SiteCertificate,
+    /// No verification at all (`insecure = true`).
+    Insecure,
+}
+
 /// A `rewind` run still going on in the background.
 #[derive(Debug)]
 pub struct Background {
@@ -76,6 +87,10 @@ pub struct RewindWorld {
     pub seed: u64,
     /// Start the simulator with one session per user.
     pub session_limit: bool,
+    /// Serve both sites over HTTPS, each with its own self-signed certificate.
+    pub tls: bool,
+    /// How rewind trusts the sites' certificates (with `tls`).
+    pub trust: Trust,
     /// The configured sites.
     pub sites: Sites,
     /// How rewind signs in.
@@ -115,6 +130,8 @@ impl RewindWorld {
             },
             seed: 42,
             session_limit: false,
+            tls: false,
+            trust: Trust::SiteCertificate,
             sites: Sites::Both,
             sign_in: SignIn::ServiceClient,
             extra_config: String::new(),
@@ -150,10 +167,19 @@ impl RewindWorld {
         }
         let mut options = zvm_sim::Options::for_tests(self.seed);
         options.session_limit = self.session_limit;
+        options.tls = self.tls;
         let sim = zvm_sim::start(options)
             .await
             .unwrap_or_else(|e| panic!("the simulator (seed {}) starts: {e}", self.seed));
-        self.control = Some(SimControl::new(&sim.local().url, &sim.peer().url));
+        let certificates: Vec<PathBuf> = [sim.local(), sim.peer()]
+            .iter()
+            .filter_map(|site| site.certificate_pem.clone())
+            .collect();
+        self.control = Some(SimControl::new(
+            &sim.local().url,
+            &sim.peer().url,
+            &certificates,
+        ));
         self.sim = Some(sim);
         self.write_config();
     }
@@ -197,7 +223,7 @@ impl RewindWorld {
     /// Writes the configuration file for the current sites, sign-in and extra settings (nothing
     /// against a real ZVM: there the `ZVM_*` environment configures the fronts).
     pub fn write_config(&self) {
-        let Some(control) = &self.control else {
+        let (Some(control), Some(sim)) = (&self.control, &self.sim) else {
             return;
         };
         let credentials = match &self.sign_in {
@@ -211,14 +237,23 @@ impl RewindWorld {
                 format!("username = \"{name}\"\npassword = \"{password}\"\n")
             }
         };
+        let trust = |site: &zvm_sim::SiteEndpoint| match (self.trust, &site.certificate_pem) {
+            (Trust::SiteCertificate, Some(pem)) => {
+                format!("ca_cert = {:?}\n", pem.display().to_string())
+            }
+            (Trust::Insecure, _) => "insecure = true\n".to_string(),
+            _ => String::new(),
+        };
         let mut text = format!(
-            "[sites.boston]\nurl = \"{}\"\n{credentials}\n",
-            control.boston
+            "[sites.boston]\nurl = \"{}\"\n{credentials}{}\n",
+            control.boston,
+            trust(sim.local())
         );
         if self.sites == Sites::Both {
             text.push_str(&format!(
-                "[sites.denver]\nurl = \"{}\"\n{credentials}\n",
-                control.denver
+                "[sites.denver]\nurl = \"{}\"\n{credentials}{}\n",
+                control.denver,
+                trust(sim.peer())
             ));
         }
         text.push_str(&self.extra_config);

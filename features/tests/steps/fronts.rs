@@ -59,6 +59,12 @@ async fn rewind_succeeds(world: &mut RewindWorld) {
     );
 }
 
+#[then(expr = "rewind stops with exit code {int}")]
+async fn rewind_stops(world: &mut RewindWorld, code: i32) {
+    let answer = world.last();
+    assert_eq!(answer.exit_code(), Some(code), "exit code: {answer:#?}");
+}
+
 #[then(expr = "rewind refuses with exit code {int}")]
 async fn rewind_refuses(world: &mut RewindWorld, code: i32) {
     let answer = world.last();

@@ -1,6 +1,6 @@
 //! Guard: the verdict, each VPG's outcome, and Zerto's own record of every insert.
 
-use cucumber::{then, when};
+use cucumber::{given, then, when};
 use features::RewindWorld;
 use features::answer::{Answer, Front};
 use serde_json::{Value, json};
@@ -289,4 +289,38 @@ async fn one_tag_per_change(world: &mut RewindWorld, vpg: String) {
             "{vpg} holds one tag of {change}: {v}"
         );
     }
+}
+
+#[then(expr = "VPG {string} is still running, and the guard names its task")]
+async fn still_running(world: &mut RewindWorld, vpg: String) {
+    let v = world.last().vpg(&vpg).clone();
+    assert_eq!(v["outcome"], "still_running", "{v}");
+    let task_id = v["task_id"].as_str().expect("the task still running");
+    assert!(
+        world.last().text.contains(task_id),
+        "the task id is handed back: {:#?}",
+        world.last()
+    );
+    world
+        .kept
+        .insert("running task".into(), task_id.as_bytes().to_vec());
+}
+
+#[then("that task is still running at Zerto: it was not stopped")]
+async fn task_still_running(world: &mut RewindWorld) {
+    let task_id = String::from_utf8(world.kept["running task"].clone()).expect("a task id");
+    let tasks = world.sim().await.tasks().await;
+    let task = tasks
+        .iter()
+        .find(|t| t["TaskIdentifier"] == task_id.as_str())
+        .unwrap_or_else(|| panic!("Zerto has no task {task_id}"));
+    assert_eq!(task["State"], 1, "the task runs on: {task}");
+}
+
+#[given(expr = "a guard may take at most {int} seconds")]
+async fn guard_deadline(world: &mut RewindWorld, seconds: u64) {
+    world.reconfigure(|w| {
+        w.extra_config
+            .push_str(&format!("[guard]\ndeadline_secs = {seconds}\n"));
+    });
 }

@@ -103,3 +103,19 @@ async fn damaged_catalog(world: &mut RewindWorld) {
     std::fs::create_dir_all(path.parent().expect("a folder")).expect("the catalog's folder");
     std::fs::write(path, "[[mutating]\nserver = ").expect("the catalog is written");
 }
+
+#[when(expr = "Claude Code asks the hook about {string} for the IP address of {string}")]
+async fn asks_by_address(world: &mut RewindWorld, tool: String, vm: String) {
+    let args = vec!["--json".to_string(), "find".to_string(), vm.clone()];
+    let found = world.rewind(args, None).await.clone();
+    let ip = found.result()["vm"]["ip_addresses"][0]
+        .as_str()
+        .unwrap_or_else(|| panic!("{vm} has an IP address: {found:#?}"))
+        .to_string();
+    let event = json!({
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": {"host": ip},
+    });
+    ask_hook(world, event.to_string()).await;
+}

@@ -3,8 +3,8 @@
 //! - [`fronts`]: running `rewind` as the operator, calling tools as the agent, and what they answered.
 //! - [`zerto`]: the simulated ZVM: setting it up (timings, statuses, resyncs, faults, the clock) and
 //!   reading its ground truth (tasks, calls, guest files).
-//! - [`protection`], [`guard`], [`tools`], [`recover`], [`hook`], [`auth`], [`appliance`]: one per
-//!   feature file.
+//! - [`protection`], [`guard`], [`tools`], [`recover`], [`hook`], [`auth`], [`trust`],
+//!   [`appliance`]: one per feature file (`zerto` also holds the steps of `faults.feature`).
 
 mod appliance;
 mod auth;
@@ -14,6 +14,7 @@ mod hook;
 mod protection;
 mod recover;
 mod tools;
+mod trust;
 mod zerto;
 
 /// Reads a scenario's list of names: `web-local, web-dr, web-archive`.

@@ -310,3 +310,50 @@ async fn test_recorded_failed(world: &mut RewindWorld, summary: String) {
         "{details}"
     );
 }
+
+#[given(expr = "the recovered {string} is then edited by hand to {string}")]
+async fn edit_recovered(world: &mut RewindWorld, path: String, content: String) {
+    let file = world.recovery_dir().join(&path);
+    assert!(file.is_file(), "{} was recovered", file.display());
+    std::fs::write(&file, content).expect("the recovered file is edited");
+}
+
+#[then(expr = "the recovered {string} still holds {string}")]
+async fn recovered_still_holds(world: &mut RewindWorld, path: String, content: String) {
+    let file = world.recovery_dir().join(&path);
+    let now = std::fs::read_to_string(&file).expect("the file is still there");
+    assert_eq!(now, content, "{} was not replaced", file.display());
+}
+
+#[then("no FLR session is left mounted at Zerto")]
+async fn no_session_left(world: &mut RewindWorld) {
+    let sim = world.sim().await.clone();
+    let mounts = sim.tasks_of_type("FlrJournalMount").await;
+    let unmounts = sim.tasks_of_type("FlrJournalUnmount").await;
+    assert!(!mounts.is_empty(), "a session was mounted");
+    assert_eq!(
+        mounts.len(),
+        unmounts.len(),
+        "every mount has its unmount: {mounts:#?} {unmounts:#?}"
+    );
+    assert!(
+        unmounts.iter().all(|t| t["State"] == 6),
+        "every unmount Completed: {unmounts:#?}"
+    );
+}
+
+#[when(expr = "the agent recovers {string} of {string} from change {string} into {string}")]
+async fn agent_recovers_into(
+    world: &mut RewindWorld,
+    path: String,
+    vm: String,
+    change: String,
+    destination: String,
+) {
+    world
+        .call(
+            "zerto_recover_file",
+            json!({"vm": vm, "change_id": change, "paths": [path], "destination": destination}),
+        )
+        .await;
+}
