@@ -204,14 +204,18 @@ impl Agent {
         futures::future::join_all(calls.into_iter().map(|(tool, args)| self.call(tool, args))).await
     }
 
-    /// The names of the tools the server lists.
-    pub async fn tool_names(&self) -> Vec<String> {
+    /// The tools the server lists: each one's name and its annotations as JSON (`readOnlyHint`,
+    /// `destructiveHint`, ...).
+    pub async fn tools(&self) -> Vec<(String, Value)> {
         self.client
             .list_all_tools()
             .await
             .expect("rewind-mcp lists its tools")
             .into_iter()
-            .map(|t| t.name.to_string())
+            .map(|t| {
+                let annotations = serde_json::to_value(&t.annotations).unwrap_or(Value::Null);
+                (t.name.to_string(), annotations)
+            })
             .collect()
     }
 

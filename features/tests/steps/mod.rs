@@ -3,9 +3,10 @@
 //! - [`fronts`]: running `rewind` as the operator, calling tools as the agent, and what they answered.
 //! - [`zerto`]: the simulated ZVM: setting it up (timings, statuses, resyncs, faults, the clock) and
 //!   reading its ground truth (tasks, calls, guest files).
-//! - [`protection`], [`guard`], [`tools`], [`recover`], [`hook`], [`auth`], [`trust`],
-//!   [`appliance`]: one per feature file (`zerto` also holds the steps of `faults.feature`).
+//! - [`protection`], [`guard`], [`tools`], [`agent_tools`], [`recover`], [`hook`], [`auth`],
+//!   [`trust`], [`appliance`]: one per feature file (`zerto` also holds the steps of `faults.feature`).
 
+mod agent_tools;
 mod appliance;
 mod auth;
 mod fronts;
