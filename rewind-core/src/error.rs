@@ -147,6 +147,19 @@ pub enum RewindError {
         detail: String,
     },
 
+    /// The ZVM of a site presented a TLS certificate that rewind does not trust; nothing was sent.
+    #[error(
+        "the ZVM of site {site} ({url}) presented a TLS certificate that rewind does not trust ({detail}), so nothing was sent to it; trust the appliance's certificate or its CA with ca_cert in [sites.{site}] (ZVM_CA_CERT for the site named default), or, as a last resort, turn verification off with insecure = true (ZVM_INSECURE=1)"
+    )]
+    Untrusted {
+        /// The configured site.
+        site: String,
+        /// Its URL.
+        url: String,
+        /// What the TLS library said.
+        detail: String,
+    },
+
     /// The ZVM of a site would not authenticate rewind.
     #[error(
         "site {site} ({url}) did not authenticate rewind: {detail}; check the site's client id and secret (or user and password)"
@@ -372,6 +385,7 @@ impl RewindError {
             RewindError::Zvm { status, .. } if *status >= 500 => ErrorKind::Connection,
             RewindError::Zvm { .. } => ErrorKind::Refused,
             RewindError::Unreachable { .. }
+            | RewindError::Untrusted { .. }
             | RewindError::Auth { .. }
             | RewindError::Deadline { .. } => ErrorKind::Connection,
             RewindError::TaskFailed { .. } => ErrorKind::TaskFailed,

@@ -41,6 +41,9 @@ pub(crate) enum CallError {
     /// The request never reached the ZVM (connection refused, no route, TLS refused): nothing happened
     /// there.
     NotSent { detail: String },
+    /// The ZVM's TLS certificate is not trusted: the handshake failed before anything was sent, and
+    /// trying again cannot change that.
+    Untrusted { detail: String },
     /// The request may have reached the ZVM, but no answer came back (timeout, connection reset).
     Lost { detail: String },
     /// The ZVM answered with an error status.
@@ -55,8 +58,14 @@ pub(crate) enum CallError {
 impl CallError {
     fn from_reqwest(e: &reqwest::Error) -> CallError {
         if e.is_connect() {
-            CallError::NotSent {
-                detail: describe(e),
+            let detail = describe(e);
+            // reqwest does not expose the TLS library's error as a type; its message names the
+            // certificate (rustls: "invalid peer certificate: UnknownIssuer", native TLS: "certificate
+            // verify failed").
+            if detail.to_lowercase().contains("certificate") {
+                CallError::Untrusted { detail }
+            } else {
+                CallError::NotSent { detail }
             }
         } else if e.is_builder() {
             CallError::Decode {
@@ -76,7 +85,9 @@ impl CallError {
         match self {
             CallError::Lost { .. } | CallError::Decode { .. } => true,
             CallError::Status { status, .. } => *status >= 500,
-            CallError::NotSent { .. } | CallError::Auth { .. } => false,
+            CallError::NotSent { .. } | CallError::Untrusted { .. } | CallError::Auth { .. } => {
+                false
+            }
         }
     }
 
@@ -84,6 +95,7 @@ impl CallError {
     pub(crate) fn detail(&self) -> String {
         match self {
             CallError::NotSent { detail }
+            | CallError::Untrusted { detail }
             | CallError::Lost { detail }
             | CallError::Auth { detail }
             | CallError::Decode { detail } => detail.clone(),
@@ -98,7 +110,9 @@ impl CallError {
             CallError::Status { status, .. } => {
                 StatusCode::from_u16(*status).is_ok_and(is_transient)
             }
-            CallError::Auth { .. } | CallError::Decode { .. } => false,
+            CallError::Untrusted { .. } | CallError::Auth { .. } | CallError::Decode { .. } => {
+                false
+            }
         }
     }
 
@@ -116,6 +130,7 @@ impl CallError {
                     detail,
                 }
             }
+            CallError::Untrusted { detail } => RewindError::Untrusted { site, url, detail },
             CallError::Auth { detail, .. } => RewindError::Auth { site, url, detail },
             CallError::Status { status, message } => RewindError::Zvm {
                 site,
