@@ -25,6 +25,14 @@ Feature: Trusting the appliance's certificate
     And the answer says "certificate"
     And Zerto received no request at all
 
+  Scenario: The refusal of an untrusted certificate says how to trust it
+    Given Zerto serves HTTPS with a self-signed certificate per site
+    And rewind trusts only the platform's certificate authorities
+    When the operator runs `rewind find web-01`
+    Then rewind refuses with exit code 5
+    And the answer says "ca_cert"
+    And the answer says "ZVM_CA_CERT"
+
   Scenario: Skipping verification works, and rewind warns about it on every run
     Given Zerto serves HTTPS with a self-signed certificate per site
     And rewind is told to skip certificate verification
