@@ -348,8 +348,15 @@ impl Run<'_> {
             match await_task(&client, &task_id, sent, deadline, &w).await? {
                 Ended::Completed(t) => self.mount = Some(t),
                 Ended::StillRunning(t) => {
+                    // The mount task is neither failed nor stopped: it is named, so it can be
+                    // followed, and the error is of kind still_running rather than a refusal.
+                    let e = RewindError::StillRunning {
+                        site: client.name().to_string(),
+                        task_id: t.task_id.clone(),
+                        waited_secs: self.wait.as_secs_f64(),
+                    };
                     self.mount = Some(t);
-                    return Err(mount_too_long(&client, session, self.wait));
+                    return Err(e);
                 }
                 Ended::Failed(t) => {
                     let e = t.failed();

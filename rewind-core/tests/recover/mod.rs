@@ -1130,3 +1130,50 @@ async fn a_recovery_task_is_waited_for_as_long_as_the_recover_section_says_and_r
         report.summary()
     );
 }
+
+#[tokio::test]
+async fn an_flr_mount_still_running_when_waiting_stops_is_a_still_running_error_naming_its_task() {
+    let env = TestEnv::start(122).await;
+    guard(&env, "web-01", "chg-slow-mount").await;
+    // A mount that would take a minute, and a configuration that waits one second for it.
+    env.control.timing(60_000, 20).await;
+    let impatient = env.rewind_with(|mut c| {
+        c.guard.deadline = std::time::Duration::from_secs(1);
+        c.recover.wait_floor = std::time::Duration::from_secs(1);
+        c
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let err = impatient
+        .recover_file(
+            request("web-01", "chg-slow-mount", &[APP_CONF], dir.path()),
+            &NoProgress,
+        )
+        .await
+        .expect_err("the mount did not finish in time");
+    let mount = env
+        .control
+        .tasks()
+        .await
+        .into_iter()
+        .find(|t| t["Type"] == "FlrJournalMount")
+        .expect("the simulator ran the mount");
+    let mount_id = mount["TaskIdentifier"].as_str().unwrap().to_string();
+    // Neither failed nor refused: still running, named by its id, so it can be followed.
+    assert_eq!(err.kind(), ErrorKind::StillRunning, "{err}");
+    assert!(
+        matches!(err.root(), RewindError::StillRunning { task_id, .. } if *task_id == mount_id),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains(&mount_id), "{err}");
+    // The session was still sent its unmount (DELETE /v1/flrs/{id}).
+    assert!(
+        env.control
+            .calls_to("/v1/flrs/")
+            .await
+            .iter()
+            .any(|(_, method, _, _)| method == "DELETE"),
+        "{:?}",
+        env.control.calls_to("/v1/flrs/").await
+    );
+    assert!(files_under(dir.path()).is_empty());
+}
