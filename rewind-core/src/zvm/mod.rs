@@ -214,7 +214,8 @@ impl Ewma {
 /// What the client has learnt about this ZVM's timings, to place its first polls well.
 #[derive(Debug, Default)]
 pub(crate) struct Timings {
-    /// How long an insert task takes, from the POST to seeing it terminal.
+    /// How long an insert task takes: its own duration by the ZVM's clock when the task gives its start
+    /// and end, else from the POST to seeing it terminal (which includes the client's own lateness).
     pub(crate) insert: Ewma,
     /// How long a Completed insert takes to be listed.
     pub(crate) listing: Ewma,
@@ -906,7 +907,7 @@ impl ZvmClient {
         Ok(task_id_from_body(&text))
     }
 
-    /// Time since `started`, for timing memory.
+    /// Remembers how long an insert task took (see [`Timings::insert`]).
     pub(crate) fn observe_insert(&self, took: Duration) {
         if let Ok(mut t) = self.timings.lock() {
             t.insert.observe(took);
