@@ -10,7 +10,9 @@
 //!   read from the argument the catalog entry names (`vm_arg`: a name, host name, IP address or
 //!   vmIdentifier, matched against the journal as find_protection matches it); failing that, the hook
 //!   looks in the input for the name, identifier or IP address of a VM the journal knows; when it
-//!   finds none, it asks.
+//!   finds none, it asks. A reference that records of more than one VM answer to (two VMs sharing a
+//!   name, a host name's first label or an address) is asked about too, naming them: a guard of one
+//!   never lets a call on the other through.
 //! - input it cannot read, and a catalog or journal it cannot read, are denied (fail closed).
 //!
 //! It reads only the configuration, the catalog and the journal: it never calls a ZVM, and it starts
@@ -21,7 +23,7 @@ use std::io::Read;
 use std::time::Duration;
 
 use rewind_core::catalog::{CatalogStore, claude_code_tool};
-use rewind_core::journal::JournalVm;
+use rewind_core::journal::{GuardLookup, JournalVm};
 use rewind_core::{Config, Journal, JournalFilter, JournalRecord, ToolClass};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -215,8 +217,13 @@ fn mutating(
     };
     if let Some(vm) = vm {
         return match journal.last_guarded(vm, window) {
-            Ok(Some(r)) => Decision::allow(guarded_words(server, tool, &r, &minutes)),
-            Ok(None) => Decision::deny(format!(
+            Ok(GuardLookup::Guarded(r)) => {
+                Decision::allow(guarded_words(server, tool, &r, &minutes))
+            }
+            Ok(GuardLookup::Ambiguous(candidates)) => {
+                Decision::ask(ambiguous_words(server, tool, vm, &candidates))
+            }
+            Ok(GuardLookup::NotGuarded) => Decision::deny(format!(
                 "{server}/{tool} changes VM {vm} (its argument {}), and {vm} has no guarded record in rewind's journal from the last {minutes}: {}",
                 vm_arg.unwrap_or("?"),
                 guard_first(vm)
@@ -230,6 +237,11 @@ fn mutating(
         Err(e) => return unreadable(&e),
     };
     let mentioned = mentioned_vms(&known, tool_input);
+    // A word of the input that several of the journal's VMs answer to (a shared name, host name or
+    // address) cannot tell which of them the call changes: a guard of one must not let it through.
+    if let Some((word, candidates)) = shared_word(&mentioned) {
+        return Decision::ask(ambiguous_words(server, tool, &word, &candidates));
+    }
     if mentioned.is_empty() {
         let hint = match vm_arg {
             Some(arg) => format!("its VM argument `{arg}` is missing from this call"),
@@ -243,10 +255,13 @@ fn mutating(
     }
     let mut unguarded = Vec::new();
     let mut guarded = Vec::new();
-    for (id, name) in &mentioned {
+    for (id, m) in &mentioned {
         match journal.last_guarded(id, window) {
-            Ok(Some(r)) => guarded.push(guarded_words(server, tool, &r, &minutes)),
-            Ok(None) => unguarded.push(name.clone()),
+            Ok(GuardLookup::Guarded(r)) => guarded.push(guarded_words(server, tool, &r, &minutes)),
+            Ok(GuardLookup::NotGuarded) => unguarded.push(m.vm.name.clone()),
+            Ok(GuardLookup::Ambiguous(candidates)) => {
+                return Decision::ask(ambiguous_words(server, tool, id, &candidates));
+            }
             Err(e) => return unreadable(&e),
         }
     }
@@ -270,6 +285,18 @@ fn guarded_words(server: &str, tool: &str, r: &JournalRecord, minutes: &str) -> 
     )
 }
 
+/// The question for the human when a reference names more than one VM of the journal.
+fn ambiguous_words(server: &str, tool: &str, reference: &str, candidates: &[JournalVm]) -> String {
+    let list = candidates
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "{server}/{tool} is mutating, and {reference:?} names more than one VM in rewind's journal: {list}. rewind cannot tell which one this call changes, so it does not take a guard of one for the other. Allow it only if the VM it changes was guarded for this change; to be asked less, name the VM by its identifier."
+    )
+}
+
 /// The window in words: `15 min`, `90 s`.
 fn window_words(window: Duration) -> String {
     let secs = window.as_secs();
@@ -280,26 +307,51 @@ fn window_words(window: Duration) -> String {
     }
 }
 
-/// The VMs of the journal (by identifier, with their names) whose name, identifier or one of whose IP
-/// addresses appears in the tool input as a whole word.
-fn mentioned_vms(records: &[JournalRecord], input: &Value) -> BTreeMap<String, String> {
+/// A VM of the journal that the tool input mentions, with the words of the input it answers to.
+#[derive(Debug)]
+struct Mentioned<'a> {
+    vm: &'a JournalVm,
+    /// Its name, identifier or addresses (lowercase) that the input holds as whole words.
+    words: Vec<String>,
+}
+
+/// The VMs of the journal (by identifier, each as its newest record names it) whose name, identifier
+/// or one of whose IP addresses appears in the tool input as a whole word.
+fn mentioned_vms<'a>(
+    records: &'a [JournalRecord],
+    input: &Value,
+) -> BTreeMap<String, Mentioned<'a>> {
     let mut texts = Vec::new();
     strings(input, &mut texts);
     let mut vms: BTreeMap<String, &JournalVm> = BTreeMap::new();
     for r in records {
-        vms.entry(r.vm.id.clone()).or_insert(&r.vm);
+        vms.insert(r.vm.id.clone(), &r.vm);
     }
     vms.into_iter()
-        .filter(|(_, vm)| {
-            let words = [vm.name.as_str(), vm.id.as_str()]
+        .filter_map(|(id, vm)| {
+            let words: Vec<String> = [vm.name.as_str(), vm.id.as_str()]
                 .into_iter()
-                .chain(vm.ip_addresses.iter().map(String::as_str));
-            words
-                .into_iter()
-                .any(|w| texts.iter().any(|t| mentions(t, w)))
+                .chain(vm.ip_addresses.iter().map(String::as_str))
+                .filter(|w| texts.iter().any(|t| mentions(t, w)))
+                .map(str::to_lowercase)
+                .collect();
+            (!words.is_empty()).then_some((id, Mentioned { vm, words }))
         })
-        .map(|(id, vm)| (id, vm.name.clone()))
         .collect()
+}
+
+/// A word of the input that more than one mentioned VM answers to, with those VMs.
+fn shared_word(mentioned: &BTreeMap<String, Mentioned<'_>>) -> Option<(String, Vec<JournalVm>)> {
+    let mut by_word: BTreeMap<&str, Vec<&JournalVm>> = BTreeMap::new();
+    for m in mentioned.values() {
+        for w in &m.words {
+            by_word.entry(w.as_str()).or_default().push(m.vm);
+        }
+    }
+    by_word
+        .into_iter()
+        .find(|(_, vms)| vms.len() > 1)
+        .map(|(w, vms)| (w.to_string(), vms.into_iter().cloned().collect()))
 }
 
 /// Every string in a JSON value, object keys excluded.

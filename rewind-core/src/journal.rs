@@ -295,6 +295,40 @@ impl JournalRead {
     }
 }
 
+/// What the journal says of a VM reference: [`Journal::last_guarded`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum GuardLookup {
+    /// The reference names one VM, guarded within the window: its newest `guarded` record.
+    Guarded(Box<JournalRecord>),
+    /// The reference names no VM of the journal, or one without a `guarded` record within the window.
+    NotGuarded,
+    /// The reference matches records of more than one VM (each listed once, as its newest record
+    /// names it), so the journal cannot tell which one is meant.
+    Ambiguous(Vec<JournalVm>),
+}
+
+impl GuardLookup {
+    /// The guarded record, when the reference names one VM guarded within the window.
+    pub fn guarded(&self) -> Option<&JournalRecord> {
+        match self {
+            GuardLookup::Guarded(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for JournalVm {
+    /// `build-agent (s1.vm-3, 10.0.0.5)`: the name, then the identifier and addresses that tell it
+    /// from another VM of the same name.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}", self.name, self.id)?;
+        for ip in &self.ip_addresses {
+            write!(f, ", {ip}")?;
+        }
+        f.write_str(")")
+    }
+}
+
 /// The audit journal.
 #[derive(Debug, Clone)]
 pub struct Journal {
@@ -340,26 +374,44 @@ impl Journal {
         written.map_err(err)
     }
 
-    /// The newest `guarded` record of `vm` written less than `within` ago, if any: what the PreToolUse
-    /// hook asks before letting a mutating call on that VM through. `vm` matches as find_protection
-    /// matches a query: name, identifier, host name (`web-01.corp.example`) or an IP address the
-    /// record holds.
+    /// What the journal says of `vm` for the PreToolUse hook, which asks it before letting a mutating
+    /// call on that VM through. `vm` matches as find_protection matches a query: name, identifier, host
+    /// name (`web-01.corp.example`) or an IP address a record holds.
+    ///
+    /// When records of more than one VM match (two VMs share a name, a host name's first label or an
+    /// address), whatever their verdicts and ages, the answer is [`GuardLookup::Ambiguous`]: a guard of
+    /// one must never let a call naming the other through. Otherwise it is the newest `guarded` record
+    /// of that VM written less than `within` ago, if any.
     pub fn last_guarded(
         &self,
         vm: &str,
         within: std::time::Duration,
-    ) -> Result<Option<JournalRecord>, JournalError> {
+    ) -> Result<GuardLookup, JournalError> {
         let since =
             Utc::now() - chrono::Duration::from_std(within).unwrap_or(chrono::Duration::MAX);
         let read = self.read(&JournalFilter {
             vm: Some(vm.to_string()),
             ..Default::default()
         })?;
+        let mut vms: Vec<JournalVm> = Vec::new();
+        for r in &read.records {
+            match vms.iter_mut().find(|v| v.id == r.vm.id) {
+                // The newest record of a VM names it as it is now.
+                Some(known) => *known = r.vm.clone(),
+                None => vms.push(r.vm.clone()),
+            }
+        }
+        if vms.len() > 1 {
+            return Ok(GuardLookup::Ambiguous(vms));
+        }
         Ok(read
             .records
             .into_iter()
             .filter(|r| r.kind == RecordKind::Guard && r.verdict == "guarded" && r.time >= since)
-            .max_by_key(|r| r.time))
+            .max_by_key(|r| r.time)
+            .map_or(GuardLookup::NotGuarded, |r| {
+                GuardLookup::Guarded(Box::new(r))
+            }))
     }
 
     /// Reads back the records that match `filter`.
@@ -492,10 +544,17 @@ mod tests {
         j.append(&refused).unwrap();
         j.append(&record("db-01", "other")).unwrap();
         let window = std::time::Duration::from_secs(900);
-        assert!(j.last_guarded("web-01", window).unwrap().is_none());
+        assert_eq!(
+            j.last_guarded("web-01", window).unwrap(),
+            GuardLookup::NotGuarded
+        );
         j.append(&record("web-01", "fresh")).unwrap();
         assert_eq!(
-            j.last_guarded("Web-01", window).unwrap().unwrap().change_id,
+            j.last_guarded("Web-01", window)
+                .unwrap()
+                .guarded()
+                .unwrap()
+                .change_id,
             "fresh"
         );
     }
@@ -517,16 +576,57 @@ mod tests {
             "s.web-01",
         ] {
             assert!(
-                j.last_guarded(query, window).unwrap().is_some(),
+                j.last_guarded(query, window).unwrap().guarded().is_some(),
                 "{query} names web-01"
             );
         }
         for query in ["10.0.0.50", "web-010.corp.example", "corp.web-01", "10.0.0"] {
             assert!(
-                j.last_guarded(query, window).unwrap().is_none(),
+                j.last_guarded(query, window).unwrap() == GuardLookup::NotGuarded,
                 "{query} does not name web-01"
             );
         }
+    }
+
+    #[test]
+    fn a_reference_matching_records_of_two_vms_is_ambiguous_even_when_one_of_them_is_guarded() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let window = std::time::Duration::from_secs(900);
+        // Two VMs named build-agent, one at each site; only the Denver one is guarded, and the
+        // Boston one's record is old and refused, yet it still makes the name ambiguous.
+        let mut boston = record("build-agent", "old");
+        boston.vm.id = "boston.vm-3".into();
+        boston.vm.ip_addresses = vec!["10.0.0.7".into()];
+        boston.verdict = "not_guarded".into();
+        boston.time = Utc::now() - chrono::Duration::days(3);
+        j.append(&boston).unwrap();
+        let mut denver = record("build-agent", "fresh");
+        denver.vm.id = "denver.vm-9".into();
+        denver.vm.ip_addresses = vec!["10.0.0.7".into()];
+        j.append(&denver).unwrap();
+        for query in ["build-agent", "BUILD-AGENT.corp.example", "10.0.0.7"] {
+            match j.last_guarded(query, window).unwrap() {
+                GuardLookup::Ambiguous(vms) => {
+                    let ids: Vec<&str> = vms.iter().map(|v| v.id.as_str()).collect();
+                    assert_eq!(ids, ["boston.vm-3", "denver.vm-9"], "{query}");
+                }
+                other => panic!("{query} names two VMs, yet the journal said {other:?}"),
+            }
+        }
+        // By its identifier, each VM is one VM again.
+        assert_eq!(
+            j.last_guarded("denver.vm-9", window)
+                .unwrap()
+                .guarded()
+                .unwrap()
+                .change_id,
+            "fresh"
+        );
+        assert_eq!(
+            j.last_guarded("boston.vm-3", window).unwrap(),
+            GuardLookup::NotGuarded
+        );
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub use config::{
 };
 pub use error::{Candidate, ErrorKind, ErrorReport, RewindError};
 pub use guard::{GuardReport, GuardRequest, Outcome, TagList, Verdict, VpgGuard};
-pub use journal::{Journal, JournalFilter, JournalRecord};
+pub use journal::{GuardLookup, Journal, JournalFilter, JournalRecord};
 pub use progress::{NoProgress, ProgressSink, Stage, TaskProgress};
 pub use protection::{FlrAvailability, Protection, SiteRef, VmQuery, VmRef, VpgProtection};
 pub use recover::{
@@ -299,10 +299,10 @@ impl Rewind {
         recover::clone(self, vm, change, action, progress).await
     }
 
-    /// The newest guard of `vm` that ended `guarded` within the hook's window, if any. `vm` is matched
-    /// as find_protection matches it (name, identifier, host name or IP address), from the journal
-    /// alone: no ZVM is asked.
-    pub fn recent_guard(&self, vm: &str) -> Result<Option<JournalRecord>, RewindError> {
+    /// The newest guard of `vm` that ended `guarded` within the hook's window, if any, or the VMs it
+    /// could mean when records of more than one match. `vm` is matched as find_protection matches it
+    /// (name, identifier, host name or IP address), from the journal alone: no ZVM is asked.
+    pub fn recent_guard(&self, vm: &str) -> Result<GuardLookup, RewindError> {
         Ok(self
             .inner
             .journal

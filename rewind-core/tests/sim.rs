@@ -471,12 +471,15 @@ async fn a_guard_is_recognised_afterwards_by_every_name_find_protection_takes_wi
     ] {
         let guard = offline.recent_guard(vm).unwrap();
         assert_eq!(
-            guard.map(|r| r.change_id),
-            Some("c1".to_string()),
+            guard.guarded().map(|r| r.change_id.as_str()),
+            Some("c1"),
             "{vm} names the guarded VM"
         );
     }
-    assert!(offline.recent_guard("web-01").unwrap().is_none());
+    assert_eq!(
+        offline.recent_guard("web-01").unwrap(),
+        rewind_core::GuardLookup::NotGuarded
+    );
 }
 
 #[tokio::test]

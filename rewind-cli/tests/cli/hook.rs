@@ -325,3 +325,58 @@ async fn the_hook_needs_no_zvm_and_no_configuration() {
     let (decision, _) = hook(&env, &call("mcp__ssh__run", json!({"host": "db-01"}))).await;
     assert_eq!(decision, "deny");
 }
+
+#[tokio::test]
+async fn a_vm_name_shared_by_two_guarded_vms_of_the_journal_is_put_to_the_human_naming_both() {
+    let env = TestEnv::start(52).await;
+    // build-agent is two VMs, one at each site: find names both, and each is guarded by identifier.
+    let (run, found) = env.rewind_json(&["find", "build-agent"]).await;
+    run.expect_code(3);
+    let ids: Vec<String> = found["error"]["candidates"]
+        .as_array()
+        .unwrap_or_else(|| panic!("find lists the candidates: {found}"))
+        .iter()
+        .map(|c| c["vm_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 2, "{found}");
+    for id in &ids {
+        guard(&env, id).await;
+    }
+    // The first guard is older than the window: only the second VM is guarded now.
+    let journal = std::fs::read_to_string(env.journal_file()).unwrap();
+    let mut lines: Vec<Value> = journal
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    lines[0]["time"] = json!((chrono::Utc::now() - chrono::Duration::hours(2)).to_rfc3339());
+    let rewritten: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(env.journal_file(), rewritten).unwrap();
+
+    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await
+        .expect_code(0);
+    env.rewind(&["catalog", "add-mutating", "claude-code", "Bash"])
+        .await
+        .expect_code(0);
+    for input in [
+        call("mcp__ssh__run", json!({"host": "build-agent"})),
+        call("mcp__ssh__run", json!({"host": "build-agent.corp.example"})),
+        call(
+            "Bash",
+            json!({"command": "ssh build-agent 'rm -rf /var/cache/ci'"}),
+        ),
+    ] {
+        let (decision, reason) = hook(&env, &input).await;
+        assert_eq!(decision, "ask", "{input}: {reason}");
+        assert!(
+            reason.contains("more than one VM") && ids.iter().all(|id| reason.contains(id)),
+            "{input}: {reason}"
+        );
+    }
+    // Named by its identifier, each VM is judged by its own guard.
+    let (decision, reason) = hook(&env, &call("mcp__ssh__run", json!({"host": ids[1]}))).await;
+    assert_eq!(decision, "allow", "{reason}");
+    let (decision, reason) = hook(&env, &call("mcp__ssh__run", json!({"host": ids[0]}))).await;
+    assert_eq!(decision, "deny", "{reason}");
+}
