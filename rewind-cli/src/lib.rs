@@ -30,24 +30,34 @@ use crate::context::{Context, block_on};
 use crate::exit::CliError;
 use crate::output::{Printer, Reply};
 
-/// Sets up logging: tracing to stderr, warnings by default, more with `-v`, less with `-q`.
-/// `RUST_LOG`, when set, decides instead.
+/// Sets up logging: tracing to stderr, rewind's own warnings by default, more with `-v`, less with
+/// `-q`. `RUST_LOG`, when set, decides instead.
+///
+/// Other crates (rustls, hyper, reqwest, the in-process simulator of `rewind demo`) are silent by
+/// default: rewind reports what went wrong in its own one clear line, and a library's copy of it (such
+/// as rustls' `failed to verify TLS certificate`) would only say it twice, less clearly. From `-v` on
+/// their warnings show, and `-vvv` shows everything at trace.
 pub fn init_logging(verbose: u8, quiet: u8) {
-    let level = match (quiet, verbose) {
-        (q, _) if q >= 2 => "off",
-        (1, _) => "error",
-        (_, 0) => "warn",
-        (_, 1) => "info",
-        (_, 2) => "debug",
-        _ => "trace",
-    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(log_directives(verbose, quiet)));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_target(false)
         .try_init();
+}
+
+/// The default filter of a verbosity: other crates' level first, then rewind's own crates'.
+fn log_directives(verbose: u8, quiet: u8) -> String {
+    let (own, others) = match (quiet, verbose) {
+        (q, _) if q >= 2 => ("off", "off"),
+        (1, _) => ("error", "off"),
+        (_, 0) => ("warn", "off"),
+        (_, 1) => ("info", "warn"),
+        (_, 2) => ("debug", "warn"),
+        _ => ("trace", "trace"),
+    };
+    format!("{others},rewind={own},rewind_cli={own},rewind_core={own}")
 }
 
 /// Runs one command line and returns the process's exit code.

@@ -128,17 +128,23 @@ fn parse_addr(raw: &str) -> anyhow::Result<SocketAddr> {
 }
 
 /// Logs on stderr only: stdout carries the protocol on stdio. RUST_LOG, when set, wins over -v/-q.
+///
+/// Other crates (rustls, hyper, reqwest, rmcp) are silent by default: a tool's result already says
+/// what went wrong in rewind's words, and a library's copy of it (such as rustls' `failed to verify
+/// TLS certificate`) would only be noise on the host's stderr. From `-v` on their warnings show, and
+/// `-vvv` shows everything at trace.
 fn init_logs(flags: &Flags) {
-    let level = match (flags.verbose, flags.quiet) {
-        (0, 0) => "warn",
-        (1, _) => "info",
-        (2, _) => "debug",
-        (v, _) if v >= 3 => "trace",
-        (_, 1) => "error",
-        _ => "off",
+    let (own, others) = match (flags.verbose, flags.quiet) {
+        (0, 0) => ("warn", "off"),
+        (1, _) => ("info", "warn"),
+        (2, _) => ("debug", "warn"),
+        (v, _) if v >= 3 => ("trace", "trace"),
+        (_, 1) => ("error", "off"),
+        _ => ("off", "off"),
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(format!("{others},rewind_mcp={own},rewind_core={own}"))
+    });
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -7,6 +7,7 @@ mod env;
 mod demo;
 mod exit_codes;
 mod hook;
+mod logging;
 mod output;
 mod protection;
 mod recover;

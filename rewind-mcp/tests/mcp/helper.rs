@@ -75,9 +75,13 @@ fn logging() -> bool {
 impl TestEnv {
     /// A fresh simulator of `seed` (short task durations) and a configuration of the given kind.
     pub async fn start(seed: u64, setup: Setup) -> TestEnv {
-        let sim = zvm_sim::start(zvm_sim::Options::for_tests(seed))
-            .await
-            .expect("the simulator starts");
+        TestEnv::start_with(zvm_sim::Options::for_tests(seed), setup).await
+    }
+
+    /// A fresh simulator started with `options` (say, over HTTPS) and a configuration of the given
+    /// kind.
+    pub async fn start_with(options: zvm_sim::Options, setup: Setup) -> TestEnv {
+        let sim = zvm_sim::start(options).await.expect("the simulator starts");
         let dir = tempfile::tempdir().expect("a temporary folder");
         let env = TestEnv {
             sim,
@@ -172,12 +176,22 @@ impl TestEnv {
         human: H,
         protocol: Protocol,
     ) -> RunningService<RoleClient, H> {
-        let cmd = self.command(&[]).configure(|_| {});
         let stderr = if logging() {
             Stdio::inherit()
         } else {
             Stdio::null()
         };
+        self.stdio_with_stderr(human, protocol, stderr).await
+    }
+
+    /// The binary as a stdio child process writing its stderr to `stderr`, and a client of it.
+    pub async fn stdio_with_stderr<H: ClientHandler>(
+        &self,
+        human: H,
+        protocol: Protocol,
+        stderr: Stdio,
+    ) -> RunningService<RoleClient, H> {
+        let cmd = self.command(&[]).configure(|_| {});
         let (transport, _) = TokioChildProcess::builder(cmd)
             .stderr(stderr)
             .spawn()

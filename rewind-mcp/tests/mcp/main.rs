@@ -7,10 +7,12 @@
 //!   generations, and the client that cannot be asked.
 //! - `recovery`: a file recovered from its tag, a failover test and a clone; their arguments.
 //! - `http`: the same server over streamable HTTP, and its Host guard.
+//! - `logging`: stderr at the default level carries no third-party log line.
 
 mod asking;
 mod helper;
 mod http;
 mod listing;
+mod logging;
 mod recovery;
 mod rewind_loop;
