@@ -365,7 +365,7 @@ impl ZvmClient {
         } = how;
         let started = Instant::now();
         let mut attempt = 0;
-        let mut refreshed = false;
+        let mut refreshes = 0;
         loop {
             attempt += 1;
             let token = self.tokens.get().await?;
@@ -385,17 +385,19 @@ impl ZvmClient {
             }
             let failure = match req.send().await {
                 Ok(resp) if resp.status() == StatusCode::UNAUTHORIZED => {
-                    if refreshed {
+                    if refreshes >= TOKEN_REFRESHES {
                         return Err(CallError::Auth {
                             detail: format!(
-                                "the ZVM answered 401 to {method} {path} even with a new token of {:?}",
+                                "the ZVM answered 401 to {method} {path} even with a new token of {:?} ({refreshes} new tokens in a row)",
                                 self.principal
                             ),
                         });
                     }
-                    // The token was revoked or expired early (e.g. a session limit): replace it once.
+                    // The token was revoked or expired early (a session limit, a restart of the
+                    // appliance's Keycloak, possibly again right after the first new token): replace
+                    // it, a bounded number of times, since a 401 is answered before anything is done.
                     self.tokens.invalidate(token.generation).await;
-                    refreshed = true;
+                    refreshes += 1;
                     continue;
                 }
                 Ok(resp) if resp.status().is_success() => return Ok(resp),
@@ -929,6 +931,10 @@ impl ZvmClient {
             .unwrap_or((None, None))
     }
 }
+
+/// How many new tokens one call takes after 401s before it reports an authentication error: a token
+/// refused right after it was issued, again and again, is not a revocation but a refusal.
+const TOKEN_REFRESHES: u32 = 3;
 
 /// An answer that is one object, or an array of them (SW10 and older docs disagree for some GETs).
 #[derive(Debug, serde::Deserialize)]
