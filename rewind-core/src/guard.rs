@@ -763,6 +763,16 @@ async fn insert_locked(
                             stage: Stage::Running,
                         });
                     }
+                    Ok(Reconciled::Unfollowed(task_id, e)) => {
+                        return Inserted::Done(Outcome::Error {
+                            task_id: Some(task_id.clone()),
+                            kind: e.kind(),
+                            message: format!(
+                                "the answer to the insert was lost, and insert task {task_id}, which may be ours, could not be followed: {e}; look at the task, and for the tag {tag:?} in VPG {}, before guarding again",
+                                vpg.vpg_name
+                            ),
+                        });
+                    }
                     Ok(Reconciled::NotInserted) if lost < ctx.settings.lost_response_retries => {
                         lost += 1;
                         notes.push(format!(
@@ -945,6 +955,8 @@ enum Reconciled {
     Found(Inserted),
     /// An insert that may be ours is still running at the deadline.
     StillRunning(String, Task),
+    /// An insert that may be ours was found, but following it failed: its id is kept in the outcome.
+    Unfollowed(String, RewindError),
     /// No trace of the insert: it did not happen.
     NotInserted,
 }
@@ -994,7 +1006,11 @@ async fn reconcile(
             continue;
         }
         let id = c.task_identifier.clone().unwrap_or_default();
-        match wait_task(client, &id, Instant::now(), deadline, learnt, watch).await? {
+        let waited = match wait_task(client, &id, Instant::now(), deadline, learnt, watch).await {
+            Ok(waited) => waited,
+            Err(e) => return Ok(Reconciled::Unfollowed(id, e)),
+        };
+        match waited {
             TaskWait::Terminal(t) => *c = t,
             TaskWait::StillRunning(last) => {
                 notes.push(format!(

@@ -1,10 +1,11 @@
 //! Faults the model-based tests (tests/model.rs) found, each pinned by one focused test: tokens revoked
-//! again right after the client got a new one.
+//! again right after the client got a new one, and a lost insert answer whose task could not then be
+//! followed.
 
 mod common;
 
 use common::{CLIENT_SECRET, Sites, TestEnv};
-use rewind_core::{GuardRequest, NoProgress, Verdict};
+use rewind_core::{GuardRequest, NoProgress, Outcome, Verdict};
 use serde_json::json;
 
 fn request(vm: &str, change: &str) -> GuardRequest {
@@ -36,5 +37,46 @@ async fn tokens_revoked_twice_in_a_row_while_a_task_is_followed_surface_no_401()
     assert!(
         !text.contains("401") && !text.contains(CLIENT_SECRET),
         "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_lost_insert_answer_whose_task_cannot_be_followed_keeps_the_task_id_in_the_outcome() {
+    let env = TestEnv::start_with(zvm_sim::Options::for_tests(0), Sites::Both).await;
+    env.control
+        .fault(json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
+            "Action": "LoseResponse", "Count": 1}))
+        .await;
+    env.control
+        .fault(
+            json!({"Method": "GET", "Path": "/v1/tasks/*", "Action": "Respond",
+            "Status": 500, "Count": 1}),
+        )
+        .await;
+    let report = env
+        .rewind
+        .guard(request("db-01", "chg-unfollowed"), &NoProgress)
+        .await
+        .unwrap();
+    let inserts = env.insert_tasks().await;
+    assert_eq!(inserts.len(), 1, "one insert, never two: {inserts:?}");
+    let (task_id, ..) = &inserts[0];
+    let web_dr = report.vpgs.iter().find(|v| v.vpg_name == "web-dr").unwrap();
+    match &web_dr.outcome {
+        Outcome::Error {
+            task_id: Some(id), ..
+        } => assert_eq!(id, task_id, "{}", report.summary()),
+        other => panic!("the insert's task id is kept: {other:?}"),
+    }
+    assert_eq!(report.verdict, Verdict::NotGuarded, "{}", report.summary());
+    // The journal has it too.
+    let journal = env
+        .rewind
+        .journal()
+        .read(&rewind_core::JournalFilter::default())
+        .unwrap();
+    assert_eq!(
+        journal.records[0].vpgs[0].task_id.as_deref(),
+        Some(task_id.as_str())
     );
 }
