@@ -178,6 +178,28 @@ impl SimControl {
         resp.json().await.expect("JSON")
     }
 
+    /// The fault rules with their `Matched` and `Fired` counts.
+    pub async fn faults(&self) -> Value {
+        self.get("/_sim/faults").await
+    }
+
+    /// Removes every fault rule.
+    pub async fn clear_faults(&self) {
+        let resp = self
+            .http
+            .delete(format!("{}/_sim/faults", self.local))
+            .send()
+            .await
+            .expect("the control API answers");
+        assert!(resp.status().is_success(), "DELETE /_sim/faults: {resp:?}");
+    }
+
+    /// The whole world as the simulator saves it (`GET /_sim/state`): sites, VPGs, tasks, FLR
+    /// sessions, tokens.
+    pub async fn state(&self) -> Value {
+        self.get("/_sim/state").await
+    }
+
     /// POSTs `body` to a control path, asserting success.
     pub async fn post(&self, path: &str, body: Value) {
         let resp = self
