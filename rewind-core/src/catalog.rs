@@ -124,8 +124,10 @@ impl CatalogError {
     }
 }
 
-/// One catalog entry.
+/// One catalog entry. An unknown key is refused, as in the configuration: a misspelt `vm_arg` must not
+/// quietly leave a mutating tool without the argument that names its VM.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CatalogEntry {
     /// The MCP server (or `claude-code` for Claude Code's own tools).
     pub server: String,
