@@ -4,7 +4,9 @@
 //! refused). "Changes nothing": the catalog and journal files are byte-identical afterwards and the
 //! simulator saw no write (its call log has no POST, PUT or DELETE).
 
+// The CLI suite's helper, shared: this file uses only part of it.
 #[path = "cli/env.rs"]
+#[allow(dead_code)]
 mod env;
 
 use env::TestEnv;
