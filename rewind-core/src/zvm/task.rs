@@ -1,11 +1,12 @@
 //! Waiting for a Zerto task to end, and for a tagged checkpoint to be listed.
 //!
-//! Waiting is adaptive: the first poll comes quickly; when the task reports progress, its end is
-//! predicted from it (a lower bound, so the prediction does not overshoot a task that progresses
-//! linearly) and the next poll is placed there; without progress, what this client learnt about the
-//! ZVM's earlier inserts places it; past the predicted end, polls come quickly again and then back off.
-//! Without any prediction, the interval is an eighth of the time already waited. Every wait is bounded
-//! by a deadline, and a deadline returns what is still running instead of an error.
+//! Waiting is adaptive: the first poll comes quickly, or, once this client has learnt how long the
+//! ZVM's inserts take, at the short end of that; when the task reports progress, its end is predicted
+//! from it (capped by what was learnt, see [`predict_total`]) and the next poll is placed there; past
+//! the predicted end, polls come quickly again and then back off. Without any prediction, the interval
+//! is an eighth of the time already waited, and once the task has been read, no interval is longer than
+//! the time already waited. Every wait is bounded by a deadline, and a deadline returns what is still
+//! running instead of an error.
 
 use std::time::{Duration, Instant};
 
@@ -45,12 +46,40 @@ pub fn next_poll(elapsed: Duration, expected_total: Option<Duration>, past_polls
     }
 }
 
-/// A lower bound of a task's total duration from its progress: a task at `p` % after `elapsed` is at
-/// most at `p + 1` % (progress is an integer), so it needs at least `elapsed × 100 / (p + 1)` in all.
+/// A task's total duration from its progress: a task at `p` % after `elapsed` is at most at `p + 1` %
+/// (progress is an integer), so it needs at least `elapsed × 100 / (p + 1)` in all. This is a lower
+/// bound only if the ZVM started the task when it was sent; see [`predict_total`].
 pub fn predict_from_progress(elapsed: Duration, progress: u8) -> Option<Duration> {
     (1..100)
         .contains(&progress)
         .then(|| elapsed.mul_f64(100.0 / (f64::from(progress) + 1.0)))
+}
+
+/// The predicted total wait for a task, counted from when the write that started it was sent, after
+/// `elapsed`, given its last reported `progress` (if it was read and reports one) and the insert
+/// duration `learnt` from earlier inserts (if any).
+///
+/// Before the first reading, the first poll aims at [`FIRST_POLL_OF_LEARNT`] of the learnt duration.
+/// After it, progress predicts the end ([`predict_from_progress`]), but `elapsed` counts from the send,
+/// and a busy ZVM or network starts the task later: then the task did not run for part of `elapsed`,
+/// and the prediction overshoots (read at 1 % 60 ms after its POST, a 50 ms task would be predicted to
+/// need 3 s). What was learnt caps it: the task has about the rest of a learnt duration to go. Where
+/// the task runs longer than learnt, the cap only brings one more reading.
+pub fn predict_total(
+    elapsed: Duration,
+    progress: Option<u8>,
+    learnt: Option<Duration>,
+) -> Option<Duration> {
+    let Some(p) = progress else {
+        return learnt.map(|d| d.mul_f64(FIRST_POLL_OF_LEARNT));
+    };
+    let from_progress = predict_from_progress(elapsed, p);
+    let from_learnt =
+        learnt.map(|d| elapsed + d.mul_f64(f64::from(100u8.saturating_sub(p)) / 100.0));
+    match (from_progress, from_learnt) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// Who is being waited for, for progress updates.
@@ -102,12 +131,14 @@ pub(crate) async fn wait_task(
     let mut past_polls = 0;
     loop {
         let elapsed = sent.elapsed();
-        let predicted = last
-            .as_ref()
-            .and_then(Task::progress)
-            .and_then(|p| predict_from_progress(elapsed, p))
-            .or_else(|| learnt.map(|d| d.mul_f64(FIRST_POLL_OF_LEARNT)));
+        let progress = last.as_ref().and_then(Task::progress);
+        let predicted = predict_total(elapsed, progress, learnt);
         let mut delay = next_poll(elapsed, predicted, past_polls);
+        if last.is_some() {
+            // A prediction can still overshoot (a task started late, nothing learnt yet): never wait
+            // longer than already waited, so an overshoot costs a few readings, not a second.
+            delay = delay.min(elapsed.max(MIN_POLL));
+        }
         if predicted.is_some_and(|p| p <= elapsed + MIN_POLL) {
             past_polls += 1;
         }
@@ -206,6 +237,29 @@ mod tests {
         assert!(b > a && b <= MS(8), "{b:?}");
         assert!(next_poll(Duration::from_secs(10), Some(MS(50)), 40) <= MAX_POLL);
         assert!(next_poll(MS(0), Some(MS(0)), 0) >= MIN_POLL);
+    }
+
+    #[test]
+    fn the_first_poll_aims_at_the_short_end_of_what_was_learnt() {
+        assert_eq!(predict_total(MS(0), None, Some(MS(60))), Some(MS(45)));
+        assert_eq!(predict_total(MS(0), None, None), None);
+    }
+
+    #[test]
+    fn a_task_started_late_is_not_predicted_from_its_progress_alone() {
+        // Read at 1 % 60 ms after the POST: progress alone says 3 s; 50 ms were learnt.
+        let predicted = predict_total(MS(60), Some(1), Some(MS(50))).unwrap();
+        assert!(predicted <= MS(110), "{predicted:?}");
+        assert_eq!(predict_total(MS(60), Some(1), None), Some(MS(3000)));
+    }
+
+    #[test]
+    fn a_task_started_on_time_is_predicted_from_its_progress() {
+        // Read at 74 % 37.5 ms after the POST of a 50 ms task that was learnt at 50 ms.
+        let predicted = predict_total(Duration::from_micros(37_500), Some(74), Some(MS(50)));
+        assert_eq!(predicted, Some(MS(50)));
+        // A task still at 0 % has about all of a learnt duration to go.
+        assert_eq!(predict_total(MS(5), Some(0), Some(MS(50))), Some(MS(55)));
     }
 
     #[test]
