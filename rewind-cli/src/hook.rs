@@ -380,6 +380,54 @@ fn mentions(text: &str, word: &str) -> bool {
     })
 }
 
+/// The entry point of the hook's fuzz target (`fuzz/` at the workspace root) and of the test that
+/// replays its corpus: [`decide`] on any input, with a configuration of no site (so no ZVM), an empty
+/// catalog and an empty journal. Not part of the crate's API.
+#[doc(hidden)]
+pub mod fuzzing {
+    use super::{Decision, Permission, decide};
+
+    /// Decides on `input` with no site, no catalog file and no journal file.
+    pub fn decide_without_zvm(input: &str) -> Decision {
+        let none = std::env::temp_dir().join("rewind-hook-fuzzing-nothing-here");
+        decide(input, || {
+            rewind_core::Config::builder(none.join("catalog.toml"), none.join("journal.jsonl"))
+                .build()
+                .map_err(Into::into)
+        })
+    }
+
+    /// Panics when the decision let garbage through: input that is not a PreToolUse object with a
+    /// tool name must be denied, and with an empty catalog and journal only a built-in read-only tool
+    /// may be allowed.
+    pub fn check(input: &str, decision: &Decision) {
+        let well_formed = serde_json::from_str::<serde_json::Value>(input)
+            .ok()
+            .and_then(|v| {
+                v.get("tool_name")
+                    .and_then(|t| t.as_str())
+                    .map(|t| !t.trim().is_empty())
+            })
+            .unwrap_or(false);
+        if !well_formed {
+            assert_eq!(
+                decision.permission,
+                Permission::Deny,
+                "malformed input was not denied: {}",
+                decision.reason
+            );
+        }
+        if decision.permission == Permission::Allow {
+            assert!(
+                decision.reason.contains("read-only"),
+                "allowed without being read-only: {}",
+                decision.reason
+            );
+        }
+        assert!(!decision.reason.is_empty());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

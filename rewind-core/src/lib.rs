@@ -16,6 +16,8 @@
 //!   Failover Live and Move have no code path.
 //! - [`progress`]: progress updates while waiting ([`ProgressSink`]).
 //! - [`error`]: [`RewindError`] and its [`ErrorKind`].
+//! - `fuzzing` (hidden): the entry points of the fuzz targets and of the tests that replay their
+//!   corpora; not part of the API.
 //!
 //! The library never imports the simulator's types; its tests start `zvm-sim` in-process and talk to it
 //! over HTTP only.
@@ -23,6 +25,8 @@
 pub mod catalog;
 pub mod config;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod guard;
 pub mod journal;
 pub mod progress;

@@ -23,6 +23,8 @@
 //! - `wire`: the simulator's own PascalCase JSON views of the model.
 //! - `control`: the `/_sim` control API (reset, saved state, clock, timings, resync, status,
 //!   calls, tasks, files, faults).
+//! - `fuzzing` (hidden): the entry point of the request-parsing fuzz target and of the test that
+//!   replays its corpus; not part of the API.
 //!
 //! ## Concurrency
 //!
@@ -34,6 +36,8 @@ mod api;
 mod control;
 pub mod decisions;
 mod faults;
+#[doc(hidden)]
+pub mod fuzzing;
 mod serve;
 mod tls;
 mod wire;

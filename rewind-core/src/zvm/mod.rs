@@ -443,12 +443,7 @@ impl ZvmClient {
             }
             .at(self, &request)
         })?;
-        serde_json::from_slice(&bytes).map_err(|e| {
-            CallError::Decode {
-                detail: e.to_string(),
-            }
-            .at(self, &request)
-        })
+        decode(&bytes).map_err(|e| e.at(self, &request))
     }
 
     async fn get_list<T: DeserializeOwned>(
@@ -666,12 +661,7 @@ impl ZvmClient {
             }
             .at(self, &request)
         })?;
-        serde_json::from_slice(&bytes).map_err(|e| {
-            CallError::Decode {
-                detail: e.to_string(),
-            }
-            .at(self, &request)
-        })
+        decode(&bytes).map_err(|e| e.at(self, &request))
     }
 
     /// `GET /v1/tasks?type=<kind>`, reduced to tasks of that type (a ZVM that ignores the filter must
@@ -936,16 +926,24 @@ impl ZvmClient {
 /// refused right after it was issued, again and again, is not a revocation but a refusal.
 const TOKEN_REFRESHES: u32 = 3;
 
+/// Turns a ZVM answer's body into a wire model: the one decoding step of every read and of the
+/// writes that answer with a model (the fuzz targets reach it through [`crate::fuzzing`]).
+pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CallError> {
+    serde_json::from_slice(bytes).map_err(|e| CallError::Decode {
+        detail: e.to_string(),
+    })
+}
+
 /// An answer that is one object, or an array of them (SW10 and older docs disagree for some GETs).
 #[derive(Debug, serde::Deserialize)]
 #[serde(untagged)]
-enum OneOrMany<T> {
+pub(crate) enum OneOrMany<T> {
     Many(Vec<T>),
     One(T),
 }
 
 impl<T> OneOrMany<T> {
-    fn first(self) -> Option<T> {
+    pub(crate) fn first(self) -> Option<T> {
         match self {
             OneOrMany::Many(v) => v.into_iter().next(),
             OneOrMany::One(t) => Some(t),
@@ -955,7 +953,7 @@ impl<T> OneOrMany<T> {
 
 /// Reads a task identifier from a write's answer: a JSON string (the appliance's way), a JSON object
 /// with `TaskIdentifier`, or bare text.
-fn task_id_from_body(text: &str) -> Option<String> {
+pub(crate) fn task_id_from_body(text: &str) -> Option<String> {
     let text = text.trim();
     let id = match serde_json::from_str::<serde_json::Value>(text) {
         Ok(serde_json::Value::String(s)) => s,

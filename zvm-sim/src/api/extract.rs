@@ -24,7 +24,14 @@ impl<S: Send + Sync> FromRequestParts<S> for Params {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
-        let Query(pairs) = Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
+        Params::from_uri(&parts.uri)
+    }
+}
+
+impl Params {
+    /// The query of `uri`, keys lowercased; 400 when it cannot be read.
+    pub(crate) fn from_uri(uri: &axum::http::Uri) -> Result<Params, ApiError> {
+        let Query(pairs) = Query::<Vec<(String, String)>>::try_from_uri(uri)
             .map_err(|e| ApiError::BadRequest(format!("The query string is not valid: {e}")))?;
         Ok(Params {
             pairs: pairs
@@ -33,9 +40,12 @@ impl<S: Send + Sync> FromRequestParts<S> for Params {
                 .collect(),
         })
     }
-}
 
-impl Params {
+    /// The keys given, lowercased, in order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
+        self.pairs.iter().map(|(k, _)| k.as_str())
+    }
+
     /// The value of `key` (any case), if given and not empty. ASP.NET binds `status=` as absent.
     pub fn text(&self, key: &str) -> Option<&str> {
         let key = key.to_ascii_lowercase();
@@ -202,7 +212,9 @@ fn is_json(content_type: &str) -> bool {
 }
 
 impl JsonBody {
-    fn parse(content_type: &str, bytes: &[u8]) -> Result<JsonBody, ApiError> {
+    /// A body of `content_type` as a JSON object, keys lowercased (what the extractor does once the
+    /// body is read).
+    pub(crate) fn parse(content_type: &str, bytes: &[u8]) -> Result<JsonBody, ApiError> {
         if !is_json(content_type) {
             return Err(ApiError::UnsupportedMediaType(format!(
                 "The request body must be JSON: send it with Content-Type: application/json \
@@ -251,6 +263,11 @@ impl JsonBody {
                 self.name(key)
             ))),
         }
+    }
+
+    /// The keys given, lowercased.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
+        self.fields.keys().map(String::as_str)
     }
 
     /// A field's JSON value, if given (and not null).

@@ -19,7 +19,7 @@ mod bearer;
 mod call_log;
 mod checkpoints;
 mod error;
-mod extract;
+pub(crate) mod extract;
 mod faults;
 mod flrs;
 mod keycloak;
