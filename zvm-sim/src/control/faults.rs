@@ -88,6 +88,14 @@ pub(crate) async fn add(
     State(ctx): State<SiteCtx>,
     body: JsonBody,
 ) -> Result<Json<FaultRuleView>, ApiError> {
+    // A misspelt key (`Cout`, `Latency`) would otherwise be a rule that does something else than
+    // asked, quietly: refuse it, naming the keys a rule takes.
+    if let Some(key) = body.keys().find(|k| !RULE_KEYS.contains(k)) {
+        return Err(ApiError::BadRequest(format!(
+            "A fault rule has no key '{key}': it takes Path, Method, Site, Probability, Count, \
+             Action, Status, Body, Headers and LatencyMs."
+        )));
+    }
     let method = match body.text("Method")? {
         None | Some("*") => None,
         Some(m) if m.bytes().all(|b| b.is_ascii_alphabetic()) && !m.is_empty() => {
@@ -149,6 +157,20 @@ pub(crate) async fn add(
         Ok(Json(view(world, rule)))
     })
 }
+
+/// The keys of a fault rule, lowercased (body keys are matched case-insensitively).
+const RULE_KEYS: [&str; 10] = [
+    "path",
+    "method",
+    "site",
+    "probability",
+    "count",
+    "action",
+    "status",
+    "body",
+    "headers",
+    "latencyms",
+];
 
 fn whole(body: &JsonBody, key: &str) -> Result<Option<u64>, ApiError> {
     body.number(key)?

@@ -132,6 +132,9 @@ async fn clock(State(ctx): State<SiteCtx>) -> Json<ClockView> {
     Json(ctx.with_world(|world, _| clock_view(world)))
 }
 
+/// The most one `/_sim/clock/advance` moves the clock: 100 years.
+const MAX_ADVANCE_SECONDS: f64 = 100.0 * 365.25 * 24.0 * 3600.0;
+
 /// `POST /_sim/clock/advance {"Seconds": N}`: moves simulated time forward and processes what
 /// fell due on the way (tasks ending, resyncs ending), in time order.
 async fn advance(State(ctx): State<SiteCtx>, body: JsonBody) -> Result<Json<ClockView>, ApiError> {
@@ -141,6 +144,12 @@ async fn advance(State(ctx): State<SiteCtx>, body: JsonBody) -> Result<Json<Cloc
     if !seconds.is_finite() || seconds < 0.0 {
         return Err(ApiError::BadRequest(format!(
             "Seconds must be 0 or more (got {seconds}): simulated time only moves forward."
+        )));
+    }
+    // Past this the milliseconds of the clock would overflow and time would wrap around.
+    if seconds > MAX_ADVANCE_SECONDS {
+        return Err(ApiError::BadRequest(format!(
+            "Seconds must be at most {MAX_ADVANCE_SECONDS} (100 years) in one call (got {seconds})."
         )));
     }
     Ok(Json(ctx.with_world(|world, _| {

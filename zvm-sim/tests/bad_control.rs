@@ -1,0 +1,157 @@
+//! Bad control requests (`/_sim`) get a 400 that names what is wrong and change nothing: bad JSON, bad
+//! fault rules, bad clock and timing values, a bad state document. "Nothing" is checked on the fault
+//! list, the clock, the timings, the tasks and the call log.
+
+use serde_json::{Value, json};
+
+async fn snapshot(http: &reqwest::Client, base: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for path in ["faults", "clock", "timing", "tasks", "calls"] {
+        out.push(
+            http.get(format!("{base}/_sim/{path}"))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap(),
+        );
+    }
+    out
+}
+
+#[tokio::test]
+async fn bad_control_requests_are_refused_with_400_naming_the_problem_and_change_nothing() {
+    let sim = zvm_sim::start(zvm_sim::Options {
+        time_scale: 0.0,
+        ..zvm_sim::Options::for_tests(5)
+    })
+    .await
+    .unwrap();
+    let base = sim.local().url.clone();
+    let http = reqwest::Client::new();
+    let before = snapshot(&http, &base).await;
+    let huge = "x".repeat(1_000_000);
+    let cases: Vec<(&str, &str, String)> = vec![
+        ("faults", "POST", "{not json".into()),
+        ("faults", "POST", "[]".into()),
+        (
+            "faults",
+            "POST",
+            json!({"Action": "Respond", "Status": 503}).to_string(),
+        ),
+        ("faults", "POST", json!({"Path": "/v1/**"}).to_string()),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "Explode"}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "Respond"}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "Respond", "Status": 99}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "Respond", "Status": "503"}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "Latency", "LatencyMs": -1}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "Latency"}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "LoseResponse", "Probability": 1.5}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "LoseResponse", "Count": -2}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "LoseResponse", "Site": "Paris"}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "LoseResponse", "Method": "GE T"}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "", "Action": "LoseResponse"}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "RevokeTokens", "Bogus": 1}).to_string(),
+        ),
+        ("clock/advance", "POST", json!({"Seconds": -5}).to_string()),
+        (
+            "clock/advance",
+            "POST",
+            json!({"Seconds": "soon"}).to_string(),
+        ),
+        (
+            "clock/advance",
+            "POST",
+            json!({"Seconds": 1e308}).to_string(),
+        ),
+        ("clock/advance", "POST", "{}".into()),
+        ("clock/scale", "POST", json!({"Scale": -1}).to_string()),
+        ("clock/scale", "POST", json!({"Scale": "fast"}).to_string()),
+        ("timing", "POST", json!({"TaskDurationMs": -1}).to_string()),
+        ("timing", "POST", json!({"ListingLagMs": "x"}).to_string()),
+        ("state", "PUT", "{\"Format\": \"something-else/9\"}".into()),
+        ("state", "PUT", huge.clone()),
+    ];
+    let mut accepted = Vec::new();
+    for (path, method, body) in &cases {
+        let req = match *method {
+            "PUT" => http.put(format!("{base}/_sim/{path}")),
+            _ => http.post(format!("{base}/_sim/{path}")),
+        };
+        let resp = req
+            .header("Content-Type", "application/json")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap();
+        let shown: String = body.chars().take(80).collect();
+        if !(400..500).contains(&status) {
+            accepted.push(format!("{method} /_sim/{path} {shown}: {status} {text}"));
+            continue;
+        }
+        assert!(
+            !text.trim().is_empty(),
+            "{method} /_sim/{path} {shown}: the 4xx says why"
+        );
+        assert!(
+            text.len() < 2_000,
+            "{method} /_sim/{path} {shown}: the message does not echo the body"
+        );
+    }
+    assert!(
+        accepted.is_empty(),
+        "bad control requests were accepted: {accepted:#?}"
+    );
+    assert_eq!(snapshot(&http, &base).await, before, "nothing changed");
+    sim.shutdown().await;
+}
