@@ -3,6 +3,7 @@
 //!
 //! - `listing`: the tools with their annotations, the instructions, the prompt, a clean stdout.
 //! - `rewind_loop`: find, guard, list tags, journal; the errors a tool answers with; bad arguments.
+//! - `bad_input`: bad arguments to every tool, refused as usage errors that change nothing.
 //! - `asking`: check_tool's three classes, the human asked (yes, no, remember) on both protocol
 //!   generations, and the client that cannot be asked.
 //! - `recovery`: a file recovered from its tag, a failover test and a clone; their arguments.
@@ -10,6 +11,7 @@
 //! - `logging`: stderr at the default level carries no third-party log line.
 
 mod asking;
+mod bad_input;
 mod helper;
 mod http;
 mod listing;
