@@ -401,14 +401,14 @@ pub mod fuzzing {
     /// tool name must be denied, and with an empty catalog and journal only a built-in read-only tool
     /// may be allowed.
     pub fn check(input: &str, decision: &Decision) {
-        let well_formed = serde_json::from_str::<serde_json::Value>(input)
-            .ok()
-            .and_then(|v| {
-                v.get("tool_name")
-                    .and_then(|t| t.as_str())
-                    .map(|t| !t.trim().is_empty())
-            })
-            .unwrap_or(false);
+        // Well formed: an object with a string tool_name, whatever else it holds (fields the hook
+        // does not read are skipped unread, as a number too large for a float is).
+        #[derive(serde::Deserialize)]
+        struct Shape {
+            tool_name: String,
+        }
+        let well_formed =
+            serde_json::from_str::<Shape>(input).is_ok_and(|s| !s.tool_name.trim().is_empty());
         if !well_formed {
             assert_eq!(
                 decision.permission,
