@@ -4,7 +4,7 @@
 //! - `guard/one_vpg`, `guard/three_vpgs`: one guard of app-01 (one VPG) and of web-01 (three VPGs,
 //!   tagged in parallel), in the simulator's default world (12 VMs). Floor D + L.
 //! - `distinct/N` for N = 1, 8, 64, 256: N guards of N VMs, each alone in its VPG, started together,
-//!   in a world of 333 VMs (so `distinct/1` is `guard/one_vpg` with a realistic lookup). Floor D + L.
+//!   in a world of 332 VMs (so `distinct/1` is `guard/one_vpg` with a realistic lookup). Floor D + L.
 //! - `shared_vpg/N` for N = 8, 64: N guards of N VMs that share one VPG, which must take turns.
 //!   Floor N × D.
 //! - `token/cold_1`, `token/warm_256`, `token/cold_256`: one read by a new client, 256 concurrent reads
@@ -255,7 +255,7 @@ fn median_wall(recorder: &Recorder) -> Duration {
 }
 
 /// The world of the concurrent benches: the default world plus 256 VMs each in its own VPG and 64 VMs
-/// in one VPG, 333 VMs in all, so each guard's lookup reads listings of a realistic size.
+/// in one VPG, 332 VMs in all, so each guard's lookup reads listings of a realistic size.
 fn big_world() -> WorldSpec {
     world::bench_world(DISTINCT_VMS, SHARED_VMS)
 }
