@@ -174,7 +174,10 @@ pub enum RewindError {
     },
 
     /// A ZVM answered a request with an error status.
-    #[error("the ZVM of site {site} answered {request} with HTTP {status}: {message}")]
+    #[error(
+        "the ZVM of site {site} answered {request} with HTTP {status}: {}",
+        zvm_said(.message, .advice)
+    )]
     Zvm {
         /// The configured site.
         site: String,
@@ -182,8 +185,10 @@ pub enum RewindError {
         request: String,
         /// The HTTP status.
         status: u16,
-        /// What the ZVM said, with advice where there is some.
+        /// What the ZVM said, in its own words (empty when it said nothing).
         message: String,
+        /// What to do next for this status (empty when rewind has no advice for it).
+        advice: String,
     },
 
     /// A ZVM answered with something rewind cannot read.
@@ -285,7 +290,8 @@ pub enum RewindError {
 
     /// The ZVM refused FLR to the configured user or client (HTTP 403).
     #[error(
-        "the ZVM of site {site} (version {version}) refused FLR to {principal:?} with HTTP 403 ({message}); ZVM 10.9 has a known RBAC defect that refuses FLR to the Operator role; the documented workaround is to run FLR as a user or Keycloak client with the Administrator role: configure [sites.{site}] with such credentials"
+        "the ZVM of site {site} (version {version}) refused FLR to {principal:?} with HTTP 403, saying {}; ZVM 10.9 has a known RBAC defect that refuses FLR to the Operator role, and the documented workaround is to configure [sites.{site}] with a user or Keycloak client that has the Administrator role",
+        quoted_or_nothing(.message)
     )]
     FlrForbidden {
         /// The configured site.
@@ -294,7 +300,7 @@ pub enum RewindError {
         principal: String,
         /// The ZVM's version, when known.
         version: String,
-        /// What the ZVM said.
+        /// What the ZVM said, in its own words.
         message: String,
     },
 
@@ -441,6 +447,25 @@ impl RewindError {
     }
 }
 
+/// What a ZVM said with an error status, and rewind's advice after it in brackets.
+fn zvm_said(message: &str, advice: &str) -> String {
+    match (message.is_empty(), advice.is_empty()) {
+        (true, true) => "no message".into(),
+        (true, false) => advice.into(),
+        (false, true) => message.into(),
+        (false, false) => format!("{message} ({advice})"),
+    }
+}
+
+/// A ZVM's own words in quotes, or that it gave none.
+fn quoted_or_nothing(message: &str) -> String {
+    if message.is_empty() {
+        "nothing more".into()
+    } else {
+        format!("{message:?}")
+    }
+}
+
 /// An error as JSON: `{"kind": "refused", "message": "...", "candidates": [...], "hint": "..."}`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ErrorReport {
@@ -498,6 +523,69 @@ mod tests {
         assert!(err.to_string().contains("t-1") && err.to_string().contains("has not failed"));
     }
 
+    /// How deep brackets nest in `text` at most.
+    fn bracket_depth(text: &str) -> usize {
+        let (mut depth, mut deepest) = (0usize, 0usize);
+        for c in text.chars() {
+            match c {
+                '(' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                ')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        deepest
+    }
+
+    #[test]
+    fn the_flr_refusal_is_one_sentence_naming_the_rbac_defect_and_the_administrator_workaround() {
+        let err = RewindError::FlrForbidden {
+            site: "boston".into(),
+            principal: "operator".into(),
+            version: "10.9".into(),
+            message: "The user 'operator' (role Operator) is not authorized to perform file-level restore."
+                .into(),
+        };
+        let message = err.to_string();
+        assert_eq!(
+            message,
+            "the ZVM of site boston (version 10.9) refused FLR to \"operator\" with HTTP 403, saying \"The user 'operator' (role Operator) is not authorized to perform file-level restore.\"; ZVM 10.9 has a known RBAC defect that refuses FLR to the Operator role, and the documented workaround is to configure [sites.boston] with a user or Keycloak client that has the Administrator role"
+        );
+        assert_eq!(bracket_depth(&message), 1, "{message}");
+        let silent = RewindError::FlrForbidden {
+            site: "boston".into(),
+            principal: "operator".into(),
+            version: "10.9".into(),
+            message: String::new(),
+        };
+        assert!(
+            silent
+                .to_string()
+                .contains("with HTTP 403, saying nothing more; ZVM 10.9")
+        );
+    }
+
+    #[test]
+    fn a_zvm_error_puts_the_advice_after_the_zvms_own_words() {
+        let err = |message: &str, advice: &str| RewindError::Zvm {
+            site: "boston".into(),
+            request: "GET /v1/vpgs/x".into(),
+            status: 404,
+            message: message.into(),
+            advice: advice.into(),
+        };
+        let prefix = "the ZVM of site boston answered GET /v1/vpgs/x with HTTP 404: ";
+        assert_eq!(
+            err("gone", "look").to_string(),
+            format!("{prefix}gone (look)")
+        );
+        assert_eq!(err("", "look").to_string(), format!("{prefix}look"));
+        assert_eq!(err("gone", "").to_string(), format!("{prefix}gone"));
+        assert_eq!(err("", "").to_string(), format!("{prefix}no message"));
+    }
+
     #[test]
     fn a_report_keeps_a_message_with_line_breaks_on_one_line() {
         let err = RewindError::Zvm {
@@ -505,6 +593,7 @@ mod tests {
             request: "POST /v1/vpgs/x/checkpoints".into(),
             status: 400,
             message: "first line\r\n  second line\n\n".into(),
+            advice: String::new(),
         };
         let report = err.report();
         assert_eq!(

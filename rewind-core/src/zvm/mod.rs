@@ -136,7 +136,8 @@ impl CallError {
                 site,
                 request,
                 status,
-                message: advise(status, message),
+                message,
+                advice: advice(status).into(),
             },
             CallError::Decode { detail } => RewindError::UnexpectedResponse {
                 site,
@@ -147,12 +148,11 @@ impl CallError {
     }
 }
 
-/// Adds what to do next to a ZVM's error message, by status.
-fn advise(status: u16, message: String) -> String {
-    let hint = match status {
-        403 => {
-            "the configured user or client lacks the role for this (Administrator is needed for FLR on 10.9)"
-        }
+/// What to do next after a ZVM's error status; empty when there is nothing general to say. FLR's 403
+/// has its own error, [`RewindError::FlrForbidden`], which names the 10.9 RBAC defect.
+fn advice(status: u16) -> &'static str {
+    match status {
+        403 => "the configured user or client lacks the role for this",
         404 => {
             "the identifier is unknown to this ZVM; it may have been removed, or belong to another site"
         }
@@ -161,12 +161,6 @@ fn advise(status: u16, message: String) -> String {
         }
         500..=599 => "the ZVM had a problem; try again, and look at the appliance if it persists",
         _ => "",
-    };
-    match (message.is_empty(), hint.is_empty()) {
-        (true, true) => "no message".into(),
-        (true, false) => hint.into(),
-        (false, true) => message,
-        (false, false) => format!("{message} ({hint})"),
     }
 }
 
@@ -1051,7 +1045,7 @@ mod tests {
 
     #[test]
     fn error_advice_says_what_to_do_for_known_statuses() {
-        assert!(advise(404, "no such VPG".into()).contains("unknown to this ZVM"));
-        assert_eq!(advise(400, "bad".into()), "bad");
+        assert!(advice(404).contains("unknown to this ZVM"));
+        assert_eq!(advice(400), "");
     }
 }

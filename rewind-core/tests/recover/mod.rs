@@ -281,6 +281,10 @@ async fn the_operator_is_refused_flr_with_the_rbac_defect_and_the_administrator_
     assert!(message.contains("Operator"), "{message}");
     assert!(message.contains("Administrator"), "{message}");
     assert!(
+        !message.contains("((") && !message.contains("))"),
+        "no nested brackets: {message}"
+    );
+    assert!(
         message.contains("\"operator\""),
         "names the user: {message}"
     );
