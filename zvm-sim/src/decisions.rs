@@ -69,7 +69,11 @@ pub fn service_account_name(client_id: &str) -> String {
 
 /// How long a Zerto task runs by default, before jitter.
 pub const DEFAULT_TASK_DURATION: Duration = Duration::from_millis(2000);
-/// Seeded jitter on every task's duration: a uniform factor in `1 ± TASK_DURATION_JITTER`.
+/// Seeded jitter on every task's duration by default: a uniform factor in `1 ± TASK_DURATION_JITTER`.
+/// Real tasks never take exactly as long twice, so clients are tested against durations that vary.
+/// `Options::task_jitter` (`--task-jitter`) changes it; 0 gives every task exactly its nominal
+/// duration, for benches that measure against a floor of D + L. A task draws its factor from the seed
+/// whatever the jitter, so a seed gives the same task ids with and without it.
 pub const TASK_DURATION_JITTER: f64 = 0.2;
 /// How long after its task Completed a tagged checkpoint shows up in the checkpoint list.
 pub const DEFAULT_LISTING_LAG: Duration = Duration::from_millis(500);

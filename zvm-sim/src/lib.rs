@@ -75,8 +75,12 @@ pub struct Options {
     pub token_ttl: Duration,
     /// When set, issuing a new token to a client or user revokes its older tokens at that site.
     pub session_limit: bool,
-    /// Nominal task duration (default 2000 ms), with seeded jitter of ±20 %.
+    /// Nominal task duration (default 2000 ms), with a seeded jitter of ± `task_jitter`.
     pub task_duration: Duration,
+    /// The jitter on every task's duration, as a fraction of it: each task runs a seeded uniform
+    /// factor in `1 ± task_jitter` of `task_duration` (default 0.2; 0 gives exact durations; at least
+    /// 0 and less than 1).
+    pub task_jitter: f64,
     /// Completed insert → checkpoint listed (default 500 ms).
     pub listing_lag: Duration,
     /// Simulated seconds per real second (default 1.0; 0 freezes time).
@@ -107,6 +111,7 @@ impl Default for Options {
             token_ttl: decisions::DEFAULT_TOKEN_TTL,
             session_limit: false,
             task_duration: decisions::DEFAULT_TASK_DURATION,
+            task_jitter: decisions::TASK_DURATION_JITTER,
             listing_lag: decisions::DEFAULT_LISTING_LAG,
             time_scale: decisions::DEFAULT_TIME_SCALE,
             epoch: None,
@@ -142,6 +147,10 @@ impl Options {
         if !self.time_scale.is_finite() || self.time_scale < 0.0 {
             return Err(StartError::TimeScale(self.time_scale));
         }
+        // At 1 or more a task could take no time at all (or less than none).
+        if !(0.0..1.0).contains(&self.task_jitter) {
+            return Err(StartError::TaskJitter(self.task_jitter));
+        }
         let epoch = match self.epoch {
             Some(at) => SimTime::from_datetime(at),
             None if self.time_scale == 0.0 => frozen_epoch(),
@@ -153,6 +162,7 @@ impl Options {
             seed: self.seed,
             epoch,
             time_scale: self.time_scale,
+            task_jitter: self.task_jitter,
             timings: Timings {
                 task_duration_ms: millis(self.task_duration),
                 listing_lag_ms: millis(self.listing_lag),
@@ -203,6 +213,12 @@ pub enum StartError {
          number, 0 (frozen) or more"
     )]
     TimeScale(f64),
+    /// A task jitter that is not at least 0 and less than 1.
+    #[error(
+        "the task jitter {0} is not valid: give the spread of task durations as a fraction from 0 \
+         (exact durations) up to but not including 1 (0.2 is ±20 %)"
+    )]
+    TaskJitter(f64),
 }
 
 /// The state both sites share: the world, and how to build it again on reset.
@@ -244,7 +260,7 @@ impl Shared {
 
     /// Replaces the world with a saved state; the running world stays if the state is refused.
     pub(crate) fn load_json(&self, bytes: &[u8]) -> Result<(), StateError> {
-        let loaded = World::from_state_json(bytes)?;
+        let loaded = World::from_state_json(bytes, self.setup.task_jitter)?;
         *self.lock() = loaded;
         Ok(())
     }
@@ -266,7 +282,7 @@ impl SimState {
                     path: path.display().to_string(),
                     source,
                 })?;
-                World::from_state_json(&bytes)?
+                World::from_state_json(&bytes, setup.task_jitter)?
             }
             _ => World::new(&setup)?,
         };
@@ -492,6 +508,27 @@ mod tests {
             options.setup().unwrap().epoch.to_wire(),
             "2026-01-01T00:00:00.000Z"
         );
+    }
+
+    #[test]
+    fn a_task_jitter_below_zero_from_one_or_not_a_number_is_refused() {
+        for task_jitter in [-0.1, 1.0, 2.5, f64::NAN, f64::INFINITY] {
+            let options = Options {
+                task_jitter,
+                ..Options::for_tests(1)
+            };
+            assert!(
+                matches!(SimState::new(&options), Err(StartError::TaskJitter(_))),
+                "{task_jitter}"
+            );
+        }
+        for task_jitter in [0.0, 0.2, 0.99] {
+            let options = Options {
+                task_jitter,
+                ..Options::for_tests(1)
+            };
+            assert!(SimState::new(&options).is_ok(), "{task_jitter}");
+        }
     }
 
     #[test]

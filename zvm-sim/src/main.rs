@@ -29,9 +29,12 @@ struct Flags {
     /// Issuing a new token to a client or user revokes its older tokens.
     #[arg(long)]
     session_limit: bool,
-    /// Nominal task duration in milliseconds (seeded jitter of ±20 %).
+    /// Nominal task duration in milliseconds (seeded jitter of ± --task-jitter).
     #[arg(long, value_name = "MS", default_value_t = millis(decisions::DEFAULT_TASK_DURATION))]
     task_duration: u64,
+    /// Jitter on each task's duration, a fraction of it: 0.2 is ±20 %, 0 gives exact durations.
+    #[arg(long, value_name = "FRACTION", default_value_t = decisions::TASK_DURATION_JITTER)]
+    task_jitter: f64,
     /// Completed insert → tagged checkpoint listed, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = millis(decisions::DEFAULT_LISTING_LAG))]
     listing_lag: u64,
@@ -88,6 +91,7 @@ async fn main() -> anyhow::Result<()> {
         token_ttl: Duration::from_secs(flags.token_ttl),
         session_limit: flags.session_limit,
         task_duration: Duration::from_millis(flags.task_duration),
+        task_jitter: flags.task_jitter,
         listing_lag: Duration::from_millis(flags.listing_lag),
         time_scale: flags.time_scale,
         epoch: flags.epoch,

@@ -154,6 +154,7 @@ impl World {
         Ok(World {
             clock: Clock::new(setup.epoch, setup.time_scale),
             timings: setup.timings,
+            task_jitter: setup.task_jitter,
             sites,
             vms,
             vpgs,

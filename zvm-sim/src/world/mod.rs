@@ -43,7 +43,7 @@ use std::collections::{BinaryHeap, HashMap};
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
-use crate::decisions::{self, CHECKPOINT_INTERVAL_MS, REFUSED_TASK_FRACTION, TASK_DURATION_JITTER};
+use crate::decisions::{self, CHECKPOINT_INTERVAL_MS, REFUSED_TASK_FRACTION};
 use auth::{Auth, Lifetimes, Principal};
 use clock::{Clock, SimTime};
 use enums::{VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_state};
@@ -148,6 +148,8 @@ pub struct Setup {
     pub time_scale: f64,
     /// Timings at start.
     pub timings: Timings,
+    /// The jitter on task durations, a fraction (see `Options::task_jitter`).
+    pub task_jitter: f64,
     /// Token lifetimes and session limit.
     pub lifetimes: Lifetimes,
 }
@@ -174,6 +176,8 @@ pub struct World {
     pub clock: Clock,
     /// Current timings.
     pub timings: Timings,
+    /// The jitter on task durations, a fraction: a start-up option, so not part of the saved state.
+    pub task_jitter: f64,
     /// Local, then peer.
     pub sites: [Site; 2],
     /// Every VM.
@@ -464,12 +468,13 @@ impl World {
         v.actual_rpo + u32::try_from(since_slot).unwrap_or(0)
     }
 
+    /// The nominal duration times a seeded factor in `1 ± task_jitter`. The factor is drawn even at a
+    /// jitter of 0 (where it is exactly 1), so the random stream, and with it every later task id and
+    /// token, is the same whatever the jitter.
     fn jittered_task_duration(&mut self) -> i64 {
         let base = self.timings.task_duration_ms as f64;
-        let factor = 1.0
-            + self
-                .rng
-                .random_range(-TASK_DURATION_JITTER..=TASK_DURATION_JITTER);
+        let jitter = self.task_jitter;
+        let factor = 1.0 + self.rng.random_range(-jitter..=jitter);
         (base * factor).round().max(0.0) as i64
     }
 

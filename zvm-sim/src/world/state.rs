@@ -139,8 +139,9 @@ impl World {
         serde_json::to_vec(&saved).map_err(|e| StateError::Json(e.to_string()))
     }
 
-    /// A world from saved state, checked; its clock resumes at the saved time and scale.
-    pub fn from_state_json(bytes: &[u8]) -> Result<World, StateError> {
+    /// A world from saved state, checked; its clock resumes at the saved time and scale. The task
+    /// jitter is the running simulator's, not the saved one's: it is a start-up option.
+    pub fn from_state_json(bytes: &[u8], task_jitter: f64) -> Result<World, StateError> {
         #[derive(Deserialize)]
         #[serde(rename_all = "PascalCase")]
         struct FormatOnly {
@@ -191,6 +192,7 @@ impl World {
         let world = World {
             clock: Clock::new(saved.now, saved.scale),
             timings: saved.timings,
+            task_jitter,
             sites: saved.sites,
             vms: saved.vms,
             vpgs: saved.vpgs,
