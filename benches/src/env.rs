@@ -1,9 +1,10 @@
 //! A simulator with fixed timings and the client as users run it.
 //!
 //! The simulator runs in-process ([`zvm_sim::start`]) on loopback port 0, with a fixed task duration D
-//! and listing lag L. Its seeded ±20 % jitter on task durations cannot be turned off, so the harness
-//! reads each insert task's real duration back from `/_sim/tasks` (see [`crate::truth`]) and reports
-//! the ratio to that exact floor beside the ratio to the nominal one.
+//! and listing lag L, and its task-duration jitter off (`Options::task_jitter` 0), so every insert runs
+//! exactly D and the floors D + L and N × D are the real ones. The harness still reads each insert
+//! task's real duration back from `/_sim/tasks` (see [`crate::truth`]): with a jitter, it reports the
+//! ratio to that exact floor beside the ratio to the nominal one.
 //!
 //! The client is a [`Rewind`] configured as the CLI and the MCP server configure it: both sites
 //! (`boston`, `denver`), each with the `rewind` service client, default guard and HTTP settings, a
@@ -31,19 +32,23 @@ pub const SEED: u64 = 9;
 pub const TOKEN_TTL: Duration = Duration::from_secs(3600);
 
 /// The simulated timings of a bench.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Timing {
     /// D: the nominal duration of an insert task (before the simulator's jitter).
     pub task: Duration,
     /// L: how long after its task Completed a tagged checkpoint is listed.
     pub listing_lag: Duration,
+    /// The simulator's jitter on task durations, a fraction of D (`Options::task_jitter`); 0 gives
+    /// every insert exactly D.
+    pub task_jitter: f64,
 }
 
 impl Timing {
-    /// The timings of the measured run: D = 50 ms, L = 20 ms.
+    /// The timings of the measured run: D = 50 ms exactly, L = 20 ms.
     pub const BENCH: Timing = Timing {
         task: Duration::from_millis(50),
         listing_lag: Duration::from_millis(20),
+        task_jitter: 0.0,
     };
 
     /// The timings of the smoke run under `cargo test`, which proves the ground-truth invariants and
@@ -52,6 +57,7 @@ impl Timing {
     pub const SMOKE: Timing = Timing {
         task: Duration::from_millis(10),
         listing_lag: Duration::from_millis(4),
+        task_jitter: 0.0,
     };
 }
 
@@ -81,6 +87,7 @@ impl BenchEnv {
             seed: SEED,
             world,
             task_duration: timing.task,
+            task_jitter: timing.task_jitter,
             listing_lag: timing.listing_lag,
             token_ttl: TOKEN_TTL,
             ..Options::for_tests(SEED)

@@ -261,20 +261,39 @@ impl Summary {
     /// The summary as Markdown: the timings, the table, and the call mix per guard.
     pub fn table(&self) -> String {
         let mut out = String::new();
+        // Without a jitter the exact floor is the nominal one, and a second ratio would repeat the first.
+        let jittered = self.timing.task_jitter > 0.0;
+        if jittered {
+            let _ = writeln!(
+                out,
+                "D = {} ms, L = {} ms. Ratios: median over the nominal floor, then (in brackets) the \
+                 median of each iteration over its exact floor, from the real durations of its insert \
+                 tasks (the simulator jitters D by ±{} %).\n",
+                self.timing.task.as_millis(),
+                self.timing.listing_lag.as_millis(),
+                self.timing.task_jitter * 100.0
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "D = {} ms exactly (the simulator's task jitter is off), L = {} ms. Ratios: the median \
+                 over the floor.\n",
+                self.timing.task.as_millis(),
+                self.timing.listing_lag.as_millis()
+            );
+        }
+        let exact_label = if jittered { " [exact]" } else { "" };
         let _ = writeln!(
             out,
-            "D = {} ms, L = {} ms. Ratios: median over the nominal floor, then (in brackets) the median \
-             of each iteration over its exact floor, from the real durations of its insert tasks \
-             (the simulator jitters D by ±20 %).\n",
-            self.timing.task.as_millis(),
-            self.timing.listing_lag.as_millis()
-        );
-        out.push_str(
-            "| bench | floor | iters | median | × floor [exact] | guard p50 / p95 | guard p50 × (D+L) [exact] | target | token requests | 401s | failed inserts |\n",
+            "| bench | floor | iters | median | × floor{exact_label} | guard p50 / p95 | guard p50 × (D+L){exact_label} | target | token requests | 401s | failed inserts |",
         );
         out.push_str("|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|\n");
         for r in &self.rows {
-            let exact = |x: Option<f64>| x.map(|x| format!(" [{x:.3}]")).unwrap_or_default();
+            let exact = |x: Option<f64>| {
+                x.filter(|_| jittered)
+                    .map(|x| format!(" [{x:.3}]"))
+                    .unwrap_or_default()
+            };
             let guards = match (r.guard_median, r.guard_p95) {
                 (Some(m), Some(p)) => format!("{} / {}", ms(m), ms(p)),
                 _ => "–".into(),
@@ -469,6 +488,29 @@ mod tests {
         let mut summary = Summary::new(Timing::BENCH);
         summary.push(row);
         assert!(summary.table().contains("(expected 3)"));
+    }
+
+    #[test]
+    fn without_a_jitter_the_table_shows_one_ratio_and_with_one_also_the_exact_ratio() {
+        let truth = truth_with(&[("a", 45)]);
+        let batches = vec![Batch {
+            wall: MS(77),
+            guards: vec![guard(77, &["a"])],
+        }];
+        let jittered = Timing {
+            task_jitter: 0.2,
+            ..Timing::BENCH
+        };
+        for (timing, shows_exact) in [(Timing::BENCH, false), (jittered, true)] {
+            let row =
+                Row::new("x", Floor::Guard, timing, &batches, truth.clone(), 2, None).unwrap();
+            let mut summary = Summary::new(timing);
+            summary.push(row);
+            let table = summary.table();
+            assert!(table.contains("| 1.100"), "{table}");
+            assert_eq!(table.contains("[exact]"), shows_exact, "{table}");
+            assert_eq!(table.contains("[1.185]"), shows_exact, "{table}");
+        }
     }
 
     #[test]
