@@ -15,7 +15,8 @@ Feature: Faults survived
     Given Zerto answers the next tagged-checkpoint insert with 503
     When the agent guards "db-01" for change "after-503"
     Then the verdict is "guarded"
-    And a guard note says "the answer to the insert was lost"
+    And a guard note says "the ZVM answered the insert with HTTP 503"
+    And a guard note says "after which whether it happened is unknown"
     And Zerto ran exactly one tagged-checkpoint insert into each of "web-dr", and each Completed
     And the operator sees the tag of change "after-503" on "db-01" in "web-dr" and in no other VPG
 

@@ -93,6 +93,6 @@ Feature: Guard
     Given Zerto will lose its answer to the next tagged-checkpoint insert
     When the agent guards "web-01" for change "lost-answer"
     Then the verdict is "guarded"
-    And a guard note says "the answer to the insert was lost"
+    And a guard note says "no answer to the insert came back"
     And Zerto ran exactly one tagged-checkpoint insert into each of "web-local, web-dr, web-archive", and each Completed
     And the operator sees the tag of change "lost-answer" on "web-01" in "web-local, web-dr, web-archive" and in no other VPG

@@ -141,8 +141,8 @@ pub struct GuardSettings {
     /// How many times an insert that failed because another client's insert was running at the same
     /// VPG is retried (after waiting for that insert).
     pub back_to_back_retries: u32,
-    /// How many times an insert whose response was lost, and of which no trace was found, is sent
-    /// again.
+    /// How many times an insert whose outcome was unknown (no answer came, or one that could not be
+    /// read, or a 5xx), and of which no trace was found, is sent again.
     pub lost_response_retries: u32,
 }
 

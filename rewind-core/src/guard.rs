@@ -7,8 +7,9 @@
 //! 3. `POST /v1/vpgs/{id}/checkpoints` and read the task until it is terminal; refuse unless it
 //!    Completed. If it failed because another client's insert was running (the back-to-back rule), wait
 //!    for that insert and try again, a bounded number of times, and say so;
-//! 4. if the insert's answer was lost, look for the tag among the VPG's checkpoints and recent insert
-//!    tasks before deciding to insert again: never two checkpoints for one guard;
+//! 4. if the insert's outcome is unknown (no answer came, or one that could not be read, or a 5xx), look
+//!    for the tag among the VPG's checkpoints and recent insert tasks before deciding to insert again:
+//!    never two checkpoints for one guard;
 //! 5. release the VPG, then wait until the checkpoint is listed.
 //!
 //! One deadline bounds the whole guard; when it comes, the task ids still running are returned, never
@@ -149,7 +150,8 @@ pub enum Verdict {
 pub enum Outcome {
     /// The tagged checkpoint exists: its task Completed and it is listed.
     Tagged {
-        /// The insert task (unknown only when a lost answer was reconciled without finding its task).
+        /// The insert task (unknown only when an insert of unknown outcome was reconciled without
+        /// finding its task).
         task_id: Option<String>,
         /// The task's state, Completed.
         task_state: Option<Code>,
@@ -391,7 +393,7 @@ impl VpgQueue {
 }
 
 /// The insert tasks this process started, per VPG: they are never mistaken for another client's, and
-/// the newest one's start bounds how far back a lost insert can be.
+/// the newest one's start bounds how far back an insert of unknown outcome can be.
 #[derive(Debug, Default)]
 pub(crate) struct OwnTasks {
     by_vpg: StdMutex<HashMap<String, Vec<OwnTask>>>,
@@ -547,7 +549,7 @@ enum Inserted {
         task_id: String,
         at: Instant,
     },
-    /// A lost answer was reconciled and the checkpoint was found.
+    /// An insert of unknown outcome was reconciled and the checkpoint was found.
     Found {
         task_id: Option<String>,
         checkpoint_id: String,
@@ -688,7 +690,7 @@ async fn tag_vpg(
 }
 
 /// Inserts (holding the VPG's lock) until the task is terminal, with the back-to-back retry and the
-/// reconciliation of lost answers.
+/// reconciliation of inserts whose outcome is unknown.
 async fn insert_locked(
     ctx: &GuardContext<'_>,
     client: &ZvmClient,
@@ -735,7 +737,7 @@ async fn insert_locked(
     }
 
     let mut back_to_back = 0;
-    let mut lost = 0;
+    let mut resent = 0;
     loop {
         if Instant::now() >= deadline {
             return Inserted::Done(Outcome::Error {
@@ -750,9 +752,9 @@ async fn insert_locked(
         let task_id = match client.insert_tagged_checkpoint(vpg_id, tag).await {
             Ok(id) => id,
             Err(e) if e.outcome_unknown() => {
+                let what = e.what_happened_to("the insert");
                 notes.push(format!(
-                    "the answer to the insert was lost ({}); looked for the tag before any second insert",
-                    e.detail()
+                    "{what}; looked for the tag before any second insert"
                 ));
                 match reconcile(ctx, client, vpg, tag, deadline, watch, notes).await {
                     Ok(Reconciled::Found(found)) => return found,
@@ -768,15 +770,15 @@ async fn insert_locked(
                             task_id: Some(task_id.clone()),
                             kind: e.kind(),
                             message: format!(
-                                "the answer to the insert was lost, and insert task {task_id}, which may be ours, could not be followed: {e}; look at the task, and for the tag {tag:?} in VPG {}, before guarding again",
+                                "{what}, and insert task {task_id}, which may be ours, could not be followed: {e}; look at the task, and for the tag {tag:?} in VPG {}, before guarding again",
                                 vpg.vpg_name
                             ),
                         });
                     }
-                    Ok(Reconciled::NotInserted) if lost < ctx.settings.lost_response_retries => {
-                        lost += 1;
+                    Ok(Reconciled::NotInserted) if resent < ctx.settings.lost_response_retries => {
+                        resent += 1;
                         notes.push(format!(
-                            "no checkpoint with the tag and no insert task that could be ours was found, so the insert did not happen; inserting again ({lost} of {})",
+                            "no checkpoint with the tag and no insert task that could be ours was found, so the insert did not happen; inserting again ({resent} of {})",
                             ctx.settings.lost_response_retries
                         ));
                         continue;
@@ -786,8 +788,8 @@ async fn insert_locked(
                             task_id: None,
                             kind: ErrorKind::Connection,
                             message: format!(
-                                "the answer to the insert was lost {} times and no checkpoint with the tag exists; check the network to the ZVM of {} and guard again",
-                                lost + 1,
+                                "the insert was sent {} times and each time its outcome was unknown, the last time because {what}; no checkpoint with the tag exists; check the network to the ZVM of {} and guard again",
+                                resent + 1,
                                 client.name()
                             ),
                         });
@@ -797,7 +799,7 @@ async fn insert_locked(
                             task_id: None,
                             kind: e.kind(),
                             message: format!(
-                                "the answer to the insert was lost and whether it happened could not be told: {e}; look for the tag {tag:?} in VPG {} before guarding again",
+                                "{what}, and looking for the tag failed: {e}; look for the tag {tag:?} in VPG {} before guarding again",
                                 vpg.vpg_name
                             ),
                         });
@@ -949,7 +951,7 @@ async fn back_to_back_culprit(
     says_so.then_some(Culprit::Unnamed)
 }
 
-/// What a reconciliation of a lost answer found.
+/// What a reconciliation of an insert of unknown outcome found.
 enum Reconciled {
     /// The tag is listed: the insert happened.
     Found(Inserted),
@@ -961,7 +963,7 @@ enum Reconciled {
     NotInserted,
 }
 
-/// After a lost answer: wait for any insert at this VPG that could be ours, then look for the tag
+/// After an insert of unknown outcome: wait for any insert at this VPG that could be ours, then look for the tag
 /// (waiting out the listing lag when such an insert Completed). Only when neither exists did the insert
 /// not happen.
 async fn reconcile(
@@ -1052,11 +1054,11 @@ async fn reconcile(
     }
     notes.push(match &task_id {
         Some(id) => format!(
-            "found the tagged checkpoint {} and its insert task {id}: the lost insert had happened, so it was not sent again",
+            "found the tagged checkpoint {} and its insert task {id}: the insert had happened, so it was not sent again",
             cp.checkpoint_identifier.as_deref().unwrap_or("?")
         ),
         None => format!(
-            "found the tagged checkpoint {}: the lost insert had happened, so it was not sent again",
+            "found the tagged checkpoint {}: the insert had happened, so it was not sent again",
             cp.checkpoint_identifier.as_deref().unwrap_or("?")
         ),
     });

@@ -1,6 +1,6 @@
 //! Faults the model-based tests (tests/model.rs) found, each pinned by one focused test: tokens revoked
 //! again right after the client got a new one, and a lost insert answer whose task could not then be
-//! followed.
+//! followed. Also how a guard words an insert answered with a 5xx, which is not a lost answer.
 
 mod common;
 
@@ -79,4 +79,33 @@ async fn a_lost_insert_answer_whose_task_cannot_be_followed_keeps_the_task_id_in
         journal.records[0].vpgs[0].task_id.as_deref(),
         Some(task_id.as_str())
     );
+}
+
+#[tokio::test]
+async fn an_insert_answered_503_is_noted_as_an_error_status_and_sent_at_most_once_more() {
+    let env = TestEnv::start_with(zvm_sim::Options::for_tests(0), Sites::Both).await;
+    env.control
+        .fault(json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
+            "Action": "Respond", "Status": 503, "Count": 1}))
+        .await;
+    let report = env
+        .rewind
+        .guard(request("db-01", "chg-503"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    let notes: Vec<&String> = report.vpgs.iter().flat_map(|v| v.notes.iter()).collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with(
+            "the ZVM answered the insert with HTTP 503 (Service Unavailable), after which whether it happened is unknown; looked for the tag"
+        )),
+        "{notes:?}"
+    );
+    assert!(
+        !notes.iter().any(|n| n.contains("lost")),
+        "an answer that came is not called lost: {notes:?}"
+    );
+    // The 503 came instead of the insert, so it was sent once more, and only once.
+    assert_eq!(env.control.insert_posts().await, 2);
+    assert_eq!(env.insert_tasks().await.len(), 1);
 }

@@ -754,7 +754,9 @@ async fn a_lost_insert_answer_causes_no_second_insert() {
     assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
     let vpg = &report.vpgs[0];
     assert!(
-        vpg.notes.iter().any(|n| n.contains("lost")),
+        vpg.notes
+            .iter()
+            .any(|n| n.starts_with("no answer to the insert came back (")),
         "{:?}",
         vpg.notes
     );

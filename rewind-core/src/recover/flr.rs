@@ -253,7 +253,7 @@ impl Run<'_> {
         Ok(session)
     }
 
-    /// The mount's answer was lost: the session it may have created is the VM's session of this VPG and
+    /// The mount's outcome is unknown (no answer, an unreadable one, or a 5xx): the session it may have created is the VM's session of this VPG and
     /// checkpoint that was not there before. One is adopted; none means the mount did not happen.
     async fn reconcile_mount(
         &mut self,
@@ -261,6 +261,7 @@ impl Run<'_> {
         lost: CallError,
     ) -> Result<String, RewindError> {
         let client = self.client.clone();
+        let what = lost.what_happened_to("the mount");
         let error = lost.at(&client, "POST /v1/flrs");
         let Some(before) = before else {
             return Err(RewindError::NotPossible {
@@ -295,7 +296,7 @@ impl Run<'_> {
             1 => {
                 let id = ours.remove(0);
                 self.notes.push(format!(
-                    "the answer of the mount was lost; the session it created, {id}, was found and used"
+                    "{what}; the session it created, {id}, was found and used"
                 ));
                 Ok(id)
             }

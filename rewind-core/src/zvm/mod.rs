@@ -91,6 +91,37 @@ impl CallError {
         }
     }
 
+    /// What happened to a write, in words for a note or a message: no answer at all, an answer that
+    /// could not be read, or an error status after which the write may still have happened. `write`
+    /// names it, e.g. "the insert".
+    pub(crate) fn what_happened_to(&self, write: &str) -> String {
+        match self {
+            CallError::Lost { detail } => format!("no answer to {write} came back ({detail})"),
+            CallError::Decode { detail } => {
+                format!("the answer to {write} could not be read ({detail})")
+            }
+            CallError::Status { status, message } if *status >= 500 => {
+                let said = if message.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({message})")
+                };
+                format!(
+                    "the ZVM answered {write} with HTTP {status}{said}, after which whether it happened is unknown"
+                )
+            }
+            CallError::Status { status, message } => {
+                format!("the ZVM refused {write} with HTTP {status} ({message})")
+            }
+            CallError::NotSent { detail } | CallError::Untrusted { detail } => {
+                format!("{write} could not be sent ({detail})")
+            }
+            CallError::Auth { detail } => {
+                format!("{write} was refused for authentication ({detail})")
+            }
+        }
+    }
+
     /// A short description for notes.
     pub(crate) fn detail(&self) -> String {
         match self {
@@ -563,12 +594,16 @@ impl ZvmClient {
     /// `GET /v1/virtualizationsites/{id}/vms`: every VM of that site, protected or not. Callers that
     /// ask while a read of the same site is in flight share its answer.
     pub async fn site_vms(&self, site_id: &str) -> Result<Vec<SiteVm>, RewindError> {
+        Ok(Arc::unwrap_or_clone(self.site_vms_shared(site_id).await?))
+    }
+
+    /// [`ZvmClient::site_vms`] without copying the VMs, for the same reason as
+    /// [`ZvmClient::vms_shared`]: a lookup only matches them.
+    pub async fn site_vms_shared(&self, site_id: &str) -> Result<Arc<Vec<SiteVm>>, RewindError> {
         let path = format!("/v1/virtualizationsites/{}/vms", segment(site_id));
-        let vms = self
-            .site_listing
+        self.site_listing
             .run(&path, || self.get_list(&path, &[]))
-            .await?;
-        Ok(Arc::unwrap_or_clone(vms))
+            .await
     }
 
     /// `POST /v1/vpgs/{id}/checkpoints {"CheckpointName": tag}` → the insert's task id. Never retried
@@ -995,6 +1030,44 @@ mod tests {
         let base = Url::parse("https://zvm.example/zvm/").unwrap();
         assert_eq!(join(&base, "/v1/vms"), "https://zvm.example/zvm/v1/vms");
         assert_eq!(segment("a b/c"), "a%20b%2Fc");
+    }
+
+    #[test]
+    fn a_write_with_an_unknown_outcome_is_worded_for_what_happened() {
+        let lost = CallError::Lost {
+            detail: "operation timed out".into(),
+        };
+        assert_eq!(
+            lost.what_happened_to("the insert"),
+            "no answer to the insert came back (operation timed out)"
+        );
+        let status = CallError::Status {
+            status: 503,
+            message: "Service Unavailable".into(),
+        };
+        assert_eq!(
+            status.what_happened_to("the insert"),
+            "the ZVM answered the insert with HTTP 503 (Service Unavailable), after which whether it happened is unknown"
+        );
+        let silent = CallError::Status {
+            status: 502,
+            message: String::new(),
+        };
+        assert_eq!(
+            silent.what_happened_to("the mount"),
+            "the ZVM answered the mount with HTTP 502, after which whether it happened is unknown"
+        );
+        let unreadable = CallError::Decode {
+            detail: "expected value".into(),
+        };
+        assert_eq!(
+            unreadable.what_happened_to("the insert"),
+            "the answer to the insert could not be read (expected value)"
+        );
+        for e in [lost, status, silent, unreadable] {
+            assert!(e.outcome_unknown());
+            assert!(!e.what_happened_to("the insert").contains("lost"));
+        }
     }
 
     #[test]
