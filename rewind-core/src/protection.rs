@@ -238,10 +238,13 @@ impl VmQuery {
         name: Option<&str>,
         ips: impl IntoIterator<Item = &'a str>,
     ) -> bool {
-        let same = |a: &str, b: &str| a.to_lowercase() == b;
-        id.is_some_and(|id| same(id, &self.query))
+        id.is_some_and(|id| lowercases_to(id, &self.query))
             || name.is_some_and(|n| {
-                same(n, &self.query) || self.first_label.as_deref().is_some_and(|l| same(n, l))
+                lowercases_to(n, &self.query)
+                    || self
+                        .first_label
+                        .as_deref()
+                        .is_some_and(|l| lowercases_to(n, l))
             })
             || self.ip.is_some_and(|ip| {
                 ips.into_iter()
@@ -262,14 +265,32 @@ impl VmQuery {
     }
 }
 
-/// What one configured site contributed.
+/// Whether `text` lowercased (as [`str::to_lowercase`] lowercases it) is `lower`, which is already
+/// lowercase, without building the lowercased text. A lookup compares the query with every row of
+/// every site's listing, and under 64 concurrent guards lowercasing each name into a new string was
+/// most of the lookup's cost.
+fn lowercases_to(text: &str, lower: &str) -> bool {
+    if text.is_ascii() && lower.is_ascii() {
+        // `lower` has no ASCII capital, so ignoring ASCII case is lowercasing `text`.
+        return text.eq_ignore_ascii_case(lower);
+    }
+    // A capital sigma lowercases by its place in the word (σ, or ς at a word's end), the one mapping
+    // that a character cannot make on its own; every other character lowercases alone, as here.
+    if text.contains('Σ') {
+        return text.to_lowercase() == lower;
+    }
+    text.chars().flat_map(char::to_lowercase).eq(lower.chars())
+}
+
+/// What one configured site contributed. The rows and the inventory are shared with the other
+/// lookups that read them at the same time, not copied.
 struct SiteAnswer {
     client: Arc<ZvmClient>,
     site_id: String,
     site_name: String,
-    rows: Vec<VmRow>,
+    rows: Arc<Vec<VmRow>>,
     /// The site's inventory, or why it could not be read.
-    inventory: Result<Vec<SiteVm>, RewindError>,
+    inventory: Result<Arc<Vec<SiteVm>>, RewindError>,
 }
 
 fn link_id(link: &Option<Link>) -> String {
@@ -292,7 +313,7 @@ pub(crate) async fn find_protection(
             .site_name
             .clone()
             .unwrap_or_else(|| c.name().to_string());
-        let (rows, inventory) = tokio::join!(c.vms(), c.site_vms(&site_id));
+        let (rows, inventory) = tokio::join!(c.vms_shared(), c.site_vms_shared(&site_id));
         Ok::<_, RewindError>(SiteAnswer {
             client: c.clone(),
             site_id,
@@ -521,7 +542,7 @@ async fn not_found_anywhere(
             if !seen.insert(id.to_lowercase()) {
                 continue;
             }
-            let Ok(vms) = a.client.site_vms(&id).await else {
+            let Ok(vms) = a.client.site_vms_shared(&id).await else {
                 continue;
             };
             for vm in vms.iter().filter(|v| matcher.site_vm(v)) {
@@ -606,6 +627,85 @@ mod tests {
         assert!(!VmQuery::new("10.1.2.4").row(&row));
         assert!(!VmQuery::new("web-0").row(&row));
         assert!(!VmQuery::new("web-01x.corp").row(&row));
+    }
+
+    fn named(name: &str) -> VmRow {
+        serde_json::from_value(serde_json::json!({ "VmIdentifier": "s.vm-7", "VmName": name }))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_non_ascii_name_matches_whatever_its_case() {
+        let row = named("Ärzte-Öffentlich-01");
+        for query in [
+            "ärzte-öffentlich-01",
+            "ÄRZTE-ÖFFENTLICH-01",
+            "Ärzte-öffentlich-01.praxis.example",
+        ] {
+            assert!(VmQuery::new(query).row(&row), "{query}");
+        }
+        assert!(!VmQuery::new("arzte-offentlich-01").row(&row));
+        // A final capital sigma lowercases to ς, as the name's own lowercase has it.
+        let greek = named("ΚΌΣΜΟΣ");
+        assert!(VmQuery::new("κόσμος").row(&greek));
+        assert!(VmQuery::new("ΚΌΣΜΟΣ").row(&greek));
+        assert!(!VmQuery::new("κόσμ").row(&greek));
+        // The Kelvin sign lowercases to an ASCII k.
+        assert!(VmQuery::new("kube-01").row(&named("\u{212A}ube-01")));
+        assert!(VmQuery::new("\u{212A}UBE-01").row(&named("kube-01")));
+    }
+
+    #[test]
+    fn names_match_exactly_when_their_lowercase_is_the_querys() {
+        // The comparison that skips building lowercase strings agrees with comparing them, also for
+        // the characters whose lowercase is longer, shorter, ASCII or depends on their place.
+        let texts = [
+            "web-01",
+            "WEB-01",
+            "Web-01",
+            "web-0",
+            "",
+            "Ärzte",
+            "ärzte",
+            "ÄRZTE",
+            "arzte",
+            "STRASSE",
+            "Straße",
+            "straße",
+            "İstanbul",
+            "i̇stanbul",
+            "istanbul",
+            "ıstanbul",
+            "ΣΊΣΥΦΟΣ",
+            "σίσυφος",
+            "σίσυφοσ",
+            "ΟΔΟΣ-1",
+            "οδος-1",
+            "οδοσ-1",
+            "Σ",
+            "σ",
+            "ς",
+            "\u{212A}elvin",
+            "kelvin",
+            "KELVIN",
+            "ǅemal",
+            "ǆemal",
+            "ǄEMAL",
+            "ﬁle",
+            "FILE",
+            "サーバー01",
+            "サーバー01",
+        ];
+        for text in texts {
+            for query in texts {
+                let lower = query.to_lowercase();
+                assert_eq!(
+                    lowercases_to(text, &lower),
+                    text.to_lowercase() == lower,
+                    "{text:?} against {query:?}"
+                );
+            }
+        }
     }
 
     #[test]
