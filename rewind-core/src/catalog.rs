@@ -332,14 +332,9 @@ impl CatalogStore {
                 });
             }
         };
-        toml::from_str(&text).map_err(|e| CatalogError::Corrupt {
+        crate::config::parse_toml(&text).map_err(|message| CatalogError::Corrupt {
             path: self.path.clone(),
-            message: e
-                .to_string()
-                .lines()
-                .next()
-                .unwrap_or("invalid TOML")
-                .to_string(),
+            message,
         })
     }
 
@@ -691,6 +686,22 @@ mod tests {
             std::fs::read_to_string(s.path()).unwrap(),
             "[[mutating]]\nserver = \n"
         );
+    }
+
+    #[test]
+    fn a_catalog_value_of_the_wrong_type_names_its_key_its_line_and_the_type_expected() {
+        let (_d, s) = store();
+        std::fs::create_dir_all(s.path().parent().unwrap()).unwrap();
+        let text = "[[read_only]]\nserver = \"a\"\ntool = \"b\"\n\n[[mutating]]\nserver = \"x\"\ntool = 5\n";
+        std::fs::write(s.path(), text).unwrap();
+        let err = s.classify("a", "b", None).unwrap_err();
+        assert!(
+            err.to_string().contains(
+                "`mutating[0].tool` (line 7) is a whole number, but a string is expected"
+            ),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(s.path()).unwrap(), text);
     }
 
     #[test]

@@ -769,20 +769,81 @@ fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
         path: path.to_path_buf(),
         source,
     })?;
-    toml::from_str(&text).map_err(|e| ConfigError::Parse {
+    parse_toml(&text).map_err(|message| ConfigError::Parse {
         path: path.to_path_buf(),
-        // The parser's message quotes the offending line, which may be a secret's line: keep only its
-        // first line (the description and position), never the excerpt.
-        message: e
-            .message()
-            .lines()
-            .next()
-            .unwrap_or("invalid TOML")
-            .to_string()
-            + &e.span()
-                .map(|s| format!(" (at byte {})", s.start))
-                .unwrap_or_default(),
+        message,
     })
+}
+
+/// Reads TOML `text` into `T`, or says in one line what is wrong: the key (a dotted path such as
+/// `guard.deadline_secs`), its line, and for a value of the wrong type what it is and what is
+/// expected. It never quotes the file: the value or line at fault may be a secret's.
+pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let document = toml::Deserializer::parse(text).map_err(|e| toml_problem(text, None, &e))?;
+    serde_path_to_error::deserialize(document).map_err(|e| {
+        let key = e.path().to_string();
+        let key = (key != ".").then_some(key);
+        toml_problem(text, key.as_deref(), e.inner())
+    })
+}
+
+/// One line for a TOML error: what is wrong, where, and never the value.
+fn toml_problem(text: &str, key: Option<&str>, e: &toml::de::Error) -> String {
+    let line = e
+        .span()
+        .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+    let place = match (key, line) {
+        (Some(key), Some(line)) => format!("`{key}` (line {line})"),
+        (Some(key), None) => format!("`{key}`"),
+        (None, Some(line)) => format!("line {line}"),
+        (None, None) => "the file".into(),
+    };
+    // The parser's message may go on to quote the offending line: only its first line is kept.
+    let message = e.message().lines().next().unwrap_or("invalid TOML");
+    // serde's "invalid type: string \"soon\", expected f64" quotes the value, which may be a secret's.
+    if let Some((found, expected)) = message
+        .strip_prefix("invalid type: ")
+        .and_then(|rest| rest.split_once(", expected "))
+    {
+        return format!(
+            "{place} is {}, but {} is expected",
+            toml_kind(found),
+            toml_kind(expected)
+        );
+    }
+    if let Some((_, expected)) = message
+        .strip_prefix("invalid value: ")
+        .and_then(|rest| rest.split_once(", expected "))
+    {
+        return format!(
+            "{place} is out of range: {} is expected",
+            toml_kind(expected)
+        );
+    }
+    format!("{place}: {message}")
+}
+
+/// A serde type or value description in TOML's words, without the value: `string "soon"` is a
+/// string, `f64` a number, `u32` a whole number from 0 to 4294967295, a map a table.
+fn toml_kind(serde: &str) -> &'static str {
+    let kind = serde.split(['"', '`']).next().unwrap_or(serde).trim();
+    match kind {
+        "string" | "a string" | "path string" | "a borrowed string" | "char" | "character" => {
+            "a string"
+        }
+        "f32" | "f64" | "floating point" => "a number",
+        "u8" => "a whole number from 0 to 255",
+        "u16" => "a whole number from 0 to 65535",
+        "u32" => "a whole number from 0 to 4294967295",
+        "u64" | "usize" => "a whole number from 0 to 18446744073709551615",
+        "u128" | "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "integer" => "a whole number",
+        "a boolean" | "boolean" => "true or false",
+        "sequence" | "a sequence" => "an array",
+        "map" | "a map" => "a table",
+        k if k.starts_with("struct ") => "a table",
+        "unit value" | "option" => "nothing",
+        _ => "another type",
+    }
 }
 
 /// Builds a [`Config`] in code.
@@ -886,6 +947,61 @@ mod tests {
         let p = dir.path().join("config.toml");
         std::fs::write(&p, text).unwrap();
         p
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_its_key_its_line_and_the_type_expected() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            (
+                "[guard]\nback_to_back_retries = 2\ndeadline_secs = \"soon\"\n",
+                "`guard.deadline_secs` (line 3) is a string, but a number is expected",
+            ),
+            (
+                "[guard]\nback_to_back_retries = -1\n",
+                "`guard.back_to_back_retries` (line 2) is out of range: a whole number from 0 to 4294967295 is expected",
+            ),
+            (
+                "[sites.boston]\nurl = \"https://zvm\"\ninsecure = \"yes\"\n",
+                "`sites.boston.insecure` (line 3) is a string, but true or false is expected",
+            ),
+            (
+                "[sites.boston]\nurl = \"https://zvm\"\npassword = 4711\n",
+                "`sites.boston.password` (line 3) is a whole number, but a string is expected",
+            ),
+            (
+                "catalog = \"c.toml\"\nguard = 5\n",
+                "`guard` (line 2) is a whole number, but a table is expected",
+            ),
+        ];
+        for (text, said) in cases {
+            let p = write(&dir, text);
+            let message = Config::load_with_env(Some(&p), &|_| None)
+                .unwrap_err()
+                .to_string();
+            assert!(message.contains(said), "{text:?}: {message}");
+            assert!(message.contains(&p.display().to_string()), "{message}");
+            for value in ["soon", "-1", "yes", "4711"] {
+                assert!(!message.contains(value), "never the value: {message}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_key_and_bad_toml_name_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(&dir, "[guard]\ndeadline_secs = 5\ndeadline = 6\n");
+        let message = Config::load_with_env(Some(&p), &|_| None)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("unknown field `deadline`"), "{message}");
+        assert!(message.contains("(line 3)"), "{message}");
+        let p = write(&dir, "[sites.boston]\npassword = \"hunter2\n");
+        let message = Config::load_with_env(Some(&p), &|_| None)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("line 2"), "{message}");
+        assert!(!message.contains("hunter2"), "{message}");
     }
 
     #[test]
