@@ -13,6 +13,8 @@
 //!   query keys and values match case-insensitively and an empty value is absent (`api/extract.rs`);
 //! - the call log skips `/_sim` and masks secret-looking query values (`api/call_log.rs`);
 //! - Keycloak form fields are case-sensitive and error bodies are Keycloak's (`api/keycloak.rs`);
+//! - an error message echoes at most 200 characters of any one value and 2,000 in all, a longer one
+//!   cut with `…` and its length (`api/error.rs`);
 //! - every FLR route refuses the Operator role with 403, and a download URL is
 //!   `/v1/flrs/{id}/downloads/{download}`, a zip's entries named by guest path (`api/flrs.rs`);
 //! - FLR's answers to missing paths (404), sessions not mounted (409) and checkpoints outside the

@@ -1,6 +1,6 @@
 //! Bad control requests (`/_sim`) get a 400 that names what is wrong and change nothing: bad JSON, bad
-//! fault rules, bad clock and timing values, a bad state document. "Nothing" is checked on the fault
-//! list, the clock, the timings, the tasks and the call log.
+//! fault rules, bad clock and timing values, a bad state document, huge values (echoed cut, with their
+//! length). "Nothing" is checked on the fault list, the clock, the timings, the tasks and the call log.
 
 use serde_json::{Value, json};
 
@@ -101,6 +101,27 @@ async fn bad_control_requests_are_refused_with_400_naming_the_problem_and_change
             "POST",
             json!({"Path": "/v1/**", "Action": "RevokeTokens", "Bogus": 1}).to_string(),
         ),
+        // Huge values that the 400 names: each is echoed cut, with its length.
+        (
+            "faults",
+            "POST",
+            json!({"Path": huge, "Action": "LoseResponse"}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": huge}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "LoseResponse", "Site": huge}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "LoseResponse", huge.as_str(): 1}).to_string(),
+        ),
         ("clock/advance", "POST", json!({"Seconds": -5}).to_string()),
         (
             "clock/advance",
@@ -147,6 +168,12 @@ async fn bad_control_requests_are_refused_with_400_naming_the_problem_and_change
             text.len() < 2_000,
             "{method} /_sim/{path} {shown}: the message does not echo the body"
         );
+        if text.contains(&huge[..100]) {
+            assert!(
+                text.contains("… (1000000 characters)"),
+                "{method} /_sim/{path} {shown}: a huge value is echoed cut, with its length: {text}"
+            );
+        }
     }
     assert!(
         accepted.is_empty(),

@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use crate::api::SiteCtx;
+use crate::api::error::bounded;
 use crate::decisions::{REALM, TOKEN_SCOPE};
 use crate::world::auth::{Grant, GrantError};
 
@@ -15,7 +16,7 @@ use crate::world::auth::{Grant, GrantError};
 fn keycloak_error(status: StatusCode, error: &str, description: &str) -> Response {
     (
         status,
-        Json(json!({ "error": error, "error_description": description })),
+        Json(json!({ "error": error, "error_description": bounded(description) })),
     )
         .into_response()
 }
@@ -31,7 +32,7 @@ pub(crate) async fn token(
             StatusCode::NOT_FOUND,
             Json(json!({
                 "error": "Realm does not exist",
-                "error_description": format!("There is no realm '{realm}'; a ZVM's realm is '{REALM}'."),
+                "error_description": bounded(&format!("There is no realm '{realm}'; a ZVM's realm is '{REALM}'.")),
             })),
         )
             .into_response();
