@@ -191,7 +191,30 @@ impl TestEnv {
         protocol: Protocol,
         stderr: Stdio,
     ) -> RunningService<RoleClient, H> {
-        let cmd = self.command(&[]).configure(|_| {});
+        self.stdio_of(self.command(&[]), human, protocol, stderr)
+            .await
+    }
+
+    /// The binary logging everything at trace level (`RUST_LOG=trace`) to `stderr`, and a client of it.
+    pub async fn stdio_at_trace<H: ClientHandler>(
+        &self,
+        human: H,
+        protocol: Protocol,
+        stderr: Stdio,
+    ) -> RunningService<RoleClient, H> {
+        let cmd = self.command(&[]).configure(|cmd| {
+            cmd.env("RUST_LOG", "trace");
+        });
+        self.stdio_of(cmd, human, protocol, stderr).await
+    }
+
+    async fn stdio_of<H: ClientHandler>(
+        &self,
+        cmd: tokio::process::Command,
+        human: H,
+        protocol: Protocol,
+        stderr: Stdio,
+    ) -> RunningService<RoleClient, H> {
         let (transport, _) = TokioChildProcess::builder(cmd)
             .stderr(stderr)
             .spawn()

@@ -9,6 +9,7 @@
 //! - `recovery`: a file recovered from its tag, a failover test and a clone; their arguments.
 //! - `http`: the same server over streamable HTTP, and its Host guard.
 //! - `logging`: stderr at the default level carries no third-party log line.
+//! - `secrets`: at trace level, no password, client secret or token reaches stderr or a result.
 
 mod asking;
 mod bad_input;
@@ -18,3 +19,4 @@ mod listing;
 mod logging;
 mod recovery;
 mod rewind_loop;
+mod secrets;
