@@ -337,6 +337,44 @@ async fn the_task_list_holds_every_task_of_both_sites() {
     }
 }
 
+#[tokio::test]
+async fn a_task_is_listed_for_a_day_after_it_ended_then_forgotten_as_a_zvm_ages_them_out() {
+    let t = spawn_frozen(9).await;
+    let boston = t.boston().await;
+    let old = boston
+        .insert(&boston.vpg_id("web-local").await, "old")
+        .await;
+    t.advance(1.0).await;
+    t.advance(24.0 * 3600.0 - 1.0).await;
+    let boston = t.boston().await;
+    let recent = boston
+        .insert(&boston.vpg_id("web-dr").await, "recent")
+        .await;
+    t.advance(1.0).await;
+    let ids = |tasks: Value| -> Vec<String> {
+        tasks
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["TaskIdentifier"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        ids(t.control_get("tasks").await),
+        [old.clone(), recent.clone()]
+    );
+    assert_eq!(boston.task(&old).await["Status"]["State"], 6);
+
+    t.advance(3600.0).await;
+    let boston = t.boston().await;
+    assert_eq!(ids(t.control_get("tasks").await), [recent.as_str()]);
+    assert_eq!(ids(boston.get_ok("/v1/tasks").await), [recent.as_str()]);
+    let (status, _) = boston.get(&format!("/v1/tasks/{old}")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "a task aged out is unknown");
+    // The call log still names it as it was.
+    assert!(t.calls().await.iter().any(|c| c["TaskId"] == old.as_str()));
+}
+
 async fn vm_id(t: &common::TestSim, name: &str) -> String {
     let boston = t.boston().await;
     boston.get_ok(&format!("/v1/vms?vmName={name}")).await[0]["VmIdentifier"]

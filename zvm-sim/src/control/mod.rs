@@ -307,7 +307,8 @@ async fn clear_calls(State(ctx): State<SiteCtx>) -> StatusCode {
     StatusCode::NO_CONTENT
 }
 
-/// `GET /_sim/tasks`: every task of both sites, oldest first.
+/// `GET /_sim/tasks`: every task of both sites that a ZVM still lists (see `World::age_out_tasks`),
+/// oldest first.
 async fn tasks(State(ctx): State<SiteCtx>) -> Json<Vec<SimTaskView>> {
     Json(ctx.with_world(|world, now| {
         world

@@ -184,13 +184,13 @@ pub struct World {
     pub vms: Vec<Vm>,
     /// Every VPG.
     pub vpgs: Vec<Vpg>,
-    /// Every task of both sites, oldest first.
+    /// The tasks of both sites a ZVM still lists, oldest first (see `age_out_tasks`).
     pub tasks: Vec<Task>,
     /// The FLR sessions of both sites, oldest first.
     pub flrs: Vec<FlrSession>,
     /// Keycloak.
     pub auth: Auth,
-    /// The call log.
+    /// The call log, its most recent [`decisions::CALLS_KEPT`] calls at least.
     pub calls: Vec<Call>,
     /// The fault rules.
     pub faults: crate::faults::Faults,
@@ -232,8 +232,89 @@ impl World {
             for vpg in &mut self.vpgs {
                 vpg.journal.trim(now);
             }
+            self.age_out_tasks(now);
             self.trimmed_at = now;
         }
+    }
+
+    /// Forgets the tasks a ZVM would no longer list: terminal tasks that ended more than
+    /// [`decisions::TASK_RETENTION`] ago and, beyond the [`decisions::TASKS_KEPT`] most recently
+    /// started terminal tasks, the older ones. A task the world still refers to (running, or named by
+    /// a failover test, clone, live operation, FLR session or pending event) is kept whatever its
+    /// age. Tasks keep their order; as their positions change, every reference to one is rewritten.
+    /// Only simulated time and the requests decide what goes, so a seed's run stays repeatable.
+    fn age_out_tasks(&mut self, now: SimTime) {
+        let retention = i64::try_from(decisions::TASK_RETENTION.as_millis()).unwrap_or(i64::MAX);
+        self.forget_tasks(now, retention, decisions::TASKS_KEPT);
+    }
+
+    /// [`World::age_out_tasks`] with its bounds given: `retention_ms` after their end, `kept` terminal
+    /// tasks at most.
+    fn forget_tasks(&mut self, now: SimTime, retention_ms: i64, kept: usize) {
+        let mut referred = vec![false; self.tasks.len()];
+        self.visit_task_references(|task| referred[*task] = true);
+        let mut keep = vec![true; self.tasks.len()];
+        let mut terminal_kept = 0;
+        for (index, task) in self.tasks.iter().enumerate().rev() {
+            let Some(ended) = &task.ended else {
+                continue;
+            };
+            if referred[index] {
+                continue;
+            }
+            if now.millis_since(ended.at) > retention_ms || terminal_kept >= kept {
+                keep[index] = false;
+            } else {
+                terminal_kept += 1;
+            }
+        }
+        if !keep.contains(&false) {
+            return;
+        }
+        let mut moved_to = vec![usize::MAX; self.tasks.len()];
+        let tasks = std::mem::take(&mut self.tasks);
+        for (index, task) in tasks.into_iter().enumerate() {
+            if keep[index] {
+                moved_to[index] = self.tasks.len();
+                self.tasks.push(task);
+            }
+        }
+        self.visit_task_references(|task| *task = moved_to[*task]);
+        self.task_by_id = self
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(index, task)| (task.id.to_ascii_lowercase(), index))
+            .collect();
+    }
+
+    /// Calls `visit` with every position in `tasks` that the rest of the world holds: running
+    /// inserts, failover tests, clones and live operations of VPGs, FLR sessions, and task ends still
+    /// to come.
+    fn visit_task_references(&mut self, mut visit: impl FnMut(&mut usize)) {
+        for vpg in &mut self.vpgs {
+            vpg.running_inserts.iter_mut().for_each(&mut visit);
+            if let Some(test) = &mut vpg.test {
+                visit(&mut test.start_task);
+                test.stop_task.iter_mut().for_each(&mut visit);
+            }
+            vpg.clone_task.iter_mut().for_each(&mut visit);
+            vpg.live_task.iter_mut().for_each(&mut visit);
+        }
+        for session in &mut self.flrs {
+            visit(&mut session.mount_task);
+            session.unmount_task.iter_mut().for_each(&mut visit);
+        }
+        let events = std::mem::take(&mut self.events);
+        self.events = events
+            .into_iter()
+            .map(|Reverse(mut scheduled)| {
+                if let Event::TaskEnds(task) = &mut scheduled.event {
+                    visit(task);
+                }
+                Reverse(scheduled)
+            })
+            .collect();
     }
 
     fn schedule(&mut self, at: SimTime, event: Event) {
@@ -301,6 +382,11 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> usize {
+        // The count bound of the task history, applied before the new task takes its place, so the
+        // position returned stays true.
+        if self.tasks.len() >= 2 * decisions::TASKS_KEPT {
+            self.age_out_tasks(now);
+        }
         let duration = self.jittered_task_duration();
         let runs_for = match planned {
             Planned::Complete => duration,
@@ -438,9 +524,17 @@ impl World {
         }
     }
 
-    /// Records an API call.
-    pub fn record_call(&mut self, mut call: Call) {
+    /// Records an API call; past twice [`decisions::CALLS_KEPT`] calls, the oldest are forgotten
+    /// down to that many.
+    pub fn record_call(&mut self, call: Call) {
+        self.record_call_keeping(call, decisions::CALLS_KEPT);
+    }
+
+    fn record_call_keeping(&mut self, mut call: Call, kept: usize) {
         call.seq = self.calls.last().map_or(1, |c| c.seq + 1);
+        if self.calls.len() >= 2 * kept {
+            self.calls.drain(..self.calls.len() - kept + 1);
+        }
         self.calls.push(call);
     }
 
@@ -481,5 +575,163 @@ impl World {
     fn new_task_id(&mut self, site: SiteRole) -> String {
         let task_guid = guid(&mut self.rng);
         format!("{task_guid}.{}", self.sites[site.index()].id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::spec::Role;
+
+    const HOUR_MS: i64 = 60 * 60 * 1000;
+
+    fn world(task_duration_ms: i64) -> World {
+        World::new(&Setup {
+            spec: WorldSpec::default_world(),
+            seed: 7,
+            epoch: SimTime::from_millis(0),
+            time_scale: 0.0,
+            timings: Timings {
+                task_duration_ms,
+                listing_lag_ms: 0,
+            },
+            task_jitter: 0.0,
+            lifetimes: Lifetimes {
+                access_ms: HOUR_MS,
+                refresh_ms: HOUR_MS,
+                session_limit: false,
+            },
+        })
+        .unwrap()
+    }
+
+    fn admin() -> Principal {
+        Principal {
+            name: "admin".to_owned(),
+            role: Role::Administrator,
+        }
+    }
+
+    fn vpg(world: &World, name: &str) -> usize {
+        world.vpgs.iter().position(|v| v.name == name).unwrap()
+    }
+
+    fn listed(world: &World) -> Vec<String> {
+        world.tasks.iter().map(|t| t.id.clone()).collect()
+    }
+
+    #[test]
+    fn a_terminal_task_is_forgotten_a_day_after_it_ended_and_a_running_one_is_kept() {
+        let mut w = world(1_000);
+        let web_local = vpg(&w, "web-local");
+        let old = w.insert_tagged_checkpoint(
+            SiteRole::Local,
+            web_local,
+            "old",
+            &admin(),
+            SimTime::from_millis(0),
+        );
+        w.advance(SimTime::from_millis(2_000));
+        // A task that runs for two days, started after the first one ended.
+        w.timings.task_duration_ms = 48 * HOUR_MS;
+        let web_dr = vpg(&w, "web-dr");
+        let long = w.insert_tagged_checkpoint(
+            SiteRole::Local,
+            web_dr,
+            "long",
+            &admin(),
+            SimTime::from_millis(2_000),
+        );
+        // The first one ended at 1 s: it is kept a day after that, to the millisecond.
+        w.advance(SimTime::from_millis(1_000 + 24 * HOUR_MS));
+        assert!(w.task_by_id(&old).is_some(), "within a day of its end");
+        w.advance(SimTime::from_millis(1_000 + 24 * HOUR_MS + 60_000));
+        assert!(
+            w.task_by_id(&old).is_none(),
+            "forgotten a day after its end"
+        );
+        assert_eq!(listed(&w), [long.as_str()]);
+        // Its references followed it: the VPG's running insert, and the end still to come.
+        let running = w.vpgs[web_dr].running_inserts[0];
+        assert_eq!(w.tasks[running].id, long);
+        w.advance(SimTime::from_millis(2_000 + 49 * HOUR_MS));
+        let ended = w.task_by_id(&long).unwrap().ended.clone().unwrap();
+        assert_eq!(ended.state, task_state::COMPLETED);
+        assert!(w.vpgs[web_dr].running_inserts.is_empty());
+    }
+
+    #[test]
+    fn beyond_the_kept_count_the_oldest_terminal_tasks_are_forgotten_and_referred_ones_kept() {
+        let mut w = world(1_000);
+        let app_tier = vpg(&w, "app-tier");
+        let web_local = vpg(&w, "web-local");
+        let test = w
+            .start_failover_test(
+                SiteRole::Local,
+                app_tier,
+                None,
+                None,
+                &admin(),
+                SimTime::from_millis(0),
+            )
+            .unwrap();
+        let mut inserts = Vec::new();
+        for i in 0..6 {
+            let at = SimTime::from_millis(i * 2_000);
+            inserts.push(w.insert_tagged_checkpoint(
+                SiteRole::Local,
+                web_local,
+                &format!("tag-{i}"),
+                &admin(),
+                at,
+            ));
+            w.advance(at.plus_millis(1_500));
+        }
+        let now = SimTime::from_millis(12_000);
+        w.forget_tasks(now, 24 * HOUR_MS, 3);
+        let mut expected = vec![test.clone()];
+        expected.extend(inserts[3..].iter().cloned());
+        assert_eq!(
+            listed(&w),
+            expected,
+            "the test's task, then the three newest inserts"
+        );
+        for (index, task) in w.tasks.iter().enumerate() {
+            assert_eq!(
+                w.task_by_id(&task.id.to_uppercase()).map(|t| &t.id),
+                Some(&task.id)
+            );
+            assert_eq!(w.task_by_id[&task.id.to_ascii_lowercase()], index);
+        }
+        let start = w.vpgs[app_tier].test.as_ref().unwrap().start_task;
+        assert_eq!(
+            w.tasks[start].id, test,
+            "the failover test still names its task"
+        );
+        // Nothing more to forget: the same bounds change nothing.
+        w.forget_tasks(now, 24 * HOUR_MS, 3);
+        assert_eq!(listed(&w), expected);
+    }
+
+    #[test]
+    fn the_call_log_forgets_its_oldest_calls_in_bulk_and_keeps_numbering() {
+        let mut w = world(1_000);
+        let call = |path: &str| Call {
+            seq: 0,
+            site: "Boston".to_owned(),
+            method: "GET".to_owned(),
+            path: path.to_owned(),
+            query: None,
+            status: 200,
+            task_id: None,
+            faults: Vec::new(),
+        };
+        for i in 0..8 {
+            w.record_call_keeping(call(&format!("/v1/{i}")), 3);
+        }
+        // Held up to twice the kept count, then cut back to the kept count.
+        let seqs: Vec<u64> = w.calls.iter().map(|c| c.seq).collect();
+        assert_eq!(seqs, [5, 6, 7, 8]);
+        assert_eq!(w.calls[0].path, "/v1/4");
     }
 }
