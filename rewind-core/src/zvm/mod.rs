@@ -356,25 +356,10 @@ impl ZvmClient {
         &self.principal
     }
 
-    /// One exchange with retries: 401 → drop the token if it is still current and try once more;
-    /// transient failures of reads → capped, jittered backoff within the read budget; a write is tried
-    /// again only when it provably never left.
-    async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        query: &[(&str, String)],
-        body: Option<&serde_json::Value>,
-    ) -> Result<reqwest::Response, CallError> {
-        let how = How {
-            idempotent: method == Method::GET,
-            timeout: None,
-        };
-        self.call_url(method, &join(&self.base, path), path, query, body, how)
-            .await
-    }
-
-    /// [`ZvmClient::call`] at a full URL of this ZVM, named `path` in messages.
+    /// One exchange at a full URL of this ZVM, named `path` in messages, with retries: 401 → drop the
+    /// token if it is still current and try again (a bounded number of times); transient failures of
+    /// idempotent exchanges → capped, jittered backoff within the read budget; any other exchange is
+    /// tried again only when it provably never left.
     async fn call_url(
         &self,
         method: Method,
@@ -452,14 +437,22 @@ impl ZvmClient {
         }
     }
 
-    async fn get_json<T: DeserializeOwned>(
+    /// One exchange whose answer is a model: a GET, or a POST that only reads (a browse, a download
+    /// link). Either is safe to send twice, so both are retried like reads.
+    async fn read<T: DeserializeOwned>(
         &self,
+        method: Method,
         path: &str,
         query: &[(&str, String)],
+        body: Option<&serde_json::Value>,
     ) -> Result<T, RewindError> {
-        let request = format!("GET {path}");
+        let request = format!("{method} {path}");
+        let how = How {
+            idempotent: true,
+            timeout: None,
+        };
         let resp = self
-            .call(Method::GET, path, query, None)
+            .call_url(method, &join(&self.base, path), path, query, body, how)
             .await
             .map_err(|e| e.at(self, &request))?;
         let bytes = resp.bytes().await.map_err(|e| {
@@ -469,6 +462,14 @@ impl ZvmClient {
             .at(self, &request)
         })?;
         decode(&bytes).map_err(|e| e.at(self, &request))
+    }
+
+    async fn get_json<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<T, RewindError> {
+        self.read(Method::GET, path, query, None).await
     }
 
     async fn get_list<T: DeserializeOwned>(
@@ -644,10 +645,7 @@ impl ZvmClient {
             .map_err(|e| CallError::Decode {
                 detail: e.to_string(),
             })?;
-        let resp = self.call(method, path, &[], body.as_ref()).await?;
-        let text = resp.text().await.map_err(|e| CallError::Lost {
-            detail: describe(&e),
-        })?;
+        let text = self.write(method, path, body.as_ref()).await?;
         task_id_from_body(&text).ok_or_else(|| CallError::Decode {
             detail: format!(
                 "the answer is not an identifier: {:?}",
@@ -656,41 +654,38 @@ impl ZvmClient {
         })
     }
 
-    /// A POST that only reads (a browse, a download link): safe to send twice, so retried like a read.
+    /// A write, sent once (again only when it provably never left); its answer as text.
+    async fn write(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&serde_json::Value>,
+    ) -> Result<String, CallError> {
+        let how = How {
+            idempotent: false,
+            timeout: None,
+        };
+        let resp = self
+            .call_url(method, &join(&self.base, path), path, &[], body, how)
+            .await?;
+        resp.text().await.map_err(|e| CallError::Lost {
+            detail: describe(&e),
+        })
+    }
+
+    /// A POST that only reads (a browse, a download link).
     async fn post_read<T: DeserializeOwned>(
         &self,
         path: &str,
         body: &impl serde::Serialize,
     ) -> Result<T, RewindError> {
-        let request = format!("POST {path}");
         let body = serde_json::to_value(body).map_err(|e| {
             CallError::Decode {
                 detail: e.to_string(),
             }
-            .at(self, &request)
+            .at(self, &format!("POST {path}"))
         })?;
-        let how = How {
-            idempotent: true,
-            timeout: None,
-        };
-        let resp = self
-            .call_url(
-                Method::POST,
-                &join(&self.base, path),
-                path,
-                &[],
-                Some(&body),
-                how,
-            )
-            .await
-            .map_err(|e| e.at(self, &request))?;
-        let bytes = resp.bytes().await.map_err(|e| {
-            CallError::Lost {
-                detail: describe(&e),
-            }
-            .at(self, &request)
-        })?;
-        decode(&bytes).map_err(|e| e.at(self, &request))
+        self.read(Method::POST, path, &[], Some(&body)).await
     }
 
     /// `GET /v1/tasks?type=<kind>`, reduced to tasks of that type (a ZVM that ignores the filter must
@@ -921,10 +916,7 @@ impl ZvmClient {
     /// with one (SW10 documents only a 200).
     pub(crate) async fn clone_abort(&self, vpg_id: &str) -> Result<Option<String>, CallError> {
         let path = format!("/v1/vpgs/{}/CloneAbort", segment(vpg_id));
-        let resp = self.call(Method::POST, &path, &[], None).await?;
-        let text = resp.text().await.map_err(|e| CallError::Lost {
-            detail: describe(&e),
-        })?;
+        let text = self.write(Method::POST, &path, None).await?;
         Ok(task_id_from_body(&text))
     }
 
