@@ -48,26 +48,15 @@ pub(crate) async fn failover_test(
     let (protection, points) = resolve(rewind, vm, change).await?;
     match action {
         FailoverTestAction::Start => {
-            let point = preference(&points)[0];
-            let client = client_of(rewind, &task_site(point))?;
-            let vm_ids = [protection.vm.id.as_str()];
-            let sent = Instant::now();
-            let asked = client
-                .failover_test_start(&point.vpg_id, &point.checkpoint_id, &vm_ids)
-                .await;
-            let op = Op {
+            start(
                 rewind,
-                client: &client,
-                vm: &protection.vm,
-                point,
-                operation: RecoveryOperation::FailoverTestStart,
-                task_type: FAILOVER_TEST_TASK_TYPE,
-                request: format!("POST /v1/vpgs/{}/FailoverTest", point.vpg_id),
+                &protection.vm,
+                &points,
+                Start::FailoverTest,
                 sink,
                 began,
-                notes: Vec::new(),
-            };
-            op.finish(asked.map(Some), sent).await
+            )
+            .await
         }
         FailoverTestAction::Stop { success, summary } => {
             let (point, client, notes) = running_test(rewind, &protection.vm, &points).await?;
@@ -109,26 +98,7 @@ pub(crate) async fn clone(
     let (protection, points) = resolve(rewind, vm, change).await?;
     match action {
         CloneAction::Start => {
-            let point = preference(&points)[0];
-            let client = client_of(rewind, &task_site(point))?;
-            let vm_ids = [protection.vm.id.as_str()];
-            let sent = Instant::now();
-            let asked = client
-                .clone_start(&point.vpg_id, &point.checkpoint_id, &vm_ids)
-                .await;
-            let op = Op {
-                rewind,
-                client: &client,
-                vm: &protection.vm,
-                point,
-                operation: RecoveryOperation::CloneStart,
-                task_type: CLONE_TASK_TYPE,
-                request: format!("POST /v1/vpgs/{}/CloneStart", point.vpg_id),
-                sink,
-                began,
-                notes: Vec::new(),
-            };
-            op.finish(asked.map(Some), sent).await
+            start(rewind, &protection.vm, &points, Start::Clone, sink, began).await
         }
         CloneAction::Abort => {
             let (point, client, clone_task) =
@@ -172,6 +142,91 @@ pub(crate) async fn clone(
             }
         }
     }
+}
+
+/// The two operations that start at the change's tagged checkpoint: the same steps, another call.
+#[derive(Debug, Clone, Copy)]
+enum Start {
+    /// `POST /v1/vpgs/{id}/FailoverTest`.
+    FailoverTest,
+    /// `POST /v1/vpgs/{id}/CloneStart`.
+    Clone,
+}
+
+impl Start {
+    /// The last segment of the request's path.
+    fn action(self) -> &'static str {
+        match self {
+            Start::FailoverTest => "FailoverTest",
+            Start::Clone => "CloneStart",
+        }
+    }
+
+    /// The operation as the journal and the report name it.
+    fn operation(self) -> RecoveryOperation {
+        match self {
+            Start::FailoverTest => RecoveryOperation::FailoverTestStart,
+            Start::Clone => RecoveryOperation::CloneStart,
+        }
+    }
+
+    /// The `Type` of the task it starts.
+    fn task_type(self) -> &'static str {
+        match self {
+            Start::FailoverTest => FAILOVER_TEST_TASK_TYPE,
+            Start::Clone => CLONE_TASK_TYPE,
+        }
+    }
+
+    /// Sends it → the task identifier.
+    async fn send(
+        self,
+        client: &ZvmClient,
+        point: &RecoveryPoint,
+        vm_ids: &[&str],
+    ) -> Result<String, CallError> {
+        match self {
+            Start::FailoverTest => {
+                client
+                    .failover_test_start(&point.vpg_id, &point.checkpoint_id, vm_ids)
+                    .await
+            }
+            Start::Clone => {
+                client
+                    .clone_start(&point.vpg_id, &point.checkpoint_id, vm_ids)
+                    .await
+            }
+        }
+    }
+}
+
+/// Starts a failover test or a clone of `vm` alone at the preferred tagged checkpoint of the change
+/// (a locally replicated VPG first), and reads its task until it is terminal.
+async fn start(
+    rewind: &Rewind,
+    vm: &VmRef,
+    points: &[RecoveryPoint],
+    how: Start,
+    sink: &dyn ProgressSink,
+    began: Instant,
+) -> Result<RecoveryTaskReport, RewindError> {
+    let point = preference(points)[0];
+    let client = client_of(rewind, &task_site(point))?;
+    let sent = Instant::now();
+    let asked = how.send(&client, point, &[vm.id.as_str()]).await;
+    let op = Op {
+        rewind,
+        client: &client,
+        vm,
+        point,
+        operation: how.operation(),
+        task_type: how.task_type(),
+        request: format!("POST /v1/vpgs/{}/{}", point.vpg_id, how.action()),
+        sink,
+        began,
+        notes: Vec::new(),
+    };
+    op.finish(asked.map(Some), sent).await
 }
 
 fn check_summary(summary: &str) -> Result<(), RewindError> {
