@@ -55,6 +55,13 @@ impl Params {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Whether a filter `key` lets `value` through: it is not given, or it names `value` exactly,
+    /// whatever the case.
+    pub fn matches(&self, key: &str, value: &str) -> bool {
+        self.text(key)
+            .is_none_or(|wanted| wanted.eq_ignore_ascii_case(value))
+    }
+
     /// An enumeration given as a number or a name.
     pub fn enumeration(&self, key: &str, table: &EnumTable) -> Result<Option<u8>, ApiError> {
         self.text(key)

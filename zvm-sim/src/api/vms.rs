@@ -4,10 +4,10 @@
 use axum::Json;
 use axum::extract::{Path, State};
 
+use crate::api::vpgs::VpgFilter;
 use crate::api::{ApiError, BaseUrl, Params, SiteCtx};
 use crate::decisions;
 use crate::wire::{CanMountView, CheckpointView, PointInTimeView, PointsInTimeStatsView, VmView};
-use crate::world::enums::{PRIORITY, VPG_STATUS, VPG_SUBSTATUS};
 use crate::world::journal::Checkpoint;
 use crate::world::{SiteRole, World};
 
@@ -19,35 +19,20 @@ pub(crate) async fn list(
     base: BaseUrl,
     params: Params,
 ) -> Result<Json<Vec<VmView>>, ApiError> {
-    let status = params.enumeration("status", &VPG_STATUS)?;
-    let sub_status = params.enumeration("subStatus", &VPG_SUBSTATUS)?;
-    let priority = params.enumeration("priority", &PRIORITY)?;
+    let filter = VpgFilter::new(&params, "vpgName")?;
     // Accepted and checked, with nothing to include: the simulator has no backup or mounted VMs.
     params.boolean("includeBackupedVms")?;
     params.boolean("includeMountedVms")?;
-    let matches = |filter: &str, value: &str| {
-        params
-            .text(filter)
-            .is_none_or(|wanted| wanted.eq_ignore_ascii_case(value))
-    };
     Ok(Json(ctx.with_view(&base, |view| {
         let world = view.world;
         let mut rows = Vec::new();
         for (vpg_index, vpg) in world.vpgs.iter().enumerate() {
-            let keep_vpg = vpg.visible_from(ctx.site)
-                && matches("vpgName", &vpg.name)
-                && status.is_none_or(|s| s == vpg.status)
-                && sub_status.is_none_or(|s| s == vpg.sub_status)
-                && priority.is_none_or(|p| p == vpg.priority)
-                && matches("protectedSiteIdentifier", &world.site(vpg.protected).id)
-                && matches("recoverySiteIdentifier", &world.site(vpg.recovery).id)
-                && matches("organizationName", "");
-            if !keep_vpg {
+            if !filter.accepts(world, ctx.site, vpg) {
                 continue;
             }
             for &vm_index in &vpg.vms {
                 let vm = &world.vms[vm_index];
-                if matches("vmName", &vm.name) && matches("vmIdentifier", &vm.id) {
+                if params.matches("vmName", &vm.name) && params.matches("vmIdentifier", &vm.id) {
                     rows.push(view.vm_row(vm_index, vpg_index));
                 }
             }

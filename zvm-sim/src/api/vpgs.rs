@@ -6,11 +6,49 @@ use axum::extract::{Path, State};
 use crate::api::{ApiError, BaseUrl, Params, SiteCtx};
 use crate::wire::VpgView;
 use crate::world::enums::{PRIORITY, VPG_STATUS, VPG_SUBSTATUS};
-use crate::world::{SiteRole, World};
+use crate::world::{SiteRole, Vpg, World};
 
 /// A VPG visible from `site` (its protected or its recovery site), or 404.
 pub(crate) fn visible_vpg(world: &World, site: SiteRole, id: &str) -> Result<usize, ApiError> {
     Ok(world.visible_vpg(site, id)?)
+}
+
+/// The VPG filters that `GET /v1/vpgs` and `GET /v1/vms` share: the VPG's name (under `name` or
+/// `vpgName`), `status`, `subStatus`, `priority`, `protectedSiteIdentifier`,
+/// `recoverySiteIdentifier` and `organizationName`, with the site's visibility.
+pub(crate) struct VpgFilter<'a> {
+    params: &'a Params,
+    name_key: &'static str,
+    status: Option<u8>,
+    sub_status: Option<u8>,
+    priority: Option<u8>,
+}
+
+impl<'a> VpgFilter<'a> {
+    /// The filters of `params`, the VPG's name given as `name_key`; 400 for an enumeration that is
+    /// not valid.
+    pub(crate) fn new(params: &'a Params, name_key: &'static str) -> Result<Self, ApiError> {
+        Ok(VpgFilter {
+            params,
+            name_key,
+            status: params.enumeration("status", &VPG_STATUS)?,
+            sub_status: params.enumeration("subStatus", &VPG_SUBSTATUS)?,
+            priority: params.enumeration("priority", &PRIORITY)?,
+        })
+    }
+
+    /// Whether `vpg` is visible from `site` and passes every filter.
+    pub(crate) fn accepts(&self, world: &World, site: SiteRole, vpg: &Vpg) -> bool {
+        let params = self.params;
+        vpg.visible_from(site)
+            && params.matches(self.name_key, &vpg.name)
+            && self.status.is_none_or(|s| s == vpg.status)
+            && self.sub_status.is_none_or(|s| s == vpg.sub_status)
+            && self.priority.is_none_or(|p| p == vpg.priority)
+            && params.matches("protectedSiteIdentifier", &world.site(vpg.protected).id)
+            && params.matches("recoverySiteIdentifier", &world.site(vpg.recovery).id)
+            && params.matches("organizationName", "")
+    }
 }
 
 /// `GET /v1/vpgs`, filtered by `name`, `status`, `subStatus`, `protectedSiteIdentifier`,
@@ -20,30 +58,14 @@ pub(crate) async fn list(
     base: BaseUrl,
     params: Params,
 ) -> Result<Json<Vec<VpgView>>, ApiError> {
-    let status = params.enumeration("status", &VPG_STATUS)?;
-    let sub_status = params.enumeration("subStatus", &VPG_SUBSTATUS)?;
-    let priority = params.enumeration("priority", &PRIORITY)?;
-    let matches = |filter: &str, value: &str| {
-        params
-            .text(filter)
-            .is_none_or(|wanted| wanted.eq_ignore_ascii_case(value))
-    };
+    let filter = VpgFilter::new(&params, "name")?;
     Ok(Json(ctx.with_view(&base, |view| {
         let world = view.world;
         world
             .vpgs
             .iter()
             .enumerate()
-            .filter(|(_, vpg)| {
-                vpg.visible_from(ctx.site)
-                    && matches("name", &vpg.name)
-                    && status.is_none_or(|s| s == vpg.status)
-                    && sub_status.is_none_or(|s| s == vpg.sub_status)
-                    && priority.is_none_or(|p| p == vpg.priority)
-                    && matches("protectedSiteIdentifier", &world.site(vpg.protected).id)
-                    && matches("recoverySiteIdentifier", &world.site(vpg.recovery).id)
-                    && matches("organizationName", "")
-            })
+            .filter(|(_, vpg)| filter.accepts(world, ctx.site, vpg))
             .map(|(index, _)| view.vpg(index))
             .collect()
     })))
