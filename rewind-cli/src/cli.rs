@@ -8,14 +8,15 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0    ok
-  1    something unexpected (a ZVM answer of an unexpected shape, a local file
-       that cannot be read or written)
-  2    bad usage: wrong arguments or an unusable configuration
+  1    something unexpected (a ZVM answer of an unexpected shape, a catalog or
+       journal file that cannot be read or written)
+  2    bad usage: wrong arguments, or an unusable configuration or catalog
   3    refused by a rule: a VM not found, ambiguous or protected by nothing; a
        guard that is not guarded; an unknown tool that needs a human's answer;
        a request the ZVM refused
   4    a Zerto task failed (ended Failed or Stopped)
-  5    a ZVM could not be reached, or would not authenticate rewind
+  5    a ZVM could not be reached, would not authenticate rewind, or answered
+       with a server error (5xx)
   6    a Zerto task was still running when waiting stopped: it was not stopped
        and has not failed; its task ids are printed (`rewind tags` shows when
        a guard's tags are listed)

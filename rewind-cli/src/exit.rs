@@ -8,15 +8,16 @@ use rewind_core::{ErrorKind, ErrorReport, RewindError};
 
 /// Everything went as asked.
 pub const OK: u8 = 0;
-/// Something unexpected: a ZVM answer of an unexpected shape, a local file that cannot be used.
+/// Something unexpected: a ZVM answer of an unexpected shape, a catalog or journal file that cannot
+/// be read or written.
 pub const INTERNAL: u8 = 1;
-/// Bad usage: wrong arguments (clap's own code) or an unusable configuration.
+/// Bad usage: wrong arguments (clap's own code), or an unusable configuration or catalog.
 pub const USAGE: u8 = 2;
 /// Refused by a rule: VM not found, ambiguous or protected by nothing; not guarded; unknown tool.
 pub const REFUSED: u8 = 3;
 /// A Zerto task failed (ended Failed or Stopped).
 pub const TASK_FAILED: u8 = 4;
-/// A ZVM could not be reached or would not authenticate rewind.
+/// A ZVM could not be reached, would not authenticate rewind, or answered with a server error.
 pub const CONNECTION: u8 = 5;
 /// A Zerto task was still running when waiting stopped: not stopped, not failed; its ids are printed.
 pub const STILL_RUNNING: u8 = 6;
