@@ -263,12 +263,14 @@ impl CatalogListing {
 
 /// The question for a tool nobody classified.
 pub fn question_for(server: &str, tool: &str, vm: Option<&str>) -> String {
-    let target = match vm {
-        Some(vm) => format!("VM {vm}"),
-        None => "the VM it acts on".to_string(),
+    // Without a VM the question still has to be answerable, so it names the VM by its role once
+    // instead of repeating a phrase that reads as if the VM were known.
+    let ask = match vm {
+        Some(vm) => format!("Before it runs on VM {vm}, should I guard VM {vm}"),
+        None => "Before it runs, should I guard the VM it changes".to_string(),
     };
     format!(
-        "The tool {tool} of {server} is not in the tool catalog, so nobody has said whether it changes a VM. Before it runs on {target}, should I guard {target} (take a tagged checkpoint in every protecting VPG)? Yes: guard first, then run it. No: run it without a checkpoint, and Zerto will not be able to rewind this change. To remember the answer, mark {server}/{tool} as mutating or read-only in the catalog."
+        "The tool {tool} of {server} is not in the tool catalog, so nobody has said whether it changes a VM. {ask} (take a tagged checkpoint in every protecting VPG)? Yes: guard first, then run it. No: run it without a checkpoint, and Zerto will not be able to rewind this change. To remember the answer, mark {server}/{tool} as mutating or read-only in the catalog."
     )
 }
 
@@ -614,6 +616,16 @@ mod tests {
         assert!(read_only.question.is_none());
         let q = read_only.human_question();
         assert!(q.contains("Read") && q.contains("VM web-01"), "{q}");
+    }
+
+    #[test]
+    fn the_question_without_a_vm_names_the_vm_by_its_role_once() {
+        let q = question_for("ssh", "run", None);
+        assert!(
+            q.contains("Before it runs, should I guard the VM it changes"),
+            "{q}"
+        );
+        assert_eq!(q.matches("the VM it").count(), 1, "{q}");
     }
 
     #[test]
