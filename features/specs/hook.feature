@@ -35,6 +35,15 @@ Feature: The Claude Code hook
     When Claude Code asks the hook about "mcp__ssh__run" for the IP address of "web-01"
     Then the hook answers "allow"
 
+  Scenario: A name that two guarded VMs share is put to the human, naming both
+    Given the operator has run `rewind catalog add-mutating ssh run --vm-arg host`
+    And the operator has guarded every VM named "build-agent", each by its vmIdentifier
+    When Claude Code asks the hook about "mcp__ssh__run" with input '{"host": "build-agent", "command": "apt-get upgrade"}'
+    Then the hook answers "ask"
+    And the hook's reason says "build-agent"
+    And the hook's reason says "Boston"
+    And the hook's reason says "Denver"
+
   Scenario: A guard that was not guarded does not open the way
     Given the operator has run `rewind catalog add-mutating ssh run --vm-arg host`
     And Zerto shows VPG "web-dr" as Initializing

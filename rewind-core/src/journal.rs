@@ -66,6 +66,10 @@ pub struct JournalVm {
     /// argument may name it) is recognised without asking a ZVM. Absent from older records.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ip_addresses: Vec<String>,
+    /// The name of the site it runs at, so a human told apart two VMs of one name by where they
+    /// run. Absent from older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
 }
 
 impl From<&VmRef> for JournalVm {
@@ -74,6 +78,7 @@ impl From<&VmRef> for JournalVm {
             id: vm.id.clone(),
             name: vm.name.clone(),
             ip_addresses: vm.ip_addresses.clone(),
+            site: Some(vm.site.name.clone()),
         }
     }
 }
@@ -318,10 +323,14 @@ impl GuardLookup {
 }
 
 impl std::fmt::Display for JournalVm {
-    /// `build-agent (s1.vm-3, 10.0.0.5)`: the name, then the identifier and addresses that tell it
-    /// from another VM of the same name.
+    /// `build-agent at Boston (s1.vm-3, 10.0.0.5)`: the name and site, then the identifier and
+    /// addresses that tell it from another VM of the same name.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({}", self.name, self.id)?;
+        f.write_str(&self.name)?;
+        if let Some(site) = &self.site {
+            write!(f, " at {site}")?;
+        }
+        write!(f, " ({}", self.id)?;
         for ip in &self.ip_addresses {
             write!(f, ", {ip}")?;
         }
@@ -474,12 +483,26 @@ mod tests {
                 id: format!("s.{vm}"),
                 name: vm.into(),
                 ip_addresses: Vec::new(),
+                site: None,
             },
             verdict: "guarded".into(),
             vpgs: vec![],
             notes: vec![],
             details: None,
         }
+    }
+
+    #[test]
+    fn a_journal_vm_names_its_site_so_two_vms_of_one_name_can_be_told_apart() {
+        let mut vm = record("build-agent", "c").vm;
+        vm.ip_addresses = vec!["10.0.0.5".into()];
+        vm.site = Some("Denver".into());
+        assert_eq!(
+            vm.to_string(),
+            "build-agent at Denver (s.build-agent, 10.0.0.5)"
+        );
+        vm.site = None;
+        assert_eq!(vm.to_string(), "build-agent (s.build-agent, 10.0.0.5)");
     }
 
     #[test]

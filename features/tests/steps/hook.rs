@@ -119,3 +119,30 @@ async fn asks_by_address(world: &mut RewindWorld, tool: String, vm: String) {
     });
     ask_hook(world, event.to_string()).await;
 }
+
+/// Guards, through the CLI, every VM the name stands for: `rewind find` lists them as candidates of
+/// its refusal, and each is guarded by its vmIdentifier, which is unambiguous.
+#[given(expr = "the operator has guarded every VM named {string}, each by its vmIdentifier")]
+async fn guarded_every_vm_named(world: &mut RewindWorld, name: String) {
+    let find = world
+        .rewind(vec!["--json".into(), "find".into(), name.clone()], None)
+        .await;
+    let ids: Vec<String> = find.error.as_ref().expect("the name is ambiguous")["candidates"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{name} lists its candidates: {find:#?}"))
+        .iter()
+        .map(|c| c["vm_id"].as_str().expect("a vm_id").to_string())
+        .collect();
+    assert!(ids.len() > 1, "{name} names several VMs: {ids:?}");
+    for (n, id) in ids.iter().enumerate() {
+        let args = [
+            "--json", "guard", id, "--agent", "ops", "--action", "patch", "--change",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([format!("shared-name-{n}")])
+        .collect();
+        let answer = world.rewind(args, None).await;
+        assert!(answer.ok, "the guard of {id} succeeds: {answer:#?}");
+    }
+}
