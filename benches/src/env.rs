@@ -126,7 +126,8 @@ impl BenchEnv {
         Ok(GroundTruth::from_json(&calls, &tasks))
     }
 
-    async fn control(&self, path: &str) -> Result<Value, HarnessError> {
+    /// `GET` of a `/_sim` control path (e.g. `/_sim/tasks`, `/_sim/clock`), as JSON.
+    pub async fn control(&self, path: &str) -> Result<Value, HarnessError> {
         let failed = |detail: String| HarnessError::Control {
             path: path.to_string(),
             detail,
