@@ -658,8 +658,8 @@ async fn tag_vpg(
             let since = task.started.map(|t| t - chrono::Duration::seconds(60));
             let (_, lag) = client.learnt();
             match wait_listed(client, &vpg.vpg_id, tag, since, at, deadline, lag).await {
-                Ok(Some(cp)) => {
-                    client.observe_listing(at.elapsed());
+                Ok(Some((cp, lag))) => {
+                    client.observe_listing(lag);
                     Outcome::Tagged {
                         task_id: Some(task_id),
                         task_state: task.state().map(Code::task_state),
@@ -1044,8 +1044,9 @@ async fn reconcile(
         .unwrap_or_default()
         .clamp(Duration::from_secs(2), Duration::from_secs(30));
     let until = deadline.min(Instant::now() + grace);
+    // The lag this wait saw is not learnt: it does not start at a completion.
     let found = wait_listed(client, vpg_id, tag, since, Instant::now(), until, lag).await?;
-    let Some(cp) = found else {
+    let Some((cp, _)) = found else {
         return Ok(Reconciled::NotInserted);
     };
     let task_id = completed.first().and_then(|t| t.task_identifier.clone());
