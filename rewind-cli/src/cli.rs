@@ -94,7 +94,7 @@ pub enum Command {
     Tags {
         /// The VM.
         vm: String,
-        /// Only the tags of this change id.
+        /// Only the tags of this change: its change id, or a tag exactly.
         #[arg(long = "change", value_name = "ID")]
         change_id: Option<String>,
     },

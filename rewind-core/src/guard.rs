@@ -1083,6 +1083,15 @@ pub struct TaggedCheckpoint {
     pub parts: Option<TagParts>,
 }
 
+impl TaggedCheckpoint {
+    /// Whether this checkpoint belongs to `change`: a change id its tag names, or the tag exactly (a
+    /// tag that rewind did not write has no change id, so the whole tag is how a human names it).
+    pub fn is_of_change(&self, change: &str) -> bool {
+        let wanted = change.trim();
+        self.tag.trim() == wanted || self.parts.as_ref().is_some_and(|p| p.change_id == wanted)
+    }
+}
+
 /// The tagged checkpoints of one VPG.
 #[derive(Debug, Clone, Serialize)]
 pub struct VpgTags {
@@ -1156,7 +1165,8 @@ impl TagList {
     }
 }
 
-/// Lists the tagged checkpoints of the VM of `protection`, keeping only those of `change_id` when given.
+/// Lists the tagged checkpoints of the VM of `protection`, keeping only those of `change_id` (a change
+/// id or a tag exactly) when given.
 pub(crate) async fn list_tags(
     clients: &[Arc<ZvmClient>],
     protection: &Protection,
@@ -1188,11 +1198,7 @@ pub(crate) async fn list_tags(
                             parts,
                         })
                     })
-                    .filter(|t| {
-                        change_id.is_none_or(|id| {
-                            t.parts.as_ref().is_some_and(|p| p.change_id == id.trim())
-                        })
-                    })
+                    .filter(|t| change_id.is_none_or(|id| t.is_of_change(id)))
                     .collect();
                 tags.sort_by_key(|t| t.timestamp);
                 out.tags = tags;

@@ -246,12 +246,15 @@ impl Rewind {
         Ok(report)
     }
 
-    /// The tagged checkpoints of a VM across all its VPGs, only those of `change_id` when given.
+    /// The tagged checkpoints of a VM across all its VPGs, only those of `change_id` when given: a
+    /// change id, or a tag exactly, as a recovery takes it (checked the same way before anything is
+    /// sent).
     pub async fn list_tags(
         &self,
         vm: &str,
         change_id: Option<&str>,
     ) -> Result<TagList, RewindError> {
+        let change_id = change_id.map(recover::check_change).transpose()?;
         let protection = self.find_protection(vm).await?;
         Ok(guard::list_tags(&self.inner.clients, &protection, change_id).await)
     }

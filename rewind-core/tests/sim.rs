@@ -572,7 +572,8 @@ impl ProgressSink for Recorder {
 }
 
 #[tokio::test]
-async fn guard_of_web_01_tags_every_protecting_vpg_reports_progress_and_is_journaled() {
+async fn guard_of_web_01_tags_every_protecting_vpg_reports_progress_is_listed_by_change_and_is_journaled()
+ {
     let env = TestEnv::start(13).await;
     let progress = Recorder::default();
     let report = env
@@ -629,6 +630,33 @@ async fn guard_of_web_01_tags_every_protecting_vpg_reports_progress_and_is_journ
         .await
         .unwrap();
     assert!(none.vpgs.iter().all(|v| v.tags.is_empty()));
+    // The tag itself names the change as well, as a recovery takes it.
+    let by_tag = env
+        .rewind
+        .list_tags("web-01", Some(&report.tag))
+        .await
+        .unwrap();
+    assert!(
+        by_tag.vpgs.iter().all(|v| v.tags.len() == 1),
+        "{}",
+        by_tag.summary()
+    );
+    // A filter that could name no change is refused before anything is sent.
+    let err = env
+        .rewind
+        .list_tags("web-01", Some("chg\nweb"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RewindError::InvalidInput {
+                field: "change",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 
     let journal = env
         .rewind

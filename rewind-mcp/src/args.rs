@@ -53,7 +53,7 @@ pub struct GuardArgs {
 pub struct ListTagsArgs {
     /// The VM: its name, host name, IP address or vmIdentifier.
     pub vm: String,
-    /// Only the tags of this change id.
+    /// Only the tags of this change: its change id, or a tag exactly.
     #[serde(default)]
     pub change_id: Option<String>,
 }

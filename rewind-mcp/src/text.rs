@@ -64,7 +64,7 @@ check later with zerto_list_tags {vm, change_id}. Each call adds new checkpoints
 /// zerto_list_tags.
 pub const LIST_TAGS: &str = "\
 List the tagged checkpoints of a VM across all its VPGs, each with its checkpoint id, time and tag \
-(ai:<agent> | <action> | vm=<vm> | change=<change id> | <UTC time>). Give change_id to see only the tags of one change. \
+(ai:<agent> | <action> | vm=<vm> | change=<change id> | <UTC time>). Give change_id (a change id, or a tag exactly) to see only the tags of one change. \
 Call it to confirm a guard, to follow a guard that ended still_running, or to find the tag to recover from after a change went wrong. \
 Next, if the change must be undone and the human agrees: zerto_recover_file, zerto_failover_test or zerto_clone with the same change_id. Reads only.";
 

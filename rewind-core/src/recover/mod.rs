@@ -143,7 +143,6 @@ pub fn recovery_points(
     tags: &TagList,
     change: &str,
 ) -> Vec<RecoveryPoint> {
-    let wanted = change.trim();
     protection
         .vpgs
         .iter()
@@ -152,10 +151,7 @@ pub fn recovery_points(
             let newest = listed
                 .tags
                 .iter()
-                .filter(|t| {
-                    t.tag.trim() == wanted
-                        || t.parts.as_ref().is_some_and(|p| p.change_id == wanted)
-                })
+                .filter(|t| t.is_of_change(change))
                 .max_by_key(|t| t.timestamp)?;
             Some(RecoveryPoint {
                 vpg_id: vpg.vpg_id.clone(),
