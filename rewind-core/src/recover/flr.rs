@@ -12,11 +12,13 @@
 //! 4. For each path, its folder is browsed to check that it exists (walking up to the nearest existing
 //!    folder when it does not, whose content the error lists); then it is downloaded (`POST .../download`
 //!    → a URL on the same ZVM → `GET` with the bearer) straight into the destination: a file as its
-//!    bytes, a folder as a zip archive that is unpacked (see `destination`).
+//!    bytes, a folder as a zip archive that is unpacked (see `destination`). A body cut off midway is
+//!    thrown away and the download asked for again, up to three times in all.
 //! 5. The session is always unmounted (`DELETE /v1/flrs/{id}`, its `FlrJournalUnmount` task read until
 //!    terminal), after an error too; if the future is dropped midway, the unmount is still sent.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::destination::{Destination, GuestPath, RecoveredFile, parse_paths};
@@ -36,6 +38,10 @@ use crate::zvm::{CallError, ZvmClient};
 
 /// How many items of a folder an error lists.
 const LISTED_ITEMS: usize = 40;
+/// How many times in all a download whose body is cut off is fetched. Its answer had begun, so the
+/// reads' own retries (which end when a status arrives) did not cover it; fetching it again is a read
+/// like any other, and nothing half-written is kept.
+const DOWNLOAD_ATTEMPTS: u32 = 3;
 
 /// Runs [`crate::Rewind::recover_file`].
 pub(crate) async fn recover_file(
@@ -403,6 +409,31 @@ impl Run<'_> {
                 ),
             });
         }
+        let mut attempt = 1;
+        loop {
+            let cut = AtomicBool::new(false);
+            match self.download(session, path, &item, &cut).await {
+                Err(e) if cut.load(Ordering::Relaxed) && attempt < DOWNLOAD_ATTEMPTS => {
+                    self.notes.push(format!(
+                        "the download of {path} was cut off ({e}); it was fetched again"
+                    ));
+                    tokio::time::sleep(Duration::from_millis(200) * attempt).await;
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Asks for `path`'s download URL, fetches it and writes it into the destination (a folder's
+    /// archive unpacked). `cut` is set when the body was cut off after its answer had begun.
+    async fn download(
+        &mut self,
+        session: &str,
+        path: &GuestPath,
+        item: &PathItem,
+        cut: &AtomicBool,
+    ) -> Result<(), RewindError> {
         let client = self.client.clone();
         let url = match client.flr_download_url(session, path.as_str()).await {
             Ok(url) => url,
@@ -413,7 +444,10 @@ impl Run<'_> {
             Err(e) => return Err(self.forbidden(e).await),
         };
         let request = format!("the download of {path}");
-        let lost = |e: reqwest::Error| client.body_lost(&request, &e);
+        let lost = |e: reqwest::Error| {
+            cut.store(true, Ordering::Relaxed);
+            client.body_lost(&request, &e)
+        };
         if item.is_folder() {
             let archive = self.destination.write_archive(body, lost).await?;
             let destination = self.destination.clone();

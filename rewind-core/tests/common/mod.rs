@@ -383,6 +383,10 @@ pub enum Mischief {
     ForeignInsertFirst,
     /// Answer the first two `/v1` reads 503 without forwarding them.
     UnavailableTwice,
+    /// Cut the body of the first FLR download off halfway (its length announced whole), as a
+    /// connection that drops mid-transfer does. The Host header is forwarded, so the download URLs
+    /// the simulator hands out point at the proxy.
+    CutFirstDownload,
 }
 
 /// A test-only HTTP proxy in front of one simulated site.
@@ -493,11 +497,18 @@ async fn forward(
     if first && state.mischief == Mischief::ForeignInsertFirst {
         foreign_insert(&state, &path).await;
     }
+    let cut = state.mischief == Mischief::CutFirstDownload
+        && parts.method == axum::http::Method::GET
+        && path.contains("/downloads/")
+        && !state.done.swap(true, Ordering::SeqCst);
     let mut req = state
         .http
         .request(parts.method.clone(), format!("{}{path}", state.target));
     for (name, value) in parts.headers.iter() {
-        if name != axum::http::header::HOST && name != axum::http::header::CONTENT_LENGTH {
+        let keep_host = state.mischief == Mischief::CutFirstDownload;
+        if (name != axum::http::header::HOST || keep_host)
+            && name != axum::http::header::CONTENT_LENGTH
+        {
             req = req.header(name, value);
         }
     }
@@ -513,7 +524,26 @@ async fn forward(
         // The insert reached the simulator; its answer never comes back.
         tokio::time::sleep(Duration::from_secs(3600)).await;
     }
-    let mut out = axum::response::Response::new(axum::body::Body::from(bytes));
+    let mut out = if cut {
+        let half = bytes.slice(..bytes.len() / 2);
+        let chunks: Vec<Result<axum::body::Bytes, std::io::Error>> = vec![
+            Ok(half),
+            Err(std::io::Error::other("the connection dropped")),
+        ];
+        // The error waits a little, so the half is on the wire (headers and all) before the drop.
+        let chunks = futures::StreamExt::then(futures::stream::iter(chunks), |chunk| async move {
+            if chunk.is_err() {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            chunk
+        });
+        let mut out = axum::response::Response::new(axum::body::Body::from_stream(chunks));
+        out.headers_mut()
+            .insert(axum::http::header::CONTENT_LENGTH, bytes.len().into());
+        out
+    } else {
+        axum::response::Response::new(axum::body::Body::from(bytes))
+    };
     *out.status_mut() = axum::http::StatusCode::from_u16(status.as_u16()).unwrap();
     if let Some(ct) = content_type {
         out.headers_mut()

@@ -12,7 +12,7 @@ use rewind_core::{
 };
 use sha2::{Digest, Sha256};
 
-use crate::common::{Sites, TestEnv};
+use crate::common::{Mischief, Proxy, Sites, TestEnv};
 
 const APP_CONF: &str = "sda1/etc/app/app.conf";
 
@@ -924,6 +924,40 @@ async fn a_download_whose_connection_drops_once_is_fetched_again() {
         .await
         .unwrap();
     assert_eq!(std::fs::read(out.join(APP_CONF)).unwrap(), original);
+    assert!(report.unmount.unmounted);
+}
+
+#[tokio::test]
+async fn a_download_cut_off_halfway_is_fetched_again_and_only_whole_bytes_are_written() {
+    let env = TestEnv::start(118).await;
+    let original = env.control.file("web-01", APP_CONF).await;
+    guard(&env, "web-01", "chg-cut").await;
+    let proxy = Proxy::start(&env.sim.local().url, Mischief::CutFirstDownload).await;
+    let rewind = env.rewind_with(|mut c| {
+        c.sites[0] = env.boston_at(&proxy.url);
+        c
+    });
+    env.control.clear_calls().await;
+    let out = env.dir.path().join("cut");
+    let report = rewind
+        .recover_file(request("web-01", "chg-cut", &[APP_CONF], &out), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read(out.join(APP_CONF)).unwrap(), original);
+    assert_eq!(files_under(&out).len(), 1, "{:?}", files_under(&out));
+    assert!(
+        report.notes.iter().any(|n| n.contains("was cut off")),
+        "{}",
+        report.summary()
+    );
+    let downloads = env
+        .control
+        .calls_to("/v1/flrs")
+        .await
+        .into_iter()
+        .filter(|(_, m, p, _)| m == "GET" && p.contains("/downloads/"))
+        .count();
+    assert_eq!(downloads, 2, "the cut download and the one fetched again");
     assert!(report.unmount.unmounted);
 }
 
