@@ -9,7 +9,7 @@
 //!    under `RelatedEntities.FlrSessions`) and read until it is terminal; then the session is read until
 //!    its `FlrSessionStatus` is `MountCompletedSuccessfully`. If the mount's answer is lost, the VM's
 //!    sessions are read to find the one it created.
-//! 4. For each path, its folder is browsed to check that it exists (walking up to the nearest existing
+//! 4. For each path, its folder is browsed, page after page, to check that it exists (walking up to the nearest existing
 //!    folder when it does not, whose content the error lists); then it is downloaded (`POST .../download`
 //!    → a URL on the same ZVM → `GET` with the bearer) straight into the destination: a file as its
 //!    bytes, a folder as a zip archive that is unpacked (see `destination`). A body cut off midway is

@@ -258,6 +258,10 @@ struct How {
 /// How long one download may take: files can be large, and the client's request timeout is sized for
 /// JSON answers.
 pub const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// Items asked for per page of an FLR browse.
+pub const BROWSE_PAGE: usize = 500;
+/// The most pages of one folder read (100,000 items): a folder is browsed to find one item in it.
+pub const BROWSE_PAGES: usize = 200;
 
 /// The client of one configured site's ZVM.
 #[derive(Debug)]
@@ -767,17 +771,38 @@ impl ZvmClient {
         })
     }
 
-    /// `POST /v1/flrs/{id}/browse {"Path": path}`; an empty path lists the partitions.
+    /// `POST /v1/flrs/{id}/browse {"Path": path, "PageNumber": n, "PageSize": BROWSE_PAGE}`, page after
+    /// page until one is not full, into one listing; an empty path lists the partitions.
+    ///
+    /// Paging is asked for explicitly, so that a ZVM whose default page is short cannot hide the file
+    /// looked for on a later page. A ZVM that ignores `PageSize` answers everything at once (more than
+    /// a page) and one that ignores `PageNumber` answers the first page again: either ends the reading,
+    /// without counting an item twice. At most [`BROWSE_PAGES`] pages are read.
     pub async fn flr_browse(
         &self,
         session_id: &str,
         path: &str,
     ) -> Result<FlrListing, RewindError> {
-        self.post_read(
-            &format!("/v1/flrs/{}/browse", segment(session_id)),
-            &FlrBrowse { path },
-        )
-        .await
+        let url = format!("/v1/flrs/{}/browse", segment(session_id));
+        let page = |page_number| FlrBrowse {
+            path,
+            page_number,
+            page_size: BROWSE_PAGE,
+        };
+        let mut listing: FlrListing = self.post_read(&url, &page(1)).await?;
+        let mut last = listing.path_items.len();
+        let mut number = 1;
+        while last == BROWSE_PAGE && number < BROWSE_PAGES {
+            number += 1;
+            let next: FlrListing = self.post_read(&url, &page(number)).await?;
+            let first = |l: &FlrListing| l.path_items.first().and_then(|i| i.path.clone());
+            if next.path_items.is_empty() || first(&next) == first(&listing) {
+                break;
+            }
+            last = next.path_items.len();
+            listing.path_items.extend(next.path_items);
+        }
+        Ok(listing)
     }
 
     /// `POST /v1/flrs/{id}/download {"PathList": [path]}` → the URL to download it from.

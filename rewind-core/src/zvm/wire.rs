@@ -506,6 +506,10 @@ pub struct JournalFlr<'a> {
 pub struct FlrBrowse<'a> {
     /// A partition-rooted, `/`-separated guest path; empty lists the partitions.
     pub path: &'a str,
+    /// The page asked for, from 1.
+    pub page_number: usize,
+    /// Items per page.
+    pub page_size: usize,
 }
 
 /// The answer of `POST /v1/flrs/{id}/browse`.

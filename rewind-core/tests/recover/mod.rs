@@ -962,6 +962,42 @@ async fn a_download_cut_off_halfway_is_fetched_again_and_only_whole_bytes_are_wr
 }
 
 #[tokio::test]
+async fn a_file_on_the_second_page_of_a_large_folder_is_found_and_recovered() {
+    let env = TestEnv::start(119).await;
+    // 520 files: more than one page of a browse (500), so the last ones are on page 2.
+    for i in 0..520 {
+        let path = format!("sda1/var/spool/batch/job-{i:04}.json");
+        env.control
+            .put_file("web-01", &path, format!("{{\"job\": {i}}}").as_bytes())
+            .await;
+    }
+    let last = "sda1/var/spool/batch/job-0519.json";
+    guard(&env, "web-01", "chg-large").await;
+    env.control.put_file("web-01", last, b"{}").await;
+    env.control.clear_calls().await;
+    let out = env.dir.path().join("large");
+    let report = env
+        .rewind
+        .recover_file(request("web-01", "chg-large", &[last], &out), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(
+        std::fs::read(out.join(last)).unwrap(),
+        b"{\"job\": 519}",
+        "{}",
+        report.summary()
+    );
+    let browses = env
+        .control
+        .calls_to("/v1/flrs")
+        .await
+        .into_iter()
+        .filter(|(_, m, p, _)| m == "POST" && p.ends_with("/browse"))
+        .count();
+    assert_eq!(browses, 2, "the folder's two pages, read once each");
+}
+
+#[tokio::test]
 async fn a_lost_mount_answer_is_reconciled_to_the_session_it_created_which_is_then_unmounted() {
     let env = TestEnv::start(116).await;
     let original = env.control.file("web-01", APP_CONF).await;
