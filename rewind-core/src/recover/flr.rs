@@ -9,11 +9,12 @@
 //!    under `RelatedEntities.FlrSessions`) and read until it is terminal; then the session is read until
 //!    its `FlrSessionStatus` is `MountCompletedSuccessfully`. If the mount's answer is lost, the VM's
 //!    sessions are read to find the one it created.
-//! 4. For each path, its folder is browsed, page after page, to check that it exists (walking up to the nearest existing
-//!    folder when it does not, whose content the error lists); then it is downloaded (`POST .../download`
-//!    → a URL on the same ZVM → `GET` with the bearer) straight into the destination: a file as its
-//!    bytes, a folder as a zip archive that is unpacked (see `destination`). A body cut off midway is
-//!    thrown away and the download asked for again, up to three times in all.
+//! 4. For each path, its folder is browsed, page after page, to check that it exists (walking up to
+//!    the nearest existing folder when it does not, whose content the error lists); then it is
+//!    downloaded (`POST .../download` → a URL on the same ZVM → `GET` with the bearer) straight into
+//!    the destination: a file as its bytes, a folder as a zip archive that is unpacked (see
+//!    `destination`). A body cut off midway is thrown away and the download asked for again, up to
+//!    three times in all.
 //! 5. The session is always unmounted (`DELETE /v1/flrs/{id}`, its `FlrJournalUnmount` task read until
 //!    terminal), after an error too; if the future is dropped midway, the unmount is still sent.
 
