@@ -115,14 +115,14 @@ pub const FAILOVER_TEST: &str = "\
 Start or stop a failover test of a VM from the tagged checkpoint of a change: a copy of the VM starts at the recovery site \
 in an isolated test network, while production keeps running. Call start when the human wants to see the VM as it was before the change; \
 call stop when they are done, with success (did the test VM look right, as the human judged it) and a short summary. Stopping removes the test VM. \
-change_id: the change id given to the guard, or a tag exactly. The Zerto task is read until it ends; a task still running is reported with its id, never dropped. \
+change_id: the change id given to the guard, or a tag exactly. The Zerto task is read until it ends; a task still running is reported with its id, never dropped, as a tool error with verdict still_running: do not report it done and do not start it again. \
 This is never a live failover.";
 
 /// zerto_clone.
 pub const CLONE: &str = "\
 Start or abort an offsite clone of a VM from the tagged checkpoint of a change: a lasting copy of the VM as it was is created at the recovery site, \
 while production keeps running. Call start when the human wants that copy; abort stops a clone still being made and removes it. \
-change_id: the change id given to the guard, or a tag exactly. The Zerto task is read until it ends; a task still running is reported with its id, never dropped.";
+change_id: the change id given to the guard, or a tag exactly. The Zerto task is read until it ends; a task still running is reported with its id, never dropped, as a tool error with verdict still_running: do not report it done and do not start it again.";
 
 /// The form's message when asking the human about an unknown tool.
 pub fn ask_message(server: &str, tool: &str, vm: Option<&str>) -> String {

@@ -442,7 +442,8 @@ fn recover_file_answer(report: &RecoverFileReport) -> CallToolResult {
     reply::ok(line, report)
 }
 
-/// The answer of a failover test or clone operation.
+/// The answer of a failover test or clone operation: an error while its task still runs, as a guard's
+/// is, since the operation is not done and must not be reported so or started again.
 fn recovery_task_answer(report: &RecoveryTaskReport) -> CallToolResult {
     let first = report.headline();
     let line = match report.verdict {
@@ -453,7 +454,8 @@ fn recovery_task_answer(report: &RecoveryTaskReport) -> CallToolResult {
             report.task.task_id
         ),
     };
-    reply::ok(line, report)
+    let running = report.verdict == RecoveryVerdict::StillRunning;
+    reply::answer(line, report, running)
 }
 
 /// The answer when the task running a call's work ended without an answer (it panicked).

@@ -187,6 +187,49 @@ async fn a_failover_test_and_a_clone_run_from_the_tag_and_are_journaled() {
 }
 
 #[tokio::test]
+async fn a_failover_test_still_running_when_waiting_stops_is_an_error_that_names_its_task() {
+    let env = TestEnv::start(57, Setup::File).await;
+    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let guarded = call(
+        &client,
+        "zerto_guard_before_mutate",
+        json!({"vm": "db-01", "agent": "claude-code", "action": "migrate schema", "change_id": "db-3"}),
+    )
+    .await;
+    assert!(!is_error(&guarded), "{}", line(&guarded));
+    client.cancel().await.unwrap();
+
+    // A server that waits a second for a task, and a ZVM whose tasks take thirty.
+    let config = std::fs::read_to_string(env.config_path()).unwrap();
+    std::fs::write(
+        env.config_path(),
+        config.replace(
+            "deadline_secs = 30\n",
+            "deadline_secs = 1\n\n[recover]\nwait_floor_secs = 1\n",
+        ),
+    )
+    .unwrap();
+    env.sim_post("/_sim/timing", json!({"TaskDurationMs": 30000}))
+        .await;
+    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let started = call(
+        &client,
+        "zerto_failover_test",
+        json!({"vm": "db-01", "change_id": "db-3", "action": "start"}),
+    )
+    .await;
+    assert!(is_error(&started), "{}", line(&started));
+    let report = structured(&started);
+    assert_eq!(report["verdict"], "still_running", "{report}");
+    let task = report["task"]["task_id"].as_str().unwrap();
+    let said = line(&started);
+    for words in [task, "has not failed", "do not start it again"] {
+        assert!(said.contains(words), "{words:?} in {said}");
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn a_recovery_site_not_configured_is_a_one_line_error_with_the_table_to_add_as_a_hint() {
     // Only Boston is configured: db-01's only VPG recovers to Denver.
     let env = TestEnv::start(55, Setup::Env).await;
