@@ -444,12 +444,14 @@ impl Journal {
         let matcher = filter.matcher();
         let mut records = Vec::new();
         let mut skipped_lines = 0;
-        for line in BufReader::new(&file).lines() {
+        // Split on bytes, not `lines()`: a line torn inside a multi-byte character is not UTF-8, and
+        // must be skipped like any other unreadable line rather than end the whole read.
+        for line in BufReader::new(&file).split(b'\n') {
             let line = line.map_err(err)?;
-            if line.trim().is_empty() {
+            if line.trim_ascii().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<JournalRecord>(&line) {
+            match serde_json::from_slice::<JournalRecord>(&line) {
                 Ok(r) if matcher.matches(&r) => records.push(r),
                 Ok(_) => {}
                 Err(_) => skipped_lines += 1,
@@ -553,6 +555,28 @@ mod tests {
         let read = j.read(&JournalFilter::default()).unwrap();
         assert_eq!(read.records.len(), 2);
         assert_eq!(read.skipped_lines, 1);
+    }
+
+    #[test]
+    fn a_line_torn_inside_a_character_is_skipped_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("journal.jsonl"));
+        j.append(&record("web-01", "c1")).unwrap();
+        // A record cut off in the middle of "ü" (0xC3 0xBC): the line is not UTF-8.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(j.path())
+            .unwrap()
+            .write_all(b"{\"agent\": \"J\xC3\n")
+            .unwrap();
+        j.append(&record("web-01", "c2")).unwrap();
+        let read = j.read(&JournalFilter::default()).unwrap();
+        assert_eq!(read.records.len(), 2);
+        assert_eq!(read.skipped_lines, 1);
+        assert!(matches!(
+            j.last_guarded("web-01", std::time::Duration::from_secs(60)),
+            Ok(GuardLookup::Guarded(_))
+        ));
     }
 
     #[test]
