@@ -227,6 +227,15 @@ impl World {
                 ))
             }
         };
+        // A VM row names the host it runs on, chosen among its site's hosts by position.
+        for site in &self.sites {
+            if site.hosts.is_empty() {
+                return Err(format!(
+                    "site {} has no Hosts; a site needs at least one host for its VMs to run on",
+                    site.name
+                ));
+            }
+        }
         for vm in &self.vms {
             for &vpg in &vm.vpgs {
                 in_range(&format!("VM {} (Vpgs)", vm.id), vpg, vpgs)?;
@@ -292,4 +301,57 @@ fn parse_seed(hex: &str) -> Result<[u8; 32], StateError> {
         *byte = u8::from_str_radix(text, 16).map_err(|_| wrong())?;
     }
     Ok(seed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::auth::Lifetimes;
+    use crate::world::spec::WorldSpec;
+    use crate::world::{Setup, SiteRole};
+
+    fn saved_world() -> serde_json::Value {
+        let world = World::new(&Setup {
+            spec: WorldSpec::default_world(),
+            seed: 3,
+            epoch: SimTime::from_millis(0),
+            time_scale: 0.0,
+            timings: Timings {
+                task_duration_ms: 1_000,
+                listing_lag_ms: 0,
+            },
+            task_jitter: 0.0,
+            lifetimes: Lifetimes {
+                access_ms: 300_000,
+                refresh_ms: 1_800_000,
+                session_limit: false,
+            },
+        })
+        .unwrap();
+        serde_json::from_slice(&world.to_state_json().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_saved_state_reads_back_whole() {
+        let bytes = serde_json::to_vec(&saved_world()).unwrap();
+        let world = World::from_state_json(&bytes, 0.0).unwrap();
+        assert_eq!(world.site(SiteRole::Local).name, "Boston");
+    }
+
+    #[test]
+    fn a_site_without_hosts_is_refused_since_every_vm_row_names_its_host() {
+        let mut saved = saved_world();
+        saved["Sites"][1]["Hosts"] = serde_json::json!([]);
+        let bytes = serde_json::to_vec(&saved).unwrap();
+        let error = World::from_state_json(&bytes, 0.0)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            error.as_deref(),
+            Some(
+                "the saved state is inconsistent: site Denver has no Hosts; a site needs at \
+                 least one host for its VMs to run on"
+            )
+        );
+    }
 }
