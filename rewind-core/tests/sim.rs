@@ -196,6 +196,40 @@ async fn password_credentials_work_and_a_wrong_secret_is_an_auth_error_that_neve
 }
 
 #[tokio::test]
+async fn concurrent_calls_with_a_wrong_secret_share_one_refused_token_request() {
+    let env = TestEnv::start(4).await;
+    let wrong = env.rewind_with(|mut c| {
+        c.sites[0] =
+            SiteConfig::with_client("boston", &env.sim.local().url, "rewind", "wrong").unwrap();
+        c
+    });
+    env.control.clear_calls().await;
+    // The refusal takes long enough for every caller to be waiting for it.
+    env.control
+        .fault(
+            serde_json::json!({"Method": "POST", "Path": "/auth/**", "Action": "Latency",
+            "LatencyMs": 1500, "Count": 1}),
+        )
+        .await;
+    let client = wrong.client("boston").unwrap().clone();
+    let calls = (0..32).map(|_| {
+        let c = client.clone();
+        tokio::spawn(async move { c.vpgs().await })
+    });
+    for r in futures::future::join_all(calls).await {
+        let err = r.unwrap().unwrap_err();
+        assert!(matches!(err, RewindError::Auth { .. }), "{err:?}");
+    }
+    // Callers that waited while the token request was refused share its refusal: one failed login at
+    // Keycloak, not one per caller (which could lock the account), and no caller waits for the
+    // others' attempts one after another.
+    assert_eq!(env.control.token_requests().await, 1);
+    // A call that comes after the refusal asks again: the credentials may have been mended.
+    assert!(client.vpgs().await.is_err());
+    assert_eq!(env.control.token_requests().await, 2);
+}
+
+#[tokio::test]
 async fn reads_are_retried_through_connection_refused_until_the_zvm_answers() {
     let env = TestEnv::start(5).await;
     // A port that nobody listens on yet; the proxy opens it a moment after the first call.

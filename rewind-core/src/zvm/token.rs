@@ -5,8 +5,15 @@
 //! its expiry. On a 401 a caller drops the token only if it is still the one that failed (compared by
 //! generation), so N concurrent 401s cause one new token request, not N; this matters with Keycloak
 //! session limits, where every new token revokes the older ones.
+//!
+//! A token request that fails is shared the same way: the callers that were waiting while it failed
+//! get its error instead of each asking in turn. N concurrent calls with a wrong secret are one failed
+//! login at Keycloak, not N (brute-force detection could lock the account), and with Keycloak down the
+//! last caller does not wait for N retry budgets one after another. A call that comes after the
+//! failure asks again.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
@@ -36,6 +43,9 @@ struct Cached {
 struct Slot {
     current: Option<Cached>,
     last_generation: u64,
+    /// The last token request's error, with its number in [`TokenCache::requests_ended`]; cleared by
+    /// a success.
+    failure: Option<(u64, CallError)>,
 }
 
 /// A token as handed to a caller: the bearer value and the generation to pass to
@@ -54,6 +64,9 @@ pub(crate) struct TokenCache {
     retry: RetryPolicy,
     /// Held across the token request: this is what makes the fetch single-flight.
     slot: Mutex<Slot>,
+    /// How many token requests have ended, counted under the slot's lock and read before waiting for
+    /// it: a failure numbered higher than what a caller read ended while it waited.
+    requests_ended: AtomicU64,
 }
 
 impl std::fmt::Debug for TokenCache {
@@ -78,11 +91,14 @@ impl TokenCache {
             credentials,
             retry,
             slot: Mutex::new(Slot::default()),
+            requests_ended: AtomicU64::new(0),
         }
     }
 
-    /// A valid token: the cached one, or a new one fetched while every other caller waits for it.
+    /// A valid token: the cached one, or a new one fetched while every other caller waits for it (and
+    /// shares its error, if it fails).
     pub(crate) async fn get(&self) -> Result<Token, CallError> {
+        let seen = self.requests_ended.load(Ordering::Acquire);
         let mut slot = self.slot.lock().await;
         if let Some(c) = slot
             .current
@@ -94,7 +110,19 @@ impl TokenCache {
                 generation: c.generation,
             });
         }
-        let (token, lifetime) = self.fetch().await?;
+        if let Some((_, e)) = slot.failure.as_ref().filter(|(n, _)| *n > seen) {
+            return Err(e.clone());
+        }
+        let fetched = self.fetch().await;
+        let ended = self.requests_ended.fetch_add(1, Ordering::AcqRel) + 1;
+        let (token, lifetime) = match fetched {
+            Ok(t) => t,
+            Err(e) => {
+                slot.failure = Some((ended, e.clone()));
+                return Err(e);
+            }
+        };
+        slot.failure = None;
         slot.last_generation += 1;
         let ahead = REFRESH_AHEAD.min(lifetime / 5);
         let cached = Cached {
