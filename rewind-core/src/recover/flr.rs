@@ -270,21 +270,27 @@ impl Run<'_> {
         let client = self.client.clone();
         let what = lost.what_happened_to("the mount");
         let error = lost.at(&client, "POST /v1/flrs");
+        // Without the sessions before and after, the mount may have happened unseen: the error says
+        // so, and what to do, whichever read failed.
+        let unknown = |why: String| RewindError::NotPossible {
+            problem: format!(
+                "{error}; the mount may have happened, and the VM's FLR sessions could not be read to tell ({why}): look for an FLR session of {} at site {} and unmount it",
+                self.vm.name,
+                client.name()
+            ),
+        };
         let Some(before) = before else {
-            return Err(RewindError::NotPossible {
-                problem: format!(
-                    "{error}; the mount may have happened, and the VM's FLR sessions could not be read to tell: look for an FLR session of {} at site {} and unmount it",
-                    self.vm.name,
-                    client.name()
-                ),
-            });
+            return Err(unknown("the read before the mount failed".into()));
         };
         let known = |s: &FlrSession| {
             before
                 .iter()
                 .any(|b| b.flr_session_identifier == s.flr_session_identifier)
         };
-        let after = client.flr_sessions(&self.vm.id).await?;
+        let after = match client.flr_sessions(&self.vm.id).await {
+            Ok(after) => after,
+            Err(e) => return Err(unknown(e.to_string())),
+        };
         let mut ours: Vec<String> = after
             .iter()
             .filter(|s| !known(s))

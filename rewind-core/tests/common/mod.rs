@@ -387,6 +387,9 @@ pub enum Mischief {
     /// connection that drops mid-transfer does. The Host header is forwarded, so the download URLs
     /// the simulator hands out point at the proxy.
     CutFirstDownload,
+    /// Forward the first FLR mount and never answer it (as `LoseAnswer` does an insert), then answer
+    /// every read of the FLR sessions 500, so the lost mount cannot be reconciled.
+    LoseMountThenSessions,
 }
 
 /// A test-only HTTP proxy in front of one simulated site.
@@ -493,6 +496,22 @@ async fn forward(
         *out.status_mut() = axum::http::StatusCode::SERVICE_UNAVAILABLE;
         return out;
     }
+    let lists_sessions = parts.method == axum::http::Method::GET
+        && (path == "/v1/flrs" || path.starts_with("/v1/flrs?"));
+    if state.mischief == Mischief::LoseMountThenSessions
+        && lists_sessions
+        && state.done.load(Ordering::SeqCst)
+    {
+        let mut out = axum::response::Response::new(axum::body::Body::from(
+            json!({"Message": "the FLR sessions cannot be read now"}).to_string(),
+        ));
+        *out.status_mut() = axum::http::StatusCode::INTERNAL_SERVER_ERROR;
+        return out;
+    }
+    let is_mount = parts.method == axum::http::Method::POST && path == "/v1/flrs";
+    let lost_mount = state.mischief == Mischief::LoseMountThenSessions
+        && is_mount
+        && !state.done.swap(true, Ordering::SeqCst);
     let first = is_insert && !state.done.swap(true, Ordering::SeqCst);
     if first && state.mischief == Mischief::ForeignInsertFirst {
         foreign_insert(&state, &path).await;
@@ -520,8 +539,8 @@ async fn forward(
     let status = resp.status();
     let content_type = resp.headers().get(reqwest::header::CONTENT_TYPE).cloned();
     let bytes = resp.bytes().await.unwrap_or_default();
-    if first && state.mischief == Mischief::LoseAnswer {
-        // The insert reached the simulator; its answer never comes back.
+    if (first && state.mischief == Mischief::LoseAnswer) || lost_mount {
+        // The insert (or mount) reached the simulator; its answer never comes back.
         tokio::time::sleep(Duration::from_secs(3600)).await;
     }
     let mut out = if cut {

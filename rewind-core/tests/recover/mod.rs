@@ -1038,6 +1038,40 @@ async fn a_lost_mount_answer_is_reconciled_to_the_session_it_created_which_is_th
 }
 
 #[tokio::test]
+async fn a_lost_mount_whose_sessions_cannot_be_read_says_the_mount_may_have_happened() {
+    let env = TestEnv::start(117).await;
+    guard(&env, "web-01", "chg-lost-unread").await;
+    let proxy = Proxy::start(&env.sim.local().url, Mischief::LoseMountThenSessions).await;
+    let rewind = env.rewind_with(|mut c| {
+        c.sites[0] = env.boston_at(&proxy.url);
+        c.http.request_timeout = std::time::Duration::from_millis(700);
+        c
+    });
+    let out = env.dir.path().join("lost-unread");
+    let err = rewind
+        .recover_file(
+            request("web-01", "chg-lost-unread", &[APP_CONF], &out),
+            &NoProgress,
+        )
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    // The mount happened at the ZVM: the error must say so and what to do, not only that the
+    // sessions could not be read.
+    let mounted = env
+        .control
+        .calls_to("/v1/flrs")
+        .await
+        .into_iter()
+        .filter(|(_, m, p, s)| m == "POST" && p.eq_ignore_ascii_case("/v1/flrs") && *s == 200)
+        .count();
+    assert_eq!(mounted, 1, "{text}");
+    assert!(text.contains("the mount may have happened"), "{text}");
+    assert!(text.contains("unmount it"), "{text}");
+    assert!(text.contains("HTTP 500"), "the reason is kept: {text}");
+}
+
+#[tokio::test]
 async fn a_windows_guest_file_lands_under_its_drive_as_a_plain_folder() {
     let env = TestEnv::start(117).await;
     let ini = "C:/ProgramData/App/app.ini";
