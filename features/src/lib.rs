@@ -20,6 +20,12 @@ pub mod world;
 pub use answer::Answer;
 pub use world::RewindWorld;
 
+/// How long one answer of a front (a `rewind` run, an MCP tool call) may take before the step fails.
+/// Far beyond any deadline of the fronts themselves (a guard's is 60 s by default, a few seconds in
+/// the scenarios that set one), so that only a front that hangs reaches it: the step then fails
+/// naming the command instead of holding the whole suite up for ever.
+pub const FRONT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(300);
+
 /// Splits a command line the way a shell would for the simple cases a scenario writes: words
 /// separated by spaces, double-quoted words kept whole (without their quotes).
 pub fn split_command(line: &str) -> Vec<String> {

@@ -314,7 +314,9 @@ impl RewindWorld {
                 .await
                 .expect("the hook's input is written");
         }
-        let answer = collect(args, child).await;
+        let answer = collect(args, child, crate::FRONT_DEADLINE)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
         self.keep(answer)
     }
 
@@ -344,7 +346,7 @@ impl RewindWorld {
         });
     }
 
-    /// Waits for the background run `label` (within a generous deadline), keeps its answer and
+    /// Waits for the background run `label` (within [`crate::FRONT_DEADLINE`]), keeps its answer and
     /// returns it.
     pub async fn finish(&mut self, label: &str) -> &Answer {
         let at = self
@@ -353,9 +355,9 @@ impl RewindWorld {
             .position(|b| b.label == label)
             .unwrap_or_else(|| panic!("no run called {label:?} was started"));
         let run = self.background.remove(at);
-        let answer = tokio::time::timeout(Duration::from_secs(120), collect(run.args, run.child))
+        let answer = collect(run.args, run.child, crate::FRONT_DEADLINE)
             .await
-            .unwrap_or_else(|_| panic!("{label} did not end within two minutes"));
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
         self.keep(answer)
     }
 
@@ -445,11 +447,22 @@ impl RewindWorld {
     }
 }
 
-/// Waits for a `rewind` run to end and reads its answer.
-async fn collect(args: Vec<String>, child: tokio::process::Child) -> Answer {
-    let out = child
-        .wait_with_output()
+/// Waits for a `rewind` run to end, at most `within`, and reads its answer. A run still going at the
+/// deadline is an error naming it; its process is killed as the child is dropped (`kill_on_drop`).
+async fn collect(
+    args: Vec<String>,
+    child: tokio::process::Child,
+    within: Duration,
+) -> Result<Answer, String> {
+    let out = tokio::time::timeout(within, child.wait_with_output())
         .await
+        .map_err(|_| {
+            format!(
+                "`rewind {}` did not end within {} s",
+                args.join(" "),
+                within.as_secs_f64()
+            )
+        })?
         .expect("the rewind binary runs");
     let stdout = String::from_utf8(out.stdout).expect("stdout is UTF-8");
     let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8");
@@ -460,5 +473,33 @@ async fn collect(args: Vec<String>, child: tokio::process::Child) -> Answer {
     if std::env::var_os("TEST_LOG").is_some() {
         eprintln!("rewind {} -> {code}\n{stdout}{stderr}", args.join(" "));
     }
-    Answer::from_cli(args, code, stdout, stderr)
+    Ok(Answer::from_cli(args, code, stdout, stderr))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_run_that_does_not_end_fails_at_the_deadline_naming_its_command() {
+        let child = tokio::process::Command::new("sleep")
+            .arg("600")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("sleep starts");
+        let args = vec!["guard".to_string(), "web-01".to_string()];
+        let waited = tokio::time::timeout(
+            Duration::from_secs(60),
+            collect(args, child, Duration::from_millis(200)),
+        )
+        .await
+        .expect("collect gives up at its own deadline");
+        let err = waited.expect_err("a run that does not end is an error");
+        assert!(
+            err.contains("`rewind guard web-01` did not end within 0.2 s"),
+            "{err}"
+        );
+    }
 }
