@@ -350,6 +350,13 @@ impl Op<'_> {
             }
             Err(e) => {
                 let unknown = e.outcome_unknown();
+                // Whatever form the doubt takes (no answer, an unreadable one, a 5xx), the advice is
+                // the same, and replaces a 5xx's general "try again", which could start it twice.
+                let may_have_begun = format!(
+                    "the request may have reached the ZVM, so the {} may have begun: look at VPG {} in the ZVM before asking again",
+                    self.operation.name(),
+                    self.point.vpg_name
+                );
                 let e = match e.at(self.client, &self.request) {
                     RewindError::Unreachable {
                         site,
@@ -357,13 +364,31 @@ impl Op<'_> {
                         request,
                         detail,
                     } if unknown => RewindError::Unreachable {
-                        detail: format!(
-                            "{detail}; the request may have reached the ZVM, so the {} may have begun: look at VPG {} in the ZVM before asking again",
-                            self.operation.name(),
-                            self.point.vpg_name
-                        ),
+                        detail: format!("{detail}; {may_have_begun}"),
                         site,
                         url,
+                        request,
+                    },
+                    RewindError::Zvm {
+                        site,
+                        request,
+                        status,
+                        message,
+                        ..
+                    } if unknown => RewindError::Zvm {
+                        advice: may_have_begun,
+                        site,
+                        request,
+                        status,
+                        message,
+                    },
+                    RewindError::UnexpectedResponse {
+                        site,
+                        request,
+                        detail,
+                    } if unknown => RewindError::UnexpectedResponse {
+                        detail: format!("{detail}; {may_have_begun}"),
+                        site,
                         request,
                     },
                     other => other,

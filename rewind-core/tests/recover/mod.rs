@@ -520,6 +520,53 @@ async fn running_tasks(env: &TestEnv, kind: &str) -> usize {
 }
 
 #[tokio::test]
+async fn a_start_whose_outcome_is_unknown_says_it_may_have_begun_and_never_to_just_try_again() {
+    let env = TestEnv::start(122).await;
+    guard(&env, "web-01", "chg-unknown").await;
+    // A gateway's 502 says nothing about whether the start reached the ZVM.
+    env.control
+        .fault(serde_json::json!({
+            "Method": "POST", "Path": "/v1/vpgs/*/FailoverTest", "Action": "Respond",
+            "Status": 502, "Count": 1
+        }))
+        .await;
+    let err = env
+        .rewind
+        .failover_test(
+            "web-01",
+            "chg-unknown",
+            FailoverTestAction::Start,
+            &NoProgress,
+        )
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("HTTP 502"), "{text}");
+    assert!(
+        text.contains("the failover test start may have begun")
+            && text.contains("before asking again"),
+        "{text}"
+    );
+    assert!(!text.contains("try again"), "{text}");
+    // A lost answer says the same.
+    env.control
+        .fault(serde_json::json!({
+            "Method": "POST", "Path": "/v1/vpgs/*/CloneStart", "Action": "LoseResponse",
+            "Count": 1
+        }))
+        .await;
+    let err = env
+        .rewind
+        .offsite_clone("web-01", "chg-unknown", CloneAction::Start, &NoProgress)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("the clone start may have begun"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
 async fn a_failover_test_starts_at_the_tag_and_stops_with_its_result() {
     let env = TestEnv::start(111).await;
     guard(&env, "web-01", "chg-test").await;
