@@ -66,7 +66,7 @@ pub const LIST_TAGS: &str = "\
 List the tagged checkpoints of a VM across all its VPGs, each with its checkpoint id, time and tag \
 (ai:<agent> | <action> | vm=<vm> | change=<change id> | <UTC time>). Give change_id (a change id, or a tag exactly) to see only the tags of one change. \
 Call it to confirm a guard, to follow a guard that ended still_running, or to find the tag to recover from after a change went wrong. \
-Next, if the change must be undone and the human agrees: zerto_recover_file, zerto_failover_test or zerto_clone with the same change_id. Reads only.";
+Next, if the change went wrong and the human agrees to go back: zerto_recover_file, zerto_failover_test or zerto_clone with the same change_id. Reads only.";
 
 /// zerto_check_tool.
 pub const CHECK_TOOL: &str = "\
@@ -151,3 +151,64 @@ pub fn ask_remember_title(server: &str, tool: &str) -> String {
 /// What ticking "remember" does.
 pub const ASK_REMEMBER_DESCRIPTION: &str = "With Yes, the tool is recorded as mutating: every later call is guarded first. \
 With No, it is recorded as read-only: it runs without a checkpoint and is not asked about again.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CONTEXT.md's "avoid" words that have no proper use in what this server says. (Failover is
+    /// avoided only when it means disaster recovery: "failover test" is the right name of a tool.)
+    const AVOID: &[&str] = &[
+        "undo",
+        "snapshot",
+        "backup",
+        "user checkpoint",
+        "restore point",
+        "replication group",
+        "healthy",
+        "in sync",
+        "getvms",
+        "denylist",
+        "allowlist",
+        "silently dropped",
+        "restore the vpg",
+        "fail back",
+        "file restore",
+        "instant restore",
+        "zerto mcp",
+    ];
+
+    #[test]
+    fn what_the_model_and_the_human_read_keeps_to_the_words_of_context_md() {
+        let texts = [
+            ("INSTRUCTIONS", INSTRUCTIONS.to_string()),
+            ("PROMPT_DESCRIPTION", PROMPT_DESCRIPTION.to_string()),
+            ("prompt_text", prompt_text("web-01", "edit app.conf", None)),
+            ("FIND_PROTECTION", FIND_PROTECTION.to_string()),
+            ("GUARD", GUARD.to_string()),
+            ("LIST_TAGS", LIST_TAGS.to_string()),
+            ("CHECK_TOOL", CHECK_TOOL.to_string()),
+            ("ADD_MUTATING", ADD_MUTATING.to_string()),
+            ("ADD_READ_ONLY", ADD_READ_ONLY.to_string()),
+            ("JOURNAL", JOURNAL.to_string()),
+            ("RECOVER_FILE", RECOVER_FILE.to_string()),
+            ("FAILOVER_TEST", FAILOVER_TEST.to_string()),
+            ("CLONE", CLONE.to_string()),
+            ("ask_message", ask_message("ssh", "run", Some("web-01"))),
+            ("ASK_CHECKPOINT_TITLE", ASK_CHECKPOINT_TITLE.to_string()),
+            ("ASK_YES", ASK_YES.to_string()),
+            ("ASK_NO", ASK_NO.to_string()),
+            ("ask_remember_title", ask_remember_title("ssh", "run")),
+            (
+                "ASK_REMEMBER_DESCRIPTION",
+                ASK_REMEMBER_DESCRIPTION.to_string(),
+            ),
+        ];
+        for (name, text) in texts {
+            let lower = text.to_lowercase();
+            for word in AVOID {
+                assert!(!lower.contains(word), "{name} says {word:?}: {text}");
+            }
+        }
+    }
+}
