@@ -12,8 +12,8 @@ Exit codes:
        journal file that cannot be read or written)
   2    bad usage: wrong arguments, or an unusable configuration or catalog
   3    refused by a rule: a VM not found, ambiguous or protected by nothing; a
-       guard that is not guarded; an unknown tool that needs a human's answer;
-       a request the ZVM refused
+       guard with no protecting VPG, or whose insert the ZVM refused; an unknown
+       tool that needs a human's answer; a request the ZVM refused
   4    a Zerto task failed (ended Failed or Stopped)
   5    a ZVM could not be reached, would not authenticate rewind, or answered
        with a server error (5xx)

@@ -13,7 +13,8 @@ pub const OK: u8 = 0;
 pub const INTERNAL: u8 = 1;
 /// Bad usage: wrong arguments (clap's own code), or an unusable configuration or catalog.
 pub const USAGE: u8 = 2;
-/// Refused by a rule: VM not found, ambiguous or protected by nothing; not guarded; unknown tool.
+/// Refused by a rule: VM not found, ambiguous or protected by nothing; a guard with no protecting VPG
+/// or whose insert the ZVM refused; an unknown tool; a request the ZVM refused.
 pub const REFUSED: u8 = 3;
 /// A Zerto task failed (ended Failed or Stopped).
 pub const TASK_FAILED: u8 = 4;
