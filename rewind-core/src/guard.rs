@@ -3,7 +3,8 @@
 //! For each protecting VPG, in parallel across VPGs:
 //! 1. take the VPG's place in this process's queue (a VPG's lock is held from the insert until its task
 //!    is terminal, so two guards of VMs that share a VPG never insert at once);
-//! 2. if another client's insert is running at the VPG, wait for it first;
+//! 2. if another insert is running at the VPG (another client's, or one this process left running
+//!    when an earlier guard's deadline came), wait for it first;
 //! 3. `POST /v1/vpgs/{id}/checkpoints` and read the task until it is terminal; refuse unless it
 //!    Completed. If it failed because another client's insert was running (the back-to-back rule), wait
 //!    for that insert and try again, a bounded number of times, and say so;
@@ -399,16 +400,31 @@ pub(crate) struct OwnTasks {
     by_vpg: StdMutex<HashMap<String, Vec<OwnTask>>>,
 }
 
-/// A task id with its start (the ZVM's clock), once known.
-type OwnTask = (String, Option<DateTime<Utc>>);
+/// One insert task of this process.
+#[derive(Debug)]
+struct OwnTask {
+    id: String,
+    /// Its start (the ZVM's clock), once known.
+    started: Option<DateTime<Utc>>,
+    /// Seen terminal. A task left running when its guard's deadline came is not, and the next guard
+    /// of its VPG waits for it as for another client's.
+    ended: bool,
+}
 
 impl OwnTasks {
-    fn record(&self, vpg_id: &str, task_id: &str, started: Option<DateTime<Utc>>) {
+    fn record(&self, vpg_id: &str, task_id: &str, started: Option<DateTime<Utc>>, ended: bool) {
         let mut m = self.by_vpg.lock().unwrap_or_else(|p| p.into_inner());
         let list = m.entry(vpg_id.to_lowercase()).or_default();
-        match list.iter_mut().find(|(id, _)| id == task_id) {
-            Some(entry) => entry.1 = started.or(entry.1),
-            None => list.push((task_id.to_string(), started)),
+        match list.iter_mut().find(|t| t.id == task_id) {
+            Some(t) => {
+                t.started = started.or(t.started);
+                t.ended |= ended;
+            }
+            None => list.push(OwnTask {
+                id: task_id.to_string(),
+                started,
+                ended,
+            }),
         }
         // Only the recent past matters; keep the memory small.
         if list.len() > 64 {
@@ -417,15 +433,21 @@ impl OwnTasks {
     }
 
     fn contains(&self, vpg_id: &str, task_id: &str) -> bool {
+        self.ended(vpg_id, task_id).is_some()
+    }
+
+    /// Whether this process's task was seen terminal; `None` when it is not this process's.
+    fn ended(&self, vpg_id: &str, task_id: &str) -> Option<bool> {
         let m = self.by_vpg.lock().unwrap_or_else(|p| p.into_inner());
         m.get(&vpg_id.to_lowercase())
-            .is_some_and(|l| l.iter().any(|(id, _)| id == task_id))
+            .and_then(|l| l.iter().find(|t| t.id == task_id))
+            .map(|t| t.ended)
     }
 
     fn newest_start(&self, vpg_id: &str) -> Option<DateTime<Utc>> {
         let m = self.by_vpg.lock().unwrap_or_else(|p| p.into_inner());
         m.get(&vpg_id.to_lowercase())
-            .and_then(|l| l.iter().filter_map(|(_, s)| *s).max())
+            .and_then(|l| l.iter().filter_map(|t| t.started).max())
     }
 }
 
@@ -701,29 +723,42 @@ async fn insert_locked(
     notes: &mut Vec<String>,
 ) -> Inserted {
     let vpg_id = vpg.vpg_id.as_str();
-    // Another client's insert running at this VPG would make ours fail: wait for it first.
+    // Another insert running at this VPG would make ours fail: wait for it first. It is another
+    // client's, or one this process left running when its guard's deadline came (one this process saw
+    // end is listed only by a read sent before it ended, and is passed over).
     match client.insert_tasks(vpg_id, true).await {
         Ok(running) => {
             for other in running {
                 let Some(other_id) = other.task_identifier.clone() else {
                     continue;
                 };
-                if ctx.own.contains(vpg_id, &other_id) {
-                    continue;
-                }
+                let whose = match ctx.own.ended(vpg_id, &other_id) {
+                    Some(true) => continue,
+                    Some(false) => {
+                        "an earlier guard of this process, whose deadline came while it ran"
+                            .to_string()
+                    }
+                    None => format!(
+                        "another client ({})",
+                        other.initiated_by.as_deref().unwrap_or("unknown")
+                    ),
+                };
                 notes.push(format!(
-                    "insert task {other_id} of another client ({}) was running at this VPG; waited for it before inserting",
-                    other.initiated_by.as_deref().unwrap_or("unknown")
+                    "insert task {other_id} of {whose} was running at this VPG; waited for it before inserting"
                 ));
                 watch.report(Stage::Queued, Some(&other_id), Some(&other));
                 match wait_task(client, &other_id, Instant::now(), deadline, None, watch).await {
-                    Ok(TaskWait::Terminal(_)) => {}
+                    Ok(TaskWait::Terminal(t)) => {
+                        if ctx.own.contains(vpg_id, &other_id) {
+                            ctx.own.record(vpg_id, &other_id, t.started, true);
+                        }
+                    }
                     Ok(TaskWait::StillRunning(_)) => {
                         return Inserted::Done(Outcome::Error {
                             task_id: None,
                             kind: ErrorKind::Connection,
                             message: format!(
-                                "the deadline came while waiting for insert task {other_id} of another client at this VPG; nothing was inserted; guard again"
+                                "the deadline came while waiting for insert task {other_id} of {whose} at this VPG; nothing was inserted; guard again"
                             ),
                         });
                     }
@@ -815,7 +850,7 @@ async fn insert_locked(
                 });
             }
         };
-        ctx.own.record(vpg_id, &task_id, None);
+        ctx.own.record(vpg_id, &task_id, None, false);
         let (learnt, _) = client.learnt();
         let task = match wait_task(client, &task_id, sent, deadline, learnt, watch).await {
             Ok(TaskWait::Terminal(task)) => task,
@@ -836,7 +871,7 @@ async fn insert_locked(
                 });
             }
         };
-        ctx.own.record(vpg_id, &task_id, task.started);
+        ctx.own.record(vpg_id, &task_id, task.started, true);
         let state = task.state().unwrap_or(-1);
         if state == STATE_COMPLETED {
             client.observe_insert(zvm_duration(&task).unwrap_or_else(|| sent.elapsed()));
@@ -1051,7 +1086,7 @@ async fn reconcile(
     };
     let task_id = completed.first().and_then(|t| t.task_identifier.clone());
     if let Some(id) = &task_id {
-        ctx.own.record(vpg_id, id, completed[0].started);
+        ctx.own.record(vpg_id, id, completed[0].started, true);
     }
     notes.push(match &task_id {
         Some(id) => format!(

@@ -868,6 +868,42 @@ async fn a_deadline_returns_the_running_task_ids_instead_of_dropping_them() {
 }
 
 #[tokio::test]
+async fn an_insert_left_running_at_a_deadline_is_waited_for_by_the_next_guard_of_its_vpg() {
+    let env = TestEnv::start(18).await;
+    env.control.timing(1_500, 20).await;
+    let rewind = env.rewind_with(|mut c| {
+        c.guard.deadline = Duration::from_millis(1_000);
+        c
+    });
+    let first = rewind
+        .guard(request("db-01", "chg-slow-1"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(first.verdict, Verdict::StillRunning, "{}", first.summary());
+    let left = first.running_task_ids()[0].to_string();
+    // The next guard of the same VPG in this process must not insert while that task runs: the
+    // second insert would fail by the back-to-back rule.
+    let second = rewind
+        .guard(request("db-01", "chg-slow-2"), &NoProgress)
+        .await
+        .unwrap();
+    let notes: Vec<&String> = second.vpgs.iter().flat_map(|v| v.notes.iter()).collect();
+    assert!(
+        notes.iter().any(|n| n.contains(&left)
+            && n.contains("an earlier guard of this process")
+            && n.contains("waited for it before inserting")),
+        "{}",
+        second.summary()
+    );
+    env.control.advance(60).await;
+    let inserts = env.insert_tasks().await;
+    assert!(
+        inserts.iter().all(|(_, _, state)| *state != 4),
+        "no insert failed: {inserts:?}"
+    );
+}
+
+#[tokio::test]
 async fn an_insert_the_zvm_refuses_is_an_error_outcome_of_kind_refused() {
     let env = TestEnv::start(25).await;
     env.control
