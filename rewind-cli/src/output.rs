@@ -203,11 +203,6 @@ impl Table {
         self.rows.push(cells);
     }
 
-    /// Whether it has no rows besides the header.
-    pub fn is_empty(&self) -> bool {
-        self.rows.len() <= 1
-    }
-
     /// The table as text, each line ending with a newline.
     pub fn render(&self) -> String {
         let columns = self.rows.iter().map(Vec::len).max().unwrap_or(0);
