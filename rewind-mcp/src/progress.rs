@@ -1,4 +1,5 @@
-//! Progress of a guard as MCP progress notifications, for a client that sent a progress token.
+//! Progress of a guard or a recovery as MCP progress notifications, for a client that sent a progress
+//! token.
 //!
 //! rewind-core reports progress synchronously from its waiting code ([`ProgressSink`]); a notification
 //! is an async send to the client. The sink therefore only puts each update on a channel, and one task
@@ -86,7 +87,8 @@ impl ProgressSink for Notifier {
     }
 }
 
-/// One update in words: "web-dr: task 123 running 40% (1.2 s)".
+/// One update in words: "web-dr: task 123 running 40% (1.2 s)", the time as the CLI's progress line
+/// gives it ([`rewind_core::progress::elapsed_text`]).
 fn describe(p: &TaskProgress) -> String {
     let stage = match p.stage {
         Stage::Queued => "queued",
@@ -102,8 +104,38 @@ fn describe(p: &TaskProgress) -> String {
         .unwrap_or_default();
     let percent = p.progress.map(|n| format!(" {n}%")).unwrap_or_default();
     format!(
-        "{}:{task} {stage}{percent} ({:.1} s)",
+        "{}:{task} {stage}{percent} ({})",
         p.vpg_name,
-        p.elapsed.as_secs_f64()
+        rewind_core::progress::elapsed_text(p.elapsed.as_millis() as u64)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rewind_core::Code;
+    use std::time::Duration;
+
+    #[test]
+    fn an_update_names_the_vpg_its_task_stage_progress_and_time() {
+        let update = |elapsed_ms| TaskProgress {
+            site: "boston".into(),
+            vpg_id: "id-web-dr".into(),
+            vpg_name: "web-dr".into(),
+            task_id: Some("123".into()),
+            task_type: "InsertTaggedCP".into(),
+            stage: Stage::Running,
+            state: Some(Code::task_state(1)),
+            progress: Some(40),
+            elapsed: Duration::from_millis(elapsed_ms),
+        };
+        assert_eq!(
+            describe(&update(1200)),
+            "web-dr: task 123 running 40% (1.2 s)"
+        );
+        assert_eq!(
+            describe(&update(850)),
+            "web-dr: task 123 running 40% (850 ms)"
+        );
+    }
 }
