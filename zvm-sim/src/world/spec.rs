@@ -343,14 +343,16 @@ impl WorldSpec {
 
     /// Reads a world from TOML and validates it.
     pub fn from_toml(text: &str) -> Result<Self, WorldError> {
-        let spec: Self = toml::from_str(text).map_err(|e| WorldError::Toml(e.to_string()))?;
+        let spec: Self =
+            toml::from_str(text).map_err(|e| WorldError::Toml(toml_problem(text, &e)))?;
         spec.resolve()?;
         Ok(spec)
     }
 
     /// Reads a world from JSON (the same keys as the TOML file) and validates it.
     pub fn from_json(text: &str) -> Result<Self, WorldError> {
-        let spec: Self = serde_json::from_str(text).map_err(|e| WorldError::Json(e.to_string()))?;
+        let spec: Self = serde_json::from_str(text)
+            .map_err(|e| WorldError::Json(without_value(&e.to_string())))?;
         spec.resolve()?;
         Ok(spec)
     }
@@ -496,9 +498,88 @@ impl WorldSpec {
     }
 }
 
+/// A TOML error as one line, `line N: what is wrong`, never quoting the file: toml's own message
+/// goes on to show the line at fault, and in a world file that may be a password's or a secret's.
+fn toml_problem(text: &str, error: &toml::de::Error) -> String {
+    let message = without_value(error.message().lines().next().unwrap_or("not valid TOML"));
+    match error.span() {
+        Some(span) => {
+            let before = &text.as_bytes()[..span.start.min(text.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            format!("line {line}: {message}")
+        }
+        None => message,
+    }
+}
+
+/// A serde error message with the value at fault left out: `invalid type: integer `123456`,
+/// expected a string` becomes `invalid type: integer, expected a string`. A world file or a saved
+/// state holds passwords and client secrets, and the value of the wrong type may be one of them.
+pub(crate) fn without_value(message: &str) -> String {
+    for prefix in ["invalid type: ", "invalid value: ", "invalid length: "] {
+        // From the right: a quoted value may itself hold ", expected ".
+        if let Some((found, expected)) = message
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.rsplit_once(", expected "))
+        {
+            let kind = found.split(['`', '"']).next().unwrap_or(found).trim();
+            return format!("{prefix}{kind}, expected {expected}");
+        }
+    }
+    message.to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_world_file_error_never_quotes_the_value_or_the_line_at_fault() {
+        let example = include_str!("../../worlds/example.toml");
+        for (replacement, says) in [
+            (
+                "password = hunter2",
+                "string values must be quoted, expected literal string",
+            ),
+            (
+                "password = 123456",
+                "invalid type: integer, expected a string",
+            ),
+            (
+                "password = \"hunter2\", [1]",
+                "unexpected key or value, expected newline",
+            ),
+        ] {
+            let text = example.replacen("password = \"admin\"", replacement, 1);
+            let error = WorldSpec::from_toml(&text).unwrap_err().to_string();
+            assert!(
+                !error.contains("hunter2") && !error.contains("123456"),
+                "{error}"
+            );
+            assert!(error.contains("line 99: "), "{error}");
+            assert!(error.contains(says), "{error}");
+        }
+        let json = r#"{"sites": [{"name": "A"}, {"name": "B"}],
+            "users": [{"name": "u", "password": 123456, "role": "Administrator"}]}"#;
+        let error = WorldSpec::from_json(json).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "the world file is not valid JSON for a zvm-sim world: invalid type: integer, \
+             expected a string at line 2 column 54"
+        );
+    }
+
+    #[test]
+    fn a_value_is_left_out_even_when_it_holds_the_words_around_it() {
+        assert_eq!(
+            without_value("invalid type: string \"a, expected b\", expected u32 at line 1"),
+            "invalid type: string, expected u32 at line 1"
+        );
+        assert_eq!(
+            without_value("unknown field `pasword`, expected one of `name`, `password`"),
+            "unknown field `pasword`, expected one of `name`, `password`"
+        );
+    }
 
     #[test]
     fn the_embedded_default_world_is_valid() {

@@ -156,7 +156,7 @@ impl World {
                     .and_then(|f| f.format);
                 return Err(match format {
                     Some(format) if format != STATE_FORMAT => StateError::Format(format),
-                    _ => StateError::Json(error.to_string()),
+                    _ => StateError::Json(crate::world::spec::without_value(&error.to_string())),
                 });
             }
         };
@@ -336,6 +336,24 @@ mod tests {
         let bytes = serde_json::to_vec(&saved_world()).unwrap();
         let world = World::from_state_json(&bytes, 0.0).unwrap();
         assert_eq!(world.site(SiteRole::Local).name, "Boston");
+    }
+
+    #[test]
+    fn a_saved_state_error_never_quotes_the_value_at_fault() {
+        let mut saved = saved_world();
+        saved["Auth"]["Users"][0]["password"] = serde_json::json!(4242424242u64);
+        let bytes = serde_json::to_vec(&saved).unwrap();
+        let error = World::from_state_json(&bytes, 0.0)
+            .err()
+            .map(|e| e.to_string());
+        let error = error.unwrap_or_default();
+        assert!(
+            error.starts_with(
+                "the saved state is not valid: invalid type: integer, expected a string"
+            ),
+            "{error}"
+        );
+        assert!(!error.contains("4242424242"), "{error}");
     }
 
     #[test]
