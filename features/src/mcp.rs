@@ -32,7 +32,8 @@ pub enum HumanAnswer {
 }
 
 impl HumanAnswer {
-    /// Reads the words a scenario uses: `yes`, `no`, `yes, and to remember it`, `decline`.
+    /// Reads the words a scenario uses: `yes`, `no`, `yes, and to remember it`, `no, and to remember
+    /// it`, `nothing, dismissing the form`.
     pub fn parse(words: &str) -> HumanAnswer {
         match words.trim() {
             "yes" => HumanAnswer::Yes,

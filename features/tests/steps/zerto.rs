@@ -47,7 +47,7 @@ async fn another_client_inserts(world: &mut RewindWorld, vpg: String) {
     world.agent().await;
     let sim = world.sim().await.clone();
     let task = sim
-        .insert_as_another_client(&vpg, "nightly | by the backup team")
+        .insert_as_another_client(&vpg, "nightly | by the operations team")
         .await;
     // The scenario is about a guard that meets this insert still running.
     let t = sim
