@@ -16,9 +16,10 @@
 //!
 //! A folder downloads as a zip archive, which is unpacked under the same rules: every entry is mapped to
 //! a guest path under the folder and checked (no `..`, no absolute name, no symbolic link entry, no
-//! existing file without overwrite) before the first byte of any entry is written, so an archive with
-//! one bad entry writes nothing.
+//! existing file without overwrite, no file where another entry needs a folder) before the first byte
+//! of any entry is written, so an archive with one bad entry writes nothing.
 
+use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 
@@ -631,6 +632,24 @@ impl Destination {
             let (target, existed) = self.check(&guest)?;
             plan.push((i, guest, target, existed));
         }
+        // A file where another entry needs a folder (`conf` and `conf/app.ini`) could only be found
+        // out midway, after some files were written: it is refused here, before any is.
+        let files: HashSet<&Path> = plan.iter().map(|(_, _, t, _)| t.as_path()).collect();
+        for (_, guest, target, _) in &plan {
+            let mut above = target.parent();
+            while let Some(dir) = above.filter(|d| *d != self.root) {
+                if files.contains(dir) {
+                    return Err(unsafe_path(
+                        guest.as_str(),
+                        format!(
+                            "the archive of {folder} holds {} both as a file and as the folder of this entry; nothing of the folder was written",
+                            dir.display()
+                        ),
+                    ));
+                }
+                above = dir.parent();
+            }
+        }
         let mut out = Vec::with_capacity(plan.len());
         for (i, guest, target, existed) in plan {
             let mut entry = zip.by_index(i).map_err(|e| bad_archive(e.to_string()))?;
@@ -835,6 +854,29 @@ mod tests {
         let err = dest.unpack(&archive, &folder).unwrap_err();
         assert!(err.to_string().contains("nothing of the folder"), "{err}");
         assert!(!dir.path().join("escaped.txt").exists());
+        assert!(
+            !dest_dir.exists(),
+            "nothing was written, not even the folder"
+        );
+    }
+
+    #[test]
+    fn an_archive_with_a_file_where_another_entry_needs_a_folder_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest_dir = dir.path().join("dest");
+        let dest = Destination::open(&dest_dir, false).unwrap();
+        let archive = dir.path().join("a.zip");
+        std::fs::write(
+            &archive,
+            zip_of(&[
+                ("conf", b"a file"),
+                ("conf/app.ini", b"needs conf a folder"),
+            ]),
+        )
+        .unwrap();
+        let folder = GuestPath::parse("sdb1/data").unwrap();
+        let err = dest.unpack(&archive, &folder).unwrap_err();
+        assert!(err.to_string().contains("nothing of the folder"), "{err}");
         assert!(
             !dest_dir.exists(),
             "nothing was written, not even the folder"
