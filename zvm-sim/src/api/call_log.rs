@@ -1,7 +1,8 @@
 //! The call log: every request to either site (the token endpoint included, `/_sim` excluded) with
-//! its method, path, query, status, the task it started and the fault rules that fired, so tests can prove what was and was
-//! not called. It never holds a token, a password or a secret: those travel in headers and form
-//! bodies, which are not recorded, and query parameters that look like secrets are redacted.
+//! its method, path, query, status, the task it started and the fault rules that fired, so tests
+//! can prove what was and was not called. It never holds a token, a password or a secret: those
+//! travel in headers and form bodies, which are not recorded, and query parameters that look like
+//! secrets are redacted.
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;

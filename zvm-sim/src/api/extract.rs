@@ -366,12 +366,15 @@ impl JsonBody {
     pub fn number(&self, key: &str) -> Result<Option<f64>, ApiError> {
         match self.get(key) {
             None => Ok(None),
-            Some(Value::Number(n)) => n
-                .as_f64()
-                .map(Some)
-                .ok_or_else(|| ApiError::BadRequest(format!("{key} is out of range."))),
+            Some(Value::Number(n)) => n.as_f64().map(Some).ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "{} is out of range: send a smaller number.",
+                    self.name(key)
+                ))
+            }),
             Some(other) => Err(ApiError::BadRequest(format!(
-                "{key} must be a number; the body has {other}."
+                "{} must be a number; the body has {other}.",
+                self.name(key)
             ))),
         }
     }
@@ -384,14 +387,15 @@ impl JsonBody {
             Some(Value::Number(n)) => n.to_string(),
             Some(other) => {
                 return Err(ApiError::BadRequest(format!(
-                    "{key} must be a number or a name; the body has {other}."
+                    "{} must be a number or a name; the body has {other}.",
+                    self.name(key)
                 )));
             }
         };
         table
             .parse(&raw)
             .map(Some)
-            .map_err(|e| ApiError::BadRequest(format!("{key} is not valid: {e}")))
+            .map_err(|e| ApiError::BadRequest(format!("{} is not valid: {e}", self.name(key))))
     }
 }
 

@@ -232,7 +232,8 @@ impl World {
         let session = &self.flrs[index];
         if let Some(task) = session.unmount_task {
             return Err(Refusal::Conflict(format!(
-                "FLR session '{}' is already being unmounted by task {}.",
+                "FLR session '{}' is already being unmounted by task {}; it disappears when \
+                 that task ends.",
                 session.id, self.tasks[task].id
             )));
         }

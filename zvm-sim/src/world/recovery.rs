@@ -159,7 +159,8 @@ impl World {
         };
         if let Some(stop) = test.stop_task {
             return Err(Refusal::Conflict(format!(
-                "The failover test of VPG '{}' is already stopping (task {}).",
+                "The failover test of VPG '{}' is already stopping (task {}); wait until that \
+                 task ends.",
                 v.name, self.tasks[stop].id
             )));
         }
@@ -278,7 +279,8 @@ impl World {
         if !self.writes_checkpoints(vpg) {
             let v = &self.vpgs[vpg];
             return Err(Refusal::Conflict(format!(
-                "VPG '{}' cannot be moved while it is {} / {}.",
+                "VPG '{}' cannot be moved while it is {} / {}: it writes no checkpoints in this \
+                 state. Wait until it meets its SLA again.",
                 v.name,
                 VPG_STATUS.name(v.status),
                 VPG_SUBSTATUS.name(v.sub_status)
@@ -321,14 +323,15 @@ impl World {
         let v = &self.vpgs[vpg];
         if let Some(resync) = v.resync {
             return Err(Refusal::Conflict(format!(
-                "VPG '{}' is already syncing until {}.",
+                "VPG '{}' is already syncing until {}; force a sync again once that one ended.",
                 v.name,
                 resync.until.to_wire()
             )));
         }
         if !(status::MEETING_SLA..=status::HISTORY_NOT_MEETING_SLA).contains(&v.status) {
             return Err(Refusal::Conflict(format!(
-                "VPG '{}' cannot be force-synced while it is {} / {}.",
+                "VPG '{}' cannot be force-synced while it is {} / {}: only a replicating VPG \
+                 (MeetingSLA, NotMeetingSLA, RpoNotMeetingSLA or HistoryNotMeetingSLA) can be.",
                 v.name,
                 VPG_STATUS.name(v.status),
                 VPG_SUBSTATUS.name(v.sub_status)
