@@ -16,6 +16,9 @@ pub const CLIENT_ID: &str = "rewind";
 /// Its secret: it must never appear in any output.
 pub const CLIENT_SECRET: &str = "rewind-secret";
 
+/// How long one run of the binary may take before its test fails.
+const RUN_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// What one run of the binary did.
 #[derive(Debug)]
 pub struct Run {
@@ -159,7 +162,13 @@ impl TestEnv {
             input.write_all(text.as_bytes()).await.unwrap();
             drop(input);
         }
-        let out = child.wait_with_output().await.unwrap();
+        // A generous deadline (the simulator's tasks take 50 ms here), so that a run that hangs fails
+        // its test naming the command instead of holding the whole run up; the child is killed as
+        // it is dropped (`kill_on_drop`).
+        let out = tokio::time::timeout(RUN_DEADLINE, child.wait_with_output())
+            .await
+            .unwrap_or_else(|_| panic!("rewind {args:?} did not end within {RUN_DEADLINE:?}"))
+            .unwrap();
         let run = Run {
             code: out.status.code().expect("an exit code, not a signal"),
             stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
