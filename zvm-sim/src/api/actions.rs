@@ -20,10 +20,11 @@ use crate::world::{Refusal, World};
 const DEFAULT_COMMIT_POLICY: u8 = 0;
 
 /// The answer to an action: the task id as a JSON string, and the task for the call log.
-type Started = (Extension<StartedTask>, Json<String>);
+pub(crate) type Started = (Extension<StartedTask>, Json<String>);
 
-/// Runs `f` on the VPG `id` visible from this site; answers the task it started.
-fn act(
+/// Runs `f` on the VPG `id` visible from this site; answers the task it started (a tagged insert
+/// and every VPG action).
+pub(crate) fn act(
     ctx: &SiteCtx,
     id: &str,
     f: impl FnOnce(&mut World, usize, crate::world::clock::SimTime) -> Result<String, Refusal>,

@@ -1,10 +1,9 @@
 //! Checkpoints: `GET|POST /v1/vpgs/{vpgIdentifier}/checkpoints` and `.../checkpoints/stats`.
 
+use axum::Json;
 use axum::extract::{Extension, Path, State};
-use axum::{Json, response::IntoResponse};
 
-use crate::api::call_log::StartedTask;
-use crate::api::vpgs::visible_vpg;
+use crate::api::actions::{Started, act};
 use crate::api::{ApiError, JsonBody, Params, SiteCtx};
 use crate::wire::{CheckpointStatsView, CheckpointView};
 use crate::world::auth::Principal;
@@ -19,7 +18,7 @@ pub(crate) async fn list(
     let from = params.date("startDate")?;
     let to = params.date("endDate")?;
     ctx.with_world(|world, now| {
-        let vpg = visible_vpg(world, ctx.site, &id)?;
+        let vpg = world.visible_vpg(ctx.site, &id)?;
         Ok(Json(
             world.vpgs[vpg]
                 .journal
@@ -38,7 +37,7 @@ pub(crate) async fn stats(
     Path(id): Path<String>,
 ) -> Result<Json<CheckpointStatsView>, ApiError> {
     ctx.with_world(|world, now| {
-        let vpg = visible_vpg(world, ctx.site, &id)?;
+        let vpg = world.visible_vpg(ctx.site, &id)?;
         let journal = &world.vpgs[vpg].journal;
         Ok(Json(CheckpointStatsView {
             earliest: journal.earliest(now).map(CheckpointView::from),
@@ -54,11 +53,9 @@ pub(crate) async fn insert(
     Extension(caller): Extension<Principal>,
     Path(id): Path<String>,
     body: JsonBody,
-) -> Result<impl IntoResponse, ApiError> {
-    let name = body.required_text("CheckpointName")?.to_owned();
-    let task = ctx.with_world(|world, now| {
-        let vpg = visible_vpg(world, ctx.site, &id)?;
-        Ok::<_, ApiError>(world.insert_tagged_checkpoint(ctx.site, vpg, &name, &caller, now))
-    })?;
-    Ok((Extension(StartedTask(task.clone())), Json(task)))
+) -> Result<Started, ApiError> {
+    let name = body.required_text("CheckpointName")?;
+    act(&ctx, &id, |world, vpg, now| {
+        Ok(world.insert_tagged_checkpoint(ctx.site, vpg, name, &caller, now))
+    })
 }

@@ -8,11 +8,6 @@ use crate::wire::VpgView;
 use crate::world::enums::{PRIORITY, VPG_STATUS, VPG_SUBSTATUS};
 use crate::world::{SiteRole, Vpg, World};
 
-/// A VPG visible from `site` (its protected or its recovery site), or 404.
-pub(crate) fn visible_vpg(world: &World, site: SiteRole, id: &str) -> Result<usize, ApiError> {
-    Ok(world.visible_vpg(site, id)?)
-}
-
 /// The VPG filters that `GET /v1/vpgs` and `GET /v1/vms` share: the VPG's name (under `name` or
 /// `vpgName`), `status`, `subStatus`, `priority`, `protectedSiteIdentifier`,
 /// `recoverySiteIdentifier` and `organizationName`, with the site's visibility.
@@ -78,7 +73,7 @@ pub(crate) async fn one(
     Path(id): Path<String>,
 ) -> Result<Json<VpgView>, ApiError> {
     ctx.with_view(&base, |view| {
-        let vpg = visible_vpg(view.world, ctx.site, &id)?;
+        let vpg = view.world.visible_vpg(ctx.site, &id)?;
         Ok(Json(view.vpg(vpg)))
     })
 }
