@@ -460,16 +460,21 @@ impl ClientHandler for Human {
     }
 }
 
-/// Calls `tool` with `args` and returns the result, failing the test on a protocol error.
+/// Calls `tool` with `args` and returns the result, failing the test on a protocol error, or when no
+/// answer comes within two minutes (the simulator's tasks take milliseconds here), so that a call that
+/// hangs fails its test naming the tool rather than holding the run up.
 pub async fn call<H: ClientHandler>(
     client: &RunningService<RoleClient, H>,
     tool: &str,
     args: Value,
 ) -> CallToolResult {
-    client
-        .call_tool(params(tool, args))
-        .await
-        .unwrap_or_else(|e| panic!("{tool} answers without a protocol error: {e}"))
+    tokio::time::timeout(
+        Duration::from_secs(120),
+        client.call_tool(params(tool, args)),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("{tool} did not answer within two minutes"))
+    .unwrap_or_else(|e| panic!("{tool} answers without a protocol error: {e}"))
 }
 
 /// The parameters of a call of `tool` with `args`.
