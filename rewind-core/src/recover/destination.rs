@@ -578,12 +578,15 @@ impl Destination {
     }
 
     /// Unpacks the archive of the guest folder `folder` (a blocking call: run it off the async
-    /// threads). Every entry is checked before any is written.
+    /// threads). Every entry is checked before any is written; each file is added to `written` as it
+    /// is moved into place, so that one that failed midway (an entry that cannot be read, a full
+    /// disk) still says which files it had written.
     pub fn unpack(
         &self,
         archive: &Path,
         folder: &GuestPath,
-    ) -> Result<Vec<RecoveredFile>, RewindError> {
+        written: &mut Vec<RecoveredFile>,
+    ) -> Result<(), RewindError> {
         let file = std::fs::File::open(archive).map_err(local_error("open", archive))?;
         let bad_archive = |detail: String| {
             unsafe_path(
@@ -650,7 +653,6 @@ impl Destination {
                 above = dir.parent();
             }
         }
-        let mut out = Vec::with_capacity(plan.len());
         for (i, guest, target, existed) in plan {
             let mut entry = zip.by_index(i).map_err(|e| bad_archive(e.to_string()))?;
             self.make_parents(&target)?;
@@ -678,7 +680,7 @@ impl Destination {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(e);
             }
-            out.push(RecoveredFile {
+            written.push(RecoveredFile {
                 guest_path: guest.as_str().to_string(),
                 path: target,
                 size,
@@ -687,7 +689,7 @@ impl Destination {
                 folder: Some(folder.as_str().to_string()),
             });
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -827,7 +829,8 @@ mod tests {
         )
         .unwrap();
         let folder = GuestPath::parse("sda1/var/www/html").unwrap();
-        let files = dest.unpack(&archive, &folder).unwrap();
+        let mut files = Vec::new();
+        dest.unpack(&archive, &folder, &mut files).unwrap();
         assert_eq!(files.len(), 2);
         assert_eq!(files[0].guest_path, "sda1/var/www/html/index.html");
         assert_eq!(files[1].guest_path, "sda1/var/www/html/health.json");
@@ -837,6 +840,43 @@ mod tests {
         );
         assert_eq!(files[0].size, 6);
         assert_eq!(files[0].sha256, hex::encode(Sha256::digest(b"<html>")));
+    }
+
+    #[test]
+    fn an_archive_that_fails_midway_says_which_files_it_had_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = Destination::open(&dir.path().join("dest"), false).unwrap();
+        let mut buf = std::io::Cursor::new(Vec::new());
+        {
+            let mut w = zip::ZipWriter::new(&mut buf);
+            let stored = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Stored);
+            for (name, bytes) in [
+                ("a.txt", &b"first entry"[..]),
+                ("b.txt", &b"second entry"[..]),
+            ] {
+                w.start_file(name, stored).unwrap();
+                w.write_all(bytes).unwrap();
+            }
+            w.finish().unwrap();
+        }
+        // The second entry's bytes no longer match its checksum: it is found unreadable only while
+        // it is copied, after the first was written.
+        let mut bytes = buf.into_inner();
+        let at = bytes
+            .windows(12)
+            .position(|w| w == b"second entry")
+            .unwrap();
+        bytes[at] = b'S';
+        let archive = dir.path().join("a.zip");
+        std::fs::write(&archive, bytes).unwrap();
+        let folder = GuestPath::parse("sdb1/data").unwrap();
+        let mut written = Vec::new();
+        let err = dest.unpack(&archive, &folder, &mut written).unwrap_err();
+        assert!(err.to_string().contains("cannot be read"), "{err}");
+        assert_eq!(written.len(), 1, "{written:?}");
+        assert_eq!(written[0].guest_path, "sdb1/data/a.txt");
+        assert_eq!(std::fs::read(&written[0].path).unwrap(), b"first entry");
     }
 
     #[test]
@@ -851,7 +891,9 @@ mod tests {
         )
         .unwrap();
         let folder = GuestPath::parse("sdb1/data").unwrap();
-        let err = dest.unpack(&archive, &folder).unwrap_err();
+        let mut written = Vec::new();
+        let err = dest.unpack(&archive, &folder, &mut written).unwrap_err();
+        assert!(written.is_empty());
         assert!(err.to_string().contains("nothing of the folder"), "{err}");
         assert!(!dir.path().join("escaped.txt").exists());
         assert!(
@@ -875,7 +917,9 @@ mod tests {
         )
         .unwrap();
         let folder = GuestPath::parse("sdb1/data").unwrap();
-        let err = dest.unpack(&archive, &folder).unwrap_err();
+        let mut written = Vec::new();
+        let err = dest.unpack(&archive, &folder, &mut written).unwrap_err();
+        assert!(written.is_empty());
         assert!(err.to_string().contains("nothing of the folder"), "{err}");
         assert!(
             !dest_dir.exists(),

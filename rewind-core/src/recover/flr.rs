@@ -459,22 +459,26 @@ impl Run<'_> {
             let archive = self.destination.write_archive(body, lost).await?;
             let destination = self.destination.clone();
             let folder = path.clone();
-            let unpacked = tokio::task::spawn_blocking(move || {
-                let unpacked = destination.unpack(&archive, &folder);
+            let (written, unpacked) = tokio::task::spawn_blocking(move || {
+                let mut written = Vec::new();
+                let unpacked = destination.unpack(&archive, &folder, &mut written);
                 let _ = std::fs::remove_file(&archive);
-                unpacked
+                (written, unpacked)
             })
             .await
             .map_err(|e| RewindError::LocalFile {
                 action: "unpack the archive of",
                 path: path.as_str().into(),
                 source: std::io::Error::other(e.to_string()),
-            })??;
-            if unpacked.is_empty() {
+            })?;
+            // Files written before a failure midway are kept, and the error lists them.
+            let empty = written.is_empty();
+            self.files.extend(written);
+            unpacked?;
+            if empty {
                 self.notes
                     .push(format!("the folder {path} held no file at the checkpoint"));
             }
-            self.files.extend(unpacked);
         } else {
             let file = self.destination.write_download(path, body, lost).await?;
             if let Some(listed) = item.size_in_bytes
