@@ -54,8 +54,13 @@ struct Flags {
     /// Serve this world instead of the default one (TOML, or JSON when it ends in .json).
     #[arg(long, value_name = "FILE", conflicts_with = "generate")]
     world: Option<std::path::PathBuf>,
-    /// Serve a generated world of N VMs (names from `fake`, made from --seed).
-    #[arg(long, value_name = "N")]
+    /// Serve a generated world of N VMs (names from `fake`, made from --seed; at most 100000).
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+            .range(0..=decisions::MAX_GENERATED_VMS)
+    )]
     generate: Option<usize>,
     /// Load the whole world from FILE at start when it exists; write it there on Ctrl-C.
     #[arg(long, value_name = "FILE")]

@@ -158,6 +158,14 @@ async fn the_binary_serves_world_files_and_generated_worlds_and_refuses_bad_ones
     let site = |line: &str| line.split(" listening on ").next().unwrap().to_owned();
     assert_eq!(site(&generated[1]), site(&again[1]), "named from the seed");
 
+    let too_many = run_binary(&["--generate", "18446744073709551615"], 3)
+        .await
+        .expect_err("the binary refuses to generate that many VMs");
+    assert!(
+        too_many.contains("18446744073709551615 is not in 0..=100000"),
+        "{too_many}"
+    );
+
     let folder = tempfile::tempdir().unwrap();
     let bad = folder.path().join("bad.toml");
     let text = std::fs::read_to_string(world_file("example.toml"))
