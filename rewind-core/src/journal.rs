@@ -1,5 +1,5 @@
-//! The audit journal: an append-only JSON-lines file in the XDG state dir, one record per guard (and,
-//! with issue 5, per recovery).
+//! The audit journal: an append-only JSON-lines file in the XDG state dir, one record per guard and
+//! one per recovery.
 //!
 //! Appends are safe across processes: the file is opened with `O_APPEND`, locked exclusively
 //! (`File::lock`), and each record is one `write` of one line. Readers take a shared lock, so they never

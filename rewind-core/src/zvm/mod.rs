@@ -6,7 +6,8 @@
 //! - `token`: the single-flight token cache.
 //! - `retry`: capped, jittered backoff inside a deadline.
 //! - `task`: adaptive waiting for a Zerto task, and for a tagged checkpoint to be listed.
-//! - `flight`: concurrent reads of the same VM listing share one exchange.
+//! - `flight`: concurrent identical reads (the VM listing, a site's inventory, the running inserts)
+//!   share one exchange.
 
 pub mod enums;
 mod flight;
