@@ -2,8 +2,9 @@
 //! content for the model and the human, and the same JSON as text for clients that do not read
 //! structured content (MCP asks a tool with structured output to send it as text as well).
 //!
-//! A tool that ran and did not do what it is for (the core returned an error, or a guard that is not
-//! `guarded`) answers with `isError: true` and the reason; the message names the VM, VPG, task or file
+//! A tool that ran and did not do what it is for (the core returned an error, a guard that is not
+//! `guarded`, a failover test or clone whose task still runs, a tag list missing a VPG it could not
+//! read) answers with `isError: true` and the reason; the message names the VM, VPG, task or file
 //! involved and what to do next, because it comes from rewind-core's errors, which are written that way.
 
 use rewind_core::{ErrorReport, RewindError};

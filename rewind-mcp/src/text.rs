@@ -66,6 +66,7 @@ pub const LIST_TAGS: &str = "\
 List the tagged checkpoints of a VM across all its VPGs, each with its checkpoint id, time and tag \
 (ai:<agent> | <action> | vm=<vm> | change=<change id> | <UTC time>). Give change_id (a change id, or a tag exactly) to see only the tags of one change. \
 Call it to confirm a guard, to follow a guard that ended still_running, or to find the tag to recover from after a change went wrong. \
+A VPG whose checkpoints could not be read is named with its error, and makes the answer a tool error: whether it holds the tag is unknown, not no. \
 Next, if the change went wrong and the human agrees to go back: zerto_recover_file, zerto_failover_test or zerto_clone with the same change_id. Reads only.";
 
 /// zerto_check_tool.

@@ -27,7 +27,7 @@
 use rewind_core::catalog::{Source, ToolClass};
 use rewind_core::{
     CloneAction, FailoverTestAction, GuardReport, GuardRequest, JournalFilter, Outcome, Protection,
-    RecoverFileReport, RecoverFileRequest, RecoveryTaskReport, RecoveryVerdict, Verdict,
+    RecoverFileReport, RecoverFileRequest, RecoveryTaskReport, RecoveryVerdict, TagList, Verdict,
 };
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -116,7 +116,7 @@ impl RewindServer {
         let a: args::ListTagsArgs = arguments!("zerto_list_tags", args);
         let change_id = given(a.change_id);
         match self.rewind.list_tags(&a.vm, change_id.as_deref()).await {
-            Ok(tags) => reply::ok(tags.headline(), &tags),
+            Ok(tags) => tags_answer(&tags),
             Err(e) => reply::failure(&e),
         }
     }
@@ -431,6 +431,31 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
             true,
         ),
     }
+}
+
+/// The answer of a tag listing: an error when a VPG's checkpoints could not be read, as the CLI's exit
+/// code says, because a tag missing from that VPG is unknown, not absent (an agent following a guard
+/// that ended still_running must not count such a listing as complete). The VPGs that were read keep
+/// their tags in the result.
+fn tags_answer(tags: &TagList) -> CallToolResult {
+    let unread: Vec<&str> = tags
+        .vpgs
+        .iter()
+        .filter(|v| v.error.is_some())
+        .map(|v| v.vpg_name.as_str())
+        .collect();
+    if unread.is_empty() {
+        return reply::ok(tags.headline(), tags);
+    }
+    reply::answer(
+        format!(
+            "{}. The list is incomplete: whether {} holds the tag is unknown, not no. Call zerto_list_tags again in a while; if it still cannot read them, show the human each VPG's error.",
+            tags.headline(),
+            unread.join(", ")
+        ),
+        tags,
+        true,
+    )
 }
 
 /// The answer of a file-level recovery: what was written where, and whether the session was unmounted.

@@ -318,3 +318,54 @@ async fn a_guard_still_running_at_its_deadline_says_plainly_which_tasks_run_and_
         assert!(said.contains(words), "{words:?} in {said}");
     }
 }
+
+#[tokio::test]
+async fn a_tag_list_missing_a_vpg_it_could_not_read_is_an_error_naming_that_vpg() {
+    let env = TestEnv::start(29, Setup::File).await;
+    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let guarded = call(
+        &client,
+        "zerto_guard_before_mutate",
+        json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf", "change_id": "half-read"}),
+    )
+    .await;
+    assert!(!is_error(&guarded), "{}", line(&guarded));
+    let web_dr = TestEnv::vpg_id(structured(&guarded), "web-dr");
+    // From now on the ZVM refuses to list web-dr's checkpoints.
+    env.sim_post(
+        "/_sim/faults",
+        json!({"Method": "GET", "Path": format!("/v1/vpgs/{web_dr}/checkpoints"),
+               "Action": "Respond", "Status": 403}),
+    )
+    .await;
+
+    let tags = call(
+        &client,
+        "zerto_list_tags",
+        json!({"vm": "web-01", "change_id": "half-read"}),
+    )
+    .await;
+    // The tag is surely in web-dr (the guard saw it listed), but this listing cannot show it: an
+    // agent reading the list as complete would take the tag for missing there.
+    assert!(is_error(&tags), "{}", line(&tags));
+    assert!(line(&tags).contains("web-dr"), "{}", line(&tags));
+    let listing = structured(&tags);
+    let dr = listing["vpgs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["vpg_name"] == "web-dr")
+        .unwrap();
+    assert!(dr["error"].is_string(), "{listing}");
+    let listed: usize = listing["vpgs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["tags"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(
+        listed, 2,
+        "the VPGs that could be read still list their tags: {listing}"
+    );
+    client.cancel().await.unwrap();
+}
