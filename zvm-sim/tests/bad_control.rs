@@ -61,6 +61,26 @@ async fn bad_control_requests_are_refused_with_400_naming_the_problem_and_change
             "POST",
             json!({"Path": "/v1/**", "Action": "Respond", "Status": "503"}).to_string(),
         ),
+        // What hyper cannot send as asked: a 1xx as the answer, a header it cannot carry.
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "Respond", "Status": 100}).to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "Respond", "Status": 503,
+                   "Headers": {"Retry After": "1"}})
+            .to_string(),
+        ),
+        (
+            "faults",
+            "POST",
+            json!({"Path": "/v1/**", "Action": "Respond", "Status": 503,
+                   "Headers": {"Retry-After": "1\r\nX-Evil: 1"}})
+            .to_string(),
+        ),
         (
             "faults",
             "POST",

@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderName, HeaderValue, StatusCode};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -197,9 +197,10 @@ fn action(body: &JsonBody) -> Result<FaultAction, ApiError> {
                         .to_owned(),
                 )
             })?;
-            if !(100..=599).contains(&status) {
+            // A 1xx is no final answer: hyper would send a 500 (or switch protocols) instead.
+            if !(200..=599).contains(&status) {
                 return Err(ApiError::BadRequest(format!(
-                    "Status must be an HTTP status from 100 to 599 (got {status})."
+                    "Status must be an HTTP status from 200 to 599 (got {status})."
                 )));
             }
             let headers = match body.value("Headers") {
@@ -207,6 +208,19 @@ fn action(body: &JsonBody) -> Result<FaultAction, ApiError> {
                 Some(Value::Object(map)) => map
                     .iter()
                     .map(|(k, v)| match v {
+                        // Checked now, so a rule never answers without a header it was given.
+                        Value::String(_) if HeaderName::from_bytes(k.as_bytes()).is_err() => {
+                            Err(ApiError::BadRequest(format!(
+                                "Headers has '{k}', which is not an HTTP header name: use \
+                                 letters, digits and '-', such as Retry-After."
+                            )))
+                        }
+                        Value::String(s) if HeaderValue::from_str(s).is_err() => {
+                            Err(ApiError::BadRequest(format!(
+                                "Headers.{k} is not a value an HTTP header can carry: use visible \
+                                 characters and spaces, no line breaks."
+                            )))
+                        }
                         Value::String(s) => Ok((k.clone(), s.clone())),
                         other => Err(ApiError::BadRequest(format!(
                             "Headers.{k} must be a string; the body has {other}."
