@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-async fn snapshot(http: &reqwest::Client, base: &str) -> Vec<Value> {
+async fn control_state(http: &reqwest::Client, base: &str) -> Vec<Value> {
     let mut out = Vec::new();
     for path in ["faults", "clock", "timing", "tasks", "calls"] {
         out.push(
@@ -30,7 +30,7 @@ async fn bad_control_requests_are_refused_with_400_naming_the_problem_and_change
     .unwrap();
     let base = sim.local().url.clone();
     let http = reqwest::Client::new();
-    let before = snapshot(&http, &base).await;
+    let before = control_state(&http, &base).await;
     let huge = "x".repeat(1_000_000);
     let cases: Vec<(&str, &str, String)> = vec![
         ("faults", "POST", "{not json".into()),
@@ -199,6 +199,6 @@ async fn bad_control_requests_are_refused_with_400_naming_the_problem_and_change
         accepted.is_empty(),
         "bad control requests were accepted: {accepted:#?}"
     );
-    assert_eq!(snapshot(&http, &base).await, before, "nothing changed");
+    assert_eq!(control_state(&http, &base).await, before, "nothing changed");
     sim.shutdown().await;
 }
