@@ -36,7 +36,7 @@ pub fn not_protecting_reason(status: &Code, substatus: &Code) -> Option<String> 
             "the VPG is {status} ({substatus}): it is still being created and has no journal to tag yet"
         )),
         _ => Some(format!(
-            "the VPG is {status} ({substatus}), not protecting; only VPGs that are MeetingSLA or NotMeetingSLA are tagged"
+            "the VPG is {status} ({substatus}), not protecting; only VPGs that are MeetingSLA, NotMeetingSLA, RpoNotMeetingSLA or HistoryNotMeetingSLA are tagged"
         )),
     }
 }
@@ -610,7 +610,12 @@ mod tests {
     #[test]
     fn initializing_and_failing_over_are_not_protecting() {
         assert!(reason(0, 1).unwrap().contains("Initializing (0)"));
-        assert!(reason(5, 0).unwrap().contains("FailingOver (5)"));
+        let failing_over = reason(5, 0).unwrap();
+        assert!(failing_over.contains("FailingOver (5)"));
+        assert!(
+            failing_over.contains("RpoNotMeetingSLA or HistoryNotMeetingSLA are tagged"),
+            "the reason names every protecting status: {failing_over}"
+        );
         assert!(reason(-1, -1).unwrap().contains("Unknown(-1)"));
     }
 
