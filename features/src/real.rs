@@ -75,6 +75,18 @@ impl RealZvm {
         })
     }
 
+    /// The secrets of the environment (`ZVM_CLIENT_SECRET`, `ZVM_PASSWORD`), each with its variable's
+    /// name: no answer of a front and no journal record may show one.
+    pub fn secrets(&self) -> Vec<(&str, &str)> {
+        self.env
+            .iter()
+            .filter(|(k, v)| {
+                matches!(k.as_str(), "ZVM_CLIENT_SECRET" | "ZVM_PASSWORD") && !v.is_empty()
+            })
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect()
+    }
+
     /// What is missing for the `@real-zvm` scenarios to run, if anything.
     pub fn problem(&self) -> Option<String> {
         self.vm.is_empty().then(|| {

@@ -322,12 +322,25 @@ impl RewindWorld {
 
     /// Keeps an answer as the last one, after checking that it shows no secret.
     pub fn keep(&mut self, answer: Answer) -> &Answer {
-        assert!(
-            !answer.text.contains(CLIENT_SECRET),
-            "the client secret leaked into an answer: {answer:#?}"
-        );
+        if let Some(secret) = self.shown_secret(&answer.text) {
+            // The answer is not printed: against a real ZVM it would show the real secret.
+            panic!("{secret} leaked into the answer of {:?}", answer.front);
+        }
         self.answers.push(answer);
         self.answers.last().expect("just kept")
+    }
+
+    /// The name of the secret `text` shows, if any: the simulator's client secret, or against a real
+    /// ZVM the password or client secret of the environment (named by its variable, never shown).
+    pub fn shown_secret(&self, text: &str) -> Option<&str> {
+        let mut secrets = vec![("the simulator's client secret", CLIENT_SECRET)];
+        if let Mode::Real(real) = &self.mode {
+            secrets.extend(real.secrets());
+        }
+        secrets
+            .into_iter()
+            .find(|(_, value)| text.contains(value))
+            .map(|(name, _)| name)
     }
 
     /// Starts `rewind args...` in the background, under `label`.
@@ -437,10 +450,11 @@ impl RewindWorld {
         if let Some(sim) = self.sim.take() {
             sim.shutdown().await;
         }
-        if let Ok(journal) = std::fs::read_to_string(self.journal_file()) {
-            assert!(
-                !journal.contains(CLIENT_SECRET),
-                "the client secret reached the audit journal {}",
+        if let Ok(journal) = std::fs::read_to_string(self.journal_file())
+            && let Some(secret) = self.shown_secret(&journal)
+        {
+            panic!(
+                "{secret} reached the audit journal {}",
                 self.journal_file().display()
             );
         }
@@ -479,6 +493,37 @@ async fn collect(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn against_a_real_zvm_its_password_and_client_secret_count_as_secrets_too() {
+        let mut world = RewindWorld::new().await.expect("a world");
+        world.mode = Mode::Real(RealZvm {
+            env: vec![
+                ("ZVM_URL".into(), "https://zvm.example".into()),
+                ("ZVM_CLIENT_ID".into(), "rewind".into()),
+                ("ZVM_CLIENT_SECRET".into(), "s3cret-of-the-real-one".into()),
+                ("ZVM_PASSWORD".into(), "pa55word-of-the-real-one".into()),
+            ],
+            vm: "app-test-01".into(),
+            vpg: None,
+        });
+        assert_eq!(
+            world.shown_secret("token refused for s3cret-of-the-real-one"),
+            Some("ZVM_CLIENT_SECRET")
+        );
+        assert_eq!(
+            world.shown_secret("pa55word-of-the-real-one"),
+            Some("ZVM_PASSWORD")
+        );
+        assert_eq!(
+            world.shown_secret("client_secret = rewind-secret"),
+            Some("the simulator's client secret")
+        );
+        assert_eq!(
+            world.shown_secret("GUARDED: app-test-01, client rewind"),
+            None
+        );
+    }
 
     #[tokio::test]
     async fn a_run_that_does_not_end_fails_at_the_deadline_naming_its_command() {
