@@ -39,4 +39,6 @@ Feature: The agent's tools
   Scenario: Recording a mutating tool as read-only does not weaken it
     Given the operator has run `rewind catalog add-mutating ssh run --vm-arg host`
     When the agent records tool "run" of server "ssh" as read-only
-    Then the catalog still calls tool "run" of server "ssh" "mutating"
+    Then the tool reports an error
+    And the answer says "an agent cannot mark it read-only"
+    And the catalog still calls tool "run" of server "ssh" "mutating"
