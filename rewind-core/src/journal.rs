@@ -396,8 +396,11 @@ impl Journal {
         vm: &str,
         within: std::time::Duration,
     ) -> Result<GuardLookup, JournalError> {
-        let since =
-            Utc::now() - chrono::Duration::from_std(within).unwrap_or(chrono::Duration::MAX);
+        // A window that reaches past what the calendar can hold reaches back to every record.
+        let since = chrono::Duration::from_std(within)
+            .ok()
+            .and_then(|w| Utc::now().checked_sub_signed(w))
+            .unwrap_or(DateTime::<Utc>::MIN_UTC);
         let read = self.read(&JournalFilter {
             vm: Some(vm.to_string()),
             ..Default::default()
@@ -577,6 +580,22 @@ mod tests {
             j.last_guarded("web-01", std::time::Duration::from_secs(60)),
             Ok(GuardLookup::Guarded(_))
         ));
+    }
+
+    #[test]
+    fn a_window_longer_than_the_calendar_reaches_back_to_every_record_without_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let mut old = record("web-01", "old");
+        old.time = Utc::now() - chrono::Duration::days(3650);
+        j.append(&old).unwrap();
+        for window in [
+            std::time::Duration::from_secs(10_000_000_000_000),
+            std::time::Duration::MAX,
+        ] {
+            let found = j.last_guarded("web-01", window).unwrap();
+            assert_eq!(found.guarded().unwrap().change_id, "old", "{window:?}");
+        }
     }
 
     #[test]
