@@ -7,8 +7,13 @@
 //! stored, since each has a name and a moment it becomes listed.
 
 use crate::decisions::{
-    CHECKPOINT_INTERVAL_MS, CHECKPOINT_TYPE_AUTOMATIC, CHECKPOINT_TYPE_TAGGED, TAGS_PER_SLOT,
+    CHECKPOINT_INTERVAL_MS, CHECKPOINT_TYPE_AUTOMATIC, CHECKPOINT_TYPE_TAGGED, MAX_HISTORY_MINUTES,
+    TAGS_PER_SLOT,
 };
+
+/// The oldest a journal's slot 0 may be, from now: 10,000 years. A run starts it 30 days before
+/// its epoch; checkpoint identifiers (slot × VPGs × 1,000) stay far below `u64::MAX` within it.
+const MAX_JOURNAL_AGE_MS: i64 = 10_000 * 365 * 24 * 60 * 60 * 1000;
 use crate::world::clock::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -119,6 +124,34 @@ impl Journal {
     /// The configured history in minutes.
     pub fn history_minutes(&self) -> i64 {
         self.history_ms / 60_000
+    }
+
+    /// Checks a journal read from saved state against what every journal the simulator builds
+    /// has: the numbering of VPG `vpg` of `vpg_count`, a history of 1 minute to 30 days, and slot 0
+    /// at most [`MAX_JOURNAL_AGE_MS`] before `now`. Identifiers and history windows are computed
+    /// from these, and outside these bounds the arithmetic would overflow.
+    pub fn check(&self, vpg: usize, vpg_count: usize, now: SimTime) -> Result<(), String> {
+        let numbering = &self.numbering;
+        if numbering.vpg != vpg as u64 || numbering.vpg_count != vpg_count as u64 {
+            return Err(format!(
+                "is numbered as VPG {} of {}, but it is VPG {vpg} of {vpg_count}",
+                numbering.vpg, numbering.vpg_count
+            ));
+        }
+        let minutes = i64::from(MAX_HISTORY_MINUTES);
+        if !(60_000..=minutes * 60_000).contains(&self.history_ms) {
+            return Err(format!(
+                "keeps {} ms of history; a journal keeps 1 minute to 30 days",
+                self.history_ms
+            ));
+        }
+        if !(0..=MAX_JOURNAL_AGE_MS).contains(&now.millis_since(numbering.origin)) {
+            return Err(format!(
+                "counts its checkpoints from {}, which is not within 10,000 years before Now",
+                numbering.origin.to_wire()
+            ));
+        }
+        Ok(())
     }
 
     /// Whether the VPG writes checkpoints now.

@@ -241,8 +241,12 @@ impl World {
                 in_range(&format!("VM {} (Vpgs)", vm.id), vpg, vpgs)?;
             }
         }
-        for vpg in &self.vpgs {
+        let now = self.clock.now();
+        for (index, vpg) in self.vpgs.iter().enumerate() {
             let what = |field: &str| format!("VPG {} ({field})", vpg.name);
+            vpg.journal
+                .check(index, vpgs, now)
+                .map_err(|problem| format!("the journal of {} {problem}", what("Journal")))?;
             for &vm in vpg.vms.iter().chain(vpg.vm_last_test.keys()) {
                 in_range(&what("Vms"), vm, vms)?;
             }
@@ -354,6 +358,44 @@ mod tests {
             "{error}"
         );
         assert!(!error.contains("4242424242"), "{error}");
+    }
+
+    #[test]
+    fn a_journal_whose_numbers_would_overflow_is_refused_naming_its_vpg() {
+        let refused = |field: &str, value: serde_json::Value| {
+            let mut saved = saved_world();
+            let journal = &mut saved["Vpgs"][0]["Journal"];
+            match field {
+                "HistoryMs" => journal["HistoryMs"] = value,
+                other => journal["Numbering"][other] = value,
+            }
+            let bytes = serde_json::to_vec(&saved).unwrap();
+            World::from_state_json(&bytes, 0.0)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        for (field, value, says) in [
+            ("HistoryMs", serde_json::json!(i64::MIN), "ms of history"),
+            (
+                "VpgCount",
+                serde_json::json!(u64::MAX),
+                "is numbered as VPG 0 of",
+            ),
+            ("Vpg", serde_json::json!(5), "is numbered as VPG 5 of 11"),
+            (
+                "Origin",
+                serde_json::json!("2100-01-01T00:00:00Z"),
+                "10,000 years",
+            ),
+        ] {
+            let error = refused(field, value);
+            assert!(
+                error.starts_with("the saved state is inconsistent: the journal of VPG web-local"),
+                "{field}: {error}"
+            );
+            assert!(error.contains(says), "{field}: {error}");
+        }
     }
 
     #[test]
