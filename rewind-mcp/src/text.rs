@@ -86,7 +86,7 @@ Record in the tool catalog that a tool changes VMs, so every later call of it is
 (zerto_check_tool answers mutating, and a Claude Code hook blocks it until the VM is guarded). \
 Call it when the human says a tool should always get a checkpoint first. server and tool as in zerto_check_tool; \
 tool may be * for every tool of the server; vm_arg (optional) names the tool's argument that holds the VM (dotted for nested arguments, e.g. target.host). \
-Adding again changes nothing.";
+Adding again with the same arguments changes nothing; with another vm_arg, it replaces the one recorded.";
 
 /// zerto_add_read_only_tool.
 pub const ADD_READ_ONLY: &str = "\
