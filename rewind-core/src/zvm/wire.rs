@@ -58,8 +58,12 @@ pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Some(t.with_timezone(&Utc));
     }
+    // `%Y` also takes signed years of any length, up to chrono's limits, where the client's own
+    // arithmetic (a minute before a task's start) would overflow: years are kept to RFC 3339's four
+    // digits, as the first format keeps them.
     chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f")
         .ok()
+        .filter(|n| (0..=9999).contains(&chrono::Datelike::year(n)))
         .map(|n| n.and_utc())
 }
 
@@ -711,5 +715,22 @@ mod tests {
         let t = parse_time("2026-11-29T10:00:00.5Z").unwrap();
         assert_eq!(format_query_time(t), "2026-11-29T10:00:00.500Z");
         assert!(parse_time("2026-11-29T10:00:00").is_some());
+    }
+
+    #[test]
+    fn a_time_at_the_edge_of_the_calendar_is_no_time_so_no_arithmetic_on_it_overflows() {
+        // A task that says it started here once made the guard panic on the minute before it.
+        let t: Task = serde_json::from_str(
+            r#"{"Started": "-262143-01-01T00:00:00", "Status": {"State": 6}}"#,
+        )
+        .unwrap();
+        assert!(t.started.is_none(), "{:?}", t.started);
+        assert!(parse_time("+99999-01-01T00:00:00").is_none());
+        let earliest = parse_time("0000-01-01T00:00:00").unwrap();
+        assert!(
+            earliest
+                .checked_sub_signed(chrono::Duration::minutes(5))
+                .is_some()
+        );
     }
 }
