@@ -9,10 +9,10 @@ use rmcp::{ServerHandler, prompt, prompt_handler, prompt_router, tool_handler};
 use crate::args::{PromptArgs, given};
 use crate::text;
 
-/// The name this server goes by. The tool catalog's built-in entries name this server's read-only
-/// tools under it, and Claude Code names the tools `mcp__zerto-rewind__<tool>` when it is added under
-/// it, so the hook and the catalog agree.
-pub const SERVER_NAME: &str = "zerto-rewind";
+/// The name this server goes by: the one the tool catalog's built-in entries name this server's
+/// read-only tools under ([`rewind_core::catalog::ZERTO_REWIND`]). Claude Code names the tools
+/// `mcp__zerto-rewind__<tool>` when it is added under it, so the hook and the catalog agree.
+pub const SERVER_NAME: &str = rewind_core::catalog::ZERTO_REWIND;
 
 /// The MCP server: a thin front over one [`Rewind`], shared by every session (the per-VPG insert queue
 /// inside it must be one per process, so two sessions never insert into one VPG at once).
@@ -56,5 +56,32 @@ impl ServerHandler for RewindServer {
                 .with_title("Zerto AI Rewind"),
         )
         .with_instructions(text::INSTRUCTIONS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rewind_core::catalog::BUILTIN_READ_ONLY;
+
+    #[test]
+    fn every_built_in_entry_of_this_server_names_one_of_its_tools() {
+        let listed: Vec<String> = RewindServer::tool_router()
+            .list_all()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        let ours: Vec<&str> = BUILTIN_READ_ONLY
+            .iter()
+            .filter(|(server, _)| *server == SERVER_NAME)
+            .map(|(_, tool)| *tool)
+            .collect();
+        assert!(!ours.is_empty());
+        for tool in ours {
+            assert!(
+                listed.iter().any(|t| t == tool),
+                "the catalog's built-in {SERVER_NAME}/{tool} is not a tool of this server: {listed:?}"
+            );
+        }
     }
 }
