@@ -182,7 +182,7 @@ fn frozen_epoch() -> SimTime {
         .unwrap_or(SimTime::from_millis(0))
 }
 
-/// Why the simulator could not start.
+/// Why the simulator could not start, or, for [`run`], could not save its state when it stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     /// A listen address could not be bound.
@@ -219,6 +219,12 @@ pub enum StartError {
          (exact durations) up to but not including 1 (0.2 is ±20 %)"
     )]
     TaskJitter(f64),
+    /// The state file could not be written when the simulator stopped ([`run`] only).
+    #[error(
+        "{0}. The run's state was not saved (the file, if there is one, is as it was before \
+         this run): make its folder writable, or choose another --state FILE, before the next run."
+    )]
+    NotSaved(StateError),
 }
 
 /// The state both sites share: the world, and how to build it again on reset.
@@ -396,19 +402,25 @@ impl Simulator {
     }
 
     /// Stops both sites, waits until they have finished serving, then writes the state file if
-    /// the options name one (a failure to write it is logged: there is no one left to tell).
-    pub async fn shutdown(mut self) {
+    /// the options name one (a failure to write it is logged; [`Simulator::shutdown_saving`]
+    /// returns it instead).
+    pub async fn shutdown(self) {
+        if let Err(error) = self.shutdown_saving().await {
+            tracing::error!(%error, "the state could not be saved");
+        }
+    }
+
+    /// Like [`Simulator::shutdown`], with the failure to write the state file returned, so a
+    /// caller can say the run's state was lost (the binary exits with an error).
+    pub async fn shutdown_saving(mut self) -> Result<(), StateError> {
         for server in std::mem::take(&mut self.servers) {
             server.shutdown().await;
         }
-        match self.save_state() {
-            Ok(()) => {
-                if let Some(path) = &self.state_file {
-                    tracing::info!(path = %path.display(), "state saved");
-                }
-            }
-            Err(error) => tracing::error!(%error, "the state could not be saved"),
+        self.save_state()?;
+        if let Some(path) = &self.state_file {
+            tracing::info!(path = %path.display(), "state saved");
         }
+        Ok(())
     }
 }
 
@@ -451,7 +463,8 @@ pub async fn start(options: Options) -> Result<Simulator, StartError> {
 
 /// What the binary runs: starts both sites, prints the seed and one `<site> listening on
 /// http://ADDR` line per site to stdout (with TLS, `https://` and then one `<site> certificate
-/// PATH` line per site), serves until `shutdown` resolves, then stops.
+/// PATH` line per site), serves until `shutdown` resolves, then stops and writes the state file
+/// if the options name one ([`StartError::NotSaved`] if it cannot).
 pub async fn run(
     options: Options,
     shutdown: impl Future<Output = ()> + Send,
@@ -459,8 +472,10 @@ pub async fn run(
     let simulator = start(options).await?;
     print_banner(&simulator);
     shutdown.await;
-    simulator.shutdown().await;
-    Ok(())
+    simulator
+        .shutdown_saving()
+        .await
+        .map_err(StartError::NotSaved)
 }
 
 /// The binary's documented start-up lines, read by people and scripts. A closed stdout (a

@@ -62,7 +62,8 @@ struct Flags {
             .range(0..=decisions::MAX_GENERATED_VMS)
     )]
     generate: Option<usize>,
-    /// Load the whole world from FILE at start when it exists; write it there on Ctrl-C.
+    /// Load the whole world from FILE at start when it exists; write it there on Ctrl-C (an error
+    /// if it cannot).
     #[arg(long, value_name = "FILE")]
     state: Option<std::path::PathBuf>,
 }
@@ -120,5 +121,11 @@ async fn main() -> anyhow::Result<()> {
         }
     })
     .await
-    .context("zvm-sim could not start")
+    .map_err(|error| {
+        let context = match error {
+            zvm_sim::StartError::NotSaved(_) => "zvm-sim stopped, but could not save its state",
+            _ => "zvm-sim could not start",
+        };
+        anyhow::Error::new(error).context(context)
+    })
 }

@@ -271,3 +271,42 @@ async fn the_binary_saves_its_state_on_ctrl_c_and_restores_it_at_start() {
     );
     assert_eq!(clock["Now"], "2026-01-01T01:00:00.000Z");
 }
+
+#[tokio::test]
+async fn the_binary_exits_with_an_error_naming_the_file_when_ctrl_c_cannot_save_its_state() {
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("gone").join("state.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zvm-sim"))
+        .args(["--listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0"])
+        .arg("--state")
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the binary starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for _ in 0..3 {
+        tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("the binary prints its seed and where it listens")
+            .unwrap();
+    }
+    let interrupted = std::process::Command::new("kill")
+        .args(["-INT", &child.id().unwrap().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("Ctrl-C stops the binary")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "a lost state is an error: {stderr}"
+    );
+    assert!(stderr.contains("could not save its state"), "{stderr}");
+    assert!(stderr.contains(&file.display().to_string()), "{stderr}");
+    assert!(!file.exists());
+}
