@@ -230,6 +230,40 @@ async fn concurrent_calls_with_a_wrong_secret_share_one_refused_token_request() 
 }
 
 #[tokio::test]
+async fn a_token_lifetime_of_billions_of_years_is_kept_a_day_not_a_panic() {
+    // A Keycloak that answers an absurd expires_in, and a ZVM with no VPG, on one listener.
+    let app = axum::Router::new()
+        .route(
+            common::TOKEN_PATH,
+            axum::routing::post(|| async {
+                axum::Json(serde_json::json!({
+                    "access_token": "t", "expires_in": i64::MAX
+                }))
+            }),
+        )
+        .route(
+            "/v1/vpgs",
+            axum::routing::get(|| async { axum::Json(serde_json::json!([])) }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let dir = tempfile::tempdir().unwrap();
+    let config = rewind_core::Config::builder(
+        dir.path().join("catalog.toml"),
+        dir.path().join("journal.jsonl"),
+    )
+    .site(SiteConfig::with_client("boston", &url, "rewind", "secret").unwrap())
+    .build()
+    .unwrap();
+    let rewind = Rewind::new(config).unwrap();
+    let client = rewind.client("boston").unwrap().clone();
+    let vpgs = tokio::spawn(async move { client.vpgs().await }).await;
+    server.abort();
+    assert!(vpgs.expect("no panic").unwrap().is_empty());
+}
+
+#[tokio::test]
 async fn reads_are_retried_through_connection_refused_until_the_zvm_answers() {
     let env = TestEnv::start(5).await;
     // A port that nobody listens on yet; the proxy opens it a moment after the first call.

@@ -29,6 +29,10 @@ pub const TOKEN_PATH: &str = "/auth/realms/zerto/protocol/openid-connect/token";
 /// How long ahead of its expiry a token is replaced, at most.
 const REFRESH_AHEAD: Duration = Duration::from_secs(30);
 
+/// The longest a token is kept, whatever lifetime Keycloak gives it: a lifetime of billions of years
+/// would overflow the clock it is added to.
+const MAX_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// A token with the generation it was fetched in.
 #[derive(Clone)]
 struct Cached {
@@ -184,7 +188,10 @@ impl TokenCache {
                     }
                     // A missing or silly lifetime is taken as Keycloak's default of 300 s.
                     let secs = body.expires_in.filter(|s| *s > 0).unwrap_or(300) as u64;
-                    return Ok((body.access_token, Duration::from_secs(secs)));
+                    return Ok((
+                        body.access_token,
+                        Duration::from_secs(secs).min(MAX_LIFETIME),
+                    ));
                 }
                 Ok(resp) if super::is_transient(resp.status()) => CallError::Status {
                     status: resp.status().as_u16(),
