@@ -144,6 +144,43 @@ async fn tags_lists_the_checkpoints_of_a_change_only_when_asked() {
 }
 
 #[tokio::test]
+async fn tags_missing_a_vpg_it_could_not_read_exits_5_naming_it_and_still_prints_the_rest() {
+    let env = TestEnv::start(19).await;
+    env.rewind(&[
+        "guard", "web-01", "--agent", "me", "--action", "edit", "--change", "half",
+    ])
+    .await
+    .expect_code(0);
+    let web_dr = env.vpg_id("web-01", "web-dr").await;
+    env.sim_post(
+        "faults",
+        serde_json::json!({"Method": "GET", "Path": format!("/v1/vpgs/{web_dr}/checkpoints"),
+            "Action": "Respond", "Status": 403}),
+    )
+    .await;
+    let (run, json) = env
+        .rewind_json(&["tags", "web-01", "--change", "half"])
+        .await;
+    run.expect_code(5);
+    assert_eq!(json["error"]["kind"], "connection", "{json}");
+    let message = json["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("incomplete") && message.contains("web-dr"),
+        "{message}"
+    );
+    let vpgs = json["result"]["vpgs"].as_array().unwrap();
+    let listed: usize = vpgs
+        .iter()
+        .map(|v| v["tags"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(
+        listed, 2,
+        "the VPGs that were read still list their tags: {json}"
+    );
+    assert_eq!(run.stderr.lines().count(), 1, "{run:#?}");
+}
+
+#[tokio::test]
 async fn sites_shows_each_zvm_reachable_with_its_version_and_local_site() {
     let env = TestEnv::start(16).await;
     let run = env.rewind(&["sites"]).await;
