@@ -87,15 +87,17 @@ async fn the_control_api_refuses_clients_that_are_not_on_loopback() {
             .contains("loopback")
     );
 
-    let mut request = Request::get("/_sim/clock").body(Body::empty()).unwrap();
-    request
-        .extensions_mut()
-        .insert(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 40000))));
-    let response = app(&state(), SiteRole::Local)
-        .oneshot(request)
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
+    // Loopback over IPv4, IPv6, and IPv4 as a site listening on [::] sees it.
+    for loopback in ["127.0.0.1:40000", "[::1]:40000", "[::ffff:127.0.0.1]:40000"] {
+        let mut request = Request::get("/_sim/clock").body(Body::empty()).unwrap();
+        let addr: SocketAddr = loopback.parse().unwrap();
+        request.extensions_mut().insert(ConnectInfo(addr));
+        let response = app(&state(), SiteRole::Local)
+            .oneshot(request)
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{loopback}");
+    }
 }
 
 #[tokio::test]

@@ -71,14 +71,15 @@ pub(crate) fn router() -> Router<SiteCtx> {
 
 /// The control API can reset the world and rewrite guest files: it answers loopback clients only.
 /// A router used without a listener (in-process `oneshot` tests) has no peer address and is let
-/// through.
+/// through. A site listening on `[::]` sees an IPv4 client as `::ffff:127.0.0.1`, which is
+/// loopback too once made canonical.
 async fn loopback_only(request: Request, next: Next) -> Response {
     let peer = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(addr)| *addr);
     match peer {
-        Some(addr) if !addr.ip().is_loopback() => ApiError::Forbidden(format!(
+        Some(addr) if !addr.ip().to_canonical().is_loopback() => ApiError::Forbidden(format!(
             "The /_sim control API answers loopback clients only; {} is not one.",
             addr.ip()
         ))
