@@ -37,12 +37,16 @@ use crate::output::{Printer, Reply};
 /// default: rewind reports what went wrong in its own one clear line, and a library's copy of it (such
 /// as rustls' `failed to verify TLS certificate`) would only say it twice, less clearly. From `-v` on
 /// their warnings show, and `-vvv` shows everything at trace.
+///
+/// Colours only on a terminal: a script, a CI log or an agent host reading stderr gets plain text.
 pub fn init_logging(verbose: u8, quiet: u8) {
+    use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(log_directives(verbose, quiet)));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
         .try_init();
 }
