@@ -7,7 +7,8 @@
 //!   protocol 2025-11-25, `InputRequiredResult` from 2026-07-28).
 //! - [`args`]: each tool's arguments, their schemas and the checks at the door.
 //! - [`reply`]: the shape of every answer (one line, structured JSON, the JSON as text).
-//! - [`progress`]: a guard's progress as MCP progress notifications.
+//! - [`progress`]: a guard's or a recovery's progress as MCP progress notifications, and the work
+//!   still running on tasks of its own, which the server waits for before it exits.
 //! - [`text`]: every word the model or the human reads: instructions, descriptions, the prompt, the form.
 //!
 //! [`serve_stdio`] and [`serve_http`] are what the binary calls once it has a [`Rewind`].
@@ -61,20 +62,24 @@ pub enum ServeError {
     },
 }
 
-/// Serves MCP on stdin and stdout until the client closes them. Nothing else may write to stdout.
+/// Serves MCP on stdin and stdout until the client closes them, then waits for the guards and
+/// recoveries still running (their Zerto tasks read to the end, an FLR session unmounted, the journal
+/// written) before returning. Nothing else may write to stdout.
 pub async fn serve_stdio(rewind: Rewind) -> Result<(), ServeError> {
-    let service = RewindServer::new(rewind)
+    let server = RewindServer::new(rewind);
+    let in_flight = server.in_flight();
+    let service = server
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| ServeError::Start(e.to_string()))?;
-    service
-        .waiting()
-        .await
-        .map_err(|e| ServeError::Session(e.to_string()))?;
+    let ended = service.waiting().await;
+    in_flight.settle().await;
+    ended.map_err(|e| ServeError::Session(e.to_string()))?;
     Ok(())
 }
 
-/// Serves MCP over streamable HTTP at [`HTTP_PATH`] on `listener` until `shutdown` completes. Only
+/// Serves MCP over streamable HTTP at [`HTTP_PATH`] on `listener` until `shutdown` completes, then
+/// waits for the guards and recoveries still running, as [`serve_stdio`] does. Only
 /// [`LOOPBACK_HOSTS`] and `extra_hosts` are accepted in the `Host` header.
 pub async fn serve_http(
     listener: tokio::net::TcpListener,
@@ -97,17 +102,19 @@ pub async fn serve_http(
     let sessions_end = config.cancellation_token.clone();
     // One RewindServer (so one Rewind, one per-VPG insert queue) shared by every session.
     let server = RewindServer::new(rewind);
+    let in_flight = server.in_flight();
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         LocalSessionManager::default().into(),
         config,
     );
     let app = axum::Router::new().nest_service(HTTP_PATH, service);
-    axum::serve(listener, app)
+    let served = axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             shutdown.await;
             sessions_end.cancel();
         })
-        .await
-        .map_err(|source| ServeError::Http { addr, source })
+        .await;
+    in_flight.settle().await;
+    served.map_err(|source| ServeError::Http { addr, source })
 }

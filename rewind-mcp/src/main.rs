@@ -97,6 +97,15 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
             );
             rewind_mcp::serve_http(listener, rewind, &flags.allowed_hosts, async {
                 let _ = tokio::signal::ctrl_c().await;
+                // The server now finishes the guards and recoveries still running; a second Ctrl-C
+                // leaves at once, as the rewind CLI's does.
+                tokio::spawn(async {
+                    let _ = tokio::signal::ctrl_c().await;
+                    eprintln!(
+                        "rewind-mcp: interrupted again: leaving now; what was started may still run at the ZVM and is not in the journal: check zerto_list_tags and the ZVM's tasks"
+                    );
+                    std::process::exit(130);
+                });
             })
             .await?;
         }

@@ -5,7 +5,8 @@
 //! is an async send to the client. The sink therefore only puts each update on a channel, and one task
 //! per call forwards them, so a slow client never slows the waiting on Zerto tasks.
 //!
-//! [`detached`] runs a call's work (a guard, a recovery) on a task of its own, with that sink.
+//! [`detached`] runs a call's work (a guard, a recovery) on a task of its own, with that sink, and
+//! counts it in the server's [`InFlight`], which the server waits on before the process ends.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -15,14 +16,57 @@ use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use tokio::sync::mpsc;
 
-/// Runs `work` on a task of its own, with a sink that reports its progress to the client when the
-/// call asked for progress, and waits for it.
+/// The calls' work running on tasks of their own ([`detached`]). The server waits until it is done
+/// before the process ends ([`InFlight::settle`]): a task of the runtime is dropped when `main`
+/// returns, so a client that closed the session mid-guard would otherwise cut the guard short.
+#[derive(Debug, Clone, Default)]
+pub struct InFlight {
+    /// How many are running. A watch channel, so that [`InFlight::settle`] can wait for zero.
+    running: Arc<tokio::sync::watch::Sender<usize>>,
+}
+
+/// One piece of work counted in an [`InFlight`] until it is dropped.
+struct Running(InFlight);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.running.send_modify(|n| *n -= 1);
+    }
+}
+
+impl InFlight {
+    fn start(&self) -> Running {
+        self.running.send_modify(|n| *n += 1);
+        Running(self.clone())
+    }
+
+    /// How many are running now.
+    pub fn count(&self) -> usize {
+        *self.running.borrow()
+    }
+
+    /// Waits until none is running, saying on stderr what it waits for. The work has deadlines of its
+    /// own (the guard's, the recovery's wait), so this wait ends.
+    pub async fn settle(&self) {
+        let running = self.count();
+        if running > 0 {
+            tracing::warn!(
+                "the session ended while {running} guard(s) or recoveries ran: finishing them (their Zerto tasks read to the end, an FLR session unmounted, the journal written) before this server exits"
+            );
+        }
+        let _ = self.running.subscribe().wait_for(|n| *n == 0).await;
+    }
+}
+
+/// Runs `work` on a task of its own, counted in `in_flight`, with a sink that reports its progress to
+/// the client when the call asked for progress, and waits for it.
 ///
 /// The work does not run inside the call's future because a call the client cancels, or a connection
 /// that drops, would drop it half-way: a guard's inserts already sent would no longer be read until
 /// their tasks end, an FLR session would stay mounted, and neither would reach the journal. On its own
-/// task it finishes whatever becomes of the call.
+/// task it finishes whatever becomes of the call, and the server waits for it before exiting.
 pub async fn detached<T, F, Fut>(
+    in_flight: &InFlight,
     ctx: &RequestContext<RoleServer>,
     work: F,
 ) -> Result<T, tokio::task::JoinError>
@@ -33,7 +77,10 @@ where
 {
     let token = ctx.meta.get_progress_token();
     let peer = ctx.peer.clone();
+    // Counted before the task starts, so that a session ending right now still waits for it.
+    let running = in_flight.start();
     tokio::spawn(async move {
+        let _running = running;
         match token {
             Some(token) => {
                 let (sink, forward) = Notifier::start(peer, token);
@@ -115,6 +162,33 @@ mod tests {
     use super::*;
     use rewind_core::Code;
     use std::time::Duration;
+
+    #[tokio::test]
+    async fn settle_waits_for_the_work_still_running_and_no_longer() {
+        let in_flight = InFlight::default();
+        tokio::time::timeout(Duration::from_secs(5), in_flight.settle())
+            .await
+            .expect("nothing runs: settled at once");
+        let running = in_flight.start();
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+        let work = tokio::spawn(async move {
+            let _running = running;
+            let _ = done_rx.await;
+        });
+        assert_eq!(in_flight.count(), 1);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(100), in_flight.settle())
+                .await
+                .is_err(),
+            "settle waits while work runs"
+        );
+        done_tx.send(()).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), in_flight.settle())
+            .await
+            .expect("settled once the work is done");
+        work.await.unwrap();
+        assert_eq!(in_flight.count(), 0);
+    }
 
     #[test]
     fn an_update_names_the_vpg_its_task_stage_progress_and_time() {

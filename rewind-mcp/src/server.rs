@@ -7,6 +7,7 @@ use rmcp::model::{Implementation, PromptMessage, Role, ServerCapabilities, Serve
 use rmcp::{ServerHandler, prompt, prompt_handler, prompt_router, tool_handler};
 
 use crate::args::{PromptArgs, given};
+use crate::progress::InFlight;
 use crate::text;
 
 /// The name this server goes by: the one the tool catalog's built-in entries name this server's
@@ -19,12 +20,23 @@ pub const SERVER_NAME: &str = rewind_core::catalog::ZERTO_REWIND;
 #[derive(Debug, Clone)]
 pub struct RewindServer {
     pub(crate) rewind: Rewind,
+    /// The guards and recoveries running on tasks of their own, shared by every session: the server
+    /// waits for them before the process ends.
+    pub(crate) in_flight: InFlight,
 }
 
 impl RewindServer {
     /// A server over `rewind`.
     pub fn new(rewind: Rewind) -> Self {
-        RewindServer { rewind }
+        RewindServer {
+            rewind,
+            in_flight: InFlight::default(),
+        }
+    }
+
+    /// The guards and recoveries still running, which [`InFlight::settle`] waits for.
+    pub fn in_flight(&self) -> InFlight {
+        self.in_flight.clone()
     }
 }
 

@@ -95,7 +95,7 @@ impl RewindServer {
             change_id: a.change_id,
         };
         let rewind = self.rewind.clone();
-        let guard = progress::detached(&ctx, move |sink| async move {
+        let guard = progress::detached(&self.in_flight, &ctx, move |sink| async move {
             rewind.guard(request, &*sink).await
         })
         .await;
@@ -283,7 +283,7 @@ impl RewindServer {
             overwrite: false,
         };
         let rewind = self.rewind.clone();
-        let recovered = progress::detached(&ctx, move |sink| async move {
+        let recovered = progress::detached(&self.in_flight, &ctx, move |sink| async move {
             rewind.recover_file(request, &*sink).await
         })
         .await;
@@ -326,7 +326,7 @@ impl RewindServer {
         };
         let (vm, change) = (a.vm, a.change_id);
         let rewind = self.rewind.clone();
-        let done = progress::detached(&ctx, move |sink| async move {
+        let done = progress::detached(&self.in_flight, &ctx, move |sink| async move {
             rewind.failover_test(&vm, &change, action, &*sink).await
         })
         .await;
@@ -357,7 +357,7 @@ impl RewindServer {
         };
         let (vm, change) = (a.vm, a.change_id);
         let rewind = self.rewind.clone();
-        let done = progress::detached(&ctx, move |sink| async move {
+        let done = progress::detached(&self.in_flight, &ctx, move |sink| async move {
             rewind.offsite_clone(&vm, &change, action, &*sink).await
         })
         .await;

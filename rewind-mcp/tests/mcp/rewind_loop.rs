@@ -369,3 +369,63 @@ async fn a_tag_list_missing_a_vpg_it_could_not_read_is_an_error_naming_that_vpg(
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_guard_cancelled_when_the_client_goes_away_is_finished_and_journaled_before_the_server_exits()
+ {
+    let env = TestEnv::start(30, Setup::File).await;
+    // Longer than the 5 s rmcp gives in-flight calls to answer once stdin closes.
+    env.sim_post("/_sim/timing", json!({"TaskDurationMs": 8000}))
+        .await;
+    let mut child = env
+        .command(&[])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("rewind-mcp starts");
+    let transport = (
+        child.stdout.take().expect("stdout"),
+        child.stdin.take().expect("stdin"),
+    );
+    let client = rmcp::ServiceExt::serve(Human::unreachable(), transport)
+        .await
+        .expect("the MCP session starts");
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+        params(
+            "zerto_guard_before_mutate",
+            json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf", "change_id": "goes-away"}),
+        ),
+    ));
+    let guard = client
+        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .expect("the guard is sent");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while env.insert_tasks().await.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the guard never inserted"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // The human stops the call (the host sends notifications/cancelled), then the host goes away: the
+    // session ends and the server's stdin closes, while the guard's insert still runs at Zerto.
+    guard
+        .cancel(Some("the human stopped it".into()))
+        .await
+        .unwrap();
+    client.cancel().await.unwrap();
+    let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())
+        .await
+        .expect("the server exits once the guard is done")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let journal = std::fs::read_to_string(env.journal_path()).unwrap_or_default();
+    let record: serde_json::Value = journal
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .find(|r: &serde_json::Value| r["change_id"] == "goes-away")
+        .unwrap_or_else(|| panic!("the guard reached the journal: {journal:?}"));
+    assert_eq!(record["verdict"], "guarded", "{record}");
+}
