@@ -129,6 +129,65 @@ pub fn run(cli: Cli) -> u8 {
     }
 }
 
+/// A command line clap could not parse, or `--help` and `--version`: clap prints them as usual, and
+/// returns its code (2 for a refusal, 0 for help). With `--json`, a refusal is the `--json` envelope
+/// instead (`error.kind` `usage`, the command as far as it was named), so that a script reading stdout
+/// gets its one document whatever went wrong.
+pub fn refused_command_line(e: clap::Error) -> u8 {
+    use clap::error::ErrorKind as Clap;
+    // Not env::args(), which panics on an argument that is not UTF-8.
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let shown = matches!(
+        e.kind(),
+        Clap::DisplayHelp | Clap::DisplayVersion | Clap::DisplayHelpOnMissingArgumentOrSubcommand
+    );
+    if shown || !args.iter().any(|a| a == "--json") {
+        let _ = e.print();
+        return u8::try_from(e.exit_code()).unwrap_or(exit::USAGE);
+    }
+    // clap's text: `error: <what>`, indented details, then `Usage: ...`; the error line keeps what
+    // comes before the usage, on one line.
+    let text = e.to_string();
+    let what = text
+        .split("\nUsage:")
+        .next()
+        .unwrap_or(&text)
+        .trim()
+        .trim_start_matches("error:")
+        .trim();
+    let name = command_name(&args);
+    let help = if name == "rewind" {
+        "rewind --help".to_string()
+    } else {
+        format!("rewind {name} --help")
+    };
+    let error = CliError::new(
+        rewind_core::ErrorKind::Usage,
+        format!("{what}; `{help}` lists what it takes"),
+    );
+    Printer { json: true }.error(&name, &error)
+}
+
+/// The command a command line names, as the `--json` envelope gives it (`guard`, `recover file`,
+/// [`Command::name`]); `rewind` when it names none.
+fn command_name(args: &[String]) -> String {
+    let top = Cli::command();
+    let mut words = args.iter().filter(|a| !a.starts_with('-'));
+    // The first word that is a command (an option's value before it is passed over).
+    let Some(command) = words.by_ref().find_map(|w| top.find_subcommand(w)) else {
+        return "rewind".to_string();
+    };
+    // Only the families name their subcommand in the envelope (`catalog list`, `recover test`).
+    let family = command.has_subcommands();
+    match words.next().and_then(|w| command.find_subcommand(w)) {
+        Some(sub) if family => format!("{} {}", command.get_name(), sub.get_name()),
+        _ => command.get_name().to_string(),
+    }
+}
+
 /// A command that talks to the configured ZVMs: the full configuration, a `Rewind`, a runtime.
 fn online<F, Fut>(ctx: &Context, command: F) -> Result<Reply, CliError>
 where

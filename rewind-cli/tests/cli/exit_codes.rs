@@ -244,6 +244,40 @@ async fn bad_usage_exits_2_from_clap_and_from_the_configuration() {
 }
 
 #[tokio::test]
+async fn with_json_a_command_line_clap_refuses_is_still_one_json_document() {
+    let env = TestEnv::start(40).await;
+    let (run, json) = env.rewind_json(&["guard", "web-01"]).await;
+    run.expect_code(2);
+    assert_eq!(json["command"], "guard", "{json}");
+    assert_eq!(json["ok"], false);
+    assert_eq!(json["exit_code"], 2);
+    assert_eq!(json["error"]["kind"], "usage");
+    let message = json["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("--agent") && message.contains("rewind guard --help"),
+        "{message}"
+    );
+    assert_eq!(run.one_error_line(), format!("rewind: {message}"));
+
+    let (run, json) = env
+        .rewind_json(&["recover", "test", "web-01", "--change", "c", "stop"])
+        .await;
+    run.expect_code(2);
+    assert_eq!(json["command"], "recover test", "{json}");
+    assert!(
+        json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--passed")
+    );
+
+    // Help is not a refusal: it stays text, with code 0.
+    let run = env.rewind(&["--json", "--help"]).await;
+    run.expect_code(0);
+    assert!(run.stdout.contains("Exit codes:"), "{run:#?}");
+}
+
+#[tokio::test]
 async fn an_unreadable_journal_exits_with_the_internal_code() {
     let env = TestEnv::start(39).await;
     std::fs::create_dir_all(env.journal_file()).unwrap();
