@@ -210,9 +210,14 @@ fn mutating(
             "rewind cannot read its audit journal, so it cannot tell whether the VM was guarded; {server}/{tool} is denied (fail closed): {e}"
         ))
     };
-    let guard_first = |vm: &str| {
+    let guard_first = |vms: &[&str]| {
+        let (vm, each) = match vms {
+            [one] => (*one, ""),
+            _ => ("<vm>", " for each"),
+        };
         format!(
-            "guard {vm} first (the zerto_guard_before_mutate tool, or `rewind guard {vm} --agent <agent> --action \"<what>\" --change <id>`), then run {server}/{tool} again"
+            "guard {} first (the zerto_guard_before_mutate tool, or `rewind guard {vm} --agent <agent> --action \"<what>\" --change <id>`{each}), then run {server}/{tool} again",
+            vms.join(", ")
         )
     };
     if let Some(vm) = vm {
@@ -226,7 +231,7 @@ fn mutating(
             Ok(GuardLookup::NotGuarded) => Decision::deny(format!(
                 "{server}/{tool} changes VM {vm} (its argument {}), and {vm} has no guarded record in rewind's journal from the last {minutes}: {}",
                 vm_arg.unwrap_or("?"),
-                guard_first(vm)
+                guard_first(&[vm])
             )),
             Err(e) => unreadable(&e),
         };
@@ -265,15 +270,16 @@ fn mutating(
             Err(e) => return unreadable(&e),
         }
     }
-    if unguarded.is_empty() {
-        Decision::allow(guarded.join("; "))
-    } else {
-        let vms = unguarded.join(", ");
-        Decision::deny(format!(
-            "{server}/{tool} is mutating and this call names VM {vms}, which has no guarded record in rewind's journal from the last {minutes}: {}",
-            guard_first(&unguarded[0])
-        ))
-    }
+    let unguarded: Vec<&str> = unguarded.iter().map(String::as_str).collect();
+    let (names, have) = match unguarded.as_slice() {
+        [] => return Decision::allow(guarded.join("; ")),
+        [vm] => (format!("VM {vm}"), "has"),
+        _ => (format!("VMs {}", unguarded.join(", ")), "have"),
+    };
+    Decision::deny(format!(
+        "{server}/{tool} is mutating and this call names {names}, which {have} no guarded record in rewind's journal from the last {minutes}: {}",
+        guard_first(&unguarded)
+    ))
 }
 
 fn guarded_words(server: &str, tool: &str, r: &JournalRecord, minutes: &str) -> String {

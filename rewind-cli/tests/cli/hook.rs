@@ -251,6 +251,27 @@ async fn a_mutating_tool_without_a_vm_argument_is_judged_by_the_vm_its_input_nam
         reason.contains("db-01") && reason.contains("guard db-01 first"),
         "{reason}"
     );
+
+    // Two such VMs are both named, and the advice is to guard each of them.
+    record["vm"] = json!({"id": "x.vm-98", "name": "files-01"});
+    let mut journal = std::fs::read_to_string(env.journal_file()).unwrap();
+    journal.push_str(&format!("{record}\n"));
+    std::fs::write(env.journal_file(), journal).unwrap();
+    let (decision, reason) = hook(
+        &env,
+        &call("Bash", json!({"command": "ssh db-01 y; ssh files-01 z"})),
+    )
+    .await;
+    assert_eq!(decision, "deny", "{reason}");
+    assert!(
+        reason.contains("names VMs ")
+            && reason.contains("which have no guarded record")
+            && reason.contains("db-01")
+            && reason.contains("files-01")
+            && reason.contains("`rewind guard <vm> ")
+            && reason.contains("for each"),
+        "{reason}"
+    );
 }
 
 #[tokio::test]
