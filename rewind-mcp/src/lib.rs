@@ -62,11 +62,10 @@ pub enum ServeError {
     },
 }
 
-/// Serves MCP on stdin and stdout until the client closes them, then waits for the guards and
-/// recoveries still running (their Zerto tasks read to the end, an FLR session unmounted, the journal
-/// written) before returning. Nothing else may write to stdout.
-pub async fn serve_stdio(rewind: Rewind) -> Result<(), ServeError> {
-    let server = RewindServer::new(rewind);
+/// Serves MCP on stdin and stdout with `server` until the client closes them, then waits for the
+/// guards and recoveries still running (their Zerto tasks read to the end, an FLR session unmounted,
+/// the journal written) before returning. Nothing else may write to stdout.
+pub async fn serve_stdio(server: RewindServer) -> Result<(), ServeError> {
     let in_flight = server.in_flight();
     let service = server
         .serve(rmcp::transport::stdio())

@@ -72,7 +72,11 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
     // that will not start.
     let rewind = Rewind::new(config).context("the ZVM clients could not be built")?;
     match &flags.http {
-        None => rewind_mcp::serve_stdio(rewind).await?,
+        None => {
+            let server = rewind_mcp::RewindServer::new(rewind);
+            finish_on_terminate(server.in_flight());
+            rewind_mcp::serve_stdio(server).await?
+        }
         Some(addr) => {
             let addr = parse_addr(addr)?;
             if !addr.ip().is_loopback() && flags.allowed_hosts.is_empty() {
@@ -111,6 +115,32 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// On SIGTERM, which a host sends to stop a stdio server (often as soon as it closes the session),
+/// the guards and recoveries still running are finished first (their Zerto tasks read to the end, an
+/// FLR session unmounted, the journal written), then the server leaves with 143 (128 + SIGTERM); a
+/// second SIGTERM leaves at once. This is the CLI's first and second Ctrl-C.
+fn finish_on_terminate(in_flight: rewind_mcp::progress::InFlight) {
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(mut term) = signal(SignalKind::terminate()) else {
+            return;
+        };
+        term.recv().await;
+        tokio::spawn(async move {
+            term.recv().await;
+            eprintln!(
+                "rewind-mcp: terminated again: leaving now; what was started may still run at the ZVM and is not in the journal: check zerto_list_tags and the ZVM's tasks"
+            );
+            std::process::exit(143);
+        });
+        in_flight.settle().await;
+        std::process::exit(143);
+    });
+    #[cfg(not(unix))]
+    let _ = in_flight;
 }
 
 /// The configuration as the `rewind` CLI builds it: the file (or the default one) merged with the

@@ -51,7 +51,7 @@ impl InFlight {
         let running = self.count();
         if running > 0 {
             tracing::warn!(
-                "the session ended while {running} guard(s) or recoveries ran: finishing them (their Zerto tasks read to the end, an FLR session unmounted, the journal written) before this server exits"
+                "stopping while {running} guard(s) or recoveries run: finishing them first (their Zerto tasks read to the end, an FLR session unmounted, the journal written)"
             );
         }
         let _ = self.running.subscribe().wait_for(|n| *n == 0).await;

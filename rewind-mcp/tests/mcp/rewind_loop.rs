@@ -429,3 +429,61 @@ async fn a_guard_cancelled_when_the_client_goes_away_is_finished_and_journaled_b
         .unwrap_or_else(|| panic!("the guard reached the journal: {journal:?}"));
     assert_eq!(record["verdict"], "guarded", "{record}");
 }
+
+#[tokio::test]
+async fn on_sigterm_a_guard_still_running_is_finished_and_journaled_before_the_server_leaves() {
+    let env = TestEnv::start(31, Setup::File).await;
+    env.sim_post("/_sim/timing", json!({"TaskDurationMs": 3000}))
+        .await;
+    let mut child = env
+        .command(&[])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("rewind-mcp starts");
+    let transport = (
+        child.stdout.take().expect("stdout"),
+        child.stdin.take().expect("stdin"),
+    );
+    let client = rmcp::ServiceExt::serve(Human::unreachable(), transport)
+        .await
+        .expect("the MCP session starts");
+    let peer = client.peer().clone();
+    let guard = tokio::spawn(async move {
+        peer.call_tool(params(
+            "zerto_guard_before_mutate",
+            json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf", "change_id": "terminated"}),
+        ))
+        .await
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while env.insert_tasks().await.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the guard never inserted"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // The host stops the server with SIGTERM while the guard's inserts run at Zerto.
+    let pid = child.id().expect("a pid").to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())
+        .await
+        .expect("the server leaves once the guard is done")
+        .unwrap();
+    assert_eq!(status.code(), Some(143), "{status}");
+    let journal = std::fs::read_to_string(env.journal_path()).unwrap_or_default();
+    let record: serde_json::Value = journal
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .find(|r: &serde_json::Value| r["change_id"] == "terminated")
+        .unwrap_or_else(|| panic!("the guard reached the journal: {journal:?}"));
+    assert_eq!(record["verdict"], "guarded", "{record}");
+    guard.abort();
+    drop(client);
+}
