@@ -20,8 +20,8 @@ Exit codes:
   6    a Zerto task was still running when waiting stopped: it was not stopped
        and has not failed; its task ids are printed (`rewind tags` shows when
        a guard's tags are listed)
-  130  interrupted twice (a first Ctrl-C lets a guard or a recovery finish what
-       it started at the ZVM)
+  130  interrupted twice (a first Ctrl-C or SIGTERM lets a guard or a recovery
+       finish what it started at the ZVM)
 
 With --json, every command prints one JSON document on stdout:
   {\"command\": \"...\", \"ok\": true|false, \"exit_code\": N, \"result\": {...},

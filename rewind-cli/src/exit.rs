@@ -23,7 +23,8 @@ pub const CONNECTION: u8 = 5;
 /// A Zerto task was still running when waiting stopped: not stopped, not failed; its ids are printed.
 pub const STILL_RUNNING: u8 = 6;
 
-/// A second Ctrl-C while a guard or a recovery was finishing (128 + SIGINT, as shells report it).
+/// A second Ctrl-C (or SIGTERM) while a guard or a recovery was finishing (128 + SIGINT, as shells
+/// report it).
 pub const INTERRUPTED: u8 = 130;
 
 /// The exit code of an error kind: the one mapping, used by every command.

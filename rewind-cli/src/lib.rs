@@ -198,9 +198,10 @@ where
     block_on(command(rewind))
 }
 
-/// A command that starts Zerto tasks (guard, recover). A first Ctrl-C does not abandon them: the
-/// command goes on until the tasks it started are read to their end, an FLR session is unmounted and
-/// the journal is written, and says so; a second Ctrl-C leaves at once, with exit code 130.
+/// A command that starts Zerto tasks (guard, recover). A first Ctrl-C (or SIGTERM, as a CI job's
+/// timeout or a supervisor sends) does not abandon them: the command goes on until the tasks it
+/// started are read to their end, an FLR session is unmounted and the journal is written, and says
+/// so; a second one leaves at once, with exit code 130.
 fn starting_tasks<F, Fut>(ctx: &Context, command: F) -> Result<Reply, CliError>
 where
     F: FnOnce(Rewind) -> Fut,
@@ -208,17 +209,18 @@ where
 {
     let rewind = ctx.rewind()?;
     block_on(async move {
+        let mut stop = Interruptions::new();
         let work = command(rewind);
         tokio::pin!(work);
         tokio::select! {
             result = &mut work => return result,
-            Ok(()) = tokio::signal::ctrl_c() => output::error_line(
+            () = stop.next() => output::error_line(
                 "interrupted: finishing what was started at the ZVM (Zerto tasks read to their end, an FLR session unmounted, the journal written); press Ctrl-C again to leave now",
             ),
         }
         tokio::select! {
             result = &mut work => result,
-            Ok(()) = tokio::signal::ctrl_c() => {
+            () = stop.next() => {
                 output::error_line(
                     "interrupted again: leaving now; what was started may still run at the ZVM and is not in the journal: check `rewind tags` and the ZVM's tasks",
                 );
@@ -226,6 +228,41 @@ where
             }
         }
     })
+}
+
+/// Ctrl-C and, on Unix, SIGTERM: either asks a command that started Zerto tasks to stop.
+struct Interruptions {
+    #[cfg(unix)]
+    term: Option<tokio::signal::unix::Signal>,
+}
+
+impl Interruptions {
+    /// Listens from now on (a signal whose handler cannot be installed is simply not listened to).
+    fn new() -> Interruptions {
+        Interruptions {
+            #[cfg(unix)]
+            term: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok(),
+        }
+    }
+
+    /// The next Ctrl-C or SIGTERM; never, if neither can be listened to.
+    async fn next(&mut self) {
+        #[cfg(unix)]
+        let term = async {
+            match self.term.as_mut() {
+                Some(t) => {
+                    t.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        #[cfg(not(unix))]
+        let term = std::future::pending::<()>();
+        tokio::select! {
+            Ok(()) = tokio::signal::ctrl_c() => {}
+            () = term => {}
+        }
+    }
 }
 
 /// A command that reads or writes only local files (the catalog, the journal): it works with no site

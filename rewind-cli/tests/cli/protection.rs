@@ -231,7 +231,18 @@ async fn zvm_flag_configures_the_default_site_with_credentials_from_the_environm
 
 #[tokio::test]
 async fn a_first_ctrl_c_lets_the_guard_finish_and_journal() {
-    let env = TestEnv::start(18).await;
+    first_signal_lets_the_guard_finish_and_journal("-INT", 18).await;
+}
+
+#[tokio::test]
+async fn a_first_sigterm_lets_the_guard_finish_and_journal() {
+    first_signal_lets_the_guard_finish_and_journal("-TERM", 20).await;
+}
+
+/// Sends `signal` (as `kill` takes it) to a guard whose insert runs, and checks that the guard ends
+/// guarded and journaled, saying it was interrupted.
+async fn first_signal_lets_the_guard_finish_and_journal(signal: &str, seed: u64) {
+    let env = TestEnv::start(seed).await;
     env.sim_post("timing", serde_json::json!({"TaskDurationMs": 1500}))
         .await;
     let guard = env
@@ -254,7 +265,7 @@ async fn a_first_ctrl_c_lets_the_guard_finish_and_journal() {
     }
     let pid = guard.id().unwrap().to_string();
     let sent = std::process::Command::new("kill")
-        .args(["-INT", &pid])
+        .args([signal, &pid])
         .status()
         .unwrap();
     assert!(sent.success());
