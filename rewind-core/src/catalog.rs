@@ -100,6 +100,19 @@ pub enum CatalogError {
         /// What is wrong.
         problem: String,
     },
+    /// An agent asked to mark read-only a tool the catalog records as mutating: only a human removes
+    /// that entry.
+    #[error(
+        "{server}/{tool} is recorded as mutating, and an agent cannot mark it read-only; nothing was changed. Keep guarding before it runs. If the human wants it read-only, they remove its entry from the catalog {path} (the rewind CLI does that) and then mark it read-only"
+    )]
+    RecordedMutating {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// The catalog file.
+        path: PathBuf,
+    },
     /// A built-in entry cannot be removed.
     #[error(
         "{server}/{tool} is a built-in read-only tool and cannot be removed; add it as mutating to override it"
@@ -119,6 +132,7 @@ impl CatalogError {
             CatalogError::Corrupt { .. }
             | CatalogError::Invalid { .. }
             | CatalogError::BuiltIn { .. } => ErrorKind::Usage,
+            CatalogError::RecordedMutating { .. } => ErrorKind::Refused,
             CatalogError::Read { .. } | CatalogError::Write { .. } => ErrorKind::Internal,
         }
     }
@@ -451,6 +465,36 @@ impl CatalogStore {
         })
     }
 
+    /// Marks a tool as read-only for an agent: refused with [`CatalogError::RecordedMutating`] when the
+    /// file records it as mutating (by its own entry or its server's `*`). The check and the change are one update under the file's lock, so a
+    /// mutating entry another process adds meanwhile is never removed by it.
+    pub fn add_read_only_unless_mutating(
+        &self,
+        server: &str,
+        tool: &str,
+    ) -> Result<(), CatalogError> {
+        let server = check_name("server", server)?;
+        let tool = check_name("tool", tool)?;
+        self.update(|f| {
+            // A `*` entry makes the tool mutating as surely as its own entry does.
+            if f.mutating.iter().any(|e| e.matches(&server, &tool)) {
+                return Err(CatalogError::RecordedMutating {
+                    server: server.clone(),
+                    tool: tool.clone(),
+                    path: self.path.clone(),
+                });
+            }
+            if !f.read_only.iter().any(|e| e.same(&server, &tool)) {
+                f.read_only.push(CatalogEntry {
+                    server: server.clone(),
+                    tool: tool.clone(),
+                    vm_arg: None,
+                });
+            }
+            Ok(())
+        })
+    }
+
     /// Removes a tool from the file's entries; it becomes unknown again (or built-in read-only). Returns
     /// whether there was an entry.
     pub fn remove(&self, server: &str, tool: &str) -> Result<bool, CatalogError> {
@@ -626,6 +670,35 @@ mod tests {
             "{q}"
         );
         assert_eq!(q.matches("the VM it").count(), 1, "{q}");
+    }
+
+    #[test]
+    fn an_agent_cannot_mark_read_only_a_tool_recorded_as_mutating_by_its_entry_or_its_servers_star()
+    {
+        let (_d, s) = store();
+        s.add_mutating("ssh", "run", Some("host")).unwrap();
+        s.add_mutating("k8s", "*", None).unwrap();
+        for (server, tool) in [("ssh", "run"), ("k8s", "exec")] {
+            let err = s.add_read_only_unless_mutating(server, tool).unwrap_err();
+            assert!(
+                matches!(err, CatalogError::RecordedMutating { .. }),
+                "{err:?}"
+            );
+            assert!(
+                err.to_string()
+                    .contains("an agent cannot mark it read-only"),
+                "{err}"
+            );
+            assert_eq!(err.kind(), ErrorKind::Refused);
+            let c = s.classify(server, tool, None).unwrap();
+            assert_eq!(c.class, ToolClass::Mutating, "{server}/{tool}");
+        }
+        let c = s.classify("ssh", "run", None).unwrap();
+        assert_eq!(c.vm_arg.as_deref(), Some("host"), "the entry is untouched");
+        s.add_read_only_unless_mutating("vsphere", "list_vms")
+            .unwrap();
+        let c = s.classify("vsphere", "list_vms", None).unwrap();
+        assert_eq!((c.class, c.source), (ToolClass::ReadOnly, Source::Catalog));
     }
 
     #[test]

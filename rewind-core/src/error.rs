@@ -369,7 +369,7 @@ pub enum RewindError {
         recovered: Vec<String>,
     },
 
-    /// The tool catalog cannot be read or written.
+    /// The tool catalog cannot be read or written, or refused the change asked of it.
     #[error(transparent)]
     Catalog(#[from] CatalogError),
 

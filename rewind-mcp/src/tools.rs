@@ -24,7 +24,6 @@
 //!   aborts a clone, which removes the test VM or the partial clone; a host should ask before either.
 //!   Not idempotent: a second start is refused by the ZVM or starts another.
 
-use rewind_core::catalog::{Source, ToolClass};
 use rewind_core::{
     CloneAction, FailoverTestAction, GuardReport, GuardRequest, JournalFilter, Outcome, Protection,
     RecoverFileReport, RecoverFileRequest, RecoveryTaskReport, RecoveryVerdict, TagList, Verdict,
@@ -187,20 +186,7 @@ impl RewindServer {
     async fn add_read_only_tool(&self, args: JsonObject) -> CallToolResult {
         let a: args::AddReadOnlyArgs = arguments!("zerto_add_read_only_tool", args);
         let catalog = self.rewind.catalog();
-        match catalog.classify(&a.server, &a.tool, None) {
-            Ok(c) if c.class == ToolClass::Mutating && c.source == Source::Catalog => {
-                let message = format!(
-                    "{}/{} is recorded as mutating, and an agent cannot mark it read-only; nothing was changed. Keep guarding before it runs. If the human wants it read-only, they remove its entry from the catalog {} (the rewind CLI does that) and then mark it read-only.",
-                    c.server,
-                    c.tool,
-                    catalog.path().display()
-                );
-                return reply::answer(message, &c, true);
-            }
-            Ok(_) => {}
-            Err(e) => return reply::failure(&e.into()),
-        }
-        if let Err(e) = catalog.add_read_only(&a.server, &a.tool) {
+        if let Err(e) = catalog.add_read_only_unless_mutating(&a.server, &a.tool) {
             return reply::failure(&e.into());
         }
         match catalog.classify(&a.server, &a.tool, None) {
