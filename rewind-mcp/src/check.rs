@@ -342,9 +342,13 @@ fn answered(
                 rewind.catalog().add_mutating(&server, &tool, None),
             )
         } else {
+            // Through the client, so a mutating entry recorded since the question was asked stays:
+            // the catalog fails closed.
             (
                 ToolClass::ReadOnly,
-                rewind.catalog().add_read_only(&server, &tool),
+                rewind
+                    .catalog()
+                    .add_read_only_unless_mutating(&server, &tool),
             )
         };
         match written {
