@@ -123,8 +123,8 @@ pub enum Command {
         /// Only the records of this change id.
         #[arg(long = "change", value_name = "ID")]
         change_id: Option<String>,
-        /// Only the last N matching records.
-        #[arg(long, value_name = "N")]
+        /// Only the last N matching records (1 or more; leave it out for all of them).
+        #[arg(long, value_name = "N", value_parser = record_count)]
         last: Option<usize>,
     },
     /// Show each configured ZVM: reachable, version, local site.
@@ -291,5 +291,20 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+}
+
+/// `--last N`: a number of records, at least one (`--last 0` would print nothing and look like an
+/// empty journal).
+fn record_count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err(
+            "0 records would show nothing; give 1 or more, or leave --last out for every record"
+                .into(),
+        ),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "{text:?} is not a number of records; give a whole number from 1"
+        )),
     }
 }

@@ -187,7 +187,7 @@ async fn a_config_file_without_sites_still_places_the_catalog_and_journal() {
 }
 
 #[tokio::test]
-async fn journal_reads_back_guards_filtered_by_vm_change_and_last() {
+async fn journal_reads_back_guards_filtered_by_vm_change_and_last_and_refuses_last_0() {
     let env = TestEnv::start(25).await;
     for (vm, change) in [("web-01", "c1"), ("db-01", "c1"), ("web-01", "c2")] {
         env.rewind(&[
@@ -222,4 +222,9 @@ async fn journal_reads_back_guards_filtered_by_vm_change_and_last() {
     assert_eq!(records[0]["change_id"], "c2");
     assert_eq!(records[0]["verdict"], "guarded");
     assert_eq!(records[0]["kind"], "guard");
+    // --last 0 would print nothing, as an empty journal does: it is a usage error.
+    let (run, json) = env.rewind_json(&["journal", "--last", "0"]).await;
+    run.expect_code(2);
+    let message = json["error"]["message"].as_str().unwrap();
+    assert!(message.contains("give 1 or more"), "{message}");
 }
