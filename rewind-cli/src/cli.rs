@@ -283,17 +283,6 @@ impl Command {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn the_command_line_is_consistent() {
-        Cli::command().debug_assert();
-    }
-}
-
 /// `--last N`: a number of records, at least one (`--last 0` would print nothing and look like an
 /// empty journal).
 fn record_count(text: &str) -> Result<usize, String> {
@@ -306,5 +295,16 @@ fn record_count(text: &str) -> Result<usize, String> {
         Err(_) => Err(format!(
             "{text:?} is not a number of records; give a whole number from 1"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
     }
 }
