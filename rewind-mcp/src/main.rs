@@ -4,6 +4,8 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use anyhow::{Context, bail};
 use clap::{ArgAction, Parser};
@@ -99,22 +101,49 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
                 "rewind-mcp: serving MCP on http://{local}{}",
                 rewind_mcp::HTTP_PATH
             );
-            rewind_mcp::serve_http(listener, rewind, &flags.allowed_hosts, async {
-                let _ = tokio::signal::ctrl_c().await;
+            let stopped = Arc::new(AtomicI32::new(0));
+            let code = stopped.clone();
+            rewind_mcp::serve_http(listener, rewind, &flags.allowed_hosts, async move {
+                code.store(interrupted().await, Ordering::SeqCst);
                 // The server now finishes the guards and recoveries still running; a second Ctrl-C
-                // leaves at once, as the rewind CLI's does.
+                // or SIGTERM leaves at once, as the rewind CLI's second Ctrl-C does.
                 tokio::spawn(async {
-                    let _ = tokio::signal::ctrl_c().await;
+                    let code = interrupted().await;
                     eprintln!(
                         "rewind-mcp: interrupted again: leaving now; what was started may still run at the ZVM and is not in the journal: check zerto_list_tags and the ZVM's tasks"
                     );
-                    std::process::exit(130);
+                    std::process::exit(code);
                 });
             })
             .await?;
+            // Stopped by SIGTERM (a service manager, a container runtime): leave as a terminated
+            // process does, once the work is finished, so the supervisor sees what stopped it.
+            let code = stopped.load(Ordering::SeqCst);
+            if code == SIGTERM_EXIT {
+                std::process::exit(code);
+            }
         }
     }
     Ok(())
+}
+
+/// The exit code of a process that leaves because of SIGTERM (128 + 15).
+const SIGTERM_EXIT: i32 = 143;
+
+/// Waits for the next Ctrl-C or SIGTERM; the exit code it stands for (130 or 143).
+async fn interrupted() -> i32 {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            return tokio::select! {
+                _ = tokio::signal::ctrl_c() => 130,
+                _ = term.recv() => SIGTERM_EXIT,
+            };
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+    130
 }
 
 /// On SIGTERM, which a host sends to stop a stdio server (often as soon as it closes the session),
@@ -134,10 +163,10 @@ fn finish_on_terminate(in_flight: rewind_mcp::progress::InFlight) {
             eprintln!(
                 "rewind-mcp: terminated again: leaving now; what was started may still run at the ZVM and is not in the journal: check zerto_list_tags and the ZVM's tasks"
             );
-            std::process::exit(143);
+            std::process::exit(SIGTERM_EXIT);
         });
         in_flight.settle().await;
-        std::process::exit(143);
+        std::process::exit(SIGTERM_EXIT);
     });
     #[cfg(not(unix))]
     let _ = in_flight;

@@ -343,6 +343,11 @@ pub struct HttpServer {
 }
 
 impl HttpServer {
+    /// The server's process, to signal it or wait for it.
+    pub fn process(&mut self) -> &mut tokio::process::Child {
+        &mut self._process
+    }
+
     /// A client of this server that plays `human`.
     pub async fn client<H: ClientHandler>(
         &self,

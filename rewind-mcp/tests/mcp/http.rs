@@ -142,3 +142,49 @@ async fn a_site_without_tls_verification_is_warned_about_once_at_start() {
     assert_eq!(warnings.len(), 1, "{before_serving:#?}");
     assert!(warnings[0].contains("default"), "{warnings:?}");
 }
+
+#[tokio::test]
+async fn over_http_sigterm_finishes_a_running_guard_journals_it_and_leaves_with_143() {
+    let env = TestEnv::start(44, Setup::File).await;
+    env.sim_post("/_sim/timing", json!({"TaskDurationMs": 3000}))
+        .await;
+    let mut server = env.http_server().await;
+    let client = server.client(Human::unreachable(), Protocol::Legacy).await;
+    let peer = client.peer().clone();
+    let guard = tokio::spawn(async move {
+        peer.call_tool(crate::helper::params(
+            "zerto_guard_before_mutate",
+            json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf", "change_id": "http-term"}),
+        ))
+        .await
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while env.insert_tasks().await.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the guard never inserted"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // A service manager stops the server while the guard's inserts run at Zerto.
+    let pid = server.process().id().expect("a pid").to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = tokio::time::timeout(std::time::Duration::from_secs(60), server.process().wait())
+        .await
+        .expect("the server leaves once the guard is done")
+        .unwrap();
+    assert_eq!(status.code(), Some(143), "{status}");
+    let journal = std::fs::read_to_string(env.journal_path()).unwrap_or_default();
+    let record: serde_json::Value = journal
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .find(|r: &serde_json::Value| r["change_id"] == "http-term")
+        .unwrap_or_else(|| panic!("the guard reached the journal: {journal:?}"));
+    assert_eq!(record["verdict"], "guarded", "{record}");
+    guard.abort();
+    drop(client);
+}
