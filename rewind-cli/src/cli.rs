@@ -229,9 +229,11 @@ pub enum TestAction {
     /// Start the failover test.
     Start,
     /// Stop the running failover test, recording whether it passed.
+    // One of the two is required, and clap names both when neither is given.
+    #[command(group(clap::ArgGroup::new("outcome").required(true).args(["passed", "failed"])))]
     Stop {
         /// The test passed.
-        #[arg(long, conflicts_with = "failed", required_unless_present = "failed")]
+        #[arg(long)]
         passed: bool,
         /// The test failed.
         #[arg(long)]

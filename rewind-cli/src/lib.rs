@@ -151,8 +151,13 @@ pub fn refused_command_line(e: clap::Error) -> u8 {
     // clap's text: `error: <what>`, indented details, then `Usage: ...`; the error line keeps what
     // comes before the usage, on one line.
     let text = e.to_string();
+    // A value's own refusal has no usage block, only clap's pointer to --help, which the line below
+    // gives with the command's name.
     let what = text
         .split("\nUsage:")
+        .next()
+        .unwrap_or(&text)
+        .split("\nFor more information")
         .next()
         .unwrap_or(&text)
         .trim()
@@ -198,7 +203,7 @@ where
     block_on(command(rewind))
 }
 
-/// A command that starts Zerto tasks (guard, recover). A first Ctrl-C (or SIGTERM, as a CI job's
+/// A command that starts Zerto tasks (guard, recover). A first Ctrl-C (or SIGTERM, as a CI run's
 /// timeout or a supervisor sends) does not abandon them: the command goes on until the tasks it
 /// started are read to their end, an FLR session is unmounted and the journal is written, and says
 /// so; a second one leaves at once, with exit code 130.

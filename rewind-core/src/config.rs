@@ -403,7 +403,9 @@ fn seconds(key: &str, value: Option<f64>, default: Duration) -> Result<Duration,
         Some(v) if v.is_finite() && v > 0.0 && v < 1.0e7 => Ok(Duration::from_secs_f64(v)),
         Some(v) => Err(ConfigError::BadValue {
             key: key.to_string(),
-            problem: format!("{v} is not a positive number of seconds"),
+            problem: format!(
+                "{v} is not a number of seconds above 0 and below 10,000,000; give one in that range"
+            ),
         }),
     }
 }

@@ -92,12 +92,13 @@ Adding again with the same arguments changes nothing; with another vm_arg, it re
 pub const ADD_READ_ONLY: &str = "\
 Record in the tool catalog that a tool never changes a VM, so it is no longer asked about. \
 Call it only when the human has said so. A tool the catalog already marks mutating is not downgraded here: \
-the human removes that entry with the rewind CLI. Adding again changes nothing.";
+the call is a tool error that changes nothing, and the human removes that entry with the rewind CLI. Adding again changes nothing.";
 
 /// zerto_journal.
 pub const JOURNAL: &str = "\
 Read the audit journal kept on this machine: every guard and every bounded recover, with the agent, action, VM, change id, \
-each VPG's tag, Zerto task, task state and checkpoint, and the verdict. Filter by vm and change_id. \
+each VPG's tag, Zerto task, task state and checkpoint, and the verdict. Filter by vm and change_id; last (1 to 500) \
+gives the newest records, 20 when left out. \
 Call it to report what was guarded, or to find the change id of an earlier change. Reads only.";
 
 /// zerto_recover_file.

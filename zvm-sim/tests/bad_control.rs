@@ -89,6 +89,12 @@ async fn bad_control_requests_are_refused_with_400_naming_the_problem_and_change
         (
             "faults",
             "POST",
+            json!({"Path": "/v1/**", "Action": "Latency", "LatencyMs": 99_999_999_999u64})
+                .to_string(),
+        ),
+        (
+            "faults",
+            "POST",
             json!({"Path": "/v1/**", "Action": "Latency"}).to_string(),
         ),
         (

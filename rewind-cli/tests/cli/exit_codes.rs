@@ -264,11 +264,20 @@ async fn with_json_a_command_line_clap_refuses_is_still_one_json_document() {
         .await;
     run.expect_code(2);
     assert_eq!(json["command"], "recover test", "{json}");
+    let message = json["error"]["message"].as_str().unwrap();
     assert!(
-        json["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("--passed")
+        message.contains("--passed") && message.contains("--failed"),
+        "both outcomes are named: {message}"
+    );
+
+    // A value's own refusal has no usage block: the line still ends with the command's help, once.
+    let (run, json) = env.rewind_json(&["journal", "--last", "x"]).await;
+    run.expect_code(2);
+    let message = json["error"]["message"].as_str().unwrap();
+    assert!(!message.contains("For more information"), "{message}");
+    assert!(
+        message.ends_with("`rewind journal --help` lists what it takes"),
+        "{message}"
     );
 
     // Help is not a refusal: it stays text, with code 0.

@@ -172,6 +172,9 @@ const RULE_KEYS: [&str; 10] = [
     "latencyms",
 ];
 
+/// The longest latency a rule may add: an hour, in milliseconds.
+const MAX_LATENCY_MS: u64 = 3_600_000;
+
 fn whole(body: &JsonBody, key: &str) -> Result<Option<u64>, ApiError> {
     body.number(key)?
         .map(|n| {
@@ -248,6 +251,14 @@ fn action(body: &JsonBody) -> Result<FaultAction, ApiError> {
                         .to_owned(),
                 )
             })?;
+            // Past an hour no client is still waiting, and the request would hold its connection
+            // until the simulator stops.
+            if millis > MAX_LATENCY_MS {
+                return Err(ApiError::BadRequest(format!(
+                    "LatencyMs is {millis}, and a latency is at most {MAX_LATENCY_MS} (an hour): \
+                     give a shorter one, or a Respond rule with Status 504 for a ZVM that never answers."
+                )));
+            }
             Ok(FaultAction::Latency { millis })
         }
         "loseresponse" => Ok(FaultAction::LoseResponse),

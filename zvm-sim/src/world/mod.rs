@@ -13,7 +13,7 @@
 //! - [`files`]: guest files with their history.
 //! - `inventory`: sites, hosts, VMs and VPGs; `build`: the initial world of a seed.
 //! - [`tasks`]: Zerto tasks and the operations they carry out.
-//! - [`flr`]: file-level restore sessions.
+//! - [`flr`]: file-level recovery (FLR) sessions.
 //! - [`recovery`]: failover test, clone, failover, move and force sync.
 //! - [`state`]: the whole world as a saved JSON document.
 //! - [`auth`]: Keycloak users, clients and tokens.
