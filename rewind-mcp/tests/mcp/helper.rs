@@ -321,6 +321,28 @@ impl TestEnv {
             .collect()
     }
 
+    /// Waits (20 s at most) until the simulator has run a first insert task: a guard is under way.
+    pub async fn until_an_insert_started(&self) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while self.insert_tasks().await.is_empty() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the guard never inserted"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// The journal record of the guard of `change_id`; fails the test when there is none.
+    pub fn journal_record(&self, change_id: &str) -> Value {
+        let journal = std::fs::read_to_string(self.journal_path()).unwrap_or_default();
+        journal
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).expect("a journal line is JSON"))
+            .find(|r| r["change_id"] == change_id)
+            .unwrap_or_else(|| panic!("the guard of {change_id} reached the journal: {journal:?}"))
+    }
+
     /// The identifier of the VPG named `name` in a find_protection result.
     pub fn vpg_id(protection: &Value, name: &str) -> String {
         protection["vpgs"]

@@ -158,14 +158,7 @@ async fn over_http_sigterm_finishes_a_running_guard_journals_it_and_leaves_with_
         ))
         .await
     });
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while env.insert_tasks().await.is_empty() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the guard never inserted"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    env.until_an_insert_started().await;
     // A service manager stops the server while the guard's inserts run at Zerto.
     let pid = server.process().id().expect("a pid").to_string();
     let sent = std::process::Command::new("kill")
@@ -178,12 +171,7 @@ async fn over_http_sigterm_finishes_a_running_guard_journals_it_and_leaves_with_
         .expect("the server leaves once the guard is done")
         .unwrap();
     assert_eq!(status.code(), Some(143), "{status}");
-    let journal = std::fs::read_to_string(env.journal_path()).unwrap_or_default();
-    let record: serde_json::Value = journal
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .find(|r: &serde_json::Value| r["change_id"] == "http-term")
-        .unwrap_or_else(|| panic!("the guard reached the journal: {journal:?}"));
+    let record = env.journal_record("http-term");
     assert_eq!(record["verdict"], "guarded", "{record}");
     guard.abort();
     drop(client);

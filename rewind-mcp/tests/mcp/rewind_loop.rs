@@ -401,14 +401,7 @@ async fn a_guard_cancelled_when_the_client_goes_away_is_finished_and_journaled_b
         .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
         .await
         .expect("the guard is sent");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while env.insert_tasks().await.is_empty() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the guard never inserted"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    env.until_an_insert_started().await;
     // The human stops the call (the host sends notifications/cancelled), then the host goes away: the
     // session ends and the server's stdin closes, while the guard's insert still runs at Zerto.
     guard
@@ -421,12 +414,7 @@ async fn a_guard_cancelled_when_the_client_goes_away_is_finished_and_journaled_b
         .expect("the server exits once the guard is done")
         .unwrap();
     assert!(status.success(), "{status}");
-    let journal = std::fs::read_to_string(env.journal_path()).unwrap_or_default();
-    let record: serde_json::Value = journal
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .find(|r: &serde_json::Value| r["change_id"] == "goes-away")
-        .unwrap_or_else(|| panic!("the guard reached the journal: {journal:?}"));
+    let record = env.journal_record("goes-away");
     assert_eq!(record["verdict"], "guarded", "{record}");
 }
 
@@ -457,14 +445,7 @@ async fn on_sigterm_a_guard_still_running_is_finished_and_journaled_before_the_s
         ))
         .await
     });
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while env.insert_tasks().await.is_empty() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the guard never inserted"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    env.until_an_insert_started().await;
     // The host stops the server with SIGTERM while the guard's inserts run at Zerto.
     let pid = child.id().expect("a pid").to_string();
     let sent = std::process::Command::new("kill")
@@ -477,12 +458,7 @@ async fn on_sigterm_a_guard_still_running_is_finished_and_journaled_before_the_s
         .expect("the server leaves once the guard is done")
         .unwrap();
     assert_eq!(status.code(), Some(143), "{status}");
-    let journal = std::fs::read_to_string(env.journal_path()).unwrap_or_default();
-    let record: serde_json::Value = journal
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .find(|r: &serde_json::Value| r["change_id"] == "terminated")
-        .unwrap_or_else(|| panic!("the guard reached the journal: {journal:?}"));
+    let record = env.journal_record("terminated");
     assert_eq!(record["verdict"], "guarded", "{record}");
     guard.abort();
     drop(client);
