@@ -543,8 +543,8 @@ mod tests {
         assert_eq!(last.records[0].change_id, "c2");
     }
 
-    #[test]
-    fn an_unreadable_line_is_skipped_and_counted() {
+    /// A journal of two good records of web-01 (c1, c2) with `torn` written as a line between them.
+    fn journal_with_line_between(torn: &[u8]) -> (tempfile::TempDir, Journal) {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::new(dir.path().join("journal.jsonl"));
         j.append(&record("web-01", "c1")).unwrap();
@@ -552,9 +552,15 @@ mod tests {
             .append(true)
             .open(j.path())
             .unwrap()
-            .write_all(b"{\"time\": \"torn\n")
+            .write_all(torn)
             .unwrap();
         j.append(&record("web-01", "c2")).unwrap();
+        (dir, j)
+    }
+
+    #[test]
+    fn an_unreadable_line_is_skipped_and_counted() {
+        let (_dir, j) = journal_with_line_between(b"{\"time\": \"torn\n");
         let read = j.read(&JournalFilter::default()).unwrap();
         assert_eq!(read.records.len(), 2);
         assert_eq!(read.skipped_lines, 1);
@@ -562,17 +568,8 @@ mod tests {
 
     #[test]
     fn a_line_torn_inside_a_character_is_skipped_not_fatal() {
-        let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("journal.jsonl"));
-        j.append(&record("web-01", "c1")).unwrap();
         // A record cut off in the middle of "ü" (0xC3 0xBC): the line is not UTF-8.
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(j.path())
-            .unwrap()
-            .write_all(b"{\"agent\": \"J\xC3\n")
-            .unwrap();
-        j.append(&record("web-01", "c2")).unwrap();
+        let (_dir, j) = journal_with_line_between(b"{\"agent\": \"J\xC3\n");
         let read = j.read(&JournalFilter::default()).unwrap();
         assert_eq!(read.records.len(), 2);
         assert_eq!(read.skipped_lines, 1);
