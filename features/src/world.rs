@@ -260,6 +260,8 @@ impl RewindWorld {
         let path = self.config_file();
         std::fs::create_dir_all(path.parent().expect("a folder")).expect("the config folder");
         std::fs::write(&path, text).expect("the configuration file is written");
+        // It holds a secret: readable by its owner only, as rewind asks of an operator's file.
+        private(&path);
     }
 
     /// Changes the configuration (for the fronts started from now on).
@@ -546,5 +548,15 @@ mod tests {
             err.contains("`rewind guard web-01` did not end within 0.2 s"),
             "{err}"
         );
+    }
+}
+
+/// Makes the file at `path` readable and writable by its owner only.
+fn private(path: &std::path::Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+            .expect("the configuration file's mode is set");
     }
 }

@@ -44,15 +44,21 @@ impl Context {
         )?)
     }
 
-    /// A [`Rewind`] for commands that talk to a ZVM; the configuration's warnings (TLS verification
-    /// off) are printed once, on every such run. Nothing is sent yet: each command's first call learns
+    /// A [`Rewind`] for commands that talk to a ZVM, from [`Context::config_warned`]. Nothing is sent yet: each command's first call learns
     /// what it needs, so one unreachable site fails only what needs that site.
     pub fn rewind(&self) -> Result<Rewind, CliError> {
+        Ok(Rewind::new(self.config_warned()?)?)
+    }
+
+    /// The configuration for a command the operator runs, its warnings (TLS verification off, a
+    /// secret others can read) printed once, on every such run. The hook reads [`Context::config`]:
+    /// its stderr is the host's.
+    pub fn config_warned(&self) -> Result<Config, CliError> {
         let config = self.config()?;
         for warning in config.warnings() {
             output::warning_line(&warning);
         }
-        Ok(Rewind::new(config)?)
+        Ok(config)
     }
 }
 
@@ -69,5 +75,9 @@ pub fn block_on<T>(future: impl Future<Output = Result<T, CliError>>) -> Result<
                 format!("cannot start the async runtime: {e}"),
             )
         })?;
-    runtime.block_on(future)
+    runtime.block_on(async {
+        #[cfg(unix)]
+        let _caught = rewind_core::local_state::catch_file_size_limit();
+        future.await
+    })
 }

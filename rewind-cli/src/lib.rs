@@ -276,7 +276,7 @@ fn offline(
     ctx: &Context,
     command: impl FnOnce(Config) -> Result<Reply, CliError>,
 ) -> Result<Reply, CliError> {
-    command(ctx.config()?)
+    command(ctx.config_warned()?)
 }
 
 /// `rewind completions <shell>`: the script on stdout.

@@ -18,13 +18,14 @@
 //! tool = "*"             # every tool of a server
 //! ```
 
-use std::fs::{File, OpenOptions};
+use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorKind;
+use crate::local_state::{self, LOCK_WAIT, LockBusy, LockError, LockMode, open_private};
 
 /// The server name of Claude Code's own tools.
 pub const CLAUDE_CODE: &str = "claude-code";
@@ -92,6 +93,9 @@ pub enum CatalogError {
         #[source]
         source: std::io::Error,
     },
+    /// Another process held the catalog's lock for longer than rewind waits.
+    #[error("cannot change the tool catalog: {0}")]
+    Busy(#[from] LockBusy),
     /// An entry's field is unusable.
     #[error("invalid catalog {field}: {problem}")]
     Invalid {
@@ -133,7 +137,9 @@ impl CatalogError {
             | CatalogError::Invalid { .. }
             | CatalogError::BuiltIn { .. } => ErrorKind::Usage,
             CatalogError::RecordedMutating { .. } => ErrorKind::Refused,
-            CatalogError::Read { .. } | CatalogError::Write { .. } => ErrorKind::Internal,
+            CatalogError::Read { .. } | CatalogError::Write { .. } | CatalogError::Busy(_) => {
+                ErrorKind::Internal
+            }
         }
     }
 }
@@ -553,20 +559,22 @@ impl CatalogStore {
             let path = path.to_path_buf();
             move |source| CatalogError::Write { path, source }
         };
-        let dir = self
-            .path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).map_err(write_err(dir))?;
         let lock_path = sibling(&self.path, ".lock");
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(write_err(&lock_path))?;
-        lock.lock().map_err(write_err(&lock_path))?;
+        let lock = open_private(
+            &lock_path,
+            OpenOptions::new().create(true).truncate(false).write(true),
+            true,
+        )
+        .map_err(write_err(&lock_path))?;
+        local_state::lock(&lock, &lock_path, LockMode::Exclusive, LOCK_WAIT).map_err(
+            |e| match e {
+                LockError::Busy(busy) => CatalogError::Busy(busy),
+                LockError::Io(source) => CatalogError::Write {
+                    path: lock_path.clone(),
+                    source,
+                },
+            },
+        )?;
         let mut file = self.load()?;
         change(&mut file)?;
         let body = toml::to_string(&file).map_err(|e| CatalogError::Invalid {
@@ -578,7 +586,12 @@ impl CatalogStore {
         );
         let tmp = sibling(&self.path, &format!(".{}.tmp", std::process::id()));
         let result = (|| {
-            let mut f = File::create(&tmp)?;
+            // 0600 whatever the umask: the catalog says which tools may run unguarded.
+            let mut f = open_private(
+                &tmp,
+                OpenOptions::new().create(true).write(true).truncate(true),
+                true,
+            )?;
             f.write_all(text.as_bytes())?;
             f.sync_all()?;
             std::fs::rename(&tmp, &self.path)

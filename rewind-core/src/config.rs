@@ -24,7 +24,7 @@
 //!
 //! [guard]
 //! deadline_secs = 60
-//! back_to_back_retries = 3
+//! back_to_back_retries = 3                # optional cap; by default retried until the deadline
 //! lost_response_retries = 1
 //!
 //! [hook]
@@ -138,9 +138,11 @@ pub struct GuardSettings {
     /// How long one guard may take in all, from resolving the VM to the last checkpoint listed. When it
     /// runs out, the guard returns the task ids still running; it never drops them.
     pub deadline: Duration,
-    /// How many times an insert that failed because another client's insert was running at the same
-    /// VPG is retried (after waiting for that insert).
-    pub back_to_back_retries: u32,
+    /// At most how many times an insert that failed because another client's insert was running at
+    /// the same VPG is retried (after waiting for that insert and a random pause). `None`, the
+    /// default, retries until the deadline: N rivals at one VPG then all end guarded, one after the
+    /// other, within about N inserts' time.
+    pub back_to_back_retries: Option<u32>,
     /// How many times an insert whose outcome was unknown (no answer came, or one that could not be
     /// read, or a 5xx), and of which no trace was found, is sent again.
     pub lost_response_retries: u32,
@@ -150,7 +152,7 @@ impl Default for GuardSettings {
     fn default() -> Self {
         GuardSettings {
             deadline: Duration::from_secs(60),
-            back_to_back_retries: 3,
+            back_to_back_retries: None,
             lost_response_retries: 1,
         }
     }
@@ -238,6 +240,10 @@ pub struct Config {
     /// The configuration file that was read, or looked for and not found; `None` when the
     /// configuration was built in code. Named when a site is missing.
     pub file: Option<PathBuf>,
+    /// The mode of [`Config::file`] when it holds a secret (a client secret, a password) and users
+    /// other than its owner may read it: [`Config::warnings`] names it on every run, as ssh refuses
+    /// such a key.
+    pub exposed_secret_mode: Option<u32>,
 }
 
 /// A configuration that cannot be used. Each variant names the file, site or variable at fault and
@@ -623,6 +629,14 @@ impl Config {
             },
         };
         let mut parsed = parsed.unwrap_or_default();
+        let holds_secret = parsed
+            .sites
+            .values()
+            .any(|s| s.client_secret.is_some() || s.password.is_some());
+        let exposed_secret_mode = looked_at
+            .as_deref()
+            .filter(|_| holds_secret)
+            .and_then(readable_by_others);
         let env_site = merge_env(parsed.sites.remove(ENV_SITE), env)?;
         if let Some(site) = env_site {
             parsed.sites.insert(ENV_SITE.to_string(), site);
@@ -649,9 +663,7 @@ impl Config {
         let defaults = GuardSettings::default();
         let guard = GuardSettings {
             deadline: seconds("guard.deadline_secs", g.deadline_secs, defaults.deadline)?,
-            back_to_back_retries: g
-                .back_to_back_retries
-                .unwrap_or(defaults.back_to_back_retries),
+            back_to_back_retries: g.back_to_back_retries.or(defaults.back_to_back_retries),
             lost_response_retries: g
                 .lost_response_retries
                 .unwrap_or(defaults.lost_response_retries),
@@ -696,6 +708,7 @@ impl Config {
             recover,
             http,
             file: looked_at,
+            exposed_secret_mode,
         };
         config.validate()?;
         Ok(config)
@@ -716,13 +729,15 @@ impl Config {
                 recover: RecoverSettings::default(),
                 http: HttpSettings::default(),
                 file: None,
+                exposed_secret_mode: None,
             },
         }
     }
 
     /// The warnings a front must show on every run (e.g. a site with TLS verification turned off).
     pub fn warnings(&self) -> Vec<String> {
-        self.sites
+        let mut warnings: Vec<String> = self
+            .sites
             .iter()
             .filter(|s| s.insecure)
             .map(|s| {
@@ -731,7 +746,15 @@ impl Config {
                     s.name, s.url
                 )
             })
-            .collect()
+            .collect();
+        if let (Some(mode), Some(file)) = (self.exposed_secret_mode, &self.file) {
+            warnings.push(format!(
+                "the configuration file {} holds a secret and other users may read it (mode {mode:04o}); run `chmod 600 {}`",
+                file.display(),
+                file.display()
+            ));
+        }
+        warnings
     }
 
     /// The site configured under `name`.
@@ -764,6 +787,19 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// The mode of the file at `path` when its group or others may read or write it.
+#[cfg(unix)]
+fn readable_by_others(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o7777;
+    (mode & 0o077 != 0).then_some(mode)
+}
+
+#[cfg(not(unix))]
+fn readable_by_others(_path: &Path) -> Option<u32> {
+    None
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
@@ -945,10 +981,34 @@ mod tests {
         move |k| map.get(k).cloned()
     }
 
+    /// A configuration file readable by its owner only, as rewind asks of one holding a secret.
     fn write(dir: &tempfile::TempDir, text: &str) -> PathBuf {
         let p = dir.path().join("config.toml");
         std::fs::write(&p, text).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
         p
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_holding_a_secret_that_others_may_read_is_warned_about_and_one_without_is_not() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let with_secret = "[sites.boston]\nurl = \"https://zvm\"\nusername = \"admin\"\npassword = \"pw\"\n";
+        let path = write(&dir, with_secret);
+        let warnings = |p: &Path| Config::load_with_env(Some(p), &env_of(&[])).unwrap().warnings();
+        assert!(warnings(&path).is_empty());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let said = warnings(&path);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].contains("mode 0640") && said[0].contains("chmod 600"), "{said:?}");
+        assert!(!said[0].contains("pw\""), "{said:?}");
+        std::fs::write(&path, "[hook]\nwindow_secs = 60\n").unwrap();
+        assert!(warnings(&path).is_empty(), "no secret in it, nothing to warn about");
     }
 
     #[test]
@@ -1054,7 +1114,7 @@ wait_floor_secs = 120
         );
         assert!(c.site("denver").unwrap().insecure);
         assert_eq!(c.guard.deadline, Duration::from_secs(5));
-        assert_eq!(c.guard.back_to_back_retries, 2);
+        assert_eq!(c.guard.back_to_back_retries, Some(2));
         assert_eq!(c.hook.window, Duration::from_secs(60));
         assert_eq!(c.catalog_path, PathBuf::from("/tmp/cat.toml"));
         assert_eq!(c.warnings().len(), 1);

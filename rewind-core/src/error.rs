@@ -376,6 +376,17 @@ pub enum RewindError {
     /// The audit journal cannot be read or written.
     #[error(transparent)]
     Journal(#[from] JournalError),
+
+    /// A guard did not start: its intent could not be written to the audit journal, and every insert
+    /// must be accounted for there before it is sent.
+    #[error(
+        "nothing was inserted: {source}. A guard writes its intent to the audit journal before its first insert, so that every insert is accounted for even if the process dies; make the journal writable, then guard again"
+    )]
+    NotJournaled {
+        /// Why the intent could not be written.
+        #[source]
+        source: JournalError,
+    },
 }
 
 impl RewindError {
@@ -398,7 +409,7 @@ impl RewindError {
             RewindError::StillRunning { .. } => ErrorKind::StillRunning,
             RewindError::UnexpectedResponse { .. } => ErrorKind::Internal,
             RewindError::Catalog(e) => e.kind(),
-            RewindError::Journal(_) => ErrorKind::Internal,
+            RewindError::Journal(_) | RewindError::NotJournaled { .. } => ErrorKind::Internal,
             RewindError::NoTaggedCheckpoint { .. }
             | RewindError::RecoverySiteNotConfigured { .. }
             | RewindError::FlrForbidden { .. }

@@ -29,6 +29,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod guard;
 pub mod journal;
+pub mod local_state;
 pub mod progress;
 pub mod protection;
 pub mod recover;
@@ -219,8 +220,12 @@ impl Rewind {
     }
 
     /// Guards a VM before it is changed: a tagged checkpoint in every protecting VPG, each insert's task
-    /// read until terminal and each checkpoint seen listed. The report is appended to the journal; a
-    /// journal that cannot be written is noted in the report (the guard itself stands).
+    /// read until terminal and each checkpoint seen listed. The guard's intent is journaled before
+    /// its first insert (when that cannot be written, nothing is inserted:
+    /// [`RewindError::NotJournaled`]), each task id as it is learnt, and the verdict before it
+    /// returns; a verdict that could not be written makes the report `not_guarded`, with
+    /// [`GuardReport::journal_error`] saying why. An earlier guard of the same VM and change within
+    /// the hook's window is taken over: its tag is kept and what it inserted adopted.
     pub async fn guard(
         &self,
         req: GuardRequest,
@@ -232,18 +237,10 @@ impl Rewind {
             queue: &self.inner.queue,
             own: &self.inner.own,
             settings: &self.inner.config.guard,
+            journal: &self.inner.journal,
+            window: self.inner.config.hook.window,
         };
-        let mut report = guard::guard(&ctx, &req, progress).await?;
-        if let Err(e) = self
-            .inner
-            .journal
-            .append(&JournalRecord::from_guard(&report))
-        {
-            // The report carries it to the front; a log line would say it twice.
-            tracing::debug!("{e}");
-            report.notes.push(e.to_string());
-        }
-        Ok(report)
+        guard::guard(&ctx, &req, progress).await
     }
 
     /// The tagged checkpoints of a VM across all its VPGs, only those of `change_id` when given: a

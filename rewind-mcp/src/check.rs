@@ -96,10 +96,12 @@ pub async fn check_tool(
     responses: Option<InputResponses>,
 ) -> Result<CallToolResponse, McpError> {
     let vm = given(args.vm);
-    let classification = match rewind
-        .catalog()
-        .classify(&args.server, &args.tool, vm.as_deref())
-    {
+    let (server, tool) = (args.server.clone(), args.tool.clone());
+    let classified = crate::on_files(rewind, move |r| {
+        r.catalog().classify(&server, &tool, vm.as_deref())
+    })
+    .await;
+    let classification = match classified {
         Ok(c) => c,
         // A name the catalog refuses is a bad argument, said as such; any other error is a catalog that
         // cannot be read, and the tool stays unknown until it can.
@@ -174,7 +176,7 @@ pub async fn check_tool(
             },
         }
     };
-    Ok(answered(rewind, classification, answer))
+    Ok(answered(rewind, classification, answer).await)
 }
 
 /// Whether the client declared form elicitation (for this request on 2026-07-28, at initialize before).
@@ -289,7 +291,7 @@ fn not_asked(classification: Classification, why: &str) -> CallToolResult {
 }
 
 /// Reads the human's answer to the form, and remembers it when they asked for that.
-fn answered(
+async fn answered(
     rewind: &Rewind,
     classification: Classification,
     answer: ElicitResult,
@@ -336,20 +338,17 @@ fn answered(
         note: None,
     };
     if remember {
+        let (s, t) = (server.clone(), tool.clone());
         let (class, written) = if checkpoint {
-            (
-                ToolClass::Mutating,
-                rewind.catalog().add_mutating(&server, &tool, None),
-            )
+            let written = crate::on_files(rewind, move |r| r.catalog().add_mutating(&s, &t, None));
+            (ToolClass::Mutating, written.await)
         } else {
             // Through the client, so a mutating entry recorded since the question was asked stays:
             // the catalog fails closed.
-            (
-                ToolClass::ReadOnly,
-                rewind
-                    .catalog()
-                    .add_read_only_unless_mutating(&server, &tool),
-            )
+            let written = crate::on_files(rewind, move |r| {
+                r.catalog().add_read_only_unless_mutating(&s, &t)
+            });
+            (ToolClass::ReadOnly, written.await)
         };
         match written {
             Ok(()) => human.remembered_as = Some(class),

@@ -62,6 +62,17 @@ pub enum ServeError {
     },
 }
 
+/// Runs catalog or journal work on a blocking thread: their file locks are waited for (a bounded
+/// time, then an error naming the lock file), and no runtime worker may wait on a file, or every
+/// other request of the server would wait with it.
+pub(crate) async fn on_files<T: Send + 'static>(
+    rewind: &Rewind,
+    work: impl FnOnce(&Rewind) -> T + Send + 'static,
+) -> T {
+    let rewind = rewind.clone();
+    rewind_core::local_state::off_runtime(move || work(&rewind)).await
+}
+
 /// Serves MCP on stdin and stdout with `server` until the client closes them, then waits for the
 /// guards and recoveries still running (their Zerto tasks read to the end, an FLR session unmounted,
 /// the journal written) before returning. Nothing else may write to stdout.
@@ -77,13 +88,36 @@ pub async fn serve_stdio(server: RewindServer) -> Result<(), ServeError> {
     Ok(())
 }
 
+/// How the HTTP server bounds what its clients hold.
+#[derive(Debug, Clone)]
+pub struct HttpLimits {
+    /// Host names accepted in the `Host` header besides [`LOOPBACK_HOSTS`].
+    pub extra_hosts: Vec<String>,
+    /// The most MCP sessions open at once; an `initialize` past it is answered 503 with
+    /// `Retry-After`, and the sessions already open are not disturbed.
+    pub max_sessions: usize,
+    /// How long a session with no message either way is kept before it is closed.
+    pub session_idle: std::time::Duration,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            extra_hosts: Vec::new(),
+            max_sessions: 64,
+            session_idle: std::time::Duration::from_secs(120),
+        }
+    }
+}
+
 /// Serves MCP over streamable HTTP at [`HTTP_PATH`] on `listener` until `shutdown` completes, then
 /// waits for the guards and recoveries still running, as [`serve_stdio`] does. Only
-/// [`LOOPBACK_HOSTS`] and `extra_hosts` are accepted in the `Host` header.
+/// [`LOOPBACK_HOSTS`] and `limits.extra_hosts` are accepted in the `Host` header, and at most
+/// `limits.max_sessions` sessions are open at once.
 pub async fn serve_http(
     listener: tokio::net::TcpListener,
     rewind: Rewind,
-    extra_hosts: &[String],
+    limits: HttpLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let addr = listener
@@ -95,19 +129,24 @@ pub async fn serve_http(
             LOOPBACK_HOSTS
                 .iter()
                 .map(|h| h.to_string())
-                .chain(extra_hosts.iter().cloned()),
+                .chain(limits.extra_hosts.iter().cloned()),
         )
         .with_allowed_origins(LOOPBACK_ORIGINS);
     let sessions_end = config.cancellation_token.clone();
     // One RewindServer (so one Rewind, one per-VPG insert queue) shared by every session.
     let server = RewindServer::new(rewind);
     let in_flight = server.in_flight();
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        LocalSessionManager::default().into(),
-        config,
-    );
-    let app = axum::Router::new().nest_service(HTTP_PATH, service);
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(limits.session_idle);
+    let sessions = std::sync::Arc::new(sessions);
+    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
+    let cap = SessionCap {
+        sessions,
+        max: limits.max_sessions,
+    };
+    let app = axum::Router::new()
+        .nest_service(HTTP_PATH, service)
+        .layer(axum::middleware::from_fn_with_state(cap, refuse_past_cap));
     let served = axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             shutdown.await;
@@ -116,4 +155,47 @@ pub async fn serve_http(
         .await;
     in_flight.settle().await;
     served.map_err(|source| ServeError::Http { addr, source })
+}
+
+/// The open sessions and how many may be.
+#[derive(Clone)]
+struct SessionCap {
+    sessions: std::sync::Arc<LocalSessionManager>,
+    max: usize,
+}
+
+/// Answers a request that would open one session too many with 503 and `Retry-After`: a request
+/// without `Mcp-Session-Id` (an `initialize`) while `max` sessions are open. Requests of open
+/// sessions always pass.
+async fn refuse_past_cap(
+    axum::extract::State(cap): axum::extract::State<SessionCap>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let opens_one = request.method() == axum::http::Method::POST
+        && !request.headers().contains_key("mcp-session-id");
+    if opens_one {
+        let open = cap.sessions.sessions.read().await.len();
+        if open >= cap.max {
+            let body = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": {
+                    "code": -32000,
+                    "message": format!(
+                        "rewind-mcp serves at most {} sessions at once and all are open; try again in a while, or close sessions you no longer use (DELETE with their Mcp-Session-Id)",
+                        cap.max
+                    ),
+                },
+            });
+            return (
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                [(axum::http::header::RETRY_AFTER, "5")],
+                axum::Json(body),
+            )
+                .into_response();
+        }
+    }
+    next.run(request).await
 }

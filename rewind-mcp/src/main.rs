@@ -35,6 +35,15 @@ struct Flags {
     /// naming any other host are refused (DNS-rebinding guard). Needed to listen beyond loopback.
     #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
     allowed_hosts: Vec<String>,
+    /// Over HTTP, the most MCP sessions open at once; a client that would open one more is answered
+    /// 503 with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "http",
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_sessions: u32,
+    /// Over HTTP, how long a session with no message either way is kept, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 120, requires = "http",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    session_idle_secs: u64,
     /// Log more to stderr (-v info, -vv debug, -vvv trace).
     #[arg(short, long, action = ArgAction::Count, conflicts_with = "quiet")]
     verbose: u8,
@@ -58,6 +67,8 @@ async fn main() -> ExitCode {
 }
 
 async fn run(flags: Flags) -> anyhow::Result<()> {
+    #[cfg(unix)]
+    let _caught = rewind_core::local_state::catch_file_size_limit();
     let config = load_config(&flags)?;
     // The configuration's warnings (TLS verification off, say), once per run: the core logs none.
     for warning in config.warnings() {
@@ -103,7 +114,12 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
             );
             let stopped = Arc::new(AtomicI32::new(0));
             let code = stopped.clone();
-            rewind_mcp::serve_http(listener, rewind, &flags.allowed_hosts, async move {
+            let limits = rewind_mcp::HttpLimits {
+                extra_hosts: flags.allowed_hosts.clone(),
+                max_sessions: flags.max_sessions as usize,
+                session_idle: std::time::Duration::from_secs(flags.session_idle_secs),
+            };
+            rewind_mcp::serve_http(listener, rewind, limits, async move {
                 code.store(interrupted().await, Ordering::SeqCst);
                 // The server now finishes the guards and recoveries still running; a second Ctrl-C
                 // or SIGTERM leaves at once, as the rewind CLI's second Ctrl-C does.

@@ -155,11 +155,13 @@ impl RewindServer {
     async fn add_mutating_tool(&self, args: JsonObject) -> CallToolResult {
         let a: args::AddMutatingArgs = arguments!("zerto_add_mutating_tool", args);
         let vm_arg = given(a.vm_arg);
-        let catalog = self.rewind.catalog();
-        if let Err(e) = catalog.add_mutating(&a.server, &a.tool, vm_arg.as_deref()) {
-            return reply::failure(&e.into());
-        }
-        match catalog.classify(&a.server, &a.tool, None) {
+        let recorded = crate::on_files(&self.rewind, move |r| {
+            let catalog = r.catalog();
+            catalog.add_mutating(&a.server, &a.tool, vm_arg.as_deref())?;
+            catalog.classify(&a.server, &a.tool, None)
+        })
+        .await;
+        match recorded {
             Ok(c) => reply::ok(
                 format!(
                     "{}/{} is recorded as mutating: every call of it must be guarded first.",
@@ -185,11 +187,13 @@ impl RewindServer {
     )]
     async fn add_read_only_tool(&self, args: JsonObject) -> CallToolResult {
         let a: args::AddReadOnlyArgs = arguments!("zerto_add_read_only_tool", args);
-        let catalog = self.rewind.catalog();
-        if let Err(e) = catalog.add_read_only_unless_mutating(&a.server, &a.tool) {
-            return reply::failure(&e.into());
-        }
-        match catalog.classify(&a.server, &a.tool, None) {
+        let recorded = crate::on_files(&self.rewind, move |r| {
+            let catalog = r.catalog();
+            catalog.add_read_only_unless_mutating(&a.server, &a.tool)?;
+            catalog.classify(&a.server, &a.tool, None)
+        })
+        .await;
+        match recorded {
             Ok(c) => reply::ok(
                 format!(
                     "{}/{} is recorded as read-only: it runs without a checkpoint and is not asked about again.",
@@ -225,7 +229,7 @@ impl RewindServer {
             change_id: given(a.change_id),
             last: Some(last),
         };
-        match self.rewind.journal().read(&filter) {
+        match crate::on_files(&self.rewind, move |r| r.journal().read(&filter)).await {
             Ok(read) => reply::ok(read.headline(), &read),
             Err(e) => reply::failure(&e.into()),
         }
@@ -381,6 +385,15 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
         .map(|v| v.vpg_name.as_str())
         .collect();
     let problems = report.problems();
+    if let Some(journal) = &report.journal_error {
+        return reply::answer(
+            format!(
+                "{first}. {journal}. Do not make the change yet: the hook will deny it; show the human this result."
+            ),
+            report,
+            true,
+        );
+    }
     match report.verdict {
         Verdict::Guarded => reply::ok(
             format!(

@@ -189,9 +189,10 @@ async fn sees_tag(world: &mut RewindWorld, change: String, vm: String, list: Str
 #[then(expr = "the journal records a guard of {string} for change {string} with verdict {string}")]
 async fn journal_guard(world: &mut RewindWorld, vm: String, change: String, verdict: String) {
     let records = world.journal();
+    // A guard's last line is its verdict (its intent and task lines come first).
     let record = records
         .iter()
-        .find(|r| {
+        .rfind(|r| {
             r["kind"] == "guard"
                 && r["vm"]["name"] == vm.as_str()
                 && r["change_id"] == change.as_str()

@@ -157,12 +157,16 @@ pub fn guard_text(r: &GuardReport) -> String {
 /// Why a guard's report is a failure, as an error kind and one line: `None` when it is `guarded`.
 /// The kind is the core's ([`GuardReport::error_kind`]): a failed insert task, an error around an
 /// insert of its own kind (a ZVM that refused it, one that could not be reached), tasks still running
-/// at the deadline (their own kind and exit code: not failed), or no protecting VPG. The line names
-/// the VPGs at fault ([`GuardReport::problems`]) and what to do.
+/// at the deadline (their own kind and exit code: not failed), or no protecting VPG; a verdict the
+/// journal could not take is `internal` whatever Zerto holds. The line names the VPGs at fault
+/// ([`GuardReport::problems`]), or the journal's problem, and what to do.
 pub fn guard_failure(r: &GuardReport) -> Option<(ErrorKind, String)> {
     let kind = r.error_kind()?;
     let what = format!("{} is NOT guarded for change {}", r.vm.name, r.change_id);
     let advice = "do not rely on Zerto to rewind this change";
+    if let Some(journal) = &r.journal_error {
+        return Some((kind, format!("{what}: {journal}")));
+    }
     let line = match r.verdict {
         Verdict::Guarded => return None,
         Verdict::StillRunning => format!(

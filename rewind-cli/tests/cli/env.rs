@@ -129,7 +129,10 @@ impl TestEnv {
     pub fn write_config_text(&self, text: &str) {
         let path = self.config_file();
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        std::fs::write(&path, text).unwrap();
+        // It holds a secret: readable by its owner only, as rewind asks of an operator's file.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
     }
 
     /// Runs `rewind args...`.
@@ -202,6 +205,23 @@ impl TestEnv {
         if let Ok(filter) = std::env::var("TEST_LOG") {
             cmd.env("RUST_LOG", filter);
         }
+        cmd
+    }
+
+    /// `wrapper... rewind args...` (a program that runs the binary: `prlimit`, `sh -c`), with this
+    /// test's environment only, stdout and stderr piped.
+    pub fn wrapped(&self, wrapper: &[&str], args: &[&str]) -> tokio::process::Command {
+        let rewind = self.command(args);
+        let rewind = rewind.as_std();
+        let mut cmd = tokio::process::Command::new(wrapper[0]);
+        cmd.args(&wrapper[1..])
+            .arg(rewind.get_program())
+            .args(rewind.get_args())
+            .env_clear()
+            .envs(rewind.get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
         cmd
     }
 

@@ -228,14 +228,16 @@ async fn a_mutating_tool_without_a_vm_argument_is_judged_by_the_vm_its_input_nam
     assert_eq!(decision, "allow", "{reason}");
 
     // A VM the journal knows but whose guard is not recent (here: never guarded) is denied.
+    // The guard's verdict line, made into a record of its own (no attempt ties it to web-01's).
     let mut record: Value = serde_json::from_str(
         std::fs::read_to_string(env.journal_file())
             .unwrap()
             .lines()
-            .next()
+            .last()
             .unwrap(),
     )
     .unwrap();
+    record.as_object_mut().unwrap().remove("attempt");
     record["vm"] = json!({"id": "x.vm-99", "name": "db-01"});
     record["time"] = json!((chrono::Utc::now() - chrono::Duration::hours(2)).to_rfc3339());
     let mut journal = std::fs::read_to_string(env.journal_file()).unwrap();
@@ -369,8 +371,17 @@ async fn a_vm_name_shared_by_two_guarded_vms_of_the_journal_is_put_to_the_human_
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 2);
-    lines[0]["time"] = json!((chrono::Utc::now() - chrono::Duration::hours(2)).to_rfc3339());
+    let verdicts = lines
+        .iter()
+        .filter(|l| l["attempt"]["phase"] == "verdict")
+        .count();
+    assert_eq!(verdicts, 2);
+    for line in lines
+        .iter_mut()
+        .filter(|l| l["vm"]["id"] == ids[0].as_str())
+    {
+        line["time"] = json!((chrono::Utc::now() - chrono::Duration::hours(2)).to_rfc3339());
+    }
     let rewritten: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(env.journal_file(), rewritten).unwrap();
 

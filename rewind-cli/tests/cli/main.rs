@@ -8,6 +8,7 @@ mod demo;
 mod exit_codes;
 mod hook;
 mod logging;
+mod machine;
 mod output;
 mod protection;
 mod recover;

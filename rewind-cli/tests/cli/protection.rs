@@ -63,9 +63,12 @@ async fn guard_tags_every_protecting_vpg_and_journals_it() {
     );
     // stderr is not a terminal here: no progress line, nothing at all.
     assert!(run.stderr.is_empty(), "{run:#?}");
-    let journal = std::fs::read_to_string(env.journal_file()).unwrap();
-    assert_eq!(journal.lines().count(), 1);
-    assert!(journal.contains("\"verdict\":\"guarded\""), "{journal}");
+    // One guard: its intent, one line per insert task, and its verdict, read back as one record.
+    let (read, journal) = env.rewind_json(&["journal"]).await;
+    read.expect_code(0);
+    let records = journal["result"]["records"].as_array().unwrap();
+    assert_eq!(records.len(), 1, "{journal}");
+    assert_eq!(records[0]["verdict"], "guarded", "{journal}");
 
     let (run, json) = env
         .rewind_json(&[

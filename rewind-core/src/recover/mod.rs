@@ -732,6 +732,7 @@ impl RecoveryRecord<'_> {
             }],
             notes: self.notes,
             details: Some(self.details),
+            attempt: None,
         };
         match rewind.journal().append(&record) {
             Ok(()) => None,

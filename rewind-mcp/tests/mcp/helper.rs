@@ -102,7 +102,7 @@ impl TestEnv {
                 site("boston", &env.sim.local().url),
                 site("denver", &env.sim.peer().url),
             );
-            std::fs::write(env.config_path(), text).expect("the config file is written");
+            write_private(&env.config_path(), &text);
         }
         if setup == Setup::NoSites {
             let text = format!(
@@ -110,7 +110,7 @@ impl TestEnv {
                 env.catalog_path(),
                 env.journal_path()
             );
-            std::fs::write(env.config_path(), text).expect("the config file is written");
+            write_private(&env.config_path(), &text);
         }
         env
     }
@@ -224,8 +224,15 @@ impl TestEnv {
 
     /// The binary as an HTTP server on a free loopback port.
     pub async fn http_server(&self) -> HttpServer {
+        self.http_server_with(&[]).await
+    }
+
+    /// The binary as an HTTP server on a free loopback port, with more flags.
+    pub async fn http_server_with(&self, flags: &[&str]) -> HttpServer {
+        let mut args = vec!["--http", "127.0.0.1:0"];
+        args.extend_from_slice(flags);
         let mut child = self
-            .command(&["--http", "127.0.0.1:0"])
+            .command(&args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -335,12 +342,18 @@ impl TestEnv {
 
     /// The journal record of the guard of `change_id`; fails the test when there is none.
     pub fn journal_record(&self, change_id: &str) -> Value {
-        let journal = std::fs::read_to_string(self.journal_path()).unwrap_or_default();
-        journal
-            .lines()
-            .map(|l| serde_json::from_str::<Value>(l).expect("a journal line is JSON"))
-            .find(|r| r["change_id"] == change_id)
-            .unwrap_or_else(|| panic!("the guard of {change_id} reached the journal: {journal:?}"))
+        // Read as `zerto_journal` reads it: a guard's intent, task and verdict lines as one record.
+        let read = rewind_core::Journal::new(self.journal_path())
+            .read(&rewind_core::JournalFilter {
+                change_id: Some(change_id.to_string()),
+                ..Default::default()
+            })
+            .expect("the journal reads");
+        let record = read
+            .records
+            .last()
+            .unwrap_or_else(|| panic!("the guard of {change_id} reached the journal: {read:?}"));
+        serde_json::to_value(record).expect("a record is JSON")
     }
 
     /// The identifier of the VPG named `name` in a find_protection result.
@@ -530,4 +543,12 @@ pub fn line(result: &CallToolResult) -> String {
 /// Whether the tool said it failed.
 pub fn is_error(result: &CallToolResult) -> bool {
     result.is_error == Some(true)
+}
+
+/// Writes a configuration file readable by its owner only, as rewind asks of a file with a secret.
+fn write_private(path: &std::path::Path, text: &str) {
+    std::fs::write(path, text).expect("the config file is written");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .expect("the config file's mode is set");
 }

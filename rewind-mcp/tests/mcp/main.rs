@@ -9,6 +9,7 @@
 //! - `recovery`: a file recovered from its tag, a failover test and a clone; their arguments.
 //! - `http`: the same server over streamable HTTP, and its Host guard.
 //! - `logging`: stderr at the default level carries no third-party log line.
+//! - `machine`: identical guard calls at once, a catalog lock held elsewhere, an unwritable journal.
 //! - `secrets`: at trace level, no password, client secret or token reaches stderr or a result.
 
 mod asking;
@@ -17,6 +18,7 @@ mod helper;
 mod http;
 mod listing;
 mod logging;
+mod machine;
 mod recovery;
 mod rewind_loop;
 mod secrets;

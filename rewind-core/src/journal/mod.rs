@@ -1,28 +1,40 @@
 //! The audit journal: an append-only JSON-lines file in the XDG state dir, one record per guard and
 //! one per recovery.
 //!
-//! Appends are safe across processes: the file is opened with `O_APPEND`, locked exclusively
-//! (`File::lock`), and each record is one `write` of one line. Readers take a shared lock, so they never
-//! see half a line; a line that still cannot be read (say, a crash mid-write on a full disk) is counted
-//! and skipped, never fatal. A record holds no secret by construction: it is built from reports, which
-//! hold none.
+//! A guard writes three kinds of line, tied by its attempt id ([`Attempt`]): its **intent** (the tag
+//! and the VPGs it is about to insert into) before the first insert is sent, one line per insert
+//! task as its id is learnt, and its **verdict**. So a guard killed at any point leaves a record of
+//! what it may have sent; [`Journal::read`] folds the lines of one attempt into one record, and shows
+//! an attempt with no verdict as `running` while its process still holds the change lock
+//! ([`change_lock`]) and `interrupted` once it does not. The next guard of that VM and change reads
+//! it ([`Journal::earlier_attempt`]) and adopts what it inserted.
+//!
+//! A record is whole or absent ([`file`]): each is one write of one line at the end, under an
+//! exclusive lock, after a torn last line (a crash on a full disk) has been fenced off with a
+//! newline; a write that fails is cut back off, and each record is synced to disk before the guard
+//! reports. Readers take a shared lock; a line that still cannot be read is counted and skipped,
+//! never fatal. A record holds no secret by construction: it is built from reports, which hold none.
 
-use std::fs::OpenOptions;
-use std::io::{BufRead, BufReader, Write};
+pub mod change_lock;
+mod file;
+mod fold;
+
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::guard::{GuardReport, Outcome, Verdict};
+use crate::local_state::{LockBusy, LockError};
 use crate::protection::{VmQuery, VmRef};
 
 /// The journal cannot be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
-    /// Opening, locking or writing failed.
+    /// Opening, locking or writing failed. The record was not written (a partial line is cut back
+    /// off).
     #[error(
-        "cannot write the audit journal {path}: {source}; check that its folder is writable (the guard itself is done)"
+        "cannot write the audit journal {path}: {source}; check that its folder is writable and its disk has room"
     )]
     Write {
         /// The file.
@@ -40,9 +52,24 @@ pub enum JournalError {
         #[source]
         source: std::io::Error,
     },
+    /// Another process held the journal's lock for longer than rewind waits.
+    #[error("cannot use the audit journal: {0}")]
+    Busy(#[from] LockBusy),
     /// A record could not be serialized.
     #[error("cannot encode a journal record: {0}")]
     Encode(String),
+}
+
+impl JournalError {
+    /// The error of opening or locking the journal at `path`.
+    fn locking(path: &Path, e: LockError, writing: bool) -> JournalError {
+        let path = path.to_path_buf();
+        match e {
+            LockError::Busy(b) => JournalError::Busy(b),
+            LockError::Io(source) if writing => JournalError::Write { path, source },
+            LockError::Io(source) => JournalError::Read { path, source },
+        }
+    }
 }
 
 /// What a record is about.
@@ -134,7 +161,52 @@ pub struct JournalRecord {
     /// Kind-specific details (a recovery's files, target and so on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<serde_json::Value>,
+    /// The guard attempt this line belongs to and what part of it the line records. Absent from
+    /// recoveries and from guards journaled before intents were written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<Attempt>,
 }
+
+/// One attempt of a guard, as its lines in the journal name it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// The attempt's id, shared by all its lines.
+    pub id: String,
+    /// What this line records; in a record [`Journal::read`] gives back, the attempt's last line.
+    pub phase: Phase,
+    /// The attempt of the same VM and change that this one took over, when it adopted what that
+    /// one had inserted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumes: Option<String>,
+    /// In a record read back: the attempt that later took this one over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumed_by: Option<String>,
+}
+
+/// The part of a guard attempt one journal line records, in the order they are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Written before the first insert: the tag, and each protecting VPG (outcome `pending`).
+    Intent,
+    /// One insert task's id, learnt from the ZVM's answer (outcome `sent`).
+    Sent,
+    /// The guard's verdict, with every VPG's outcome.
+    Verdict,
+}
+
+/// The verdict word of an attempt's intent and task lines: the guard had not ended when they were
+/// written.
+pub const VERDICT_STARTED: &str = "started";
+/// The verdict [`Journal::read`] gives an attempt with no verdict line whose process still runs.
+pub const VERDICT_RUNNING: &str = "running";
+/// The verdict [`Journal::read`] gives an attempt with no verdict line whose process is gone (killed,
+/// or stopped by a second signal): what it may have inserted is in its VPG lines.
+pub const VERDICT_INTERRUPTED: &str = "interrupted";
+/// A VPG line of an intent: the insert is about to be sent, so it may have been.
+pub const OUTCOME_PENDING: &str = "pending";
+/// A VPG line of a task line: the insert was sent and its task id learnt.
+pub const OUTCOME_SENT: &str = "sent";
 
 fn verdict_word(v: Verdict) -> String {
     serde_json::to_value(v)
@@ -143,72 +215,156 @@ fn verdict_word(v: Verdict) -> String {
         .unwrap_or_default()
 }
 
+impl JournalVpg {
+    /// A line for `vpg` with `outcome` and nothing else yet.
+    fn new(vpg_id: &str, vpg_name: &str, outcome: &str) -> JournalVpg {
+        JournalVpg {
+            vpg_id: vpg_id.to_string(),
+            vpg_name: vpg_name.to_string(),
+            outcome: outcome.to_string(),
+            tag: None,
+            task_id: None,
+            task_state: None,
+            checkpoint_id: None,
+            detail: None,
+        }
+    }
+
+    /// The line of one VPG of a guard's report, whose tag is `tag`.
+    fn of_guard(v: &crate::guard::VpgGuard, tag: &str) -> JournalVpg {
+        let mut line = JournalVpg::new(&v.vpg_id, &v.vpg_name, "");
+        let tag = Some(tag.to_string());
+        match &v.outcome {
+            Outcome::Tagged {
+                task_id,
+                task_state,
+                checkpoint_id,
+                ..
+            } => {
+                line.outcome = "tagged".into();
+                line.tag = tag;
+                line.task_id = task_id.clone();
+                line.task_state = task_state.as_ref().map(ToString::to_string);
+                line.checkpoint_id = Some(checkpoint_id.clone());
+            }
+            Outcome::Skipped { reason } => {
+                line.outcome = "skipped".into();
+                line.detail = Some(reason.clone());
+            }
+            Outcome::Failed {
+                task_id,
+                task_state,
+                complete_reason,
+            } => {
+                line.outcome = "failed".into();
+                line.tag = tag;
+                line.task_id = Some(task_id.clone());
+                line.task_state = Some(task_state.to_string());
+                line.detail = Some(complete_reason.clone());
+            }
+            Outcome::StillRunning {
+                task_id,
+                task_state,
+                ..
+            } => {
+                line.outcome = "still_running".into();
+                line.tag = tag;
+                line.task_id = Some(task_id.clone());
+                line.task_state = task_state.as_ref().map(ToString::to_string);
+            }
+            Outcome::Error {
+                task_id, message, ..
+            } => {
+                line.outcome = "error".into();
+                line.tag = tag;
+                line.task_id = task_id.clone();
+                line.detail = Some(message.clone());
+            }
+        }
+        line
+    }
+}
+
+/// What a guard is about to do, for its intent line ([`JournalRecord::intent`]).
+#[derive(Debug, Clone)]
+pub struct GuardIntent<'a> {
+    /// The attempt's id.
+    pub attempt_id: &'a str,
+    /// The attempt it takes over, if any.
+    pub resumes: Option<&'a str>,
+    /// The agent.
+    pub agent: &'a str,
+    /// The action.
+    pub action: &'a str,
+    /// The change id.
+    pub change_id: &'a str,
+    /// The VM.
+    pub vm: &'a VmRef,
+    /// The tag about to be inserted.
+    pub tag: &'a str,
+    /// The protecting VPGs it is about to be inserted into: (identifier, name).
+    pub vpgs: Vec<(&'a str, &'a str)>,
+}
+
 impl JournalRecord {
-    /// The record of a guard.
+    /// The intent line of a guard, written before its first insert is sent: every VPG it is about to
+    /// insert into is `pending`, since from then on the insert may have been sent.
+    pub fn intent(i: &GuardIntent<'_>) -> JournalRecord {
+        JournalRecord {
+            time: Utc::now(),
+            kind: RecordKind::Guard,
+            agent: i.agent.to_string(),
+            action: i.action.to_string(),
+            change_id: i.change_id.to_string(),
+            vm: JournalVm::from(i.vm),
+            verdict: VERDICT_STARTED.to_string(),
+            vpgs: i
+                .vpgs
+                .iter()
+                .map(|(id, name)| JournalVpg {
+                    tag: Some(i.tag.to_string()),
+                    ..JournalVpg::new(id, name, OUTCOME_PENDING)
+                })
+                .collect(),
+            notes: Vec::new(),
+            details: None,
+            attempt: Some(Attempt {
+                id: i.attempt_id.to_string(),
+                phase: Phase::Intent,
+                resumes: i.resumes.map(str::to_string),
+                resumed_by: None,
+            }),
+        }
+    }
+
+    /// The line of an insert task whose id a guard learnt, from that guard's intent line.
+    pub fn sent(intent: &JournalRecord, vpg_id: &str, task_id: &str) -> JournalRecord {
+        let vpg = intent.vpgs.iter().find(|v| v.vpg_id == vpg_id);
+        let mut line = JournalVpg::new(
+            vpg_id,
+            vpg.map_or(vpg_id, |v| v.vpg_name.as_str()),
+            OUTCOME_SENT,
+        );
+        line.tag = vpg.and_then(|v| v.tag.clone());
+        line.task_id = Some(task_id.to_string());
+        JournalRecord {
+            time: Utc::now(),
+            vpgs: vec![line],
+            attempt: intent.attempt.as_ref().map(|a| Attempt {
+                phase: Phase::Sent,
+                resumes: None,
+                ..a.clone()
+            }),
+            ..intent.clone()
+        }
+    }
+
+    /// The verdict line of a guard.
     pub fn from_guard(report: &GuardReport) -> JournalRecord {
         let vpgs = report
             .vpgs
             .iter()
-            .map(|v| {
-                let mut line = JournalVpg {
-                    vpg_id: v.vpg_id.clone(),
-                    vpg_name: v.vpg_name.clone(),
-                    outcome: String::new(),
-                    tag: None,
-                    task_id: None,
-                    task_state: None,
-                    checkpoint_id: None,
-                    detail: None,
-                };
-                match &v.outcome {
-                    Outcome::Tagged {
-                        task_id,
-                        task_state,
-                        checkpoint_id,
-                        ..
-                    } => {
-                        line.outcome = "tagged".into();
-                        line.tag = Some(report.tag.clone());
-                        line.task_id = task_id.clone();
-                        line.task_state = task_state.as_ref().map(ToString::to_string);
-                        line.checkpoint_id = Some(checkpoint_id.clone());
-                    }
-                    Outcome::Skipped { reason } => {
-                        line.outcome = "skipped".into();
-                        line.detail = Some(reason.clone());
-                    }
-                    Outcome::Failed {
-                        task_id,
-                        task_state,
-                        complete_reason,
-                    } => {
-                        line.outcome = "failed".into();
-                        line.tag = Some(report.tag.clone());
-                        line.task_id = Some(task_id.clone());
-                        line.task_state = Some(task_state.to_string());
-                        line.detail = Some(complete_reason.clone());
-                    }
-                    Outcome::StillRunning {
-                        task_id,
-                        task_state,
-                        ..
-                    } => {
-                        line.outcome = "still_running".into();
-                        line.tag = Some(report.tag.clone());
-                        line.task_id = Some(task_id.clone());
-                        line.task_state = task_state.as_ref().map(ToString::to_string);
-                    }
-                    Outcome::Error {
-                        task_id, message, ..
-                    } => {
-                        line.outcome = "error".into();
-                        line.tag = Some(report.tag.clone());
-                        line.task_id = task_id.clone();
-                        line.detail = Some(message.clone());
-                    }
-                }
-                line
-            })
+            .map(|v| JournalVpg::of_guard(v, &report.tag))
             .collect();
         let mut notes = report.notes.clone();
         for v in &report.vpgs {
@@ -225,7 +381,18 @@ impl JournalRecord {
             vpgs,
             notes,
             details: None,
+            attempt: Some(Attempt {
+                id: report.attempt_id.clone(),
+                phase: Phase::Verdict,
+                resumes: report.resumes.clone(),
+                resumed_by: None,
+            }),
         }
+    }
+
+    /// The tag this guard record inserted (or was about to), from its VPG lines.
+    pub fn tag(&self) -> Option<&str> {
+        self.vpgs.iter().find_map(|v| v.tag.as_deref())
     }
 }
 
@@ -345,7 +512,8 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// A journal kept at `path` (created, with its folder, on the first append).
+    /// A journal kept at `path` (created, with its folder, on the first append: the folder 0700 and
+    /// the file 0600).
     pub fn new(path: impl Into<PathBuf>) -> Self {
         Journal { path: path.into() }
     }
@@ -355,32 +523,29 @@ impl Journal {
         &self.path
     }
 
-    /// Appends one record as one line.
+    /// The folder of the change locks, beside the journal: a guard's process holds the lock of its
+    /// VM and change while it runs, which is how a reader tells `running` from `interrupted`.
+    pub fn locks_dir(&self) -> PathBuf {
+        self.path
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(change_lock::LOCKS_DIR)
+    }
+
+    /// Appends one record as one line, synced to disk before it returns. Blocks the thread for the
+    /// lock (at most [`crate::local_state::LOCK_WAIT`]) and the sync: on a runtime, use
+    /// [`Journal::append_off_runtime`].
     pub fn append(&self, record: &JournalRecord) -> Result<(), JournalError> {
         let mut line =
-            serde_json::to_string(record).map_err(|e| JournalError::Encode(e.to_string()))?;
-        line.push('\n');
-        let err = |source| JournalError::Write {
-            path: self.path.clone(),
-            source,
-        };
-        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(err)?;
-        }
-        let mut options = OpenOptions::new();
-        options.create(true).append(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            // The journal names VMs and changes: readable by its owner only.
-            options.mode(0o600);
-        }
-        let mut file = options.open(&self.path).map_err(err)?;
-        file.lock().map_err(err)?;
-        // One write of one whole line, at the end (O_APPEND), under the lock.
-        let written = file.write_all(line.as_bytes()).and_then(|_| file.flush());
-        let _ = file.unlock();
-        written.map_err(err)
+            serde_json::to_vec(record).map_err(|e| JournalError::Encode(e.to_string()))?;
+        line.push(b'\n');
+        file::append_line(&self.path, &line)
+    }
+
+    /// [`Journal::append`] on a blocking thread, so no runtime worker waits on the file.
+    pub async fn append_off_runtime(&self, record: JournalRecord) -> Result<(), JournalError> {
+        let journal = self.clone();
+        crate::local_state::off_runtime(move || journal.append(&record)).await
     }
 
     /// What the journal says of `vm` for the PreToolUse hook, which asks it before letting a mutating
@@ -396,11 +561,7 @@ impl Journal {
         vm: &str,
         within: std::time::Duration,
     ) -> Result<GuardLookup, JournalError> {
-        // A window that reaches past what the calendar can hold reaches back to every record.
-        let since = chrono::Duration::from_std(within)
-            .ok()
-            .and_then(|w| Utc::now().checked_sub_signed(w))
-            .unwrap_or(DateTime::<Utc>::MIN_UTC);
+        let since = window_start(within);
         let read = self.read(&JournalFilter {
             vm: Some(vm.to_string()),
             ..Default::default()
@@ -426,41 +587,47 @@ impl Journal {
             }))
     }
 
-    /// Reads back the records that match `filter`.
+    /// The newest guard of the VM `vm_id` for `change_id` written less than `within` ago that
+    /// inserted (or was about to insert) a tag, whatever its verdict, folded as [`Journal::read`]
+    /// folds it: what a new guard of that VM and change takes over.
+    pub fn earlier_attempt(
+        &self,
+        vm_id: &str,
+        change_id: &str,
+        within: std::time::Duration,
+    ) -> Result<Option<JournalRecord>, JournalError> {
+        let since = window_start(within);
+        let read = self.read(&JournalFilter {
+            change_id: Some(change_id.to_string()),
+            ..Default::default()
+        })?;
+        Ok(read
+            .records
+            .into_iter()
+            .filter(|r| {
+                r.kind == RecordKind::Guard
+                    && r.vm.id.eq_ignore_ascii_case(vm_id)
+                    && r.time >= since
+                    && r.tag().is_some()
+            })
+            .max_by_key(|r| r.time))
+    }
+
+    /// Reads back the records that match `filter`, oldest first, with the lines of each guard
+    /// attempt folded into one record (see the module's docs).
     pub fn read(&self, filter: &JournalFilter) -> Result<JournalRead, JournalError> {
-        let err = |source| JournalError::Read {
-            path: self.path.clone(),
-            source,
+        let Some((records, skipped_lines)) = file::read_records(&self.path)? else {
+            return Ok(JournalRead {
+                path: self.path.clone(),
+                records: Vec::new(),
+                skipped_lines: 0,
+            });
         };
-        let file = match std::fs::File::open(&self.path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(JournalRead {
-                    path: self.path.clone(),
-                    records: Vec::new(),
-                    skipped_lines: 0,
-                });
-            }
-            Err(e) => return Err(err(e)),
-        };
-        file.lock_shared().map_err(err)?;
         let matcher = filter.matcher();
-        let mut records = Vec::new();
-        let mut skipped_lines = 0;
-        // Split on bytes, not `lines()`: a line torn inside a multi-byte character is not UTF-8, and
-        // must be skipped like any other unreadable line rather than end the whole read.
-        for line in BufReader::new(&file).split(b'\n') {
-            let line = line.map_err(err)?;
-            if line.trim_ascii().is_empty() {
-                continue;
-            }
-            match serde_json::from_slice::<JournalRecord>(&line) {
-                Ok(r) if matcher.matches(&r) => records.push(r),
-                Ok(_) => {}
-                Err(_) => skipped_lines += 1,
-            }
-        }
-        let _ = file.unlock();
+        let mut records: Vec<JournalRecord> = fold::fold(records, &self.locks_dir())
+            .into_iter()
+            .filter(|r| matcher.matches(r))
+            .collect();
         if let Some(n) = filter.last {
             let drop = records.len().saturating_sub(n);
             records.drain(..drop);
@@ -471,6 +638,15 @@ impl Journal {
             skipped_lines,
         })
     }
+}
+
+/// The start of a window of `within` that ends now; a window that reaches past what the calendar can
+/// hold reaches back to every record.
+fn window_start(within: std::time::Duration) -> DateTime<Utc> {
+    chrono::Duration::from_std(within)
+        .ok()
+        .and_then(|w| Utc::now().checked_sub_signed(w))
+        .unwrap_or(DateTime::<Utc>::MIN_UTC)
 }
 
 #[cfg(test)]
@@ -494,6 +670,7 @@ mod tests {
             vpgs: vec![],
             notes: vec![],
             details: None,
+            attempt: None,
         }
     }
 
@@ -548,6 +725,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::new(dir.path().join("journal.jsonl"));
         j.append(&record("web-01", "c1")).unwrap();
+        use std::io::Write;
         std::fs::OpenOptions::new()
             .append(true)
             .open(j.path())
@@ -564,6 +742,117 @@ mod tests {
         let read = j.read(&JournalFilter::default()).unwrap();
         assert_eq!(read.records.len(), 2);
         assert_eq!(read.skipped_lines, 1);
+    }
+
+    #[test]
+    fn a_record_after_a_torn_last_line_is_fenced_off_and_reads_back() {
+        // A full disk cut the last record short, with no newline: the next record must not be
+        // glued onto it.
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("journal.jsonl"));
+        j.append(&record("web-01", "c1")).unwrap();
+        let whole = std::fs::read(j.path()).unwrap();
+        let mut torn = whole.clone();
+        torn.extend_from_slice(&whole[..whole.len() / 2]);
+        std::fs::write(j.path(), &torn).unwrap();
+        j.append(&record("app-03", "full4")).unwrap();
+        let read = j.read(&JournalFilter::default()).unwrap();
+        let changes: Vec<&str> = read.records.iter().map(|r| r.change_id.as_str()).collect();
+        assert_eq!(changes, ["c1", "full4"]);
+        assert_eq!(read.skipped_lines, 1);
+        assert!(std::fs::read(j.path()).unwrap().ends_with(b"\n"));
+    }
+
+    /// An intent, a task line and (when `verdict`) a verdict of one attempt of web-01's change c.
+    fn attempt_lines(j: &Journal, id: &str, resumes: Option<&str>, verdict: bool) {
+        let vm = VmRef {
+            id: "s.web-01".into(),
+            name: "web-01".into(),
+            site: crate::protection::SiteRef {
+                id: "s".into(),
+                name: "Boston".into(),
+                configured_as: None,
+            },
+            ip_addresses: Vec::new(),
+        };
+        let intent = JournalRecord::intent(&GuardIntent {
+            attempt_id: id,
+            resumes,
+            agent: "claude",
+            action: "edit",
+            change_id: "c",
+            vm: &vm,
+            tag: "ai:claude | edit | vm=web-01 | change=c | t",
+            vpgs: vec![("vpg-1", "web-local"), ("vpg-2", "web-dr")],
+        });
+        j.append(&intent).unwrap();
+        j.append(&JournalRecord::sent(&intent, "vpg-1", "task-1"))
+            .unwrap();
+        if verdict {
+            let mut done = intent.clone();
+            done.verdict = "guarded".into();
+            done.attempt.as_mut().unwrap().phase = Phase::Verdict;
+            for v in &mut done.vpgs {
+                v.outcome = "tagged".into();
+            }
+            j.append(&done).unwrap();
+        }
+    }
+
+    #[test]
+    fn an_attempt_without_a_verdict_reads_as_interrupted_with_what_it_sent_and_who_took_it_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("journal.jsonl"));
+        attempt_lines(&j, "a1", None, false);
+        let read = j.read(&JournalFilter::default()).unwrap();
+        assert_eq!(read.records.len(), 1, "{read:?}");
+        let r = &read.records[0];
+        assert_eq!(r.verdict, VERDICT_INTERRUPTED);
+        let outcomes: Vec<(&str, Option<&str>)> = r
+            .vpgs
+            .iter()
+            .map(|v| (v.outcome.as_str(), v.task_id.as_deref()))
+            .collect();
+        assert_eq!(outcomes, [("sent", Some("task-1")), ("pending", None)]);
+        assert!(r.notes.iter().any(|n| n.contains("interrupted")), "{r:?}");
+        assert_eq!(
+            j.earlier_attempt("S.WEB-01", "c", std::time::Duration::from_secs(60))
+                .unwrap()
+                .and_then(|r| r.attempt)
+                .map(|a| a.id),
+            Some("a1".to_string())
+        );
+
+        attempt_lines(&j, "a2", Some("a1"), true);
+        let read = j.read(&JournalFilter::default()).unwrap();
+        let verdicts: Vec<&str> = read.records.iter().map(|r| r.verdict.as_str()).collect();
+        assert_eq!(verdicts, [VERDICT_INTERRUPTED, "guarded"]);
+        let first = read.records[0].attempt.as_ref().unwrap();
+        assert_eq!(first.resumed_by.as_deref(), Some("a2"));
+        assert!(matches!(
+            j.last_guarded("web-01", std::time::Duration::from_secs(60)),
+            Ok(GuardLookup::Guarded(_))
+        ));
+    }
+
+    #[tokio::test]
+    async fn an_attempt_whose_process_holds_the_change_lock_reads_as_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("journal.jsonl"));
+        attempt_lines(&j, "a1", None, false);
+        let lock = change_lock::ChangeLock::acquire(
+            &j.locks_dir(),
+            "s.web-01",
+            "c",
+            std::time::Instant::now(),
+        )
+        .await
+        .unwrap();
+        let read = j.read(&JournalFilter::default()).unwrap();
+        assert_eq!(read.records[0].verdict, VERDICT_RUNNING);
+        drop(lock);
+        let read = j.read(&JournalFilter::default()).unwrap();
+        assert_eq!(read.records[0].verdict, VERDICT_INTERRUPTED);
     }
 
     #[test]

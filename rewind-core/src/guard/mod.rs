@@ -24,14 +24,19 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
+mod attempt;
+
 use crate::config::GuardSettings;
 use crate::error::{ErrorKind, RewindError};
+use crate::journal::change_lock::{ChangeLock, ChangeLockError};
+use crate::journal::{GuardIntent, Journal, JournalError, JournalRecord};
 use crate::progress::{ProgressSink, Stage, elapsed_text};
 use crate::protection::{self, Protection, VmRef, VpgProtection};
 use crate::zvm::ZvmClient;
-use crate::zvm::enums::{Code, STATE_COMPLETED, STATE_IN_PROGRESS, is_terminal};
+use crate::zvm::enums::{Code, STATE_COMPLETED, STATE_IN_PROGRESS};
 use crate::zvm::task::{TaskWait, Watch, wait_listed, wait_task};
 use crate::zvm::wire::{INSERT_TASK_TYPE, Task};
+use attempt::{AttemptLog, Earlier};
 
 /// The longest agent name in a tag.
 pub const MAX_AGENT: usize = 30;
@@ -257,9 +262,40 @@ pub struct GuardReport {
     /// Notes about the guard as a whole.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// This attempt's id in the audit journal.
+    pub attempt_id: String,
+    /// The earlier attempt of this VM and change that this guard took over, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumes: Option<String>,
+    /// Why the verdict could not be written to the audit journal. The guard is then
+    /// `not_guarded` whatever Zerto holds, since the hook decides from the journal: each VPG's outcome
+    /// still says what is in Zerto.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal_error: Option<String>,
 }
 
 impl GuardReport {
+    /// Marks the report as not journaled: the verdict could not be written, so a guarded change is
+    /// not guarded (the hook will deny it), and the error says where and what to do.
+    pub(crate) fn not_journaled(&mut self, e: &JournalError) {
+        let tagged = self
+            .vpgs
+            .iter()
+            .any(|v| matches!(v.outcome, Outcome::Tagged { .. }));
+        let what = if tagged {
+            "the tagged checkpoints listed here exist in Zerto, but"
+        } else {
+            "what this guard did is listed here, but"
+        };
+        self.journal_error = Some(format!(
+            "{what} its verdict could not be written to the audit journal ({e}); the hook denies changes to {} until a guarded record is there: free space or fix the journal, then guard again with change id {} (what was inserted is adopted, not inserted twice)",
+            self.vm.name, self.change_id
+        ));
+        if self.verdict == Verdict::Guarded {
+            self.verdict = Verdict::NotGuarded;
+        }
+    }
+
     /// One line for humans: the verdict, the VM, the change, how many protecting VPGs were tagged, and
     /// how long it took.
     pub fn headline(&self) -> String {
@@ -278,11 +314,14 @@ impl GuardReport {
             .iter()
             .filter(|v| matches!(v.outcome, Outcome::Tagged { .. }))
             .count();
-        let what = if protecting == 0 {
+        let mut what = if protecting == 0 {
             "no VPG of it is protecting, so nothing was tagged".to_string()
         } else {
             format!("{tagged} of {protecting} protecting VPG(s) tagged")
         };
+        if self.journal_error.is_some() {
+            what.push_str(", but not journaled");
+        }
         format!(
             "{verdict}: {} ({}) for change {}: {what}, in {}",
             self.vm.name,
@@ -338,13 +377,17 @@ impl GuardReport {
     }
 
     /// The class of a guard that is not `guarded`, for exit codes and error results; `None` when it
-    /// is. A failed insert task makes it `task_failed`; otherwise an error around an insert gives its
+    /// is. A verdict that could not be journaled makes it `internal`; a failed insert task makes it
+    /// `task_failed`; otherwise an error around an insert gives its
     /// own kind (the first such VPG's: a ZVM that refused the insert is `refused`, one that could not be
     /// reached is `connection`); tasks still running when the deadline came make it `still_running` (they
     /// were not stopped and have not failed); a VM with no protecting VPG is `refused` by the rule that
     /// only protecting VPGs are tagged.
     pub fn error_kind(&self) -> Option<ErrorKind> {
         let outcomes = || self.vpgs.iter().map(|v| &v.outcome);
+        if self.journal_error.is_some() {
+            return Some(ErrorKind::Internal);
+        }
         match self.verdict {
             Verdict::Guarded => None,
             Verdict::StillRunning => Some(ErrorKind::StillRunning),
@@ -457,6 +500,11 @@ pub(crate) struct GuardContext<'a> {
     pub(crate) queue: &'a VpgQueue,
     pub(crate) own: &'a OwnTasks,
     pub(crate) settings: &'a GuardSettings,
+    /// The audit journal: the intent, the task ids and the verdict go there, and an earlier attempt
+    /// of the same VM and change is read from it.
+    pub(crate) journal: &'a Journal,
+    /// The hook's window: an earlier attempt younger than this is taken over.
+    pub(crate) window: Duration,
 }
 
 impl GuardContext<'_> {
@@ -465,7 +513,9 @@ impl GuardContext<'_> {
     }
 }
 
-/// Runs a guard.
+/// Runs a guard: checks, finds the VM, takes its change lock, takes over an earlier attempt of the
+/// same change if there is one, journals its intent, tags every protecting VPG, and journals its
+/// verdict.
 pub(crate) async fn guard(
     ctx: &GuardContext<'_>,
     req: &GuardRequest,
@@ -478,7 +528,7 @@ pub(crate) async fn guard(
     // the query resolves to, checked again below).
     check_part("agent", &req.agent, MAX_AGENT)?;
     check_part("action", &req.action, MAX_ACTION)?;
-    check_part("change_id", &req.change_id, MAX_CHANGE_ID)?;
+    let change_id = check_part("change_id", &req.change_id, MAX_CHANGE_ID)?;
     check_part("vm", &req.vm, 255)?;
     let protection = tokio::time::timeout_at(
         deadline.into(),
@@ -492,13 +542,62 @@ pub(crate) async fn guard(
         ),
         waited_secs: ctx.settings.deadline.as_secs_f64(),
     })??;
-    let tag = build_tag(
-        &req.agent,
-        &req.action,
-        &protection.vm.name,
-        &req.change_id,
-        at,
-    )?;
+    let fresh_tag = build_tag(&req.agent, &req.action, &protection.vm.name, change_id, at)?;
+    let lock = change_lock(ctx, &protection.vm, change_id, deadline).await?;
+    let earlier = {
+        let (journal, vm_id, change) = (
+            ctx.journal.clone(),
+            protection.vm.id.clone(),
+            change_id.to_string(),
+        );
+        let window = ctx.window;
+        crate::local_state::off_runtime(move || journal.earlier_attempt(&vm_id, &change, window))
+            .await?
+    };
+    let mut notes = protection.notes.clone();
+    let tag = match earlier.as_ref().and_then(JournalRecord::tag) {
+        Some(tag) => {
+            let e = earlier
+                .as_ref()
+                .map(attempt::attempt_name)
+                .unwrap_or_default();
+            notes.push(format!(
+                "took over {e} of change {change_id} (verdict {}): its tag is kept, and what it inserted is adopted rather than inserted again; to pin a new checkpoint, guard with a new change id",
+                earlier.as_ref().map(|r| r.verdict.as_str()).unwrap_or_default()
+            ));
+            tag.to_string()
+        }
+        None => fresh_tag,
+    };
+    let attempt_id = attempt::new_attempt_id();
+    let resumes = earlier
+        .as_ref()
+        .and_then(|r| r.attempt.as_ref())
+        .map(|a| a.id.clone());
+    let intent = JournalRecord::intent(&GuardIntent {
+        attempt_id: &attempt_id,
+        resumes: resumes.as_deref(),
+        agent: req.agent.trim(),
+        action: req.action.trim(),
+        change_id,
+        vm: &protection.vm,
+        tag: &tag,
+        vpgs: protection
+            .protecting()
+            .map(|v| (v.vpg_id.as_str(), v.vpg_name.as_str()))
+            .collect(),
+    });
+    if protection.protecting().next().is_some() {
+        ctx.journal
+            .append_off_runtime(intent.clone())
+            .await
+            .map_err(|source| RewindError::NotJournaled { source })?;
+    }
+    let log = AttemptLog {
+        journal: ctx.journal,
+        intent,
+        failures: StdMutex::new(Vec::new()),
+    };
 
     let vpgs = futures::future::join_all(protection.vpgs.iter().map(|v| async {
         if !v.protecting {
@@ -512,29 +611,75 @@ pub(crate) async fn guard(
                 notes: Vec::new(),
             };
         }
-        guard_vpg(ctx, v, &tag, deadline, sink).await
+        let earlier = earlier
+            .as_ref()
+            .and_then(|r| attempt::Earlier::at_vpg(r, &v.vpg_id));
+        guard_vpg(ctx, v, &tag, earlier.as_ref(), &log, deadline, sink).await
     }))
     .await;
 
-    let mut notes = protection.notes.clone();
-    let verdict = verdict(&vpgs);
+    notes.extend(log.failures.into_inner().unwrap_or_else(|p| p.into_inner()));
     if protection.protecting().next().is_none() {
         notes.push(format!(
             "no VPG of {} is protecting, so nothing was tagged and Zerto cannot rewind this change",
             protection.vm.name
         ));
     }
-    Ok(GuardReport {
-        verdict,
+    let mut report = GuardReport {
+        verdict: verdict(&vpgs),
         tag,
         vm: protection.vm.clone(),
         agent: req.agent.trim().to_string(),
         action: req.action.trim().to_string(),
-        change_id: req.change_id.trim().to_string(),
+        change_id: change_id.to_string(),
         vpgs,
-        elapsed_ms: began.elapsed().as_millis() as u64,
+        elapsed_ms: 0,
         notes,
-    })
+        attempt_id,
+        resumes,
+        journal_error: None,
+    };
+    report.elapsed_ms = began.elapsed().as_millis() as u64;
+    if let Err(e) = ctx
+        .journal
+        .append_off_runtime(JournalRecord::from_guard(&report))
+        .await
+    {
+        report.not_journaled(&e);
+    }
+    drop(lock);
+    Ok(report)
+}
+
+/// Takes the change lock of `vm` and `change_id`, waiting until the deadline for another guard of
+/// them on this machine.
+async fn change_lock(
+    ctx: &GuardContext<'_>,
+    vm: &VmRef,
+    change_id: &str,
+    deadline: Instant,
+) -> Result<ChangeLock, RewindError> {
+    ChangeLock::acquire(&ctx.journal.locks_dir(), &vm.id, change_id, deadline)
+        .await
+        .map_err(|e| match e {
+            ChangeLockError::Busy { path } => RewindError::Deadline {
+                what: format!(
+                    "another guard of {} for change {change_id} ran on this machine (it holds {}), before anything was inserted; when it ends, guard again: its checkpoints are adopted",
+                    vm.name,
+                    path.display()
+                ),
+                waited_secs: ctx.settings.deadline.as_secs_f64(),
+            },
+            ChangeLockError::Io { path, source } => RewindError::NotJournaled {
+                source: JournalError::Write {
+                    path: ctx.journal.path().to_path_buf(),
+                    source: std::io::Error::new(
+                        source.kind(),
+                        format!("its change lock {} cannot be made: {source}", path.display()),
+                    ),
+                },
+            },
+        })
 }
 
 /// `guarded` only when at least one VPG is protecting and every protecting VPG was tagged; any failure or
@@ -586,6 +731,8 @@ async fn guard_vpg(
     ctx: &GuardContext<'_>,
     vpg: &VpgProtection,
     tag: &str,
+    earlier: Option<&Earlier>,
+    log: &AttemptLog<'_>,
     deadline: Instant,
     sink: &dyn ProgressSink,
 ) -> VpgGuard {
@@ -608,7 +755,16 @@ async fn guard_vpg(
                 task_type: INSERT_TASK_TYPE,
                 began: Instant::now(),
             };
-            let outcome = tag_vpg(ctx, client, vpg, tag, deadline, &watch, &mut notes).await;
+            let run = Insert {
+                ctx,
+                client,
+                vpg,
+                tag,
+                log,
+                deadline,
+                watch: &watch,
+            };
+            let outcome = tag_vpg(&run, earlier, &mut notes).await;
             watch.report(Stage::Done, task_id_of(&outcome), None);
             outcome
         }
@@ -620,6 +776,17 @@ async fn guard_vpg(
         outcome,
         notes,
     }
+}
+
+/// What the insert into one VPG works with.
+struct Insert<'a> {
+    ctx: &'a GuardContext<'a>,
+    client: &'a ZvmClient,
+    vpg: &'a VpgProtection,
+    tag: &'a str,
+    log: &'a AttemptLog<'a>,
+    deadline: Instant,
+    watch: &'a Watch<'a>,
 }
 
 /// How long a task ran by the ZVM's own clock, when it says. The client learns insert durations from
@@ -638,15 +805,16 @@ fn task_id_of(o: &Outcome) -> Option<&str> {
     }
 }
 
-async fn tag_vpg(
-    ctx: &GuardContext<'_>,
-    client: &ZvmClient,
-    vpg: &VpgProtection,
-    tag: &str,
-    deadline: Instant,
-    watch: &Watch<'_>,
-    notes: &mut Vec<String>,
-) -> Outcome {
+async fn tag_vpg(run: &Insert<'_>, earlier: Option<&Earlier>, notes: &mut Vec<String>) -> Outcome {
+    let Insert {
+        ctx,
+        client,
+        vpg,
+        tag,
+        deadline,
+        watch,
+        ..
+    } = *run;
     watch.report(Stage::Queued, None, None);
     let slot = ctx.queue.slot(&vpg.vpg_id);
     let Ok(held) = tokio::time::timeout_at(deadline.into(), slot.lock_owned()).await else {
@@ -660,7 +828,7 @@ async fn tag_vpg(
             ),
         };
     };
-    let inserted = insert_locked(ctx, client, vpg, tag, deadline, watch, notes).await;
+    let inserted = insert_locked(run, earlier, notes).await;
     // The VPG is free for the next insert as soon as this one's task is terminal.
     drop(held);
     match inserted {
@@ -711,66 +879,42 @@ async fn tag_vpg(
     }
 }
 
-/// Inserts (holding the VPG's lock) until the task is terminal, with the back-to-back retry and the
-/// reconciliation of inserts whose outcome is unknown.
+/// Inserts (holding the VPG's lock) until the task is terminal. What an earlier attempt of this
+/// change inserted is followed or adopted first; an insert running at the VPG is waited for before
+/// each insert; a back-to-back failure is retried after a jittered pause, until the deadline; an
+/// insert of unknown outcome is reconciled. Whenever a checkpoint with this tag may already exist (an
+/// earlier attempt's, or one of this guard whose answer was lost), it is looked for before any
+/// insert: never two checkpoints of one tag in one VPG.
 async fn insert_locked(
-    ctx: &GuardContext<'_>,
-    client: &ZvmClient,
-    vpg: &VpgProtection,
-    tag: &str,
-    deadline: Instant,
-    watch: &Watch<'_>,
+    run: &Insert<'_>,
+    earlier: Option<&Earlier>,
     notes: &mut Vec<String>,
 ) -> Inserted {
+    let Insert {
+        ctx,
+        client,
+        vpg,
+        tag,
+        log,
+        deadline,
+        watch,
+    } = *run;
     let vpg_id = vpg.vpg_id.as_str();
-    // Another insert running at this VPG would make ours fail: wait for it first. It is another
-    // client's, or one this process left running when its guard's deadline came (one this process saw
-    // end is listed only by a read sent before it ended, and is passed over).
-    match client.insert_tasks(vpg_id, true).await {
-        Ok(running) => {
-            for other in running {
-                let Some(other_id) = other.task_identifier.clone() else {
-                    continue;
-                };
-                let whose = match ctx.own.ended(vpg_id, &other_id) {
-                    Some(true) => continue,
-                    Some(false) => {
-                        "an earlier guard of this process, whose deadline came while it ran"
-                            .to_string()
-                    }
-                    None => format!(
-                        "another client ({})",
-                        other.initiated_by.as_deref().unwrap_or("unknown")
-                    ),
-                };
-                notes.push(format!(
-                    "insert task {other_id} of {whose} was running at this VPG; waited for it before inserting"
-                ));
-                watch.report(Stage::Queued, Some(&other_id), Some(&other));
-                match wait_task(client, &other_id, Instant::now(), deadline, None, watch).await {
-                    Ok(TaskWait::Terminal(t)) => {
-                        if ctx.own.contains(vpg_id, &other_id) {
-                            ctx.own.record(vpg_id, &other_id, t.started, true);
-                        }
-                    }
-                    Ok(TaskWait::StillRunning(_)) => {
-                        return Inserted::Done(Outcome::Error {
-                            task_id: None,
-                            kind: ErrorKind::Connection,
-                            message: format!(
-                                "the deadline came while waiting for insert task {other_id} of {whose} at this VPG; nothing was inserted; guard again"
-                            ),
-                        });
-                    }
-                    Err(e) => notes.push(format!("could not follow task {other_id}: {e}")),
-                }
-            }
-        }
-        Err(e) => notes.push(format!(
-            "could not check for other clients' running inserts at this VPG ({e}); inserting anyway"
-        )),
+    if let Some(e) = earlier
+        && let Some(settled) =
+            attempt::follow_earlier_task(ctx, client, vpg, e, deadline, watch, notes).await
+    {
+        return settled;
     }
-
+    // Until when a checkpoint with this tag, if there is one, may still be on its way to being
+    // listed; `None` while none can exist.
+    let mut may_exist: Option<Instant> = earlier.map(|e| attempt::earlier_look_until(client, e));
+    let since = Some(
+        match earlier {
+            Some(e) => e.at - chrono::Duration::from_std(ctx.settings.deadline).unwrap_or_default(),
+            None => Utc::now(),
+        } - chrono::Duration::minutes(10),
+    );
     let mut back_to_back = 0;
     let mut resent = 0;
     loop {
@@ -780,6 +924,31 @@ async fn insert_locked(
                 kind: ErrorKind::Connection,
                 message: "the deadline came before the insert could be sent; nothing was inserted; guard again".into(),
             });
+        }
+        let waited = match wait_for_running(run, may_exist.is_some(), notes).await {
+            Ok(waited) => waited,
+            Err(done) => return done,
+        };
+        if let Some(until) = may_exist {
+            let until = if waited {
+                Instant::now() + attempt::listing_grace(client)
+            } else {
+                until
+            };
+            match attempt::look_for_tag(client, vpg, tag, since, until.min(deadline), notes).await {
+                Ok(Some(found)) => return found,
+                Ok(None) => may_exist = Some(Instant::now()),
+                Err(e) => {
+                    return Inserted::Done(Outcome::Error {
+                        task_id: None,
+                        kind: e.kind(),
+                        message: format!(
+                            "a checkpoint with the tag {tag:?} may already exist in VPG {}, and looking for it failed: {e}; nothing more was inserted, so that the tag is not inserted twice; guard again",
+                            vpg.vpg_name
+                        ),
+                    });
+                }
+            }
         }
         watch.report(Stage::Inserting, None, None);
         let sent = Instant::now();
@@ -816,6 +985,8 @@ async fn insert_locked(
                             "no checkpoint with the tag and no insert task that could be ours was found, so the insert did not happen; inserting again ({resent} of {})",
                             ctx.settings.lost_response_retries
                         ));
+                        // A ZVM may still be working on the lost request: look once more first.
+                        may_exist = Some(Instant::now());
                         continue;
                     }
                     Ok(Reconciled::NotInserted) => {
@@ -851,6 +1022,7 @@ async fn insert_locked(
             }
         };
         ctx.own.record(vpg_id, &task_id, None, false);
+        log.sent(vpg_id, &task_id).await;
         let (learnt, _) = client.learnt();
         let task = match wait_task(client, &task_id, sent, deadline, learnt, watch).await {
             Ok(TaskWait::Terminal(task)) => task,
@@ -882,50 +1054,34 @@ async fn insert_locked(
             };
         }
         let reason = task.complete_reason.clone().unwrap_or_default();
-        if back_to_back < ctx.settings.back_to_back_retries
+        let retry_allowed = ctx
+            .settings
+            .back_to_back_retries
+            .is_none_or(|cap| back_to_back < cap);
+        if retry_allowed
             && let Some(culprit) = back_to_back_culprit(client, vpg_id, &task_id, &task).await
         {
             back_to_back += 1;
-            match culprit {
-                Culprit::Task(other) => {
-                    let other_id = other.task_identifier.clone().unwrap_or_default();
-                    notes.push(format!(
-                            "insert task {task_id} ended {} because insert task {other_id} of another client ({}) was running at this VPG ({reason}); waited for it and inserted again ({back_to_back} of {})",
-                            Code::task_state(state),
-                            other.initiated_by.as_deref().unwrap_or("unknown"),
-                            ctx.settings.back_to_back_retries
-                        ));
-                    if !other.state().is_some_and(is_terminal) {
-                        watch.report(Stage::Queued, Some(&other_id), Some(&other));
-                        match wait_task(client, &other_id, Instant::now(), deadline, learnt, watch)
-                            .await
-                        {
-                            Ok(TaskWait::Terminal(_)) | Err(_) => {}
-                            Ok(TaskWait::StillRunning(_)) => {
-                                return Inserted::Done(Outcome::Failed {
-                                    task_id,
-                                    task_state: Code::task_state(state),
-                                    complete_reason: format!(
-                                        "{reason} (another client's insert task {other_id} was still running when the deadline came)"
-                                    ),
-                                });
-                            }
-                        }
-                    }
-                }
-                Culprit::Unnamed => {
-                    notes.push(format!(
-                            "insert task {task_id} ended {} because another insert was running at this VPG ({reason}); waited and inserted again ({back_to_back} of {})",
-                            Code::task_state(state),
-                            ctx.settings.back_to_back_retries
-                        ));
-                    let pause = learnt.unwrap_or(Duration::from_millis(500));
-                    tokio::time::sleep(
-                        pause.min(deadline.saturating_duration_since(Instant::now())),
-                    )
-                    .await;
-                }
-            }
+            let by = match &culprit {
+                Culprit::Task(other) => format!(
+                    "insert task {} of another client ({})",
+                    other.task_identifier.as_deref().unwrap_or_default(),
+                    other.initiated_by.as_deref().unwrap_or("unknown")
+                ),
+                Culprit::Unnamed => "another insert".to_string(),
+            };
+            notes.push(format!(
+                "insert task {task_id} ended {} because {by} was running at this VPG ({reason}); waited for it and inserted again (retry {back_to_back})",
+                Code::task_state(state)
+            ));
+            // Every guard that lost to the same insert wakes when it ends: a random pause spreads
+            // them out, so that the first to insert is seen running by the others (which then wait
+            // for it) instead of all inserting at once and all but one failing again.
+            let typical = learnt
+                .unwrap_or(Duration::from_millis(500))
+                .clamp(Duration::from_millis(20), Duration::from_secs(2));
+            let pause = typical.mul_f64(rand::random::<f64>() * 0.5);
+            tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
             continue;
         }
         return Inserted::Done(Outcome::Failed {
@@ -934,6 +1090,81 @@ async fn insert_locked(
             complete_reason: reason,
         });
     }
+}
+
+/// Waits for every insert running at the VPG (another client's, or one this process left running
+/// when an earlier guard's deadline came) before an insert, since ours would fail while it runs.
+/// `Ok(true)` when one was waited for; `Err` with the outcome when the deadline came first.
+/// `maybe_ours` says that a running insert may be an earlier attempt of this change whose answer
+/// was lost with its process.
+async fn wait_for_running(
+    run: &Insert<'_>,
+    maybe_ours: bool,
+    notes: &mut Vec<String>,
+) -> Result<bool, Inserted> {
+    let Insert {
+        ctx,
+        client,
+        vpg,
+        deadline,
+        watch,
+        ..
+    } = *run;
+    let vpg_id = vpg.vpg_id.as_str();
+    let running = match client.insert_tasks(vpg_id, true).await {
+        Ok(running) => running,
+        Err(e) => {
+            notes.push(format!(
+                "could not check for other clients' running inserts at this VPG ({e}); inserting anyway"
+            ));
+            return Ok(false);
+        }
+    };
+    let mut waited = false;
+    for other in running {
+        let Some(other_id) = other.task_identifier.clone() else {
+            continue;
+        };
+        // One this process saw end is listed only by a read sent before it ended: passed over.
+        let whose = match ctx.own.ended(vpg_id, &other_id) {
+            Some(true) => continue,
+            Some(false) => {
+                "an earlier guard of this process, whose deadline came while it ran".to_string()
+            }
+            None if maybe_ours => format!(
+                "another client ({}), or an earlier attempt of this change",
+                other.initiated_by.as_deref().unwrap_or("unknown")
+            ),
+            None => format!(
+                "another client ({})",
+                other.initiated_by.as_deref().unwrap_or("unknown")
+            ),
+        };
+        notes.push(format!(
+            "insert task {other_id} of {whose} was running at this VPG; waited for it before inserting"
+        ));
+        watch.report(Stage::Queued, Some(&other_id), Some(&other));
+        let (learnt, _) = client.learnt();
+        match wait_task(client, &other_id, Instant::now(), deadline, learnt, watch).await {
+            Ok(TaskWait::Terminal(t)) => {
+                waited = true;
+                if ctx.own.contains(vpg_id, &other_id) {
+                    ctx.own.record(vpg_id, &other_id, t.started, true);
+                }
+            }
+            Ok(TaskWait::StillRunning(_)) => {
+                return Err(Inserted::Done(Outcome::Error {
+                    task_id: None,
+                    kind: ErrorKind::Connection,
+                    message: format!(
+                        "the deadline came while waiting for insert task {other_id} of {whose} at this VPG; nothing more was inserted; guard again"
+                    ),
+                }));
+            }
+            Err(e) => notes.push(format!("could not follow task {other_id}: {e}")),
+        }
+    }
+    Ok(waited)
 }
 
 /// The other insert that made ours fail.

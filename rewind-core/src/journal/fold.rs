@@ -1,0 +1,104 @@
+//! Folding the lines of each guard attempt into one record.
+//!
+//! An attempt's intent line opens it, each task line adds the task id of one VPG, and its verdict
+//! line replaces it whole. An attempt left without a verdict is `running` while the process of the
+//! newest attempt of its VM and change still holds the change lock, and `interrupted` otherwise.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use super::{
+    JournalRecord, Phase, RecordKind, VERDICT_INTERRUPTED, VERDICT_RUNNING, change_lock::is_held,
+};
+
+/// The note of an interrupted attempt.
+const INTERRUPTED_NOTE: &str = "interrupted: its process ended before the verdict was written; each VPG line says what it may have inserted (pending: the insert may have been sent, its answer unknown; sent: its task id); the next guard of this VM and change takes it over and adopts what it inserted";
+
+/// `records` in file order, each attempt's lines folded into the record at the place of its first
+/// line; records of no attempt stand as they are.
+pub(super) fn fold(records: Vec<JournalRecord>, locks_dir: &Path) -> Vec<JournalRecord> {
+    let mut out: Vec<JournalRecord> = Vec::with_capacity(records.len());
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for r in records {
+        let Some(attempt) = r.attempt.clone() else {
+            out.push(r);
+            continue;
+        };
+        if let Some(prev) = attempt.resumes.as_deref()
+            && let Some(&i) = at.get(prev)
+            && let Some(a) = out[i].attempt.as_mut()
+        {
+            a.resumed_by = Some(attempt.id.clone());
+        }
+        match at.get(&attempt.id) {
+            None => {
+                at.insert(attempt.id.clone(), out.len());
+                out.push(r);
+            }
+            Some(&i) => merge(&mut out[i], r),
+        }
+    }
+    mark_open(&mut out, locks_dir);
+    out
+}
+
+/// Adds a later line of an attempt to the record folded so far.
+fn merge(folded: &mut JournalRecord, line: JournalRecord) {
+    let ended = folded
+        .attempt
+        .as_ref()
+        .is_some_and(|a| a.phase == Phase::Verdict);
+    let Some(phase) = line.attempt.as_ref().map(|a| a.phase) else {
+        return;
+    };
+    match phase {
+        Phase::Verdict => {
+            let resumed_by = folded.attempt.as_mut().and_then(|a| a.resumed_by.take());
+            *folded = line;
+            if let Some(a) = folded.attempt.as_mut() {
+                a.resumed_by = a.resumed_by.take().or(resumed_by);
+            }
+        }
+        // A verdict says everything; a task line after it (none is written so) adds nothing.
+        Phase::Sent | Phase::Intent if ended => {}
+        Phase::Sent | Phase::Intent => {
+            for v in line.vpgs {
+                match folded.vpgs.iter_mut().find(|f| f.vpg_id == v.vpg_id) {
+                    Some(f) => *f = v,
+                    None => folded.vpgs.push(v),
+                }
+            }
+            folded.time = line.time;
+            if let Some(a) = folded.attempt.as_mut() {
+                a.phase = a.phase.max(phase);
+            }
+        }
+    }
+}
+
+/// Gives each attempt without a verdict its verdict word: only the newest attempt of a VM and change
+/// can be the one whose process holds the lock.
+fn mark_open(out: &mut [JournalRecord], locks_dir: &Path) {
+    let open = |r: &JournalRecord| {
+        r.attempt
+            .as_ref()
+            .is_some_and(|a| a.phase != Phase::Verdict)
+    };
+    let mut newest_seen: HashSet<(String, String)> = HashSet::new();
+    for r in out.iter_mut().rev() {
+        if r.kind != RecordKind::Guard {
+            continue;
+        }
+        let key = (r.vm.id.to_lowercase(), r.change_id.clone());
+        let newest = newest_seen.insert(key);
+        if !open(r) {
+            continue;
+        }
+        if newest && is_held(locks_dir, &r.vm.id, &r.change_id) {
+            r.verdict = VERDICT_RUNNING.to_string();
+        } else {
+            r.verdict = VERDICT_INTERRUPTED.to_string();
+            r.notes.push(INTERRUPTED_NOTE.to_string());
+        }
+    }
+}
