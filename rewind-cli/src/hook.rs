@@ -145,7 +145,8 @@ pub fn decide(input: &str, config: impl FnOnce() -> Result<Config, CliError>) ->
         && event != "PreToolUse"
     {
         return Decision::deny(format!(
-            "rewind's hook handles PreToolUse, but was called for {event:?}; denied (fail closed): install it under hooks.PreToolUse only"
+            "rewind's hook handles PreToolUse, but was called for {:?}; denied (fail closed): install it under hooks.PreToolUse only",
+            quoted(event)
         ));
     }
     if input.tool_name.trim().is_empty() {
@@ -221,6 +222,7 @@ fn mutating(
         )
     };
     if let Some(vm) = vm {
+        let named = quoted(vm);
         return match journal.last_guarded(vm, window) {
             Ok(GuardLookup::Guarded(r)) => {
                 Decision::allow(guarded_words(server, tool, &r, &minutes))
@@ -229,9 +231,9 @@ fn mutating(
                 Decision::ask(ambiguous_words(server, tool, vm, &candidates))
             }
             Ok(GuardLookup::NotGuarded) => Decision::deny(format!(
-                "{server}/{tool} changes VM {vm} (its argument {}), and {vm} has no guarded record in rewind's journal from the last {minutes}: {}",
+                "{server}/{tool} changes VM {named} (its argument {}), and {named} has no guarded record in rewind's journal from the last {minutes}: {}",
                 vm_arg.unwrap_or("?"),
-                guard_first(&[vm])
+                guard_first(&[&named])
             )),
             Err(e) => unreadable(&e),
         };
@@ -299,8 +301,22 @@ fn ambiguous_words(server: &str, tool: &str, reference: &str, candidates: &[Jour
         .collect::<Vec<_>>()
         .join(", ");
     format!(
-        "{server}/{tool} is mutating, and {reference:?} names more than one VM in rewind's journal: {list}. rewind cannot tell which one this call changes, so it does not take a guard of one for the other. Allow it only if the VM it changes was guarded for this change; to be asked less, name the VM by its identifier."
+        "{server}/{tool} is mutating, and {:?} names more than one VM in rewind's journal: {list}. rewind cannot tell which one this call changes, so it does not take a guard of one for the other. Allow it only if the VM it changes was guarded for this change; to be asked less, name the VM by its identifier.",
+        quoted(reference)
     )
+}
+
+/// The most characters of one input value a reason quotes: a reason goes back to the model and the
+/// human, and an agent's argument can be megabytes long.
+const QUOTE_MAX: usize = 120;
+
+/// `value` as a reason quotes it: whole when short, else its first [`QUOTE_MAX`] characters and how
+/// long it was.
+fn quoted(value: &str) -> String {
+    match value.char_indices().nth(QUOTE_MAX) {
+        None => value.to_string(),
+        Some((cut, _)) => format!("{}… ({} bytes in all)", &value[..cut], value.len()),
+    }
 }
 
 /// The window in words: `15 min`, `90 s`.

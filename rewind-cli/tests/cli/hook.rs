@@ -412,3 +412,16 @@ async fn a_vm_name_shared_by_two_guarded_vms_of_the_journal_is_put_to_the_human_
     let (decision, reason) = hook(&env, &call("mcp__ssh__run", json!({"host": ids[0]}))).await;
     assert_eq!(decision, "deny", "{reason}");
 }
+
+#[tokio::test]
+async fn a_reason_quotes_at_most_a_few_hundred_bytes_of_a_huge_vm_argument() {
+    let env = TestEnv::start(53).await;
+    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await
+        .expect_code(0);
+    let huge = "web-01".repeat(200_000);
+    let (decision, reason) = hook(&env, &call("mcp__ssh__run", json!({"host": huge}))).await;
+    assert_eq!(decision, "deny", "{}", &reason[..reason.len().min(600)]);
+    assert!(reason.len() < 1_000, "a reason of {} bytes", reason.len());
+    assert!(reason.contains("1200000 bytes in all"), "{reason}");
+}
