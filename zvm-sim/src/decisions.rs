@@ -69,6 +69,15 @@ pub fn service_account_name(client_id: &str) -> String {
     format!("service-account-{client_id}")
 }
 
+/// How long a request's body may take to arrive in whole, from when its headers did. A client that
+/// stops sending midway gets 408 instead of holding a connection and a task for ever.
+pub const BODY_DEADLINE: Duration = Duration::from_secs(30);
+
+/// The latest moment the simulated clock shows (the last millisecond of the year 9999, the end of
+/// what ISO 8601's four-digit years and the wire format can write). A clock move past it is refused,
+/// and a fast clock stops there, rather than wrapping around to 1970.
+pub const LATEST_TIME_RFC3339: &str = "9999-12-31T23:59:59.999Z";
+
 /// How long a Zerto task runs by default, before jitter.
 pub const DEFAULT_TASK_DURATION: Duration = Duration::from_millis(2000);
 /// Seeded jitter on every task's duration by default: a uniform factor in `1 ± TASK_DURATION_JITTER`.

@@ -100,6 +100,8 @@ pub struct Options {
     /// A saved state: loaded at start when the file exists (instead of the initial world), written
     /// when the simulator shuts down ([`Simulator::shutdown`], Ctrl-C in the binary).
     pub state_file: Option<std::path::PathBuf>,
+    /// How long a request's body may take to arrive (default 30 s); past it the answer is 408.
+    pub body_deadline: Duration,
 }
 
 impl Default for Options {
@@ -119,6 +121,7 @@ impl Default for Options {
             tls: false,
             tls_dir: None,
             state_file: None,
+            body_deadline: decisions::BODY_DEADLINE,
         }
     }
 }
@@ -232,6 +235,8 @@ pub enum StartError {
 pub(crate) struct Shared {
     setup: Setup,
     world: Mutex<World>,
+    /// How long a request's body may take to arrive.
+    pub(crate) body_deadline: Duration,
 }
 
 impl Shared {
@@ -296,6 +301,7 @@ impl SimState {
             shared: Arc::new(Shared {
                 setup,
                 world: Mutex::new(world),
+                body_deadline: options.body_deadline,
             }),
         })
     }

@@ -105,6 +105,7 @@ async fn main() -> anyhow::Result<()> {
         tls: flags.tls || flags.tls_dir.is_some(),
         tls_dir: flags.tls_dir,
         state_file: flags.state,
+        body_deadline: defaults.body_deadline,
     };
     // The handler is installed by the future's first poll: poll it now, before the banner tells
     // anyone the sites are up, so a Ctrl-C sent right after the banner saves the state instead of

@@ -519,3 +519,63 @@ async fn a_shared_vm_name_is_ambiguous_in_the_control_api() {
         "{message}"
     );
 }
+
+#[tokio::test]
+async fn the_clock_refuses_to_move_past_the_year_9999_instead_of_wrapping_to_1970() {
+    let t = common::spawn_frozen(77).await;
+    let mut last = t.now().await;
+    let mut refused = None;
+    for _ in 0..100 {
+        let (status, body) = t
+            .control_post("clock/advance", serde_json::json!({"Seconds": 3.15e9}))
+            .await;
+        let now = t.now().await;
+        assert!(now >= last, "the clock went back from {last} to {now}");
+        last = now;
+        if status != reqwest::StatusCode::OK {
+            refused = Some((status, body));
+            break;
+        }
+    }
+    let (status, body) = refused.expect("a move past the year 9999 is refused");
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["Message"]
+            .as_str()
+            .unwrap()
+            .contains("9999-12-31T23:59:59.999Z"),
+        "{body}"
+    );
+    assert!(last.starts_with("99"), "{last}");
+}
+
+#[tokio::test]
+async fn a_request_body_that_never_arrives_in_whole_is_answered_408() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let t = common::spawn_with(zvm_sim::Options {
+        body_deadline: std::time::Duration::from_millis(200),
+        ..zvm_sim::Options::for_tests(78)
+    })
+    .await;
+    let addr = t.boston_url().trim_start_matches("http://").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /auth/realms/zerto/protocol/openid-connect/token HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ngrant_type="
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    let read = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        loop {
+            let n = stream.read(&mut buf).await.unwrap();
+            answer.extend_from_slice(&buf[..n]);
+            if n == 0 || answer.windows(4).any(|w| w == b"\r\n\r\n") {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "no answer to a body that never ends");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+}

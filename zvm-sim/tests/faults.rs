@@ -339,3 +339,51 @@ async fn rules_are_checked_listed_removed_and_cleared_and_never_touch_the_contro
         "reset clears them"
     );
 }
+
+#[tokio::test]
+async fn an_insert_whose_client_gave_up_during_a_latency_fault_still_takes_effect() {
+    // "The ZVM took 400 ms, and the client had given up after 50 ms": as on an appliance, the write
+    // is done all the same.
+    let t = spawn(58).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-local").await;
+    add_rule(
+        &t,
+        json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": "Latency",
+               "LatencyMs": 400, "Count": 1}),
+    )
+    .await;
+    let gave_up = t
+        .http
+        .post(format!("{}/v1/vpgs/{vpg}/checkpoints", boston.base))
+        .bearer_auth(&boston.token)
+        .timeout(Duration::from_millis(50))
+        .json(&json!({"CheckpointName": "sent, then given up on"}))
+        .send()
+        .await;
+    assert!(gave_up.is_err_and(|e| e.is_timeout()), "the client gave up");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let task = loop {
+        let tasks = t.control_get("tasks").await;
+        if let Some(task) = tasks
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|task| task["CheckpointName"] == "sent, then given up on")
+        {
+            break task.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the insert never happened: {tasks}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let done = boston
+        .wait_task(task["TaskIdentifier"].as_str().unwrap())
+        .await;
+    assert_eq!(done["Status"]["State"], 6, "{done}");
+    // Past the listing lag (20 ms here), the checkpoint is listed.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(boston.tagged(&vpg, "sent, then given up on").await.len(), 1);
+}

@@ -22,6 +22,10 @@ pub(crate) enum ApiError {
     /// 409: a state conflict (a failover test already running, an FLR session still mounting, an
     /// ambiguous name in the control API).
     Conflict(String),
+    /// 408: a body that did not arrive in whole within the deadline.
+    RequestTimeout(String),
+    /// 413: a body larger than any the ZVM API takes.
+    PayloadTooLarge(String),
     /// 415: a body that is not JSON.
     UnsupportedMediaType(String),
     /// 500: the simulator failed; the message says what to do.
@@ -92,6 +96,8 @@ impl IntoResponse for ApiError {
             ApiError::Forbidden(m) => (StatusCode::FORBIDDEN, m),
             ApiError::NotFound(m) => (StatusCode::NOT_FOUND, m),
             ApiError::Conflict(m) => (StatusCode::CONFLICT, m),
+            ApiError::RequestTimeout(m) => (StatusCode::REQUEST_TIMEOUT, m),
+            ApiError::PayloadTooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, m),
             ApiError::UnsupportedMediaType(m) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, m),
             ApiError::Internal(m) => (StatusCode::INTERNAL_SERVER_ERROR, m),
         };

@@ -112,7 +112,8 @@ fn injected(
     response
 }
 
-/// The outermost layer of a served site: a response marked [`LoseConnection`] closes its
+/// The outermost layer of a served site: it runs the request on a task of its own (see the module
+/// map in `api`), and a response marked [`LoseConnection`] closes its
 /// connection instead of being sent. Without axum-server's `ConnectionShutdown` (a router used
 /// in-process with `oneshot`), the marked response is returned as it is: an empty body.
 pub(crate) async fn close_lost_connections(request: Request, next: Next) -> Response {
@@ -120,7 +121,16 @@ pub(crate) async fn close_lost_connections(request: Request, next: Next) -> Resp
         .extensions()
         .get::<axum_server::ConnectionShutdown>()
         .cloned();
-    let response = next.run(request).await;
+    // On a task of its own: when the client goes away, this future is dropped with its connection,
+    // but the request goes on to its end, as an appliance finishes a write it was sent. A latency
+    // fault past the client's timeout is so "the ZVM took that long, and the client had given up".
+    let response = match tokio::spawn(next.run(request)).await {
+        Ok(response) => response,
+        Err(e) => ApiError::Internal(format!(
+            "the simulator failed while serving this request ({e}); report it with the seed"
+        ))
+        .into_response(),
+    };
     if response.extensions().get::<LoseConnection>().is_some()
         && let Some(shutdown) = shutdown
     {

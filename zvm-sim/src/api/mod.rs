@@ -3,19 +3,23 @@
 //!
 //! A request passes, from the outside in:
 //! 1. the call log ([`call_log`]), which records every request but `/_sim` ones;
-//! 2. the fault rules ([`faults`]), so a faulted call is still logged with the status the client
+//! 2. the body deadline ([`body`]): the body arrives in whole within it, or the answer is 408;
+//! 3. the fault rules ([`faults`]), so a faulted call is still logged with the status the client
 //!    saw and the rules that fired;
-//! 3. path normalisation: `/v1` paths are matched case-insensitively, as ASP.NET routes them;
-//! 4. routing; `/v1` routes then pass the bearer check ([`bearer`]), `/_sim` routes the loopback
+//! 4. path normalisation: `/v1` paths are matched case-insensitively, as ASP.NET routes them;
+//! 5. routing; `/v1` routes then pass the bearer check ([`bearer`]), `/_sim` routes the loopback
 //!    check.
 //!
-//! Outside them all, a served site closes the connection of a response a fault chose to lose.
+//! Outside them all, a served site runs each request on a task of its own, so that a request whose
+//! client went away (a timeout, a killed process) still runs to its end and takes effect, as on an
+//! appliance; and it closes the connection of a response a fault chose to lose.
 //!
 //! Handlers live one file per resource: [`keycloak`], [`sites`], [`vms`], [`vpgs`],
 //! [`checkpoints`], [`tasks`], [`flrs`], and the VPG actions in [`actions`].
 
 mod actions;
 mod bearer;
+mod body;
 mod call_log;
 mod checkpoints;
 mod error;
@@ -181,6 +185,10 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> R
         .fallback_service(routed)
         .layer(middleware::map_request(lowercase_v1_path))
         .layer(middleware::from_fn_with_state(ctx.clone(), faults::apply))
+        .layer(middleware::from_fn_with_state(
+            ctx.clone(),
+            body::within_deadline,
+        ))
         .layer(middleware::from_fn_with_state(ctx, call_log::record))
         .layer(middleware::from_fn(faults::close_lost_connections))
         .layer(axum::Extension(scheme))

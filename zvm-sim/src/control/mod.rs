@@ -26,6 +26,7 @@ use crate::wire::{
     self, CallView, ClockView, FileView, ResetView, SimTaskView, TimingView, VpgStateView,
 };
 use crate::world::World;
+use crate::world::clock::SimTime;
 use crate::world::enums::{VPG_STATUS, VPG_SUBSTATUS};
 use crate::world::files::PathError;
 
@@ -34,7 +35,7 @@ const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
 
 /// A saved state up to this size can be restored through `PUT /_sim/state` (a generated world of
 /// 10,000 VMs saves to about 20 MB).
-const MAX_STATE_BYTES: usize = 1024 * 1024 * 1024;
+pub(crate) const MAX_STATE_BYTES: usize = 1024 * 1024 * 1024;
 
 /// The `/_sim` routes (nested under `/_sim` by the site router).
 pub(crate) fn router() -> Router<SiteCtx> {
@@ -147,18 +148,28 @@ async fn advance(State(ctx): State<SiteCtx>, body: JsonBody) -> Result<Json<Cloc
             "Seconds must be 0 or more (got {seconds}): simulated time only moves forward."
         )));
     }
-    // Past this the milliseconds of the clock would overflow and time would wrap around.
     if seconds > MAX_ADVANCE_SECONDS {
         return Err(ApiError::BadRequest(format!(
             "Seconds must be at most {MAX_ADVANCE_SECONDS} (100 years) in one call (got {seconds})."
         )));
     }
-    Ok(Json(ctx.with_world(|world, _| {
-        world.clock.advance((seconds * 1000.0).round() as i64);
+    let millis = (seconds * 1000.0).round() as i64;
+    ctx.with_world(|world, _| {
+        let now = world.clock.now();
+        // Calls of 100 years each add up: past the year 9999 the clock cannot be written, so the
+        // move is refused rather than clamped (a test asked for a time that cannot be shown).
+        if now.millis().saturating_add(millis) > SimTime::LATEST.millis() {
+            return Err(ApiError::BadRequest(format!(
+                "the clock shows {} and cannot move past {}: {seconds} s more is too far; reset the simulator (POST /_sim/reset) to start again",
+                now.to_wire(),
+                SimTime::LATEST.to_wire()
+            )));
+        }
+        world.clock.advance(millis);
         let now = world.clock.now();
         world.advance(now);
-        clock_view(world)
-    })))
+        Ok(Json(clock_view(world)))
+    })
 }
 
 /// `POST /_sim/clock/scale {"Scale": X}`: simulated seconds per real second from now on.

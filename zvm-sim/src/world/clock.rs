@@ -12,6 +12,9 @@ use chrono::{DateTime, SecondsFormat, TimeZone, Utc};
 pub struct SimTime(i64);
 
 impl SimTime {
+    /// The latest moment the clock shows: `decisions::LATEST_TIME_RFC3339`, 9999-12-31T23:59:59.999Z.
+    pub const LATEST: SimTime = SimTime(253_402_300_799_999);
+
     /// The moment `millis` milliseconds after the Unix epoch.
     pub const fn from_millis(millis: i64) -> Self {
         Self(millis)
@@ -40,9 +43,15 @@ impl SimTime {
             .to_rfc3339_opts(SecondsFormat::Millis, true)
     }
 
-    /// This moment plus `millis` (which may be negative).
+    /// This moment plus `millis` (which may be negative), never past [`SimTime::LATEST`]: time
+    /// stops there rather than wrapping around.
     pub const fn plus_millis(self, millis: i64) -> Self {
-        Self(self.0.saturating_add(millis))
+        let sum = self.0.saturating_add(millis);
+        if sum > Self::LATEST.0 {
+            Self::LATEST
+        } else {
+            Self(sum)
+        }
     }
 
     /// Milliseconds from `earlier` to this moment.
@@ -132,6 +141,19 @@ mod tests {
         assert_eq!(clock.now(), start);
         clock.advance(5_000);
         assert_eq!(clock.now(), SimTime::from_millis(6_000));
+    }
+
+    #[test]
+    fn the_clock_stops_at_the_end_of_9999_rather_than_wrapping() {
+        assert_eq!(
+            SimTime::LATEST.to_wire(),
+            crate::decisions::LATEST_TIME_RFC3339
+        );
+        let mut clock = Clock::new(SimTime::LATEST.plus_millis(-1_000), 0.0);
+        clock.advance(i64::MAX);
+        assert_eq!(clock.now(), SimTime::LATEST);
+        let fast = Clock::new(SimTime::LATEST.plus_millis(-1), f64::MAX);
+        assert_eq!(fast.now(), SimTime::LATEST);
     }
 
     #[test]
