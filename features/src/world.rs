@@ -492,6 +492,16 @@ async fn collect(
     Ok(Answer::from_cli(args, code, stdout, stderr))
 }
 
+/// Makes the file at `path` readable and writable by its owner only.
+fn private(path: &std::path::Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+            .expect("the configuration file's mode is set");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -548,15 +558,5 @@ mod tests {
             err.contains("`rewind guard web-01` did not end within 0.2 s"),
             "{err}"
         );
-    }
-}
-
-/// Makes the file at `path` readable and writable by its owner only.
-fn private(path: &std::path::Path) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-            .expect("the configuration file's mode is set");
     }
 }

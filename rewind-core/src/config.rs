@@ -998,17 +998,28 @@ mod tests {
     fn a_file_holding_a_secret_that_others_may_read_is_warned_about_and_one_without_is_not() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let with_secret = "[sites.boston]\nurl = \"https://zvm\"\nusername = \"admin\"\npassword = \"pw\"\n";
+        let with_secret =
+            "[sites.boston]\nurl = \"https://zvm\"\nusername = \"admin\"\npassword = \"pw\"\n";
         let path = write(&dir, with_secret);
-        let warnings = |p: &Path| Config::load_with_env(Some(p), &env_of(&[])).unwrap().warnings();
+        let warnings = |p: &Path| {
+            Config::load_with_env(Some(p), &env_of(&[]))
+                .unwrap()
+                .warnings()
+        };
         assert!(warnings(&path).is_empty());
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
         let said = warnings(&path);
         assert_eq!(said.len(), 1, "{said:?}");
-        assert!(said[0].contains("mode 0640") && said[0].contains("chmod 600"), "{said:?}");
+        assert!(
+            said[0].contains("mode 0640") && said[0].contains("chmod 600"),
+            "{said:?}"
+        );
         assert!(!said[0].contains("pw\""), "{said:?}");
         std::fs::write(&path, "[hook]\nwindow_secs = 60\n").unwrap();
-        assert!(warnings(&path).is_empty(), "no secret in it, nothing to warn about");
+        assert!(
+            warnings(&path).is_empty(),
+            "no secret in it, nothing to warn about"
+        );
     }
 
     #[test]

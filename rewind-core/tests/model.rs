@@ -1,15 +1,21 @@
 //! Model-based property tests: generated sequences of guards (one VM, VMs sharing a VPG, several at
-//! once, one racing another process's insert), file-level recoveries and catalog changes, run against
+//! once, one racing another process's insert, one dropped mid-flight as a killed process and run
+//! again by another, two identical ones at once from two processes, one whose journal cannot be
+//! written or stops taking writes midway), file-level recoveries and catalog changes, run against
 //! the in-process simulator under a generated fault schedule (5xx, latency past the client's timeout,
-//! an insert or a task poll whose answer is lost, token revocation). After each run the simulator's
-//! ground truth (`/_sim/tasks`, `/_sim/state`) and the journal are checked against what rewind
-//! reported:
+//! which the simulator finishes after the client gave up, as an appliance does; an insert or a task
+//! poll whose answer is lost, token revocation). After each run the simulator's ground truth
+//! (`/_sim/tasks`, `/_sim/state`) and the journal are checked against what rewind reported:
 //!
-//! - every insert task the simulator ran is accounted for, by a report, the journal, or the test's own
+//! - every insert task the simulator ran is accounted for, by a report, the journal (a verdict, or
+//!   the intent of an attempt that was killed or could not write its verdict), or the test's own
 //!   "other process";
-//! - at most one tagged checkpoint (Completed insert) per guard and VPG;
+//! - at most one tagged checkpoint (Completed insert) per change and VPG, however often the change
+//!   was guarded;
 //! - every guard ends `guarded`, refused (each VPG saying why) or still running with its task ids, and
-//!   its report is in the journal; a guard that failed as a whole started no insert;
+//!   its report is in the journal unless it says its verdict could not be written (then it is not
+//!   `guarded`); a guard that failed as a whole started no insert its journal does not account for,
+//!   and one whose journal could not be written started none;
 //! - no 401 and no authentication error surfaced (the credentials were good all along);
 //! - every FLR session was sent its unmount;
 //! - the catalog classifies as a last-write-wins model of its changes says.
@@ -128,6 +134,16 @@ enum Step {
     Concurrent(Vec<&'static str>),
     /// A guard racing an insert that "another process" posts into one of the VM's VPGs.
     Collision { vm: &'static str, delay_ms: u64 },
+    /// A guard dropped after `after_ms` (a process killed mid-guard), then the same guard run again
+    /// by a fresh `Rewind` (another process, without the first one's memory).
+    Crash { vm: &'static str, after_ms: u64 },
+    /// Two identical guards at once, from two `Rewind`s (two processes).
+    Twice(&'static str),
+    /// A guard whose journal cannot be written at all: it must insert nothing.
+    JournalUnwritable(&'static str),
+    /// The journal stops taking writes once the guard's intent is in it; the guard is run again
+    /// once it takes them again.
+    JournalFills(&'static str),
     /// File-level recovery of a VM from its last guarded change (refused when it has none).
     Recover(&'static str),
     /// A change to the tool catalog.
@@ -169,6 +185,10 @@ fn step() -> impl Strategy<Value = Step> {
         2 => prop::collection::vec(vm(), 2..4).prop_map(Step::Concurrent),
         2 => (prop::sample::select(vec!["web-01", "app-01", "db-01", "sql-01"]), 0u64..40)
             .prop_map(|(vm, delay_ms)| Step::Collision { vm, delay_ms }),
+        1 => (vm(), 0u64..120).prop_map(|(vm, after_ms)| Step::Crash { vm, after_ms }),
+        1 => vm().prop_map(Step::Twice),
+        1 => vm().prop_map(Step::JournalUnwritable),
+        1 => vm().prop_map(Step::JournalFills),
         1 => prop::sample::select(FLR_VMS).prop_map(Step::Recover),
         1 => catalog_op().prop_map(Step::Catalog),
     ]
@@ -192,6 +212,12 @@ struct Seen {
     /// The last guarded change of each VM, for recoveries.
     guarded: HashMap<&'static str, String>,
     flr_attempts: usize,
+    /// Changes guarded with a journal that could not be written at all: they inserted nothing.
+    unjournaled: BTreeSet<String>,
+    /// Guards dropped mid-flight.
+    crashes: usize,
+    /// Guards whose journal stopped taking writes midway.
+    journal_faults: usize,
 }
 
 /// The generator's configuration: a fixed seed and a few cases, unless the environment says otherwise.
@@ -250,16 +276,19 @@ proptest! {
 }
 
 /// One run: start the world, post the faults, play the steps, check the ground truth.
+/// The configuration of every `Rewind` of a run: short timeouts, a 10 s guard deadline.
+fn configure(mut c: rewind_core::Config) -> rewind_core::Config {
+    c.http.request_timeout = REQUEST_TIMEOUT;
+    c.http.connect_timeout = REQUEST_TIMEOUT;
+    c.http.read_retry = Duration::from_secs(4);
+    c.guard.deadline = Duration::from_secs(10);
+    c.recover.wait_floor = Duration::from_secs(10);
+    c
+}
+
 async fn run(sim_seed: u64, faults: &[Fault], steps: &[Step]) -> Result<(), String> {
     let env = TestEnv::start_with(zvm_sim::Options::for_tests(sim_seed), Sites::Both).await;
-    let rewind = env.rewind_with(|mut c| {
-        c.http.request_timeout = REQUEST_TIMEOUT;
-        c.http.connect_timeout = REQUEST_TIMEOUT;
-        c.http.read_retry = Duration::from_secs(4);
-        c.guard.deadline = Duration::from_secs(10);
-        c.recover.wait_floor = Duration::from_secs(10);
-        c
-    });
+    let rewind = env.rewind_with(configure);
     for f in faults {
         env.control.fault(f.rule()).await;
     }
@@ -292,6 +321,60 @@ async fn run(sim_seed: u64, faults: &[Fault], steps: &[Step]) -> Result<(), Stri
                     seen.foreign_tasks.insert(task);
                 }
                 note_guard(&mut seen, vm, call);
+            }
+            Step::Crash { vm, after_ms } => {
+                seen.crashes += 1;
+                let first = tokio::time::timeout(
+                    Duration::from_millis(*after_ms),
+                    guard(&rewind, vm, n, 0),
+                )
+                .await;
+                if let Ok(first) = first {
+                    note_guard(&mut seen, vm, first);
+                }
+                let again = env.rewind_with(configure);
+                let call = guard(&again, vm, n, 0).await;
+                note_guard(&mut seen, vm, call);
+            }
+            Step::Twice(vm) => {
+                let other = env.rewind_with(configure);
+                let (a, b) = tokio::join!(guard(&rewind, vm, n, 0), guard(&other, vm, n, 0));
+                note_guard(&mut seen, vm, a);
+                note_guard(&mut seen, vm, b);
+            }
+            Step::JournalUnwritable(vm) => {
+                let blocked = scratch.path().join(format!("blocked-{n}"));
+                std::fs::write(&blocked, "a file where the journal's folder should be").unwrap();
+                let unwritable = env.rewind_with(|c| {
+                    let mut c = configure(c);
+                    c.journal_path = blocked.join("journal.jsonl");
+                    c
+                });
+                let call = guard(&unwritable, vm, n, 0).await;
+                if let Ok(r) = &call.result {
+                    return Err(format!(
+                        "step {n}: a guard whose journal cannot be written reported {}",
+                        r.summary()
+                    ));
+                }
+                seen.unjournaled.insert(call.change_id.clone());
+                seen.errors.extend(call.result.err());
+            }
+            Step::JournalFills(vm) => {
+                seen.journal_faults += 1;
+                let call = guard_while_the_journal_fills(&rewind, vm, n).await?;
+                if let Ok(r) = &call.result
+                    && r.journal_error.is_some()
+                    && r.verdict == Verdict::Guarded
+                {
+                    return Err(format!(
+                        "step {n}: a guard whose verdict was not journaled says guarded: {}",
+                        r.summary()
+                    ));
+                }
+                note_guard(&mut seen, vm, call);
+                let again = guard(&rewind, vm, n, 0).await;
+                note_guard(&mut seen, vm, again);
             }
             Step::Recover(vm) => {
                 let change = seen
@@ -401,14 +484,52 @@ fn summary(sim_seed: u64, fired: &Value, seen: &Seen, inserts: &[(String, String
         })
         .collect();
     format!(
-        "MODEL-RUN seed={sim_seed} faults=[{}] guards=[{}] inserts={} failed_inserts={} flr={} errors={}",
+        "MODEL-RUN seed={sim_seed} faults=[{}] guards=[{}] inserts={} checkpoints={} failed_inserts={} crashes={} journal_faults={} unjournaled={} flr={} errors={} doubled=0 unaccounted=0",
         faults.join(","),
         verdicts.join(","),
         inserts.len(),
+        inserts.iter().filter(|(_, _, s)| *s == 6).count(),
         inserts.iter().filter(|(_, _, s)| *s == 4).count(),
+        seen.crashes,
+        seen.journal_faults,
+        seen.unjournaled.len(),
         seen.flr_attempts,
         seen.errors.len()
     )
+}
+
+/// Guards `vm` (change `m{step}-0`) while the journal stops taking writes once the guard's intent is
+/// in it: the file is moved aside and a folder stands in its place until the guard ends.
+async fn guard_while_the_journal_fills(
+    rewind: &rewind_core::Rewind,
+    vm: &'static str,
+    step: usize,
+) -> Result<GuardCall, String> {
+    let path = rewind.journal().path().to_path_buf();
+    let aside = path.with_extension("aside");
+    let marker = format!("\"change_id\":\"m{step}-0\"");
+    let running = tokio::spawn({
+        let rewind = rewind.clone();
+        async move { guard(&rewind, vm, step, 0).await }
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut swapped = false;
+    while !running.is_finished() && std::time::Instant::now() < deadline {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if text.contains(&marker) {
+            std::fs::rename(&path, &aside).map_err(|e| e.to_string())?;
+            std::fs::create_dir(&path).map_err(|e| e.to_string())?;
+            swapped = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let call = running.await.map_err(|e| e.to_string())?;
+    if swapped {
+        std::fs::remove_dir(&path).map_err(|e| e.to_string())?;
+        std::fs::rename(&aside, &path).map_err(|e| e.to_string())?;
+    }
+    Ok(call)
 }
 
 /// Guards `vm` for a change id unique to this step and position.
@@ -538,15 +659,24 @@ async fn check(env: &TestEnv, rewind: &rewind_core::Rewind, seen: &Seen) -> Resu
         .collect();
     let reported_tasks: BTreeSet<&str> = reports.iter().flat_map(|r| report_tasks(r)).collect();
     // A lost insert answer reconciled from the checkpoint list has no task id: its tag and VPG say it.
-    let tagged_by_name: BTreeSet<(&str, &str)> = reports
+    let mut tagged_by_name: BTreeSet<(String, String)> = reports
         .iter()
         .flat_map(|r| {
             r.vpgs.iter().filter_map(|v| match &v.outcome {
-                Outcome::Tagged { task_id: None, .. } => Some((r.tag.as_str(), v.vpg_id.as_str())),
+                Outcome::Tagged { task_id: None, .. } => {
+                    Some((r.tag.clone(), v.vpg_id.to_lowercase()))
+                }
                 _ => None,
             })
         })
         .collect();
+    // An attempt's intent names each VPG it was about to insert its tag into: a killed guard's
+    // inserts, and those of a guard whose verdict could not be written, are accounted for by it.
+    tagged_by_name.extend(journal.records.iter().flat_map(|r| {
+        r.vpgs
+            .iter()
+            .filter_map(|v| Some((v.tag.clone()?, v.vpg_id.to_lowercase())))
+    }));
 
     // Notes name the inserts a guard retried (back to back) or waited for.
     let notes: Vec<&str> = reports
@@ -569,7 +699,7 @@ async fn check(env: &TestEnv, rewind: &rewind_core::Rewind, seen: &Seen) -> Resu
             || name == FOREIGN_TAG
             || reported_tasks.contains(id)
             || journal_tasks.contains(id)
-            || tagged_by_name.contains(&(name, vpg))
+            || tagged_by_name.contains(&(name.to_string(), vpg.to_lowercase()))
             || notes.iter().any(|n| n.contains(id));
         if !accounted {
             return Err(format!(
@@ -581,20 +711,34 @@ async fn check(env: &TestEnv, rewind: &rewind_core::Rewind, seen: &Seen) -> Resu
         }
     }
 
-    // 2. At most one tagged checkpoint per guard and VPG.
-    let mut completed: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    // 2. At most one tagged checkpoint per change and VPG, however often the change was guarded.
+    let mut completed: BTreeMap<(String, &str), usize> = BTreeMap::new();
     for t in inserts.iter().filter(|t| state_of(t) == 6) {
         let name = t["CheckpointName"].as_str().unwrap_or_default();
-        if name != FOREIGN_TAG {
+        if let Some(parts) = rewind_core::guard::parse_tag(name) {
             *completed
-                .entry((name, t["VpgName"].as_str().unwrap_or_default()))
+                .entry((parts.change_id, t["VpgName"].as_str().unwrap_or_default()))
                 .or_default() += 1;
         }
     }
-    if let Some(((tag, vpg), n)) = completed.iter().find(|(_, n)| **n > 1) {
+    if let Some(((change, vpg), n)) = completed.iter().find(|(_, n)| **n > 1) {
         return Err(format!(
-            "{n} tagged checkpoints {tag:?} in VPG {vpg}: one guard inserted twice"
+            "{n} tagged checkpoints of change {change} in VPG {vpg}: a change was inserted twice; the guards said: {}",
+            guards_words(seen)
         ));
+    }
+    for change in &seen.unjournaled {
+        let marker = format!("change={change} |");
+        if let Some(t) = inserts.iter().find(|t| {
+            t["CheckpointName"]
+                .as_str()
+                .is_some_and(|n| n.contains(&marker))
+        }) {
+            return Err(format!(
+                "the guard of change {change} could not write its journal, yet insert task {} of it ran",
+                t["TaskIdentifier"]
+            ));
+        }
     }
 
     // 3. Every guard ends guarded, refused or still running with its task ids, and is journaled; a
@@ -602,6 +746,12 @@ async fn check(env: &TestEnv, rewind: &rewind_core::Rewind, seen: &Seen) -> Resu
     for g in &seen.guards {
         let change = format!("change={} |", g.change_id);
         match &g.result {
+            Ok(r) if r.journal_error.is_some() => {
+                check_report(r, &inserts)?;
+                if r.verdict == Verdict::Guarded {
+                    return Err(format!("not journaled, yet guarded: {}", r.summary()));
+                }
+            }
             Ok(r) => {
                 check_report(r, &inserts)?;
                 let journaled = journal
@@ -617,10 +767,15 @@ async fn check(env: &TestEnv, rewind: &rewind_core::Rewind, seen: &Seen) -> Resu
                 }
             }
             Err(e) => {
+                // An earlier attempt of the same change (a killed one) may have inserted: its
+                // intent accounts for that.
                 if let Some(t) = inserts.iter().find(|t| {
-                    t["CheckpointName"]
+                    let name = t["CheckpointName"].as_str().unwrap_or_default();
+                    let vpg = t["VpgIdentifier"]
                         .as_str()
-                        .is_some_and(|n| n.contains(&change))
+                        .unwrap_or_default()
+                        .to_lowercase();
+                    name.contains(&change) && !tagged_by_name.contains(&(name.to_string(), vpg))
                 }) {
                     return Err(format!(
                         "the guard of change {} failed as a whole ({e}), yet insert task {} of it ran",
@@ -633,7 +788,10 @@ async fn check(env: &TestEnv, rewind: &rewind_core::Rewind, seen: &Seen) -> Resu
 
     // 4. No 401 surfaced: the credentials were good, so a token could always be had.
     if let Some(e) = seen.errors.iter().find(|e| {
-        e.contains("401") || e.to_lowercase().contains("authenticat") || e.contains(CLIENT_SECRET)
+        // "HTTP 401", not "401": a task id may hold those digits.
+        e.contains("HTTP 401")
+            || e.to_lowercase().contains("authenticat")
+            || e.contains(CLIENT_SECRET)
     }) {
         return Err(format!("an authentication failure surfaced: {e}"));
     }
@@ -737,7 +895,9 @@ fn check_report(r: &GuardReport, inserts: &[&Value]) -> Result<(), String> {
     let consistent = match r.verdict {
         Verdict::Guarded => tagged > 0 && still_running == 0 && problems == 0,
         Verdict::StillRunning => still_running > 0,
-        Verdict::NotGuarded => tagged == 0 || problems > 0 || still_running > 0,
+        Verdict::NotGuarded => {
+            tagged == 0 || problems > 0 || still_running > 0 || r.journal_error.is_some()
+        }
     };
     if !consistent {
         return Err(format!(
