@@ -227,7 +227,7 @@ where
             result = &mut work => result,
             () = stop.next() => {
                 output::error_line(
-                    "interrupted again: leaving now; what was started may still run at the ZVM and is not in the journal: check `rewind tags` and the ZVM's tasks",
+                    "interrupted again: leaving now; what was started may still run at the ZVM: a guard shows as interrupted in `rewind journal`, and the next guard of that VM and change takes it over; check `rewind tags` and the ZVM's tasks",
                 );
                 std::process::exit(exit::INTERRUPTED.into())
             }

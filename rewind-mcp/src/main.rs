@@ -126,7 +126,7 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
                 tokio::spawn(async {
                     let code = interrupted().await;
                     eprintln!(
-                        "rewind-mcp: interrupted again: leaving now; what was started may still run at the ZVM and is not in the journal: check zerto_list_tags and the ZVM's tasks"
+                        "rewind-mcp: interrupted again: leaving now; what was started may still run at the ZVM: a guard shows as interrupted in the journal, and the next guard of that VM and change takes it over; check zerto_list_tags and the ZVM's tasks"
                     );
                     std::process::exit(code);
                 });
@@ -177,7 +177,7 @@ fn finish_on_terminate(in_flight: rewind_mcp::progress::InFlight) {
         tokio::spawn(async move {
             term.recv().await;
             eprintln!(
-                "rewind-mcp: terminated again: leaving now; what was started may still run at the ZVM and is not in the journal: check zerto_list_tags and the ZVM's tasks"
+                "rewind-mcp: terminated again: leaving now; what was started may still run at the ZVM: a guard shows as interrupted in the journal, and the next guard of that VM and change takes it over; check zerto_list_tags and the ZVM's tasks"
             );
             std::process::exit(SIGTERM_EXIT);
         });

@@ -59,7 +59,9 @@ agent: who you are (e.g. claude-code); action: a few words on the change; change
 The verdict decides: guarded = every protecting VPG holds a tagged checkpoint of this change, go ahead with the change. \
 not_guarded = at least one protecting VPG has no checkpoint (each VPG's outcome says why), or nothing protects the VM: do NOT make the change, tell the human. \
 still_running = the deadline came while Zerto tasks still ran (their ids are in the result; they were not stopped): do not make the change yet; \
-check later with zerto_list_tags {vm, change_id}. Each call adds new checkpoints; it never removes or changes anything.";
+check later with zerto_list_tags {vm, change_id}. Calling it again for the same VM and change_id (after a timeout, say) is safe: \
+it adopts the checkpoints already inserted for that change instead of inserting them twice; for a new checkpoint use a new change_id. \
+It never removes or changes anything.";
 
 /// zerto_list_tags.
 pub const LIST_TAGS: &str = "\
@@ -178,6 +180,7 @@ mod tests {
         "file restore",
         "instant restore",
         "zerto mcp",
+        "resume",
     ];
 
     #[test]

@@ -136,7 +136,7 @@ async fn killed_then_run_again(env: &TestEnv, change: &str, when: impl AsyncFnMu
         .collect();
     assert_eq!(verdicts, ["interrupted", "guarded"], "{records:#?}");
     assert_eq!(
-        records[0]["attempt"]["resumed_by"], records[1]["attempt"]["id"],
+        records[0]["attempt"]["taken_over_by"], records[1]["attempt"]["id"],
         "{records:#?}"
     );
 }

@@ -266,7 +266,7 @@ pub struct GuardReport {
     pub attempt_id: String,
     /// The earlier attempt of this VM and change that this guard took over, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub resumes: Option<String>,
+    pub takes_over: Option<String>,
     /// Why the verdict could not be written to the audit journal. The guard is then
     /// `not_guarded` whatever Zerto holds, since the hook decides from the journal: each VPG's outcome
     /// still says what is in Zerto.
@@ -570,13 +570,13 @@ pub(crate) async fn guard(
         None => fresh_tag,
     };
     let attempt_id = attempt::new_attempt_id();
-    let resumes = earlier
+    let takes_over = earlier
         .as_ref()
         .and_then(|r| r.attempt.as_ref())
         .map(|a| a.id.clone());
     let intent = JournalRecord::intent(&GuardIntent {
         attempt_id: &attempt_id,
-        resumes: resumes.as_deref(),
+        takes_over: takes_over.as_deref(),
         agent: req.agent.trim(),
         action: req.action.trim(),
         change_id,
@@ -636,7 +636,7 @@ pub(crate) async fn guard(
         elapsed_ms: 0,
         notes,
         attempt_id,
-        resumes,
+        takes_over,
         journal_error: None,
     };
     report.elapsed_ms = began.elapsed().as_millis() as u64;

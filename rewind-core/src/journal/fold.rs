@@ -24,11 +24,11 @@ pub(super) fn fold(records: Vec<JournalRecord>, locks_dir: &Path) -> Vec<Journal
             out.push(r);
             continue;
         };
-        if let Some(prev) = attempt.resumes.as_deref()
+        if let Some(prev) = attempt.takes_over.as_deref()
             && let Some(&i) = at.get(prev)
             && let Some(a) = out[i].attempt.as_mut()
         {
-            a.resumed_by = Some(attempt.id.clone());
+            a.taken_over_by = Some(attempt.id.clone());
         }
         match at.get(&attempt.id) {
             None => {
@@ -53,10 +53,10 @@ fn merge(folded: &mut JournalRecord, line: JournalRecord) {
     };
     match phase {
         Phase::Verdict => {
-            let resumed_by = folded.attempt.as_mut().and_then(|a| a.resumed_by.take());
+            let taken_over_by = folded.attempt.as_mut().and_then(|a| a.taken_over_by.take());
             *folded = line;
             if let Some(a) = folded.attempt.as_mut() {
-                a.resumed_by = a.resumed_by.take().or(resumed_by);
+                a.taken_over_by = a.taken_over_by.take().or(taken_over_by);
             }
         }
         // A verdict says everything; a task line after it (none is written so) adds nothing.

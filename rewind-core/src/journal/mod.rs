@@ -177,10 +177,10 @@ pub struct Attempt {
     /// The attempt of the same VM and change that this one took over, when it adopted what that
     /// one had inserted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resumes: Option<String>,
+    pub takes_over: Option<String>,
     /// In a record read back: the attempt that later took this one over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resumed_by: Option<String>,
+    pub taken_over_by: Option<String>,
 }
 
 /// The part of a guard attempt one journal line records, in the order they are written.
@@ -291,7 +291,7 @@ pub struct GuardIntent<'a> {
     /// The attempt's id.
     pub attempt_id: &'a str,
     /// The attempt it takes over, if any.
-    pub resumes: Option<&'a str>,
+    pub takes_over: Option<&'a str>,
     /// The agent.
     pub agent: &'a str,
     /// The action.
@@ -331,8 +331,8 @@ impl JournalRecord {
             attempt: Some(Attempt {
                 id: i.attempt_id.to_string(),
                 phase: Phase::Intent,
-                resumes: i.resumes.map(str::to_string),
-                resumed_by: None,
+                takes_over: i.takes_over.map(str::to_string),
+                taken_over_by: None,
             }),
         }
     }
@@ -352,7 +352,7 @@ impl JournalRecord {
             vpgs: vec![line],
             attempt: intent.attempt.as_ref().map(|a| Attempt {
                 phase: Phase::Sent,
-                resumes: None,
+                takes_over: None,
                 ..a.clone()
             }),
             ..intent.clone()
@@ -384,8 +384,8 @@ impl JournalRecord {
             attempt: Some(Attempt {
                 id: report.attempt_id.clone(),
                 phase: Phase::Verdict,
-                resumes: report.resumes.clone(),
-                resumed_by: None,
+                takes_over: report.takes_over.clone(),
+                taken_over_by: None,
             }),
         }
     }
@@ -764,7 +764,7 @@ mod tests {
     }
 
     /// An intent, a task line and (when `verdict`) a verdict of one attempt of web-01's change c.
-    fn attempt_lines(j: &Journal, id: &str, resumes: Option<&str>, verdict: bool) {
+    fn attempt_lines(j: &Journal, id: &str, takes_over: Option<&str>, verdict: bool) {
         let vm = VmRef {
             id: "s.web-01".into(),
             name: "web-01".into(),
@@ -777,7 +777,7 @@ mod tests {
         };
         let intent = JournalRecord::intent(&GuardIntent {
             attempt_id: id,
-            resumes,
+            takes_over,
             agent: "claude",
             action: "edit",
             change_id: "c",
@@ -828,7 +828,7 @@ mod tests {
         let verdicts: Vec<&str> = read.records.iter().map(|r| r.verdict.as_str()).collect();
         assert_eq!(verdicts, [VERDICT_INTERRUPTED, "guarded"]);
         let first = read.records[0].attempt.as_ref().unwrap();
-        assert_eq!(first.resumed_by.as_deref(), Some("a2"));
+        assert_eq!(first.taken_over_by.as_deref(), Some("a2"));
         assert!(matches!(
             j.last_guarded("web-01", std::time::Duration::from_secs(60)),
             Ok(GuardLookup::Guarded(_))
