@@ -111,7 +111,8 @@ fn set_mode(_path: &Path, _mode: u32) -> io::Result<()> {
 }
 
 /// Locks `file` (whose path is `path`, for the error) in `mode`, waiting at most `wait`: polled
-/// without blocking, with the pause between tries growing from 1 ms to 50 ms. This blocks the
+/// without blocking, with the pause between tries growing from 1 ms to 5 ms (a holder keeps it for
+/// a write and a sync, so a longer pause would be most of the wait). This blocks the
 /// calling thread; on an async runtime call it from a blocking thread.
 pub fn lock(file: &File, path: &Path, mode: LockMode, wait: Duration) -> Result<(), LockError> {
     let started = Instant::now();
@@ -134,7 +135,7 @@ pub fn lock(file: &File, path: &Path, mode: LockMode, wait: Duration) -> Result<
             .into());
         }
         std::thread::sleep(pause.min(wait.saturating_sub(started.elapsed())));
-        pause = (pause * 2).min(Duration::from_millis(50));
+        pause = (pause * 2).min(Duration::from_millis(5));
     }
 }
 

@@ -389,3 +389,24 @@ async fn a_configuration_holding_a_secret_that_others_can_read_is_warned_about_o
     let run = env.rewind(&["sites"]).await;
     assert!(!run.stderr.contains("chmod 600"), "{run:#?}");
 }
+
+#[tokio::test]
+async fn a_journal_lock_held_by_another_process_is_waited_for_a_bounded_time_and_named() {
+    let env = TestEnv::start(79).await;
+    let journal = env.journal_file();
+    std::fs::create_dir_all(journal.parent().unwrap()).unwrap();
+    let holder = std::fs::File::create(&journal).unwrap();
+    holder.lock_shared().unwrap();
+    let (run, json) = env.rewind_json(&guard_args("app-02", "held-1")).await;
+    run.expect_code(1);
+    let message = json["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("nothing was inserted") && message.contains("journal.jsonl"),
+        "{message}"
+    );
+    assert!(inserts_of(&env, "held-1").await.is_empty());
+    holder.unlock().unwrap();
+    let (run, json) = env.rewind_json(&guard_args("app-02", "held-1")).await;
+    run.expect_code(0);
+    assert_eq!(json["result"]["verdict"], "guarded");
+}

@@ -78,12 +78,12 @@ pub(crate) struct AttemptLog<'a> {
 }
 
 impl AttemptLog<'_> {
-    /// Journals the task id of an insert at `vpg_id`, synced before the task is followed, so a
-    /// process killed from now on leaves its task id for the next attempt to follow. A line that
-    /// cannot be written is remembered for the verdict (the intent already accounts for the insert).
+    /// Journals the task id of an insert at `vpg_id`, so a process killed from then on leaves its
+    /// task id for the next attempt to follow. A line that cannot be written is remembered for the
+    /// verdict (the intent already accounts for the insert).
     pub(crate) async fn sent(&self, vpg_id: &str, task_id: &str) {
         let line = JournalRecord::sent(&self.intent, vpg_id, task_id);
-        if let Err(e) = self.journal.append_off_runtime(line).await {
+        if let Err(e) = self.journal.append_unsynced(line).await {
             let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
             failures.push(format!(
                 "the id of insert task {task_id} could not be journaled: {e}"

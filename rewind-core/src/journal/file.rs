@@ -7,54 +7,124 @@
 //! write fails (no space left, a file-size limit), it cuts the file back to where it was, so no
 //! partial record is left; and it syncs the data to disk before the lock is let go.
 
-use std::fs::OpenOptions;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+#[cfg(not(unix))]
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
 
 use super::{JournalError, JournalRecord};
 use crate::local_state::{LOCK_WAIT, LockMode, lock, open_private};
 
-/// Appends `line` (ending with its newline) to the journal at `path`, creating it (0600, in a 0700
-/// folder) when missing.
-pub(super) fn append_line(path: &Path, line: &[u8]) -> Result<(), JournalError> {
-    let err = |source| JournalError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
+/// The journal file as its writer holds it between appends: opened once, and again only when its
+/// path names another file (moved away, removed, replaced) or the last append failed. Opening it
+/// for every append cost a guard more system calls than its write and sync.
+#[derive(Debug)]
+pub(super) struct Appender {
+    path: PathBuf,
+    open: Option<(File, FileId)>,
+}
+
+impl Appender {
+    /// The appender of the journal at `path`; nothing is opened yet.
+    pub(super) fn new(path: PathBuf) -> Appender {
+        Appender { path, open: None }
+    }
+
+    /// Appends `line` (whole lines, each ending with its newline) to the journal, creating it (0600,
+    /// in a 0700 folder) when missing. Once the place of the write is known, and before it is made,
+    /// `placed` is told where it begins (a fencing newline included) and where its first line
+    /// begins; it returns what to do should the write fail.
+    pub(super) fn append<U: FnOnce()>(
+        &mut self,
+        line: &[u8],
+        sync: bool,
+        placed: impl FnOnce(u64, u64) -> U,
+    ) -> Result<(), JournalError> {
+        let path = self.path.clone();
+        let err = |source| JournalError::Write {
+            path: path.clone(),
+            source,
+        };
+        let file = self.file().map_err(err)?;
+        lock(file, &path, LockMode::Exclusive, LOCK_WAIT)
+            .map_err(|e| JournalError::locking(&path, e, true))?;
+        let written = write_whole(file, line, sync, placed);
+        let _ = file.unlock();
+        if written.is_err() {
+            self.open = None;
+        }
+        written.map_err(err)
+    }
+
+    /// The journal, open for appending: the one held, while the path still names it.
+    fn file(&mut self) -> std::io::Result<&File> {
+        let named = std::fs::metadata(&self.path).ok().map(|m| file_id(&m));
+        let held = self.open.as_ref().map(|(_, id)| *id);
+        if held.is_none() || held != named || named.is_some_and(|id| id.is_none()) {
+            self.open = None;
+            let file = open_for_append(&self.path)?;
+            let id = file_id(&file.metadata()?);
+            self.open = Some((file, id));
+        }
+        match &self.open {
+            Some((file, _)) => Ok(file),
+            None => Err(std::io::Error::other("the journal was not opened")),
+        }
+    }
+}
+
+/// Opens the journal at `path` for appending, creating it (0600, in a 0700 folder) when missing.
+fn open_for_append(path: &Path) -> std::io::Result<File> {
     let created = !path.exists();
     let mut options = OpenOptions::new();
     options.create(true).read(true).append(true);
-    let file = open_private(path, &mut options, true).map_err(err)?;
+    let file = open_private(path, &mut options, true)?;
     if created {
         // The new file's name must outlive a power cut as well as its first record.
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+            let _ = File::open(dir).and_then(|d| d.sync_all());
         }
     }
-    lock(&file, path, LockMode::Exclusive, LOCK_WAIT)
-        .map_err(|e| JournalError::locking(path, e, true))?;
-    let written = write_whole(&file, line);
-    let _ = file.unlock();
-    written.map_err(err)
+    Ok(file)
+}
+
+/// What tells one file from another that took its name: device and inode; `None` where the
+/// platform cannot tell, so the file is opened again each time.
+pub(super) type FileId = Option<(u64, u64)>;
+
+#[cfg(unix)]
+pub(super) fn file_id(meta: &std::fs::Metadata) -> FileId {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+pub(super) fn file_id(_meta: &std::fs::Metadata) -> FileId {
+    None
 }
 
 /// Writes `line` at the end of `file` (opened for appending and reading, and locked), fencing a torn
-/// last line first, and cuts the file back if the write fails.
-fn write_whole(mut file: &std::fs::File, line: &[u8]) -> std::io::Result<()> {
+/// last line first, and cuts the file back if the write fails; `placed` as for [`Appender::append`].
+fn write_whole<U: FnOnce()>(
+    mut file: &File,
+    line: &[u8],
+    sync: bool,
+    placed: impl FnOnce(u64, u64) -> U,
+) -> std::io::Result<()> {
     let len = file.metadata()?.len();
     let mut bytes = Vec::with_capacity(line.len() + 1);
-    if len > 0 {
-        let mut last = [0u8];
-        file.seek(SeekFrom::Start(len - 1))?;
-        file.read_exact(&mut last)?;
-        if last[0] != b'\n' {
-            bytes.push(b'\n');
-        }
+    if len > 0 && last_byte(file, len)? != b'\n' {
+        bytes.push(b'\n');
     }
     bytes.extend_from_slice(line);
-    match file.write_all(&bytes).and_then(|()| file.sync_data()) {
+    let synced = |()| if sync { file.sync_data() } else { Ok(()) };
+    let fence = (bytes.len() - line.len()) as u64;
+    let undo = placed(len, len + fence);
+    match file.write_all(&bytes).and_then(synced) {
         Ok(()) => Ok(()),
         Err(e) => {
+            undo();
             // Whole or absent: the part that reached the file is taken back off. Should that fail
             // too, the next append fences the torn line.
             let _ = file.set_len(len);
@@ -62,6 +132,22 @@ fn write_whole(mut file: &std::fs::File, line: &[u8]) -> std::io::Result<()> {
             Err(e)
         }
     }
+}
+
+/// The last byte of `file`, `len` bytes long.
+#[cfg(unix)]
+fn last_byte(file: &File, len: u64) -> std::io::Result<u8> {
+    let mut last = [0u8];
+    std::os::unix::fs::FileExt::read_exact_at(file, &mut last, len - 1)?;
+    Ok(last[0])
+}
+
+#[cfg(not(unix))]
+fn last_byte(mut file: &File, len: u64) -> std::io::Result<u8> {
+    let mut last = [0u8];
+    file.seek(SeekFrom::Start(len - 1))?;
+    file.read_exact(&mut last)?;
+    Ok(last[0])
 }
 
 /// Every record of the journal at `path` in file order, and how many lines could not be read; `None`

@@ -9,15 +9,23 @@
 //! ([`change_lock`]) and `interrupted` once it does not. The next guard of that VM and change reads
 //! it ([`Journal::earlier_attempt`]) and adopts what it inserted.
 //!
-//! A record is whole or absent ([`file`]): each is one write of one line at the end, under an
+//! A record is whole or absent ([`file`]): each is one write of whole lines at the end, under an
 //! exclusive lock, after a torn last line (a crash on a full disk) has been fenced off with a
-//! newline; a write that fails is cut back off, and each record is synced to disk before the guard
-//! reports. Readers take a shared lock; a line that still cannot be read is counted and skipped,
-//! never fatal. A record holds no secret by construction: it is built from reports, which hold none.
+//! newline; a write that fails is cut back off. An intent is synced to disk before the first insert
+//! and a verdict before the guard reports (which syncs the task lines between them too). Readers
+//! take a shared lock; a line that still cannot be read is counted and skipped, never fatal. A
+//! record holds no secret by construction: it is built from reports, which hold none.
+//!
+//! Each process appends through one writer thread (`writer.rs`), which writes every line waiting in
+//! one go and syncs them once, so that many guards at once share their syncs and no runtime worker
+//! waits on the file. A guard finds an earlier attempt of its change through this process's index of
+//! the journal's recent lines (`recent.rs`), not by reading the whole journal.
 
 pub mod change_lock;
 mod file;
 mod fold;
+mod recent;
+mod writer;
 
 use std::path::{Path, PathBuf};
 
@@ -61,6 +69,23 @@ pub enum JournalError {
 }
 
 impl JournalError {
+    /// The same error again, for each caller of a group write that failed.
+    fn duplicate(&self) -> JournalError {
+        let io = |e: &std::io::Error| std::io::Error::new(e.kind(), e.to_string());
+        match self {
+            JournalError::Write { path, source } => JournalError::Write {
+                path: path.clone(),
+                source: io(source),
+            },
+            JournalError::Read { path, source } => JournalError::Read {
+                path: path.clone(),
+                source: io(source),
+            },
+            JournalError::Busy(b) => JournalError::Busy(b.clone()),
+            JournalError::Encode(m) => JournalError::Encode(m.clone()),
+        }
+    }
+
     /// The error of opening or locking the journal at `path`.
     fn locking(path: &Path, e: LockError, writing: bool) -> JournalError {
         let path = path.to_path_buf();
@@ -509,13 +534,24 @@ impl std::fmt::Display for JournalVm {
 #[derive(Debug, Clone)]
 pub struct Journal {
     path: PathBuf,
+    /// This process's appends, written and synced in groups by one thread; shared by the clones of
+    /// one journal.
+    writer: std::sync::Arc<writer::Writer>,
+    /// This process's index of the journal's recent lines, by change.
+    recent: std::sync::Arc<std::sync::Mutex<recent::RecentLines>>,
 }
 
 impl Journal {
     /// A journal kept at `path` (created, with its folder, on the first append: the folder 0700 and
     /// the file 0600).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Journal { path: path.into() }
+        let path = path.into();
+        let recent: std::sync::Arc<std::sync::Mutex<recent::RecentLines>> = Default::default();
+        Journal {
+            writer: std::sync::Arc::new(writer::Writer::new(path.clone(), recent.clone())),
+            path,
+            recent,
+        }
     }
 
     /// The journal file.
@@ -536,16 +572,24 @@ impl Journal {
     /// lock (at most [`crate::local_state::LOCK_WAIT`]) and the sync: on a runtime, use
     /// [`Journal::append_off_runtime`].
     pub fn append(&self, record: &JournalRecord) -> Result<(), JournalError> {
-        let mut line =
-            serde_json::to_vec(record).map_err(|e| JournalError::Encode(e.to_string()))?;
-        line.push(b'\n');
-        file::append_line(&self.path, &line)
+        self.writer.append(line_of(record)?, key_of(record), true)
     }
 
-    /// [`Journal::append`] on a blocking thread, so no runtime worker waits on the file.
+    /// [`Journal::append`] for async code: the journal's writer thread does the write, the lock wait
+    /// and the sync, and no runtime worker waits on the file.
     pub async fn append_off_runtime(&self, record: JournalRecord) -> Result<(), JournalError> {
-        let journal = self.clone();
-        crate::local_state::off_runtime(move || journal.append(&record)).await
+        self.writer
+            .append_async(line_of(&record)?, key_of(&record), true)
+            .await
+    }
+
+    /// [`Journal::append_off_runtime`] without waiting for the disk: the line outlives the process
+    /// (it is written), but not a power cut. For a guard's task lines, which only save a later
+    /// attempt a look: its intent, which accounts for the insert, is synced.
+    pub async fn append_unsynced(&self, record: JournalRecord) -> Result<(), JournalError> {
+        self.writer
+            .append_async(line_of(&record)?, key_of(&record), false)
+            .await
     }
 
     /// What the journal says of `vm` for the PreToolUse hook, which asks it before letting a mutating
@@ -589,26 +633,32 @@ impl Journal {
 
     /// The newest guard of the VM `vm_id` for `change_id` written less than `within` ago that
     /// inserted (or was about to insert) a tag, whatever its verdict, folded as [`Journal::read`]
-    /// folds it: what a new guard of that VM and change takes over.
+    /// folds it: what a new guard of that VM and change takes over. Only the journal's end is read:
+    /// back to `within` and `longest_attempt` (how long an attempt can run, so that its intent line
+    /// is read with its later ones) before now.
     pub fn earlier_attempt(
         &self,
         vm_id: &str,
         change_id: &str,
         within: std::time::Duration,
+        longest_attempt: std::time::Duration,
     ) -> Result<Option<JournalRecord>, JournalError> {
         let since = window_start(within);
-        let read = self.read(&JournalFilter {
-            change_id: Some(change_id.to_string()),
-            ..Default::default()
-        })?;
-        Ok(read
-            .records
+        let read_from = window_start(within.saturating_add(longest_attempt));
+        let change_id = change_id.trim();
+        let recent = self
+            .recent
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .of_change(&self.path, change_id, read_from)?;
+        let Some(records) = recent else {
+            return Ok(None);
+        };
+        let records = records.into_iter().filter(|r| r.kind == RecordKind::Guard);
+        Ok(fold::fold(records.collect(), &self.locks_dir())
             .into_iter()
             .filter(|r| {
-                r.kind == RecordKind::Guard
-                    && r.vm.id.eq_ignore_ascii_case(vm_id)
-                    && r.time >= since
-                    && r.tag().is_some()
+                r.vm.id.eq_ignore_ascii_case(vm_id) && r.time >= since && r.tag().is_some()
             })
             .max_by_key(|r| r.time))
     }
@@ -638,6 +688,18 @@ impl Journal {
             skipped_lines,
         })
     }
+}
+
+/// What the index of recent lines keeps of a record.
+fn key_of(record: &JournalRecord) -> (String, DateTime<Utc>) {
+    (record.change_id.clone(), record.time)
+}
+
+/// A record as one journal line, with its newline.
+fn line_of(record: &JournalRecord) -> Result<Vec<u8>, JournalError> {
+    let mut line = serde_json::to_vec(record).map_err(|e| JournalError::Encode(e.to_string()))?;
+    line.push(b'\n');
+    Ok(line)
 }
 
 /// The start of a window of `within` that ends now; a window that reaches past what the calendar can
@@ -816,7 +878,12 @@ mod tests {
         assert_eq!(outcomes, [("sent", Some("task-1")), ("pending", None)]);
         assert!(r.notes.iter().any(|n| n.contains("interrupted")), "{r:?}");
         assert_eq!(
-            j.earlier_attempt("S.WEB-01", "c", std::time::Duration::from_secs(60))
+            j.earlier_attempt(
+                "S.WEB-01",
+                "c",
+                std::time::Duration::from_secs(60),
+                std::time::Duration::from_secs(60)
+            )
                 .unwrap()
                 .and_then(|r| r.attempt)
                 .map(|a| a.id),
@@ -833,6 +900,62 @@ mod tests {
             j.last_guarded("web-01", std::time::Duration::from_secs(60)),
             Ok(GuardLookup::Guarded(_))
         ));
+    }
+
+    #[test]
+    fn an_earlier_attempt_is_found_from_the_journals_end_however_long_the_journal_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let minute = std::time::Duration::from_secs(60);
+        // A year of other guards, well over the first window read from the end.
+        for i in 0..600 {
+            let mut old = record("db-01", &format!("old-{i}"));
+            old.time = Utc::now() - chrono::Duration::days(365);
+            old.notes = vec!["x".repeat(1_000)];
+            j.append(&old).unwrap();
+        }
+        assert!(std::fs::metadata(j.path()).unwrap().len() > 2 * super::recent::TAIL_FIRST);
+        assert!(j.earlier_attempt("s.web-01", "c", minute, minute).unwrap().is_none());
+        attempt_lines(&j, "a1", None, true);
+        for i in 0..300 {
+            j.append(&record("db-01", &format!("new-{i}"))).unwrap();
+        }
+        let found = j.earlier_attempt("s.web-01", "c", minute, minute).unwrap();
+        assert_eq!(found.and_then(|r| r.attempt).map(|a| a.id), Some("a1".into()));
+        // Another VM's guard of the same change id is not this VM's.
+        assert!(j.earlier_attempt("s.db-01", "c", minute, minute).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_look_for_an_earlier_attempt_sees_what_another_process_appended_since_the_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        // Two journals of one file: two processes, each with its own index.
+        let (mine, theirs) = (Journal::new(&path), Journal::new(&path));
+        let minute = std::time::Duration::from_secs(60);
+        let earlier = |j: &Journal| {
+            j.earlier_attempt("s.web-01", "c", minute, minute)
+                .unwrap()
+                .and_then(|r| r.attempt)
+                .map(|a| a.id)
+        };
+        assert_eq!(earlier(&mine), None);
+        attempt_lines(&theirs, "a1", None, false);
+        assert_eq!(earlier(&mine).as_deref(), Some("a1"));
+        attempt_lines(&theirs, "a2", Some("a1"), true);
+        assert_eq!(earlier(&mine).as_deref(), Some("a2"));
+        // Lines this process wrote, between others', are indexed as they are written.
+        attempt_lines(&mine, "a3", Some("a2"), false);
+        attempt_lines(&theirs, "b1", None, false);
+        attempt_lines(&mine, "a4", Some("a3"), true);
+        assert_eq!(earlier(&mine).as_deref(), Some("a4"));
+        assert_eq!(earlier(&theirs).as_deref(), Some("a4"));
+        let all = mine.read(&JournalFilter::default()).unwrap();
+        assert_eq!(all.records.len(), 5, "{all:?}");
+        // A journal put in the place of the one indexed is read afresh.
+        std::fs::remove_file(&path).unwrap();
+        attempt_lines(&theirs, "a3", None, false);
+        assert_eq!(earlier(&mine).as_deref(), Some("a3"));
     }
 
     #[tokio::test]

@@ -79,10 +79,10 @@ pub(crate) async fn recover_file(
             session: None,
         },
     };
-    let journal = |run: &Run<'_>,
-                   session: Option<&str>,
-                   unmount: Option<&Unmount>,
-                   error: Option<&RewindError>| {
+    let journal = async |run: &Run<'_>,
+                         session: Option<&str>,
+                         unmount: Option<&Unmount>,
+                         error: Option<&RewindError>| {
         RecoveryRecord {
             client: &client,
             action: format!(
@@ -114,19 +114,21 @@ pub(crate) async fn recover_file(
             }),
         }
         .append(rewind)
+        .await
     };
 
     let session = match run.mount().await {
         Ok(session) => session,
         Err(e) => {
-            journal(&run, None, None, Some(&e));
+            journal(&run, None, None, Some(&e)).await;
             return Err(e);
         }
     };
     let outcome = run.recover(&session, &paths).await;
     let unmount = run.unmount(&session).await;
     run.guard.session = None;
-    let journal_problem = journal(&run, Some(&session), Some(&unmount), outcome.as_ref().err());
+    let journal_problem =
+        journal(&run, Some(&session), Some(&unmount), outcome.as_ref().err()).await;
 
     match outcome {
         Ok(()) => {

@@ -711,7 +711,7 @@ pub(crate) struct RecoveryRecord<'a> {
 impl RecoveryRecord<'_> {
     /// Appends the record; a journal that cannot be written is returned as a note (the recovery
     /// itself stands).
-    pub(crate) fn append(self, rewind: &Rewind) -> Option<String> {
+    pub(crate) async fn append(self, rewind: &Rewind) -> Option<String> {
         let record = JournalRecord {
             time: Utc::now(),
             kind: RecordKind::Recovery,
@@ -734,7 +734,7 @@ impl RecoveryRecord<'_> {
             details: Some(self.details),
             attempt: None,
         };
-        match rewind.journal().append(&record) {
+        match rewind.journal().append_off_runtime(record).await {
             Ok(()) => None,
             Err(e) => {
                 // The report's notes carry it to the front; a log line would say it twice.

@@ -346,7 +346,7 @@ impl Op<'_> {
                     detail: "the answer holds no task identifier, so what happened cannot be read"
                         .into(),
                 };
-                return Err(self.failed_before_task(e, "unknown"));
+                return Err(self.failed_before_task(e, "unknown").await);
             }
             Err(e) => {
                 let unknown = e.outcome_unknown();
@@ -394,7 +394,7 @@ impl Op<'_> {
                     other => other,
                 };
                 let verdict = if unknown { "unknown" } else { "failed" };
-                return Err(self.failed_before_task(e, verdict));
+                return Err(self.failed_before_task(e, verdict).await);
             }
         };
         self.follow(&task_id, sent).await
@@ -428,7 +428,7 @@ impl Op<'_> {
             }
             Ended::StillRunning(t) => (RecoveryVerdict::StillRunning, t),
         };
-        Ok(self.report(verdict, task))
+        Ok(self.report(verdict, task).await)
     }
 
     /// Waits for `task_id`; Failed or Stopped is a `TaskFailed` error.
@@ -444,34 +444,34 @@ impl Op<'_> {
                         self.operation.name()
                     ),
                 };
-                return Err(self.failed_before_task(e, "unknown"));
+                return Err(self.failed_before_task(e, "unknown").await);
             }
         };
         match ended {
-            Ended::Completed(t) => Ok(self.report(RecoveryVerdict::Completed, t)),
+            Ended::Completed(t) => Ok(self.report(RecoveryVerdict::Completed, t).await),
             Ended::StillRunning(t) => {
                 let mut me = self;
                 me.notes.push(format!(
                     "task {} was still running when waiting stopped; it was not stopped: follow it in the ZVM",
                     t.task_id
                 ));
-                Ok(me.report(RecoveryVerdict::StillRunning, t))
+                Ok(me.report(RecoveryVerdict::StillRunning, t).await)
             }
             Ended::Failed(t) => {
                 let e = t.failed();
-                self.journal("failed", Some(&t), Some(e.to_string()));
+                self.journal("failed", Some(&t), Some(e.to_string())).await;
                 Err(e)
             }
         }
     }
 
     /// Journals a write that failed before any task could be read, and gives the error back.
-    fn failed_before_task(&self, e: RewindError, verdict: &str) -> RewindError {
-        self.journal(verdict, None, Some(e.to_string()));
+    async fn failed_before_task(&self, e: RewindError, verdict: &str) -> RewindError {
+        self.journal(verdict, None, Some(e.to_string())).await;
         e
     }
 
-    fn journal(
+    async fn journal(
         &self,
         verdict: &str,
         task: Option<&RecoveryTask>,
@@ -500,14 +500,15 @@ impl Op<'_> {
             }),
         }
         .append(self.rewind)
+        .await
     }
 
-    fn report(mut self, verdict: RecoveryVerdict, task: RecoveryTask) -> RecoveryTaskReport {
+    async fn report(mut self, verdict: RecoveryVerdict, task: RecoveryTask) -> RecoveryTaskReport {
         let word = match verdict {
             RecoveryVerdict::Completed => "completed",
             RecoveryVerdict::StillRunning => "still_running",
         };
-        if let Some(problem) = self.journal(word, Some(&task), None) {
+        if let Some(problem) = self.journal(word, Some(&task), None).await {
             self.notes.push(problem);
         }
         RecoveryTaskReport {
