@@ -461,14 +461,28 @@ async fn run(sim_seed: u64, faults: &[Fault], steps: &[Step]) -> Result<(), Stri
     if std::env::var_os("TEST_LOG").is_some() {
         eprintln!(
             "{}",
-            summary(sim_seed, &fired, &seen, &env.insert_tasks().await)
+            summary(sim_seed, &fired, &seen, &env.insert_tasks().await, &checked)
         );
     }
-    checked
+    checked.map(|_| ())
 }
 
-/// One line per run for `TEST_LOG`: the faults that fired, the verdicts, the inserts.
-fn summary(sim_seed: u64, fired: &Value, seen: &Seen, inserts: &[(String, String, i64)]) -> String {
+/// One line per run for `TEST_LOG`: the faults that fired, the verdicts, the inserts, and what the
+/// check verified (or why it failed).
+fn summary(
+    sim_seed: u64,
+    fired: &Value,
+    seen: &Seen,
+    inserts: &[(String, String, i64)],
+    checked: &Result<Checked, String>,
+) -> String {
+    let check = match checked {
+        Ok(c) => format!(
+            "check=ok accounted={} single_checkpoint_pairs={}",
+            c.inserts, c.checkpoints
+        ),
+        Err(e) => format!("check=FAILED {e}"),
+    };
     let faults: Vec<String> = fired
         .as_array()
         .into_iter()
@@ -484,7 +498,7 @@ fn summary(sim_seed: u64, fired: &Value, seen: &Seen, inserts: &[(String, String
         })
         .collect();
     format!(
-        "MODEL-RUN seed={sim_seed} faults=[{}] guards=[{}] inserts={} checkpoints={} failed_inserts={} crashes={} journal_faults={} unjournaled={} flr={} errors={} doubled=0 unaccounted=0",
+        "MODEL-RUN seed={sim_seed} faults=[{}] guards=[{}] inserts={} checkpoints={} failed_inserts={} crashes={} journal_faults={} unjournaled={} flr={} errors={} {check}",
         faults.join(","),
         verdicts.join(","),
         inserts.len(),
@@ -631,7 +645,19 @@ fn report_tasks(r: &GuardReport) -> impl Iterator<Item = &str> {
 }
 
 /// The properties, against the simulator's ground truth and the journal.
-async fn check(env: &TestEnv, rewind: &rewind_core::Rewind, seen: &Seen) -> Result<(), String> {
+/// What [`check`] verified of one run.
+struct Checked {
+    /// Insert tasks the simulator ran, each found accounted for.
+    inserts: usize,
+    /// (change, VPG) pairs with a Completed insert, each found to hold exactly one.
+    checkpoints: usize,
+}
+
+async fn check(
+    env: &TestEnv,
+    rewind: &rewind_core::Rewind,
+    seen: &Seen,
+) -> Result<Checked, String> {
     let tasks = env.control.tasks().await;
     let inserts: Vec<&Value> = tasks
         .iter()
@@ -805,7 +831,10 @@ async fn check(env: &TestEnv, rewind: &rewind_core::Rewind, seen: &Seen) -> Resu
             s["Id"], seen.flr_attempts
         ));
     }
-    Ok(())
+    Ok(Checked {
+        inserts: inserts.len(),
+        checkpoints: completed.len(),
+    })
 }
 
 /// What every guard of the run said, with each VPG's outcome and notes.

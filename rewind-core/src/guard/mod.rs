@@ -946,8 +946,7 @@ async fn insert_locked(
                 .unwrap_or(Duration::from_millis(500))
                 .clamp(Duration::from_millis(20), Duration::from_secs(2));
             let pause = typical.mul_f64(rand::random::<f64>() * 0.5);
-            tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now())))
-                .await;
+            tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
             if let Ok(running) = client.insert_tasks(vpg_id, true).await
                 && running
                     .iter()

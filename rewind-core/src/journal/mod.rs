@@ -657,9 +657,7 @@ impl Journal {
         let records = records.into_iter().filter(|r| r.kind == RecordKind::Guard);
         Ok(fold::fold(records.collect(), &self.locks_dir())
             .into_iter()
-            .filter(|r| {
-                r.vm.id.eq_ignore_ascii_case(vm_id) && r.time >= since && r.tag().is_some()
-            })
+            .filter(|r| r.vm.id.eq_ignore_ascii_case(vm_id) && r.time >= since && r.tag().is_some())
             .max_by_key(|r| r.time))
     }
 
@@ -884,9 +882,9 @@ mod tests {
                 std::time::Duration::from_secs(60),
                 std::time::Duration::from_secs(60)
             )
-                .unwrap()
-                .and_then(|r| r.attempt)
-                .map(|a| a.id),
+            .unwrap()
+            .and_then(|r| r.attempt)
+            .map(|a| a.id),
             Some("a1".to_string())
         );
 
@@ -915,15 +913,26 @@ mod tests {
             j.append(&old).unwrap();
         }
         assert!(std::fs::metadata(j.path()).unwrap().len() > 2 * super::recent::TAIL_FIRST);
-        assert!(j.earlier_attempt("s.web-01", "c", minute, minute).unwrap().is_none());
+        assert!(
+            j.earlier_attempt("s.web-01", "c", minute, minute)
+                .unwrap()
+                .is_none()
+        );
         attempt_lines(&j, "a1", None, true);
         for i in 0..300 {
             j.append(&record("db-01", &format!("new-{i}"))).unwrap();
         }
         let found = j.earlier_attempt("s.web-01", "c", minute, minute).unwrap();
-        assert_eq!(found.and_then(|r| r.attempt).map(|a| a.id), Some("a1".into()));
+        assert_eq!(
+            found.and_then(|r| r.attempt).map(|a| a.id),
+            Some("a1".into())
+        );
         // Another VM's guard of the same change id is not this VM's.
-        assert!(j.earlier_attempt("s.db-01", "c", minute, minute).unwrap().is_none());
+        assert!(
+            j.earlier_attempt("s.db-01", "c", minute, minute)
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]

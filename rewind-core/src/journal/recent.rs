@@ -115,7 +115,9 @@ impl RecentLines {
     ) -> std::io::Result<()> {
         let id = file_id(meta);
         let len = meta.len();
-        let keep = since.checked_sub_signed(KEEP_SLACK).unwrap_or(DateTime::<Utc>::MIN_UTC);
+        let keep = since
+            .checked_sub_signed(KEEP_SLACK)
+            .unwrap_or(DateTime::<Utc>::MIN_UTC);
         let stale = self.file != Some(id)
             || len < self.indexed_to
             || self.kept_from.is_none_or(|k| since < k);
@@ -270,7 +272,10 @@ fn start_of_lines_since(mut file: &File, len: u64, since: DateTime<Utc>) -> std:
         // The window's first line may begin before it: left out (it is older than the rest).
         let mut at = match start {
             0 => 0,
-            _ => bytes.iter().position(|b| *b == b'\n').map_or(bytes.len(), |i| i + 1),
+            _ => bytes
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(bytes.len(), |i| i + 1),
         };
         let mut reaches_back = false;
         let mut first_recent = None;
