@@ -1,7 +1,7 @@
 Feature: The Claude Code hook
   Claude Code hands every tool call to `rewind hook pre-tool-use` before it runs. The hook allows
   read-only tools, puts unknown ones to the human, allows a mutating tool only when the VM it changes
-  was guarded within the hook's window, and denies what it cannot read: it fails closed.
+  was guarded within the hook's window, and blocks what it cannot read: it fails closed.
 
   Scenario: Claude Code's own reading tools are allowed
     When Claude Code asks the hook about "Read" with input '{"file_path": "/etc/hosts"}'
@@ -60,9 +60,10 @@ Feature: The Claude Code hook
     Then the hook answers "deny"
     And the hook's reason says "last 10 min"
 
-  Scenario Outline: Input the hook cannot read is denied
+  Scenario Outline: Input the hook cannot read is blocked
     When Claude Code sends the hook <input>
     Then the hook answers "deny"
+    And the hook exits with 2
     And the hook's reason says "fail closed"
 
     Examples:
@@ -72,8 +73,9 @@ Feature: The Claude Code hook
       | '{"hook_event_name": "PreToolUse"}'                            |
       | '{"hook_event_name": "PreToolUse", "tool_name": "", "tool_input": {}}' |
 
-  Scenario: A catalog the hook cannot read denies even a reading tool
+  Scenario: A catalog the hook cannot read blocks even a reading tool
     Given the tool catalog is damaged
     When Claude Code asks the hook about "Read" with input '{"file_path": "/etc/hosts"}'
     Then the hook answers "deny"
+    And the hook exits with 2
     And the hook's reason says "fail closed"

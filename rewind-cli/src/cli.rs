@@ -256,9 +256,29 @@ pub enum CloneActionArg {
 /// `rewind hook ...`.
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
-    /// Claude Code's PreToolUse hook: reads the hook's JSON on stdin, prints allow, deny or ask. Reads
-    /// only the tool catalog and the audit journal; never calls a ZVM.
-    PreToolUse,
+    /// The pre-tool hook of an agent host (Claude Code, VS Code, Copilot CLI, Codex, Gemini CLI,
+    /// Cursor): reads the host's JSON on stdin, answers allow, deny or ask in that host's own shape.
+    /// Reads only the tool catalog and the audit journal; never calls a ZVM.
+    PreToolUse {
+        /// The host that runs the hook, when its input alone cannot tell (it usually can).
+        #[arg(long, value_enum)]
+        host: Option<crate::hook::Host>,
+    },
+    /// Write the hook into an agent host's settings (merged into what the file holds), or print it.
+    Install {
+        /// The agent host.
+        #[arg(long, value_enum)]
+        host: crate::hook::Host,
+        /// The user's own settings (every project), or the current folder's.
+        #[arg(long, value_enum, default_value = "user")]
+        scope: crate::hook::install::Scope,
+        /// Print the entry and the file it belongs in; change nothing.
+        #[arg(long)]
+        print: bool,
+        /// The program the host runs (this rewind, by its absolute path, unless given).
+        #[arg(long, value_name = "PROGRAM")]
+        program: Option<String>,
+    },
 }
 
 impl Command {
@@ -279,7 +299,8 @@ impl Command {
             Command::Journal { .. } => "journal",
             Command::Sites => "sites",
             Command::Demo { .. } => "demo",
-            Command::Hook(HookCommand::PreToolUse) => "hook pre-tool-use",
+            Command::Hook(HookCommand::PreToolUse { .. }) => "hook pre-tool-use",
+            Command::Hook(HookCommand::Install { .. }) => "hook install",
             Command::Completions { .. } => "completions",
         }
     }

@@ -5,7 +5,8 @@
 //! - [`context`]: the global options, the configuration (through the core's loader), the runtime.
 //! - [`commands`]: one module per command family: `protection` (find, guard, tags), `recover`
 //!   (file, test, clone), `tools` (check-tool, catalog), `journal`, `sites`.
-//! - [`hook`]: `rewind hook pre-tool-use`, Claude Code's PreToolUse hook (catalog and journal only).
+//! - [`hook`]: `rewind hook pre-tool-use`, the pre-tool hook of every agent host that has one
+//!   (catalog and journal only), and `rewind hook install`, which writes it into a host's settings.
 //! - [`demo`]: `rewind demo`, the whole loop on a simulator started in this process.
 //! - [`output`]: everything printed: tables, the `--json` envelope, the one error line.
 //! - [`progress`]: the live progress line on stderr while Zerto tasks run.
@@ -70,8 +71,14 @@ pub fn run(cli: Cli) -> u8 {
     let printer = Printer { json: ctx.json };
     let name = cli.command.name();
     let result = match cli.command {
-        // The hook speaks Claude Code's protocol on stdout, not the `--json` envelope.
-        Command::Hook(HookCommand::PreToolUse) => return hook::pre_tool_use(&ctx),
+        // The hook speaks its host's protocol on stdout, not the `--json` envelope.
+        Command::Hook(HookCommand::PreToolUse { host }) => return hook::pre_tool_use(&ctx, host),
+        Command::Hook(HookCommand::Install {
+            host,
+            scope,
+            print,
+            program,
+        }) => hook_install(host, scope, print, program),
         // A completion script is not a result: `--json` does not apply.
         Command::Completions { shell } => return completions(shell),
         Command::Find { vm } => online(&ctx, |rewind| async move {
@@ -277,6 +284,36 @@ fn offline(
     command: impl FnOnce(Config) -> Result<Reply, CliError>,
 ) -> Result<Reply, CliError> {
     command(ctx.config_warned()?)
+}
+
+/// `rewind hook install`: the host's settings file for the scope, and the hook merged into it.
+fn hook_install(
+    host: hook::Host,
+    scope: hook::install::Scope,
+    print: bool,
+    program: Option<String>,
+) -> Result<Reply, CliError> {
+    let internal = |what: String| CliError::new(rewind_core::ErrorKind::Internal, what);
+    let program = match program {
+        Some(p) => p,
+        None => std::env::current_exe()
+            .map_err(|e| {
+                internal(format!(
+                    "cannot tell where this rewind is ({e}); give --program"
+                ))
+            })?
+            .to_string_lossy()
+            .into_owned(),
+    };
+    let project = std::env::current_dir()
+        .map_err(|e| internal(format!("cannot read the current folder ({e})")))?;
+    let home = directories::BaseDirs::new()
+        .map(|d| d.home_dir().to_path_buf())
+        .ok_or_else(|| internal("cannot tell the home folder; use --scope project".into()))?;
+    let file = hook::install::settings_file(host, scope, &project, &home);
+    let command = hook::install::command_line(host, &program);
+    let installed = hook::install::install(host, &file, &command, print)?;
+    Reply::new(&installed, hook::install::human(&installed, print))
 }
 
 /// `rewind completions <shell>`: the script on stdout.

@@ -27,13 +27,31 @@ use serde::{Deserialize, Serialize};
 use crate::error::ErrorKind;
 use crate::local_state::{self, LOCK_WAIT, LockBusy, LockError, LockMode, open_private};
 
-/// The server name of Claude Code's own tools.
+/// The server name, in the catalog, of Claude Code's own tools.
 pub const CLAUDE_CODE: &str = "claude-code";
+/// The server name of VS Code's own agent tools.
+pub const VSCODE: &str = "vscode";
+/// The server name of GitHub Copilot CLI's own tools.
+pub const COPILOT_CLI: &str = "copilot-cli";
+/// The server name of Codex CLI's own tools.
+pub const CODEX: &str = "codex";
+/// The server name of Gemini CLI's own tools.
+pub const GEMINI_CLI: &str = "gemini-cli";
+/// The server name of Cursor's own tools.
+pub const CURSOR: &str = "cursor";
 /// The server name of this project's MCP server.
 pub const ZERTO_REWIND: &str = "zerto-rewind";
 
-/// Built-in read-only tools: Claude Code's tools that do not change a guest, and this project's own
-/// tools that change no guest.
+/// The agent hosts whose own tools the catalog names by the host's name as the server.
+pub const HOSTS: [&str; 6] = [CLAUDE_CODE, VSCODE, COPILOT_CLI, CODEX, GEMINI_CLI, CURSOR];
+
+/// Built-in read-only tools: each agent host's own tools that change no guest (they read, or change
+/// only the agent's session: its plan, its to-do list, a question to the human), and this project's
+/// own tools that change no guest. Each host's list is held against the tool list of its own source
+/// or package by a test (`tests/host_tools.rs`), so a tool a host renames or adds is noticed.
+///
+/// A host's tool that starts a subagent is here only where the host runs its hook on each of the
+/// subagent's calls too (Claude Code's `Agent`, Copilot CLI's `task`).
 ///
 /// Of zerto-rewind's own tools, the guard and `zerto_add_mutating_tool` are here although they write:
 /// the guard adds tagged checkpoints to VPG journals and the other adds a catalog entry that makes
@@ -44,16 +62,115 @@ pub const ZERTO_REWIND: &str = "zerto-rewind";
 /// Zerto and this machine (an FLR session, files written, a test VM or a clone started or removed),
 /// which a human should agree to.
 pub const BUILTIN_READ_ONLY: &[(&str, &str)] = &[
+    // Claude Code 2.1 (its package's sdk-tools.d.ts).
     (CLAUDE_CODE, "Read"),
-    (CLAUDE_CODE, "Grep"),
     (CLAUDE_CODE, "Glob"),
-    (CLAUDE_CODE, "LS"),
-    (CLAUDE_CODE, "NotebookRead"),
-    (CLAUDE_CODE, "TodoRead"),
+    (CLAUDE_CODE, "Grep"),
+    (CLAUDE_CODE, "TaskOutput"),
+    (CLAUDE_CODE, "TaskGet"),
+    (CLAUDE_CODE, "TaskList"),
+    (CLAUDE_CODE, "TaskCreate"),
+    (CLAUDE_CODE, "TaskUpdate"),
     (CLAUDE_CODE, "TodoWrite"),
+    (CLAUDE_CODE, "CronList"),
+    (CLAUDE_CODE, "ListMcpResourcesTool"),
+    (CLAUDE_CODE, "ReadMcpResourceTool"),
+    (CLAUDE_CODE, "ReadMcpResourceDirTool"),
     (CLAUDE_CODE, "WebFetch"),
     (CLAUDE_CODE, "WebSearch"),
-    (CLAUDE_CODE, "BashOutput"),
+    (CLAUDE_CODE, "AskUserQuestion"),
+    (CLAUDE_CODE, "EnterPlanMode"),
+    (CLAUDE_CODE, "ExitPlanMode"),
+    (CLAUDE_CODE, "ReportFindings"),
+    (CLAUDE_CODE, "ShowOnboardingRolePicker"),
+    (CLAUDE_CODE, "Agent"),
+    // VS Code's agent (the model-facing names of the Copilot Chat extension's tools).
+    (VSCODE, "read_file"),
+    (VSCODE, "list_dir"),
+    (VSCODE, "file_search"),
+    (VSCODE, "grep_search"),
+    (VSCODE, "semantic_search"),
+    (VSCODE, "search_workspace_symbols"),
+    (VSCODE, "get_errors"),
+    (VSCODE, "get_changed_files"),
+    (VSCODE, "read_project_structure"),
+    (VSCODE, "view_image"),
+    (VSCODE, "get_terminal_output"),
+    (VSCODE, "terminal_selection"),
+    (VSCODE, "terminal_last_command"),
+    (VSCODE, "get_task_output"),
+    (VSCODE, "test_search"),
+    (VSCODE, "test_failure"),
+    (VSCODE, "get_search_view_results"),
+    (VSCODE, "get_vscode_api"),
+    (VSCODE, "get_project_setup_info"),
+    (VSCODE, "copilot_getNotebookSummary"),
+    (VSCODE, "read_notebook_cell_output"),
+    (VSCODE, "fetch_webpage"),
+    (VSCODE, "github_repo"),
+    (VSCODE, "tool_search"),
+    (VSCODE, "vscode_askQuestions"),
+    (VSCODE, "manage_todo_list"),
+    // GitHub Copilot CLI 1.0: its own names, and Claude Code's, which it sends to a hook of
+    // `.claude/settings.json`.
+    (COPILOT_CLI, "view"),
+    (COPILOT_CLI, "glob"),
+    (COPILOT_CLI, "grep"),
+    (COPILOT_CLI, "rg"),
+    (COPILOT_CLI, "web_fetch"),
+    (COPILOT_CLI, "web_search"),
+    (COPILOT_CLI, "ask_user"),
+    (COPILOT_CLI, "read_bash"),
+    (COPILOT_CLI, "list_bash"),
+    (COPILOT_CLI, "read_agent"),
+    (COPILOT_CLI, "list_agents"),
+    (COPILOT_CLI, "fetch_copilot_cli_documentation"),
+    (COPILOT_CLI, "update_todo"),
+    (COPILOT_CLI, "task"),
+    (COPILOT_CLI, "Read"),
+    (COPILOT_CLI, "Glob"),
+    (COPILOT_CLI, "Grep"),
+    (COPILOT_CLI, "WebFetch"),
+    (COPILOT_CLI, "WebSearch"),
+    (COPILOT_CLI, "AskUserQuestion"),
+    (COPILOT_CLI, "TodoWrite"),
+    (COPILOT_CLI, "Agent"),
+    // Codex CLI 0.169 (every shell tool reaches a hook as `Bash`, a patch as `apply_patch`).
+    (CODEX, "view_image"),
+    (CODEX, "list_mcp_resources"),
+    (CODEX, "list_mcp_resource_templates"),
+    (CODEX, "read_mcp_resource"),
+    (CODEX, "get_goal"),
+    (CODEX, "create_goal"),
+    (CODEX, "update_goal"),
+    (CODEX, "request_user_input"),
+    (CODEX, "request_permissions"),
+    // Gemini CLI (its registered names; `search_file_content` is grep_search's older name).
+    (GEMINI_CLI, "read_file"),
+    (GEMINI_CLI, "read_many_files"),
+    (GEMINI_CLI, "list_directory"),
+    (GEMINI_CLI, "glob"),
+    (GEMINI_CLI, "grep_search"),
+    (GEMINI_CLI, "search_file_content"),
+    (GEMINI_CLI, "google_web_search"),
+    (GEMINI_CLI, "web_fetch"),
+    (GEMINI_CLI, "read_mcp_resource"),
+    (GEMINI_CLI, "list_mcp_resources"),
+    (GEMINI_CLI, "list_background_processes"),
+    (GEMINI_CLI, "read_background_output"),
+    (GEMINI_CLI, "tracker_get_task"),
+    (GEMINI_CLI, "tracker_list_tasks"),
+    (GEMINI_CLI, "tracker_visualize"),
+    (GEMINI_CLI, "get_internal_docs"),
+    (GEMINI_CLI, "write_todos"),
+    (GEMINI_CLI, "ask_user"),
+    (GEMINI_CLI, "enter_plan_mode"),
+    (GEMINI_CLI, "exit_plan_mode"),
+    // Cursor (the tool types its preToolUse hook names).
+    (CURSOR, "Read"),
+    (CURSOR, "Grep"),
+    (CURSOR, "TabRead"),
+    // This project's MCP server.
     (ZERTO_REWIND, "zerto_find_protection"),
     (ZERTO_REWIND, "zerto_list_tags"),
     (ZERTO_REWIND, "zerto_check_tool"),
@@ -149,7 +266,7 @@ impl CatalogError {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CatalogEntry {
-    /// The MCP server (or `claude-code` for Claude Code's own tools).
+    /// The MCP server, or an agent host's name (`claude-code`, `codex`, ...) for its own tools.
     pub server: String,
     /// The tool, or `*` for every tool of the server.
     pub tool: String,
@@ -294,20 +411,6 @@ pub fn question_for(server: &str, tool: &str, vm: Option<&str>) -> String {
     )
 }
 
-/// Splits a tool name as Claude Code shows it into `(server, tool)`: `mcp__<server>__<tool>` for an MCP
-/// server's tool, else `("claude-code", name)` for Claude Code's own.
-pub fn claude_code_tool(name: &str) -> (String, String) {
-    match name
-        .strip_prefix("mcp__")
-        .and_then(|rest| rest.split_once("__"))
-    {
-        Some((server, tool)) if !server.is_empty() && !tool.is_empty() => {
-            (server.to_string(), tool.to_string())
-        }
-        _ => (CLAUDE_CODE.to_string(), name.to_string()),
-    }
-}
-
 fn check_name(field: &'static str, value: &str) -> Result<String, CatalogError> {
     let v = value.trim();
     if v.is_empty() {
@@ -430,6 +533,41 @@ impl CatalogStore {
             Some(vm) => self.classify(server, tool, Some(&vm)),
             None => Ok(first),
         }
+    }
+
+    /// The MCP servers the catalog knows: those its entries name (agent hosts' own tools aside), and
+    /// this project's. The hook splits a host's joined MCP tool name (`mcp_<server>_<tool>`) at them.
+    pub fn servers(&self) -> Result<Vec<String>, CatalogError> {
+        let file = self.load()?;
+        let mut servers: Vec<String> = file
+            .mutating
+            .iter()
+            .chain(&file.read_only)
+            .map(|e| e.server.clone())
+            .chain([ZERTO_REWIND.to_string()])
+            .filter(|s| !HOSTS.contains(&s.as_str()))
+            .collect();
+        servers.sort();
+        servers.dedup();
+        Ok(servers)
+    }
+
+    /// The MCP servers with an entry for `tool` by its own name (a server's `*` entry does not say
+    /// it has the tool), built-in entries included: how the hook finds the server of a tool whose
+    /// host does not name it.
+    pub fn servers_of(&self, tool: &str) -> Result<Vec<String>, CatalogError> {
+        let file = self.load()?;
+        let builtin = BUILTIN_READ_ONLY.iter().map(|(s, t)| (*s, *t));
+        let entries = file.mutating.iter().chain(&file.read_only);
+        let mut servers: Vec<String> = entries
+            .map(|e| (e.server.as_str(), e.tool.as_str()))
+            .chain(builtin)
+            .filter(|(s, t)| *t == tool && !HOSTS.contains(s))
+            .map(|(s, _)| s.to_string())
+            .collect();
+        servers.sort();
+        servers.dedup();
+        Ok(servers)
     }
 
     /// Marks a tool as mutating (removing it from the read-only entries of the file).
@@ -800,26 +938,6 @@ mod tests {
             "{err}"
         );
         assert_eq!(std::fs::read_to_string(s.path()).unwrap(), text);
-    }
-
-    #[test]
-    fn claude_code_tool_names_split_into_server_and_tool() {
-        assert_eq!(
-            claude_code_tool("Bash"),
-            ("claude-code".into(), "Bash".into())
-        );
-        assert_eq!(
-            claude_code_tool("mcp__zerto-rewind__zerto_list_tags"),
-            ("zerto-rewind".into(), "zerto_list_tags".into())
-        );
-        assert_eq!(
-            claude_code_tool("mcp__ssh__run__now"),
-            ("ssh".into(), "run__now".into())
-        );
-        assert_eq!(
-            claude_code_tool("mcp__broken"),
-            ("claude-code".into(), "mcp__broken".into())
-        );
     }
 
     #[test]

@@ -158,7 +158,7 @@ impl Default for GuardSettings {
     }
 }
 
-/// Settings of the Claude Code PreToolUse hook.
+/// Settings of the pre-tool hook (`rewind hook pre-tool-use`) of every agent host.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HookSettings {
     /// How long a guard of a VM lets mutating tool calls on that VM through without a new guard.

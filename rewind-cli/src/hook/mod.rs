@@ -1,10 +1,12 @@
-//! `rewind hook pre-tool-use`: Claude Code's PreToolUse hook, the host-side enforcement point.
+//! `rewind hook pre-tool-use`: the pre-tool hook of every agent host that has one (Claude Code, VS
+//! Code's agent, GitHub Copilot CLI, Codex CLI, Gemini CLI, Cursor), the host-side enforcement point.
 //!
-//! It reads the hook's JSON on stdin (`tool_name`, `tool_input`, ...) and answers on stdout with
-//! `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": ..., ...}}`:
+//! It reads the host's JSON on stdin, tells the host from its fields (or `--host`), and answers in
+//! that host's own shape ([`host`]):
 //!
 //! - a read-only tool is allowed;
-//! - an unknown tool is asked about, with the catalog's question;
+//! - an unknown tool is asked about, with the catalog's question; a host that cannot ask gets a deny
+//!   that carries the question and how to let such a call through;
 //! - a mutating tool is allowed only when the VM it changes has a `guarded` journal record younger
 //!   than the hook window; otherwise it is denied, telling the agent to guard that VM first. The VM is
 //!   read from the argument the catalog entry names (`vm_arg`: a name, host name, IP address or
@@ -13,24 +15,30 @@
 //!   finds none, it asks. A reference that records of more than one VM answer to (two VMs sharing a
 //!   name, a host name's first label or an address) is asked about too, naming them: a guard of one
 //!   never lets a call on the other through.
-//! - input it cannot read, and a catalog or journal it cannot read, are denied (fail closed).
+//! - input it cannot read, and a configuration, catalog or journal it cannot read, fail the hook:
+//!   a block in the host's terms (fail closed).
 //!
 //! It reads only the configuration, the catalog and the journal: it never calls a ZVM, and it starts
-//! no async runtime, so it answers in milliseconds.
+//! no async runtime, so it answers in milliseconds. `rewind hook install` ([`install`]) writes it into
+//! a host's settings.
+
+pub mod host;
+pub mod install;
 
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::time::Duration;
 
-use rewind_core::catalog::{CatalogStore, claude_code_tool};
+use rewind_core::catalog::CatalogStore;
 use rewind_core::journal::{GuardLookup, JournalVm};
 use rewind_core::{Config, Journal, JournalFilter, JournalRecord, ToolClass};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::exit::CliError;
 use crate::output;
+pub use host::{Answer, Call, Host, ToolRef};
 
 /// The hook's decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -44,6 +52,17 @@ pub enum Permission {
     Ask,
 }
 
+impl Permission {
+    /// The word hosts read.
+    pub fn word(self) -> &'static str {
+        match self {
+            Permission::Allow => "allow",
+            Permission::Deny => "deny",
+            Permission::Ask => "ask",
+        }
+    }
+}
+
 /// A decision with its reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
@@ -51,6 +70,12 @@ pub struct Decision {
     pub permission: Permission,
     /// Why, in words the agent or the human can act on.
     pub reason: String,
+    /// For a question: how the human lets such calls through without being asked. A host that cannot
+    /// ask denies the call, and its reason ends with this.
+    pub remedy: Option<String>,
+    /// The hook itself failed (its input, configuration, catalog or journal could not be read): the
+    /// call is blocked in the host's terms.
+    pub failed: bool,
 }
 
 impl Decision {
@@ -58,128 +83,168 @@ impl Decision {
         Decision {
             permission: Permission::Allow,
             reason,
+            remedy: None,
+            failed: false,
         }
     }
     fn deny(reason: String) -> Decision {
         Decision {
             permission: Permission::Deny,
             reason,
+            remedy: None,
+            failed: false,
         }
     }
-    fn ask(reason: String) -> Decision {
+    fn ask(reason: String, remedy: String) -> Decision {
         Decision {
             permission: Permission::Ask,
             reason,
+            remedy: Some(remedy),
+            failed: false,
+        }
+    }
+    fn fail(reason: String) -> Decision {
+        Decision {
+            permission: Permission::Deny,
+            reason,
+            remedy: None,
+            failed: true,
         }
     }
 }
 
-/// What Claude Code sends; other fields (`session_id`, `cwd`, `transcript_path`, ...) are ignored.
-#[derive(Debug, Deserialize)]
-struct HookInput {
-    hook_event_name: Option<String>,
-    tool_name: String,
-    #[serde(default)]
-    tool_input: Value,
-}
-
-/// What Claude Code reads back.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct HookOutput {
-    hook_specific_output: HookSpecificOutput,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct HookSpecificOutput {
-    hook_event_name: &'static str,
-    permission_decision: Permission,
-    permission_decision_reason: String,
-}
-
-/// Claude Code's exit code for "block this call"; what the hook wrote on stderr goes to the model.
-const BLOCK: u8 = 2;
-
-/// Runs the hook: stdin in, the decision out. Returns the exit code: 0 with the decision on stdout, or
-/// [`BLOCK`] (with the reason on stderr) when the decision cannot even be printed.
-pub fn pre_tool_use(ctx: &Context) -> u8 {
+/// Runs the hook: stdin in, the decision out in the host's shape. Returns the exit code.
+pub fn pre_tool_use(ctx: &Context, host: Option<Host>) -> u8 {
     let mut input = String::new();
-    let decision = match std::io::stdin().read_to_string(&mut input) {
-        Ok(_) => decide(&input, || ctx.config()),
-        Err(e) => Decision::deny(format!(
-            "rewind's PreToolUse hook could not read its input on stdin ({e}), so the call is denied (fail closed)"
-        )),
+    let answer = match std::io::stdin().read_to_string(&mut input) {
+        Ok(_) => respond(&input, host, || ctx.config()),
+        Err(e) => host::failure(
+            host,
+            &format!(
+                "rewind's pre-tool hook could not read its input on stdin ({e}), so the call is denied (fail closed)"
+            ),
+        ),
     };
-    tracing::info!(decision = ?decision.permission, reason = %decision.reason, "PreToolUse");
-    let out = HookOutput {
-        hook_specific_output: HookSpecificOutput {
-            hook_event_name: "PreToolUse",
-            permission_decision: decision.permission,
-            permission_decision_reason: decision.reason.clone(),
-        },
+    emit(&answer)
+}
+
+/// Prints an answer; a decision that cannot be printed blocks the call.
+fn emit(answer: &Answer) -> u8 {
+    if let Some(line) = &answer.stderr {
+        eprintln!("{line}");
+    }
+    let Some(out) = &answer.stdout else {
+        return answer.code;
     };
-    match output::write_json(&out) {
-        Ok(()) => crate::exit::OK,
+    match output::write_json(out) {
+        Ok(()) => answer.code,
         Err(e) => {
             output::error_line(&format!(
-                "cannot print the hook's decision ({e}); blocking the call: {}",
-                decision.reason
+                "cannot print the hook's decision ({e}); blocking the call"
             ));
-            BLOCK
+            host::BLOCK
         }
     }
 }
 
-/// Decides on one PreToolUse input. `config` is called only once the input is known to be well formed.
-pub fn decide(input: &str, config: impl FnOnce() -> Result<Config, CliError>) -> Decision {
-    let input: HookInput = match serde_json::from_str(input) {
-        Ok(i) => i,
-        Err(e) => {
-            return Decision::deny(format!(
-                "rewind's PreToolUse hook could not read its input ({e}); it expects Claude Code's PreToolUse JSON with tool_name and tool_input, so the call is denied (fail closed)"
-            ));
+/// The hook's answer to one input: what to print and the exit code. `host` is `--host`, if given;
+/// `config` is called only once the input is known to be well formed.
+pub fn respond(
+    input: &str,
+    host: Option<Host>,
+    config: impl FnOnce() -> Result<Config, CliError>,
+) -> Answer {
+    let (host, decision) = decide(input, host, config);
+    tracing::info!(host = host.map(Host::name), decision = ?decision.permission, reason = %decision.reason, "pre-tool hook");
+    match host {
+        Some(host) if !decision.failed => {
+            let (permission, reason) = in_terms_of(host, &decision);
+            host::answer(host, permission, &reason)
+        }
+        _ => host::failure(host, &decision.reason),
+    }
+}
+
+/// The decision as `host` can take it: a question to a host that cannot ask is a deny that carries
+/// the question and the way to let such calls through.
+fn in_terms_of(host: Host, d: &Decision) -> (Permission, String) {
+    if d.permission != Permission::Ask || host.asks() {
+        return (d.permission, d.reason.clone());
+    }
+    (
+        Permission::Deny,
+        format!(
+            "{} {} cannot put this question to the human from a hook, so rewind denies the call (fail closed). {}",
+            d.reason,
+            host.title(),
+            d.remedy.as_deref().unwrap_or_default()
+        ),
+    )
+}
+
+/// Decides on one input: the host that sent it (when it can be told) and the decision.
+pub fn decide(
+    input: &str,
+    host: Option<Host>,
+    config: impl FnOnce() -> Result<Config, CliError>,
+) -> (Option<Host>, Decision) {
+    let fields: Map<String, Value> = match serde_json::from_str(input) {
+        Ok(Value::Object(fields)) => fields,
+        Ok(_) => {
+            return (
+                host,
+                Decision::fail(unreadable_input("it is not a JSON object")),
+            );
+        }
+        Err(e) => return (host, Decision::fail(unreadable_input(&e.to_string()))),
+    };
+    let host = host.unwrap_or_else(|| Host::detect(&fields));
+    let call = match host::read_call(host, &fields) {
+        Ok(call) => call,
+        Err(problem) => {
+            return (
+                Some(host),
+                Decision::fail(format!(
+                    "rewind's pre-tool hook could not read {}'s input ({problem}), so the call is denied (fail closed)",
+                    host.title()
+                )),
+            );
         }
     };
-    if let Some(event) = input.hook_event_name.as_deref()
-        && event != "PreToolUse"
-    {
-        return Decision::deny(format!(
-            "rewind's hook handles PreToolUse, but was called for {:?}; denied (fail closed): install it under hooks.PreToolUse only",
-            quoted(event)
-        ));
-    }
-    if input.tool_name.trim().is_empty() {
-        return Decision::deny(
-            "rewind's PreToolUse hook got an empty tool_name, so the call is denied (fail closed)"
-                .into(),
-        );
-    }
-    let config = match config() {
-        Ok(c) => c,
-        Err(e) => {
-            return Decision::deny(format!(
-                "rewind cannot read its configuration, so the call is denied (fail closed): {e}"
-            ));
-        }
+    let decision = match config() {
+        Ok(config) => decide_call(&call, &config),
+        Err(e) => Decision::fail(format!(
+            "rewind cannot read its configuration, so the call is denied (fail closed): {e}"
+        )),
     };
-    let (server, tool) = claude_code_tool(&input.tool_name);
+    (Some(host), decision)
+}
+
+fn unreadable_input(problem: &str) -> String {
+    format!(
+        "rewind's pre-tool hook could not read its input ({problem}); it expects the hook JSON of an agent host, with the tool's name and input, so the call is denied (fail closed)"
+    )
+}
+
+/// Decides on a call that was read: classify its tool, then judge it.
+fn decide_call(call: &Call, config: &Config) -> Decision {
     let catalog = CatalogStore::new(&config.catalog_path);
-    let class = match catalog.classify_call(&server, &tool, &input.tool_input) {
+    let (server, tool) = match resolve(call, &catalog) {
+        Ok(Ok(named)) => named,
+        Ok(Err(unnamed)) => return unnamed,
+        Err(e) => return catalog_failure(&e),
+    };
+    let class = match catalog.classify_call(&server, &tool, &call.input) {
         Ok(c) => c,
         // A name the catalog refuses is malformed input; an unreadable catalog tells nothing. Either
         // way the call is denied, and the error (which never echoes the name) says which.
-        Err(e) => {
-            return Decision::deny(format!(
-                "rewind cannot classify this call from its tool catalog, so it is denied (fail closed): {e}"
-            ));
-        }
+        Err(e) => return catalog_failure(&e),
     };
     match class.class {
         ToolClass::ReadOnly => Decision::allow(format!(
             "{server}/{tool} is read-only in rewind's tool catalog: it does not change a guest"
         )),
-        ToolClass::Unknown => Decision::ask(class.human_question()),
+        ToolClass::Unknown => Decision::ask(class.human_question(), classify_words(&server, &tool)),
         ToolClass::Mutating => {
             let journal = Journal::new(&config.journal_path);
             mutating(
@@ -189,10 +254,96 @@ pub fn decide(input: &str, config: impl FnOnce() -> Result<Config, CliError>) ->
                 &tool,
                 class.vm.as_deref(),
                 class.vm_arg.as_deref(),
-                &input.tool_input,
+                &call.input,
             )
         }
     }
+}
+
+fn catalog_failure(e: &rewind_core::catalog::CatalogError) -> Decision {
+    Decision::fail(format!(
+        "rewind cannot classify this call from its tool catalog, so it is denied (fail closed): {e}"
+    ))
+}
+
+/// How the human lets calls of an unknown tool through without a question.
+fn classify_words(server: &str, tool: &str) -> String {
+    format!(
+        "To let {server}/{tool} through, classify it: `rewind catalog add-read-only {server} {tool}` if it never changes a guest, or `rewind catalog add-mutating {server} {tool} --vm-arg <argument>` so that it runs once the VM its argument names is guarded."
+    )
+}
+
+/// The catalog's `(server, tool)` of a call: `Ok(Err(decision))` when the host did not say which MCP
+/// server the tool is of and rewind cannot tell; `Err` when the catalog cannot be read.
+fn resolve(
+    call: &Call,
+    catalog: &CatalogStore,
+) -> Result<Result<(String, String), Decision>, rewind_core::catalog::CatalogError> {
+    Ok(Ok(match &call.tool {
+        ToolRef::Own(name) => (call.host.name().to_string(), name.clone()),
+        ToolRef::Mcp { server, tool } => (server.clone(), tool.clone()),
+        ToolRef::Joined { rest, sep } => split_joined(rest, *sep, &catalog.servers()?),
+        ToolRef::OfUnnamedServer { tool, launched_by } => {
+            let named = launched_by
+                .as_deref()
+                .and_then(|by| host::cursor_server(&call.workspace, by));
+            let server = match named {
+                Some(server) => server,
+                None => match catalog.servers_of(tool)?.as_slice() {
+                    [one] => one.clone(),
+                    found => return Ok(Err(unnamed_server(call.host, tool, found))),
+                },
+            };
+            (server, tool.clone())
+        }
+    }))
+}
+
+/// `<server><sep><tool>` split at the longest server name the catalog knows (as the host writes it:
+/// lowercase, other characters as `_`, at most 13 characters in VS Code), else at the first `sep`.
+fn split_joined(rest: &str, sep: char, servers: &[String]) -> (String, String) {
+    let lower = rest.to_lowercase();
+    let written = |s: &str| -> String {
+        s.to_lowercase()
+            .chars()
+            .map(|c| match c {
+                'a'..='z' | '0'..='9' | '_' | '.' | '-' => c,
+                _ => '_',
+            })
+            .collect()
+    };
+    let found = servers
+        .iter()
+        .flat_map(|s| {
+            let w = written(s);
+            let clipped: String = w.chars().take(13).collect();
+            [(s, w), (s, clipped)]
+        })
+        .filter(|(_, w)| lower.starts_with(&format!("{w}{sep}")))
+        .max_by_key(|(_, w)| w.len());
+    match found {
+        Some((server, w)) => (server.clone(), rest[w.len() + 1..].to_string()),
+        None => match rest.split_once(sep) {
+            Some((server, tool)) => (server.to_string(), tool.to_string()),
+            None => (String::new(), rest.to_string()),
+        },
+    }
+}
+
+/// The deny for an MCP tool whose server the host did not name and rewind cannot tell.
+fn unnamed_server(host: Host, tool: &str, found: &[String]) -> Decision {
+    let why = match found {
+        [] => "no MCP server in rewind's tool catalog has a tool of that name".to_string(),
+        several => format!(
+            "the servers {} of rewind's tool catalog each have a tool of that name",
+            several.join(", ")
+        ),
+    };
+    Decision::deny(format!(
+        "{} did not say which MCP server the tool {:?} is of, and rewind cannot tell: {why}, and no server of .cursor/mcp.json is launched as this one is. It is denied (fail closed). Classify it under its server's name in .cursor/mcp.json (`rewind catalog add-read-only <server> {tool}`, or `add-mutating <server> {tool} --vm-arg <argument>`), then run it again.",
+        host.title(),
+        quoted(tool)
+    ))
 }
 
 /// A mutating call: allowed only when each VM it changes was guarded within the window.
@@ -207,7 +358,7 @@ fn mutating(
 ) -> Decision {
     let minutes = window_words(window);
     let unreadable = |e: &dyn std::fmt::Display| {
-        Decision::deny(format!(
+        Decision::fail(format!(
             "rewind cannot read its audit journal, so it cannot tell whether the VM was guarded; {server}/{tool} is denied (fail closed): {e}"
         ))
     };
@@ -227,9 +378,7 @@ fn mutating(
             Ok(GuardLookup::Guarded(r)) => {
                 Decision::allow(guarded_words(server, tool, &r, &minutes))
             }
-            Ok(GuardLookup::Ambiguous(candidates)) => {
-                Decision::ask(ambiguous_words(server, tool, vm, &candidates))
-            }
+            Ok(GuardLookup::Ambiguous(candidates)) => ambiguous(server, tool, vm, &candidates),
             Ok(GuardLookup::NotGuarded) => Decision::deny(format!(
                 "{server}/{tool} changes VM {named} (its argument {}), and {named} has no guarded record in rewind's journal from the last {minutes}: {}",
                 vm_arg.unwrap_or("?"),
@@ -247,7 +396,7 @@ fn mutating(
     // A word of the input that several of the journal's VMs answer to (a shared name, host name or
     // address) cannot tell which of them the call changes: a guard of one must not let it through.
     if let Some((word, candidates)) = shared_word(&mentioned) {
-        return Decision::ask(ambiguous_words(server, tool, &word, &candidates));
+        return ambiguous(server, tool, &word, &candidates);
     }
     if mentioned.is_empty() {
         let hint = match vm_arg {
@@ -256,9 +405,14 @@ fn mutating(
                 "the catalog does not say which argument names the VM (set it with `rewind catalog add-mutating {server} {tool} --vm-arg <argument>`)"
             ),
         };
-        return Decision::ask(format!(
-            "{server}/{tool} is mutating, and rewind cannot tell which VM this call changes: {hint}, and the input names no VM that rewind has guarded. Allow it only if that VM was guarded (a tagged checkpoint for this change); otherwise guard it first."
-        ));
+        return Decision::ask(
+            format!(
+                "{server}/{tool} is mutating, and rewind cannot tell which VM this call changes: {hint}, and the input names no VM that rewind has guarded. Allow it only if that VM was guarded (a tagged checkpoint for this change); otherwise guard it first."
+            ),
+            format!(
+                "To let it through, guard the VM first, and tell rewind which argument names the VM: `rewind catalog add-mutating {server} {tool} --vm-arg <argument>`."
+            ),
+        );
     }
     let mut unguarded = Vec::new();
     let mut guarded = Vec::new();
@@ -267,7 +421,7 @@ fn mutating(
             Ok(GuardLookup::Guarded(r)) => guarded.push(guarded_words(server, tool, &r, &minutes)),
             Ok(GuardLookup::NotGuarded) => unguarded.push(m.vm.name.clone()),
             Ok(GuardLookup::Ambiguous(candidates)) => {
-                return Decision::ask(ambiguous_words(server, tool, id, &candidates));
+                return ambiguous(server, tool, id, &candidates);
             }
             Err(e) => return unreadable(&e),
         }
@@ -294,6 +448,13 @@ fn guarded_words(server: &str, tool: &str, r: &JournalRecord, minutes: &str) -> 
 }
 
 /// The question for the human when a reference names more than one VM of the journal.
+fn ambiguous(server: &str, tool: &str, reference: &str, candidates: &[JournalVm]) -> Decision {
+    Decision::ask(
+        ambiguous_words(server, tool, reference, candidates),
+        "To let it through, guard the VM it changes and name that VM by its identifier in the call (`rewind journal` shows each VM's).".to_string(),
+    )
+}
+
 fn ambiguous_words(server: &str, tool: &str, reference: &str, candidates: &[JournalVm]) -> String {
     let list = candidates
         .iter()
@@ -412,25 +573,31 @@ pub mod fuzzing {
     /// Decides on `input` with no site, no catalog file and no journal file.
     pub fn decide_without_zvm(input: &str) -> Decision {
         let none = std::env::temp_dir().join("rewind-hook-fuzzing-nothing-here");
-        decide(input, || {
+        let (_, decision) = decide(input, None, || {
             rewind_core::Config::builder(none.join("catalog.toml"), none.join("journal.jsonl"))
                 .build()
                 .map_err(Into::into)
-        })
+        });
+        decision
     }
 
-    /// Panics when the decision let garbage through: input that is not a PreToolUse object with a
-    /// tool name must be denied, and with an empty catalog and journal only a built-in read-only tool
-    /// may be allowed.
+    /// Panics when the decision let garbage through: input that is not a hook object naming a tool
+    /// (or, from Cursor, a shell command) must be denied, and with an empty catalog and journal only a
+    /// built-in read-only tool may be allowed.
     pub fn check(input: &str, decision: &Decision) {
-        // Well formed: an object with a string tool_name, whatever else it holds (fields the hook
-        // does not read are skipped unread, as a number too large for a float is).
+        // Well formed: an object with a string tool name (Copilot CLI's `toolName`, everyone else's
+        // `tool_name`) or command, whatever else it holds (fields the hook does not read are skipped
+        // unread, as a number too large for a float is).
         #[derive(serde::Deserialize)]
         struct Shape {
-            tool_name: String,
+            tool_name: Option<String>,
+            #[serde(rename = "toolName")]
+            tool_name_camel: Option<String>,
+            command: Option<String>,
         }
-        let well_formed =
-            serde_json::from_str::<Shape>(input).is_ok_and(|s| !s.tool_name.trim().is_empty());
+        let named = |s: &Option<String>| s.as_deref().is_some_and(|n| !n.trim().is_empty());
+        let well_formed = serde_json::from_str::<Shape>(input)
+            .is_ok_and(|s| named(&s.tool_name) || named(&s.tool_name_camel) || named(&s.command));
         if !well_formed {
             assert_eq!(
                 decision.permission,
@@ -480,7 +647,7 @@ mod tests {
     #[test]
     fn malformed_input_is_denied_without_reading_the_configuration() {
         for bad in ["", "not json", "{\"tool_input\": {}}", "[1, 2]"] {
-            let d = decide(bad, || panic!("the configuration is not read"));
+            let (_, d) = decide(bad, None, || panic!("the configuration is not read"));
             assert_eq!(d.permission, Permission::Deny, "{bad:?}: {}", d.reason);
             assert!(d.reason.contains("fail closed"), "{}", d.reason);
         }

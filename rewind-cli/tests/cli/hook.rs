@@ -5,12 +5,19 @@ use serde_json::{Value, json};
 
 use crate::env::TestEnv;
 
-/// Runs the hook on `input` and returns its decision and reason.
+/// Runs the hook on `input` and returns its decision and reason, once it exited with 0.
 async fn hook(env: &TestEnv, input: &str) -> (String, String) {
+    let (decision, reason, code) = hook_run(env, input).await;
+    assert_eq!(code, 0, "{decision}: {reason}");
+    (decision, reason)
+}
+
+/// Runs the hook on `input` and returns its decision, reason and exit code.
+async fn hook_run(env: &TestEnv, input: &str) -> (String, String, i32) {
     let run = env
         .rewind_with_stdin(&["hook", "pre-tool-use"], Some(input))
         .await;
-    run.expect_code(0);
+    let code = run.code;
     let out: Value = run.json();
     let specific = &out["hookSpecificOutput"];
     assert_eq!(specific["hookEventName"], "PreToolUse", "{out}");
@@ -20,6 +27,7 @@ async fn hook(env: &TestEnv, input: &str) -> (String, String) {
             .as_str()
             .unwrap()
             .to_string(),
+        code,
     )
 }
 
@@ -92,10 +100,10 @@ async fn the_guard_tool_runs_without_a_question_and_a_bounded_recover_is_put_to_
 }
 
 #[tokio::test]
-async fn a_tool_name_the_catalog_refuses_is_denied_as_malformed_input() {
+async fn a_tool_name_the_catalog_refuses_is_blocked_as_malformed_input() {
     let env = TestEnv::start(51).await;
-    let (decision, reason) = hook(&env, &call("mcp__ssh__run\u{7}", json!({}))).await;
-    assert_eq!(decision, "deny", "{reason}");
+    let (decision, reason, code) = hook_run(&env, &call("mcp__ssh__run\u{7}", json!({}))).await;
+    assert_eq!((decision.as_str(), code), ("deny", 2), "{reason}");
     assert!(
         reason.contains("invalid catalog tool") && reason.contains("fail closed"),
         "{reason}"
@@ -294,7 +302,7 @@ async fn a_guard_older_than_the_window_does_not_count() {
 }
 
 #[tokio::test]
-async fn malformed_input_is_denied() {
+async fn malformed_input_is_blocked_with_exit_2_and_a_deny() {
     let env = TestEnv::start(46).await;
     for bad in [
         "",
@@ -303,18 +311,18 @@ async fn malformed_input_is_denied() {
         "{\"hook_event_name\": \"PostToolUse\", \"tool_name\": \"Read\", \"tool_input\": {}}",
         "{\"tool_name\": \"\", \"tool_input\": {}}",
     ] {
-        let (decision, reason) = hook(&env, bad).await;
-        assert_eq!(decision, "deny", "{bad:?}: {reason}");
+        let (decision, reason, code) = hook_run(&env, bad).await;
+        assert_eq!((decision.as_str(), code), ("deny", 2), "{bad:?}: {reason}");
         assert!(reason.contains("fail closed"), "{reason}");
     }
 }
 
 #[tokio::test]
-async fn an_unreadable_catalog_or_journal_is_denied() {
+async fn an_unreadable_catalog_or_journal_is_blocked_with_exit_2_and_a_deny() {
     let env = TestEnv::start(47).await;
     std::fs::write(env.catalog_file(), "[[mutating]\nbroken").unwrap();
-    let (decision, reason) = hook(&env, &call("Read", json!({}))).await;
-    assert_eq!(decision, "deny");
+    let (decision, reason, code) = hook_run(&env, &call("Read", json!({}))).await;
+    assert_eq!((decision.as_str(), code), ("deny", 2));
     assert!(
         reason.contains("tool catalog") && reason.contains("fail closed"),
         "{reason}"
@@ -325,8 +333,9 @@ async fn an_unreadable_catalog_or_journal_is_denied() {
         .await
         .expect_code(0);
     std::fs::create_dir_all(env.journal_file()).unwrap();
-    let (decision, reason) = hook(&env, &call("mcp__ssh__run", json!({"host": "web-01"}))).await;
-    assert_eq!(decision, "deny");
+    let (decision, reason, code) =
+        hook_run(&env, &call("mcp__ssh__run", json!({"host": "web-01"}))).await;
+    assert_eq!((decision.as_str(), code), ("deny", 2));
     assert!(
         reason.contains("audit journal") && reason.contains("fail closed"),
         "{reason}"

@@ -7,6 +7,7 @@ mod env;
 mod demo;
 mod exit_codes;
 mod hook;
+mod hosts;
 mod logging;
 mod machine;
 mod output;
