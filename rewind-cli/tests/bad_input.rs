@@ -122,7 +122,7 @@ async fn bad_arguments_are_one_clear_usage_error_and_nothing_is_written() {
 }
 
 #[tokio::test]
-async fn bad_hook_input_is_denied_and_nothing_is_written() {
+async fn bad_hook_input_is_blocked_and_nothing_is_written() {
     let env = TestEnv::start(82).await;
     env.rewind(&["catalog", "add-mutating", "claude-code", "Bash"])
         .await
@@ -152,7 +152,6 @@ async fn bad_hook_input_is_denied_and_nothing_is_written() {
             .rewind_with_stdin(&["hook", "pre-tool-use"], Some(input))
             .await;
         let shown: String = input.chars().take(60).collect();
-        run.expect_code(0);
         let out: Value = run.json();
         let decision = out["hookSpecificOutput"]["permissionDecision"]
             .as_str()
@@ -161,10 +160,11 @@ async fn bad_hook_input_is_denied_and_nothing_is_written() {
             .as_str()
             .unwrap();
         // The huge but well-formed mutating call names no guarded VM: it is asked about, never allowed.
+        // Input the hook cannot read blocks the call: a deny, and exit 2.
         if *input == huge_input {
-            assert_eq!(decision, "ask", "{shown}: {reason}");
+            assert_eq!((decision, run.code), ("ask", 0), "{shown}: {reason}");
         } else {
-            assert_eq!(decision, "deny", "{shown}: {reason}");
+            assert_eq!((decision, run.code), ("deny", 2), "{shown}: {reason}");
         }
         assert!(
             reason.len() < 4_000,

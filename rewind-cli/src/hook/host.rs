@@ -202,18 +202,17 @@ fn check_event(host: Host, input: &Map<String, Value>) -> Result<(), String> {
     let expected: &[&str] = match host {
         Host::GeminiCli => &["BeforeTool"],
         Host::Cursor => &CURSOR_EVENTS,
-        // Copilot CLI's own hook files send no event name.
-        Host::CopilotCli if event.is_none() => return Ok(()),
         _ => &["PreToolUse"],
     };
     match event {
+        // No event named (Copilot CLI's own hook files send none): the call is judged as it is.
+        None => Ok(()),
         Some(e) if expected.contains(&e) => Ok(()),
         Some(e) => Err(format!(
             "it is for the event {:?}, and rewind's hook handles {} only: install it under that event",
             super::quoted(e),
             expected.join(", ")
         )),
-        None => Err(format!("it names no event ({})", expected.join(", "))),
     }
 }
 
@@ -409,7 +408,12 @@ pub fn answer(host: Host, permission: Permission, reason: &str) -> Answer {
 /// The answer when the hook itself failed (its input, configuration, catalog or journal could not be
 /// read): a block in the host's terms, and in every host's when it cannot tell which one sent it.
 pub fn failure(host: Option<Host>, reason: &str) -> Answer {
-    let line = Some(format!("rewind: {reason}"));
+    // Codex quotes stderr as the reason in a sentence of its own (`blocked by PreToolUse hook:
+    // <reason>. Command: ...`): there the line is the bare reason, without its last full stop.
+    let line = Some(match host {
+        Some(Host::Codex) => reason.trim_end_matches('.').to_string(),
+        _ => format!("rewind: {reason}"),
+    });
     match host {
         // Copilot CLI before 1.0.57 skipped a hook that exited non-zero: only its deny blocks there.
         Some(Host::CopilotCli) => Answer {
@@ -449,7 +453,15 @@ fn decision(host: Host, permission: Permission, reason: &str) -> Value {
         }})
     };
     match host {
-        Host::ClaudeCode | Host::VsCode | Host::Codex => claude(),
+        Host::ClaudeCode | Host::VsCode => claude(),
+        // Codex quotes the reason in a sentence of its own (`blocked by PreToolUse hook: <reason>.
+        // Command: ...`): without its last full stop, it does not read `... first.. Command`.
+        Host::Codex => {
+            let mut own = claude();
+            own["hookSpecificOutput"]["permissionDecisionReason"] =
+                json!(reason.trim_end_matches('.'));
+            own
+        }
         Host::CopilotCli => {
             let mut both = claude();
             both["permissionDecision"] = json!(word);

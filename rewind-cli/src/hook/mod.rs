@@ -155,7 +155,7 @@ pub fn respond(
     config: impl FnOnce() -> Result<Config, CliError>,
 ) -> Answer {
     let (host, decision) = decide(input, host, config);
-    tracing::info!(host = host.map(Host::name), decision = ?decision.permission, reason = %decision.reason, "pre-tool hook");
+    tracing::info!(host = host.map(Host::name), decision = ?decision.permission, reason = %decision.reason, "PreToolUse");
     match host {
         Some(host) if !decision.failed => {
             let (permission, reason) = in_terms_of(host, &decision);
@@ -410,7 +410,7 @@ fn mutating(
                 "{server}/{tool} is mutating, and rewind cannot tell which VM this call changes: {hint}, and the input names no VM that rewind has guarded. Allow it only if that VM was guarded (a tagged checkpoint for this change); otherwise guard it first."
             ),
             format!(
-                "To let it through, guard the VM first, and tell rewind which argument names the VM: `rewind catalog add-mutating {server} {tool} --vm-arg <argument>`."
+                "To let it through, guard the VM it changes first: the hook then finds that VM in the call's input. If an argument of the tool names the VM, tell rewind which: `rewind catalog add-mutating {server} {tool} --vm-arg <argument>`."
             ),
         );
     }
