@@ -263,7 +263,7 @@ impl CatalogError {
 
 /// One catalog entry. An unknown key is refused, as in the configuration: a misspelt `vm_arg` must not
 /// quietly leave a mutating tool without the argument that names its VM.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CatalogEntry {
     /// The MCP server, or an agent host's name (`claude-code`, `codex`, ...) for its own tools.
@@ -285,7 +285,7 @@ impl CatalogEntry {
     }
 }
 
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CatalogFile {
     #[serde(default)]
@@ -295,7 +295,7 @@ struct CatalogFile {
 }
 
 /// How a tool is classified.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolClass {
     /// Known not to change a guest.
@@ -307,7 +307,7 @@ pub enum ToolClass {
 }
 
 /// Where a classification came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// The built-in read-only list.
@@ -319,7 +319,7 @@ pub enum Source {
 }
 
 /// The answer of [`CatalogStore::classify`].
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Classification {
     /// The server asked about.
     pub server: String,
@@ -364,7 +364,7 @@ impl Classification {
 }
 
 /// One entry as listed, with whether it is built in.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ListedEntry {
     /// The entry.
     #[serde(flatten)]
@@ -374,7 +374,7 @@ pub struct ListedEntry {
 }
 
 /// The whole catalog as listed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CatalogListing {
     /// The catalog file.
     pub path: PathBuf,

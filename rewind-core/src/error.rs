@@ -10,7 +10,7 @@ use crate::config::ConfigError;
 use crate::journal::JournalError;
 
 /// The class of an error, for exit codes and structured results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// A rule said no: the VM is ambiguous, not found or protected by nothing, or the ZVM refused.
@@ -43,7 +43,7 @@ impl ErrorKind {
 }
 
 /// One VM that a query matched, as listed when the match is ambiguous.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Candidate {
     /// The VM's identifier (`<serverGuid>.vm-<n>`).
     pub vm_id: String,
@@ -478,7 +478,7 @@ fn quoted_or_nothing(message: &str) -> String {
 }
 
 /// An error as JSON: `{"kind": "refused", "message": "...", "candidates": [...], "hint": "..."}`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ErrorReport {
     /// The class.
     pub kind: ErrorKind,

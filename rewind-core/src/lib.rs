@@ -58,7 +58,7 @@ pub use zvm::ZvmClient;
 pub use zvm::enums::Code;
 
 /// What one configured site looks like right now.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SiteStatus {
     /// The configured name.
     pub name: String,

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::zvm::enums::Code;
 
 /// What rewind is doing for one VPG.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
     /// Waiting for this process's earlier insert into the same VPG, or another client's.
@@ -24,7 +24,7 @@ pub enum Stage {
 }
 
 /// One progress update of one VPG's work.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TaskProgress {
     /// The configured site whose ZVM runs the task.
     pub site: String,

@@ -42,7 +42,7 @@ pub fn not_protecting_reason(status: &Code, substatus: &Code) -> Option<String> 
 }
 
 /// A site as a VPG names it, with the configured site that reaches its ZVM, if any.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SiteRef {
     /// The site's identifier.
     pub id: String,
@@ -63,7 +63,7 @@ impl std::fmt::Display for SiteRef {
 }
 
 /// The one VM a query resolved to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct VmRef {
     /// Its identifier.
     pub id: String,
@@ -76,7 +76,7 @@ pub struct VmRef {
 }
 
 /// Whether FLR can run for this VM in this VPG from a configured ZVM.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum FlrAvailability {
     /// FLR can run through the ZVM configured under `site` (the VPG's recovery site).
@@ -92,7 +92,7 @@ pub enum FlrAvailability {
 }
 
 /// One VPG that a VM is in.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct VpgProtection {
     /// The VPG's identifier.
     pub vpg_id: String,
@@ -120,7 +120,7 @@ pub struct VpgProtection {
 }
 
 /// A VM and every VPG it is in.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Protection {
     /// The query as given.
     pub query: String,

@@ -24,6 +24,7 @@ use rmcp::model::{
     ElicitationAction, ElicitationSchema, EnumSchema, InputRequest, InputRequests,
     InputRequiredResult, InputResponses,
 };
+use rmcp::schemars::{self, JsonSchema};
 use rmcp::service::{RequestContext, RoleServer};
 use serde::Serialize;
 
@@ -43,7 +44,7 @@ const YES: &str = "yes";
 const NO: &str = "no";
 
 /// What the agent should do next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Next {
     /// Guard the VM with `zerto_guard_before_mutate`, and run the tool only if the verdict is guarded.
@@ -57,7 +58,7 @@ pub enum Next {
 }
 
 /// What came of asking the human.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct HumanAnswer {
     /// Whether the human answered the form.
     pub answered: bool,
@@ -73,7 +74,7 @@ pub struct HumanAnswer {
 }
 
 /// The result of `zerto_check_tool`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ToolCheck {
     /// The catalog's classification (server, tool, vm, class, source, vm_arg, question).
     #[serde(flatten)]
@@ -271,7 +272,8 @@ fn done(
         message,
         human,
     };
-    reply::ok(check.message.clone(), &check)
+    let said = reply::Said::new(check.classification.headline(), check.message.clone());
+    reply::ok(said, &check)
 }
 
 /// The human could not be asked: the question goes back to the agent.
@@ -387,10 +389,12 @@ async fn answered(
 
 /// The catalog cannot be read: the tool is treated as unknown, and the reason is the error.
 fn unreadable_catalog(server: &str, tool: &str, err: RewindError) -> CallToolResult {
-    let mut report = err.report();
-    report.message = format!(
-        "{}. Until the catalog can be read, treat {server}/{tool} as unknown: ask the human whether to take a tagged checkpoint first, and do not run it before they answer.",
-        report.message
+    let report = err.report();
+    let said = reply::Said::new(
+        report.message.clone(),
+        format!(
+            "Until the catalog can be read, treat {server}/{tool} as unknown: ask the human whether to take a tagged checkpoint first, and do not run it before they answer."
+        ),
     );
-    reply::answer(report.message.clone(), &report, true)
+    reply::answer(said, &report, true)
 }

@@ -25,8 +25,9 @@
 //!   Not idempotent: a second start is refused by the ZVM or starts another.
 
 use rewind_core::{
-    CloneAction, FailoverTestAction, GuardReport, GuardRequest, JournalFilter, Outcome, Protection,
-    RecoverFileReport, RecoverFileRequest, RecoveryTaskReport, RecoveryVerdict, TagList, Verdict,
+    CloneAction, ErrorKind, ErrorReport, FailoverTestAction, GuardReport, GuardRequest,
+    JournalFilter, Outcome, Protection, RecoverFileReport, RecoverFileRequest, RecoveryOperation,
+    RecoveryTaskReport, RecoveryVerdict, TagList, Verdict,
 };
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -35,6 +36,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{tool, tool_router};
 
 use crate::args::{self, given};
+use crate::reply::Said;
 use crate::server::RewindServer;
 use crate::{check, progress, reply, text};
 
@@ -59,12 +61,13 @@ impl RewindServer {
         name = "zerto_find_protection",
         description = text::FIND_PROTECTION,
         input_schema = args::schema::<args::FindArgs>(),
+        output_schema = reply::output_schema::<rewind_core::Protection>(),
         annotations(title = "Find a VM's Zerto protection", read_only_hint = true, open_world_hint = true)
     )]
     async fn find_protection(&self, args: JsonObject) -> CallToolResult {
         let a: args::FindArgs = arguments!("zerto_find_protection", args);
         match self.rewind.find_protection(&a.vm).await {
-            Ok(p) => reply::ok(protection_line(&p), &p),
+            Ok(p) => reply::ok(protection_said(&p), &p),
             Err(e) => reply::failure(&e),
         }
     }
@@ -73,6 +76,7 @@ impl RewindServer {
         name = "zerto_guard_before_mutate",
         description = text::GUARD,
         input_schema = args::schema::<args::GuardArgs>(),
+        output_schema = reply::output_schema::<rewind_core::GuardReport>(),
         annotations(
             title = "Guard a VM with tagged checkpoints",
             read_only_hint = false,
@@ -109,6 +113,7 @@ impl RewindServer {
         name = "zerto_list_tags",
         description = text::LIST_TAGS,
         input_schema = args::schema::<args::ListTagsArgs>(),
+        output_schema = reply::output_schema::<rewind_core::TagList>(),
         annotations(title = "List a VM's tagged checkpoints", read_only_hint = true, open_world_hint = true)
     )]
     async fn list_tags(&self, args: JsonObject) -> CallToolResult {
@@ -124,6 +129,7 @@ impl RewindServer {
         name = "zerto_check_tool",
         description = text::CHECK_TOOL,
         input_schema = args::schema::<args::CheckToolArgs>(),
+        output_schema = reply::output_schema::<check::ToolCheck>(),
         annotations(title = "Check whether a tool changes a VM", read_only_hint = true, open_world_hint = false)
     )]
     async fn check_tool(
@@ -144,6 +150,7 @@ impl RewindServer {
         name = "zerto_add_mutating_tool",
         description = text::ADD_MUTATING,
         input_schema = args::schema::<args::AddMutatingArgs>(),
+        output_schema = reply::output_schema::<rewind_core::catalog::Classification>(),
         annotations(
             title = "Record a tool as mutating",
             read_only_hint = false,
@@ -163,9 +170,9 @@ impl RewindServer {
         .await;
         match recorded {
             Ok(c) => reply::ok(
-                format!(
-                    "{}/{} is recorded as mutating: every call of it must be guarded first.",
-                    c.server, c.tool
+                Said::new(
+                    format!("{}/{} is recorded as mutating", c.server, c.tool),
+                    "Guard the VM it changes (zerto_guard_before_mutate) before every call of it.",
                 ),
                 &c,
             ),
@@ -177,6 +184,7 @@ impl RewindServer {
         name = "zerto_add_read_only_tool",
         description = text::ADD_READ_ONLY,
         input_schema = args::schema::<args::AddReadOnlyArgs>(),
+        output_schema = reply::output_schema::<rewind_core::catalog::Classification>(),
         annotations(
             title = "Record a tool as read-only",
             read_only_hint = false,
@@ -195,9 +203,9 @@ impl RewindServer {
         .await;
         match recorded {
             Ok(c) => reply::ok(
-                format!(
-                    "{}/{} is recorded as read-only: it runs without a checkpoint and is not asked about again.",
-                    c.server, c.tool
+                Said::new(
+                    format!("{}/{} is recorded as read-only", c.server, c.tool),
+                    "It runs without a checkpoint, and is not asked about again.",
                 ),
                 &c,
             ),
@@ -209,6 +217,7 @@ impl RewindServer {
         name = "zerto_journal",
         description = text::JOURNAL,
         input_schema = args::schema::<args::JournalArgs>(),
+        output_schema = reply::output_schema::<rewind_core::journal::JournalRead>(),
         annotations(title = "Read the audit journal", read_only_hint = true, open_world_hint = false)
     )]
     async fn journal(&self, args: JsonObject) -> CallToolResult {
@@ -230,7 +239,13 @@ impl RewindServer {
             last: Some(last),
         };
         match crate::on_files(&self.rewind, move |r| r.journal().read(&filter)).await {
-            Ok(read) => reply::ok(read.headline(), &read),
+            Ok(read) => reply::ok(
+                Said::new(
+                    read.headline(),
+                    "A guard's tag is what a recovery goes back to (by its change id); guarding the same VM and change again within the hook window takes an interrupted or still-running attempt over.",
+                ),
+                &read,
+            ),
             Err(e) => reply::failure(&e.into()),
         }
     }
@@ -239,6 +254,7 @@ impl RewindServer {
         name = "zerto_recover_file",
         description = text::RECOVER_FILE,
         input_schema = args::schema::<args::RecoverFileArgs>(),
+        output_schema = reply::output_schema::<rewind_core::RecoverFileReport>(),
         annotations(
             title = "Recover files from a tagged checkpoint (FLR)",
             read_only_hint = false,
@@ -288,6 +304,7 @@ impl RewindServer {
         name = "zerto_failover_test",
         description = text::FAILOVER_TEST,
         input_schema = args::schema::<args::FailoverTestArgs>(),
+        output_schema = reply::output_schema::<rewind_core::RecoveryTaskReport>(),
         annotations(
             title = "Start or stop a failover test from a tagged checkpoint",
             read_only_hint = false,
@@ -331,6 +348,7 @@ impl RewindServer {
         name = "zerto_clone",
         description = text::CLONE,
         input_schema = args::schema::<args::CloneArgs>(),
+        output_schema = reply::output_schema::<rewind_core::RecoveryTaskReport>(),
         annotations(
             title = "Start or abort an offsite clone from a tagged checkpoint",
             read_only_hint = false,
@@ -359,19 +377,17 @@ impl RewindServer {
     }
 }
 
-/// "web-01 (…) at Boston: 3 VPG(s), 2 protecting. Next: …".
-fn protection_line(p: &Protection) -> String {
-    let first = p.headline();
-    if p.protecting().next().is_some() {
+/// "web-01 (…) at Boston: 3 VPG(s), 2 protecting", and the guard as the next step.
+fn protection_said(p: &Protection) -> Said {
+    let next = if p.protecting().next().is_some() {
         format!(
-            "{first}. Before changing it, call zerto_guard_before_mutate for {}.",
+            "Before changing it, call zerto_guard_before_mutate for {}.",
             p.vm.name
         )
     } else {
-        format!(
-            "{first}. No VPG of it is protecting, so Zerto cannot rewind a change to it: tell the human before changing it."
-        )
-    }
+        "No VPG of it is protecting, so Zerto cannot rewind a change to it: tell the human before changing it.".to_string()
+    };
+    Said::new(p.headline(), next)
 }
 
 /// The answer of a guard: `guarded` is a success; `not_guarded` and `still_running` are errors, since
@@ -387,8 +403,9 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
     let problems = report.problems();
     if let Some(journal) = &report.journal_error {
         return reply::answer(
-            format!(
-                "{first}. {journal}. Do not make the change yet: the hook will deny it; show the human this result."
+            Said::new(
+                format!("{first}. {journal}"),
+                "Do not make the change yet: the hook will deny it; show the human this result.",
             ),
             report,
             true,
@@ -396,35 +413,44 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
     }
     match report.verdict {
         Verdict::Guarded => reply::ok(
-            format!(
-                "{first}. Tagged {}. Go ahead with the change; keep the change id {}.",
-                tagged.join(", "),
-                report.change_id
+            Said::new(
+                format!("{first}. Tagged {}", tagged.join(", ")),
+                format!(
+                    "Go ahead with the change; keep the change id {}.",
+                    report.change_id
+                ),
             ),
             report,
         ),
         Verdict::NotGuarded if problems.is_empty() => reply::answer(
-            format!(
-                "{first}. No VPG of {} is protecting, so nothing was tagged. Do not make the change: tell the human that Zerto cannot rewind it.",
-                report.vm.name
+            Said::new(
+                format!(
+                    "{first}. No VPG of {} is protecting, so nothing was tagged",
+                    report.vm.name
+                ),
+                "Do not make the change: tell the human that Zerto cannot rewind it.",
             ),
             report,
             true,
         ),
         Verdict::NotGuarded => reply::answer(
-            format!(
-                "{first}. {}. Do not make the change: show the human this result.",
-                problems.join("; ")
+            Said::new(
+                format!("{first}. {}", problems.join("; ")),
+                "Do not make the change: show the human this result.",
             ),
             report,
             true,
         ),
         Verdict::StillRunning => reply::answer(
-            format!(
-                "{first}. Zerto task(s) {} are still running: they were not stopped and have not failed. Do not make the change yet. Wait a little, then call zerto_list_tags with vm {} and change_id {}: once every protecting VPG lists the tag, the VM is guarded for this change. If a task stays running, ask the human.",
-                report.running_task_ids().join(", "),
-                report.vm.name,
-                report.change_id
+            Said::new(
+                format!(
+                    "{first}. Zerto task(s) {} are still running: they were not stopped and have not failed",
+                    report.running_task_ids().join(", ")
+                ),
+                format!(
+                    "Do not make the change yet. Wait a little, then call zerto_list_tags with vm {} and change_id {}: once every protecting VPG lists the tag, the VM is guarded for this change. If a task stays running, ask the human.",
+                    report.vm.name, report.change_id
+                ),
             ),
             report,
             true,
@@ -444,13 +470,22 @@ fn tags_answer(tags: &TagList) -> CallToolResult {
         .map(|v| v.vpg_name.as_str())
         .collect();
     if unread.is_empty() {
-        return reply::ok(tags.headline(), tags);
+        return reply::ok(
+            Said::new(
+                tags.headline(),
+                "A change is guarded once every protecting VPG lists its tag; to go back, name its change id to zerto_recover_file, zerto_failover_test or zerto_clone.",
+            ),
+            tags,
+        );
     }
     reply::answer(
-        format!(
-            "{}. The list is incomplete: whether {} holds the tag is unknown, not no. Call zerto_list_tags again in a while; if it still cannot read them, show the human each VPG's error.",
-            tags.headline(),
-            unread.join(", ")
+        Said::new(
+            format!(
+                "{}. The list is incomplete: whether {} holds the tag is unknown, not no",
+                tags.headline(),
+                unread.join(", ")
+            ),
+            "Call zerto_list_tags again in a while; if it still cannot read them, show the human each VPG's error.",
         ),
         tags,
         true,
@@ -459,36 +494,49 @@ fn tags_answer(tags: &TagList) -> CallToolResult {
 
 /// The answer of a file-level recovery: what was written where, and whether the session was unmounted.
 fn recover_file_answer(report: &RecoverFileReport) -> CallToolResult {
-    let mut line = format!("{}.", report.headline());
-    if !report.unmount.unmounted {
-        line.push_str(" Tell the human to unmount that session in the ZVM.");
-    }
-    reply::ok(line, report)
+    let next = if report.unmount.unmounted {
+        "Tell the human which files came back and where they are; the production VM was not touched."
+    } else {
+        "Tell the human to unmount that session in the ZVM, and which files came back and where."
+    };
+    reply::ok(Said::new(report.headline(), next), report)
 }
 
 /// The answer of a failover test or clone operation: an error while its task still runs, as a guard's
 /// is, since the operation is not done and must not be reported so or started again.
 fn recovery_task_answer(report: &RecoveryTaskReport) -> CallToolResult {
-    let first = report.headline();
-    let line = match report.verdict {
-        RecoveryVerdict::Completed => format!("{first}."),
-        RecoveryVerdict::StillRunning => format!(
-            "{first}; it has not failed. Do not report the {} as done, and do not start it again: wait, then look at task {} in the ZVM, or ask the human to.",
+    let next = match (report.verdict, &report.operation) {
+        (RecoveryVerdict::StillRunning, _) => format!(
+            "Do not report the {} as done, and do not start it again: wait, then look at task {} in the ZVM, or ask the human to.",
             report.operation.name(),
             report.task.task_id
         ),
+        (_, RecoveryOperation::FailoverTestStart) => format!(
+            "Check the test VM in its isolated network, then stop the test with zerto_failover_test action stop for change {}, recording whether it passed.",
+            report.change_id
+        ),
+        (_, RecoveryOperation::CloneStart) => {
+            "Tell the human where the clone is; it runs at the recovery site beside production."
+                .to_string()
+        }
+        _ => "Tell the human what was done and recorded.".to_string(),
+    };
+    let headline = match report.verdict {
+        RecoveryVerdict::StillRunning => format!("{}; it has not failed", report.headline()),
+        RecoveryVerdict::Completed => report.headline(),
     };
     let running = report.verdict == RecoveryVerdict::StillRunning;
-    reply::answer(line, report, running)
+    reply::answer(Said::new(headline, next), report, running)
 }
 
 /// The answer when the task running a call's work ended without an answer (it panicked).
 fn stopped(what: &str, e: &tokio::task::JoinError) -> CallToolResult {
     reply::answer(
-        format!(
-            "{what} stopped unexpectedly ({e}); check zerto_list_tags and zerto_journal for what it did before going on"
+        Said::new(
+            format!("{what} stopped unexpectedly ({e})"),
+            "Check zerto_list_tags and zerto_journal for what it did before going on.",
         ),
-        &serde_json::json!({"kind": "internal", "message": e.to_string()}),
+        &ErrorReport::new(ErrorKind::Internal, e.to_string()),
         true,
     )
 }

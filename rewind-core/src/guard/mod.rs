@@ -48,7 +48,7 @@ pub const MAX_VM: usize = 80;
 pub const MAX_CHANGE_ID: usize = 40;
 
 /// What a guard is asked to do.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GuardRequest {
     /// The VM: name, host name, IP address or vmIdentifier.
     pub vm: String,
@@ -61,7 +61,7 @@ pub struct GuardRequest {
 }
 
 /// The parts of a tag, as built or as read back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TagParts {
     /// The agent.
     pub agent: String,
@@ -139,7 +139,7 @@ pub fn parse_tag(tag: &str) -> Option<TagParts> {
 }
 
 /// The verdict of a guard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// At least one VPG is protecting and every protecting VPG was tagged: the change may go ahead.
@@ -151,7 +151,7 @@ pub enum Verdict {
 }
 
 /// What happened at one VPG.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Outcome {
     /// The tagged checkpoint exists: its task Completed and it is listed.
@@ -202,7 +202,7 @@ pub enum Outcome {
 }
 
 /// One VPG's part of a guard.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct VpgGuard {
     /// The VPG.
     pub vpg_id: String,
@@ -241,7 +241,7 @@ impl VpgGuard {
 }
 
 /// The result of a guard.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct GuardReport {
     /// The verdict.
     pub verdict: Verdict,
@@ -1367,7 +1367,7 @@ async fn reconcile(
 }
 
 /// One tagged checkpoint of a VPG.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TaggedCheckpoint {
     /// The checkpoint.
     pub checkpoint_id: String,
@@ -1389,7 +1389,7 @@ impl TaggedCheckpoint {
 }
 
 /// The tagged checkpoints of one VPG.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct VpgTags {
     /// The VPG.
     pub vpg_id: String,
@@ -1405,7 +1405,7 @@ pub struct VpgTags {
 }
 
 /// The tagged checkpoints of a VM across all its VPGs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TagList {
     /// The VM.
     pub vm: VmRef,

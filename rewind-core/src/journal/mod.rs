@@ -98,7 +98,7 @@ impl JournalError {
 }
 
 /// What a record is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordKind {
     /// A guard.
@@ -108,7 +108,7 @@ pub enum RecordKind {
 }
 
 /// The VM of a record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct JournalVm {
     /// Its identifier.
     pub id: String,
@@ -136,7 +136,7 @@ impl From<&VmRef> for JournalVm {
 }
 
 /// One VPG's line of a record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct JournalVpg {
     /// The VPG.
     pub vpg_id: String,
@@ -162,7 +162,7 @@ pub struct JournalVpg {
 }
 
 /// One record of the journal.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct JournalRecord {
     /// When it was written.
     pub time: DateTime<Utc>,
@@ -193,7 +193,7 @@ pub struct JournalRecord {
 }
 
 /// One attempt of a guard, as its lines in the journal name it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Attempt {
     /// The attempt's id, shared by all its lines.
     pub id: String,
@@ -209,7 +209,9 @@ pub struct Attempt {
 }
 
 /// The part of a guard attempt one journal line records, in the order they are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Written before the first insert: the tag, and each protecting VPG (outcome `pending`).
@@ -463,7 +465,7 @@ impl RecordMatcher<'_> {
 }
 
 /// Records read back.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct JournalRead {
     /// The journal file.
     pub path: PathBuf,

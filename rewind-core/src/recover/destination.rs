@@ -33,7 +33,7 @@ use crate::error::RewindError;
 pub const MAX_GUEST_PATH: usize = 4096;
 
 /// A checked guest path: partition-rooted, `/`-separated, with no `..`, `.` or empty segment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct GuestPath {
     text: String,
@@ -233,7 +233,7 @@ pub fn parse_paths(paths: &[String]) -> Result<Vec<GuestPath>, RewindError> {
 }
 
 /// One file written into the destination folder.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RecoveredFile {
     /// The guest path it was recovered from.
     pub guest_path: String,

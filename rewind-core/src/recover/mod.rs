@@ -64,7 +64,7 @@ pub(crate) fn recovery_wait(rewind: &Rewind) -> Duration {
 pub const MAX_CHANGE: usize = 255;
 
 /// What [`crate::Rewind::recover_file`] is asked to do.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RecoverFileRequest {
     /// The VM: name, host name, IP address or vmIdentifier.
     pub vm: String,
@@ -84,7 +84,7 @@ pub struct RecoverFileRequest {
 }
 
 /// What [`crate::Rewind::failover_test`] is asked to do.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum FailoverTestAction {
     /// Start a failover test of the VM at the tagged checkpoint.
@@ -100,7 +100,7 @@ pub enum FailoverTestAction {
 }
 
 /// What [`crate::Rewind::offsite_clone`] is asked to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CloneAction {
     /// Start an offsite clone of the VM at the tagged checkpoint.
@@ -110,7 +110,7 @@ pub enum CloneAction {
 }
 
 /// The tagged checkpoint of one VPG that a recovery for one change starts from.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RecoveryPoint {
     /// The VPG.
     pub vpg_id: String,
@@ -175,7 +175,7 @@ pub fn recovery_points(
 }
 
 /// A Zerto task a recovery started, as it ended (or stood when waiting stopped).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RecoveryTask {
     /// The configured site whose ZVM runs it.
     pub site: String,
@@ -219,7 +219,7 @@ impl RecoveryTask {
 }
 
 /// What happened to an FLR session at the end.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Unmount {
     /// The session is known to be unmounted (its unmount task Completed).
     pub unmounted: bool,
@@ -247,7 +247,7 @@ impl Unmount {
 }
 
 /// The result of [`crate::Rewind::recover_file`].
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RecoverFileReport {
     /// The VM.
     pub vm: VmRef,
@@ -332,7 +332,7 @@ impl RecoverFileReport {
 }
 
 /// A recovery that runs as one Zerto task on a VPG.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "operation", rename_all = "snake_case")]
 pub enum RecoveryOperation {
     /// `POST /v1/vpgs/{id}/FailoverTest`.
@@ -363,7 +363,7 @@ impl RecoveryOperation {
 }
 
 /// How a failover test or clone operation ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoveryVerdict {
     /// Its task Completed.
@@ -373,7 +373,7 @@ pub enum RecoveryVerdict {
 }
 
 /// The result of [`crate::Rewind::failover_test`] and [`crate::Rewind::offsite_clone`].
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RecoveryTaskReport {
     /// What was done.
     #[serde(flatten)]

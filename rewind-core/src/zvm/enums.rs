@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// A numeric ZVM code with its name, e.g. `{"code": 6, "name": "DeltaSync"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Code {
     /// The number the ZVM sent.
     pub code: i64,

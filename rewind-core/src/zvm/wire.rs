@@ -481,7 +481,7 @@ impl FlrSession {
 pub const FLR_MOUNTED: &str = "MountCompletedSuccessfully";
 
 /// The body of `POST /v1/flrs` (`FlrMountDataApi`): a journal FLR.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "PascalCase")]
 pub struct FlrMount<'a> {
     /// The journal FLR.
@@ -491,7 +491,7 @@ pub struct FlrMount<'a> {
 }
 
 /// `JflrMountDataApi`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "PascalCase")]
 pub struct JournalFlr<'a> {
     /// The VPG whose journal holds the checkpoint.
@@ -505,7 +505,7 @@ pub struct JournalFlr<'a> {
 }
 
 /// The body of `POST /v1/flrs/{id}/browse`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "PascalCase")]
 pub struct FlrBrowse<'a> {
     /// A partition-rooted, `/`-separated guest path; empty lists the partitions.
@@ -604,7 +604,7 @@ pub struct DownloadInformation {
 }
 
 /// The body of `POST /v1/flrs/{id}/download`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "PascalCase")]
 pub struct FlrDownload<'a> {
     /// The guest paths to download.
@@ -612,7 +612,7 @@ pub struct FlrDownload<'a> {
 }
 
 /// The body of `POST /v1/vpgs/{id}/FailoverTest`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "PascalCase")]
 pub struct FailoverTestStart<'a> {
     /// The checkpoint to test from.
@@ -622,7 +622,7 @@ pub struct FailoverTestStart<'a> {
 }
 
 /// The body of `POST /v1/vpgs/{id}/FailoverTestStop`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "PascalCase")]
 pub struct FailoverTestStop<'a> {
     /// Whether the test succeeded.
@@ -632,7 +632,7 @@ pub struct FailoverTestStop<'a> {
 }
 
 /// The body of `POST /v1/vpgs/{id}/CloneStart` (note `CheckpointId`, not `CheckpointIdentifier`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "PascalCase")]
 pub struct CloneStart<'a> {
     /// The checkpoint to clone from.
@@ -642,7 +642,7 @@ pub struct CloneStart<'a> {
 }
 
 /// The body of `POST /v1/vpgs/{id}/checkpoints`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "PascalCase")]
 pub struct InsertCheckpoint<'a> {
     /// The tag.

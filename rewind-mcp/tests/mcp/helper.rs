@@ -508,13 +508,49 @@ pub async fn call<H: ClientHandler>(
     tool: &str,
     args: Value,
 ) -> CallToolResult {
-    tokio::time::timeout(
+    let result = tokio::time::timeout(
         Duration::from_secs(120),
         client.call_tool(params(tool, args)),
     )
     .await
     .unwrap_or_else(|_| panic!("{tool} did not answer within two minutes"))
-    .unwrap_or_else(|e| panic!("{tool} answers without a protocol error: {e}"))
+    .unwrap_or_else(|e| panic!("{tool} answers without a protocol error: {e}"));
+    expect_declared_shape(client, tool, &result).await;
+    result
+}
+
+/// Checks that a result's structured content validates against the `outputSchema` its tool declares
+/// (an unknown tool declares none), and says what happened and what to do next.
+pub async fn expect_declared_shape<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    tool: &str,
+    result: &CallToolResult,
+) {
+    let tools = client.list_all_tools().await.expect("the tools are listed");
+    let Some(schema) = tools
+        .iter()
+        .find(|t| t.name == tool)
+        .and_then(|t| t.output_schema.clone())
+    else {
+        return;
+    };
+    let content = structured(result);
+    let schema = Value::Object(schema.as_ref().clone());
+    let validator = jsonschema::validator_for(&schema).expect("the outputSchema is a JSON Schema");
+    let problems: Vec<String> = validator
+        .iter_errors(content)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "{tool}'s answer does not match its outputSchema: {problems:?}\n{content}"
+    );
+    for key in ["headline", "next_step"] {
+        assert!(
+            content[key].as_str().is_some_and(|s| !s.is_empty()),
+            "{tool}'s answer says its {key}: {content}"
+        );
+    }
 }
 
 /// The parameters of a call of `tool` with `args`.

@@ -174,7 +174,8 @@ async fn stdout_carries_only_protocol_messages() {
     let mut out = String::new();
     let read = tokio::time::timeout(std::time::Duration::from_secs(60), async {
         let mut buf = [0u8; 4096];
-        while !out.contains("\"id\":2") {
+        // Until the answer to id 2 has arrived whole: its line ends with a newline.
+        while !(out.contains("\"id\":2") && out.ends_with('\n')) {
             let n = stdout.read(&mut buf).await.unwrap();
             assert!(n > 0, "stdout closed early: {out}");
             out.push_str(&String::from_utf8_lossy(&buf[..n]));
