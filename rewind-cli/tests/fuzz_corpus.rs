@@ -50,6 +50,13 @@ fn the_corpus_seeds_get_the_decisions_the_hook_promises() {
     };
     assert_eq!(decide("read"), Permission::Allow);
     assert_eq!(decide("bash"), Permission::Ask);
+    // Each host's own shape: the decision before it is put in the host's terms.
+    assert_eq!(decide("vscode_read"), Permission::Allow);
+    assert_eq!(decide("copilot_cli_bash"), Permission::Ask);
+    assert_eq!(decide("codex_bash"), Permission::Ask);
+    assert_eq!(decide("gemini_mcp"), Permission::Ask);
+    assert_eq!(decide("cursor_shell"), Permission::Ask);
+    assert_eq!(decide("copilot_cli_args_not_json"), Permission::Deny);
     assert_eq!(decide("not_json"), Permission::Deny);
     assert_eq!(decide("other_event"), Permission::Deny);
     assert_eq!(decide("control_char_tool"), Permission::Deny);
