@@ -4,30 +4,6 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
-/// What `rewind --help` says about exit codes; the README says the same.
-pub const EXIT_CODES_HELP: &str = "\
-Exit codes:
-  0    ok
-  1    something unexpected (a ZVM answer of an unexpected shape, a catalog or
-       journal file that cannot be read or written)
-  2    bad usage: wrong arguments, or an unusable configuration or catalog
-  3    refused by a rule: a VM not found, ambiguous or protected by nothing; a
-       guard with no protecting VPG, or whose insert the ZVM refused; an unknown
-       tool that needs a human's answer; a request the ZVM refused
-  4    a Zerto task failed (ended Failed or Stopped)
-  5    a ZVM could not be reached, would not authenticate rewind, or answered
-       with a server error (5xx)
-  6    a Zerto task was still running when waiting stopped: it was not stopped
-       and has not failed; its task ids are printed (`rewind tags` shows when
-       a guard's tags are listed)
-  130  interrupted twice (a first Ctrl-C or SIGTERM lets a guard or a recovery
-       finish what it started at the ZVM)
-
-With --json, every command prints one JSON document on stdout:
-  {\"command\": \"...\", \"ok\": true|false, \"exit_code\": N, \"result\": {...},
-   \"error\": {...}}
-Errors also go to stderr, as one line.";
-
 /// rewind: pin Zerto tagged checkpoints before an agent changes a VM, and recover from them.
 #[derive(Debug, Parser)]
 #[command(
@@ -35,7 +11,7 @@ Errors also go to stderr, as one line.";
     version,
     about = "Guard a VM with Zerto tagged checkpoints before an agent changes it, and recover from them.",
     long_about = "Guard a VM with Zerto tagged checkpoints before an agent changes it, and recover from them.\n\nThe sites come from the configuration file ($XDG_CONFIG_HOME/zerto-ai-rewind/config.toml, or --config) merged with ZVM_URL, ZVM_CLIENT_ID + ZVM_CLIENT_SECRET or ZVM_USERNAME + ZVM_PASSWORD, ZVM_CA_CERT and ZVM_INSECURE. Try `rewind demo` first: it needs no configuration and no network.",
-    after_help = EXIT_CODES_HELP
+    after_help = crate::exit::help()
 )]
 pub struct Cli {
     /// Options every command takes.

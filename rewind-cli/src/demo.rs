@@ -40,7 +40,7 @@ const TASK_DURATION: Duration = Duration::from_millis(800);
 const LISTING_LAG: Duration = Duration::from_millis(200);
 
 /// The sha256 of the guest file at each point of the loop.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct Checksums {
     /// Before the change (read from the guest).
     original: String,
@@ -51,8 +51,8 @@ struct Checksums {
 }
 
 /// What `rewind demo --json` prints as its result.
-#[derive(Debug, Serialize)]
-struct DemoResult {
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(crate) struct DemoResult {
     seed: u64,
     /// Each simulated site's URL (they are gone when the demo ends).
     sites: Vec<DemoSite>,
@@ -67,7 +67,7 @@ struct DemoResult {
     journal: rewind_core::journal::JournalRead,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct DemoSite {
     name: String,
     url: String,

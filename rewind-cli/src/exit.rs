@@ -27,6 +27,86 @@ pub const STILL_RUNNING: u8 = 6;
 /// report it).
 pub const INTERRUPTED: u8 = 130;
 
+/// One exit code as `--help` and `docs/exit-codes.md` describe it: the one table both are made from.
+#[derive(Debug, Clone, Copy)]
+pub struct ExitCodeDoc {
+    /// The code.
+    pub code: u8,
+    /// What it means, in a few words, for `--help`.
+    pub short: &'static str,
+    /// Everything it covers, for the reference page.
+    pub meaning: &'static str,
+}
+
+/// Every exit code `rewind` gives.
+pub const CODES: [ExitCodeDoc; 8] = [
+    ExitCodeDoc {
+        code: OK,
+        short: "ok",
+        meaning: "ok",
+    },
+    ExitCodeDoc {
+        code: INTERNAL,
+        short: "something unexpected (a ZVM answer of an unexpected shape, a catalog or journal file that cannot be read or written)",
+        meaning: "something unexpected: a ZVM answer of an unexpected shape, a catalog or journal file that cannot be read or written (or whose lock another process held for more than 5 s); a guard whose intent could not be journaled (nothing was inserted) or whose verdict could not be (`not_guarded` with `journal_error`: the checkpoints exist, the hook denies until the journal takes the record; guard again with the same change id)",
+    },
+    ExitCodeDoc {
+        code: USAGE,
+        short: "bad usage: wrong arguments, or an unusable configuration or catalog",
+        meaning: "bad usage: wrong arguments (clap's own code), an invalid tag part, an unusable configuration (no site, a bad URL, half a credential pair, a configuration or catalog file that is not valid: its key and line are named), or a server or tool name the catalog refuses (empty, with a control character, or over 200 characters)",
+    },
+    ExitCodeDoc {
+        code: REFUSED,
+        short: "refused by a rule: a VM not found, ambiguous or protected by nothing; a guard with no protecting VPG, or whose insert the ZVM refused; an unknown tool that needs a human's answer; a request the ZVM refused",
+        meaning: "refused by a rule: the VM is not found, ambiguous, or protected by nothing; a guard that is `not_guarded` because no VPG is protecting, or because the ZVM refused an insert (an `error` VPG of kind `refused`, such as a 403); an unknown tool (`check-tool`) that needs a human's answer; a request the ZVM refused",
+    },
+    ExitCodeDoc {
+        code: TASK_FAILED,
+        short: "a Zerto task failed (ended Failed or Stopped)",
+        meaning: "a Zerto task failed: a guard with a `failed` VPG, a recovery task that ended Failed or Stopped",
+    },
+    ExitCodeDoc {
+        code: CONNECTION,
+        short: "a ZVM could not be reached, would not authenticate rewind, or answered with a server error (5xx)",
+        meaning: "a ZVM could not be reached, would not authenticate rewind, or answered with a server error (5xx); also `sites` with an unreachable site, `tags` with a VPG whose checkpoints could not be read, and a guard whose insert could not be sent or followed (an `error` VPG of kind `connection`)",
+    },
+    ExitCodeDoc {
+        code: STILL_RUNNING,
+        short: "a Zerto task was still running when waiting stopped: it was not stopped and has not failed; its task ids are printed (`rewind tags` shows when a guard's tags are listed)",
+        meaning: "a Zerto task was still running when waiting stopped (a guard whose verdict is `still_running`, a failover test or clone whose task still runs): it was not stopped and has not failed; its task ids are printed. `rewind tags <vm> --change ID` shows when a guard's tags are listed",
+    },
+    ExitCodeDoc {
+        code: INTERRUPTED,
+        short: "interrupted twice (a first Ctrl-C or SIGTERM lets a guard or a recovery finish what it started at the ZVM)",
+        meaning: "interrupted twice: a first Ctrl-C (or SIGTERM, as a CI run's timeout or a supervisor sends) during a guard or a recovery lets it finish what it started at the ZVM (its Zerto tasks read to their end, an FLR session unmounted, the journal written); a second one leaves at once",
+    },
+];
+
+/// The exit codes as `rewind --help` ends: each code's short meaning, wrapped to 80 columns, and the
+/// `--json` envelope.
+pub fn help() -> String {
+    let mut out = String::from("Exit codes:\n");
+    for c in CODES {
+        let mut line = format!("  {:<4} ", c.code);
+        for word in c.short.split(' ') {
+            if line.len() + 1 + word.len() > 80 && line.trim().len() > 4 {
+                out.push_str(line.trim_end());
+                out.push('\n');
+                line = " ".repeat(7);
+            } else if !line.ends_with(' ') {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str(
+        "\nWith --json, every command prints one JSON document on stdout:\n  {\"command\": \"...\", \"ok\": true|false, \"exit_code\": N, \"result\": {...},\n   \"error\": {...}}\nErrors also go to stderr, as one line.",
+    );
+    out
+}
+
 /// The exit code of an error kind: the one mapping, used by every command.
 pub fn code(kind: ErrorKind) -> u8 {
     match kind {

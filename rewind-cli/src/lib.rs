@@ -11,6 +11,7 @@
 //! - [`output`]: everything printed: tables, the `--json` envelope, the one error line.
 //! - [`progress`]: the live progress line on stderr while Zerto tasks run.
 //! - [`exit`]: exit codes, mapped from the core's error kinds in one function.
+//! - [`reference`]: the reference pages made from the code (exit codes, `--json` results).
 
 pub mod cli;
 pub mod commands;
@@ -20,6 +21,7 @@ pub mod exit;
 pub mod hook;
 pub mod output;
 pub mod progress;
+pub mod reference;
 
 use clap::CommandFactory;
 use std::future::Future;

@@ -59,8 +59,8 @@ pub fn classification_text(c: &Classification) -> String {
 
 /// What `catalog add-mutating`, `add-read-only` and `remove` print: the catalog file, whether an entry
 /// was removed (for `remove`), and how the tool is classified now.
-#[derive(Debug, Serialize)]
-struct CatalogChanged {
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(crate) struct CatalogChanged {
     /// The catalog file.
     catalog: PathBuf,
     /// For `remove`: whether the file had an entry for the tool.

@@ -19,7 +19,7 @@ use super::Host;
 use crate::exit::CliError;
 
 /// Where a hook is installed: the project's settings or the user's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     /// The current folder's settings (to commit with the project).
@@ -29,7 +29,7 @@ pub enum Scope {
 }
 
 /// What `rewind hook install` did, or would do with `--print`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Installed {
     /// The host.
     pub host: &'static str,
