@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ErrorKind;
+use crate::error_kind::ErrorKind;
 use crate::local_state::{self, LOCK_WAIT, LockBusy, LockError, LockMode, open_private};
 
 /// The server name, in the catalog, of Claude Code's own tools.

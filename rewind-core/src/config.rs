@@ -968,6 +968,14 @@ impl SiteConfig {
     }
 }
 
+/// The `[<table>]` block that would configure the ZVM of `site`, with placeholders for what only the
+/// user knows.
+pub fn site_config_example(table: &str, site: &str) -> String {
+    format!(
+        "[{table}]\nurl = \"https://<the ZVM of {site}>\"\nclient_id = \"<a Keycloak client of that ZVM with the Administrator role>\"\nclient_secret = \"<its secret>\"\n# or: username = \"...\" and password = \"...\"; ca_cert = \"<its certificate>\" when it is self-signed"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,21 +1,26 @@
 //! rewind-core: the one Zerto client that the `rewind` CLI and the `rewind-mcp` server share.
 //!
-//! Everything goes through [`Rewind`], built from a [`Config`]. The modules, named for the domain:
+//! Everything goes through [`Rewind`], built from a [`Config`]. The modules, named for the domain and
+//! listed from the bottom up: each uses only modules above it in this list, never one below (a test,
+//! `tests/module_graph.rs`, keeps it so).
 //!
+//! - [`error_kind`], [`codes`], [`vm`], [`local_state`], [`progress`]: leaves. The classes of errors;
+//!   the ZVM's numeric codes with their names; the VM a query means and the one rule by which a query
+//!   matches a VM; the private, bounded-lock files rewind keeps; progress updates while waiting
+//!   ([`ProgressSink`]).
 //! - [`config`]: sites (optional: the catalog, the journal and the hook need none), credentials
 //!   ([`Secret`] never prints), TLS trust, and the guard, hook, recover and HTTP settings.
+//! - [`catalog`]: read_only / mutating / unknown tools, persisted; the question for the human.
+//! - [`journal`]: the append-only audit journal: a guard's intent, task and verdict lines, folded.
+//! - [`error`]: [`RewindError`], which wraps the configuration's, the catalog's and the journal's.
 //! - [`zvm`]: the HTTP client of one ZVM: timeouts, TLS, the single-flight token cache, read retries,
 //!   the client's own wire models ([`zvm::wire`]) and adaptive waiting for Zerto tasks.
 //! - [`protection`]: find_protection and the protecting-VPG rule.
-//! - [`guard`]: tags, the per-VPG queue, insert / await / listed, the back-to-back retry and the
-//!   reconciliation of lost answers; listing tags.
-//! - [`catalog`]: read_only / mutating / unknown tools, persisted; the question for the human.
-//! - [`journal`]: the append-only audit journal.
+//! - [`guard`]: tags, the per-VPG queue, insert / await / listed, the back-to-back retry, the
+//!   reconciliation of lost answers and taking an earlier attempt over; listing tags.
 //! - [`recover`]: bounded recover from a tagged checkpoint: FLR (mount at the recovery site, browse,
 //!   download into a destination folder it never leaves, always unmount), failover test, offsite clone.
 //!   Failover Live and Move have no code path.
-//! - [`progress`]: progress updates while waiting ([`ProgressSink`]).
-//! - [`error`]: [`RewindError`] and its [`ErrorKind`].
 //! - `fuzzing` (hidden): the entry points of the fuzz targets and of the tests that replay their
 //!   corpora; not part of the API.
 //!
@@ -23,8 +28,10 @@
 //! over HTTP only.
 
 pub mod catalog;
+pub mod codes;
 pub mod config;
 pub mod error;
+pub mod error_kind;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod guard;
@@ -33,6 +40,7 @@ pub mod local_state;
 pub mod progress;
 pub mod protection;
 pub mod recover;
+pub mod vm;
 pub mod zvm;
 
 use std::sync::Arc;
@@ -40,6 +48,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 pub use catalog::{CatalogStore, Classification, ToolClass};
+pub use codes::Code;
 pub use config::{
     Config, Credentials, GuardSettings, HookSettings, HttpSettings, RecoverSettings, Secret,
     SiteConfig,
@@ -55,7 +64,6 @@ pub use recover::{
     RecoveryTaskReport, RecoveryVerdict, Unmount,
 };
 pub use zvm::ZvmClient;
-pub use zvm::enums::Code;
 
 /// What one configured site looks like right now.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

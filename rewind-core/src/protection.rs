@@ -9,14 +9,14 @@
 //! and an unprotected VM (which is ambiguous, not a match).
 
 use std::collections::{BTreeMap, HashSet};
-use std::net::IpAddr;
 use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::codes::Code;
 use crate::error::{Candidate, RewindError};
+pub use crate::vm::{SiteRef, VmQuery, VmRef};
 use crate::zvm::ZvmClient;
-use crate::zvm::enums::Code;
 use crate::zvm::wire::{Link, SiteVm, VmRow};
 
 /// The substatuses that are a sync: a VPG in one of them is not protecting.
@@ -39,40 +39,6 @@ pub fn not_protecting_reason(status: &Code, substatus: &Code) -> Option<String> 
             "the VPG is {status} ({substatus}), not protecting; only VPGs that are MeetingSLA, NotMeetingSLA, RpoNotMeetingSLA or HistoryNotMeetingSLA are tagged"
         )),
     }
-}
-
-/// A site as a VPG names it, with the configured site that reaches its ZVM, if any.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct SiteRef {
-    /// The site's identifier.
-    pub id: String,
-    /// The site's name.
-    pub name: String,
-    /// The name under which this site's ZVM is configured, if it is.
-    pub configured_as: Option<String>,
-}
-
-impl std::fmt::Display for SiteRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.name.is_empty() {
-            &self.id
-        } else {
-            &self.name
-        })
-    }
-}
-
-/// The one VM a query resolved to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct VmRef {
-    /// Its identifier.
-    pub id: String,
-    /// Its name.
-    pub name: String,
-    /// The site it runs at (its VPGs' protected site).
-    pub site: SiteRef,
-    /// Its IP addresses, as its ZVM lists them (empty when none is listed).
-    pub ip_addresses: Vec<String>,
 }
 
 /// Whether FLR can run for this VM in this VPG from a configured ZVM.
@@ -200,86 +166,18 @@ pub fn validate_query(query: &str) -> Result<&str, RewindError> {
     Ok(q)
 }
 
-/// How a VM query (name, host name, IP address or vmIdentifier) matches a VM. It is the one rule of
-/// find_protection, and the audit journal finds a VM's records with it too, so the PreToolUse hook
-/// recognises a guarded VM by every name find_protection accepts.
-#[derive(Debug, Clone)]
-pub struct VmQuery {
-    query: String,
-    ip: Option<IpAddr>,
-    first_label: Option<String>,
+/// Whether a row of `/v1/vms` is a VM `query` means.
+fn row_matches(query: &VmQuery, row: &VmRow) -> bool {
+    query.matches(
+        row.vm_identifier.as_deref(),
+        row.vm_name.as_deref(),
+        row.ip_addresses(),
+    )
 }
 
-impl VmQuery {
-    /// The query, trimmed. An IP address matches only addresses; a dotted name that is not one also
-    /// matches by its first label (`web-01.corp.example` means the VM named `web-01`).
-    pub fn new(query: &str) -> VmQuery {
-        let query = query.trim().to_lowercase();
-        let ip = query.parse::<IpAddr>().ok();
-        let first_label = match (ip, query.split_once('.')) {
-            (None, Some((label, rest))) if !label.is_empty() && !rest.is_empty() => {
-                Some(label.to_string())
-            }
-            _ => None,
-        };
-        VmQuery {
-            query,
-            ip,
-            first_label,
-        }
-    }
-
-    /// Whether the VM with this identifier, name and IP addresses is one the query means: its
-    /// identifier or its name (case-insensitive) is the query, its name is the first label of the
-    /// query (a host name), or one of its addresses is the query's IP address.
-    pub fn matches<'a>(
-        &self,
-        id: Option<&str>,
-        name: Option<&str>,
-        ips: impl IntoIterator<Item = &'a str>,
-    ) -> bool {
-        id.is_some_and(|id| lowercases_to(id, &self.query))
-            || name.is_some_and(|n| {
-                lowercases_to(n, &self.query)
-                    || self
-                        .first_label
-                        .as_deref()
-                        .is_some_and(|l| lowercases_to(n, l))
-            })
-            || self.ip.is_some_and(|ip| {
-                ips.into_iter()
-                    .any(|a| a.trim().parse::<IpAddr>().is_ok_and(|a| a == ip))
-            })
-    }
-
-    fn row(&self, row: &VmRow) -> bool {
-        self.matches(
-            row.vm_identifier.as_deref(),
-            row.vm_name.as_deref(),
-            row.ip_addresses(),
-        )
-    }
-
-    fn site_vm(&self, vm: &SiteVm) -> bool {
-        self.matches(vm.vm_identifier.as_deref(), vm.vm_name.as_deref(), [])
-    }
-}
-
-/// Whether `text` lowercased (as [`str::to_lowercase`] lowercases it) is `lower`, which is already
-/// lowercase, without building the lowercased text. A lookup compares the query with every row of
-/// every site's listing, and under 64 concurrent guards lowercasing each name into a new string was
-/// most of the lookup's cost.
-fn lowercases_to(text: &str, lower: &str) -> bool {
-    if text.is_ascii() && lower.is_ascii() {
-        // `lower` has no ASCII capital, so ignoring ASCII case is lowercasing `text`.
-        return text.eq_ignore_ascii_case(lower);
-    }
-    // A capital sigma lowercases by its place in the word (σ, or ς at a word's end), the one mapping
-    // that a character cannot make on its own; every other character lowercases alone, as here.
-    if text.contains('Σ') {
-        return text.to_lowercase() == lower;
-    }
-    text.chars().flat_map(char::to_lowercase).eq(lower.chars())
+/// Whether a VM of a site's inventory is one `query` means.
+fn site_vm_matches(query: &VmQuery, vm: &SiteVm) -> bool {
+    query.matches(vm.vm_identifier.as_deref(), vm.vm_name.as_deref(), [])
 }
 
 /// What one configured site contributed. The rows and the inventory are shared with the other
@@ -333,7 +231,7 @@ pub(crate) async fn find_protection(
     // Group the matching rows by VM identifier; the BTreeMap keeps the order stable.
     let mut groups: BTreeMap<String, Vec<(usize, &VmRow)>> = BTreeMap::new();
     for (i, a) in answers.iter().enumerate() {
-        for row in a.rows.iter().filter(|r| matcher.row(r)) {
+        for row in a.rows.iter().filter(|r| row_matches(&matcher, r)) {
             let key = row.vm_identifier.clone().unwrap_or_default().to_lowercase();
             groups.entry(key).or_default().push((i, row));
         }
@@ -343,7 +241,7 @@ pub(crate) async fn find_protection(
     for a in &answers {
         match &a.inventory {
             Ok(vms) => {
-                for vm in vms.iter().filter(|v| matcher.site_vm(v)) {
+                for vm in vms.iter().filter(|v| site_vm_matches(&matcher, v)) {
                     let id = vm.vm_identifier.clone().unwrap_or_default();
                     if !groups.contains_key(&id.to_lowercase()) {
                         unprotected.entry(id.to_lowercase()).or_insert_with(|| Candidate {
@@ -545,7 +443,7 @@ async fn not_found_anywhere(
             let Ok(vms) = a.client.site_vms_shared(&id).await else {
                 continue;
             };
-            for vm in vms.iter().filter(|v| matcher.site_vm(v)) {
+            for vm in vms.iter().filter(|v| site_vm_matches(matcher, v)) {
                 let vm_id = vm.vm_identifier.clone().unwrap_or_default();
                 found
                     .entry(vm_id.to_lowercase())
@@ -625,13 +523,13 @@ mod tests {
             r#"{"VmIdentifier":"s.vm-1","VmName":"Web-01","VmNetworkInformation":{"NetworkAdapters":[{"IpAddresses":["10.1.2.3"]}]}}"#,
         )
         .unwrap();
-        assert!(VmQuery::new("web-01").row(&row));
-        assert!(VmQuery::new("WEB-01.corp.example.com").row(&row));
-        assert!(VmQuery::new("s.vm-1").row(&row));
-        assert!(VmQuery::new("10.1.2.3").row(&row));
-        assert!(!VmQuery::new("10.1.2.4").row(&row));
-        assert!(!VmQuery::new("web-0").row(&row));
-        assert!(!VmQuery::new("web-01x.corp").row(&row));
+        assert!(row_matches(&VmQuery::new("web-01"), &row));
+        assert!(row_matches(&VmQuery::new("WEB-01.corp.example.com"), &row));
+        assert!(row_matches(&VmQuery::new("s.vm-1"), &row));
+        assert!(row_matches(&VmQuery::new("10.1.2.3"), &row));
+        assert!(!row_matches(&VmQuery::new("10.1.2.4"), &row));
+        assert!(!row_matches(&VmQuery::new("web-0"), &row));
+        assert!(!row_matches(&VmQuery::new("web-01x.corp"), &row));
     }
 
     fn named(name: &str) -> VmRow {
@@ -647,70 +545,23 @@ mod tests {
             "ÄRZTE-ÖFFENTLICH-01",
             "Ärzte-öffentlich-01.praxis.example",
         ] {
-            assert!(VmQuery::new(query).row(&row), "{query}");
+            assert!(row_matches(&VmQuery::new(query), &row), "{query}");
         }
-        assert!(!VmQuery::new("arzte-offentlich-01").row(&row));
+        assert!(!row_matches(&VmQuery::new("arzte-offentlich-01"), &row));
         // A final capital sigma lowercases to ς, as the name's own lowercase has it.
         let greek = named("ΚΌΣΜΟΣ");
-        assert!(VmQuery::new("κόσμος").row(&greek));
-        assert!(VmQuery::new("ΚΌΣΜΟΣ").row(&greek));
-        assert!(!VmQuery::new("κόσμ").row(&greek));
+        assert!(row_matches(&VmQuery::new("κόσμος"), &greek));
+        assert!(row_matches(&VmQuery::new("ΚΌΣΜΟΣ"), &greek));
+        assert!(!row_matches(&VmQuery::new("κόσμ"), &greek));
         // The Kelvin sign lowercases to an ASCII k.
-        assert!(VmQuery::new("kube-01").row(&named("\u{212A}ube-01")));
-        assert!(VmQuery::new("\u{212A}UBE-01").row(&named("kube-01")));
-    }
-
-    #[test]
-    fn names_match_exactly_when_their_lowercase_is_the_querys() {
-        // The comparison that skips building lowercase strings agrees with comparing them, also for
-        // the characters whose lowercase is longer, shorter, ASCII or depends on their place.
-        let texts = [
-            "web-01",
-            "WEB-01",
-            "Web-01",
-            "web-0",
-            "",
-            "Ärzte",
-            "ärzte",
-            "ÄRZTE",
-            "arzte",
-            "STRASSE",
-            "Straße",
-            "straße",
-            "İstanbul",
-            "i̇stanbul",
-            "istanbul",
-            "ıstanbul",
-            "ΣΊΣΥΦΟΣ",
-            "σίσυφος",
-            "σίσυφοσ",
-            "ΟΔΟΣ-1",
-            "οδος-1",
-            "οδοσ-1",
-            "Σ",
-            "σ",
-            "ς",
-            "\u{212A}elvin",
-            "kelvin",
-            "KELVIN",
-            "ǅemal",
-            "ǆemal",
-            "ǄEMAL",
-            "ﬁle",
-            "FILE",
-            "サーバー01",
-            "サーバー01",
-        ];
-        for text in texts {
-            for query in texts {
-                let lower = query.to_lowercase();
-                assert_eq!(
-                    lowercases_to(text, &lower),
-                    text.to_lowercase() == lower,
-                    "{text:?} against {query:?}"
-                );
-            }
-        }
+        assert!(row_matches(
+            &VmQuery::new("kube-01"),
+            &named("\u{212A}ube-01")
+        ));
+        assert!(row_matches(
+            &VmQuery::new("\u{212A}UBE-01"),
+            &named("kube-01")
+        ));
     }
 
     #[test]

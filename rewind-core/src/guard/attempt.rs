@@ -13,12 +13,14 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
-use super::{GuardContext, Inserted};
+use super::{GuardContext, GuardReport, Inserted, Outcome, Verdict, VpgGuard};
+use crate::codes::{Code, STATE_COMPLETED};
 use crate::error::RewindError;
-use crate::journal::{Journal, JournalRecord, OUTCOME_PENDING};
+use crate::journal::{
+    Attempt, Journal, JournalRecord, JournalVm, JournalVpg, OUTCOME_PENDING, Phase, RecordKind,
+};
 use crate::protection::VpgProtection;
 use crate::zvm::ZvmClient;
-use crate::zvm::enums::{Code, STATE_COMPLETED};
 use crate::zvm::task::{TaskWait, Watch, wait_listed, wait_task};
 
 /// What an earlier attempt of this VM and change left at one VPG, from the journal.
@@ -90,6 +92,98 @@ impl AttemptLog<'_> {
             ));
         }
     }
+}
+
+/// The verdict line of a guard in the audit journal.
+pub(crate) fn verdict_line(report: &GuardReport) -> JournalRecord {
+    let vpgs = report
+        .vpgs
+        .iter()
+        .map(|v| vpg_line(v, &report.tag))
+        .collect();
+    let mut notes = report.notes.clone();
+    for v in &report.vpgs {
+        notes.extend(v.notes.iter().map(|n| format!("{}: {n}", v.vpg_name)));
+    }
+    JournalRecord {
+        time: Utc::now(),
+        kind: RecordKind::Guard,
+        agent: report.agent.clone(),
+        action: report.action.clone(),
+        change_id: report.change_id.clone(),
+        vm: JournalVm::from(&report.vm),
+        verdict: verdict_word(report.verdict),
+        vpgs,
+        notes,
+        details: None,
+        attempt: Some(Attempt {
+            id: report.attempt_id.clone(),
+            phase: Phase::Verdict,
+            takes_over: report.takes_over.clone(),
+            taken_over_by: None,
+        }),
+    }
+}
+
+/// The journal line of one VPG of a guard's report, whose tag is `tag`.
+fn vpg_line(v: &VpgGuard, tag: &str) -> JournalVpg {
+    let mut line = JournalVpg::new(&v.vpg_id, &v.vpg_name, "");
+    let tag = Some(tag.to_string());
+    match &v.outcome {
+        Outcome::Tagged {
+            task_id,
+            task_state,
+            checkpoint_id,
+            ..
+        } => {
+            line.outcome = "tagged".into();
+            line.tag = tag;
+            line.task_id = task_id.clone();
+            line.task_state = task_state.as_ref().map(ToString::to_string);
+            line.checkpoint_id = Some(checkpoint_id.clone());
+        }
+        Outcome::Skipped { reason } => {
+            line.outcome = "skipped".into();
+            line.detail = Some(reason.clone());
+        }
+        Outcome::Failed {
+            task_id,
+            task_state,
+            complete_reason,
+        } => {
+            line.outcome = "failed".into();
+            line.tag = tag;
+            line.task_id = Some(task_id.clone());
+            line.task_state = Some(task_state.to_string());
+            line.detail = Some(complete_reason.clone());
+        }
+        Outcome::StillRunning {
+            task_id,
+            task_state,
+            ..
+        } => {
+            line.outcome = "still_running".into();
+            line.tag = tag;
+            line.task_id = Some(task_id.clone());
+            line.task_state = task_state.as_ref().map(ToString::to_string);
+        }
+        Outcome::Error {
+            task_id, message, ..
+        } => {
+            line.outcome = "error".into();
+            line.tag = tag;
+            line.task_id = task_id.clone();
+            line.detail = Some(message.clone());
+        }
+    }
+    line
+}
+
+fn verdict_word(v: Verdict) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// How long a checkpoint that may be this guard's can take to show after its insert: four times the

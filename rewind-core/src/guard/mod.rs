@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 mod attempt;
 
+use crate::codes::{Code, STATE_COMPLETED, STATE_IN_PROGRESS};
 use crate::config::GuardSettings;
 use crate::error::{ErrorKind, RewindError};
 use crate::journal::change_lock::{ChangeLock, ChangeLockError};
@@ -33,7 +34,6 @@ use crate::journal::{GuardIntent, Journal, JournalError, JournalRecord};
 use crate::progress::{ProgressSink, Stage, elapsed_text};
 use crate::protection::{self, Protection, VmRef, VpgProtection};
 use crate::zvm::ZvmClient;
-use crate::zvm::enums::{Code, STATE_COMPLETED, STATE_IN_PROGRESS};
 use crate::zvm::task::{TaskWait, Watch, wait_listed, wait_task};
 use crate::zvm::wire::{INSERT_TASK_TYPE, Task};
 use attempt::{AttemptLog, Earlier};
@@ -644,7 +644,7 @@ pub(crate) async fn guard(
     report.elapsed_ms = began.elapsed().as_millis() as u64;
     if let Err(e) = ctx
         .journal
-        .append_off_runtime(JournalRecord::from_guard(&report))
+        .append_off_runtime(attempt::verdict_line(&report))
         .await
     {
         report.not_journaled(&e);

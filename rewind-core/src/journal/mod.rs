@@ -32,9 +32,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::guard::{GuardReport, Outcome, Verdict};
 use crate::local_state::{LockBusy, LockError};
-use crate::protection::{VmQuery, VmRef};
+use crate::vm::{VmQuery, VmRef};
 
 /// The journal cannot be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -235,16 +234,9 @@ pub const OUTCOME_PENDING: &str = "pending";
 /// A VPG line of a task line: the insert was sent and its task id learnt.
 pub const OUTCOME_SENT: &str = "sent";
 
-fn verdict_word(v: Verdict) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
 impl JournalVpg {
     /// A line for `vpg` with `outcome` and nothing else yet.
-    fn new(vpg_id: &str, vpg_name: &str, outcome: &str) -> JournalVpg {
+    pub fn new(vpg_id: &str, vpg_name: &str, outcome: &str) -> JournalVpg {
         JournalVpg {
             vpg_id: vpg_id.to_string(),
             vpg_name: vpg_name.to_string(),
@@ -255,60 +247,6 @@ impl JournalVpg {
             checkpoint_id: None,
             detail: None,
         }
-    }
-
-    /// The line of one VPG of a guard's report, whose tag is `tag`.
-    fn of_guard(v: &crate::guard::VpgGuard, tag: &str) -> JournalVpg {
-        let mut line = JournalVpg::new(&v.vpg_id, &v.vpg_name, "");
-        let tag = Some(tag.to_string());
-        match &v.outcome {
-            Outcome::Tagged {
-                task_id,
-                task_state,
-                checkpoint_id,
-                ..
-            } => {
-                line.outcome = "tagged".into();
-                line.tag = tag;
-                line.task_id = task_id.clone();
-                line.task_state = task_state.as_ref().map(ToString::to_string);
-                line.checkpoint_id = Some(checkpoint_id.clone());
-            }
-            Outcome::Skipped { reason } => {
-                line.outcome = "skipped".into();
-                line.detail = Some(reason.clone());
-            }
-            Outcome::Failed {
-                task_id,
-                task_state,
-                complete_reason,
-            } => {
-                line.outcome = "failed".into();
-                line.tag = tag;
-                line.task_id = Some(task_id.clone());
-                line.task_state = Some(task_state.to_string());
-                line.detail = Some(complete_reason.clone());
-            }
-            Outcome::StillRunning {
-                task_id,
-                task_state,
-                ..
-            } => {
-                line.outcome = "still_running".into();
-                line.tag = tag;
-                line.task_id = Some(task_id.clone());
-                line.task_state = task_state.as_ref().map(ToString::to_string);
-            }
-            Outcome::Error {
-                task_id, message, ..
-            } => {
-                line.outcome = "error".into();
-                line.tag = tag;
-                line.task_id = task_id.clone();
-                line.detail = Some(message.clone());
-            }
-        }
-        line
     }
 }
 
@@ -383,37 +321,6 @@ impl JournalRecord {
                 ..a.clone()
             }),
             ..intent.clone()
-        }
-    }
-
-    /// The verdict line of a guard.
-    pub fn from_guard(report: &GuardReport) -> JournalRecord {
-        let vpgs = report
-            .vpgs
-            .iter()
-            .map(|v| JournalVpg::of_guard(v, &report.tag))
-            .collect();
-        let mut notes = report.notes.clone();
-        for v in &report.vpgs {
-            notes.extend(v.notes.iter().map(|n| format!("{}: {n}", v.vpg_name)));
-        }
-        JournalRecord {
-            time: Utc::now(),
-            kind: RecordKind::Guard,
-            agent: report.agent.clone(),
-            action: report.action.clone(),
-            change_id: report.change_id.clone(),
-            vm: JournalVm::from(&report.vm),
-            verdict: verdict_word(report.verdict),
-            vpgs,
-            notes,
-            details: None,
-            attempt: Some(Attempt {
-                id: report.attempt_id.clone(),
-                phase: Phase::Verdict,
-                takes_over: report.takes_over.clone(),
-                taken_over_by: None,
-            }),
         }
     }
 
@@ -830,7 +737,7 @@ mod tests {
         let vm = VmRef {
             id: "s.web-01".into(),
             name: "web-01".into(),
-            site: crate::protection::SiteRef {
+            site: crate::vm::SiteRef {
                 id: "s".into(),
                 name: "Boston".into(),
                 configured_as: None,

@@ -41,13 +41,13 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::Rewind;
+use crate::codes::{Code, STATE_COMPLETED};
 use crate::error::RewindError;
 use crate::guard::TagList;
 use crate::journal::{JournalRecord, JournalVm, JournalVpg, RecordKind};
 use crate::progress::{ProgressSink, Stage, elapsed_text};
 use crate::protection::{FlrAvailability, Protection, SiteRef, VmRef};
 use crate::zvm::ZvmClient;
-use crate::zvm::enums::{Code, STATE_COMPLETED};
 use crate::zvm::task::{TaskWait, Watch, wait_task};
 use crate::zvm::wire::Task;
 
@@ -546,14 +546,6 @@ pub fn site_table(site: &SiteRef) -> String {
         name
     };
     format!("sites.{name}")
-}
-
-/// The `[<table>]` block that would configure the ZVM of `site`, with placeholders for what only the
-/// user knows.
-pub fn site_config_example(table: &str, site: &str) -> String {
-    format!(
-        "[{table}]\nurl = \"https://<the ZVM of {site}>\"\nclient_id = \"<a Keycloak client of that ZVM with the Administrator role>\"\nclient_secret = \"<its secret>\"\n# or: username = \"...\" and password = \"...\"; ca_cert = \"<its certificate>\" when it is self-signed"
-    )
 }
 
 /// The VPG to run FLR from, and the configured site that runs it; refused (before anything is sent)

@@ -21,10 +21,10 @@ use super::{
     preference, recovery_wait, resolve, task_site, watch,
 };
 use crate::Rewind;
+use crate::codes::STATE_IN_PROGRESS;
 use crate::error::RewindError;
 use crate::progress::ProgressSink;
 use crate::protection::VmRef;
-use crate::zvm::enums::STATE_IN_PROGRESS;
 use crate::zvm::wire::{CLONE_TASK_TYPE, FAILOVER_TEST_TASK_TYPE, STOP_FAILOVER_TEST_TASK_TYPE};
 use crate::zvm::{CallError, ZvmClient};
 

@@ -2,14 +2,12 @@
 //! client's own wire models and waiting for Zerto tasks.
 //!
 //! - `wire`: serde models of ZVM JSON.
-//! - `enums`: the ZVM's numeric codes and their names.
 //! - `token`: the single-flight token cache.
 //! - `retry`: capped, jittered backoff inside a deadline.
 //! - `task`: adaptive waiting for a Zerto task, and for a tagged checkpoint to be listed.
 //! - `flight`: concurrent identical reads (the VM listing, a site's inventory, the running inserts)
 //!   share one exchange.
 
-pub mod enums;
 mod flight;
 pub mod retry;
 pub mod task;

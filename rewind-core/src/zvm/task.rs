@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use super::ZvmClient;
-use super::enums::{Code, is_terminal};
 use super::wire::{Checkpoint, Task};
+use crate::codes::{Code, is_terminal};
 use crate::error::RewindError;
 use crate::progress::{ProgressSink, Stage, TaskProgress};
 
-pub use super::enums::STATE_IN_PROGRESS;
+pub use crate::codes::STATE_IN_PROGRESS;
 
 /// The shortest interval between two polls: short enough for a 50 ms task, long enough not to spin.
 pub const MIN_POLL: Duration = Duration::from_millis(2);
