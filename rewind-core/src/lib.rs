@@ -40,6 +40,7 @@ pub mod local_state;
 pub mod progress;
 pub mod protection;
 pub mod recover;
+pub mod tagged_checkpoint;
 pub mod vm;
 pub mod zvm;
 
@@ -54,7 +55,7 @@ pub use config::{
     SiteConfig,
 };
 pub use error::{Candidate, ErrorKind, ErrorReport, RewindError};
-pub use guard::{GuardReport, GuardRequest, Outcome, TagList, Verdict, VpgGuard};
+pub use guard::{GuardReport, GuardRequest, Outcome, Verdict, VpgGuard};
 pub use journal::{GuardLookup, Journal, JournalFilter, JournalRecord};
 pub use progress::{NoProgress, ProgressSink, Stage, TaskProgress};
 pub use protection::{FlrAvailability, Protection, SiteRef, VmQuery, VmRef, VpgProtection};
@@ -63,6 +64,7 @@ pub use recover::{
     RecoverFileRequest, RecoveredFile, RecoveryOperation, RecoveryPoint, RecoveryTask,
     RecoveryTaskReport, RecoveryVerdict, Unmount,
 };
+pub use tagged_checkpoint::TagList;
 pub use zvm::ZvmClient;
 
 /// What one configured site looks like right now.
@@ -261,7 +263,7 @@ impl Rewind {
     ) -> Result<TagList, RewindError> {
         let change_id = change_id.map(recover::check_change).transpose()?;
         let protection = self.find_protection(vm).await?;
-        Ok(guard::list_tags(&self.inner.clients, &protection, change_id).await)
+        Ok(tagged_checkpoint::list_tags(&self.inner.clients, &protection, change_id).await)
     }
 
     /// File-level recovery: mounts the VM's disks at the change's tagged checkpoint at the VPG's

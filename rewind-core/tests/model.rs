@@ -741,7 +741,7 @@ async fn check(
     let mut completed: BTreeMap<(String, &str), usize> = BTreeMap::new();
     for t in inserts.iter().filter(|t| state_of(t) == 6) {
         let name = t["CheckpointName"].as_str().unwrap_or_default();
-        if let Some(parts) = rewind_core::guard::parse_tag(name) {
+        if let Some(parts) = rewind_core::tagged_checkpoint::parse_tag(name) {
             *completed
                 .entry((parts.change_id, t["VpgName"].as_str().unwrap_or_default()))
                 .or_default() += 1;

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
-use super::{GuardContext, GuardReport, Inserted, Outcome, Verdict, VpgGuard};
+use super::insert::Inserted;
+use super::{GuardContext, GuardReport, Outcome, Verdict, VpgGuard};
 use crate::codes::{Code, STATE_COMPLETED};
 use crate::error::RewindError;
 use crate::journal::{

@@ -43,10 +43,10 @@ use serde::{Deserialize, Serialize};
 use crate::Rewind;
 use crate::codes::{Code, STATE_COMPLETED};
 use crate::error::RewindError;
-use crate::guard::TagList;
 use crate::journal::{JournalRecord, JournalVm, JournalVpg, RecordKind};
 use crate::progress::{ProgressSink, Stage, elapsed_text};
 use crate::protection::{FlrAvailability, Protection, SiteRef, VmRef};
+use crate::tagged_checkpoint::TagList;
 use crate::zvm::ZvmClient;
 use crate::zvm::task::{TaskWait, Watch, wait_task};
 use crate::zvm::wire::Task;
@@ -483,7 +483,7 @@ pub(crate) async fn resolve(
     change: &str,
 ) -> Result<(Protection, Vec<RecoveryPoint>), RewindError> {
     let protection = rewind.find_protection(vm).await?;
-    let tags = crate::guard::list_tags(&rewind.inner.clients, &protection, None).await;
+    let tags = crate::tagged_checkpoint::list_tags(&rewind.inner.clients, &protection, None).await;
     let points = recovery_points(&protection, &tags, change);
     if points.is_empty() {
         let found = tags

@@ -1,0 +1,582 @@
+//! Tagging one VPG: take its place in the queue, follow or adopt what an earlier attempt left there,
+//! wait for any insert running at it, insert, read the task to its end, retry after a back-to-back
+//! failure, and wait until the checkpoint is listed.
+
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+
+use super::GuardContext;
+use super::attempt::{self, AttemptLog, Earlier};
+use super::reconcile::{Reconciled, reconcile};
+use super::report::{Outcome, VpgGuard};
+use crate::codes::{Code, STATE_COMPLETED, STATE_IN_PROGRESS};
+use crate::error::ErrorKind;
+use crate::progress::{ProgressSink, Stage};
+use crate::protection::VpgProtection;
+use crate::zvm::ZvmClient;
+use crate::zvm::task::{TaskWait, Watch, wait_listed, wait_task};
+use crate::zvm::wire::{INSERT_TASK_TYPE, Task};
+
+/// How the locked part of one VPG's guard ended.
+pub(super) enum Inserted {
+    /// The insert Completed; the checkpoint is still to be seen listed.
+    Completed {
+        task: Task,
+        task_id: String,
+        at: Instant,
+    },
+    /// An insert of unknown outcome was reconciled and the checkpoint was found.
+    Found {
+        task_id: Option<String>,
+        checkpoint_id: String,
+        timestamp: Option<DateTime<Utc>>,
+    },
+    /// Anything else.
+    Done(Outcome),
+}
+
+/// One VPG's guard.
+pub(super) async fn guard_vpg(
+    ctx: &GuardContext<'_>,
+    vpg: &VpgProtection,
+    tag: &str,
+    earlier: Option<&Earlier>,
+    log: &AttemptLog<'_>,
+    deadline: Instant,
+    sink: &dyn ProgressSink,
+) -> VpgGuard {
+    let mut notes = Vec::new();
+    let outcome = match ctx.client(&vpg.zvm_site) {
+        None => Outcome::Error {
+            task_id: None,
+            kind: ErrorKind::Usage,
+            message: format!(
+                "no configured site reaches the ZVM {} of this VPG",
+                vpg.zvm_site
+            ),
+        },
+        Some(client) => {
+            let watch = Watch {
+                sink,
+                site: client.name(),
+                vpg_id: &vpg.vpg_id,
+                vpg_name: &vpg.vpg_name,
+                task_type: INSERT_TASK_TYPE,
+                began: Instant::now(),
+            };
+            let run = Insert {
+                ctx,
+                client,
+                vpg,
+                tag,
+                log,
+                deadline,
+                watch: &watch,
+            };
+            let outcome = tag_vpg(&run, earlier, &mut notes).await;
+            watch.report(Stage::Done, task_id_of(&outcome), None);
+            outcome
+        }
+    };
+    VpgGuard {
+        vpg_id: vpg.vpg_id.clone(),
+        vpg_name: vpg.vpg_name.clone(),
+        site: vpg.zvm_site.clone(),
+        outcome,
+        notes,
+    }
+}
+
+/// What the insert into one VPG works with.
+struct Insert<'a> {
+    ctx: &'a GuardContext<'a>,
+    client: &'a ZvmClient,
+    vpg: &'a VpgProtection,
+    tag: &'a str,
+    log: &'a AttemptLog<'a>,
+    deadline: Instant,
+    watch: &'a Watch<'a>,
+}
+
+/// How long a task ran by the ZVM's own clock, when it says. The client learns insert durations from
+/// this rather than from how long it took to see the task end: that includes the client's own lateness,
+/// and under load late polls would teach it to place the next first poll later still (with 256
+/// concurrent guards, a task's end was seen 41 ms late at the median; learning the ZVM's duration, 13 ms).
+fn zvm_duration(task: &Task) -> Option<Duration> {
+    (task.completed? - task.started?).to_std().ok()
+}
+
+fn task_id_of(o: &Outcome) -> Option<&str> {
+    match o {
+        Outcome::Tagged { task_id, .. } | Outcome::Error { task_id, .. } => task_id.as_deref(),
+        Outcome::Failed { task_id, .. } | Outcome::StillRunning { task_id, .. } => Some(task_id),
+        Outcome::Skipped { .. } => None,
+    }
+}
+
+async fn tag_vpg(run: &Insert<'_>, earlier: Option<&Earlier>, notes: &mut Vec<String>) -> Outcome {
+    let Insert {
+        ctx,
+        client,
+        vpg,
+        tag,
+        deadline,
+        watch,
+        ..
+    } = *run;
+    watch.report(Stage::Queued, None, None);
+    let slot = ctx.queue.slot(&vpg.vpg_id);
+    let Ok(held) = tokio::time::timeout_at(deadline.into(), slot.lock_owned()).await else {
+        return Outcome::Error {
+            task_id: None,
+            // A deadline is classed as a slow ZVM is, as `RewindError::Deadline` is.
+            kind: ErrorKind::Connection,
+            message: format!(
+                "the deadline came while this VPG was busy with an earlier guard of this process; nothing was inserted into {}; guard again",
+                vpg.vpg_name
+            ),
+        };
+    };
+    let inserted = insert_locked(run, earlier, notes).await;
+    // The VPG is free for the next insert as soon as this one's task is terminal.
+    drop(held);
+    match inserted {
+        Inserted::Done(outcome) => outcome,
+        Inserted::Found {
+            task_id,
+            checkpoint_id,
+            timestamp,
+        } => Outcome::Tagged {
+            task_id,
+            task_state: Some(Code::task_state(STATE_COMPLETED)),
+            checkpoint_id,
+            timestamp,
+        },
+        Inserted::Completed { task, task_id, at } => {
+            watch.report(Stage::Listing, Some(&task_id), Some(&task));
+            let since = task.started.map(|t| t - chrono::Duration::seconds(60));
+            let (_, lag) = client.learnt();
+            match wait_listed(client, &vpg.vpg_id, tag, since, at, deadline, lag).await {
+                Ok(Some((cp, lag))) => {
+                    client.observe_listing(lag);
+                    Outcome::Tagged {
+                        task_id: Some(task_id),
+                        task_state: task.state().map(Code::task_state),
+                        checkpoint_id: cp.checkpoint_identifier.unwrap_or_default(),
+                        timestamp: cp.time_stamp,
+                    }
+                }
+                Ok(None) => {
+                    notes.push(format!(
+                        "task {task_id} Completed but the checkpoint was not listed yet when the deadline came; list the tags of this VM later to see it"
+                    ));
+                    Outcome::StillRunning {
+                        task_id,
+                        task_state: task.state().map(Code::task_state),
+                        stage: Stage::Listing,
+                    }
+                }
+                Err(e) => Outcome::Error {
+                    task_id: Some(task_id),
+                    kind: e.kind(),
+                    message: format!(
+                        "the insert Completed, but its checkpoint could not be looked for: {e}; list the tags of this VM to check"
+                    ),
+                },
+            }
+        }
+    }
+}
+
+/// Inserts (holding the VPG's lock) until the task is terminal. What an earlier attempt of this
+/// change inserted is followed or adopted first; an insert running at the VPG is waited for before
+/// each insert; a back-to-back failure is retried after a jittered pause, until the deadline; an
+/// insert of unknown outcome is reconciled. Whenever a checkpoint with this tag may already exist (an
+/// earlier attempt's, or one of this guard whose answer was lost), it is looked for before any
+/// insert: never two checkpoints of one tag in one VPG.
+async fn insert_locked(
+    run: &Insert<'_>,
+    earlier: Option<&Earlier>,
+    notes: &mut Vec<String>,
+) -> Inserted {
+    let Insert {
+        ctx,
+        client,
+        vpg,
+        tag,
+        log,
+        deadline,
+        watch,
+    } = *run;
+    let vpg_id = vpg.vpg_id.as_str();
+    if let Some(e) = earlier
+        && let Some(settled) =
+            attempt::follow_earlier_task(ctx, client, vpg, e, deadline, watch, notes).await
+    {
+        return settled;
+    }
+    // Until when a checkpoint with this tag, if there is one, may still be on its way to being
+    // listed; `None` while none can exist.
+    let mut may_exist: Option<Instant> = earlier.map(|e| attempt::earlier_look_until(client, e));
+    let since = Some(
+        match earlier {
+            Some(e) => e.at - chrono::Duration::from_std(ctx.settings.deadline).unwrap_or_default(),
+            None => Utc::now(),
+        } - chrono::Duration::minutes(10),
+    );
+    let mut back_to_back = 0;
+    let mut resent = 0;
+    loop {
+        if Instant::now() >= deadline {
+            return Inserted::Done(Outcome::Error {
+                task_id: None,
+                kind: ErrorKind::Connection,
+                message: "the deadline came before the insert could be sent; nothing was inserted; guard again".into(),
+            });
+        }
+        let waited = match wait_for_running(run, may_exist.is_some(), notes).await {
+            Ok(waited) => waited,
+            Err(done) => return done,
+        };
+        if waited {
+            // Every guard that waited for the same insert (other processes', other machines')
+            // wakes when it ends: a random pause spreads them out, so that the first to insert is
+            // seen running by the others (which then wait for it) instead of all inserting at
+            // once and all but one failing. This process's own guards of one VPG take turns in
+            // its queue and never wait here for each other.
+            let (learnt, _) = client.learnt();
+            let typical = learnt
+                .unwrap_or(Duration::from_millis(500))
+                .clamp(Duration::from_millis(20), Duration::from_secs(2));
+            let pause = typical.mul_f64(rand::random::<f64>() * 0.5);
+            tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
+            if let Ok(running) = client.insert_tasks(vpg_id, true).await
+                && running
+                    .iter()
+                    .filter_map(|t| t.task_identifier.as_deref())
+                    .any(|id| ctx.own.ended(vpg_id, id) != Some(true))
+            {
+                continue;
+            }
+        }
+        if let Some(until) = may_exist {
+            let until = if waited {
+                Instant::now() + attempt::listing_grace(client)
+            } else {
+                until
+            };
+            match attempt::look_for_tag(client, vpg, tag, since, until.min(deadline), notes).await {
+                Ok(Some(found)) => return found,
+                Ok(None) => may_exist = Some(Instant::now()),
+                Err(e) => {
+                    return Inserted::Done(Outcome::Error {
+                        task_id: None,
+                        kind: e.kind(),
+                        message: format!(
+                            "a checkpoint with the tag {tag:?} may already exist in VPG {}, and looking for it failed: {e}; nothing more was inserted, so that the tag is not inserted twice; guard again",
+                            vpg.vpg_name
+                        ),
+                    });
+                }
+            }
+        }
+        watch.report(Stage::Inserting, None, None);
+        let sent = Instant::now();
+        let request = format!("POST /v1/vpgs/{vpg_id}/checkpoints");
+        let task_id = match client.insert_tagged_checkpoint(vpg_id, tag).await {
+            Ok(id) => id,
+            Err(e) if e.outcome_unknown() => {
+                let what = e.what_happened_to("the insert");
+                notes.push(format!(
+                    "{what}; looked for the tag before any second insert"
+                ));
+                match reconcile(ctx, client, vpg, tag, deadline, watch, notes).await {
+                    Ok(Reconciled::Found(found)) => return found,
+                    Ok(Reconciled::StillRunning(task_id, task)) => {
+                        return Inserted::Done(Outcome::StillRunning {
+                            task_id,
+                            task_state: task.state().map(Code::task_state),
+                            stage: Stage::Running,
+                        });
+                    }
+                    Ok(Reconciled::Unfollowed(task_id, e)) => {
+                        return Inserted::Done(Outcome::Error {
+                            task_id: Some(task_id.clone()),
+                            kind: e.kind(),
+                            message: format!(
+                                "{what}, and insert task {task_id}, which may be ours, could not be followed: {e}; look at the task, and for the tag {tag:?} in VPG {}, before guarding again",
+                                vpg.vpg_name
+                            ),
+                        });
+                    }
+                    Ok(Reconciled::NotInserted) if resent < ctx.settings.lost_response_retries => {
+                        resent += 1;
+                        notes.push(format!(
+                            "no checkpoint with the tag and no insert task that could be ours was found, so the insert did not happen; inserting again ({resent} of {})",
+                            ctx.settings.lost_response_retries
+                        ));
+                        // A ZVM may still be working on the lost request: look once more first.
+                        may_exist = Some(Instant::now());
+                        continue;
+                    }
+                    Ok(Reconciled::NotInserted) => {
+                        return Inserted::Done(Outcome::Error {
+                            task_id: None,
+                            kind: ErrorKind::Connection,
+                            message: format!(
+                                "the insert was sent {} times and each time its outcome was unknown, the last time because {what}; no checkpoint with the tag exists; check the network to the ZVM of {} and guard again",
+                                resent + 1,
+                                client.name()
+                            ),
+                        });
+                    }
+                    Err(e) => {
+                        return Inserted::Done(Outcome::Error {
+                            task_id: None,
+                            kind: e.kind(),
+                            message: format!(
+                                "{what}, and looking for the tag failed: {e}; look for the tag {tag:?} in VPG {} before guarding again",
+                                vpg.vpg_name
+                            ),
+                        });
+                    }
+                }
+            }
+            Err(e) => {
+                let e = e.at(client, &request);
+                return Inserted::Done(Outcome::Error {
+                    task_id: None,
+                    kind: e.kind(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        ctx.own.record(vpg_id, &task_id, None, false);
+        let (learnt, _) = client.learnt();
+        // The task id is journaled while the task is followed: the intent, synced before the
+        // insert, already accounts for it, and the task line only saves a later attempt a look.
+        let (_, waited) = tokio::join!(
+            log.sent(vpg_id, &task_id),
+            wait_task(client, &task_id, sent, deadline, learnt, watch)
+        );
+        let task = match waited {
+            Ok(TaskWait::Terminal(task)) => task,
+            Ok(TaskWait::StillRunning(last)) => {
+                return Inserted::Done(Outcome::StillRunning {
+                    task_id,
+                    task_state: last.as_ref().and_then(Task::state).map(Code::task_state),
+                    stage: Stage::Running,
+                });
+            }
+            Err(e) => {
+                return Inserted::Done(Outcome::Error {
+                    task_id: Some(task_id.clone()),
+                    kind: e.kind(),
+                    message: format!(
+                        "insert task {task_id} was started but could not be followed: {e}; the insert may still complete, look at the task in the ZVM"
+                    ),
+                });
+            }
+        };
+        ctx.own.record(vpg_id, &task_id, task.started, true);
+        let state = task.state().unwrap_or(-1);
+        if state == STATE_COMPLETED {
+            client.observe_insert(zvm_duration(&task).unwrap_or_else(|| sent.elapsed()));
+            return Inserted::Completed {
+                task,
+                task_id,
+                at: Instant::now(),
+            };
+        }
+        let reason = task.complete_reason.clone().unwrap_or_default();
+        let retry_allowed = ctx
+            .settings
+            .back_to_back_retries
+            .is_none_or(|cap| back_to_back < cap);
+        if retry_allowed
+            && let Some(culprit) = back_to_back_culprit(client, vpg_id, &task_id, &task).await
+        {
+            back_to_back += 1;
+            let by = match &culprit {
+                Culprit::Task(other) => format!(
+                    "insert task {} of another client ({})",
+                    other.task_identifier.as_deref().unwrap_or_default(),
+                    other.initiated_by.as_deref().unwrap_or("unknown")
+                ),
+                Culprit::Unnamed => "another insert".to_string(),
+            };
+            notes.push(format!(
+                "insert task {task_id} ended {} because {by} was running at this VPG ({reason}); waited for it and inserted again (retry {back_to_back})",
+                Code::task_state(state)
+            ));
+            if matches!(culprit, Culprit::Unnamed) {
+                // No task to wait for: the insert that ran is waited out for about its length.
+                let pause = learnt.unwrap_or(Duration::from_millis(500));
+                tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now())))
+                    .await;
+            }
+            continue;
+        }
+        return Inserted::Done(Outcome::Failed {
+            task_id,
+            task_state: Code::task_state(state),
+            complete_reason: reason,
+        });
+    }
+}
+
+/// Waits for every insert running at the VPG (another client's, or one this process left running
+/// when an earlier guard's deadline came) before an insert, since ours would fail while it runs.
+/// `Ok(true)` when one was waited for; `Err` with the outcome when the deadline came first.
+/// `maybe_ours` says that a running insert may be an earlier attempt of this change whose answer
+/// was lost with its process.
+async fn wait_for_running(
+    run: &Insert<'_>,
+    maybe_ours: bool,
+    notes: &mut Vec<String>,
+) -> Result<bool, Inserted> {
+    let Insert {
+        ctx,
+        client,
+        vpg,
+        deadline,
+        watch,
+        ..
+    } = *run;
+    let vpg_id = vpg.vpg_id.as_str();
+    let running = match client.insert_tasks(vpg_id, true).await {
+        Ok(running) => running,
+        Err(e) => {
+            notes.push(format!(
+                "could not check for other clients' running inserts at this VPG ({e}); inserting anyway"
+            ));
+            return Ok(false);
+        }
+    };
+    let mut waited = false;
+    for other in running {
+        let Some(other_id) = other.task_identifier.clone() else {
+            continue;
+        };
+        // One this process saw end is listed only by a read sent before it ended: passed over.
+        let whose = match ctx.own.ended(vpg_id, &other_id) {
+            Some(true) => continue,
+            Some(false) => {
+                "an earlier guard of this process, whose deadline came while it ran".to_string()
+            }
+            None if maybe_ours => format!(
+                "another client ({}), or an earlier attempt of this change",
+                other.initiated_by.as_deref().unwrap_or("unknown")
+            ),
+            None => format!(
+                "another client ({})",
+                other.initiated_by.as_deref().unwrap_or("unknown")
+            ),
+        };
+        notes.push(format!(
+            "insert task {other_id} of {whose} was running at this VPG; waited for it before inserting"
+        ));
+        watch.report(Stage::Queued, Some(&other_id), Some(&other));
+        let (learnt, _) = client.learnt();
+        match wait_task(client, &other_id, Instant::now(), deadline, learnt, watch).await {
+            Ok(TaskWait::Terminal(t)) => {
+                waited = true;
+                if ctx.own.contains(vpg_id, &other_id) {
+                    ctx.own.record(vpg_id, &other_id, t.started, true);
+                }
+            }
+            Ok(TaskWait::StillRunning(_)) => {
+                return Err(Inserted::Done(Outcome::Error {
+                    task_id: None,
+                    kind: ErrorKind::Connection,
+                    message: format!(
+                        "the deadline came while waiting for insert task {other_id} of {whose} at this VPG; nothing more was inserted; guard again"
+                    ),
+                }));
+            }
+            Err(e) => notes.push(format!("could not follow task {other_id}: {e}")),
+        }
+    }
+    Ok(waited)
+}
+
+/// The other insert that made ours fail.
+enum Culprit {
+    /// Seen in the VPG's insert tasks.
+    Task(Task),
+    /// Only the failure's reason says another insert was running.
+    Unnamed,
+}
+
+/// Finds the insert that was running at the VPG while ours ran (the back-to-back rule): another insert
+/// task of the VPG that started no later than ours and had not ended when ours started. Falls back to
+/// the reason's words when the ZVM does not relate tasks to VPGs.
+async fn back_to_back_culprit(
+    client: &ZvmClient,
+    vpg_id: &str,
+    ours: &str,
+    task: &Task,
+) -> Option<Culprit> {
+    if let Ok(tasks) = client.insert_tasks(vpg_id, false).await {
+        let overlapping = tasks.into_iter().filter(|t| {
+            t.task_identifier.as_deref() != Some(ours)
+                && match (t.started, task.started) {
+                    (Some(theirs), Some(mine)) => {
+                        theirs <= mine && t.completed.is_none_or(|c| c >= mine)
+                    }
+                    _ => t.state() == Some(STATE_IN_PROGRESS),
+                }
+        });
+        let mut overlapping: Vec<Task> = overlapping.collect();
+        overlapping.sort_by_key(|t| {
+            (
+                t.state() != Some(STATE_IN_PROGRESS),
+                std::cmp::Reverse(t.started),
+            )
+        });
+        if let Some(t) = overlapping.into_iter().next() {
+            return Some(Culprit::Task(t));
+        }
+    }
+    let reason = task
+        .complete_reason
+        .as_deref()
+        .unwrap_or_default()
+        .to_lowercase();
+    let says_so = (reason.contains("another")
+        || reason.contains("already")
+        || reason.contains("in progress"))
+        && (reason.contains("checkpoint") || reason.contains("insert"));
+    says_so.then_some(Culprit::Unnamed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_insert_is_learnt_by_the_zvms_clock_not_by_when_the_client_saw_it_end() {
+        let task = |started: &str, completed: Option<&str>| Task {
+            started: crate::zvm::wire::parse_time(started),
+            completed: completed.and_then(crate::zvm::wire::parse_time),
+            ..Task::default()
+        };
+        assert_eq!(
+            zvm_duration(&task(
+                "2026-01-01T00:00:00.000Z",
+                Some("2026-01-01T00:00:00.047Z")
+            )),
+            Some(Duration::from_millis(47))
+        );
+        assert_eq!(zvm_duration(&task("2026-01-01T00:00:00.000Z", None)), None);
+        assert_eq!(
+            zvm_duration(&task(
+                "2026-01-01T00:00:01.000Z",
+                Some("2026-01-01T00:00:00.000Z")
+            )),
+            None,
+            "a completion before the start is not learnt"
+        );
+    }
+}

@@ -1,0 +1,441 @@
+//! What a guard answers: its verdict, and each VPG's outcome with its notes.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::codes::Code;
+use crate::error::ErrorKind;
+use crate::journal::JournalError;
+use crate::progress::{Stage, elapsed_text};
+use crate::vm::VmRef;
+
+/// The verdict of a guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// At least one VPG is protecting and every protecting VPG was tagged: the change may go ahead.
+    Guarded,
+    /// Some protecting VPG was not tagged, or none is protecting: do not rely on Zerto for this change.
+    NotGuarded,
+    /// The deadline came with tasks still running; their ids are in the report.
+    StillRunning,
+}
+
+/// What happened at one VPG.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The tagged checkpoint exists: its task Completed and it is listed.
+    Tagged {
+        /// The insert task (unknown only when an insert of unknown outcome was reconciled without
+        /// finding its task).
+        task_id: Option<String>,
+        /// The task's state, Completed.
+        task_state: Option<Code>,
+        /// The checkpoint.
+        checkpoint_id: String,
+        /// The checkpoint's time (the ZVM's clock).
+        timestamp: Option<DateTime<Utc>>,
+    },
+    /// The VPG is not protecting, so it was not tagged.
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+    /// The insert task ended Failed or Stopped: there is no checkpoint.
+    Failed {
+        /// The task.
+        task_id: String,
+        /// Its terminal state.
+        task_state: Code,
+        /// Its `CompleteReason`.
+        complete_reason: String,
+    },
+    /// The deadline came first; the task was not stopped.
+    StillRunning {
+        /// The task still running (or Completed but not yet listed).
+        task_id: String,
+        /// Its last known state.
+        task_state: Option<Code>,
+        /// `running` (the task) or `listing` (Completed, not yet listed).
+        stage: Stage,
+    },
+    /// Something went wrong around the insert; `task_id` is kept when there was one.
+    Error {
+        /// The task, if one was started.
+        task_id: Option<String>,
+        /// The class of what went wrong, as [`RewindError::kind`] gives it: a ZVM that refused the
+        /// insert is `refused`, one that could not be reached or followed is `connection`.
+        kind: ErrorKind,
+        /// What went wrong and what to do.
+        message: String,
+    },
+}
+
+/// One VPG's part of a guard.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct VpgGuard {
+    /// The VPG.
+    pub vpg_id: String,
+    /// Its name.
+    pub vpg_name: String,
+    /// The configured site whose ZVM was called.
+    pub site: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// Retries, waits and reconciliations, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl VpgGuard {
+    /// What went wrong at this VPG, in one line naming it: a failed task with its reason, an error,
+    /// or a task still running. `None` when it was tagged or skipped.
+    pub fn problem(&self) -> Option<String> {
+        let name = &self.vpg_name;
+        match &self.outcome {
+            Outcome::Failed {
+                task_id,
+                task_state,
+                complete_reason,
+            } => Some(format!(
+                "VPG {name}: task {task_id} ended {task_state}: {complete_reason}"
+            )),
+            Outcome::Error { message, .. } => Some(format!("VPG {name}: {message}")),
+            Outcome::StillRunning { task_id, .. } => Some(format!(
+                "VPG {name}: task {task_id} is still running (not stopped)"
+            )),
+            Outcome::Tagged { .. } | Outcome::Skipped { .. } => None,
+        }
+    }
+}
+
+/// The result of a guard.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct GuardReport {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The tag written into every protecting VPG.
+    pub tag: String,
+    /// The VM.
+    pub vm: VmRef,
+    /// The agent.
+    pub agent: String,
+    /// The action.
+    pub action: String,
+    /// The change id.
+    pub change_id: String,
+    /// Every VPG of the VM, tagged or not.
+    pub vpgs: Vec<VpgGuard>,
+    /// How long the guard took.
+    pub elapsed_ms: u64,
+    /// Notes about the guard as a whole.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// This attempt's id in the audit journal.
+    pub attempt_id: String,
+    /// The earlier attempt of this VM and change that this guard took over, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub takes_over: Option<String>,
+    /// Why the verdict could not be written to the audit journal. The guard is then
+    /// `not_guarded` whatever Zerto holds, since the hook decides from the journal: each VPG's outcome
+    /// still says what is in Zerto.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal_error: Option<String>,
+}
+
+impl GuardReport {
+    /// Marks the report as not journaled: the verdict could not be written, so a guarded change is
+    /// not guarded (the hook will deny it), and the error says where and what to do.
+    pub(crate) fn not_journaled(&mut self, e: &JournalError) {
+        let tagged = self
+            .vpgs
+            .iter()
+            .any(|v| matches!(v.outcome, Outcome::Tagged { .. }));
+        let what = if tagged {
+            "the tagged checkpoints listed here exist in Zerto, but"
+        } else {
+            "what this guard did is listed here, but"
+        };
+        self.journal_error = Some(format!(
+            "{what} its verdict could not be written to the audit journal ({e}); the hook denies changes to {} until a guarded record is there: free space or fix the journal, then guard again with change id {} (what was inserted is adopted, not inserted twice)",
+            self.vm.name, self.change_id
+        ));
+        if self.verdict == Verdict::Guarded {
+            self.verdict = Verdict::NotGuarded;
+        }
+    }
+
+    /// One line for humans: the verdict, the VM, the change, how many protecting VPGs were tagged, and
+    /// how long it took.
+    pub fn headline(&self) -> String {
+        let verdict = match self.verdict {
+            Verdict::Guarded => "GUARDED",
+            Verdict::NotGuarded => "NOT GUARDED",
+            Verdict::StillRunning => "STILL RUNNING",
+        };
+        let protecting = self
+            .vpgs
+            .iter()
+            .filter(|v| !matches!(v.outcome, Outcome::Skipped { .. }))
+            .count();
+        let tagged = self
+            .vpgs
+            .iter()
+            .filter(|v| matches!(v.outcome, Outcome::Tagged { .. }))
+            .count();
+        let mut what = if protecting == 0 {
+            "no VPG of it is protecting, so nothing was tagged".to_string()
+        } else {
+            format!("{tagged} of {protecting} protecting VPG(s) tagged")
+        };
+        if self.journal_error.is_some() {
+            what.push_str(", but not journaled");
+        }
+        format!(
+            "{verdict}: {} ({}) for change {}: {what}, in {}",
+            self.vm.name,
+            self.vm.id,
+            self.change_id,
+            elapsed_text(self.elapsed_ms)
+        )
+    }
+
+    /// The headline, the tag, then one line per VPG with its notes.
+    pub fn summary(&self) -> String {
+        let mut out = format!("{}\n  tag: {}", self.headline(), self.tag);
+        for v in &self.vpgs {
+            let what = match &v.outcome {
+                Outcome::Tagged {
+                    task_id,
+                    checkpoint_id,
+                    ..
+                } => format!(
+                    "tagged, checkpoint {checkpoint_id} (task {})",
+                    task_id.as_deref().unwrap_or("unknown")
+                ),
+                Outcome::Skipped { reason } => format!("skipped: {reason}"),
+                Outcome::Failed {
+                    task_id,
+                    task_state,
+                    complete_reason,
+                } => format!("FAILED: task {task_id} ended {task_state}: {complete_reason}"),
+                Outcome::StillRunning { task_id, stage, .. } => format!(
+                    "still running: task {task_id} ({})",
+                    if *stage == Stage::Listing {
+                        "Completed, not yet listed"
+                    } else {
+                        "in progress"
+                    }
+                ),
+                Outcome::Error {
+                    task_id, message, ..
+                } => match task_id {
+                    Some(t) => format!("ERROR (task {t}): {message}"),
+                    None => format!("ERROR: {message}"),
+                },
+            };
+            out.push_str(&format!("\n  {}: {what}", v.vpg_name));
+            for n in &v.notes {
+                out.push_str(&format!("\n    note: {n}"));
+            }
+        }
+        for n in &self.notes {
+            out.push_str(&format!("\n  note: {n}"));
+        }
+        out
+    }
+
+    /// The class of a guard that is not `guarded`, for exit codes and error results; `None` when it
+    /// is. A verdict that could not be journaled makes it `internal`; a failed insert task makes it
+    /// `task_failed`; otherwise an error around an insert gives its
+    /// own kind (the first such VPG's: a ZVM that refused the insert is `refused`, one that could not be
+    /// reached is `connection`); tasks still running when the deadline came make it `still_running` (they
+    /// were not stopped and have not failed); a VM with no protecting VPG is `refused` by the rule that
+    /// only protecting VPGs are tagged.
+    pub fn error_kind(&self) -> Option<ErrorKind> {
+        let outcomes = || self.vpgs.iter().map(|v| &v.outcome);
+        if self.journal_error.is_some() {
+            return Some(ErrorKind::Internal);
+        }
+        match self.verdict {
+            Verdict::Guarded => None,
+            Verdict::StillRunning => Some(ErrorKind::StillRunning),
+            Verdict::NotGuarded => {
+                if outcomes().any(|o| matches!(o, Outcome::Failed { .. })) {
+                    return Some(ErrorKind::TaskFailed);
+                }
+                let error = outcomes().find_map(|o| match o {
+                    Outcome::Error { kind, .. } => Some(*kind),
+                    _ => None,
+                });
+                Some(error.unwrap_or(ErrorKind::Refused))
+            }
+        }
+    }
+
+    /// What went wrong, one line per VPG that is neither tagged nor skipped
+    /// ([`VpgGuard::problem`]); empty when the guard is `guarded` or no VPG is protecting.
+    pub fn problems(&self) -> Vec<String> {
+        self.vpgs.iter().filter_map(VpgGuard::problem).collect()
+    }
+
+    /// The task ids still running, for a caller that wants to follow them.
+    pub fn running_task_ids(&self) -> Vec<&str> {
+        self.vpgs
+            .iter()
+            .filter_map(|v| match &v.outcome {
+                Outcome::StillRunning { task_id, .. } => Some(task_id.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// `guarded` only when at least one VPG is protecting and every protecting VPG was tagged; any failure or
+/// error makes it `not_guarded`; otherwise work still running makes it `still_running`.
+pub fn verdict(vpgs: &[VpgGuard]) -> Verdict {
+    let protecting: Vec<&Outcome> = vpgs
+        .iter()
+        .map(|v| &v.outcome)
+        .filter(|o| !matches!(o, Outcome::Skipped { .. }))
+        .collect();
+    if protecting.is_empty() {
+        return Verdict::NotGuarded;
+    }
+    if protecting
+        .iter()
+        .all(|o| matches!(o, Outcome::Tagged { .. }))
+    {
+        return Verdict::Guarded;
+    }
+    if protecting
+        .iter()
+        .any(|o| matches!(o, Outcome::Failed { .. } | Outcome::Error { .. }))
+    {
+        return Verdict::NotGuarded;
+    }
+    Verdict::StillRunning
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vg(outcome: Outcome) -> VpgGuard {
+        VpgGuard {
+            vpg_id: "id".into(),
+            vpg_name: "n".into(),
+            site: "s".into(),
+            outcome,
+            notes: vec![],
+        }
+    }
+
+    fn tagged() -> Outcome {
+        Outcome::Tagged {
+            task_id: Some("t".into()),
+            task_state: Some(Code::task_state(6)),
+            checkpoint_id: "1".into(),
+            timestamp: None,
+        }
+    }
+
+    #[test]
+    fn verdict_is_guarded_only_when_every_protecting_vpg_was_tagged() {
+        let skipped = || Outcome::Skipped {
+            reason: "syncing".into(),
+        };
+        let running = || Outcome::StillRunning {
+            task_id: "t".into(),
+            task_state: None,
+            stage: Stage::Running,
+        };
+        let failed = || Outcome::Failed {
+            task_id: "t".into(),
+            task_state: Code::task_state(4),
+            complete_reason: "x".into(),
+        };
+        assert_eq!(verdict(&[vg(tagged()), vg(skipped())]), Verdict::Guarded);
+        assert_eq!(verdict(&[vg(skipped())]), Verdict::NotGuarded);
+        assert_eq!(verdict(&[]), Verdict::NotGuarded);
+        assert_eq!(
+            verdict(&[vg(tagged()), vg(running())]),
+            Verdict::StillRunning
+        );
+        assert_eq!(verdict(&[vg(failed()), vg(running())]), Verdict::NotGuarded);
+        assert_eq!(
+            verdict(&[
+                vg(tagged()),
+                vg(Outcome::Error {
+                    task_id: None,
+                    kind: ErrorKind::Connection,
+                    message: "x".into()
+                })
+            ]),
+            Verdict::NotGuarded
+        );
+    }
+
+    #[test]
+    fn each_vpg_neither_tagged_nor_skipped_is_a_problem_naming_it() {
+        let named = |name: &str, outcome| VpgGuard {
+            vpg_name: name.into(),
+            ..vg(outcome)
+        };
+        let vpgs = [
+            named("web-local", tagged()),
+            named(
+                "files-dr",
+                Outcome::Skipped {
+                    reason: "syncing".into(),
+                },
+            ),
+            named(
+                "web-dr",
+                Outcome::Failed {
+                    task_id: "t-4".into(),
+                    task_state: Code::task_state(4),
+                    complete_reason: "another insert ran".into(),
+                },
+            ),
+            named(
+                "web-archive",
+                Outcome::Error {
+                    task_id: None,
+                    kind: ErrorKind::Refused,
+                    message: "HTTP 403".into(),
+                },
+            ),
+            named(
+                "sql-local",
+                Outcome::StillRunning {
+                    task_id: "t-9".into(),
+                    task_state: None,
+                    stage: Stage::Running,
+                },
+            ),
+        ];
+        let problems: Vec<Option<String>> = vpgs.iter().map(VpgGuard::problem).collect();
+        assert_eq!(problems[0], None);
+        assert_eq!(problems[1], None);
+        assert_eq!(
+            problems[2].as_deref(),
+            Some("VPG web-dr: task t-4 ended Failed (4): another insert ran")
+        );
+        assert_eq!(problems[3].as_deref(), Some("VPG web-archive: HTTP 403"));
+        assert_eq!(
+            problems[4].as_deref(),
+            Some("VPG sql-local: task t-9 is still running (not stopped)")
+        );
+    }
+
+    #[test]
+    fn report_json_is_snake_case_with_a_flat_outcome() {
+        let v = serde_json::to_value(vg(tagged())).unwrap();
+        assert_eq!(v["outcome"], "tagged");
+        assert_eq!(v["task_state"]["name"], "Completed");
+        assert_eq!(v["checkpoint_id"], "1");
+    }
+}

@@ -1,0 +1,329 @@
+//! The tagged checkpoint: a named bookmark in a VPG's journal, whose name, the tag, carries the agent
+//! and its intent: `ai:<agent> | <action> | vm=<vm> | change=<change id> | <UTC time>`. Here are the
+//! tag's parts, building a tag after checking each part, reading one back, and the tag list of a VM
+//! (every tagged checkpoint of each of its VPGs, or those of one change).
+
+use std::sync::Arc;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
+
+use crate::error::RewindError;
+use crate::protection::Protection;
+use crate::vm::VmRef;
+use crate::zvm::ZvmClient;
+
+/// The longest agent name in a tag.
+pub const MAX_AGENT: usize = 30;
+/// The longest action in a tag.
+pub const MAX_ACTION: usize = 60;
+/// The longest VM name in a tag (vSphere's own limit).
+pub const MAX_VM: usize = 80;
+/// The longest change id in a tag.
+pub const MAX_CHANGE_ID: usize = 40;
+
+/// The parts of a tag, as built or as read back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct TagParts {
+    /// The agent.
+    pub agent: String,
+    /// The action.
+    pub action: String,
+    /// The VM's name.
+    pub vm: String,
+    /// The change id.
+    pub change_id: String,
+    /// When the guard began (UTC), as written in the tag.
+    pub time: String,
+}
+
+/// Checks one part of a tag: not empty, no `|`, no control character, bounded length.
+pub fn check_part<'a>(
+    field: &'static str,
+    value: &'a str,
+    max: usize,
+) -> Result<&'a str, RewindError> {
+    let v = value.trim();
+    let problem = if v.is_empty() {
+        Some("it is empty".to_string())
+    } else if v.contains('|') {
+        Some("it contains `|`, which separates the parts of a tag; leave it out or use another character".to_string())
+    } else if v.chars().any(char::is_control) {
+        Some(
+            "it contains a control character (such as a newline or tab); give it on one line"
+                .to_string(),
+        )
+    } else if v.chars().count() > max {
+        Some(format!(
+            "it is {} characters long and a tag allows {max}; shorten it",
+            v.chars().count()
+        ))
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(RewindError::InvalidInput { field, problem }),
+        None => Ok(v),
+    }
+}
+
+/// Builds the tag `ai:<agent> | <action> | vm=<vm> | change=<id> | <utc>` after checking every part.
+pub fn build_tag(
+    agent: &str,
+    action: &str,
+    vm: &str,
+    change_id: &str,
+    at: DateTime<Utc>,
+) -> Result<String, RewindError> {
+    let agent = check_part("agent", agent, MAX_AGENT)?;
+    let action = check_part("action", action, MAX_ACTION)?;
+    let vm = check_part("vm", vm, MAX_VM)?;
+    let change_id = check_part("change_id", change_id, MAX_CHANGE_ID)?;
+    Ok(format!(
+        "ai:{agent} | {action} | vm={vm} | change={change_id} | {}",
+        at.to_rfc3339_opts(SecondsFormat::Secs, true)
+    ))
+}
+
+/// Reads a tag written by [`build_tag`]; `None` for any other tag.
+pub fn parse_tag(tag: &str) -> Option<TagParts> {
+    let parts: Vec<&str> = tag.split(" | ").collect();
+    let [agent, action, vm, change, time] = parts.as_slice() else {
+        return None;
+    };
+    Some(TagParts {
+        agent: agent.strip_prefix("ai:")?.to_string(),
+        action: action.to_string(),
+        vm: vm.strip_prefix("vm=")?.to_string(),
+        change_id: change.strip_prefix("change=")?.to_string(),
+        time: time.to_string(),
+    })
+}
+
+/// One tagged checkpoint of a VPG.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TaggedCheckpoint {
+    /// The checkpoint.
+    pub checkpoint_id: String,
+    /// Its time (the ZVM's clock).
+    pub timestamp: Option<DateTime<Utc>>,
+    /// Its tag.
+    pub tag: String,
+    /// The tag's parts when rewind wrote it.
+    pub parts: Option<TagParts>,
+}
+
+impl TaggedCheckpoint {
+    /// Whether this checkpoint belongs to `change`: a change id its tag names, or the tag exactly (a
+    /// tag that rewind did not write has no change id, so the whole tag is how a human names it).
+    pub fn is_of_change(&self, change: &str) -> bool {
+        let wanted = change.trim();
+        self.tag.trim() == wanted || self.parts.as_ref().is_some_and(|p| p.change_id == wanted)
+    }
+}
+
+/// The tagged checkpoints of one VPG.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct VpgTags {
+    /// The VPG.
+    pub vpg_id: String,
+    /// Its name.
+    pub vpg_name: String,
+    /// The configured site whose ZVM was asked.
+    pub site: String,
+    /// Its tagged checkpoints, oldest first.
+    pub tags: Vec<TaggedCheckpoint>,
+    /// Why the VPG's checkpoints could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The tagged checkpoints of a VM across all its VPGs.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TagList {
+    /// The VM.
+    pub vm: VmRef,
+    /// The change id asked for, if any.
+    pub change_id: Option<String>,
+    /// Every VPG of the VM.
+    pub vpgs: Vec<VpgTags>,
+}
+
+impl TagList {
+    /// One line for humans: how many tagged checkpoints (of the change, when one was asked for) in how
+    /// many of the VM's VPGs, and which VPGs could not be read.
+    pub fn headline(&self) -> String {
+        let count: usize = self.vpgs.iter().map(|v| v.tags.len()).sum();
+        let with = self.vpgs.iter().filter(|v| !v.tags.is_empty()).count();
+        let of = self
+            .change_id
+            .as_deref()
+            .map(|c| format!(" of change {c}"))
+            .unwrap_or_default();
+        let mut line = format!(
+            "{} ({}): {count} tagged checkpoint(s){of} in {with} of {} VPG(s)",
+            self.vm.name,
+            self.vm.id,
+            self.vpgs.len()
+        );
+        let unread: Vec<&str> = self
+            .vpgs
+            .iter()
+            .filter(|v| v.error.is_some())
+            .map(|v| v.vpg_name.as_str())
+            .collect();
+        if !unread.is_empty() {
+            line.push_str(&format!("; could not read {}", unread.join(", ")));
+        }
+        line
+    }
+
+    /// The headline, then each VPG with its tagged checkpoints.
+    pub fn summary(&self) -> String {
+        let mut out = self.headline();
+        for v in &self.vpgs {
+            out.push_str(&format!("\n  {} ({} tag(s))", v.vpg_name, v.tags.len()));
+            if let Some(e) = &v.error {
+                out.push_str(&format!(": ERROR {e}"));
+            }
+            for t in &v.tags {
+                let when = t.timestamp.map(|t| t.to_rfc3339()).unwrap_or_default();
+                out.push_str(&format!("\n    {} {} {}", t.checkpoint_id, when, t.tag));
+            }
+        }
+        out
+    }
+}
+
+/// Lists the tagged checkpoints of the VM of `protection`, keeping only those of `change_id` (a change
+/// id or a tag exactly) when given.
+pub(crate) async fn list_tags(
+    clients: &[Arc<ZvmClient>],
+    protection: &Protection,
+    change_id: Option<&str>,
+) -> TagList {
+    let vpgs = futures::future::join_all(protection.vpgs.iter().map(|v| async move {
+        let mut out = VpgTags {
+            vpg_id: v.vpg_id.clone(),
+            vpg_name: v.vpg_name.clone(),
+            site: v.zvm_site.clone(),
+            tags: Vec::new(),
+            error: None,
+        };
+        let Some(client) = clients.iter().find(|c| c.name() == v.zvm_site) else {
+            out.error = Some(format!("the site {} is not configured", v.zvm_site));
+            return out;
+        };
+        match client.checkpoints(&v.vpg_id, None).await {
+            Ok(cps) => {
+                let mut tags: Vec<TaggedCheckpoint> = cps
+                    .into_iter()
+                    .filter_map(|c| {
+                        let tag = c.tag.filter(|t| !t.is_empty())?;
+                        let parts = parse_tag(&tag);
+                        Some(TaggedCheckpoint {
+                            checkpoint_id: c.checkpoint_identifier.unwrap_or_default(),
+                            timestamp: c.time_stamp,
+                            tag,
+                            parts,
+                        })
+                    })
+                    .filter(|t| change_id.is_none_or(|id| t.is_of_change(id)))
+                    .collect();
+                tags.sort_by_key(|t| t.timestamp);
+                out.tags = tags;
+            }
+            Err(e) => out.error = Some(e.to_string()),
+        }
+        out
+    }))
+    .await;
+    TagList {
+        vm: protection.vm.clone(),
+        change_id: change_id.map(|c| c.trim().to_string()),
+        vpgs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn at() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 29, 12, 34, 56).unwrap()
+    }
+
+    #[test]
+    fn tag_has_the_documented_shape_and_parses_back() {
+        let tag = build_tag("claude-code", "upgrade nginx", "web-01", "chg-42", at()).unwrap();
+        assert_eq!(
+            tag,
+            "ai:claude-code | upgrade nginx | vm=web-01 | change=chg-42 | 2026-11-29T12:34:56Z"
+        );
+        let p = parse_tag(&tag).unwrap();
+        assert_eq!(p.agent, "claude-code");
+        assert_eq!(p.action, "upgrade nginx");
+        assert_eq!(p.vm, "web-01");
+        assert_eq!(p.change_id, "chg-42");
+        assert_eq!(p.time, "2026-11-29T12:34:56Z");
+        assert!(parse_tag("nightly before patch").is_none());
+    }
+
+    #[test]
+    fn a_pipe_in_any_part_is_rejected_naming_the_field() {
+        for (field, args) in [
+            ("agent", ["a|b", "x", "vm", "c"]),
+            ("action", ["a", "x | y", "vm", "c"]),
+            ("vm", ["a", "x", "v|m", "c"]),
+            ("change_id", ["a", "x", "vm", "c|d"]),
+        ] {
+            let err = build_tag(args[0], args[1], args[2], args[3], at()).unwrap_err();
+            match &err {
+                RewindError::InvalidInput { field: f, problem } => {
+                    assert_eq!(*f, field);
+                    assert!(problem.contains('|'), "{problem}");
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+            assert!(err.to_string().contains(field));
+        }
+    }
+
+    #[test]
+    fn control_characters_empty_parts_and_long_parts_are_rejected() {
+        assert!(matches!(
+            build_tag("a", "line\nbreak", "vm", "c", at()),
+            Err(RewindError::InvalidInput {
+                field: "action",
+                ..
+            })
+        ));
+        assert!(matches!(
+            build_tag("a", "x", "vm", "\t", at()),
+            Err(RewindError::InvalidInput {
+                field: "change_id",
+                ..
+            })
+        ));
+        assert!(matches!(
+            build_tag(" ", "x", "vm", "c", at()),
+            Err(RewindError::InvalidInput { field: "agent", .. })
+        ));
+        let long = "x".repeat(MAX_ACTION + 1);
+        let err = build_tag("a", &long, "vm", "c", at()).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!("{}", MAX_ACTION)),
+            "{err}"
+        );
+        let longest = build_tag(
+            &"a".repeat(MAX_AGENT),
+            &"b".repeat(MAX_ACTION),
+            &"c".repeat(MAX_VM),
+            &"d".repeat(MAX_CHANGE_ID),
+            at(),
+        )
+        .unwrap();
+        assert!(longest.chars().count() <= 255, "{}", longest.len());
+    }
+}
