@@ -200,230 +200,338 @@ async fn insert_locked(
     earlier: Option<&Earlier>,
     notes: &mut Vec<String>,
 ) -> Inserted {
-    let Insert {
-        ctx,
-        client,
-        vpg,
-        tag,
-        log,
-        deadline,
-        watch,
-    } = *run;
-    let vpg_id = vpg.vpg_id.as_str();
     if let Some(e) = earlier
-        && let Some(settled) =
-            attempt::follow_earlier_task(ctx, client, vpg, e, deadline, watch, notes).await
+        && let Some(settled) = attempt::follow_earlier_task(
+            run.ctx,
+            run.client,
+            run.vpg,
+            e,
+            run.deadline,
+            run.watch,
+            notes,
+        )
+        .await
     {
         return settled;
     }
-    // Until when a checkpoint with this tag, if there is one, may still be on its way to being
-    // listed; `None` while none can exist.
-    let mut may_exist: Option<Instant> = earlier.map(|e| attempt::earlier_look_until(client, e));
-    let since = Some(
-        match earlier {
-            Some(e) => e.at - chrono::Duration::from_std(ctx.settings.deadline).unwrap_or_default(),
-            None => Utc::now(),
-        } - chrono::Duration::minutes(10),
-    );
-    let mut back_to_back = 0;
-    let mut resent = 0;
+    let mut tries = Tries::new(run, earlier);
     loop {
-        if Instant::now() >= deadline {
-            return Inserted::Done(Outcome::Error {
-                task_id: None,
-                kind: ErrorKind::Connection,
-                message: "the deadline came before the insert could be sent; nothing was inserted; guard again".into(),
-            });
+        if let Turn::Done(done) = turn(run, &mut tries, notes).await {
+            return *done;
         }
-        let waited = match wait_for_running(run, may_exist.is_some(), notes).await {
-            Ok(waited) => waited,
-            Err(done) => return done,
+    }
+}
+
+/// What the insert loop carries from one turn to the next.
+struct Tries {
+    /// Until when a checkpoint with this tag, if there is one, may still be on its way to being
+    /// listed; `None` while none can exist.
+    may_exist: Option<Instant>,
+    /// How far back the VPG's checkpoints are read when the tag is looked for.
+    since: Option<DateTime<Utc>>,
+    /// Retries after another insert made ours fail.
+    back_to_back: u32,
+    /// Inserts sent again after one whose outcome was unknown turned out not to have happened.
+    resent: u32,
+}
+
+impl Tries {
+    fn new(run: &Insert<'_>, earlier: Option<&Earlier>) -> Tries {
+        let from = match earlier {
+            Some(e) => {
+                e.at - chrono::Duration::from_std(run.ctx.settings.deadline).unwrap_or_default()
+            }
+            None => Utc::now(),
         };
-        if waited {
-            // Every guard that waited for the same insert (other processes', other machines')
-            // wakes when it ends: a random pause spreads them out, so that the first to insert is
-            // seen running by the others (which then wait for it) instead of all inserting at
-            // once and all but one failing. This process's own guards of one VPG take turns in
-            // its queue and never wait here for each other.
-            let (learnt, _) = client.learnt();
-            let typical = learnt
-                .unwrap_or(Duration::from_millis(500))
-                .clamp(Duration::from_millis(20), Duration::from_secs(2));
-            let pause = typical.mul_f64(rand::random::<f64>() * 0.5);
-            tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now()))).await;
-            if let Ok(running) = client.insert_tasks(vpg_id, true).await
-                && running
-                    .iter()
-                    .filter_map(|t| t.task_identifier.as_deref())
-                    .any(|id| ctx.own.ended(vpg_id, id) != Some(true))
-            {
-                continue;
-            }
+        Tries {
+            may_exist: earlier.map(|e| attempt::earlier_look_until(run.client, e)),
+            since: Some(from - chrono::Duration::minutes(10)),
+            back_to_back: 0,
+            resent: 0,
         }
-        if let Some(until) = may_exist {
-            let until = if waited {
-                Instant::now() + attempt::listing_grace(client)
-            } else {
-                until
-            };
-            match attempt::look_for_tag(client, vpg, tag, since, until.min(deadline), notes).await {
-                Ok(Some(found)) => return found,
-                Ok(None) => may_exist = Some(Instant::now()),
-                Err(e) => {
-                    return Inserted::Done(Outcome::Error {
-                        task_id: None,
-                        kind: e.kind(),
-                        message: format!(
-                            "a checkpoint with the tag {tag:?} may already exist in VPG {}, and looking for it failed: {e}; nothing more was inserted, so that the tag is not inserted twice; guard again",
-                            vpg.vpg_name
-                        ),
-                    });
-                }
-            }
+    }
+}
+
+/// What one turn of the insert loop came to.
+enum Turn {
+    /// Go round again: another insert ran meanwhile, or ours is to be sent again.
+    Again,
+    /// The VPG is settled, one way or the other (boxed: a task is large, and most turns go round).
+    Done(Box<Inserted>),
+}
+
+/// One turn: wait for any insert running at the VPG, look for the tag when it may exist, insert, read
+/// the task to its end, and settle or go round again.
+async fn turn(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<String>) -> Turn {
+    if Instant::now() >= run.deadline {
+        return Turn::Done(Box::new(Inserted::Done(Outcome::Error {
+            task_id: None,
+            kind: ErrorKind::Connection,
+            message: "the deadline came before the insert could be sent; nothing was inserted; guard again".into(),
+        })));
+    }
+    let waited = match wait_for_running(run, tries.may_exist.is_some(), notes).await {
+        Ok(waited) => waited,
+        Err(done) => return Turn::Done(Box::new(done)),
+    };
+    if waited && another_insert_after_a_pause(run).await {
+        return Turn::Again;
+    }
+    if let Some(done) = look_first(run, tries, waited, notes).await {
+        return Turn::Done(Box::new(done));
+    }
+    let (task_id, sent) = match send(run, tries, notes).await {
+        Sending::Sent(task_id, sent) => (task_id, sent),
+        Sending::Ends(turn) => return turn,
+    };
+    let task = match follow(run, &task_id, sent).await {
+        Ok(task) => task,
+        Err(done) => return Turn::Done(Box::new(done)),
+    };
+    settle(run, tries, task_id, task, sent, notes).await
+}
+/// After waiting for another client's insert: every guard that waited for the same insert (other
+/// processes', other machines') wakes when it ends, so a random pause spreads them out, and the first
+/// to insert is seen running by the others (which then wait for it) instead of all inserting at once
+/// and all but one failing. True when an insert runs again after the pause. This process's own
+/// guards of one VPG take turns in its queue and never wait here for each other.
+async fn another_insert_after_a_pause(run: &Insert<'_>) -> bool {
+    let (learnt, _) = run.client.learnt();
+    let typical = learnt
+        .unwrap_or(Duration::from_millis(500))
+        .clamp(Duration::from_millis(20), Duration::from_secs(2));
+    let pause = typical.mul_f64(rand::random::<f64>() * 0.5);
+    tokio::time::sleep(pause.min(run.deadline.saturating_duration_since(Instant::now()))).await;
+    let vpg_id = run.vpg.vpg_id.as_str();
+    run.client
+        .insert_tasks(vpg_id, true)
+        .await
+        .is_ok_and(|running| {
+            running
+                .iter()
+                .filter_map(|t| t.task_identifier.as_deref())
+                .any(|id| run.ctx.own.ended(vpg_id, id) != Some(true))
+        })
+}
+
+/// When a checkpoint with this tag may exist already, looks for it before any insert: `Some` when
+/// that settles the VPG (it was found, or looking failed and nothing more may be inserted).
+async fn look_first(
+    run: &Insert<'_>,
+    tries: &mut Tries,
+    waited: bool,
+    notes: &mut Vec<String>,
+) -> Option<Inserted> {
+    let until = tries.may_exist?;
+    let until = if waited {
+        Instant::now() + attempt::listing_grace(run.client)
+    } else {
+        until
+    };
+    let (client, vpg, tag) = (run.client, run.vpg, run.tag);
+    match attempt::look_for_tag(
+        client,
+        vpg,
+        tag,
+        tries.since,
+        until.min(run.deadline),
+        notes,
+    )
+    .await
+    {
+        Ok(Some(found)) => Some(found),
+        Ok(None) => {
+            tries.may_exist = Some(Instant::now());
+            None
         }
-        watch.report(Stage::Inserting, None, None);
-        let sent = Instant::now();
-        let request = format!("POST /v1/vpgs/{vpg_id}/checkpoints");
-        let task_id = match client.insert_tagged_checkpoint(vpg_id, tag).await {
-            Ok(id) => id,
-            Err(e) if e.outcome_unknown() => {
-                let what = e.what_happened_to("the insert");
-                notes.push(format!(
-                    "{what}; looked for the tag before any second insert"
-                ));
-                match reconcile(ctx, client, vpg, tag, deadline, watch, notes).await {
-                    Ok(Reconciled::Found(found)) => return found,
-                    Ok(Reconciled::StillRunning(task_id, task)) => {
-                        return Inserted::Done(Outcome::StillRunning {
-                            task_id,
-                            task_state: task.state().map(Code::task_state),
-                            stage: Stage::Running,
-                        });
-                    }
-                    Ok(Reconciled::Unfollowed(task_id, e)) => {
-                        return Inserted::Done(Outcome::Error {
-                            task_id: Some(task_id.clone()),
-                            kind: e.kind(),
-                            message: format!(
-                                "{what}, and insert task {task_id}, which may be ours, could not be followed: {e}; look at the task, and for the tag {tag:?} in VPG {}, before guarding again",
-                                vpg.vpg_name
-                            ),
-                        });
-                    }
-                    Ok(Reconciled::NotInserted) if resent < ctx.settings.lost_response_retries => {
-                        resent += 1;
-                        notes.push(format!(
-                            "no checkpoint with the tag and no insert task that could be ours was found, so the insert did not happen; inserting again ({resent} of {})",
-                            ctx.settings.lost_response_retries
-                        ));
-                        // A ZVM may still be working on the lost request: look once more first.
-                        may_exist = Some(Instant::now());
-                        continue;
-                    }
-                    Ok(Reconciled::NotInserted) => {
-                        return Inserted::Done(Outcome::Error {
-                            task_id: None,
-                            kind: ErrorKind::Connection,
-                            message: format!(
-                                "the insert was sent {} times and each time its outcome was unknown, the last time because {what}; no checkpoint with the tag exists; check the network to the ZVM of {} and guard again",
-                                resent + 1,
-                                client.name()
-                            ),
-                        });
-                    }
-                    Err(e) => {
-                        return Inserted::Done(Outcome::Error {
-                            task_id: None,
-                            kind: e.kind(),
-                            message: format!(
-                                "{what}, and looking for the tag failed: {e}; look for the tag {tag:?} in VPG {} before guarding again",
-                                vpg.vpg_name
-                            ),
-                        });
-                    }
-                }
-            }
-            Err(e) => {
-                let e = e.at(client, &request);
-                return Inserted::Done(Outcome::Error {
-                    task_id: None,
-                    kind: e.kind(),
-                    message: e.to_string(),
-                });
-            }
-        };
-        ctx.own.record(vpg_id, &task_id, None, false);
-        let (learnt, _) = client.learnt();
-        // The task id is journaled while the task is followed: the intent, synced before the
-        // insert, already accounts for it, and the task line only saves a later attempt a look.
-        let (_, waited) = tokio::join!(
-            log.sent(vpg_id, &task_id),
-            wait_task(client, &task_id, sent, deadline, learnt, watch)
-        );
-        let task = match waited {
-            Ok(TaskWait::Terminal(task)) => task,
-            Ok(TaskWait::StillRunning(last)) => {
-                return Inserted::Done(Outcome::StillRunning {
-                    task_id,
-                    task_state: last.as_ref().and_then(Task::state).map(Code::task_state),
-                    stage: Stage::Running,
-                });
-            }
-            Err(e) => {
-                return Inserted::Done(Outcome::Error {
-                    task_id: Some(task_id.clone()),
-                    kind: e.kind(),
-                    message: format!(
-                        "insert task {task_id} was started but could not be followed: {e}; the insert may still complete, look at the task in the ZVM"
-                    ),
-                });
-            }
-        };
-        ctx.own.record(vpg_id, &task_id, task.started, true);
-        let state = task.state().unwrap_or(-1);
-        if state == STATE_COMPLETED {
-            client.observe_insert(zvm_duration(&task).unwrap_or_else(|| sent.elapsed()));
-            return Inserted::Completed {
-                task,
-                task_id,
-                at: Instant::now(),
-            };
-        }
-        let reason = task.complete_reason.clone().unwrap_or_default();
-        let retry_allowed = ctx
-            .settings
-            .back_to_back_retries
-            .is_none_or(|cap| back_to_back < cap);
-        if retry_allowed
-            && let Some(culprit) = back_to_back_culprit(client, vpg_id, &task_id, &task).await
-        {
-            back_to_back += 1;
-            let by = match &culprit {
-                Culprit::Task(other) => format!(
-                    "insert task {} of another client ({})",
-                    other.task_identifier.as_deref().unwrap_or_default(),
-                    other.initiated_by.as_deref().unwrap_or("unknown")
-                ),
-                Culprit::Unnamed => "another insert".to_string(),
-            };
+        Err(e) => Some(Inserted::Done(Outcome::Error {
+            task_id: None,
+            kind: e.kind(),
+            message: format!(
+                "a checkpoint with the tag {tag:?} may already exist in VPG {}, and looking for it failed: {e}; nothing more was inserted, so that the tag is not inserted twice; guard again",
+                vpg.vpg_name
+            ),
+        })),
+    }
+}
+
+/// What sending the insert came to.
+enum Sending {
+    /// The ZVM took it: its task id, and when it was sent.
+    Sent(String, Instant),
+    /// The turn ends here.
+    Ends(Turn),
+}
+
+/// Sends the insert. An answer of unknown outcome is reconciled before anything else is sent.
+async fn send(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<String>) -> Sending {
+    let vpg_id = run.vpg.vpg_id.as_str();
+    run.watch.report(Stage::Inserting, None, None);
+    let sent = Instant::now();
+    match run.client.insert_tagged_checkpoint(vpg_id, run.tag).await {
+        Ok(task_id) => Sending::Sent(task_id, sent),
+        Err(e) if e.outcome_unknown() => {
+            let what = e.what_happened_to("the insert");
             notes.push(format!(
-                "insert task {task_id} ended {} because {by} was running at this VPG ({reason}); waited for it and inserted again (retry {back_to_back})",
-                Code::task_state(state)
+                "{what}; looked for the tag before any second insert"
             ));
-            if matches!(culprit, Culprit::Unnamed) {
-                // No task to wait for: the insert that ran is waited out for about its length.
-                let pause = learnt.unwrap_or(Duration::from_millis(500));
-                tokio::time::sleep(pause.min(deadline.saturating_duration_since(Instant::now())))
-                    .await;
-            }
-            continue;
+            Sending::Ends(after_unknown(run, tries, &what, notes).await)
         }
-        return Inserted::Done(Outcome::Failed {
+        Err(e) => {
+            let e = e.at(run.client, &format!("POST /v1/vpgs/{vpg_id}/checkpoints"));
+            Sending::Ends(Turn::Done(Box::new(Inserted::Done(Outcome::Error {
+                task_id: None,
+                kind: e.kind(),
+                message: e.to_string(),
+            }))))
+        }
+    }
+}
+
+/// After an insert whose outcome is unknown (`what` says why): what the reconciliation found settles
+/// the VPG, or, when the insert did not happen, it is sent again (a bounded number of times).
+async fn after_unknown(
+    run: &Insert<'_>,
+    tries: &mut Tries,
+    what: &str,
+    notes: &mut Vec<String>,
+) -> Turn {
+    let (ctx, client, vpg, tag) = (run.ctx, run.client, run.vpg, run.tag);
+    let error = |task_id: Option<String>, kind, message| {
+        Turn::Done(Box::new(Inserted::Done(Outcome::Error {
+            task_id,
+            kind,
+            message,
+        })))
+    };
+    match reconcile(ctx, client, vpg, tag, run.deadline, run.watch, notes).await {
+        Ok(Reconciled::Found(found)) => Turn::Done(Box::new(found)),
+        Ok(Reconciled::StillRunning(task_id, task)) => {
+            Turn::Done(Box::new(Inserted::Done(Outcome::StillRunning {
+                task_id,
+                task_state: task.state().map(Code::task_state),
+                stage: Stage::Running,
+            })))
+        }
+        Ok(Reconciled::Unfollowed(task_id, e)) => error(
+            Some(task_id.clone()),
+            e.kind(),
+            format!(
+                "{what}, and insert task {task_id}, which may be ours, could not be followed: {e}; look at the task, and for the tag {tag:?} in VPG {}, before guarding again",
+                vpg.vpg_name
+            ),
+        ),
+        Ok(Reconciled::NotInserted) if tries.resent < ctx.settings.lost_response_retries => {
+            tries.resent += 1;
+            notes.push(format!(
+                "no checkpoint with the tag and no insert task that could be ours was found, so the insert did not happen; inserting again ({} of {})",
+                tries.resent, ctx.settings.lost_response_retries
+            ));
+            // A ZVM may still be working on the lost request: look once more first.
+            tries.may_exist = Some(Instant::now());
+            Turn::Again
+        }
+        Ok(Reconciled::NotInserted) => error(
+            None,
+            ErrorKind::Connection,
+            format!(
+                "the insert was sent {} times and each time its outcome was unknown, the last time because {what}; no checkpoint with the tag exists; check the network to the ZVM of {} and guard again",
+                tries.resent + 1,
+                client.name()
+            ),
+        ),
+        Err(e) => error(
+            None,
+            e.kind(),
+            format!(
+                "{what}, and looking for the tag failed: {e}; look for the tag {tag:?} in VPG {} before guarding again",
+                vpg.vpg_name
+            ),
+        ),
+    }
+}
+
+/// Reads the insert task `task_id`, sent at `sent`, to its end, journaling its id meanwhile: `Err`
+/// when that settles the VPG (it still runs at the deadline, or cannot be followed).
+async fn follow(run: &Insert<'_>, task_id: &str, sent: Instant) -> Result<Task, Inserted> {
+    let (client, vpg_id) = (run.client, run.vpg.vpg_id.as_str());
+    run.ctx.own.record(vpg_id, task_id, None, false);
+    let (learnt, _) = client.learnt();
+    // The task id is journaled while the task is followed: the intent, synced before the insert,
+    // already accounts for it, and the task line only saves a later attempt a look.
+    let (_, waited) = tokio::join!(
+        run.log.sent(vpg_id, task_id),
+        wait_task(client, task_id, sent, run.deadline, learnt, run.watch)
+    );
+    match waited {
+        Ok(TaskWait::Terminal(task)) => {
+            run.ctx.own.record(vpg_id, task_id, task.started, true);
+            Ok(task)
+        }
+        Ok(TaskWait::StillRunning(last)) => Err(Inserted::Done(Outcome::StillRunning {
+            task_id: task_id.to_string(),
+            task_state: last.as_ref().and_then(Task::state).map(Code::task_state),
+            stage: Stage::Running,
+        })),
+        Err(e) => Err(Inserted::Done(Outcome::Error {
+            task_id: Some(task_id.to_string()),
+            kind: e.kind(),
+            message: format!(
+                "insert task {task_id} was started but could not be followed: {e}; the insert may still complete, look at the task in the ZVM"
+            ),
+        })),
+    }
+}
+
+/// A terminal insert task: Completed settles the VPG; a back-to-back failure is retried (after
+/// waiting out an insert it cannot name), until the cap if there is one; any other failure is one.
+async fn settle(
+    run: &Insert<'_>,
+    tries: &mut Tries,
+    task_id: String,
+    task: Task,
+    sent: Instant,
+    notes: &mut Vec<String>,
+) -> Turn {
+    let (ctx, client, vpg_id) = (run.ctx, run.client, run.vpg.vpg_id.as_str());
+    let state = task.state().unwrap_or(-1);
+    if state == STATE_COMPLETED {
+        client.observe_insert(zvm_duration(&task).unwrap_or_else(|| sent.elapsed()));
+        return Turn::Done(Box::new(Inserted::Completed {
+            task,
+            task_id,
+            at: Instant::now(),
+        }));
+    }
+    let reason = task.complete_reason.clone().unwrap_or_default();
+    let retry_allowed = ctx
+        .settings
+        .back_to_back_retries
+        .is_none_or(|cap| tries.back_to_back < cap);
+    let culprit = match retry_allowed {
+        true => back_to_back_culprit(client, vpg_id, &task_id, &task).await,
+        false => None,
+    };
+    let Some(culprit) = culprit else {
+        return Turn::Done(Box::new(Inserted::Done(Outcome::Failed {
             task_id,
             task_state: Code::task_state(state),
             complete_reason: reason,
-        });
+        })));
+    };
+    tries.back_to_back += 1;
+    notes.push(format!(
+        "insert task {task_id} ended {} because {} was running at this VPG ({reason}); waited for it and inserted again (retry {})",
+        Code::task_state(state),
+        culprit.words(),
+        tries.back_to_back
+    ));
+    if matches!(culprit, Culprit::Unnamed) {
+        // No task to wait for: the insert that ran is waited out for about its length.
+        let pause = client.learnt().0.unwrap_or(Duration::from_millis(500));
+        tokio::time::sleep(pause.min(run.deadline.saturating_duration_since(Instant::now()))).await;
     }
+    Turn::Again
 }
 
 /// Waits for every insert running at the VPG (another client's, or one this process left running
@@ -507,6 +615,20 @@ enum Culprit {
     Task(Task),
     /// Only the failure's reason says another insert was running.
     Unnamed,
+}
+
+impl Culprit {
+    /// The culprit as a note names it.
+    fn words(&self) -> String {
+        match self {
+            Culprit::Task(other) => format!(
+                "insert task {} of another client ({})",
+                other.task_identifier.as_deref().unwrap_or_default(),
+                other.initiated_by.as_deref().unwrap_or("unknown")
+            ),
+            Culprit::Unnamed => "another insert".to_string(),
+        }
+    }
 }
 
 /// Finds the insert that was running at the VPG while ours ran (the back-to-back rule): another insert

@@ -34,7 +34,7 @@ use crate::error::RewindError;
 use crate::journal::change_lock::{ChangeLock, ChangeLockError};
 use crate::journal::{GuardIntent, Journal, JournalError, JournalRecord};
 use crate::progress::ProgressSink;
-use crate::protection;
+use crate::protection::{self, Protection};
 use crate::tagged_checkpoint::{MAX_ACTION, MAX_AGENT, MAX_CHANGE_ID, build_tag, check_part};
 use crate::vm::VmRef;
 use crate::zvm::ZvmClient;
@@ -92,20 +92,64 @@ pub(crate) async fn guard(
     check_part("action", &req.action, MAX_ACTION)?;
     let change_id = check_part("change_id", &req.change_id, MAX_CHANGE_ID)?;
     check_part("vm", &req.vm, 255)?;
-    let protection = tokio::time::timeout_at(
+    let protection = look_up(ctx, &req.vm, deadline).await?;
+    let fresh_tag = build_tag(&req.agent, &req.action, &protection.vm.name, change_id, at)?;
+    let lock = change_lock(ctx, &protection.vm, change_id, deadline).await?;
+    let plan = take_over(ctx, &protection, change_id, fresh_tag)?;
+    let log = journal_intent(ctx, req, &protection, &plan).await?;
+    let vpgs = tag_every_vpg(ctx, &protection, &plan, &log, deadline, sink).await;
+    let mut report = plan.report(req, &protection, vpgs, log);
+    report.elapsed_ms = began.elapsed().as_millis() as u64;
+    if let Err(e) = ctx
+        .journal
+        .append_off_runtime(attempt::verdict_line(&report))
+        .await
+    {
+        report.not_journaled(&e);
+    }
+    drop(lock);
+    Ok(report)
+}
+
+/// Finds the one VM `query` means, and every VPG it is in, before the deadline.
+async fn look_up(
+    ctx: &GuardContext<'_>,
+    query: &str,
+    deadline: Instant,
+) -> Result<Protection, RewindError> {
+    tokio::time::timeout_at(
         deadline.into(),
-        protection::find_protection(ctx.clients, &req.vm),
+        protection::find_protection(ctx.clients, query),
     )
     .await
     .map_err(|_| RewindError::Deadline {
         what: format!(
             "looking up {:?} at the ZVMs, before anything was inserted",
-            req.vm.trim()
+            query.trim()
         ),
         waited_secs: ctx.settings.deadline.as_secs_f64(),
-    })??;
-    let fresh_tag = build_tag(&req.agent, &req.action, &protection.vm.name, change_id, at)?;
-    let lock = change_lock(ctx, &protection.vm, change_id, deadline).await?;
+    })?
+}
+
+/// What an attempt is to do, once it knows whether it takes an earlier attempt over.
+struct Plan {
+    /// The earlier attempt of this VM and change within the window, if any.
+    earlier: Option<JournalRecord>,
+    /// The tag: the earlier attempt's, or a fresh one.
+    tag: String,
+    attempt_id: String,
+    change_id: String,
+    notes: Vec<String>,
+}
+
+/// Looks for an earlier attempt of this VM and change within the hook's window (while holding their
+/// change lock), and keeps its tag when there is one.
+fn take_over(
+    ctx: &GuardContext<'_>,
+    protection: &Protection,
+    change_id: &str,
+    fresh_tag: String,
+) -> Result<Plan, RewindError> {
     // Read here, not on a blocking thread: the look takes no lock and reads what the journal's
     // writer appended since the last look, and a hand-off to tokio's blocking pool would cost more
     // (with 64 guards at once on two cores, 7 ms at the median) than the look itself (0.1 ms).
@@ -119,33 +163,87 @@ pub(crate) async fn guard(
         )
         .map_err(|source| RewindError::NotJournaled { source })?;
     let mut notes = protection.notes.clone();
-    let tag = match earlier.as_ref().and_then(JournalRecord::tag) {
-        Some(tag) => {
-            let e = earlier
-                .as_ref()
-                .map(attempt::attempt_name)
-                .unwrap_or_default();
+    let tag = match earlier.as_ref().and_then(|r| Some((r, r.tag()?))) {
+        Some((record, tag)) => {
             notes.push(format!(
-                "took over {e} of change {change_id} (verdict {}): its tag is kept, and what it inserted is adopted rather than inserted again; to pin a new checkpoint, guard with a new change id",
-                earlier.as_ref().map(|r| r.verdict.as_str()).unwrap_or_default()
+                "took over {} of change {change_id} (verdict {}): its tag is kept, and what it inserted is adopted rather than inserted again; to pin a new checkpoint, guard with a new change id",
+                attempt::attempt_name(record),
+                record.verdict
             ));
             tag.to_string()
         }
         None => fresh_tag,
     };
-    let attempt_id = attempt::new_attempt_id();
-    let takes_over = earlier
-        .as_ref()
-        .and_then(|r| r.attempt.as_ref())
-        .map(|a| a.id.clone());
+    Ok(Plan {
+        earlier,
+        tag,
+        attempt_id: attempt::new_attempt_id(),
+        change_id: change_id.to_string(),
+        notes,
+    })
+}
+
+impl Plan {
+    /// The id of the earlier attempt this one takes over.
+    fn takes_over(&self) -> Option<String> {
+        self.earlier
+            .as_ref()
+            .and_then(|r| r.attempt.as_ref())
+            .map(|a| a.id.clone())
+    }
+
+    /// The report of the attempt, once every VPG is done.
+    fn report(
+        self,
+        req: &GuardRequest,
+        protection: &Protection,
+        vpgs: Vec<VpgGuard>,
+        log: AttemptLog<'_>,
+    ) -> GuardReport {
+        let takes_over = self.takes_over();
+        let mut notes = self.notes;
+        notes.extend(log.failures.into_inner().unwrap_or_else(|p| p.into_inner()));
+        if protection.protecting().next().is_none() {
+            notes.push(format!(
+                "no VPG of {} is protecting, so nothing was tagged and Zerto cannot rewind this change",
+                protection.vm.name
+            ));
+        }
+        GuardReport {
+            verdict: verdict(&vpgs),
+            tag: self.tag,
+            vm: protection.vm.clone(),
+            agent: req.agent.trim().to_string(),
+            action: req.action.trim().to_string(),
+            change_id: self.change_id,
+            vpgs,
+            elapsed_ms: 0,
+            notes,
+            attempt_id: self.attempt_id,
+            takes_over,
+            journal_error: None,
+        }
+    }
+}
+
+/// Journals the attempt's intent (its tag, every protecting VPG `pending`), synced, before anything
+/// is inserted; when it cannot be written, nothing is. A VM with no protecting VPG inserts nothing,
+/// and has no intent to journal.
+async fn journal_intent<'a>(
+    ctx: &GuardContext<'a>,
+    req: &GuardRequest,
+    protection: &Protection,
+    plan: &Plan,
+) -> Result<AttemptLog<'a>, RewindError> {
+    let takes_over = plan.takes_over();
     let intent = JournalRecord::intent(&GuardIntent {
-        attempt_id: &attempt_id,
+        attempt_id: &plan.attempt_id,
         takes_over: takes_over.as_deref(),
         agent: req.agent.trim(),
         action: req.action.trim(),
-        change_id,
+        change_id: &plan.change_id,
         vm: &protection.vm,
-        tag: &tag,
+        tag: &plan.tag,
         vpgs: protection
             .protecting()
             .map(|v| (v.vpg_id.as_str(), v.vpg_name.as_str()))
@@ -157,13 +255,23 @@ pub(crate) async fn guard(
             .await
             .map_err(|source| RewindError::NotJournaled { source })?;
     }
-    let log = AttemptLog {
+    Ok(AttemptLog {
         journal: ctx.journal,
         intent,
         failures: StdMutex::new(Vec::new()),
-    };
+    })
+}
 
-    let vpgs = futures::future::join_all(protection.vpgs.iter().map(|v| async {
+/// Tags every protecting VPG, in parallel across VPGs; the others are reported skipped with why.
+async fn tag_every_vpg(
+    ctx: &GuardContext<'_>,
+    protection: &Protection,
+    plan: &Plan,
+    log: &AttemptLog<'_>,
+    deadline: Instant,
+    sink: &dyn ProgressSink,
+) -> Vec<VpgGuard> {
+    futures::future::join_all(protection.vpgs.iter().map(|v| async {
         if !v.protecting {
             return VpgGuard {
                 vpg_id: v.vpg_id.clone(),
@@ -175,44 +283,13 @@ pub(crate) async fn guard(
                 notes: Vec::new(),
             };
         }
-        let earlier = earlier
+        let earlier = plan
+            .earlier
             .as_ref()
             .and_then(|r| attempt::Earlier::at_vpg(r, &v.vpg_id));
-        guard_vpg(ctx, v, &tag, earlier.as_ref(), &log, deadline, sink).await
+        guard_vpg(ctx, v, &plan.tag, earlier.as_ref(), log, deadline, sink).await
     }))
-    .await;
-
-    notes.extend(log.failures.into_inner().unwrap_or_else(|p| p.into_inner()));
-    if protection.protecting().next().is_none() {
-        notes.push(format!(
-            "no VPG of {} is protecting, so nothing was tagged and Zerto cannot rewind this change",
-            protection.vm.name
-        ));
-    }
-    let mut report = GuardReport {
-        verdict: verdict(&vpgs),
-        tag,
-        vm: protection.vm.clone(),
-        agent: req.agent.trim().to_string(),
-        action: req.action.trim().to_string(),
-        change_id: change_id.to_string(),
-        vpgs,
-        elapsed_ms: 0,
-        notes,
-        attempt_id,
-        takes_over,
-        journal_error: None,
-    };
-    report.elapsed_ms = began.elapsed().as_millis() as u64;
-    if let Err(e) = ctx
-        .journal
-        .append_off_runtime(attempt::verdict_line(&report))
-        .await
-    {
-        report.not_journaled(&e);
-    }
-    drop(lock);
-    Ok(report)
+    .await
 }
 
 /// How much longer than its deadline an attempt's lines may span: its verdict is written after the

@@ -4,6 +4,8 @@
 
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
+
 use super::GuardContext;
 use super::insert::Inserted;
 use crate::codes::{STATE_COMPLETED, STATE_IN_PROGRESS};
@@ -39,11 +41,32 @@ pub(super) async fn reconcile(
 ) -> Result<Reconciled, RewindError> {
     let vpg_id = vpg.vpg_id.as_str();
     let tasks = client.insert_tasks(vpg_id, false).await?;
-    // Only the ZVM's own clock orders its tasks: an insert of ours cannot have started before the newest
-    // insert this process saw end at this VPG, nor long before the newest insert the ZVM lists.
     let newest = tasks.iter().filter_map(|t| t.started).max();
+    let mut candidates = maybe_ours(ctx, vpg_id, tasks, newest);
+    if let Some(running) = follow_to_the_end(client, &mut candidates, deadline, watch, notes).await
+    {
+        return Ok(running);
+    }
+    let ours = Ours {
+        vpg_id,
+        tag,
+        candidates: &candidates,
+        newest,
+    };
+    ours.look_for_the_tag(ctx, client, deadline, notes).await
+}
+
+/// The insert tasks of the VPG that could be ours: running, or started after the newest insert this
+/// process saw end there and not long before the newest insert the ZVM lists. Only the ZVM's own clock
+/// orders its tasks.
+fn maybe_ours(
+    ctx: &GuardContext<'_>,
+    vpg_id: &str,
+    tasks: Vec<Task>,
+    newest: Option<DateTime<Utc>>,
+) -> Vec<Task> {
     let floor = ctx.own.newest_start(vpg_id);
-    let mut candidates: Vec<Task> = tasks
+    tasks
         .into_iter()
         .filter(|t| {
             let Some(id) = t.task_identifier.as_deref() else {
@@ -63,71 +86,115 @@ pub(super) async fn reconcile(
                 None => false,
             }
         })
-        .collect();
-    let (learnt, lag) = client.learnt();
+        .collect()
+}
+
+/// Reads each candidate still running to its end: `Some` when one still runs at the deadline or cannot
+/// be followed, which settles the reconciliation.
+async fn follow_to_the_end(
+    client: &ZvmClient,
+    candidates: &mut [Task],
+    deadline: Instant,
+    watch: &Watch<'_>,
+    notes: &mut Vec<String>,
+) -> Option<Reconciled> {
+    let (learnt, _) = client.learnt();
     for c in candidates.iter_mut() {
         if c.state() != Some(STATE_IN_PROGRESS) {
             continue;
         }
         let id = c.task_identifier.clone().unwrap_or_default();
-        let waited = match wait_task(client, &id, Instant::now(), deadline, learnt, watch).await {
-            Ok(waited) => waited,
-            Err(e) => return Ok(Reconciled::Unfollowed(id, e)),
-        };
-        match waited {
-            TaskWait::Terminal(t) => *c = t,
-            TaskWait::StillRunning(last) => {
+        match wait_task(client, &id, Instant::now(), deadline, learnt, watch).await {
+            Ok(TaskWait::Terminal(t)) => *c = t,
+            Ok(TaskWait::StillRunning(last)) => {
                 notes.push(format!(
                     "insert task {id}, which may be ours, was still running at the deadline"
                 ));
-                return Ok(Reconciled::StillRunning(
+                return Some(Reconciled::StillRunning(
                     id,
                     last.unwrap_or_else(|| c.clone()),
                 ));
             }
+            Err(e) => return Some(Reconciled::Unfollowed(id, e)),
         }
     }
-    let mut completed: Vec<&Task> = candidates
-        .iter()
-        .filter(|t| t.state() == Some(STATE_COMPLETED))
-        .collect();
-    completed.sort_by_key(|t| std::cmp::Reverse(t.started));
-    let since = candidates
-        .iter()
-        .filter_map(|t| t.started)
-        .min()
-        .or(newest)
-        .map(|t| t - chrono::Duration::seconds(60));
-    // Give a checkpoint that may be ours the time to be listed, whether or not an insert task could be
-    // tied to this VPG (a ZVM that leaves RelatedEntities empty ties none): this path is rare, and
-    // waiting here is what keeps a second insert from doubling the first.
-    let grace = lag
-        .map(|l| l * 4)
-        .unwrap_or_default()
-        .clamp(Duration::from_secs(2), Duration::from_secs(30));
-    let until = deadline.min(Instant::now() + grace);
-    // The lag this wait saw is not learnt: it does not start at a completion.
-    let found = wait_listed(client, vpg_id, tag, since, Instant::now(), until, lag).await?;
-    let Some((cp, _)) = found else {
-        return Ok(Reconciled::NotInserted);
-    };
-    let task_id = completed.first().and_then(|t| t.task_identifier.clone());
-    if let Some(id) = &task_id {
-        ctx.own.record(vpg_id, id, completed[0].started, true);
+    None
+}
+
+/// The tasks that could be ours, all ended, and what is looked for in the VPG's checkpoints.
+struct Ours<'a> {
+    vpg_id: &'a str,
+    tag: &'a str,
+    candidates: &'a [Task],
+    newest: Option<DateTime<Utc>>,
+}
+
+impl Ours<'_> {
+    /// Looks for the tag, giving a checkpoint that may be ours the time to be listed, whether or not an
+    /// insert task could be tied to this VPG (a ZVM that leaves RelatedEntities empty ties none): this
+    /// path is rare, and waiting here is what keeps a second insert from doubling the first.
+    async fn look_for_the_tag(
+        &self,
+        ctx: &GuardContext<'_>,
+        client: &ZvmClient,
+        deadline: Instant,
+        notes: &mut Vec<String>,
+    ) -> Result<Reconciled, RewindError> {
+        let since = self
+            .candidates
+            .iter()
+            .filter_map(|t| t.started)
+            .min()
+            .or(self.newest)
+            .map(|t| t - chrono::Duration::seconds(60));
+        let (_, lag) = client.learnt();
+        let grace = lag
+            .map(|l| l * 4)
+            .unwrap_or_default()
+            .clamp(Duration::from_secs(2), Duration::from_secs(30));
+        let until = deadline.min(Instant::now() + grace);
+        // The lag this wait saw is not learnt: it does not start at a completion.
+        let found = wait_listed(
+            client,
+            self.vpg_id,
+            self.tag,
+            since,
+            Instant::now(),
+            until,
+            lag,
+        )
+        .await?;
+        let Some((cp, _)) = found else {
+            return Ok(Reconciled::NotInserted);
+        };
+        let task_id = self.newest_completed(ctx);
+        let checkpoint = cp.checkpoint_identifier.as_deref().unwrap_or("?");
+        notes.push(match &task_id {
+            Some(id) => format!(
+                "found the tagged checkpoint {checkpoint} and its insert task {id}: the insert had happened, so it was not sent again"
+            ),
+            None => format!(
+                "found the tagged checkpoint {checkpoint}: the insert had happened, so it was not sent again"
+            ),
+        });
+        Ok(Reconciled::Found(Inserted::Found {
+            task_id,
+            checkpoint_id: cp.checkpoint_identifier.unwrap_or_default(),
+            timestamp: cp.time_stamp,
+        }))
     }
-    notes.push(match &task_id {
-        Some(id) => format!(
-            "found the tagged checkpoint {} and its insert task {id}: the insert had happened, so it was not sent again",
-            cp.checkpoint_identifier.as_deref().unwrap_or("?")
-        ),
-        None => format!(
-            "found the tagged checkpoint {}: the insert had happened, so it was not sent again",
-            cp.checkpoint_identifier.as_deref().unwrap_or("?")
-        ),
-    });
-    Ok(Reconciled::Found(Inserted::Found {
-        task_id,
-        checkpoint_id: cp.checkpoint_identifier.unwrap_or_default(),
-        timestamp: cp.time_stamp,
-    }))
+
+    /// The newest Completed candidate, taken as ours and recorded as this process's.
+    fn newest_completed(&self, ctx: &GuardContext<'_>) -> Option<String> {
+        // The first of the newest, as they are listed.
+        let newest = self
+            .candidates
+            .iter()
+            .rev()
+            .filter(|t| t.state() == Some(STATE_COMPLETED))
+            .max_by_key(|t| t.started)?;
+        let id = newest.task_identifier.clone()?;
+        ctx.own.record(self.vpg_id, &id, newest.started, true);
+        Some(id)
+    }
 }
