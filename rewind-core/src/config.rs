@@ -379,6 +379,60 @@ struct FileHttp {
     read_retry_secs: Option<f64>,
 }
 
+impl FileGuard {
+    /// The guard's settings, each missing value its default.
+    fn settings(self) -> Result<GuardSettings, ConfigError> {
+        let defaults = GuardSettings::default();
+        Ok(GuardSettings {
+            deadline: seconds("guard.deadline_secs", self.deadline_secs, defaults.deadline)?,
+            back_to_back_retries: self.back_to_back_retries.or(defaults.back_to_back_retries),
+            lost_response_retries: self
+                .lost_response_retries
+                .unwrap_or(defaults.lost_response_retries),
+        })
+    }
+}
+
+impl FileHook {
+    /// The hook's settings, each missing value its default.
+    fn settings(self) -> Result<HookSettings, ConfigError> {
+        let window = HookSettings::default().window;
+        Ok(HookSettings {
+            window: seconds("hook.window_secs", self.window_secs, window)?,
+        })
+    }
+}
+
+impl FileRecover {
+    /// The recoveries' settings, each missing value its default.
+    fn settings(self) -> Result<RecoverSettings, ConfigError> {
+        let floor = RecoverSettings::default().wait_floor;
+        Ok(RecoverSettings {
+            wait_floor: seconds("recover.wait_floor_secs", self.wait_floor_secs, floor)?,
+        })
+    }
+}
+
+impl FileHttp {
+    /// The HTTP settings, each missing value its default.
+    fn settings(self) -> Result<HttpSettings, ConfigError> {
+        let d = HttpSettings::default();
+        Ok(HttpSettings {
+            connect_timeout: seconds(
+                "http.connect_timeout_secs",
+                self.connect_timeout_secs,
+                d.connect_timeout,
+            )?,
+            request_timeout: seconds(
+                "http.request_timeout_secs",
+                self.request_timeout_secs,
+                d.request_timeout,
+            )?,
+            read_retry: seconds("http.read_retry_secs", self.read_retry_secs, d.read_retry)?,
+        })
+    }
+}
+
 fn project_dirs() -> Option<directories::ProjectDirs> {
     directories::ProjectDirs::from("", "", APP_DIR)
 }
@@ -659,46 +713,10 @@ impl Config {
                 key: "journal",
             })?,
         };
-        let g = parsed.guard.unwrap_or_default();
-        let defaults = GuardSettings::default();
-        let guard = GuardSettings {
-            deadline: seconds("guard.deadline_secs", g.deadline_secs, defaults.deadline)?,
-            back_to_back_retries: g.back_to_back_retries.or(defaults.back_to_back_retries),
-            lost_response_retries: g
-                .lost_response_retries
-                .unwrap_or(defaults.lost_response_retries),
-        };
-        let h = parsed.hook.unwrap_or_default();
-        let hook = HookSettings {
-            window: seconds(
-                "hook.window_secs",
-                h.window_secs,
-                HookSettings::default().window,
-            )?,
-        };
-        let r = parsed.recover.unwrap_or_default();
-        let recover = RecoverSettings {
-            wait_floor: seconds(
-                "recover.wait_floor_secs",
-                r.wait_floor_secs,
-                RecoverSettings::default().wait_floor,
-            )?,
-        };
-        let t = parsed.http.unwrap_or_default();
-        let hd = HttpSettings::default();
-        let http = HttpSettings {
-            connect_timeout: seconds(
-                "http.connect_timeout_secs",
-                t.connect_timeout_secs,
-                hd.connect_timeout,
-            )?,
-            request_timeout: seconds(
-                "http.request_timeout_secs",
-                t.request_timeout_secs,
-                hd.request_timeout,
-            )?,
-            read_retry: seconds("http.read_retry_secs", t.read_retry_secs, hd.read_retry)?,
-        };
+        let guard = parsed.guard.unwrap_or_default().settings()?;
+        let hook = parsed.hook.unwrap_or_default().settings()?;
+        let recover = parsed.recover.unwrap_or_default().settings()?;
+        let http = parsed.http.unwrap_or_default().settings()?;
         let config = Config {
             sites,
             catalog_path,

@@ -204,81 +204,11 @@ pub(crate) async fn find_protection(
 ) -> Result<Protection, RewindError> {
     let query = validate_query(query)?;
     let matcher = VmQuery::new(query);
-    let answers = futures::future::try_join_all(clients.iter().map(|c| async move {
-        let local = c.local_site().await?;
-        let site_id = local.site_identifier.clone().unwrap_or_default();
-        let site_name = local
-            .site_name
-            .clone()
-            .unwrap_or_else(|| c.name().to_string());
-        let (rows, inventory) = tokio::join!(c.vms_shared(), c.site_vms_shared(&site_id));
-        Ok::<_, RewindError>(SiteAnswer {
-            client: c.clone(),
-            site_id,
-            site_name,
-            rows: rows?,
-            inventory,
-        })
-    }))
-    .await?;
-
-    let configured = |site_id: &str| {
-        answers
-            .iter()
-            .find(|a| !site_id.is_empty() && a.site_id.eq_ignore_ascii_case(site_id))
-    };
-
-    // Group the matching rows by VM identifier; the BTreeMap keeps the order stable.
-    let mut groups: BTreeMap<String, Vec<(usize, &VmRow)>> = BTreeMap::new();
-    for (i, a) in answers.iter().enumerate() {
-        for row in a.rows.iter().filter(|r| row_matches(&matcher, r)) {
-            let key = row.vm_identifier.clone().unwrap_or_default().to_lowercase();
-            groups.entry(key).or_default().push((i, row));
-        }
-    }
+    let answers = ask_every_site(clients).await?;
+    let sites = Sites { answers: &answers };
+    let groups = sites.protected_matches(&matcher);
     let mut notes = Vec::new();
-    let mut unprotected: BTreeMap<String, Candidate> = BTreeMap::new();
-    for a in &answers {
-        match &a.inventory {
-            Ok(vms) => {
-                for vm in vms.iter().filter(|v| site_vm_matches(&matcher, v)) {
-                    let id = vm.vm_identifier.clone().unwrap_or_default();
-                    if !groups.contains_key(&id.to_lowercase()) {
-                        unprotected.entry(id.to_lowercase()).or_insert_with(|| Candidate {
-                            vm_id: id,
-                            vm_name: vm.vm_name.clone().unwrap_or_default(),
-                            site: a.site_name.clone(),
-                            vpgs: Vec::new(),
-                        });
-                    }
-                }
-            }
-            Err(e) => notes.push(format!(
-                "the inventory of site {} could not be read, so an unprotected VM of the same name there would not be seen: {e}",
-                a.client.name()
-            )),
-        }
-    }
-
-    let candidate_of = |rows: &[(usize, &VmRow)]| {
-        let (_, first) = rows[0];
-        let mut vpgs: Vec<String> = rows
-            .iter()
-            .filter_map(|(_, r)| r.vpg_name.clone())
-            .collect();
-        vpgs.sort();
-        vpgs.dedup();
-        Candidate {
-            vm_id: first.vm_identifier.clone().unwrap_or_default(),
-            vm_name: first.vm_name.clone().unwrap_or_default(),
-            site: first
-                .protected_site_name
-                .clone()
-                .unwrap_or_else(|| link_id(&first.protected_site)),
-            vpgs,
-        }
-    };
-
+    let unprotected = sites.unprotected_matches(&matcher, &groups, &mut notes);
     if groups.len() + unprotected.len() > 1 {
         let mut candidates: Vec<Candidate> =
             groups.values().map(|rows| candidate_of(rows)).collect();
@@ -297,97 +227,216 @@ pub(crate) async fn find_protection(
         }
         return not_found_anywhere(&answers, &matcher, query).await;
     };
+    let mut vpgs: Vec<VpgProtection> = sites
+        .once_each(&rows)
+        .into_iter()
+        .map(|(i, row)| sites.vpg_protection(i, row))
+        .collect();
+    vpgs.sort_by(|a, b| a.vpg_name.cmp(&b.vpg_name).then(a.vpg_id.cmp(&b.vpg_id)));
+    Ok(Protection {
+        query: query.to_string(),
+        vm: sites.vm_ref(&rows),
+        vpgs,
+        notes,
+    })
+}
 
-    let site_ref = |id: String, name: Option<String>| SiteRef {
-        configured_as: configured(&id).map(|a| a.client.name().to_string()),
-        name: name
-            .or_else(|| configured(&id).map(|a| a.site_name.clone()))
-            .unwrap_or_default(),
-        id,
-    };
-
-    // One VPG seen from both its sites is kept once, preferring the row of the ZVM rewind will call for
-    // it (the protected site's), whose status is first-hand.
-    let mut vpgs: BTreeMap<String, (usize, &VmRow)> = BTreeMap::new();
-    for (i, row) in &rows {
-        let key = row
-            .vpg_identifier
+/// Asks every configured ZVM for its own site, its protected VMs and its site's inventory, at once.
+async fn ask_every_site(clients: &[Arc<ZvmClient>]) -> Result<Vec<SiteAnswer>, RewindError> {
+    futures::future::try_join_all(clients.iter().map(|c| async move {
+        let local = c.local_site().await?;
+        let site_id = local.site_identifier.clone().unwrap_or_default();
+        let site_name = local
+            .site_name
             .clone()
-            .or_else(|| link_id(&row.link).into())
-            .unwrap_or_default()
-            .to_lowercase();
-        let from_protected = answers[*i]
-            .site_id
-            .eq_ignore_ascii_case(&link_id(&row.protected_site));
-        match vpgs.get(&key) {
-            Some(_) if !from_protected => {}
-            _ => {
+            .unwrap_or_else(|| c.name().to_string());
+        let (rows, inventory) = tokio::join!(c.vms_shared(), c.site_vms_shared(&site_id));
+        Ok::<_, RewindError>(SiteAnswer {
+            client: c.clone(),
+            site_id,
+            site_name,
+            rows: rows?,
+            inventory,
+        })
+    }))
+    .await
+}
+
+/// The rows of one VM: each with the index of the site answer it came from.
+type Rows<'a> = Vec<(usize, &'a VmRow)>;
+
+/// What every configured site answered.
+struct Sites<'a> {
+    answers: &'a [SiteAnswer],
+}
+
+impl<'a> Sites<'a> {
+    /// The answer of the configured site whose identifier is `site_id`.
+    fn configured(&self, site_id: &str) -> Option<&'a SiteAnswer> {
+        self.answers
+            .iter()
+            .find(|a| !site_id.is_empty() && a.site_id.eq_ignore_ascii_case(site_id))
+    }
+
+    /// A site as a VPG names it, with the configured site that reaches its ZVM.
+    fn site_ref(&self, id: String, name: Option<String>) -> SiteRef {
+        SiteRef {
+            configured_as: self.configured(&id).map(|a| a.client.name().to_string()),
+            name: name
+                .or_else(|| self.configured(&id).map(|a| a.site_name.clone()))
+                .unwrap_or_default(),
+            id,
+        }
+    }
+
+    /// The protected VMs' rows the query matches, grouped by VM identifier (a BTreeMap, so that the
+    /// order is stable).
+    fn protected_matches(&self, matcher: &VmQuery) -> BTreeMap<String, Rows<'a>> {
+        let mut groups: BTreeMap<String, Rows<'a>> = BTreeMap::new();
+        for (i, a) in self.answers.iter().enumerate() {
+            for row in a.rows.iter().filter(|r| row_matches(matcher, r)) {
+                let key = row.vm_identifier.clone().unwrap_or_default().to_lowercase();
+                groups.entry(key).or_default().push((i, row));
+            }
+        }
+        groups
+    }
+
+    /// The VMs of the sites' inventories the query matches that no VPG protects; a site whose
+    /// inventory could not be read is named in `notes`.
+    fn unprotected_matches(
+        &self,
+        matcher: &VmQuery,
+        protected: &BTreeMap<String, Rows<'a>>,
+        notes: &mut Vec<String>,
+    ) -> BTreeMap<String, Candidate> {
+        let mut unprotected: BTreeMap<String, Candidate> = BTreeMap::new();
+        for a in self.answers {
+            let vms = match &a.inventory {
+                Ok(vms) => vms,
+                Err(e) => {
+                    notes.push(format!(
+                        "the inventory of site {} could not be read, so an unprotected VM of the same name there would not be seen: {e}",
+                        a.client.name()
+                    ));
+                    continue;
+                }
+            };
+            for vm in vms.iter().filter(|v| site_vm_matches(matcher, v)) {
+                let id = vm.vm_identifier.clone().unwrap_or_default();
+                if !protected.contains_key(&id.to_lowercase()) {
+                    unprotected
+                        .entry(id.to_lowercase())
+                        .or_insert_with(|| Candidate {
+                            vm_id: id,
+                            vm_name: vm.vm_name.clone().unwrap_or_default(),
+                            site: a.site_name.clone(),
+                            vpgs: Vec::new(),
+                        });
+                }
+            }
+        }
+        unprotected
+    }
+
+    /// One row per VPG: a VPG seen from both its sites is kept once, preferring the row of the ZVM
+    /// rewind will call for it (the protected site's), whose status is first-hand.
+    fn once_each(&self, rows: &Rows<'a>) -> Vec<(usize, &'a VmRow)> {
+        let mut vpgs: BTreeMap<String, (usize, &'a VmRow)> = BTreeMap::new();
+        for (i, row) in rows {
+            let key = row
+                .vpg_identifier
+                .clone()
+                .or_else(|| link_id(&row.link).into())
+                .unwrap_or_default()
+                .to_lowercase();
+            let from_protected = self.answers[*i]
+                .site_id
+                .eq_ignore_ascii_case(&link_id(&row.protected_site));
+            if from_protected || !vpgs.contains_key(&key) {
                 vpgs.insert(key, (*i, row));
             }
         }
+        vpgs.into_values().collect()
     }
 
-    let first = rows[0].1;
-    let mut ip_addresses: Vec<String> = Vec::new();
-    for a in rows.iter().flat_map(|(_, r)| r.ip_addresses()) {
-        if !ip_addresses.iter().any(|known| known == a) {
-            ip_addresses.push(a.to_string());
+    /// The VM the rows are of, with every address any of them lists.
+    fn vm_ref(&self, rows: &Rows<'a>) -> VmRef {
+        let first = rows[0].1;
+        let mut ip_addresses: Vec<String> = Vec::new();
+        for a in rows.iter().flat_map(|(_, r)| r.ip_addresses()) {
+            if !ip_addresses.iter().any(|known| known == a) {
+                ip_addresses.push(a.to_string());
+            }
+        }
+        VmRef {
+            id: first.vm_identifier.clone().unwrap_or_default(),
+            name: first.vm_name.clone().unwrap_or_default(),
+            site: self.site_ref(
+                link_id(&first.protected_site),
+                first.protected_site_name.clone(),
+            ),
+            ip_addresses,
         }
     }
-    let vm = VmRef {
-        id: first.vm_identifier.clone().unwrap_or_default(),
-        name: first.vm_name.clone().unwrap_or_default(),
-        site: site_ref(
-            link_id(&first.protected_site),
-            first.protected_site_name.clone(),
-        ),
-        ip_addresses,
-    };
-    let mut out: Vec<VpgProtection> = vpgs
-        .into_values()
-        .map(|(i, row)| {
-            let status = Code::vpg_status(row.status.unwrap_or(-1));
-            let substatus = Code::vpg_substatus(row.sub_status.unwrap_or(-1));
-            let reason = not_protecting_reason(&status, &substatus);
-            let protected_site = site_ref(
-                link_id(&row.protected_site),
-                row.protected_site_name.clone(),
-            );
-            let recovery_site =
-                site_ref(link_id(&row.recovery_site), row.recovery_site_name.clone());
-            let locally_replicated = !protected_site.id.is_empty()
-                && protected_site.id.eq_ignore_ascii_case(&recovery_site.id);
-            let zvm_site = protected_site
-                .configured_as
+
+    /// One VPG of the VM, from the row site answer `i` gave: whether it is protecting, its sites,
+    /// which ZVM rewind calls for it, and whether FLR can run for it.
+    fn vpg_protection(&self, i: usize, row: &VmRow) -> VpgProtection {
+        let status = Code::vpg_status(row.status.unwrap_or(-1));
+        let substatus = Code::vpg_substatus(row.sub_status.unwrap_or(-1));
+        let reason = not_protecting_reason(&status, &substatus);
+        let protected_site = self.site_ref(
+            link_id(&row.protected_site),
+            row.protected_site_name.clone(),
+        );
+        let recovery_site =
+            self.site_ref(link_id(&row.recovery_site), row.recovery_site_name.clone());
+        let locally_replicated = !protected_site.id.is_empty()
+            && protected_site.id.eq_ignore_ascii_case(&recovery_site.id);
+        let zvm_site = protected_site
+            .configured_as
+            .clone()
+            .or_else(|| recovery_site.configured_as.clone())
+            .unwrap_or_else(|| self.answers[i].client.name().to_string());
+        let flr = flr_availability(self.answers, row, &recovery_site);
+        VpgProtection {
+            vpg_id: row
+                .vpg_identifier
                 .clone()
-                .or_else(|| recovery_site.configured_as.clone())
-                .unwrap_or_else(|| answers[i].client.name().to_string());
-            let flr = flr_availability(&answers, row, &recovery_site);
-            VpgProtection {
-                vpg_id: row
-                    .vpg_identifier
-                    .clone()
-                    .unwrap_or_else(|| link_id(&row.link)),
-                vpg_name: row.vpg_name.clone().unwrap_or_default(),
-                protecting: reason.is_none(),
-                status,
-                substatus,
-                reason,
-                protected_site,
-                recovery_site,
-                locally_replicated,
-                flr,
-                zvm_site,
-            }
-        })
+                .unwrap_or_else(|| link_id(&row.link)),
+            vpg_name: row.vpg_name.clone().unwrap_or_default(),
+            protecting: reason.is_none(),
+            status,
+            substatus,
+            reason,
+            protected_site,
+            recovery_site,
+            locally_replicated,
+            flr,
+            zvm_site,
+        }
+    }
+}
+
+/// How an ambiguous answer lists one protected VM: its rows' VPGs, by name.
+fn candidate_of(rows: &Rows<'_>) -> Candidate {
+    let (_, first) = rows[0];
+    let mut vpgs: Vec<String> = rows
+        .iter()
+        .filter_map(|(_, r)| r.vpg_name.clone())
         .collect();
-    out.sort_by(|a, b| a.vpg_name.cmp(&b.vpg_name).then(a.vpg_id.cmp(&b.vpg_id)));
-    Ok(Protection {
-        query: query.to_string(),
-        vm,
-        vpgs: out,
-        notes,
-    })
+    vpgs.sort();
+    vpgs.dedup();
+    Candidate {
+        vm_id: first.vm_identifier.clone().unwrap_or_default(),
+        vm_name: first.vm_name.clone().unwrap_or_default(),
+        site: first
+            .protected_site_name
+            .clone()
+            .unwrap_or_else(|| link_id(&first.protected_site)),
+        vpgs,
+    }
 }
 
 /// FLR runs at the VPG's recovery site, through that site's ZVM.

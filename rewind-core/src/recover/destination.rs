@@ -588,21 +588,33 @@ impl Destination {
         written: &mut Vec<RecoveredFile>,
     ) -> Result<(), RewindError> {
         let file = std::fs::File::open(archive).map_err(local_error("open", archive))?;
-        let bad_archive = |detail: String| {
-            unsafe_path(
-                folder.as_str(),
-                format!("the ZVM's archive of this folder cannot be read: {detail}"),
-            )
-        };
-        let mut zip = zip::ZipArchive::new(file).map_err(|e| bad_archive(e.to_string()))?;
-        let mut plan: Vec<(usize, GuestPath, PathBuf, bool)> = Vec::new();
-        for i in 0..zip.len() {
+        let mut zip = zip::ZipArchive::new(file).map_err(|e| bad_archive(folder, e))?;
+        let plan = self.plan(&mut zip, folder)?;
+        self.refuse_a_file_as_a_folder(&plan, folder)?;
+        for planned in plan {
+            let mut entry = zip
+                .by_index(planned.index)
+                .map_err(|e| bad_archive(folder, e))?;
+            written.push(self.write_entry(&mut entry, planned, folder)?);
+        }
+        Ok(())
+    }
+
+    /// Where each file entry of the archive of `folder` goes, checked before any is written: no
+    /// symbolic link, no unsafe name, no entry twice, no file the destination refuses.
+    fn plan(
+        &self,
+        zip: &mut zip::ZipArchive<std::fs::File>,
+        folder: &GuestPath,
+    ) -> Result<Vec<Planned>, RewindError> {
+        let mut plan: Vec<Planned> = Vec::new();
+        for index in 0..zip.len() {
             let entry = zip
-                .by_index_raw(i)
-                .map_err(|e| bad_archive(e.to_string()))?;
+                .by_index_raw(index)
+                .map_err(|e| bad_archive(folder, e))?;
             let name = entry
                 .name()
-                .map_err(|e| bad_archive(e.to_string()))?
+                .map_err(|e| bad_archive(folder, e))?
                 .into_owned();
             if entry.is_symlink() {
                 return Err(unsafe_path(
@@ -624,7 +636,7 @@ impl Destination {
                 ),
                 other => other,
             })?;
-            if plan.iter().any(|(_, g, _, _)| g == &guest) {
+            if plan.iter().any(|p| p.guest == guest) {
                 return Err(unsafe_path(
                     &name,
                     format!(
@@ -633,17 +645,30 @@ impl Destination {
                 ));
             }
             let (target, existed) = self.check(&guest)?;
-            plan.push((i, guest, target, existed));
+            plan.push(Planned {
+                index,
+                guest,
+                target,
+                existed,
+            });
         }
-        // A file where another entry needs a folder (`conf` and `conf/app.ini`) could only be found
-        // out midway, after some files were written: it is refused here, before any is.
-        let files: HashSet<&Path> = plan.iter().map(|(_, _, t, _)| t.as_path()).collect();
-        for (_, guest, target, _) in &plan {
-            let mut above = target.parent();
+        Ok(plan)
+    }
+
+    /// A file where another entry needs a folder (`conf` and `conf/app.ini`) could only be found out
+    /// midway, after some files were written: it is refused here, before any is.
+    fn refuse_a_file_as_a_folder(
+        &self,
+        plan: &[Planned],
+        folder: &GuestPath,
+    ) -> Result<(), RewindError> {
+        let files: HashSet<&Path> = plan.iter().map(|p| p.target.as_path()).collect();
+        for p in plan {
+            let mut above = p.target.parent();
             while let Some(dir) = above.filter(|d| *d != self.root) {
                 if files.contains(dir) {
                     return Err(unsafe_path(
-                        guest.as_str(),
+                        p.guest.as_str(),
                         format!(
                             "the archive of {folder} holds {} both as a file and as the folder of this entry; nothing of the folder was written",
                             dir.display()
@@ -653,44 +678,74 @@ impl Destination {
                 above = dir.parent();
             }
         }
-        for (i, guest, target, existed) in plan {
-            let mut entry = zip.by_index(i).map_err(|e| bad_archive(e.to_string()))?;
-            self.make_parents(&target)?;
-            let (tmp, mut file) = self.temp_beside(&target)?;
-            let mut hasher = Sha256::new();
-            let mut size = 0u64;
-            let mut buf = vec![0u8; 64 * 1024];
-            let copied: Result<(), RewindError> = (|| {
-                loop {
-                    let n = entry
-                        .read(&mut buf)
-                        .map_err(|e| bad_archive(format!("entry {guest}: {e}")))?;
-                    if n == 0 {
-                        break;
-                    }
-                    hasher.update(&buf[..n]);
-                    size += n as u64;
-                    file.write_all(&buf[..n])
-                        .map_err(local_error("write", &tmp))?;
-                }
-                file.sync_all().map_err(local_error("write", &tmp))
-            })();
-            drop(file);
-            if let Err(e) = copied.and_then(|()| self.place(&tmp, &target, &guest)) {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(e);
-            }
-            written.push(RecoveredFile {
-                guest_path: guest.as_str().to_string(),
-                path: target,
-                size,
-                sha256: hex::encode(hasher.finalize()),
-                replaced: existed,
-                folder: Some(folder.as_str().to_string()),
-            });
-        }
         Ok(())
     }
+
+    /// Writes one planned entry beside its target, synced, then moves it into place.
+    fn write_entry(
+        &self,
+        entry: &mut impl Read,
+        planned: Planned,
+        folder: &GuestPath,
+    ) -> Result<RecoveredFile, RewindError> {
+        let Planned {
+            guest,
+            target,
+            existed,
+            ..
+        } = planned;
+        self.make_parents(&target)?;
+        let (tmp, mut file) = self.temp_beside(&target)?;
+        let mut hasher = Sha256::new();
+        let mut size = 0u64;
+        let mut buf = vec![0u8; 64 * 1024];
+        let copied: Result<(), RewindError> = (|| {
+            loop {
+                let n = entry
+                    .read(&mut buf)
+                    .map_err(|e| bad_archive(folder, format!("entry {guest}: {e}")))?;
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buf[..n]);
+                size += n as u64;
+                file.write_all(&buf[..n])
+                    .map_err(local_error("write", &tmp))?;
+            }
+            file.sync_all().map_err(local_error("write", &tmp))
+        })();
+        drop(file);
+        if let Err(e) = copied.and_then(|()| self.place(&tmp, &target, &guest)) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        Ok(RecoveredFile {
+            guest_path: guest.as_str().to_string(),
+            path: target,
+            size,
+            sha256: hex::encode(hasher.finalize()),
+            replaced: existed,
+            folder: Some(folder.as_str().to_string()),
+        })
+    }
+}
+
+/// One file entry of a folder's archive, and where it goes.
+struct Planned {
+    /// Its index in the archive.
+    index: usize,
+    guest: GuestPath,
+    target: PathBuf,
+    /// Whether a file was there before (it is replaced: the destination allows it).
+    existed: bool,
+}
+
+/// The error of an archive of `folder` that cannot be read.
+fn bad_archive(folder: &GuestPath, detail: impl std::fmt::Display) -> RewindError {
+    unsafe_path(
+        folder.as_str(),
+        format!("the ZVM's archive of this folder cannot be read: {detail}"),
+    )
 }
 
 /// The guest path of an archive entry of `folder`: an entry named with the folder's full guest path

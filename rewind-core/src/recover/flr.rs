@@ -62,104 +62,124 @@ pub(crate) async fn recover_file(
     let (protection, points) = resolve(rewind, &req.vm, change).await?;
     let (point, site) = pick_for_flr(&protection.vm, &points)?;
     let client = client_of(rewind, &site)?;
-    let wait = recovery_wait(rewind);
-
     let mut run = Run {
         client: client.clone(),
         vm: &protection.vm,
         point,
+        site: &site,
+        paths: &paths,
         destination: &destination,
         sink,
-        wait,
+        wait: recovery_wait(rewind),
         mount: None,
         files: Vec::new(),
         notes: Vec::new(),
         guard: MountGuard {
-            client: client.clone(),
+            client,
             session: None,
         },
     };
-    let journal = async |run: &Run<'_>,
-                         session: Option<&str>,
-                         unmount: Option<&Unmount>,
-                         error: Option<&RewindError>| {
-        RecoveryRecord {
-            client: &client,
-            action: format!(
-                "recover_file {}",
-                paths
-                    .iter()
-                    .map(GuestPath::as_str)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            vm: &protection.vm,
-            point,
-            verdict: if error.is_none() {
-                "recovered"
-            } else {
-                "failed"
-            },
-            task: run.mount.as_ref(),
-            detail: error.map(ToString::to_string),
-            notes: run.notes.clone(),
-            details: serde_json::json!({
-                "operation": "flr",
-                "site": site,
-                "session_id": session,
-                "destination": destination.root(),
-                "paths": paths.iter().map(GuestPath::as_str).collect::<Vec<_>>(),
-                "files": run.files,
-                "unmount": unmount,
-            }),
-        }
-        .append(rewind)
-        .await
-    };
-
     let session = match run.mount().await {
         Ok(session) => session,
         Err(e) => {
-            journal(&run, None, None, Some(&e)).await;
+            run.journal(rewind, None, None, Some(&e)).await;
             return Err(e);
         }
     };
     let outcome = run.recover(&session, &paths).await;
     let unmount = run.unmount(&session).await;
     run.guard.session = None;
-    let journal_problem =
-        journal(&run, Some(&session), Some(&unmount), outcome.as_ref().err()).await;
-
+    let journal_problem = run
+        .journal(
+            rewind,
+            Some(&session),
+            Some(&unmount),
+            outcome.as_ref().err(),
+        )
+        .await;
     match outcome {
-        Ok(()) => {
-            let mut notes = run.notes;
-            notes.extend(journal_problem);
-            Ok(RecoverFileReport {
-                vm: protection.vm.clone(),
-                change_id: point.change_id.clone(),
-                from: point.clone(),
-                site,
-                session_id: session,
-                mount: run.mount,
-                destination: destination.root().to_path_buf(),
-                files: run.files,
-                unmount,
-                elapsed_ms: began.elapsed().as_millis() as u64,
-                notes,
-            })
+        Ok(()) => Ok(run.report(session, unmount, journal_problem, began)),
+        Err(error) => Err(run.aborted(error, session, unmount)),
+    }
+}
+
+impl Run<'_> {
+    /// Journals the recovery, whatever came of it; a journal that cannot be written is returned as a
+    /// note (the recovery itself stands).
+    async fn journal(
+        &self,
+        rewind: &Rewind,
+        session: Option<&str>,
+        unmount: Option<&Unmount>,
+        error: Option<&RewindError>,
+    ) -> Option<String> {
+        let paths: Vec<&str> = self.paths.iter().map(GuestPath::as_str).collect();
+        RecoveryRecord {
+            client: &self.client,
+            action: format!("recover_file {}", paths.join(", ")),
+            vm: self.vm,
+            point: self.point,
+            verdict: if error.is_none() {
+                "recovered"
+            } else {
+                "failed"
+            },
+            task: self.mount.as_ref(),
+            detail: error.map(ToString::to_string),
+            notes: self.notes.clone(),
+            details: serde_json::json!({
+                "operation": "flr",
+                "site": self.site,
+                "session_id": session,
+                "destination": self.destination.root(),
+                "paths": paths,
+                "files": self.files,
+                "unmount": unmount,
+            }),
         }
-        Err(error) => Err(RewindError::FlrAborted {
-            cleanup: unmount.sentence(&session, &site),
+        .append(rewind)
+        .await
+    }
+
+    /// The report of a recovery that wrote every file asked for.
+    fn report(
+        self,
+        session: String,
+        unmount: Unmount,
+        journal_problem: Option<String>,
+        began: Instant,
+    ) -> RecoverFileReport {
+        let mut notes = self.notes;
+        notes.extend(journal_problem);
+        RecoverFileReport {
+            vm: self.vm.clone(),
+            change_id: self.point.change_id.clone(),
+            from: self.point.clone(),
+            site: self.site.to_string(),
+            session_id: session,
+            mount: self.mount,
+            destination: self.destination.root().to_path_buf(),
+            files: self.files,
+            unmount,
+            elapsed_ms: began.elapsed().as_millis() as u64,
+            notes,
+        }
+    }
+
+    /// The error of a recovery that stopped part way: what it wrote, and whether it unmounted.
+    fn aborted(self, error: RewindError, session: String, unmount: Unmount) -> RewindError {
+        RewindError::FlrAborted {
+            cleanup: unmount.sentence(&session, self.site),
             unmounted: unmount.unmounted,
             error: Box::new(error),
             session_id: Some(session),
-            site,
-            recovered: run
+            site: self.site.to_string(),
+            recovered: self
                 .files
                 .iter()
                 .map(|f| f.path.display().to_string())
                 .collect(),
-        }),
+        }
     }
 }
 
@@ -199,6 +219,10 @@ struct Run<'a> {
     client: Arc<ZvmClient>,
     vm: &'a VmRef,
     point: &'a RecoveryPoint,
+    /// The configured site whose ZVM runs the FLR.
+    site: &'a str,
+    /// The guest paths asked for.
+    paths: &'a [GuestPath],
     destination: &'a Destination,
     sink: &'a dyn ProgressSink,
     wait: Duration,
