@@ -23,6 +23,8 @@
 //! - `wire`: the simulator's own PascalCase JSON views of the model.
 //! - `control`: the `/_sim` control API (reset, saved state, clock, timings, resync, status,
 //!   calls, tasks, files, faults).
+//! - [`test_kit`] (feature `test-kit`): the workspace's one test kit: a seeded simulator, a typed
+//!   client of `/_sim` and a small ZVM client.
 //! - `fuzzing` (hidden): the entry point of the request-parsing fuzz target and of the test that
 //!   replays its corpus; not part of the API.
 //!
@@ -39,6 +41,8 @@ mod faults;
 #[doc(hidden)]
 pub mod fuzzing;
 mod serve;
+#[cfg(feature = "test-kit")]
+pub mod test_kit;
 mod tls;
 mod wire;
 mod world;

@@ -568,7 +568,7 @@ pub struct SimTaskView {
     pub details: serde_json::Value,
 }
 
-/// `POST /_sim/vpgs/{id}/resync` and `/status`.
+/// `GET /_sim/vpgs`, and the answer of `POST /_sim/vpgs/{id}/resync` and `/status`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct VpgStateView {

@@ -1,7 +1,7 @@
 //! The one test helper of rewind-core: a fresh seeded simulator on loopback port 0, a `Rewind`
 //! configured for it (Boston, optionally Denver) with the `rewind`/`rewind-secret` service client and
-//! temporary catalog and journal paths, a tiny client of the `/_sim` control API (calls, tasks, guest
-//! files, timing, faults), and a test-only proxy that can lose an insert's answer or slip another client's
+//! temporary catalog and journal paths, the workspace's `/_sim` client (`zvm_sim::test_kit::Control`),
+//! and a test-only proxy that can lose an insert's answer or slip another client's
 //! insert in first.
 //!
 //! Tests talk to the simulator over HTTP only, with their own JSON (`serde_json::Value`): rewind-core
@@ -16,12 +16,7 @@ use std::time::Duration;
 use rewind_core::{Config, Rewind, SiteConfig};
 use serde_json::{Value, json};
 
-/// The service client every test uses.
-pub const CLIENT_ID: &str = "rewind";
-/// Its secret: it must never appear in an error, a report or the journal.
-pub const CLIENT_SECRET: &str = "rewind-secret";
-/// Keycloak's token path on the appliance.
-pub const TOKEN_PATH: &str = "/auth/realms/zerto/protocol/openid-connect/token";
+pub use zvm_sim::test_kit::{CLIENT_ID, CLIENT_SECRET, Control, TOKEN_PATH, state_of};
 
 /// Which configured sites a test wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,20 +31,9 @@ pub enum Sites {
 pub struct TestEnv {
     pub sim: zvm_sim::Simulator,
     pub rewind: Rewind,
-    pub control: SimControl,
+    pub control: Control,
     pub dir: tempfile::TempDir,
     pub sites: Sites,
-}
-
-fn init_logs() {
-    if std::env::var_os("TEST_LOG").is_some() {
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::new(
-                std::env::var("TEST_LOG").unwrap_or_else(|_| "debug".into()),
-            ))
-            .with_writer(std::io::stderr)
-            .try_init();
-    }
 }
 
 impl TestEnv {
@@ -60,10 +44,10 @@ impl TestEnv {
 
     /// A simulator with `options`, and `sites` configured.
     pub async fn start_with(options: zvm_sim::Options, sites: Sites) -> TestEnv {
-        init_logs();
+        zvm_sim::test_kit::init_logging();
         let sim = zvm_sim::start(options).await.expect("the simulator starts");
         let dir = tempfile::tempdir().expect("a temporary folder");
-        let control = SimControl::new(&sim.local().url, &sim.peer().url);
+        let control = Control::new(&sim.local().url);
         let rewind = Rewind::new(build_config(&sim, dir.path(), sites, |c| c)).expect("a Rewind");
         TestEnv {
             sim,
@@ -89,23 +73,17 @@ impl TestEnv {
         Rewind::new(self.config_with(customize)).expect("a Rewind")
     }
 
-    /// The identifier of the VPG named `name`, read through Boston's ZVM.
+    /// The identifier of the VPG named `name`, from the simulator's `/_sim/vpgs`.
     pub async fn vpg_id(&self, name: &str) -> String {
-        let client = self.rewind.client("boston").unwrap();
-        let vpgs = client.vpgs().await.expect("Boston lists its VPGs");
-        vpgs.into_iter()
-            .find(|v| v.vpg_name.as_deref() == Some(name))
-            .and_then(|v| v.vpg_identifier)
-            .unwrap_or_else(|| panic!("no VPG named {name} at Boston"))
+        self.control.vpg_id(name).await
     }
 
     /// The insert tasks the simulator has run, as `(TaskIdentifier, VpgIdentifier, State)`.
     pub async fn insert_tasks(&self) -> Vec<(String, String, i64)> {
         self.control
-            .tasks()
+            .inserts(None)
             .await
             .into_iter()
-            .filter(|t| t["Type"] == "InsertTaggedCP")
             .map(|t| {
                 (
                     t["TaskIdentifier"].as_str().unwrap_or_default().to_string(),
@@ -114,21 +92,6 @@ impl TestEnv {
                 )
             })
             .collect()
-    }
-}
-
-/// A task's state in `/_sim/tasks`: a number, or a name.
-pub fn state_of(t: &Value) -> i64 {
-    match &t["State"] {
-        Value::Number(n) => n.as_i64().unwrap_or(-1),
-        Value::String(s) => match s.as_str() {
-            "InProgress" => 1,
-            "Failed" => 4,
-            "Stopped" => 5,
-            "Completed" => 6,
-            other => other.parse().unwrap_or(-1),
-        },
-        _ => -1,
     }
 }
 
@@ -149,226 +112,6 @@ fn build_config(
         );
     }
     customize(b.build().expect("a valid test configuration"))
-}
-
-/// A client of the simulator's `/_sim` control API.
-pub struct SimControl {
-    http: reqwest::Client,
-    pub local: String,
-    pub peer: String,
-}
-
-impl SimControl {
-    fn new(local: &str, peer: &str) -> SimControl {
-        SimControl {
-            http: reqwest::Client::new(),
-            local: local.to_string(),
-            peer: peer.to_string(),
-        }
-    }
-
-    async fn get(&self, path: &str) -> Value {
-        let resp = self
-            .http
-            .get(format!("{}{path}", self.local))
-            .send()
-            .await
-            .expect("the control API answers");
-        assert!(resp.status().is_success(), "GET {path}: {}", resp.status());
-        resp.json().await.expect("JSON")
-    }
-
-    /// The fault rules with their `Matched` and `Fired` counts.
-    pub async fn faults(&self) -> Value {
-        self.get("/_sim/faults").await
-    }
-
-    /// Removes every fault rule.
-    pub async fn clear_faults(&self) {
-        let resp = self
-            .http
-            .delete(format!("{}/_sim/faults", self.local))
-            .send()
-            .await
-            .expect("the control API answers");
-        assert!(resp.status().is_success(), "DELETE /_sim/faults: {resp:?}");
-    }
-
-    /// The whole world as the simulator saves it (`GET /_sim/state`): sites, VPGs, tasks, FLR
-    /// sessions, tokens.
-    pub async fn state(&self) -> Value {
-        self.get("/_sim/state").await
-    }
-
-    /// POSTs `body` to a control path, asserting success.
-    pub async fn post(&self, path: &str, body: Value) {
-        let resp = self
-            .http
-            .post(format!("{}{path}", self.local))
-            .json(&body)
-            .send()
-            .await
-            .expect("the control API answers");
-        let status = resp.status();
-        assert!(
-            status.is_success(),
-            "POST {path}: {status}: {}",
-            resp.text().await.unwrap_or_default()
-        );
-    }
-
-    /// A guest file of `vm` (name or identifier) as it is now.
-    pub async fn file(&self, vm: &str, path: &str) -> Vec<u8> {
-        let resp = self
-            .http
-            .get(format!("{}/_sim/vms/{vm}/files", self.local))
-            .query(&[("path", path)])
-            .send()
-            .await
-            .expect("the control API answers");
-        assert!(
-            resp.status().is_success(),
-            "GET {vm}:{path}: {}",
-            resp.status()
-        );
-        resp.bytes().await.expect("the file's bytes").to_vec()
-    }
-
-    /// Changes a guest file of `vm` now, as an agent acting in the guest would.
-    pub async fn put_file(&self, vm: &str, path: &str, bytes: &[u8]) {
-        let resp = self
-            .http
-            .put(format!("{}/_sim/vms/{vm}/files", self.local))
-            .query(&[("path", path)])
-            .body(bytes.to_vec())
-            .send()
-            .await
-            .expect("the control API answers");
-        assert!(
-            resp.status().is_success(),
-            "PUT {vm}:{path}: {}",
-            resp.status()
-        );
-    }
-
-    /// Adds a fault rule (`/_sim/faults`: Method, Path pattern, Probability, Count, Action, ...).
-    pub async fn fault(&self, rule: Value) {
-        self.post("/_sim/faults", rule).await;
-    }
-
-    /// Empties the call log.
-    pub async fn clear_calls(&self) {
-        let resp = self
-            .http
-            .delete(format!("{}/_sim/calls", self.local))
-            .send()
-            .await
-            .expect("the control API answers");
-        assert!(resp.status().is_success(), "DELETE /_sim/calls");
-    }
-
-    /// The calls whose path starts with `prefix` (case-insensitive), as `(Site, Method, Path, Status)`.
-    pub async fn calls_to(&self, prefix: &str) -> Vec<(String, String, String, i64)> {
-        let prefix = prefix.to_lowercase();
-        self.calls()
-            .await
-            .into_iter()
-            .filter(|c| {
-                c["Path"]
-                    .as_str()
-                    .is_some_and(|p| p.to_lowercase().starts_with(&prefix))
-            })
-            .map(|c| {
-                (
-                    c["Site"].as_str().unwrap_or_default().to_string(),
-                    c["Method"].as_str().unwrap_or_default().to_string(),
-                    c["Path"].as_str().unwrap_or_default().to_string(),
-                    c["Status"].as_i64().unwrap_or(-1),
-                )
-            })
-            .collect()
-    }
-
-    /// Every call either site received.
-    pub async fn calls(&self) -> Vec<Value> {
-        self.get("/_sim/calls")
-            .await
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-    }
-
-    /// How many token requests reached the site at `site_url`'s listener (both sites log into one list,
-    /// each call naming its site).
-    pub async fn token_requests(&self) -> usize {
-        self.calls()
-            .await
-            .iter()
-            .filter(|c| {
-                c["Method"] == "POST"
-                    && c["Path"]
-                        .as_str()
-                        .is_some_and(|p| p.eq_ignore_ascii_case(TOKEN_PATH))
-            })
-            .count()
-    }
-
-    /// Every call that answered 401.
-    pub async fn unauthorized_calls(&self) -> usize {
-        self.calls()
-            .await
-            .iter()
-            .filter(|c| c["Status"] == 401)
-            .count()
-    }
-
-    /// Insert POSTs that reached the simulator.
-    pub async fn insert_posts(&self) -> usize {
-        self.calls()
-            .await
-            .iter()
-            .filter(|c| {
-                c["Method"] == "POST"
-                    && c["Path"].as_str().is_some_and(|p| {
-                        p.to_lowercase().starts_with("/v1/vpgs/")
-                            && p.to_lowercase().ends_with("/checkpoints")
-                    })
-            })
-            .count()
-    }
-
-    /// Every task of both sites.
-    pub async fn tasks(&self) -> Vec<Value> {
-        self.get("/_sim/tasks")
-            .await
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-    }
-
-    /// Starts a resync of a VPG for `seconds` (its checkpoints are wiped, its substatus is a sync).
-    pub async fn resync(&self, vpg_id: &str, seconds: u64) {
-        self.post(
-            &format!("/_sim/vpgs/{vpg_id}/resync"),
-            json!({"Seconds": seconds}),
-        )
-        .await;
-    }
-
-    /// Changes the task duration and listing lag at run time.
-    pub async fn timing(&self, task_ms: u64, lag_ms: u64) {
-        self.post(
-            "/_sim/timing",
-            json!({"TaskDurationMs": task_ms, "ListingLagMs": lag_ms}),
-        )
-        .await;
-    }
-
-    /// Moves the simulated clock forward.
-    pub async fn advance(&self, seconds: u64) {
-        self.post("/_sim/clock/advance", json!({"Seconds": seconds}))
-            .await;
-    }
 }
 
 /// What the test proxy does to the first insert it forwards.

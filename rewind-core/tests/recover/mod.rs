@@ -840,30 +840,9 @@ async fn no_client_operation_ever_calls_failover_or_move() {
 
     // The check itself sees a Failover when one is made (by hand here, never by rewind).
     let vpg = env.vpg_id("web-local").await;
-    let token: serde_json::Value = reqwest::Client::new()
-        .post(format!(
-            "{}{}",
-            env.sim.local().url,
-            crate::common::TOKEN_PATH
-        ))
-        .form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", crate::common::CLIENT_ID),
-            ("client_secret", crate::common::CLIENT_SECRET),
-        ])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    reqwest::Client::new()
-        .post(format!("{}/v1/vpgs/{vpg}/Failover", env.sim.local().url))
-        .bearer_auth(token["access_token"].as_str().unwrap())
-        .json(&serde_json::json!({}))
-        .send()
-        .await
-        .unwrap();
+    let zvm = zvm_sim::test_kit::Site::service(&reqwest::Client::new(), &env.sim.local().url).await;
+    zvm.post(&format!("/v1/vpgs/{vpg}/Failover"), &serde_json::json!({}))
+        .await;
     let seen = env
         .control
         .calls()

@@ -5,7 +5,8 @@
 //! VPGs and VMs are named by identifier or, for convenience, by name (a VM name only when exactly
 //! one VM has it).
 //!
-//! - this module: reset, saved state, clock, timings, resync, status, calls, tasks, guest files;
+//! - this module: reset, saved state, clock, timings, VPGs, resync, status, calls, tasks, guest
+//!   files;
 //! - [`faults`]: the fault rules.
 
 mod faults;
@@ -45,6 +46,7 @@ pub(crate) fn router() -> Router<SiteCtx> {
         .route("/clock/advance", post(advance))
         .route("/clock/scale", post(scale))
         .route("/timing", get(timing).post(set_timing))
+        .route("/vpgs", get(vpgs))
         .route("/vpgs/{vpg}/resync", post(resync))
         .route("/vpgs/{vpg}/status", post(pin_status))
         .route("/calls", get(calls).delete(clear_calls))
@@ -249,6 +251,16 @@ fn vpg_state(world: &World, vpg: usize) -> VpgStateView {
         sub_status: v.sub_status,
         resync_until: v.resync.map(|r| r.until),
     }
+}
+
+/// `GET /_sim/vpgs`: every VPG of both sites with its identifier, name, status and substatus, so a
+/// test or script can name a VPG without a token.
+async fn vpgs(State(ctx): State<SiteCtx>) -> Json<Vec<VpgStateView>> {
+    Json(ctx.with_world(|world, _| {
+        (0..world.vpgs.len())
+            .map(|vpg| vpg_state(world, vpg))
+            .collect()
+    }))
 }
 
 /// `POST /_sim/vpgs/{id}/resync {"Seconds"?: n, "SubStatus"?: "FullSync"}`: removes every

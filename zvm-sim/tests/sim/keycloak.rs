@@ -1,12 +1,10 @@
 //! Keycloak: token grants and their errors, bearer checks, expiry on the simulated clock, the
 //! session limit, and no secret in the call log.
 
-mod common;
-
-use common::{Site, spawn, spawn_frozen, spawn_with, token};
 use reqwest::StatusCode;
 use serde_json::Value;
 use zvm_sim::Options;
+use zvm_sim::test_kit::{Site, spawn, spawn_frozen, spawn_with, token};
 
 const ADMIN: [(&str, &str); 4] = [
     ("grant_type", "password"),
@@ -92,7 +90,7 @@ async fn a_refresh_token_gives_a_new_access_token() {
 type Form = Vec<(&'static str, &'static str)>;
 
 async fn keycloak_error(
-    t: &common::TestSim,
+    t: &zvm_sim::test_kit::TestSim,
     path_realm: &str,
     form: &[(&str, &str)],
 ) -> (StatusCode, Value) {
@@ -195,7 +193,11 @@ async fn refused_grants_answer_with_keycloak_error_bodies() {
     assert_eq!(body["error"], "Realm does not exist");
 }
 
-async fn raw_get(t: &common::TestSim, base: &str, bearer: Option<&str>) -> reqwest::Response {
+async fn raw_get(
+    t: &zvm_sim::test_kit::TestSim,
+    base: &str,
+    bearer: Option<&str>,
+) -> reqwest::Response {
     let mut request = t.http.get(format!("{base}/v1/vpgs"));
     if let Some(bearer) = bearer {
         request = request.header("Authorization", bearer);
@@ -239,9 +241,9 @@ async fn v1_needs_a_bearer_token_of_the_same_site() {
 async fn tokens_expire_on_the_simulated_clock() {
     let t = spawn_frozen(1).await;
     let boston = t.boston().await;
-    t.advance(299.0).await;
+    t.control.advance(299.0).await;
     assert_eq!(boston.get("/v1/vpgs").await.0, StatusCode::OK);
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     let bearer = format!("Bearer {}", boston.token);
     assert_unauthorized(raw_get(&t, t.boston_url(), Some(&bearer)).await).await;
 }
@@ -304,7 +306,7 @@ async fn the_call_log_records_token_calls_but_never_a_secret() {
     )
     .await;
     boston.get("/v1/vpgs?password=hunter2").await;
-    let calls = t.calls().await;
+    let calls = t.control.calls().await;
     let token_calls: Vec<&Value> = calls
         .iter()
         .filter(|c| c["Path"] == "/auth/realms/zerto/protocol/openid-connect/token")

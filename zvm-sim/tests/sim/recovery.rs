@@ -4,11 +4,9 @@
 //!
 //! Every test freezes the clock, so tasks end only when a test advances it.
 
-mod common;
-
-use common::{Site, TestSim, spawn_frozen};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use zvm_sim::test_kit::{Site, TestSim, spawn_frozen};
 
 async fn act(site: &Site, vpg: &str, action: &str, body: Value) -> (StatusCode, Value) {
     site.post(&format!("/v1/vpgs/{vpg}/{action}"), &body).await
@@ -26,7 +24,7 @@ async fn state(site: &Site, task: &str) -> u64 {
 
 /// The simulator's view of a task, with the checkpoint and VMs it was asked to use.
 async fn sim_task(t: &TestSim, task: &str) -> Value {
-    let tasks = t.control_get("tasks").await;
+    let tasks = t.control.get("tasks").await;
     tasks
         .as_array()
         .unwrap()
@@ -79,7 +77,7 @@ async fn a_failover_test_runs_through_its_stages_and_sets_last_test_when_stopped
         "{conflict}"
     );
 
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(state(&boston, &start).await, 6);
     assert_eq!(stage(&boston, &vpg).await, json!({"Stage": "InTest"}));
 
@@ -94,7 +92,7 @@ async fn a_failover_test_runs_through_its_stages_and_sets_last_test_when_stopped
     assert_eq!(stage(&boston, &vpg).await, json!({"Stage": "Stopping"}));
     let details = &sim_task(&t, &stop).await["Details"];
     assert_eq!(details["FailoverTestSummary"], "app came up");
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(state(&boston, &stop).await, 6);
     let after = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
     assert!(after["ActiveProcessesApi"]["RunningFailOverTestApi"].is_null());
@@ -125,8 +123,8 @@ async fn a_failover_test_of_one_vm_at_a_tagged_checkpoint_marks_only_that_vm() {
     let boston = t.boston().await;
     let vpg = boston.vpg_id("app-tier").await;
     let app_02 = boston.vm_id("app-02", "app-tier").await;
-    let tag = boston.tag(&t, &vpg, "before-upgrade").await;
-    t.advance(10.0).await;
+    let tag = boston.tag(&t.control, &vpg, "before-upgrade").await;
+    t.control.advance(10.0).await;
 
     let (status, refused) = act(
         &boston,
@@ -159,10 +157,10 @@ async fn a_failover_test_of_one_vm_at_a_tagged_checkpoint_marks_only_that_vm() {
     let details = &sim_task(&t, &start).await["Details"];
     assert_eq!(details["CheckpointIdentifier"], tag.as_str());
     assert_eq!(details["VmIdentifiers"], json!([app_02]));
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     // A stop without a body: success is assumed.
     let stop = started(&boston, &vpg, "FailoverTestStop", Value::Null).await;
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(
         sim_task(&t, &stop).await["Details"]["FailoverTestSuccess"],
         true
@@ -188,7 +186,7 @@ async fn stopping_a_test_that_is_still_starting_stops_its_start_task() {
     assert_eq!(stage(&boston, &vpg).await, json!({"Stage": "Stopping"}));
     let (status, _) = act(&boston, &vpg, "FailoverTestStop", json!({})).await;
     assert_eq!(status, StatusCode::CONFLICT, "already stopping");
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(state(&boston, &stop).await, 6);
 }
 
@@ -200,10 +198,10 @@ async fn a_clone_at_a_tag_makes_a_copy_at_the_recovery_site_with_the_files_of_th
     let vpg = boston.vpg_id("web-dr").await;
     let db = boston.vm_id("db-01", "web-dr").await;
     let conf = "sda1/etc/app/app.conf";
-    let original = t.read_file(&db, conf).await;
-    let tag = boston.tag(&t, &vpg, "before-migration").await;
-    t.advance(10.0).await;
-    t.write_file(&db, conf, b"migrated").await;
+    let original = t.control.file(&db, conf).await;
+    let tag = boston.tag(&t.control, &vpg, "before-migration").await;
+    t.control.advance(10.0).await;
+    t.control.put_file(&db, conf, b"migrated").await;
 
     let clone = started(
         &denver,
@@ -219,7 +217,7 @@ async fn a_clone_at_a_tag_makes_a_copy_at_the_recovery_site_with_the_files_of_th
     );
     let (status, busy) = act(&denver, &vpg, "CloneStart", json!({})).await;
     assert_eq!(status, StatusCode::CONFLICT, "{busy}");
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(state(&denver, &clone).await, 6);
 
     let unprotected = denver
@@ -235,7 +233,7 @@ async fn a_clone_at_a_tag_makes_a_copy_at_the_recovery_site_with_the_files_of_th
         .find(|vm| vm["VmName"] == "db-01-clone")
         .unwrap_or_else(|| panic!("the clone runs at Denver: {unprotected}"));
     let copy_id = copy["VmIdentifier"].as_str().unwrap();
-    assert_eq!(t.read_file(copy_id, conf).await, original);
+    assert_eq!(t.control.file(copy_id, conf).await, original);
 
     let (status, none) = act(&denver, &vpg, "CloneAbort", Value::Null).await;
     assert_eq!(status, StatusCode::CONFLICT);
@@ -247,8 +245,8 @@ async fn clone_reads_checkpoint_id_and_ignores_checkpoint_identifier_as_an_unkno
     let t = spawn_frozen(45).await;
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-local").await;
-    let tag = boston.tag(&t, &vpg, "tagged").await;
-    t.advance(10.0).await;
+    let tag = boston.tag(&t.control, &vpg, "tagged").await;
+    t.control.advance(10.0).await;
     let latest = boston
         .get_ok(&format!("/v1/vpgs/{vpg}/checkpoints/stats"))
         .await["Latest"]["CheckpointIdentifier"]
@@ -291,7 +289,7 @@ async fn aborting_a_clone_stops_its_task_and_answers_its_id() {
             .unwrap()
             .contains("aborted by admin")
     );
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(
         state(&boston, &clone).await,
         5,
@@ -327,12 +325,12 @@ async fn failover_and_move_run_as_tasks_leave_the_vpg_recovered_and_are_in_the_c
     );
     let (status, _) = act(&boston, &erp, "Failover", json!({})).await;
     assert_eq!(status, StatusCode::CONFLICT, "one at a time");
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(state(&boston, &failover).await, 6);
     let vpg = boston.get_ok(&format!("/v1/vpgs/{erp}")).await;
     assert_eq!(vpg["Status"], 8, "Recovered");
     let insert = boston.insert(&erp, "after failover").await;
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(
         state(&boston, &insert).await,
         4,
@@ -345,10 +343,10 @@ async fn failover_and_move_run_as_tasks_leave_the_vpg_recovered_and_are_in_the_c
     let moved = started(&boston, &sql, "Move", json!({})).await;
     assert_eq!(boston.task(&moved).await["Type"], "Move");
     assert_eq!(boston.get_ok(&format!("/v1/vpgs/{sql}")).await["Status"], 6);
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(boston.get_ok(&format!("/v1/vpgs/{sql}")).await["Status"], 8);
 
-    let calls = t.calls().await;
+    let calls = t.control.calls().await;
     let logged = |suffix: &str, task: &str| {
         calls.iter().any(|c| {
             c["Method"] == "POST"
@@ -365,7 +363,7 @@ async fn a_force_sync_keeps_the_checkpoints_and_shows_a_delta_sync_while_it_runs
     let t = spawn_frozen(48).await;
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-local").await;
-    boston.tag(&t, &vpg, "kept").await;
+    boston.tag(&t.control, &vpg, "kept").await;
     let before = boston.checkpoints(&vpg).await;
 
     let sync = started(&boston, &vpg, "forcesync", Value::Null).await;
@@ -379,7 +377,7 @@ async fn a_force_sync_keeps_the_checkpoints_and_shows_a_delta_sync_while_it_runs
     assert_eq!(status, StatusCode::CONFLICT, "already syncing");
     let refused = boston.insert(&vpg, "during sync").await;
 
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(state(&boston, &sync).await, 6);
     assert_eq!(state(&boston, &refused).await, 4);
     let after_vpg = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;

@@ -1,9 +1,7 @@
 //! Determinism: one seed and one sequence of requests give the same answers and the same call log.
 
-mod common;
-
-use common::{TestSim, spawn_frozen};
 use serde_json::{Value, json};
+use zvm_sim::test_kit::{TestSim, spawn_frozen};
 
 /// A fixed script of requests touching every random choice: identifiers, tokens, task ids and
 /// task-duration jitter. Returns every answer, with the listener's address taken out of links.
@@ -18,9 +16,9 @@ async fn script(t: &TestSim) -> Vec<Value> {
     let first = boston.insert(&web_dr, "one").await;
     let second = boston.insert(&web_dr, "two").await;
     let erp = denver.insert(&denver.vpg_id("erp-dr").await, "three").await;
-    t.advance(0.02).await;
+    t.control.advance(0.02).await;
     answers.push(boston.task(&first).await);
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     for (site, id) in [(&boston, &first), (&boston, &second), (&denver, &erp)] {
         answers.push(site.task(id).await);
     }
@@ -31,8 +29,8 @@ async fn script(t: &TestSim) -> Vec<Value> {
             .get_ok(&format!("/v1/vpgs/{web_dr}/checkpoints/stats"))
             .await,
     );
-    answers.push(t.control_get("tasks").await);
-    answers.push(json!(t.calls().await));
+    answers.push(t.control.get("tasks").await);
+    answers.push(json!(t.control.calls().await));
     let text = serde_json::to_string(&answers).unwrap();
     let text = text
         .replace(t.boston_url(), "http://boston")

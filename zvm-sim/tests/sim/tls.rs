@@ -1,12 +1,10 @@
 //! HTTPS: each site serves its own self-signed certificate, whose PEM file a client pins; links and
 //! download URLs are https; certificates in a given folder are reused across runs.
 
-mod common;
-
-use common::{Site, TestSim, spawn_with};
 use reqwest::StatusCode;
 use serde_json::json;
 use zvm_sim::Options;
+use zvm_sim::test_kit::{Site, TestSim, spawn_with};
 
 fn tls_options(seed: u64) -> Options {
     Options {

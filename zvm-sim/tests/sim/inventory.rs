@@ -1,11 +1,9 @@
 //! Inventory: sites, VMs, VPGs, enums, PascalCase, case-insensitive queries, 400/404 bodies, and
 //! what each site's ZVM can see.
 
-mod common;
-
-use common::{Site, spawn};
 use reqwest::StatusCode;
 use serde_json::Value;
+use zvm_sim::test_kit::{Site, spawn};
 
 /// Every object key is PascalCase, except inside link objects (`href`, `identifier`, `rel`,
 /// `type`), which the ZVM writes in lowercase.
@@ -386,11 +384,11 @@ async fn vpgs_report_history_and_their_enum_lists() {
 
 #[tokio::test]
 async fn the_server_time_is_the_simulated_clock() {
-    let t = common::spawn_frozen(3).await;
+    let t = zvm_sim::test_kit::spawn_frozen(3).await;
     let boston = t.boston().await;
     let now = boston.get_ok("/v1/serverDateTime/serverDateTimeUtc").await;
     assert_eq!(now, "2026-01-01T00:00:00.000Z");
-    t.advance(90.0).await;
+    t.control.advance(90.0).await;
     let later = boston.get_ok("/v1/serverDateTime/serverDateTimeUtc").await;
     assert_eq!(later, "2026-01-01T00:01:30.000Z");
 }

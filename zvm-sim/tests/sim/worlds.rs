@@ -1,15 +1,13 @@
 //! Worlds: the documented example in TOML and JSON, generated worlds, and a world no ZVM could
 //! have refused with an error that says why; through the library and through the binary.
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{Site, spawn_with};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
+use zvm_sim::test_kit::{Site, spawn_with};
 use zvm_sim::{Options, StartError, WorldError, WorldSpec};
 
 fn world_file(name: &str) -> PathBuf {

@@ -5,13 +5,11 @@
 //!
 //! Every test freezes the clock, so tasks end only when a test advances it.
 
-mod common;
-
 use std::io::Read;
 
-use common::{Site, TestSim, spawn_frozen};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use zvm_sim::test_kit::{Site, TestSim, spawn_frozen};
 
 const APP_CONF: &str = "sda1/etc/app/app.conf";
 
@@ -26,7 +24,7 @@ async fn mount(t: &TestSim, site: &Site, vpg: &str, vm: &str, checkpoint: &str) 
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let session = body.as_str().expect("a JSON string session id").to_owned();
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(
         session_status(site, &session).await,
         "MountCompletedSuccessfully"
@@ -98,10 +96,11 @@ async fn a_file_changed_after_a_checkpoint_comes_back_from_flr_with_its_old_byte
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-local").await;
     let vm = boston.vm_id("web-01", "web-local").await;
-    let original = t.read_file(&vm, APP_CONF).await;
-    let checkpoint = boston.tag(&t, &vpg, "before-change").await;
-    t.advance(1.0).await;
-    t.write_file(&vm, APP_CONF, b"listen = 0.0.0.0:9999\n")
+    let original = t.control.file(&vm, APP_CONF).await;
+    let checkpoint = boston.tag(&t.control, &vpg, "before-change").await;
+    t.control.advance(1.0).await;
+    t.control
+        .put_file(&vm, APP_CONF, b"listen = 0.0.0.0:9999\n")
         .await;
 
     // Keys in any case, as clients send them.
@@ -122,7 +121,7 @@ async fn a_file_changed_after_a_checkpoint_comes_back_from_flr_with_its_old_byte
     assert_eq!(mount_task["Status"]["State"], 1);
     assert_eq!(mount_task["RelatedEntities"]["Vpgs"][0]["identifier"], vpg);
 
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     let task_id = mount_task["TaskIdentifier"].as_str().unwrap();
     assert_eq!(boston.task(task_id).await["Status"]["State"], 6);
     let sessions = boston.get_ok(&format!("/v1/flrs?vmIdentifier={vm}")).await;
@@ -168,7 +167,7 @@ async fn a_file_changed_after_a_checkpoint_comes_back_from_flr_with_its_old_byte
     );
     assert_eq!(response.bytes().await.unwrap().to_vec(), original);
     assert_eq!(
-        t.read_file(&vm, APP_CONF).await,
+        t.control.file(&vm, APP_CONF).await,
         b"listen = 0.0.0.0:9999\n",
         "the guest keeps its new content"
     );
@@ -178,7 +177,7 @@ async fn a_file_changed_after_a_checkpoint_comes_back_from_flr_with_its_old_byte
     let unmount_task = session_task(&boston, &session, "FlrJournalUnmount").await;
     assert_eq!(unmount_task["TaskIdentifier"], unmount);
     assert_eq!(session_status(&boston, &session).await, "UnmountInProgress");
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(
         boston.task(unmount.as_str().unwrap()).await["Status"]["State"],
         6
@@ -195,7 +194,7 @@ async fn flr_runs_only_at_the_recovery_site_and_says_which_one_it_is() {
     let denver = t.denver().await;
     let vpg = boston.vpg_id("web-dr").await;
     let vm = boston.vm_id("db-01", "web-dr").await;
-    let checkpoint = boston.tag(&t, &vpg, "remote").await;
+    let checkpoint = boston.tag(&t.control, &vpg, "remote").await;
 
     let row = boston.get_ok("/v1/vms?vmName=db-01").await;
     assert_eq!(row[0]["EnabledActions"]["IsFlrEnabled"], false);
@@ -229,7 +228,7 @@ async fn the_operator_role_is_refused_flr_and_the_administrator_is_not() {
     let operator = Site::login(&t.http, t.boston_url(), "operator", "operator").await;
     let vpg = boston.vpg_id("web-local").await;
     let vm = boston.vm_id("web-01", "web-local").await;
-    let checkpoint = boston.tag(&t, &vpg, "rbac").await;
+    let checkpoint = boston.tag(&t.control, &vpg, "rbac").await;
     let body = json!({"Jflr": {"VpgIdentifier": vpg, "VmIdentifier": vm,
                                "CheckpointIdentifier": checkpoint}});
 
@@ -267,11 +266,12 @@ async fn several_paths_or_a_folder_download_as_a_zip_of_the_files_at_the_checkpo
     let vpg = boston.vpg_id("sql-local").await;
     let vm = boston.vm_id("sql-01", "sql-local").await;
     let ini = "C:/ProgramData/App/app.ini";
-    let original = t.read_file(&vm, ini).await;
-    let checkpoint = boston.tag(&t, &vpg, "zip").await;
-    t.advance(1.0).await;
-    t.write_file(&vm, ini, b"changed").await;
-    t.write_file(&vm, "D:/Data/new.csv", b"written after the checkpoint")
+    let original = t.control.file(&vm, ini).await;
+    let checkpoint = boston.tag(&t.control, &vpg, "zip").await;
+    t.control.advance(1.0).await;
+    t.control.put_file(&vm, ini, b"changed").await;
+    t.control
+        .put_file(&vm, "D:/Data/new.csv", b"written after the checkpoint")
         .await;
     let session = mount(&t, &boston, &vpg, &vm, &checkpoint).await;
 
@@ -301,7 +301,7 @@ async fn missing_paths_mounting_sessions_and_checkpoints_outside_the_journal_are
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-local").await;
     let vm = boston.vm_id("web-01", "web-local").await;
-    let checkpoint = boston.tag(&t, &vpg, "edges").await;
+    let checkpoint = boston.tag(&t.control, &vpg, "edges").await;
 
     let mount_body = |checkpoint: &str| {
         json!({"Jflr": {"VpgIdentifier": vpg, "VmIdentifier": vm,
@@ -346,7 +346,7 @@ async fn missing_paths_mounting_sessions_and_checkpoints_outside_the_journal_are
             .contains("MountInProgress")
     );
 
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     let (status, missing) = browse(&boston, &session, "sda1/etc/nothing").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert!(
@@ -387,7 +387,7 @@ async fn unmounting_a_session_still_mounting_stops_its_mount_task() {
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-local").await;
     let vm = boston.vm_id("web-01", "web-local").await;
-    let checkpoint = boston.tag(&t, &vpg, "early").await;
+    let checkpoint = boston.tag(&t.control, &vpg, "early").await;
     let (_, body) = boston
         .post(
             "/v1/flrs",
@@ -402,7 +402,7 @@ async fn unmounting_a_session_still_mounting_stops_its_mount_task() {
     assert_eq!(status, StatusCode::CONFLICT, "{again}");
     let mount_task = session_task(&boston, &session, "FlrJournalMount").await;
     assert_eq!(mount_task["Status"]["State"], 5, "Stopped");
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(
         boston.get(&format!("/v1/flrs/{session}")).await.0,
         StatusCode::NOT_FOUND
@@ -415,7 +415,7 @@ async fn a_resync_during_the_mount_fails_it_and_the_session_shows_mount_failed()
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-local").await;
     let vm = boston.vm_id("web-01", "web-local").await;
-    let checkpoint = boston.tag(&t, &vpg, "lost").await;
+    let checkpoint = boston.tag(&t.control, &vpg, "lost").await;
     let (_, body) = boston
         .post(
             "/v1/flrs",
@@ -425,10 +425,11 @@ async fn a_resync_during_the_mount_fails_it_and_the_session_shows_mount_failed()
         .await;
     let session = body.as_str().unwrap().to_owned();
     let (status, _) = t
-        .control_post("vpgs/web-local/resync", json!({"Seconds": 10}))
+        .control
+        .try_post("vpgs/web-local/resync", json!({"Seconds": 10}))
         .await;
     assert_eq!(status, StatusCode::OK);
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(session_status(&boston, &session).await, "MountFailed");
     let task = session_task(&boston, &session, "FlrJournalMount").await;
     assert_eq!(task["Status"]["State"], 4);

@@ -4,11 +4,9 @@
 //! Most tests freeze the clock and advance it, so nothing depends on timing luck. `for_tests`
 //! durations are 50 ms ± 20 % and the listing lag 20 ms.
 
-mod common;
-
-use common::{spawn, spawn_frozen};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use zvm_sim::test_kit::{spawn, spawn_frozen};
 
 fn state(task: &Value) -> (u64, u64) {
     (
@@ -37,12 +35,12 @@ async fn an_insert_task_runs_with_rising_progress_then_completes() {
         vpg.as_str()
     );
 
-    t.advance(0.025).await;
+    t.control.advance(0.025).await;
     let (running, progress) = state(&boston.task(&id).await);
     assert_eq!(running, 1);
     assert!((30..=70).contains(&progress), "progress {progress}");
 
-    t.advance(0.1).await;
+    t.control.advance(0.1).await;
     let done = boston.task(&id).await;
     assert_eq!(state(&done), (6, 100));
     assert_eq!(done["CompleteReason"], "");
@@ -57,7 +55,7 @@ async fn back_to_back_inserts_complete_the_first_and_fail_the_second_with_a_reas
     let first = boston.insert(&vpg, "first").await;
     let second = boston.insert(&vpg, "second").await;
     assert_ne!(first, second);
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     let first_task = boston.task(&first).await;
     let second_task = boston.task(&second).await;
     assert_eq!(state(&first_task).0, 6);
@@ -77,7 +75,7 @@ async fn a_refused_insert_fails_quickly_while_the_first_still_runs() {
     let first = boston.insert(&vpg, "first").await;
     let second = boston.insert(&vpg, "second").await;
     // A tenth of a 50 ms ± 20 % task has passed; the first is still in its first half.
-    t.advance(0.012).await;
+    t.control.advance(0.012).await;
     assert_eq!(state(&boston.task(&first).await).0, 1);
     assert_eq!(state(&boston.task(&second).await).0, 4);
 }
@@ -88,7 +86,7 @@ async fn inserts_into_different_vpgs_run_side_by_side() {
     let boston = t.boston().await;
     let a = boston.insert(&boston.vpg_id("web-local").await, "a").await;
     let b = boston.insert(&boston.vpg_id("web-dr").await, "b").await;
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(state(&boston.task(&a).await).0, 6);
     assert_eq!(state(&boston.task(&b).await).0, 6);
 }
@@ -99,14 +97,14 @@ async fn a_tag_is_listed_after_its_task_completed_at_the_moment_of_the_insert() 
     let boston = t.boston().await;
     let vpg = boston.vpg_id("sql-local").await;
     let tag = "ai:test | migrate | vm=sql-01";
-    let started_at = t.now().await;
+    let started_at = t.control.now().await;
     let id = boston.insert(&vpg, tag).await;
     assert_eq!(state(&boston.task(&id).await).0, 1);
     assert!(
         boston.tagged(&vpg, tag).await.is_empty(),
         "not listed while its task runs"
     );
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     let task = boston.task(&id).await;
     assert_eq!(state(&task).0, 6);
     let listed = boston.tagged(&vpg, tag).await;
@@ -131,16 +129,17 @@ async fn a_tag_is_listed_after_its_task_completed_at_the_moment_of_the_insert() 
 async fn the_listing_lag_holds_a_completed_tag_back() {
     let t = spawn_frozen(5).await;
     let (status, _) = t
-        .control_post("timing", json!({ "ListingLagMs": 10_000 }))
+        .control
+        .try_post("timing", json!({ "ListingLagMs": 10_000 }))
         .await;
     assert_eq!(status, StatusCode::OK);
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-local").await;
     let id = boston.insert(&vpg, "lagging").await;
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(state(&boston.task(&id).await).0, 6);
     assert!(boston.tagged(&vpg, "lagging").await.is_empty());
-    t.advance(10.0).await;
+    t.control.advance(10.0).await;
     assert_eq!(boston.tagged(&vpg, "lagging").await.len(), 1);
 }
 
@@ -151,7 +150,7 @@ async fn inserts_into_an_initializing_or_syncing_vpg_fail_with_a_reason() {
     for (vpg_name, words) in [("sql-init", "Initializing"), ("files-dr", "DeltaSync")] {
         let vpg = boston.vpg_id(vpg_name).await;
         let id = boston.insert(&vpg, "refused").await;
-        t.advance(1.0).await;
+        t.control.advance(1.0).await;
         let task = boston.task(&id).await;
         assert_eq!(state(&task).0, 4, "{vpg_name}");
         let reason = task["CompleteReason"].as_str().unwrap();
@@ -175,7 +174,7 @@ async fn checkpoint_name_is_read_case_insensitively_and_bad_bodies_are_400() {
     {
         let (status, body) = boston.post(&path, &json!({ *key: format!("k{i}") })).await;
         assert_eq!(status, StatusCode::OK, "{key}: {body}");
-        t.advance(1.0).await;
+        t.control.advance(1.0).await;
         assert_eq!(
             boston.tagged(&vpg, &format!("k{i}")).await.len(),
             1,
@@ -226,7 +225,7 @@ async fn checkpoint_name_is_read_case_insensitively_and_bad_bodies_are_400() {
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert!(body["Message"].is_string());
-    assert_eq!(t.control_get("tasks").await.as_array().unwrap().len(), 3);
+    assert_eq!(t.control.get("tasks").await.as_array().unwrap().len(), 3);
 }
 
 #[tokio::test]
@@ -255,14 +254,14 @@ async fn automatic_checkpoints_come_every_five_seconds_within_the_history_window
         "identifiers grow with time"
     );
 
-    t.advance(12.0).await;
+    t.control.advance(12.0).await;
     let stats = boston
         .get_ok(&format!("/v1/vpgs/{vpg}/checkpoints/stats"))
         .await;
     assert_eq!(stats["Latest"]["TimeStamp"], "2026-01-01T00:00:10.000Z");
     assert_eq!(stats["Earliest"]["TimeStamp"], "2025-12-31T23:00:15.000Z");
 
-    t.advance(3.0 * 3600.0).await;
+    t.control.advance(3.0 * 3600.0).await;
     // Tokens live 300 s of simulated time: log in again after hours.
     let boston = t.boston().await;
     let later = boston.checkpoints(&vpg).await;
@@ -279,16 +278,16 @@ async fn a_tag_leaves_the_list_with_the_history_window() {
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-local").await;
     boston.insert(&vpg, "old-tag").await;
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(boston.tagged(&vpg, "old-tag").await.len(), 1);
-    t.advance(59.0 * 60.0).await;
+    t.control.advance(59.0 * 60.0).await;
     let boston = t.boston().await;
     assert_eq!(
         boston.tagged(&vpg, "old-tag").await.len(),
         1,
         "still in the window"
     );
-    t.advance(61.0).await;
+    t.control.advance(61.0).await;
     assert!(
         boston.tagged(&vpg, "old-tag").await.is_empty(),
         "older than 60 minutes"
@@ -346,7 +345,7 @@ async fn tasks_are_filtered_by_status_type_and_dates() {
         ids(boston.get_ok("/v1/tasks?status=InProgress").await),
         [first.clone(), second.clone()]
     );
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(
         ids(boston.get_ok("/v1/tasks?status=6").await),
         [first.as_str()]
@@ -389,7 +388,7 @@ async fn an_insert_at_the_recovery_sites_zvm_runs_there() {
     let vpg = denver.vpg_id("web-dr").await;
     let id = denver.insert(&vpg, "from-denver").await;
     assert!(id.ends_with(&t.sim.peer().site_identifier));
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(state(&denver.task(&id).await).0, 6);
     let boston = t.boston().await;
     assert_eq!(
@@ -407,7 +406,7 @@ async fn with_the_clock_running_a_tag_completes_and_is_listed_in_real_time() {
     let id = boston.insert(&vpg, "real-time").await;
     let task = boston.wait_task(&id).await;
     assert_eq!(state(&task), (6, 100));
-    let give_up = tokio::time::Instant::now() + common::DEADLINE;
+    let give_up = tokio::time::Instant::now() + zvm_sim::test_kit::DEADLINE;
     while boston.tagged(&vpg, "real-time").await.is_empty() {
         assert!(
             tokio::time::Instant::now() < give_up,

@@ -1,11 +1,9 @@
 //! Task-duration jitter: `Options::task_jitter` 0 gives every task exactly its nominal duration;
 //! otherwise durations vary within the jitter, drawn from the seed.
 
-mod common;
-
 use chrono::DateTime;
-use common::{TestSim, spawn_with};
 use zvm_sim::Options;
+use zvm_sim::test_kit::{TestSim, spawn_with};
 
 /// Tagged inserts run on a frozen clock, one at a time.
 const INSERTS: usize = 8;
@@ -27,9 +25,9 @@ async fn insert_durations(t: &TestSim) -> Vec<(String, i64)> {
     let web_dr = boston.vpg_id("web-dr").await;
     for n in 0..INSERTS {
         boston.insert(&web_dr, &format!("tag-{n}")).await;
-        t.advance(1.0).await;
+        t.control.advance(1.0).await;
     }
-    let tasks = t.control_get("tasks").await;
+    let tasks = t.control.get("tasks").await;
     let tasks = tasks.as_array().expect("an array of tasks");
     assert_eq!(tasks.len(), INSERTS, "{tasks:?}");
     tasks

@@ -1,18 +1,16 @@
 //! Saved state: the whole world saved at shutdown and restored at start (`state_file`, `--state`),
 //! and read and replaced through `GET|PUT /_sim/state`, with bad documents refused.
 
-mod common;
-
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{Site, TestSim, spawn_with};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 use zvm_sim::Options;
+use zvm_sim::test_kit::{Site, TestSim, spawn_with};
 
 fn frozen_with_state(seed: u64, file: &Path) -> Options {
     Options {
@@ -23,7 +21,7 @@ fn frozen_with_state(seed: u64, file: &Path) -> Options {
 }
 
 async fn state_json(t: &TestSim) -> Value {
-    t.control_get("state").await
+    t.control.get("state").await
 }
 
 /// A world with some history: a tag, a changed guest file, a mounted FLR session, a fault rule
@@ -31,9 +29,10 @@ async fn state_json(t: &TestSim) -> Value {
 async fn make_history(t: &TestSim, boston: &Site) -> (String, String, String) {
     let vpg = boston.vpg_id("web-local").await;
     let vm = boston.vm_id("web-01", "web-local").await;
-    let checkpoint = boston.tag(t, &vpg, "saved").await;
-    t.advance(1.0).await;
-    t.write_file(&vm, "sda1/etc/app/app.conf", b"changed after the tag")
+    let checkpoint = boston.tag(&t.control, &vpg, "saved").await;
+    t.control.advance(1.0).await;
+    t.control
+        .put_file(&vm, "sda1/etc/app/app.conf", b"changed after the tag")
         .await;
     let (_, session) = boston
         .post(
@@ -42,9 +41,10 @@ async fn make_history(t: &TestSim, boston: &Site) -> (String, String, String) {
                              "CheckpointIdentifier": checkpoint}}),
         )
         .await;
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     let (status, _) = t
-        .control_post(
+        .control
+        .try_post(
             "faults",
             json!({"Path": "/v1/localsite", "Action": "Respond", "Status": 503,
                    "Probability": 0.5}),
@@ -90,7 +90,7 @@ async fn a_run_saved_at_shutdown_is_restored_at_start_as_it_was() {
         ..boston
     };
     assert_eq!(boston.task(&running).await["Status"]["State"], 1);
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(
         boston.task(&running).await["Status"]["State"],
         6,
@@ -116,7 +116,7 @@ async fn a_run_saved_at_shutdown_is_restored_at_start_as_it_was() {
         old.contains("[server]"),
         "the journal kept the old bytes: {old}"
     );
-    assert_eq!(t.control_get("faults").await[0]["Probability"], 0.5);
+    assert_eq!(t.control.get("faults").await[0]["Probability"], 0.5);
 }
 
 #[tokio::test]

@@ -1,18 +1,16 @@
 //! Starting and stopping: `shutdown` finishes even while clients keep connections open, and a
 //! dropped simulator stops serving.
 
-mod common;
-
 use std::time::Duration;
 
-use common::spawn;
+use zvm_sim::test_kit::spawn;
 
 async fn refused(url: &str) -> bool {
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(5))
         .build()
         .unwrap();
-    let give_up = tokio::time::Instant::now() + common::DEADLINE;
+    let give_up = tokio::time::Instant::now() + zvm_sim::test_kit::DEADLINE;
     loop {
         if client
             .get(format!("{url}/_sim/clock"))
@@ -35,7 +33,7 @@ async fn shutdown_finishes_while_a_client_keeps_its_connection_open() {
     let boston = t.boston().await;
     boston.get_ok("/v1/vpgs").await;
     let url = t.boston_url().to_owned();
-    tokio::time::timeout(common::DEADLINE, t.sim.shutdown())
+    tokio::time::timeout(zvm_sim::test_kit::DEADLINE, t.sim.shutdown())
         .await
         .expect("shutdown finishes with an idle keep-alive connection open");
     assert!(refused(&url).await, "Boston still answers after shutdown");

@@ -2,17 +2,15 @@
 //! showing it, and decisions that are the same for one seed however concurrent requests
 //! interleave.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use common::{TestSim, spawn, spawn_frozen};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use zvm_sim::test_kit::{TestSim, spawn, spawn_frozen};
 
 async fn add_rule(t: &TestSim, rule: Value) -> Value {
-    let (status, body) = t.control_post("faults", rule).await;
+    let (status, body) = t.control.try_post("faults", rule).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     body
 }
@@ -43,12 +41,12 @@ async fn a_respond_fault_answers_its_status_body_and_headers_instead_of_the_hand
     let body: Value = response.json().await.unwrap();
     assert_eq!(body, json!({"Message": "Service Unavailable"}));
     assert!(
-        t.control_get("tasks").await.as_array().unwrap().is_empty(),
+        t.control.get("tasks").await.as_array().unwrap().is_empty(),
         "no handler ran"
     );
 
     let task = boston.insert(&vpg, "accepted").await;
-    let calls = t.calls().await;
+    let calls = t.control.calls().await;
     let inserts: Vec<&Value> = calls
         .iter()
         .filter(|c| c["Path"].as_str().unwrap().ends_with("/checkpoints"))
@@ -61,14 +59,15 @@ async fn a_respond_fault_answers_its_status_body_and_headers_instead_of_the_hand
     assert_eq!(inserts[1]["Status"], 200);
     assert_eq!(inserts[1]["TaskId"], task);
     assert_eq!(inserts[1]["Faults"], json!([]));
-    let rules = t.control_get("faults").await;
+    let rules = t.control.get("faults").await;
     assert_eq!(
         (rules[0]["Matched"].as_u64(), rules[0]["Fired"].as_u64()),
         (Some(2), Some(1))
     );
 
     let (_, custom) = t
-        .control_post(
+        .control
+        .try_post(
             "faults",
             json!({"Path": "/v1/localsite", "Action": "Respond", "Status": 500,
                    "Body": {"Message": "ZVM internal error"}}),
@@ -96,7 +95,7 @@ async fn a_latency_fault_delays_the_answer_by_at_least_its_latency() {
         !vpgs.as_array().unwrap().is_empty(),
         "the answer itself is unchanged"
     );
-    let call = t.calls().await.pop().unwrap();
+    let call = t.control.calls().await.pop().unwrap();
     assert_eq!(call["Faults"], json!([{"Rule": 1, "Action": "Latency"}]));
 
     let impatient = reqwest::Client::builder()
@@ -144,7 +143,7 @@ async fn a_lost_response_is_a_transport_error_after_the_handler_took_effect() {
     );
 
     // The insert happened: its task exists, completes, and its tag is listed.
-    let call = t.calls().await.pop().unwrap();
+    let call = t.control.calls().await.pop().unwrap();
     assert_eq!(
         call["Faults"],
         json!([{"Rule": 1, "Action": "LoseResponse"}])
@@ -154,7 +153,7 @@ async fn a_lost_response_is_a_transport_error_after_the_handler_took_effect() {
         .as_str()
         .expect("the task it started")
         .to_owned();
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(boston.task(&task).await["Status"]["State"], 6);
     assert_eq!(boston.tagged(&vpg, "lost answer").await.len(), 1);
 
@@ -222,6 +221,7 @@ async fn faulted_under_load(seed: u64, identities: usize, copies: usize) -> BTre
         }
     }
     let logged = t
+        .control
         .calls()
         .await
         .iter()
@@ -278,7 +278,7 @@ async fn rules_are_checked_listed_removed_and_cleared_and_never_touch_the_contro
             "Boston or Denver",
         ),
     ] {
-        let (status, body) = t.control_post("faults", bad).await;
+        let (status, body) = t.control.try_post("faults", bad).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         assert!(body["Message"].as_str().unwrap().contains(says), "{body}");
     }
@@ -288,9 +288,13 @@ async fn rules_are_checked_listed_removed_and_cleared_and_never_touch_the_contro
     )
     .await;
     add_rule(&t, json!({"Path": "/v1/tasks", "Action": "LoseResponse"})).await;
-    assert_eq!(t.control_get("faults").await.as_array().unwrap().len(), 2);
-    assert_eq!(t.now().await.len(), 24, "the control API is never faulted");
-    let token = common::token(
+    assert_eq!(t.control.get("faults").await.as_array().unwrap().len(), 2);
+    assert_eq!(
+        t.control.now().await.len(),
+        24,
+        "the control API is never faulted"
+    );
+    let token = zvm_sim::test_kit::token(
         &t.http,
         t.boston_url(),
         &[
@@ -320,22 +324,22 @@ async fn rules_are_checked_listed_removed_and_cleared_and_never_touch_the_contro
         delete("faults/1").await.unwrap().status(),
         StatusCode::NOT_FOUND
     );
-    assert_eq!(t.control_get("faults").await[0]["Id"], 2);
+    assert_eq!(t.control.get("faults").await[0]["Id"], 2);
     assert_eq!(
         delete("faults").await.unwrap().status(),
         StatusCode::NO_CONTENT
     );
-    assert!(t.control_get("faults").await.as_array().unwrap().is_empty());
+    assert!(t.control.get("faults").await.as_array().unwrap().is_empty());
 
     add_rule(
         &t,
         json!({"Path": "/**", "Action": "Respond", "Status": 500}),
     )
     .await;
-    let (status, _) = t.control_post("reset", Value::Null).await;
+    let (status, _) = t.control.try_post("reset", Value::Null).await;
     assert_eq!(status, StatusCode::OK);
     assert!(
-        t.control_get("faults").await.as_array().unwrap().is_empty(),
+        t.control.get("faults").await.as_array().unwrap().is_empty(),
         "reset clears them"
     );
 }
@@ -364,7 +368,7 @@ async fn an_insert_whose_client_gave_up_during_a_latency_fault_still_takes_effec
     assert!(gave_up.is_err_and(|e| e.is_timeout()), "the client gave up");
     let deadline = Instant::now() + Duration::from_secs(10);
     let task = loop {
-        let tasks = t.control_get("tasks").await;
+        let tasks = t.control.get("tasks").await;
         if let Some(task) = tasks
             .as_array()
             .unwrap()

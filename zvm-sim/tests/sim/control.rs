@@ -1,11 +1,9 @@
 //! The `/_sim` control API: resync, status pins, reset, clock, timings, the call log, the task list
 //! and guest files.
 
-mod common;
-
-use common::{spawn, spawn_frozen};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use zvm_sim::test_kit::{spawn, spawn_frozen};
 
 #[tokio::test]
 async fn a_resync_wipes_every_checkpoint_and_shows_a_sync_until_it_ends() {
@@ -13,11 +11,12 @@ async fn a_resync_wipes_every_checkpoint_and_shows_a_sync_until_it_ends() {
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-dr").await;
     boston.insert(&vpg, "before-resync").await;
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(boston.tagged(&vpg, "before-resync").await.len(), 1);
 
     let (status, body) = t
-        .control_post(
+        .control
+        .try_post(
             "vpgs/web-dr/resync",
             json!({ "Seconds": 30, "SubStatus": "FullSync" }),
         )
@@ -36,7 +35,7 @@ async fn a_resync_wipes_every_checkpoint_and_shows_a_sync_until_it_ends() {
     assert!(stats["Earliest"].is_null() && stats["Latest"].is_null());
 
     let refused = boston.insert(&vpg, "during-resync").await;
-    t.advance(10.0).await;
+    t.control.advance(10.0).await;
     let task = boston.task(&refused).await;
     assert_eq!(task["Status"]["State"], 4);
     assert!(
@@ -50,13 +49,13 @@ async fn a_resync_wipes_every_checkpoint_and_shows_a_sync_until_it_ends() {
         "no checkpoint during the sync"
     );
 
-    t.advance(20.0).await;
+    t.control.advance(20.0).await;
     let after = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
     assert_eq!(
         (after["Status"].as_u64(), after["SubStatus"].as_u64()),
         (Some(1), Some(0))
     );
-    t.advance(10.0).await;
+    t.control.advance(10.0).await;
     let listed = boston.checkpoints(&vpg).await;
     let times: Vec<&str> = listed
         .iter()
@@ -69,7 +68,7 @@ async fn a_resync_wipes_every_checkpoint_and_shows_a_sync_until_it_ends() {
     );
     assert!(boston.tagged(&vpg, "before-resync").await.is_empty());
     let ok = boston.insert(&vpg, "after-resync").await;
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(boston.task(&ok).await["Status"]["State"], 6);
 }
 
@@ -80,10 +79,11 @@ async fn an_insert_running_when_a_resync_starts_fails() {
     let vpg = boston.vpg_id("web-local").await;
     let id = boston.insert(&vpg, "interrupted").await;
     let (status, _) = t
-        .control_post("vpgs/web-local/resync", json!({ "Seconds": 5 }))
+        .control
+        .try_post("vpgs/web-local/resync", json!({ "Seconds": 5 }))
         .await;
     assert_eq!(status, StatusCode::OK);
-    t.advance(10.0).await;
+    t.control.advance(10.0).await;
     let task = boston.task(&id).await;
     assert_eq!(task["Status"]["State"], 4);
     assert!(
@@ -99,11 +99,15 @@ async fn an_insert_running_when_a_resync_starts_fails() {
 async fn a_resync_refuses_a_substatus_that_is_not_a_sync_and_an_unknown_vpg() {
     let t = spawn_frozen(9).await;
     let (status, body) = t
-        .control_post("vpgs/web-dr/resync", json!({ "SubStatus": "None" }))
+        .control
+        .try_post("vpgs/web-dr/resync", json!({ "SubStatus": "None" }))
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(body["Message"].as_str().unwrap().contains("DeltaSync"));
-    let (status, body) = t.control_post("vpgs/no-such-vpg/resync", json!({})).await;
+    let (status, body) = t
+        .control
+        .try_post("vpgs/no-such-vpg/resync", json!({}))
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert!(body["Message"].as_str().unwrap().contains("no-such-vpg"));
     // No body at all: the defaults (30 s of FullSync).
@@ -125,14 +129,15 @@ async fn a_pinned_status_holds_and_decides_whether_inserts_work() {
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-local").await;
     let (status, body) = t
-        .control_post(
+        .control
+        .try_post(
             &format!("vpgs/{vpg}/status"),
             json!({ "status": "Initializing", "subStatus": 1 }),
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let refused = boston.insert(&vpg, "while-initializing").await;
-    t.advance(60.0).await;
+    t.control.advance(60.0).await;
     assert_eq!(boston.task(&refused).await["Status"]["State"], 4);
     let shown = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
     assert_eq!(
@@ -141,17 +146,19 @@ async fn a_pinned_status_holds_and_decides_whether_inserts_work() {
     );
 
     let (status, _) = t
-        .control_post(
+        .control
+        .try_post(
             "vpgs/web-local/status",
             json!({ "Status": 4, "SubStatus": 0 }),
         )
         .await;
     assert_eq!(status, StatusCode::OK);
     let accepted = boston.insert(&vpg, "history-not-met").await;
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     assert_eq!(boston.task(&accepted).await["Status"]["State"], 6);
     let (status, body) = t
-        .control_post("vpgs/web-local/status", json!({ "Status": "Sleeping" }))
+        .control
+        .try_post("vpgs/web-local/status", json!({ "Status": "Sleeping" }))
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(body["Message"].as_str().unwrap().contains("Status"));
@@ -164,18 +171,19 @@ async fn reset_brings_back_the_initial_world_of_the_seed() {
     let vpg = boston.vpg_id("web-dr").await;
     let before_ids = boston.get_ok("/v1/vms").await;
     let first_task = boston.insert(&vpg, "gone-after-reset").await;
-    t.control_post("vpgs/web-local/resync", json!({})).await;
-    t.control_post("timing", json!({ "TaskDurationMs": 5000 }))
+    t.control.try_post("vpgs/web-local/resync", json!({})).await;
+    t.control
+        .try_post("timing", json!({ "TaskDurationMs": 5000 }))
         .await;
-    t.advance(100.0).await;
+    t.control.advance(100.0).await;
 
-    let (status, body) = t.control_post("reset", json!({})).await;
+    let (status, body) = t.control.try_post("reset", json!({})).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["Seed"], 9);
     assert_eq!(body["Now"], "2026-01-01T00:00:00.000Z");
-    assert!(t.calls().await.is_empty());
-    assert!(t.control_get("tasks").await.as_array().unwrap().is_empty());
-    assert_eq!(t.control_get("timing").await["TaskDurationMs"], 50);
+    assert!(t.control.calls().await.is_empty());
+    assert!(t.control.get("tasks").await.as_array().unwrap().is_empty());
+    assert_eq!(t.control.get("timing").await["TaskDurationMs"], 50);
     // Tokens are part of the world: they are gone too.
     assert_eq!(boston.get("/v1/vpgs").await.0, StatusCode::UNAUTHORIZED);
     let boston = t.boston().await;
@@ -192,13 +200,17 @@ async fn reset_brings_back_the_initial_world_of_the_seed() {
 #[tokio::test]
 async fn the_clock_can_be_read_advanced_frozen_and_restarted() {
     let t = spawn(9).await;
-    let (status, frozen) = t.control_post("clock/scale", json!({ "Scale": 0 })).await;
+    let (status, frozen) = t
+        .control
+        .try_post("clock/scale", json!({ "Scale": 0 }))
+        .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(frozen["Scale"], 0.0);
-    let now = t.now().await;
-    assert_eq!(t.now().await, now, "a frozen clock stands still");
+    let now = t.control.now().await;
+    assert_eq!(t.control.now().await, now, "a frozen clock stands still");
     let (_, advanced) = t
-        .control_post("clock/advance", json!({ "seconds": 3600 }))
+        .control
+        .try_post("clock/advance", json!({ "seconds": 3600 }))
         .await;
     let expected = chrono::DateTime::parse_from_rfc3339(&now).unwrap() + chrono::Duration::hours(1);
     assert_eq!(
@@ -210,17 +222,21 @@ async fn the_clock_can_be_read_advanced_frozen_and_restarted() {
         json!({}),
         json!({ "Seconds": "soon" }),
     ] {
-        let (status, body) = t.control_post("clock/advance", bad.clone()).await;
+        let (status, body) = t.control.try_post("clock/advance", bad.clone()).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
         assert!(
             body["Message"].as_str().unwrap().contains("Seconds"),
             "{body}"
         );
     }
-    let (status, _) = t.control_post("clock/scale", json!({ "Scale": -2 })).await;
+    let (status, _) = t
+        .control
+        .try_post("clock/scale", json!({ "Scale": -2 }))
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let (_, running) = t
-        .control_post("clock/scale", json!({ "Scale": 1000 }))
+        .control
+        .try_post("clock/scale", json!({ "Scale": 1000 }))
         .await;
     assert_eq!(running["Scale"], 1000.0);
 }
@@ -229,7 +245,8 @@ async fn the_clock_can_be_read_advanced_frozen_and_restarted() {
 async fn timings_change_at_run_time() {
     let t = spawn_frozen(9).await;
     let (status, timing) = t
-        .control_post(
+        .control
+        .try_post(
             "timing",
             json!({ "TaskDurationMs": 10_000, "ListingLagMs": 0 }),
         )
@@ -242,13 +259,14 @@ async fn timings_change_at_run_time() {
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-local").await;
     let id = boston.insert(&vpg, "slow").await;
-    t.advance(5.0).await;
+    t.control.advance(5.0).await;
     assert_eq!(boston.task(&id).await["Status"]["State"], 1);
-    t.advance(10.0).await;
+    t.control.advance(10.0).await;
     assert_eq!(boston.task(&id).await["Status"]["State"], 6);
     assert_eq!(boston.tagged(&vpg, "slow").await.len(), 1);
     let (status, _) = t
-        .control_post("timing", json!({ "ListingLagMs": -5 }))
+        .control
+        .try_post("timing", json!({ "ListingLagMs": -5 }))
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
@@ -262,8 +280,8 @@ async fn the_call_log_records_every_api_call_of_both_sites_but_no_control_call()
     let task = boston.insert(&vpg, "logged").await;
     denver.get("/v1/vpgs?Status=1").await;
     boston.get("/v1/nowhere").await;
-    t.control_get("clock").await;
-    let calls = t.calls().await;
+    t.control.get("clock").await;
+    let calls = t.control.calls().await;
     let summary: Vec<(u64, &str, &str, &str, u64)> = calls
         .iter()
         .map(|c| {
@@ -300,9 +318,9 @@ async fn the_call_log_records_every_api_call_of_both_sites_but_no_control_call()
         .await
         .unwrap();
     assert_eq!(cleared.status(), StatusCode::NO_CONTENT);
-    assert!(t.calls().await.is_empty());
+    assert!(t.control.calls().await.is_empty());
     boston.get("/v1/vpgs").await;
-    assert_eq!(t.calls().await[0]["Seq"], 1);
+    assert_eq!(t.control.calls().await[0]["Seq"], 1);
 }
 
 #[tokio::test]
@@ -312,8 +330,8 @@ async fn the_task_list_holds_every_task_of_both_sites() {
     let denver = t.denver().await;
     let a = boston.insert(&boston.vpg_id("web-local").await, "a").await;
     let b = denver.insert(&denver.vpg_id("ci-denver").await, "b").await;
-    t.advance(1.0).await;
-    let tasks = t.control_get("tasks").await;
+    t.control.advance(1.0).await;
+    let tasks = t.control.get("tasks").await;
     let rows = tasks.as_array().unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["TaskIdentifier"], a.as_str());
@@ -344,13 +362,13 @@ async fn a_task_is_listed_for_a_day_after_it_ended_then_forgotten_as_a_zvm_ages_
     let old = boston
         .insert(&boston.vpg_id("web-local").await, "old")
         .await;
-    t.advance(1.0).await;
-    t.advance(24.0 * 3600.0 - 1.0).await;
+    t.control.advance(1.0).await;
+    t.control.advance(24.0 * 3600.0 - 1.0).await;
     let boston = t.boston().await;
     let recent = boston
         .insert(&boston.vpg_id("web-dr").await, "recent")
         .await;
-    t.advance(1.0).await;
+    t.control.advance(1.0).await;
     let ids = |tasks: Value| -> Vec<String> {
         tasks
             .as_array()
@@ -360,22 +378,28 @@ async fn a_task_is_listed_for_a_day_after_it_ended_then_forgotten_as_a_zvm_ages_
             .collect()
     };
     assert_eq!(
-        ids(t.control_get("tasks").await),
+        ids(t.control.get("tasks").await),
         [old.clone(), recent.clone()]
     );
     assert_eq!(boston.task(&old).await["Status"]["State"], 6);
 
-    t.advance(3600.0).await;
+    t.control.advance(3600.0).await;
     let boston = t.boston().await;
-    assert_eq!(ids(t.control_get("tasks").await), [recent.as_str()]);
+    assert_eq!(ids(t.control.get("tasks").await), [recent.as_str()]);
     assert_eq!(ids(boston.get_ok("/v1/tasks").await), [recent.as_str()]);
     let (status, _) = boston.get(&format!("/v1/tasks/{old}")).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "a task aged out is unknown");
     // The call log still names it as it was.
-    assert!(t.calls().await.iter().any(|c| c["TaskId"] == old.as_str()));
+    assert!(
+        t.control
+            .calls()
+            .await
+            .iter()
+            .any(|c| c["TaskId"] == old.as_str())
+    );
 }
 
-async fn vm_id(t: &common::TestSim, name: &str) -> String {
+async fn vm_id(t: &zvm_sim::test_kit::TestSim, name: &str) -> String {
     let boston = t.boston().await;
     boston.get_ok(&format!("/v1/vms?vmName={name}")).await[0]["VmIdentifier"]
         .as_str()
@@ -522,14 +546,15 @@ async fn a_shared_vm_name_is_ambiguous_in_the_control_api() {
 
 #[tokio::test]
 async fn the_clock_refuses_to_move_past_the_year_9999_instead_of_wrapping_to_1970() {
-    let t = common::spawn_frozen(77).await;
-    let mut last = t.now().await;
+    let t = zvm_sim::test_kit::spawn_frozen(77).await;
+    let mut last = t.control.now().await;
     let mut refused = None;
     for _ in 0..100 {
         let (status, body) = t
-            .control_post("clock/advance", serde_json::json!({"Seconds": 3.15e9}))
+            .control
+            .try_post("clock/advance", serde_json::json!({"Seconds": 3.15e9}))
             .await;
-        let now = t.now().await;
+        let now = t.control.now().await;
         assert!(now >= last, "the clock went back from {last} to {now}");
         last = now;
         if status != reqwest::StatusCode::OK {
@@ -552,7 +577,7 @@ async fn the_clock_refuses_to_move_past_the_year_9999_instead_of_wrapping_to_197
 #[tokio::test]
 async fn a_request_body_that_never_arrives_in_whole_is_answered_408() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let t = common::spawn_with(zvm_sim::Options {
+    let t = zvm_sim::test_kit::spawn_with(zvm_sim::Options {
         body_deadline: std::time::Duration::from_millis(200),
         ..zvm_sim::Options::for_tests(78)
     })
@@ -578,4 +603,33 @@ async fn a_request_body_that_never_arrives_in_whole_is_answered_408() {
     assert!(read.is_ok(), "no answer to a body that never ends");
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+}
+
+#[tokio::test]
+async fn the_vpg_list_names_every_vpg_of_both_sites_with_the_identifier_the_zvm_shows() {
+    let t = spawn_frozen(12).await;
+    let boston = t.boston().await;
+    let denver = t.denver().await;
+    let listed = t.control.vpgs().await;
+    assert_eq!(
+        listed.len(),
+        11,
+        "the default world has eleven VPGs: {listed:?}"
+    );
+    for (name, site) in [
+        ("web-dr", &boston),
+        ("erp-dr", &denver),
+        ("ci-denver", &denver),
+    ] {
+        assert_eq!(
+            t.control.vpg_id(name).await,
+            site.vpg_id(name).await,
+            "{name}"
+        );
+    }
+    let syncing = listed.iter().find(|v| v["VpgName"] == "files-dr").unwrap();
+    assert_eq!(
+        (syncing["Status"].as_u64(), syncing["SubStatus"].as_u64()),
+        (Some(2), Some(6))
+    );
 }

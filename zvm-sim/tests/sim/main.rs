@@ -1,0 +1,20 @@
+//! zvm-sim's tests, one binary: each module is one area of the simulated appliance, driven over
+//! HTTP through the workspace's test kit (`zvm_sim::test_kit`).
+
+mod bad_control;
+mod binary;
+mod control;
+mod determinism;
+mod faults;
+mod flr;
+mod fuzz_corpus;
+mod handlers;
+mod inventory;
+mod jitter;
+mod journal;
+mod keycloak;
+mod lifecycle;
+mod recovery;
+mod state;
+mod tls;
+mod worlds;
