@@ -82,10 +82,7 @@ impl Run {
         target: Option<Target>,
     ) {
         let batches = recorder.take();
-        let truth = self
-            .rt
-            .block_on(env.ground_truth())
-            .unwrap_or_else(|e| panic!("{bench}: {e}"));
+        let truth = self.rt.block_on(env.ground_truth());
         self.rt.block_on(env.shutdown());
         let expected = expected_token_requests(batches.len());
         if let Some(row) = Row::new(bench, floor, self.timing, &batches, truth, expected, target) {

@@ -123,10 +123,7 @@ async fn main() {
     let changes = AtomicU64::new(0);
     let mut phases = Phases::default();
     for batch in 0..WARM_UP + BATCHES {
-        let clock = env
-            .control("/_sim/clock")
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        let clock = env.control().get("clock").await;
         let start_ms = millis(&clock["Now"]).unwrap_or_else(|| panic!("no clock in {clock}"));
         let start = Instant::now();
         let guards: Vec<_> = (0..n)
@@ -153,10 +150,7 @@ async fn main() {
         if batch < WARM_UP {
             continue;
         }
-        let tasks = env
-            .control("/_sim/tasks")
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        let tasks = env.control().get("tasks").await;
         phases.add(&records, &tasks, start_ms, timing.listing_lag);
     }
     phases.print(n);

@@ -14,16 +14,13 @@
 use std::time::Duration;
 
 use rewind_core::{Config, Rewind, SiteConfig};
-use serde_json::Value;
+use zvm_sim::test_kit::Control;
+pub use zvm_sim::test_kit::{CLIENT_ID, CLIENT_SECRET};
 use zvm_sim::{Options, Simulator, WorldSpec};
 
 use crate::HarnessError;
 use crate::truth::GroundTruth;
 
-/// The Keycloak service client of the default world.
-pub const CLIENT_ID: &str = "rewind";
-/// Its secret (the simulator's, not a real one).
-pub const CLIENT_SECRET: &str = "rewind-secret";
 /// The seed of every bench simulator, so a rerun builds the same world.
 pub const SEED: u64 = 9;
 /// The token lifetime of a bench simulator. Longer than any bench, so a bench needs exactly one token
@@ -75,7 +72,7 @@ pub enum Sites {
 pub struct BenchEnv {
     sim: Simulator,
     rewind: Rewind,
-    http: reqwest::Client,
+    control: Control,
     dir: tempfile::TempDir,
     timing: Timing,
 }
@@ -95,10 +92,11 @@ impl BenchEnv {
         .await?;
         let dir = tempfile::tempdir()?;
         let rewind = client(&sim, dir.path(), Sites::Both)?;
+        let control = Control::new(&sim.local().url);
         Ok(BenchEnv {
             sim,
             rewind,
-            http: reqwest::Client::new(),
+            control,
             dir,
             timing,
         })
@@ -120,28 +118,15 @@ impl BenchEnv {
     }
 
     /// The simulator's ground truth now: every call both sites received and every task they ran.
-    pub async fn ground_truth(&self) -> Result<GroundTruth, HarnessError> {
-        let calls = self.control("/_sim/calls").await?;
-        let tasks = self.control("/_sim/tasks").await?;
-        Ok(GroundTruth::from_json(&calls, &tasks))
+    pub async fn ground_truth(&self) -> GroundTruth {
+        let calls = self.control.get("calls").await;
+        let tasks = self.control.get("tasks").await;
+        GroundTruth::from_json(&calls, &tasks)
     }
 
-    /// `GET` of a `/_sim` control path (e.g. `/_sim/tasks`, `/_sim/clock`), as JSON.
-    pub async fn control(&self, path: &str) -> Result<Value, HarnessError> {
-        let failed = |detail: String| HarnessError::Control {
-            path: path.to_string(),
-            detail,
-        };
-        let resp = self
-            .http
-            .get(format!("{}{path}", self.sim.local().url))
-            .send()
-            .await
-            .map_err(|e| failed(e.to_string()))?;
-        if !resp.status().is_success() {
-            return Err(failed(format!("HTTP {}", resp.status())));
-        }
-        resp.json().await.map_err(|e| failed(e.to_string()))
+    /// The simulator's `/_sim` control API (the workspace's test kit).
+    pub fn control(&self) -> &Control {
+        &self.control
     }
 
     /// Stops the simulator.

@@ -39,12 +39,4 @@ pub enum HarnessError {
     /// A temporary folder for the catalog and the journal could not be made.
     #[error("no temporary folder for the journal and the catalog: {0}")]
     TempDir(#[from] std::io::Error),
-    /// A `/_sim` read failed.
-    #[error("the simulator's control API did not answer {path}: {detail}")]
-    Control {
-        /// The control path.
-        path: String,
-        /// What went wrong.
-        detail: String,
-    },
 }

@@ -19,7 +19,7 @@ use crate::answer::Answer;
 use crate::bins;
 use crate::mcp::{Agent, Human, HumanAnswer, Protocol};
 use crate::real::RealZvm;
-use crate::sim::{CLIENT_ID, CLIENT_SECRET, SimControl};
+use crate::sim::{CLIENT_ID, CLIENT_SECRET, Control};
 
 /// What the scenario runs against.
 #[derive(Debug, Clone)]
@@ -98,7 +98,7 @@ pub struct RewindWorld {
     /// More TOML for the configuration file (`[guard]`, `[hook]`).
     pub extra_config: String,
     sim: Option<zvm_sim::Simulator>,
-    control: Option<SimControl>,
+    control: Option<Control>,
     /// The temporary home: `home/`, `config/` (XDG_CONFIG_HOME), `state/` (XDG_STATE_HOME), `data/`.
     pub dir: tempfile::TempDir,
     /// Every answer a front gave, oldest first; the last one is "the answer".
@@ -175,17 +175,13 @@ impl RewindWorld {
             .iter()
             .filter_map(|site| site.certificate_pem.clone())
             .collect();
-        self.control = Some(SimControl::new(
-            &sim.local().url,
-            &sim.peer().url,
-            &certificates,
-        ));
+        self.control = Some(crate::sim::control(&sim.local().url, &certificates));
         self.sim = Some(sim);
         self.write_config();
     }
 
     /// The simulator's control API (starting the simulator first).
-    pub async fn sim(&mut self) -> &SimControl {
+    pub async fn sim(&mut self) -> &Control {
         if let Mode::Real(_) = self.mode {
             panic!(
                 "this step reads the simulator's ground truth, which a real ZVM does not have; it is not for @real-zvm scenarios"
@@ -223,7 +219,7 @@ impl RewindWorld {
     /// Writes the configuration file for the current sites, sign-in and extra settings (nothing
     /// against a real ZVM: there the `ZVM_*` environment configures the fronts).
     pub fn write_config(&self) {
-        let (Some(control), Some(sim)) = (&self.control, &self.sim) else {
+        let Some(sim) = &self.sim else {
             return;
         };
         let credentials = match &self.sign_in {
@@ -246,13 +242,13 @@ impl RewindWorld {
         };
         let mut text = format!(
             "[sites.boston]\nurl = \"{}\"\n{credentials}{}\n",
-            control.boston,
+            sim.local().url,
             trust(sim.local())
         );
         if self.sites == Sites::Both {
             text.push_str(&format!(
                 "[sites.denver]\nurl = \"{}\"\n{credentials}{}\n",
-                control.denver,
+                sim.peer().url,
                 trust(sim.peer())
             ));
         }

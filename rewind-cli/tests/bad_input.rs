@@ -22,7 +22,8 @@ fn files(env: &TestEnv) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
 
 /// The writes the simulator saw, as `METHOD PATH`.
 async fn writes(env: &TestEnv) -> Vec<String> {
-    env.sim_get("calls")
+    env.control
+        .get("calls")
         .await
         .as_array()
         .unwrap()
@@ -49,7 +50,7 @@ async fn bad_arguments_are_one_clear_usage_error_and_nothing_is_written() {
     env.rewind(&guard_args("web-01", "claude", "edit", "c0"))
         .await
         .expect_code(0);
-    env.sim_post("reset", json!({})).await;
+    env.control.post("reset", json!({})).await;
     let before = files(&env);
     let huge = "x".repeat(100_000);
     let cases: Vec<(Vec<&str>, &str)> = vec![

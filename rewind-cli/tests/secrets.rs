@@ -12,13 +12,12 @@ use rewind_core::{
     Config, GuardRequest, NoProgress, RecoverFileRequest, Rewind, SiteConfig, Verdict,
 };
 use serde_json::{Value, json};
+use zvm_sim::test_kit::{self, CLIENT_ID};
 
-const CLIENT_ID: &str = "rewind";
 const CLIENT_SECRET: &str = "cs-Q7x9-distinct-client-secret";
 const ADMIN_PASSWORD: &str = "pw-K3v8-distinct-admin-password";
 const OPERATOR_PASSWORD: &str = "pw-Zt5m-distinct-operator-password";
 const WRONG_SECRET: &str = "ws-Hq2r-distinct-wrong-secret";
-const TOKEN_PATH: &str = "/auth/realms/zerto/protocol/openid-connect/token";
 
 /// Captured tracing output, shared with the subscriber's writer.
 #[derive(Clone, Default)]
@@ -34,28 +33,9 @@ impl Write for Captured {
     }
 }
 
+/// The default world with this test's passwords and client secret.
 fn world() -> zvm_sim::WorldSpec {
-    let mut world = zvm_sim::WorldSpec::default_world();
-    for u in &mut world.users {
-        u.password = match u.name.as_str() {
-            "admin" => ADMIN_PASSWORD.into(),
-            _ => OPERATOR_PASSWORD.into(),
-        };
-    }
-    for c in &mut world.clients {
-        c.secret = CLIENT_SECRET.into();
-    }
-    world
-}
-
-/// Every string inside `v`.
-fn strings(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::String(s) => out.push(s.clone()),
-        Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
-        Value::Object(o) => o.values().for_each(|v| strings(v, out)),
-        _ => {}
-    }
+    test_kit::world_with_secrets(ADMIN_PASSWORD, OPERATOR_PASSWORD, CLIENT_SECRET)
 }
 
 /// Runs the `rewind` binary with `RUST_LOG=trace` and returns stdout and stderr together.
@@ -99,19 +79,17 @@ async fn passwords_client_secrets_and_tokens_never_reach_a_log_an_error_json_or_
     let dir = tempfile::tempdir().unwrap();
     let mut seen = String::new();
     let http = reqwest::Client::new();
+    let control = test_kit::Control::new(&boston);
 
     // A token this test fetches itself, as an operator would with curl.
-    let token: Value = http
-        .post(format!("{boston}{TOKEN_PATH}"))
-        .form(&[
-            ("grant_type", "password"),
-            ("client_id", "zerto-client"),
-            ("username", "admin"),
-            ("password", ADMIN_PASSWORD),
-        ])
-        .send()
+    let form = [
+        ("grant_type", "password"),
+        ("client_id", "zerto-client"),
+        ("username", "admin"),
+        ("password", ADMIN_PASSWORD),
+    ];
+    let token: Value = test_kit::token(&http, &boston, &form)
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -133,14 +111,12 @@ async fn passwords_client_secrets_and_tokens_never_reach_a_log_an_error_json_or_
     seen.push_str(&format!("{config:?}"));
     let core = Rewind::new(config.clone()).unwrap();
     // 401 retries: every Boston token is revoked at the first task poll.
-    http.post(format!("{boston}/_sim/faults"))
-        .json(
-            &json!({"Method": "GET", "Path": "/v1/tasks/*", "Site": "Boston",
+    control
+        .fault(
+            json!({"Method": "GET", "Path": "/v1/tasks/*", "Site": "Boston",
             "Action": "RevokeTokens", "Count": 1}),
         )
-        .send()
-        .await
-        .unwrap();
+        .await;
     let report = core
         .guard(
             GuardRequest {
@@ -262,17 +238,7 @@ async fn passwords_client_secrets_and_tokens_never_reach_a_log_an_error_json_or_
     }
 
     // Every token the simulator issued in this run, live or revoked, as its saved state holds them.
-    let state: Value = http
-        .get(format!("{boston}/_sim/state"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let mut auth = Vec::new();
-    strings(&state["Auth"], &mut auth);
-    tokens.extend(auth.into_iter().filter(|s| s.len() >= 32));
+    tokens.extend(control.issued_tokens().await);
     assert!(
         tokens.len() > 2,
         "the run's tokens were found: {}",

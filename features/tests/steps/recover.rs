@@ -19,11 +19,11 @@ fn kept_key(vm: &str, path: &str) -> String {
 async fn change_file(world: &mut RewindWorld, path: String, vm: String, content: String) {
     let sim = world.sim().await.clone();
     let before = sim
-        .guest_file(&vm, &path)
+        .try_file(&vm, &path)
         .await
         .unwrap_or_else(|| panic!("{vm} has {path}"));
     assert_ne!(before, content.as_bytes(), "the change changes something");
-    sim.change_guest_file(&vm, &path, content.as_bytes()).await;
+    sim.put_file(&vm, &path, content.as_bytes()).await;
     world.kept.insert(kept_key(&vm, &path), before);
     world.kept.insert(
         format!("{}:changed", kept_key(&vm, &path)),
@@ -79,7 +79,7 @@ async fn still_changed(world: &mut RewindWorld, vm: String, path: String) {
         .get(&format!("{}:changed", kept_key(&vm, &path)))
         .expect("the change was kept")
         .clone();
-    let now = world.sim().await.guest_file(&vm, &path).await;
+    let now = world.sim().await.try_file(&vm, &path).await;
     assert_eq!(
         now.as_deref(),
         Some(changed.as_slice()),
@@ -265,7 +265,7 @@ async fn clone_has_file(world: &mut RewindWorld, clone: String, path: String, vm
         .get(&kept_key(&vm, &path))
         .expect("the original was kept")
         .clone();
-    let got = world.sim().await.guest_file(&clone, &path).await;
+    let got = world.sim().await.try_file(&clone, &path).await;
     assert_eq!(
         got.as_deref().map(String::from_utf8_lossy),
         Some(String::from_utf8_lossy(&before)),

@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use cucumber::{given, then, when};
 use features::RewindWorld;
-use features::sim::INSERT;
+use features::sim::{INSERT, insert_as_another_client};
 use serde_json::{Value, json};
 
 use super::names;
@@ -17,27 +17,27 @@ use super::names;
 #[given(expr = "each Zerto task takes {int} ms")]
 #[when(expr = "each Zerto task takes {int} ms")]
 async fn task_duration(world: &mut RewindWorld, ms: u64) {
-    world.sim().await.timing(Some(ms), None).await;
+    world.sim().await.task_duration(ms).await;
 }
 
 #[given(expr = "Zerto shows VPG {string} as Initializing")]
 async fn initializing(world: &mut RewindWorld, vpg: String) {
-    world.sim().await.pin_status(&vpg, 0, 1).await;
+    world.sim().await.pin_status(&vpg, 0.into(), 1.into()).await;
 }
 
 #[when(expr = "Zerto resyncs VPG {string} for {int} seconds")]
 async fn resync(world: &mut RewindWorld, vpg: String, seconds: u64) {
-    world.sim().await.resync(&vpg, seconds).await;
+    world.sim().await.resync_as(&vpg, seconds, "FullSync").await;
 }
 
 #[when(expr = "Zerto's clock moves on {int} seconds")]
 async fn clock_seconds(world: &mut RewindWorld, seconds: u64) {
-    world.sim().await.advance(seconds).await;
+    world.sim().await.advance(seconds as f64).await;
 }
 
 #[when(expr = "Zerto's clock moves on {int} minutes")]
 async fn clock_minutes(world: &mut RewindWorld, minutes: u64) {
-    world.sim().await.advance(minutes * 60).await;
+    world.sim().await.advance((minutes * 60) as f64).await;
 }
 
 #[given(expr = "another client has just inserted a tagged checkpoint into {string}")]
@@ -46,9 +46,7 @@ async fn another_client_inserts(world: &mut RewindWorld, vpg: String) {
     // the insert still running however slowly the server starts on a busy machine.
     world.agent().await;
     let sim = world.sim().await.clone();
-    let task = sim
-        .insert_as_another_client(&vpg, "nightly | by the operations team")
-        .await;
+    let task = insert_as_another_client(&sim, &vpg, "nightly | by the operations team").await;
     // The scenario is about a guard that meets this insert still running.
     let t = sim
         .wait_for_task("the other client's insert", Duration::from_secs(5), |t| {
@@ -67,7 +65,7 @@ async fn resync_while_inserting(world: &mut RewindWorld, vpg: String) {
         |t| t["Type"] == INSERT && t["VpgName"] == vpg.as_str() && t["State"] == 1,
     )
     .await;
-    sim.resync(&vpg, 30).await;
+    sim.resync_as(&vpg, 30, "FullSync").await;
 }
 
 #[given("Zerto will lose its answer to the next tagged-checkpoint insert")]
@@ -75,7 +73,7 @@ async fn lose_next_insert(world: &mut RewindWorld) {
     world
         .sim()
         .await
-        .add_fault(json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
+        .fault(json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
             "Action": "LoseResponse", "Count": 1}))
         .await;
 }
@@ -85,7 +83,7 @@ async fn next_insert_status(world: &mut RewindWorld, status: u16) {
     world
         .sim()
         .await
-        .add_fault(json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
+        .fault(json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
             "Action": "Respond", "Status": status, "Count": 1}))
         .await;
 }
@@ -94,7 +92,7 @@ async fn next_insert_status(world: &mut RewindWorld, status: u16) {
 async fn every_insert_status(world: &mut RewindWorld, vpg: String, status: u16) {
     let sim = world.sim().await.clone();
     let id = sim.vpg_id(&vpg).await;
-    sim.add_fault(
+    sim.fault(
         json!({"Method": "POST", "Path": format!("/v1/vpgs/{id}/checkpoints"),
         "Action": "Respond", "Status": status}),
     )
@@ -106,7 +104,7 @@ async fn next_reads_status(world: &mut RewindWorld, count: u32, path: String, st
     world
         .sim()
         .await
-        .add_fault(json!({"Method": "GET", "Path": path, "Action": "Respond",
+        .fault(json!({"Method": "GET", "Path": path, "Action": "Respond",
             "Status": status, "Count": count}))
         .await;
 }
@@ -116,7 +114,7 @@ async fn denver_latency(world: &mut RewindWorld, ms: u64) {
     world
         .sim()
         .await
-        .add_fault(json!({"Method": "GET", "Path": "/v1/**", "Site": "Denver",
+        .fault(json!({"Method": "GET", "Path": "/v1/**", "Site": "Denver",
             "Action": "Latency", "LatencyMs": ms}))
         .await;
 }
@@ -126,7 +124,7 @@ async fn keycloak_restart(world: &mut RewindWorld) {
     world
         .sim()
         .await
-        .add_fault(
+        .fault(
             json!({"Method": "GET", "Path": "/v1/tasks/*", "Site": "Boston",
             "Action": "RevokeTokens", "Count": 1}),
         )

@@ -10,6 +10,7 @@ use std::process::Stdio;
 
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
+pub use zvm_sim::test_kit::Control;
 
 /// The simulator's service client.
 pub const CLIENT_ID: &str = "rewind";
@@ -58,7 +59,8 @@ impl Run {
 pub struct TestEnv {
     pub sim: zvm_sim::Simulator,
     pub dir: tempfile::TempDir,
-    http: reqwest::Client,
+    /// The simulator's `/_sim` control API.
+    pub control: Control,
 }
 
 impl TestEnv {
@@ -74,11 +76,8 @@ impl TestEnv {
         for sub in ["home", "config", "state", "data"] {
             std::fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
-        let env = TestEnv {
-            sim,
-            dir,
-            http: reqwest::Client::new(),
-        };
+        let control = Control::new(&sim.local().url);
+        let env = TestEnv { sim, dir, control };
         env.write_config("");
         env
     }
@@ -225,82 +224,11 @@ impl TestEnv {
         cmd
     }
 
-    /// `POST /_sim/...` with a JSON body.
-    pub async fn sim_post(&self, path: &str, body: Value) {
-        let resp = self
-            .http
-            .post(format!("{}/_sim/{path}", self.sim.local().url))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        assert!(resp.status().is_success(), "POST /_sim/{path}: {resp:?}");
-    }
-
-    /// `GET /_sim/...` as JSON.
-    pub async fn sim_get(&self, path: &str) -> Value {
-        self.http
-            .get(format!("{}/_sim/{path}", self.sim.local().url))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    }
-
-    /// A guest file's bytes now, through `/_sim/vms/{id}/files`.
-    pub async fn guest_file(&self, vm_id: &str, path: &str) -> Vec<u8> {
-        let resp = self
-            .http
-            .get(format!("{}/_sim/vms/{vm_id}/files", self.sim.local().url))
-            .query(&[("path", path)])
-            .send()
-            .await
-            .unwrap();
-        assert!(
-            resp.status().is_success(),
-            "GET {path} of {vm_id}: {resp:?}"
-        );
-        resp.bytes().await.unwrap().to_vec()
-    }
-
-    /// Writes a guest file now, as an agent would change it.
-    pub async fn write_guest_file(&self, vm_id: &str, path: &str, content: &[u8]) {
-        let resp = self
-            .http
-            .put(format!("{}/_sim/vms/{vm_id}/files", self.sim.local().url))
-            .query(&[("path", path)])
-            .body(content.to_vec())
-            .send()
-            .await
-            .unwrap();
-        assert!(
-            resp.status().is_success(),
-            "PUT {path} of {vm_id}: {resp:?}"
-        );
-    }
-
     /// A VM's identifier, read through `rewind find --json`.
     pub async fn vm_id(&self, vm: &str) -> String {
         let (run, json) = self.rewind_json(&["find", vm]).await;
         run.expect_code(0);
         json["result"]["vm"]["id"].as_str().unwrap().to_string()
-    }
-
-    /// A VPG's identifier, read through `rewind find --json`.
-    pub async fn vpg_id(&self, vm: &str, vpg: &str) -> String {
-        let (run, json) = self.rewind_json(&["find", vm]).await;
-        run.expect_code(0);
-        json["result"]["vpgs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["vpg_name"] == vpg)
-            .unwrap_or_else(|| panic!("{vpg} is a VPG of {vm}"))["vpg_id"]
-            .as_str()
-            .unwrap()
-            .to_string()
     }
 
     /// A path in the temporary folder.

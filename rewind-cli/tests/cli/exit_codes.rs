@@ -63,12 +63,13 @@ async fn a_vm_protected_by_nothing_or_not_found_is_refused() {
 #[tokio::test]
 async fn a_guard_with_no_protecting_vpg_is_refused_and_still_printed() {
     let env = TestEnv::start(33).await;
-    let web_dr = env.vpg_id("db-01", "web-dr").await;
-    env.sim_post(
-        &format!("vpgs/{web_dr}/status"),
-        json!({"Status": 0, "SubStatus": 1}),
-    )
-    .await;
+    let web_dr = env.control.vpg_id("web-dr").await;
+    env.control
+        .post(
+            &format!("vpgs/{web_dr}/status"),
+            json!({"Status": 0, "SubStatus": 1}),
+        )
+        .await;
     let run = env
         .rewind(&[
             "guard", "db-01", "--agent", "a", "--action", "b", "--change", "c",
@@ -86,11 +87,10 @@ async fn a_guard_with_no_protecting_vpg_is_refused_and_still_printed() {
 #[tokio::test]
 async fn a_failed_insert_task_exits_with_the_task_failed_code() {
     let env = TestEnv::start(34).await;
-    let web_dr = env.vpg_id("db-01", "web-dr").await;
+    let web_dr = env.control.vpg_id("web-dr").await;
     // Long enough inserts that the resync below lands while the insert runs: a resync wipes the
     // journal the insert was writing to, so its task ends Failed.
-    env.sim_post("timing", json!({"TaskDurationMs": 3000}))
-        .await;
+    env.control.task_duration(3000).await;
     let guard = env
         .command(&[
             "--json", "guard", "db-01", "--agent", "a", "--action", "b", "--change", "c",
@@ -99,7 +99,7 @@ async fn a_failed_insert_task_exits_with_the_task_failed_code() {
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let tasks = env.sim_get("tasks").await;
+        let tasks = env.control.get("tasks").await;
         let running = tasks
             .as_array()
             .unwrap()
@@ -114,7 +114,8 @@ async fn a_failed_insert_task_exits_with_the_task_failed_code() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    env.sim_post(&format!("vpgs/{web_dr}/resync"), json!({"Seconds": 1}))
+    env.control
+        .post(&format!("vpgs/{web_dr}/resync"), json!({"Seconds": 1}))
         .await;
     let out = guard.wait_with_output().await.unwrap();
     assert_eq!(out.status.code(), Some(4), "{out:?}");
@@ -131,8 +132,7 @@ async fn a_failed_insert_task_exits_with_the_task_failed_code() {
 #[tokio::test]
 async fn an_insert_the_zvm_refuses_exits_with_the_refused_code_not_the_connection_code() {
     let env = TestEnv::start(33).await;
-    env.sim_post(
-        "faults",
+    env.control.post("faults",
         json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": "Respond", "Status": 403}),
     )
     .await;
@@ -153,8 +153,7 @@ async fn an_insert_the_zvm_refuses_exits_with_the_refused_code_not_the_connectio
 async fn a_guard_still_running_at_its_deadline_exits_with_its_own_code_not_the_task_failed_one() {
     let env = TestEnv::start(35).await;
     env.write_config("[guard]\ndeadline_secs = 1\n");
-    env.sim_post("timing", json!({"TaskDurationMs": 30000}))
-        .await;
+    env.control.task_duration(30000).await;
     let (run, json) = env
         .rewind_json(&[
             "guard", "db-01", "--agent", "a", "--action", "b", "--change", "c",

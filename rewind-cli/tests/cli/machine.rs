@@ -22,7 +22,8 @@ fn guard_args<'a>(vm: &'a str, change: &'a str) -> Vec<&'a str> {
 /// The insert tasks of `change` the simulator ran: (VPG name, state), oldest first.
 async fn inserts_of(env: &TestEnv, change: &str) -> Vec<(String, i64)> {
     let marker = format!("change={change} |");
-    env.sim_get("tasks")
+    env.control
+        .get("tasks")
         .await
         .as_array()
         .cloned()
@@ -51,7 +52,7 @@ async fn inserts_of(env: &TestEnv, change: &str) -> Vec<(String, i64)> {
 async fn settle(env: &TestEnv) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let tasks = env.sim_get("tasks").await;
+        let tasks = env.control.get("tasks").await;
         let running = tasks
             .as_array()
             .into_iter()
@@ -108,8 +109,7 @@ async fn journal_of(env: &TestEnv, change: &str) -> Vec<Value> {
 /// guarded, took the killed attempt over, and every VPG it tagged holds exactly one Completed insert
 /// of the change; the journal shows the killed attempt interrupted and taken over.
 async fn killed_then_run_again(env: &TestEnv, change: &str, when: impl AsyncFnMut() -> bool) {
-    env.sim_post("timing", json!({"TaskDurationMs": 1500}))
-        .await;
+    env.control.task_duration(1500).await;
     let args = guard_args("web-01", change);
     let mut first = env.command(&args).spawn().unwrap();
     wait_for("the moment to kill the guard", when).await;
@@ -163,7 +163,7 @@ async fn a_guard_killed_as_soon_as_its_intent_is_journaled_and_run_again_inserts
 #[tokio::test]
 async fn two_identical_guards_at_once_share_one_checkpoint_per_vpg() {
     let env = TestEnv::start(73).await;
-    env.sim_post("timing", json!({"TaskDurationMs": 600})).await;
+    env.control.task_duration(600).await;
     let mut args = vec!["--json"];
     args.extend(guard_args("app-01", "same"));
     let runs: Vec<_> = (0..2)
@@ -195,7 +195,7 @@ async fn two_identical_guards_at_once_share_one_checkpoint_per_vpg() {
 #[tokio::test]
 async fn eight_rival_processes_on_one_vpg_all_end_guarded() {
     let env = TestEnv::start(74).await;
-    env.sim_post("timing", json!({"TaskDurationMs": 300})).await;
+    env.control.task_duration(300).await;
     // web-01 and db-01 share web-dr: every one of these guards needs it.
     let changes: Vec<(String, &str)> = (0..8)
         .map(|i| {
@@ -256,8 +256,7 @@ async fn a_journal_that_cannot_be_written_stops_the_guard_before_any_insert() {
 async fn a_journal_that_fills_mid_guard_keeps_no_torn_record_and_the_guard_says_it_is_not_guarded()
 {
     let env = TestEnv::start(76).await;
-    env.sim_post("timing", json!({"TaskDurationMs": 1500}))
-        .await;
+    env.control.task_duration(1500).await;
     // The guard runs under a file-size limit; once its intent is journaled, the journal is filled
     // to 300 bytes short of that limit, as a disk that fills up while the inserts run.
     let limit: u64 = 64 * 1024;

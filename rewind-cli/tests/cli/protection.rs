@@ -154,13 +154,14 @@ async fn tags_missing_a_vpg_it_could_not_read_exits_5_naming_it_and_still_prints
     ])
     .await
     .expect_code(0);
-    let web_dr = env.vpg_id("web-01", "web-dr").await;
-    env.sim_post(
-        "faults",
-        serde_json::json!({"Method": "GET", "Path": format!("/v1/vpgs/{web_dr}/checkpoints"),
+    let web_dr = env.control.vpg_id("web-dr").await;
+    env.control
+        .post(
+            "faults",
+            serde_json::json!({"Method": "GET", "Path": format!("/v1/vpgs/{web_dr}/checkpoints"),
             "Action": "Respond", "Status": 403}),
-    )
-    .await;
+        )
+        .await;
     let (run, json) = env
         .rewind_json(&["tags", "web-01", "--change", "half"])
         .await;
@@ -246,8 +247,7 @@ async fn a_first_sigterm_lets_the_guard_finish_and_journal() {
 /// guarded and journaled, saying it was interrupted.
 async fn first_signal_lets_the_guard_finish_and_journal(signal: &str, seed: u64) {
     let env = TestEnv::start(seed).await;
-    env.sim_post("timing", serde_json::json!({"TaskDurationMs": 1500}))
-        .await;
+    env.control.task_duration(1500).await;
     let guard = env
         .command(&[
             "guard", "db-01", "--agent", "a", "--action", "b", "--change", "c",
@@ -256,7 +256,7 @@ async fn first_signal_lets_the_guard_finish_and_journal(signal: &str, seed: u64)
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
-        let tasks = env.sim_get("tasks").await;
+        let tasks = env.control.get("tasks").await;
         if tasks.as_array().unwrap().iter().any(|t| t["State"] == 1) {
             break;
         }

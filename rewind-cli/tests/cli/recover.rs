@@ -8,13 +8,14 @@ const APP_CONF: &str = "sda1/etc/app/app.conf";
 /// Guards web-01 for change `c1`, then changes its app.conf; returns the VM id and the original bytes.
 async fn guard_then_change(env: &TestEnv) -> (String, Vec<u8>) {
     let vm_id = env.vm_id("web-01").await;
-    let original = env.guest_file(&vm_id, APP_CONF).await;
+    let original = env.control.file(&vm_id, APP_CONF).await;
     env.rewind(&[
         "guard", "web-01", "--agent", "me", "--action", "edit", "--change", "c1",
     ])
     .await
     .expect_code(0);
-    env.write_guest_file(&vm_id, APP_CONF, b"broken = true\n")
+    env.control
+        .put_file(&vm_id, APP_CONF, b"broken = true\n")
         .await;
     (vm_id, original)
 }
@@ -45,7 +46,7 @@ async fn recover_file_brings_back_the_original_bytes_while_the_guest_keeps_the_c
     assert!(run.stdout.contains("via FLR at site boston"), "{run:#?}");
     assert!(run.stdout.contains("unmounted"), "{run:#?}");
     assert_eq!(std::fs::read(to.join(APP_CONF)).unwrap(), original);
-    assert_eq!(env.guest_file(&vm_id, APP_CONF).await, b"broken = true\n");
+    assert_eq!(env.control.file(&vm_id, APP_CONF).await, b"broken = true\n");
 
     // Again as JSON, into a fresh folder.
     let to = env.path("restored-json");
@@ -250,8 +251,7 @@ async fn a_running_clone_is_aborted_and_its_start_ends_with_the_task_code() {
     .await
     .expect_code(0);
     // A clone that runs long enough to be aborted; the abort itself runs short.
-    env.sim_post("timing", serde_json::json!({"TaskDurationMs": 20000}))
-        .await;
+    env.control.task_duration(20000).await;
     let start = env
         .command(&[
             "--json", "recover", "clone", "web-01", "--change", "c1", "start",
@@ -260,7 +260,7 @@ async fn a_running_clone_is_aborted_and_its_start_ends_with_the_task_code() {
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
-        let tasks = env.sim_get("tasks").await;
+        let tasks = env.control.get("tasks").await;
         if tasks
             .as_array()
             .unwrap()
@@ -275,8 +275,7 @@ async fn a_running_clone_is_aborted_and_its_start_ends_with_the_task_code() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    env.sim_post("timing", serde_json::json!({"TaskDurationMs": 50}))
-        .await;
+    env.control.task_duration(50).await;
     let (run, json) = env
         .rewind_json(&["recover", "clone", "web-01", "--change", "c1", "abort"])
         .await;

@@ -124,7 +124,8 @@ async fn bad_arguments_to_every_tool_are_usage_errors_and_change_nothing() {
         "no checkpoint was inserted"
     );
     let writes: Vec<Value> = env
-        .sim_get("/_sim/calls")
+        .control
+        .get("calls")
         .await
         .as_array()
         .unwrap()

@@ -18,6 +18,7 @@ use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioC
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
+pub use zvm_sim::test_kit::Control;
 
 /// The service client the configuration uses.
 pub const CLIENT_ID: &str = "rewind";
@@ -64,7 +65,8 @@ pub struct TestEnv {
     pub sim: zvm_sim::Simulator,
     pub dir: tempfile::TempDir,
     pub setup: Setup,
-    http: reqwest::Client,
+    /// The simulator's `/_sim` control API.
+    pub control: Control,
 }
 
 /// Logs of the tests and of the binary, only when TEST_LOG is set.
@@ -83,11 +85,12 @@ impl TestEnv {
     pub async fn start_with(options: zvm_sim::Options, setup: Setup) -> TestEnv {
         let sim = zvm_sim::start(options).await.expect("the simulator starts");
         let dir = tempfile::tempdir().expect("a temporary folder");
+        let control = Control::new(&sim.local().url);
         let env = TestEnv {
             sim,
             dir,
+            control,
             setup,
-            http: reqwest::Client::new(),
         };
         if setup == Setup::File {
             let site = |name: &str, url: &str| {
@@ -266,78 +269,11 @@ impl TestEnv {
         }
     }
 
-    /// A GET of the control API, as JSON.
-    pub async fn sim_get(&self, path: &str) -> Value {
-        let resp = self
-            .http
-            .get(format!("{}{path}", self.sim.local().url))
-            .send()
-            .await
-            .expect("the control API answers");
-        assert!(resp.status().is_success(), "GET {path}: {}", resp.status());
-        resp.json().await.expect("JSON")
-    }
-
-    /// A POST to the control API, asserting success.
-    pub async fn sim_post(&self, path: &str, body: Value) {
-        let resp = self
-            .http
-            .post(format!("{}{path}", self.sim.local().url))
-            .json(&body)
-            .send()
-            .await
-            .expect("the control API answers");
-        assert!(resp.status().is_success(), "POST {path}: {}", resp.status());
-    }
-
-    /// A guest file of a VM as it is now, through the control API.
-    pub async fn guest_file(&self, vm_id: &str, path: &str) -> Vec<u8> {
-        let resp = self
-            .http
-            .get(format!("{}/_sim/vms/{vm_id}/files", self.sim.local().url))
-            .query(&[("path", path)])
-            .send()
-            .await
-            .expect("the control API answers");
-        assert!(resp.status().is_success(), "GET {path}: {}", resp.status());
-        resp.bytes().await.expect("the file's bytes").to_vec()
-    }
-
-    /// Changes a guest file of a VM now, as an agent's change would.
-    pub async fn change_guest_file(&self, vm_id: &str, path: &str, content: &[u8]) {
-        let resp = self
-            .http
-            .put(format!("{}/_sim/vms/{vm_id}/files", self.sim.local().url))
-            .query(&[("path", path)])
-            .body(content.to_vec())
-            .send()
-            .await
-            .expect("the control API answers");
-        assert!(resp.status().is_success(), "PUT {path}: {}", resp.status());
-    }
-
     /// The identifiers of the tagged-checkpoint insert tasks the simulator has run.
     pub async fn insert_tasks(&self) -> Vec<String> {
-        let tasks = self.sim_get("/_sim/tasks").await;
-        tasks
-            .as_array()
-            .expect("a list of tasks")
-            .iter()
-            .filter(|t| t["Type"] == "InsertTaggedCP")
-            .map(|t| t["TaskIdentifier"].as_str().unwrap_or_default().to_string())
-            .collect()
-    }
-
-    /// Waits (20 s at most) until the simulator has run a first insert task: a guard is under way.
-    pub async fn until_an_insert_started(&self) {
-        let deadline = std::time::Instant::now() + Duration::from_secs(20);
-        while self.insert_tasks().await.is_empty() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the guard never inserted"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let inserts = self.control.inserts(None).await;
+        let id = |t: &Value| t["TaskIdentifier"].as_str().unwrap_or_default().to_owned();
+        inserts.iter().map(id).collect()
     }
 
     /// The journal record of the guard of `change_id`; fails the test when there is none.

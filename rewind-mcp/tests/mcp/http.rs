@@ -146,8 +146,7 @@ async fn a_site_without_tls_verification_is_warned_about_once_at_start() {
 #[tokio::test]
 async fn over_http_sigterm_finishes_a_running_guard_journals_it_and_leaves_with_143() {
     let env = TestEnv::start(44, Setup::File).await;
-    env.sim_post("/_sim/timing", json!({"TaskDurationMs": 3000}))
-        .await;
+    env.control.task_duration(3000).await;
     let mut server = env.http_server().await;
     let client = server.client(Human::unreachable(), Protocol::Legacy).await;
     let peer = client.peer().clone();
@@ -158,7 +157,7 @@ async fn over_http_sigterm_finishes_a_running_guard_journals_it_and_leaves_with_
         ))
         .await
     });
-    env.until_an_insert_started().await;
+    env.control.until_an_insert_started().await;
     // A service manager stops the server while the guard's inserts run at Zerto.
     let pid = server.process().id().expect("a pid").to_string();
     let sent = std::process::Command::new("kill")

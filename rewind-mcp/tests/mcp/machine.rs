@@ -10,8 +10,7 @@ use crate::helper::{Answer, Human, Protocol, Setup, TestEnv, call, is_error, lin
 #[tokio::test]
 async fn two_identical_guard_calls_to_one_server_share_one_checkpoint_per_vpg() {
     let env = TestEnv::start(81, Setup::File).await;
-    env.sim_post("/_sim/timing", json!({"TaskDurationMs": 600}))
-        .await;
+    env.control.task_duration(600).await;
     let client = env
         .stdio(Human::answering(Answer::Yes), Protocol::Legacy)
         .await;

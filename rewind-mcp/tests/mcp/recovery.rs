@@ -10,7 +10,7 @@ async fn a_file_changed_after_a_guard_is_recovered_from_its_tag() {
     let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
     let found = call(&client, "zerto_find_protection", json!({"vm": "web-01"})).await;
     let vm_id = structured(&found)["vm"]["id"].as_str().unwrap().to_string();
-    let original = env.guest_file(&vm_id, APP_CONF).await;
+    let original = env.control.file(&vm_id, APP_CONF).await;
 
     let guarded = call(
         &client,
@@ -25,7 +25,7 @@ async fn a_file_changed_after_a_guard_is_recovered_from_its_tag() {
         line(&guarded)
     );
     let changed = b"broken = true\n".to_vec();
-    env.change_guest_file(&vm_id, APP_CONF, &changed).await;
+    env.control.put_file(&vm_id, APP_CONF, &changed).await;
 
     let destination = env.dir.path().join("recovered");
     let recovered = call(
@@ -127,7 +127,7 @@ async fn recovery_arguments_are_checked_before_anything_is_sent() {
         "{}",
         line(&untagged)
     );
-    let tasks = env.sim_get("/_sim/tasks").await;
+    let tasks = env.control.get("tasks").await;
     assert!(
         tasks.as_array().unwrap().is_empty(),
         "no Zerto task was started: {tasks}"
@@ -209,8 +209,7 @@ async fn a_failover_test_still_running_when_waiting_stops_is_an_error_that_names
         ),
     )
     .unwrap();
-    env.sim_post("/_sim/timing", json!({"TaskDurationMs": 30000}))
-        .await;
+    env.control.task_duration(30000).await;
     let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
     let started = call(
         &client,

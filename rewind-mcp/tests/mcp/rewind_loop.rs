@@ -91,11 +91,12 @@ async fn a_vm_with_no_protecting_vpg_is_not_guarded_and_the_answer_is_an_error()
     let found = call(&client, "zerto_find_protection", json!({"vm": "sql-01"})).await;
     let sql_local = TestEnv::vpg_id(structured(&found), "sql-local");
     // sql-01's other VPG, sql-init, is Initializing: with sql-local Initializing too, nothing protects.
-    env.sim_post(
-        &format!("/_sim/vpgs/{sql_local}/status"),
-        json!({"Status": 0, "SubStatus": 1}),
-    )
-    .await;
+    env.control
+        .post(
+            &format!("/_sim/vpgs/{sql_local}/status"),
+            json!({"Status": 0, "SubStatus": 1}),
+        )
+        .await;
     let result = call(
         &client,
         "zerto_guard_before_mutate",
@@ -293,8 +294,7 @@ async fn a_guard_still_running_at_its_deadline_says_plainly_which_tasks_run_and_
         config.replace("deadline_secs = 30", "deadline_secs = 1"),
     )
     .unwrap();
-    env.sim_post("/_sim/timing", json!({"TaskDurationMs": 30000}))
-        .await;
+    env.control.task_duration(30000).await;
     let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
     let guarded = call(
         &client,
@@ -332,12 +332,13 @@ async fn a_tag_list_missing_a_vpg_it_could_not_read_is_an_error_naming_that_vpg(
     assert!(!is_error(&guarded), "{}", line(&guarded));
     let web_dr = TestEnv::vpg_id(structured(&guarded), "web-dr");
     // From now on the ZVM refuses to list web-dr's checkpoints.
-    env.sim_post(
-        "/_sim/faults",
-        json!({"Method": "GET", "Path": format!("/v1/vpgs/{web_dr}/checkpoints"),
+    env.control
+        .post(
+            "faults",
+            json!({"Method": "GET", "Path": format!("/v1/vpgs/{web_dr}/checkpoints"),
                "Action": "Respond", "Status": 403}),
-    )
-    .await;
+        )
+        .await;
 
     let tags = call(
         &client,
@@ -375,8 +376,7 @@ async fn a_guard_cancelled_when_the_client_goes_away_is_finished_and_journaled_b
  {
     let env = TestEnv::start(30, Setup::File).await;
     // Longer than the 5 s rmcp gives in-flight calls to answer once stdin closes.
-    env.sim_post("/_sim/timing", json!({"TaskDurationMs": 8000}))
-        .await;
+    env.control.task_duration(8000).await;
     let mut child = env
         .command(&[])
         .stdin(std::process::Stdio::piped())
@@ -401,7 +401,7 @@ async fn a_guard_cancelled_when_the_client_goes_away_is_finished_and_journaled_b
         .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
         .await
         .expect("the guard is sent");
-    env.until_an_insert_started().await;
+    env.control.until_an_insert_started().await;
     // The human stops the call (the host sends notifications/cancelled), then the host goes away: the
     // session ends and the server's stdin closes, while the guard's insert still runs at Zerto.
     guard
@@ -421,8 +421,7 @@ async fn a_guard_cancelled_when_the_client_goes_away_is_finished_and_journaled_b
 #[tokio::test]
 async fn on_sigterm_a_guard_still_running_is_finished_and_journaled_before_the_server_leaves() {
     let env = TestEnv::start(31, Setup::File).await;
-    env.sim_post("/_sim/timing", json!({"TaskDurationMs": 3000}))
-        .await;
+    env.control.task_duration(3000).await;
     let mut child = env
         .command(&[])
         .stdin(std::process::Stdio::piped())
@@ -445,7 +444,7 @@ async fn on_sigterm_a_guard_still_running_is_finished_and_journaled_before_the_s
         ))
         .await
     });
-    env.until_an_insert_started().await;
+    env.control.until_an_insert_started().await;
     // The host stops the server with SIGTERM while the guard's inserts run at Zerto.
     let pid = child.id().expect("a pid").to_string();
     let sent = std::process::Command::new("kill")

@@ -9,38 +9,18 @@ use std::process::Stdio;
 
 use serde_json::{Value, json};
 
+use zvm_sim::test_kit::{self, CLIENT_ID};
+
 use crate::helper::{Human, Protocol, Setup, TestEnv, call, is_error, line, structured};
 
-const CLIENT_ID: &str = "rewind";
 const CLIENT_SECRET: &str = "cs-M4p7-distinct-mcp-client-secret";
 const ADMIN_PASSWORD: &str = "pw-R8d2-distinct-mcp-admin-password";
 const OPERATOR_PASSWORD: &str = "pw-W6n1-distinct-mcp-operator-password";
 const WRONG_SECRET: &str = "ws-J5c9-distinct-mcp-wrong-secret";
-const TOKEN_PATH: &str = "/auth/realms/zerto/protocol/openid-connect/token";
 
 /// The default world with this test's passwords and client secret.
 fn world() -> zvm_sim::WorldSpec {
-    let mut world = zvm_sim::WorldSpec::default_world();
-    for u in &mut world.users {
-        u.password = match u.name.as_str() {
-            "admin" => ADMIN_PASSWORD.into(),
-            _ => OPERATOR_PASSWORD.into(),
-        };
-    }
-    for c in &mut world.clients {
-        c.secret = CLIENT_SECRET.into();
-    }
-    world
-}
-
-/// Every string inside `v`.
-fn strings(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::String(s) => out.push(s.clone()),
-        Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
-        Value::Object(o) => o.values().for_each(|v| strings(v, out)),
-        _ => {}
-    }
+    test_kit::world_with_secrets(ADMIN_PASSWORD, OPERATOR_PASSWORD, CLIENT_SECRET)
 }
 
 /// The configuration: Boston through the client secret, Denver through the admin's password.
@@ -74,17 +54,14 @@ async fn at_trace_level_no_password_client_secret_or_token_reaches_stderr_or_a_r
     let mut results = Vec::new();
 
     // A token this test fetches itself, as an operator would with curl.
-    let token: Value = http
-        .post(format!("{boston}{TOKEN_PATH}"))
-        .form(&[
-            ("grant_type", "password"),
-            ("client_id", "zerto-client"),
-            ("username", "admin"),
-            ("password", ADMIN_PASSWORD),
-        ])
-        .send()
+    let form = [
+        ("grant_type", "password"),
+        ("client_id", "zerto-client"),
+        ("username", "admin"),
+        ("password", ADMIN_PASSWORD),
+    ];
+    let token: Value = test_kit::token(&http, &boston, &form)
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -95,12 +72,13 @@ async fn at_trace_level_no_password_client_secret_or_token_reaches_stderr_or_a_r
     assert!(!tokens.is_empty(), "{token}");
 
     // 401 retries: every Boston token is revoked at the first task poll.
-    env.sim_post(
-        "/_sim/faults",
-        json!({"Method": "GET", "Path": "/v1/tasks/*", "Site": "Boston",
+    env.control
+        .post(
+            "faults",
+            json!({"Method": "GET", "Path": "/v1/tasks/*", "Site": "Boston",
             "Action": "RevokeTokens", "Count": 1}),
-    )
-    .await;
+        )
+        .await;
     let traced = env.dir.path().join("stderr.log");
     let client = env
         .stdio_at_trace(
@@ -145,7 +123,7 @@ async fn at_trace_level_no_password_client_secret_or_token_reaches_stderr_or_a_r
     }
     results.push(serde_json::to_string(&guarded).unwrap());
     client.cancel().await.unwrap();
-    let calls = env.sim_get("/_sim/calls").await;
+    let calls = env.control.get("calls").await;
     assert!(
         calls.as_array().unwrap().iter().any(|c| c["Status"] == 401),
         "a token was refused and the call retried with a new one"
@@ -206,10 +184,7 @@ async fn at_trace_level_no_password_client_secret_or_token_reaches_stderr_or_a_r
     }
 
     // Every token the simulator issued in this run, live or revoked, as its saved state holds them.
-    let state = env.sim_get("/_sim/state").await;
-    let mut auth = Vec::new();
-    strings(&state["Auth"], &mut auth);
-    tokens.extend(auth.into_iter().filter(|s| s.len() >= 32));
+    tokens.extend(env.control.issued_tokens().await);
     assert!(
         tokens.len() > 2,
         "the run's tokens were found: {}",

@@ -31,6 +31,16 @@ impl Control {
         }
     }
 
+    /// The HTTP client it uses.
+    pub fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    /// The URL of the site whose listener it uses.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
     /// The URL of a control path; `path` may be given as `tasks`, `/tasks` or `/_sim/tasks`.
     fn url(&self, path: &str) -> String {
         let path = path.trim_start_matches('/');
@@ -92,6 +102,16 @@ impl Control {
     /// The whole world as the simulator saves it (`GET /_sim/state`).
     pub async fn state(&self) -> Value {
         self.get("state").await
+    }
+
+    /// Every token the simulator issued since it started, live or revoked, as its saved state
+    /// holds them (for tests that prove no token leaks).
+    pub async fn issued_tokens(&self) -> Vec<String> {
+        let state = self.state().await;
+        let mut strings = Vec::new();
+        strings_in(&state["Auth"], &mut strings);
+        strings.retain(|s| s.len() >= 32);
+        strings
     }
 
     /// Every VPG of both sites (`GET /_sim/vpgs`).
@@ -323,6 +343,16 @@ pub fn state_of(task: &Value) -> i64 {
             other => other.parse().unwrap_or(-1),
         },
         _ => -1,
+    }
+}
+
+/// Every string inside `value`, depth first.
+pub fn strings_in(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|v| strings_in(v, out)),
+        Value::Object(fields) => fields.values().for_each(|v| strings_in(v, out)),
+        _ => {}
     }
 }
 

@@ -12,10 +12,10 @@ mod site;
 
 use std::time::Duration;
 
-pub use control::{Control, state_of};
+pub use control::{Control, state_of, strings_in};
 pub use site::{Site, token};
 
-use crate::{Options, Simulator};
+use crate::{Options, Simulator, WorldSpec};
 
 /// How long a test waits for something that should happen within milliseconds.
 pub const DEADLINE: Duration = Duration::from_secs(15);
@@ -42,6 +42,26 @@ pub fn init_logging() {
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_test_writer()
         .try_init();
+}
+
+/// The default world with these credentials: `admin`'s password, every other user's, and every
+/// service client's secret (tests of secrets use distinctive ones, so a leak is unmistakable).
+pub fn world_with_secrets(
+    admin_password: &str,
+    user_password: &str,
+    client_secret: &str,
+) -> WorldSpec {
+    let mut world = WorldSpec::default_world();
+    for user in &mut world.users {
+        user.password = match user.name.as_str() {
+            "admin" => admin_password.into(),
+            _ => user_password.into(),
+        };
+    }
+    for client in &mut world.clients {
+        client.secret = client_secret.into();
+    }
+    world
 }
 
 /// A running simulator, an HTTP client and the control client.
