@@ -185,175 +185,14 @@ async fn walk(
         "rewind demo: a simulated ZVM in this process (zvm-sim, seed {seed}), two paired sites:\n  {} at {}\n  {} at {}\nThe configuration, tool catalog and audit journal are in a temporary folder, removed at the end.",
         boston.name, boston.url, denver.name, denver.url
     ));
-    let config = Config::builder(dir.join("catalog.toml"), dir.join("journal.jsonl"))
-        .site(SiteConfig::with_client(
-            "boston",
-            &boston.url,
-            CLIENT_ID,
-            CLIENT_SECRET,
-        )?)
-        .site(SiteConfig::with_client(
-            "denver",
-            &denver.url,
-            CLIENT_ID,
-            CLIENT_SECRET,
-        )?)
-        .build()?;
-    let rewind = Rewind::connect(config).await?;
-    let guest = Guest {
-        http: reqwest::Client::new(),
-        base: boston.url.clone(),
-    };
-
-    say.step(1, &format!("Find {VM}: every VPG it is in, at both sites"));
-    let protection = rewind.find_protection(VM).await?;
-    say.say(&protection_text(&protection));
-
-    say.step(
-        2,
-        &format!(
-            "Guard {VM} before the agent changes it: one tagged checkpoint in every protecting VPG, each Zerto task read until it Completed, each checkpoint seen listed"
-        ),
-    );
-    let progress = ProgressLine::new(format!("guard {VM}"), quiet);
-    let guard = rewind
-        .guard(
-            GuardRequest {
-                vm: VM.into(),
-                agent: "demo-agent".into(),
-                action: format!("edit {GUEST_FILE}"),
-                change_id: CHANGE_ID.into(),
-            },
-            &progress,
-        )
-        .await;
-    progress.finish();
-    let guard = guard?;
-    say.say(&guard_text(&guard));
-    if guard.verdict != Verdict::Guarded {
-        return Err(CliError::new(
-            ErrorKind::Internal,
-            format!(
-                "the demo's guard of {VM} ended {:?} instead of guarded, which the default world should never do; please report it with seed {seed}",
-                guard.verdict
-            ),
-        ));
-    }
-
-    say.step(3, &format!("The tagged checkpoints of change {CHANGE_ID}"));
-    let tags = rewind.list_tags(VM, Some(CHANGE_ID)).await?;
-    say.say(&tags_text(&tags));
-
-    say.step(
-        4,
-        &format!("The agent changes {GUEST_FILE} on {VM} (through the simulator's guest files)"),
-    );
-    let vm_id = protection.vm.id.clone();
-    let original = guest.read(&vm_id, GUEST_FILE).await?;
-    let mut edited = original.clone();
-    edited.extend_from_slice(
-        b"\n# changed by demo-agent: a setting that breaks the app\nmax_connections = 0\n",
-    );
-    guest.write(&vm_id, GUEST_FILE, edited).await?;
-    let changed = guest.read(&vm_id, GUEST_FILE).await?;
-    say.say(&format!(
-        "{GUEST_FILE} was {} bytes and is now {} bytes: the app is broken.",
-        original.len(),
-        changed.len()
-    ));
-
-    say.step(
-        5,
-        &format!(
-            "Recover {GUEST_FILE} from the tag of change {CHANGE_ID}: file-level recovery at the VPG's recovery site, while {VM} keeps running"
-        ),
-    );
-    let progress = ProgressLine::new(format!("recover file {VM}"), quiet);
-    let recovery = rewind
-        .recover_file(
-            RecoverFileRequest {
-                vm: VM.into(),
-                change: CHANGE_ID.into(),
-                paths: vec![GUEST_FILE.into()],
-                destination: dir.join("recovered"),
-                overwrite: false,
-            },
-            &progress,
-        )
-        .await;
-    progress.finish();
-    let recovery = recovery?;
-    say.say(&file_text(&recovery));
-    let recovered_path = recovery
-        .files
-        .first()
-        .map(|f| f.path.clone())
-        .ok_or_else(|| {
-            CliError::new(
-                ErrorKind::Internal,
-                format!("the demo's recovery of {GUEST_FILE} wrote no file; please report it with seed {seed}"),
-            )
-        })?;
-    let recovered = std::fs::read(&recovered_path).map_err(|e| {
-        CliError::new(
-            ErrorKind::Internal,
-            format!(
-                "the demo cannot read the recovered {}: {e}",
-                recovered_path.display()
-            ),
-        )
-    })?;
-
-    say.step(
-        6,
-        "Compare: the recovered file is the original, the guest keeps the change",
-    );
-    let checksums = Checksums {
-        original: sha256(&original),
-        changed: sha256(&changed),
-        recovered: sha256(&recovered),
-    };
-    let same = |sum: &str| {
-        if sum == checksums.original {
-            "same as the original"
-        } else {
-            "differs from the original"
-        }
-    };
-    let mut t = Table::new(&["FILE", "SHA256", ""]);
-    t.row(vec![
-        "original".into(),
-        checksums.original.clone(),
-        String::new(),
-    ]);
-    t.row(vec![
-        "changed (on the guest now)".into(),
-        checksums.changed.clone(),
-        same(&checksums.changed).into(),
-    ]);
-    t.row(vec![
-        "recovered from the tag".into(),
-        checksums.recovered.clone(),
-        same(&checksums.recovered).into(),
-    ]);
-    say.say(&t.render());
-    if checksums.recovered != checksums.original || checksums.changed == checksums.original {
-        return Err(CliError::new(
-            ErrorKind::Internal,
-            format!(
-                "the demo's checksums are wrong (original {}, changed {}, recovered {}); please report it with seed {seed}",
-                checksums.original, checksums.changed, checksums.recovered
-            ),
-        ));
-    }
-
-    say.step(
-        7,
-        "The audit journal: the guard and the recovery, tied by the change id",
-    );
-    let journal = rewind.journal().read(&JournalFilter::default())?;
-    say.say(&journal_text(&journal));
-
+    let walk = Walk::connect(sim, dir, seed, say, quiet).await?;
+    let protection = walk.find_protection().await?;
+    let guard = walk.guard().await?;
+    let tags = walk.list_tags().await?;
+    let change = walk.change_guest_file(&protection.vm.id).await?;
+    let (recovery, recovered) = walk.recover_file().await?;
+    let checksums = walk.compare(&change, &recovered)?;
+    let journal = walk.read_journal()?;
     let result = DemoResult {
         seed,
         sites: [boston, denver]
@@ -379,4 +218,257 @@ async fn walk(
             "\nDone: {VM} was guarded before the change, the change was made, and {GUEST_FILE} came back from the tag byte for byte while the VM kept running. To run the same loop on your own ZVM, see `rewind --help`."
         ),
     )
+}
+
+/// One walk through the loop: the client connected to both simulated sites, and what each stage
+/// needs to narrate and to report a failure with the seed that replays it.
+struct Walk<'a> {
+    rewind: Rewind,
+    guest: Guest,
+    dir: &'a Path,
+    seed: u64,
+    say: &'a Narrator,
+    quiet: bool,
+}
+
+/// The guest file before and after the agent's change, both read from the guest.
+struct Change {
+    original: Vec<u8>,
+    changed: Vec<u8>,
+}
+
+impl<'a> Walk<'a> {
+    /// Connects to both sites of `sim` with the simulator's service client, configured in `dir`.
+    async fn connect(
+        sim: &zvm_sim::Simulator,
+        dir: &'a Path,
+        seed: u64,
+        say: &'a Narrator,
+        quiet: bool,
+    ) -> Result<Walk<'a>, CliError> {
+        let (boston, denver) = (sim.local(), sim.peer());
+        let config = Config::builder(dir.join("catalog.toml"), dir.join("journal.jsonl"))
+            .site(SiteConfig::with_client(
+                "boston",
+                &boston.url,
+                CLIENT_ID,
+                CLIENT_SECRET,
+            )?)
+            .site(SiteConfig::with_client(
+                "denver",
+                &denver.url,
+                CLIENT_ID,
+                CLIENT_SECRET,
+            )?)
+            .build()?;
+        Ok(Walk {
+            rewind: Rewind::connect(config).await?,
+            guest: Guest {
+                http: reqwest::Client::new(),
+                base: boston.url.clone(),
+            },
+            dir,
+            seed,
+            say,
+            quiet,
+        })
+    }
+
+    /// Step 1: find protection.
+    async fn find_protection(&self) -> Result<Protection, CliError> {
+        self.say
+            .step(1, &format!("Find {VM}: every VPG it is in, at both sites"));
+        let protection = self.rewind.find_protection(VM).await?;
+        self.say.say(&protection_text(&protection));
+        Ok(protection)
+    }
+
+    /// Step 2: guard, which in the default world must end guarded.
+    async fn guard(&self) -> Result<GuardReport, CliError> {
+        self.say.step(
+            2,
+            &format!(
+                "Guard {VM} before the agent changes it: one tagged checkpoint in every protecting VPG, each Zerto task read until it Completed, each checkpoint seen listed"
+            ),
+        );
+        let progress = ProgressLine::new(format!("guard {VM}"), self.quiet);
+        let guard = self
+            .rewind
+            .guard(
+                GuardRequest {
+                    vm: VM.into(),
+                    agent: "demo-agent".into(),
+                    action: format!("edit {GUEST_FILE}"),
+                    change_id: CHANGE_ID.into(),
+                },
+                &progress,
+            )
+            .await;
+        progress.finish();
+        let guard = guard?;
+        self.say.say(&guard_text(&guard));
+        if guard.verdict != Verdict::Guarded {
+            return Err(CliError::new(
+                ErrorKind::Internal,
+                format!(
+                    "the demo's guard of {VM} ended {:?} instead of guarded, which the default world should never do; please report it with seed {}",
+                    guard.verdict, self.seed
+                ),
+            ));
+        }
+        Ok(guard)
+    }
+
+    /// Step 3: the tagged checkpoints the guard left.
+    async fn list_tags(&self) -> Result<TagList, CliError> {
+        self.say
+            .step(3, &format!("The tagged checkpoints of change {CHANGE_ID}"));
+        let tags = self.rewind.list_tags(VM, Some(CHANGE_ID)).await?;
+        self.say.say(&tags_text(&tags));
+        Ok(tags)
+    }
+
+    /// Step 4: the agent's change, a broken setting appended to the guest file.
+    async fn change_guest_file(&self, vm_id: &str) -> Result<Change, CliError> {
+        self.say.step(
+            4,
+            &format!(
+                "The agent changes {GUEST_FILE} on {VM} (through the simulator's guest files)"
+            ),
+        );
+        let original = self.guest.read(vm_id, GUEST_FILE).await?;
+        let mut edited = original.clone();
+        edited.extend_from_slice(
+            b"\n# changed by demo-agent: a setting that breaks the app\nmax_connections = 0\n",
+        );
+        self.guest.write(vm_id, GUEST_FILE, edited).await?;
+        let changed = self.guest.read(vm_id, GUEST_FILE).await?;
+        self.say.say(&format!(
+            "{GUEST_FILE} was {} bytes and is now {} bytes: the app is broken.",
+            original.len(),
+            changed.len()
+        ));
+        Ok(Change { original, changed })
+    }
+
+    /// Step 5: bounded recover of the guest file by FLR, into the temporary folder; with the
+    /// recovered file's content.
+    async fn recover_file(&self) -> Result<(RecoverFileReport, Vec<u8>), CliError> {
+        self.say.step(
+            5,
+            &format!(
+                "Recover {GUEST_FILE} from the tag of change {CHANGE_ID}: file-level recovery at the VPG's recovery site, while {VM} keeps running"
+            ),
+        );
+        let progress = ProgressLine::new(format!("recover file {VM}"), self.quiet);
+        let recovery = self
+            .rewind
+            .recover_file(
+                RecoverFileRequest {
+                    vm: VM.into(),
+                    change: CHANGE_ID.into(),
+                    paths: vec![GUEST_FILE.into()],
+                    destination: self.dir.join("recovered"),
+                    overwrite: false,
+                },
+                &progress,
+            )
+            .await;
+        progress.finish();
+        let recovery = recovery?;
+        self.say.say(&file_text(&recovery));
+        let recovered = self.read_recovered(&recovery)?;
+        Ok((recovery, recovered))
+    }
+
+    /// The content of the file the recovery wrote.
+    fn read_recovered(&self, recovery: &RecoverFileReport) -> Result<Vec<u8>, CliError> {
+        let recovered_path = recovery
+            .files
+            .first()
+            .map(|f| f.path.clone())
+            .ok_or_else(|| {
+                CliError::new(
+                    ErrorKind::Internal,
+                    format!(
+                        "the demo's recovery of {GUEST_FILE} wrote no file; please report it with seed {}",
+                        self.seed
+                    ),
+                )
+            })?;
+        std::fs::read(&recovered_path).map_err(|e| {
+            CliError::new(
+                ErrorKind::Internal,
+                format!(
+                    "the demo cannot read the recovered {}: {e}",
+                    recovered_path.display()
+                ),
+            )
+        })
+    }
+
+    /// Step 6: the recovered file must be the original, and the guest must still have the change.
+    fn compare(&self, change: &Change, recovered: &[u8]) -> Result<Checksums, CliError> {
+        self.say.step(
+            6,
+            "Compare: the recovered file is the original, the guest keeps the change",
+        );
+        let checksums = Checksums {
+            original: sha256(&change.original),
+            changed: sha256(&change.changed),
+            recovered: sha256(recovered),
+        };
+        self.say.say(&checksums.table());
+        if checksums.recovered != checksums.original || checksums.changed == checksums.original {
+            return Err(CliError::new(
+                ErrorKind::Internal,
+                format!(
+                    "the demo's checksums are wrong (original {}, changed {}, recovered {}); please report it with seed {}",
+                    checksums.original, checksums.changed, checksums.recovered, self.seed
+                ),
+            ));
+        }
+        Ok(checksums)
+    }
+
+    /// Step 7: the audit journal, where the guard and the recovery share the change id.
+    fn read_journal(&self) -> Result<rewind_core::journal::JournalRead, CliError> {
+        self.say.step(
+            7,
+            "The audit journal: the guard and the recovery, tied by the change id",
+        );
+        let journal = self.rewind.journal().read(&JournalFilter::default())?;
+        self.say.say(&journal_text(&journal));
+        Ok(journal)
+    }
+}
+
+impl Checksums {
+    /// The three checksums side by side, each later one said to match the original or not.
+    fn table(&self) -> String {
+        let same = |sum: &str| {
+            if sum == self.original {
+                "same as the original"
+            } else {
+                "differs from the original"
+            }
+        };
+        let mut t = Table::new(&["FILE", "SHA256", ""]);
+        t.row(vec![
+            "original".into(),
+            self.original.clone(),
+            String::new(),
+        ]);
+        t.row(vec![
+            "changed (on the guest now)".into(),
+            self.changed.clone(),
+            same(&self.changed).into(),
+        ]);
+        t.row(vec![
+            "recovered from the tag".into(),
+            self.recovered.clone(),
+            same(&self.recovered).into(),
+        ]);
+        t.render()
+    }
 }

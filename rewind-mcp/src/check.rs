@@ -96,88 +96,128 @@ pub async fn check_tool(
     state: Option<String>,
     responses: Option<InputResponses>,
 ) -> Result<CallToolResponse, McpError> {
+    let classification = match classify(rewind, args).await {
+        Ok(c) => c,
+        Err(refused) => return Ok(refused.into()),
+    };
+    if let Some((next, message)) = known(&classification) {
+        return Ok(done(classification, next, message, None).into());
+    }
+    Ok(ask_human(rewind, classification, ctx, state, responses).await)
+}
+
+/// The catalog's classification of the call, or the answer when the catalog gives none.
+async fn classify(rewind: &Rewind, args: CheckToolArgs) -> Result<Classification, CallToolResult> {
     let vm = given(args.vm);
     let (server, tool) = (args.server.clone(), args.tool.clone());
     let classified = crate::on_files(rewind, move |r| {
         r.catalog().classify(&server, &tool, vm.as_deref())
     })
     .await;
-    let classification = match classified {
-        Ok(c) => c,
+    classified.map_err(|e| match e {
         // A name the catalog refuses is a bad argument, said as such; any other error is a catalog that
         // cannot be read, and the tool stays unknown until it can.
-        Err(e @ CatalogError::Invalid { .. }) => return Ok(reply::failure(&e.into()).into()),
-        Err(e) => return Ok(unreadable_catalog(&args.server, &args.tool, e.into()).into()),
-    };
-    let question = Question::of(&classification);
+        e @ CatalogError::Invalid { .. } => reply::failure(&e.into()),
+        e => unreadable_catalog(&args.server, &args.tool, e.into()),
+    })
+}
+
+/// What to do with a tool the catalog knows, said for the model; `None` for an unknown tool.
+fn known(classification: &Classification) -> Option<(Next, String)> {
+    let question = Question::of(classification);
     match classification.class {
-        ToolClass::Mutating => {
-            let message = format!(
+        ToolClass::Mutating => Some((
+            Next::GuardFirst,
+            format!(
                 "{} changes VMs: call zerto_guard_before_mutate for {} first, and run it only if the verdict is guarded.",
                 question.name(),
                 question.target()
-            );
-            return Ok(done(classification, Next::GuardFirst, message, None).into());
-        }
-        ToolClass::ReadOnly => {
-            let message = format!(
+            ),
+        )),
+        ToolClass::ReadOnly => Some((
+            Next::Run,
+            format!(
                 "{} is read-only: run it, no checkpoint is needed.",
                 question.name()
-            );
-            return Ok(done(classification, Next::Run, message, None).into());
-        }
-        ToolClass::Unknown => {}
+            ),
+        )),
+        ToolClass::Unknown => None,
     }
+}
 
+/// Why the human's answer to the question is not at hand.
+enum Unanswered {
+    /// The client must show the form and call again with the answer (protocol 2026-07-28 on).
+    AskThroughClient,
+    /// The human could not be asked: why.
+    NotAsked(String),
+}
+
+/// Puts the question about an unknown tool to the human, in the way the client's protocol allows.
+async fn ask_human(
+    rewind: &Rewind,
+    classification: Classification,
+    ctx: &RequestContext<RoleServer>,
+    state: Option<String>,
+    responses: Option<InputResponses>,
+) -> CallToolResponse {
     if !can_show_a_form(ctx) {
-        return Ok(not_asked(
+        return not_asked(
             classification,
             "your client cannot show the human a form (it declared no elicitation capability)",
         )
-        .into());
+        .into();
     }
+    let question = Question::of(&classification);
     let legacy = ctx.protocol_version().is_none_or(|v| v.has_initialize());
     let answer = if legacy {
-        let request = ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message: question.message(),
-            requested_schema: question.form(),
-        };
-        match ctx
-            .peer
-            .create_elicitation_with_timeout(request, Some(ANSWER_TIMEOUT))
-            .await
-        {
-            Ok(result) => result,
-            Err(e) => {
-                tracing::info!("asking the human about {} failed: {e}", question.name());
-                let why = format!("asking the human failed ({e})");
-                return Ok(not_asked(classification, &why).into());
-            }
-        }
+        elicit(ctx, &question).await
     } else {
-        // The state only says which question the answers belong to; like everything the client sends,
-        // it is not trusted: answers to another question, or no answers, mean asking again.
-        let expected = question.state();
-        let answer = responses
-            .as_ref()
-            .and_then(|r| r.get(INPUT_KEY))
-            .filter(|_| state.as_deref() == Some(expected.as_str()));
-        match answer {
-            None => return Ok(question.input_required().into()),
-            Some(value) => match serde_json::from_value::<ElicitResult>(value.clone()) {
-                Ok(result) => result,
-                Err(_) => {
-                    return Ok(not_asked(
-                        classification,
-                        "the client's answer to the form could not be read",
-                    )
-                    .into());
-                }
-            },
-        }
+        given_answer(&question, state.as_deref(), responses.as_ref())
     };
-    Ok(answered(rewind, classification, answer).await)
+    match answer {
+        Ok(answer) => answered(rewind, classification, answer).await,
+        Err(Unanswered::AskThroughClient) => question.input_required().into(),
+        Err(Unanswered::NotAsked(why)) => not_asked(classification, &why).into(),
+    }
+}
+
+/// Up to protocol 2025-11-25: asks the human with an `elicitation/create` request, and waits.
+async fn elicit(
+    ctx: &RequestContext<RoleServer>,
+    question: &Question<'_>,
+) -> Result<ElicitResult, Unanswered> {
+    let request = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: question.message(),
+        requested_schema: question.form(),
+    };
+    ctx.peer
+        .create_elicitation_with_timeout(request, Some(ANSWER_TIMEOUT))
+        .await
+        .map_err(|e| {
+            tracing::info!("asking the human about {} failed: {e}", question.name());
+            Unanswered::NotAsked(format!("asking the human failed ({e})"))
+        })
+}
+
+/// From protocol 2026-07-28 on: the answer the client sent with this call, if it is one to this
+/// question.
+fn given_answer(
+    question: &Question<'_>,
+    state: Option<&str>,
+    responses: Option<&InputResponses>,
+) -> Result<ElicitResult, Unanswered> {
+    // The state only says which question the answers belong to; like everything the client sends,
+    // it is not trusted: answers to another question, or no answers, mean asking again.
+    let expected = question.state();
+    let answer = responses
+        .and_then(|r| r.get(INPUT_KEY))
+        .filter(|_| state == Some(expected.as_str()))
+        .ok_or(Unanswered::AskThroughClient)?;
+    serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|_| {
+        Unanswered::NotAsked("the client's answer to the form could not be read".to_string())
+    })
 }
 
 /// Whether the client declared form elicitation (for this request on 2026-07-28, at initialize before).
@@ -298,75 +338,92 @@ async fn answered(
     classification: Classification,
     answer: ElicitResult,
 ) -> CallToolResponse {
-    let content = match answer.action {
-        ElicitationAction::Accept => answer.content,
-        ElicitationAction::Decline => {
-            return not_asked(classification, "the human declined to answer the form").into();
-        }
-        ElicitationAction::Cancel => {
-            return not_asked(classification, "the human dismissed the form").into();
-        }
-        // An action this server does not know is not a yes.
-        _ => {
-            return not_asked(
-                classification,
-                "the client answered the form in a way this server does not know",
-            )
-            .into();
-        }
+    let form = match FormAnswer::read(answer) {
+        Ok(form) => form,
+        Err(why) => return not_asked(classification, why).into(),
     };
-    let content = content.unwrap_or_default();
-    let checkpoint = match content.get(FIELD_CHECKPOINT).and_then(|v| v.as_str()) {
-        Some(YES) => true,
-        Some(NO) => false,
-        _ => {
-            return not_asked(
-                classification,
-                "the form came back without a yes or no to the checkpoint question",
-            )
-            .into();
-        }
-    };
-    let remember = content
-        .get(FIELD_REMEMBER)
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false);
-    let question = Question::of(&classification);
-    let (server, tool) = (classification.server.clone(), classification.tool.clone());
     let mut human = HumanAnswer {
         answered: true,
-        checkpoint: Some(checkpoint),
+        checkpoint: Some(form.checkpoint),
         remembered_as: None,
         note: None,
     };
-    if remember {
-        let (s, t) = (server.clone(), tool.clone());
-        let (class, written) = if checkpoint {
-            let written = crate::on_files(rewind, move |r| r.catalog().add_mutating(&s, &t, None));
-            (ToolClass::Mutating, written.await)
-        } else {
-            // Through the client, so a mutating entry recorded since the question was asked stays:
-            // the catalog fails closed.
-            let written = crate::on_files(rewind, move |r| {
-                r.catalog().add_read_only_unless_mutating(&s, &t)
-            });
-            (ToolClass::ReadOnly, written.await)
-        };
-        match written {
-            Ok(()) => human.remembered_as = Some(class),
-            Err(e) => {
-                human.note = Some(format!(
-                    "the answer was not remembered: {e}; it holds for this call only"
-                ))
-            }
+    if form.remember {
+        match remember(rewind, &classification, form.checkpoint).await {
+            Ok(class) => human.remembered_as = Some(class),
+            Err(note) => human.note = Some(note),
         }
     }
+    let (next, message) = after_answer(&Question::of(&classification), &human, form.checkpoint);
+    done(classification, next, message, Some(human)).into()
+}
+
+/// The choice and the box of a form the human accepted.
+struct FormAnswer {
+    /// Take a tagged checkpoint first.
+    checkpoint: bool,
+    /// Remember the answer for every call of the tool.
+    remember: bool,
+}
+
+impl FormAnswer {
+    /// The human's answer, or why there is none to act on.
+    fn read(answer: ElicitResult) -> Result<FormAnswer, &'static str> {
+        let content = match answer.action {
+            ElicitationAction::Accept => answer.content.unwrap_or_default(),
+            ElicitationAction::Decline => return Err("the human declined to answer the form"),
+            ElicitationAction::Cancel => return Err("the human dismissed the form"),
+            // An action this server does not know is not a yes.
+            _ => return Err("the client answered the form in a way this server does not know"),
+        };
+        let checkpoint = match content.get(FIELD_CHECKPOINT).and_then(|v| v.as_str()) {
+            Some(YES) => true,
+            Some(NO) => false,
+            _ => return Err("the form came back without a yes or no to the checkpoint question"),
+        };
+        let remember = content
+            .get(FIELD_REMEMBER)
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false);
+        Ok(FormAnswer {
+            checkpoint,
+            remember,
+        })
+    }
+}
+
+/// Records the answer in the catalog for every later call of the tool: with yes as mutating, with
+/// no as read-only. Gives the class recorded, or the note that says why it was not.
+async fn remember(
+    rewind: &Rewind,
+    classification: &Classification,
+    checkpoint: bool,
+) -> Result<ToolClass, String> {
+    let (s, t) = (classification.server.clone(), classification.tool.clone());
+    let (class, written) = if checkpoint {
+        let written = crate::on_files(rewind, move |r| r.catalog().add_mutating(&s, &t, None));
+        (ToolClass::Mutating, written.await)
+    } else {
+        // Through the client, so a mutating entry recorded since the question was asked stays:
+        // the catalog fails closed.
+        let written = crate::on_files(rewind, move |r| {
+            r.catalog().add_read_only_unless_mutating(&s, &t)
+        });
+        (ToolClass::ReadOnly, written.await)
+    };
+    written
+        .map(|()| class)
+        .map_err(|e| format!("the answer was not remembered: {e}; it holds for this call only"))
+}
+
+/// What to do after the human answered, said for the model with how the answer was remembered.
+fn after_answer(question: &Question<'_>, human: &HumanAnswer, checkpoint: bool) -> (Next, String) {
     let remembered = match human.remembered_as {
         Some(ToolClass::Mutating) => " It is now recorded as mutating in the catalog.",
         Some(ToolClass::ReadOnly) => " It is now recorded as read-only in the catalog.",
         _ => "",
     };
-    let (next, message) = if checkpoint {
+    if checkpoint {
         (
             Next::GuardFirst,
             format!(
@@ -383,8 +440,7 @@ async fn answered(
                 question.name()
             ),
         )
-    };
-    done(classification, next, message, Some(human)).into()
+    }
 }
 
 /// The catalog cannot be read: the tool is treated as unknown, and the reason is the error.

@@ -356,13 +356,128 @@ fn mutating(
     vm_arg: Option<&str>,
     tool_input: &Value,
 ) -> Decision {
-    let minutes = window_words(window);
-    let unreadable = |e: &dyn std::fmt::Display| {
+    let call = MutatingCall {
+        journal,
+        window,
+        minutes: window_words(window),
+        server,
+        tool,
+        vm_arg,
+    };
+    match vm {
+        Some(vm) => call.judge_named(vm),
+        None => call.judge_mentioned(tool_input),
+    }
+}
+
+/// A call of a mutating tool, judged against the audit journal.
+struct MutatingCall<'a> {
+    journal: &'a Journal,
+    window: Duration,
+    /// The window in words.
+    minutes: String,
+    server: &'a str,
+    tool: &'a str,
+    /// The argument the catalog says names the VM, if it says.
+    vm_arg: Option<&'a str>,
+}
+
+impl MutatingCall<'_> {
+    /// The VM that the catalog's VM argument names.
+    fn judge_named(&self, vm: &str) -> Decision {
+        let (server, tool, minutes) = (self.server, self.tool, &self.minutes);
+        let named = quoted(vm);
+        match self.journal.last_guarded(vm, self.window) {
+            Ok(GuardLookup::Guarded(r)) => {
+                Decision::allow(guarded_words(server, tool, &r, minutes))
+            }
+            Ok(GuardLookup::Ambiguous(candidates)) => ambiguous(server, tool, vm, &candidates),
+            Ok(GuardLookup::NotGuarded) => Decision::deny(format!(
+                "{server}/{tool} changes VM {named} (its argument {}), and {named} has no guarded record in rewind's journal from the last {minutes}: {}",
+                self.vm_arg.unwrap_or("?"),
+                self.guard_first(&[&named])
+            )),
+            Err(e) => self.unreadable(&e),
+        }
+    }
+
+    /// No argument names the VM: look in the input for a VM the journal knows.
+    fn judge_mentioned(&self, tool_input: &Value) -> Decision {
+        let known = match self.journal.read(&JournalFilter::default()) {
+            Ok(read) => read.records,
+            Err(e) => return self.unreadable(&e),
+        };
+        let mentioned = mentioned_vms(&known, tool_input);
+        // A word of the input that several of the journal's VMs answer to (a shared name, host name or
+        // address) cannot tell which of them the call changes: a guard of one must not let it through.
+        if let Some((word, candidates)) = shared_word(&mentioned) {
+            return ambiguous(self.server, self.tool, &word, &candidates);
+        }
+        if mentioned.is_empty() {
+            return self.no_vm_found();
+        }
+        self.judge_each(&mentioned)
+    }
+
+    /// Allowed only when every VM the input mentions was guarded within the window.
+    fn judge_each(&self, mentioned: &BTreeMap<String, Mentioned<'_>>) -> Decision {
+        let (server, tool, minutes) = (self.server, self.tool, &self.minutes);
+        let mut unguarded = Vec::new();
+        let mut guarded = Vec::new();
+        for (id, m) in mentioned {
+            match self.journal.last_guarded(id, self.window) {
+                Ok(GuardLookup::Guarded(r)) => {
+                    guarded.push(guarded_words(server, tool, &r, minutes))
+                }
+                Ok(GuardLookup::NotGuarded) => unguarded.push(m.vm.name.clone()),
+                Ok(GuardLookup::Ambiguous(candidates)) => {
+                    return ambiguous(server, tool, id, &candidates);
+                }
+                Err(e) => return self.unreadable(&e),
+            }
+        }
+        let unguarded: Vec<&str> = unguarded.iter().map(String::as_str).collect();
+        let (names, have) = match unguarded.as_slice() {
+            [] => return Decision::allow(guarded.join("; ")),
+            [vm] => (format!("VM {vm}"), "has"),
+            _ => (format!("VMs {}", unguarded.join(", ")), "have"),
+        };
+        Decision::deny(format!(
+            "{server}/{tool} is mutating and this call names {names}, which {have} no guarded record in rewind's journal from the last {minutes}: {}",
+            self.guard_first(&unguarded)
+        ))
+    }
+
+    /// Neither an argument nor the input names a VM the journal knows: the human decides.
+    fn no_vm_found(&self) -> Decision {
+        let (server, tool) = (self.server, self.tool);
+        let hint = match self.vm_arg {
+            Some(arg) => format!("its VM argument `{arg}` is missing from this call"),
+            None => format!(
+                "the catalog does not say which argument names the VM (set it with `rewind catalog add-mutating {server} {tool} --vm-arg <argument>`)"
+            ),
+        };
+        Decision::ask(
+            format!(
+                "{server}/{tool} is mutating, and rewind cannot tell which VM this call changes: {hint}, and the input names no VM that rewind has guarded. Allow it only if that VM was guarded (a tagged checkpoint for this change); otherwise guard it first."
+            ),
+            format!(
+                "To let it through, guard the VM it changes first: the hook then finds that VM in the call's input. If an argument of the tool names the VM, tell rewind which: `rewind catalog add-mutating {server} {tool} --vm-arg <argument>`."
+            ),
+        )
+    }
+
+    /// The journal cannot be read, so nothing says the VM was guarded (fail closed).
+    fn unreadable(&self, e: &dyn std::fmt::Display) -> Decision {
+        let (server, tool) = (self.server, self.tool);
         Decision::fail(format!(
             "rewind cannot read its audit journal, so it cannot tell whether the VM was guarded; {server}/{tool} is denied (fail closed): {e}"
         ))
-    };
-    let guard_first = |vms: &[&str]| {
+    }
+
+    /// The instruction to guard `vms` first, then run the call again.
+    fn guard_first(&self, vms: &[&str]) -> String {
+        let (server, tool) = (self.server, self.tool);
         let (vm, each) = match vms {
             [one] => (*one, ""),
             _ => ("<vm>", " for each"),
@@ -371,71 +486,7 @@ fn mutating(
             "guard {} first (the zerto_guard_before_mutate tool, or `rewind guard {vm} --agent <agent> --action \"<what>\" --change <id>`{each}), then run {server}/{tool} again",
             vms.join(", ")
         )
-    };
-    if let Some(vm) = vm {
-        let named = quoted(vm);
-        return match journal.last_guarded(vm, window) {
-            Ok(GuardLookup::Guarded(r)) => {
-                Decision::allow(guarded_words(server, tool, &r, &minutes))
-            }
-            Ok(GuardLookup::Ambiguous(candidates)) => ambiguous(server, tool, vm, &candidates),
-            Ok(GuardLookup::NotGuarded) => Decision::deny(format!(
-                "{server}/{tool} changes VM {named} (its argument {}), and {named} has no guarded record in rewind's journal from the last {minutes}: {}",
-                vm_arg.unwrap_or("?"),
-                guard_first(&[&named])
-            )),
-            Err(e) => unreadable(&e),
-        };
     }
-    // No argument names the VM: look in the input for a VM the journal knows.
-    let known = match journal.read(&JournalFilter::default()) {
-        Ok(read) => read.records,
-        Err(e) => return unreadable(&e),
-    };
-    let mentioned = mentioned_vms(&known, tool_input);
-    // A word of the input that several of the journal's VMs answer to (a shared name, host name or
-    // address) cannot tell which of them the call changes: a guard of one must not let it through.
-    if let Some((word, candidates)) = shared_word(&mentioned) {
-        return ambiguous(server, tool, &word, &candidates);
-    }
-    if mentioned.is_empty() {
-        let hint = match vm_arg {
-            Some(arg) => format!("its VM argument `{arg}` is missing from this call"),
-            None => format!(
-                "the catalog does not say which argument names the VM (set it with `rewind catalog add-mutating {server} {tool} --vm-arg <argument>`)"
-            ),
-        };
-        return Decision::ask(
-            format!(
-                "{server}/{tool} is mutating, and rewind cannot tell which VM this call changes: {hint}, and the input names no VM that rewind has guarded. Allow it only if that VM was guarded (a tagged checkpoint for this change); otherwise guard it first."
-            ),
-            format!(
-                "To let it through, guard the VM it changes first: the hook then finds that VM in the call's input. If an argument of the tool names the VM, tell rewind which: `rewind catalog add-mutating {server} {tool} --vm-arg <argument>`."
-            ),
-        );
-    }
-    let mut unguarded = Vec::new();
-    let mut guarded = Vec::new();
-    for (id, m) in &mentioned {
-        match journal.last_guarded(id, window) {
-            Ok(GuardLookup::Guarded(r)) => guarded.push(guarded_words(server, tool, &r, &minutes)),
-            Ok(GuardLookup::NotGuarded) => unguarded.push(m.vm.name.clone()),
-            Ok(GuardLookup::Ambiguous(candidates)) => {
-                return ambiguous(server, tool, id, &candidates);
-            }
-            Err(e) => return unreadable(&e),
-        }
-    }
-    let unguarded: Vec<&str> = unguarded.iter().map(String::as_str).collect();
-    let (names, have) = match unguarded.as_slice() {
-        [] => return Decision::allow(guarded.join("; ")),
-        [vm] => (format!("VM {vm}"), "has"),
-        _ => (format!("VMs {}", unguarded.join(", ")), "have"),
-    };
-    Decision::deny(format!(
-        "{server}/{tool} is mutating and this call names {names}, which {have} no guarded record in rewind's journal from the last {minutes}: {}",
-        guard_first(&unguarded)
-    ))
 }
 
 fn guarded_words(server: &str, tool: &str, r: &JournalRecord, minutes: &str) -> String {

@@ -105,6 +105,39 @@ impl<S: Send + Sync> FromRequestParts<S> for BaseUrl {
 pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> Router {
     let ctx = SiteCtx { shared, site };
     let v1 = Router::new()
+        .merge(site_routes())
+        .merge(vm_routes())
+        .merge(vpg_routes())
+        .merge(task_and_flr_routes())
+        .route_layer(middleware::from_fn_with_state(
+            ctx.clone(),
+            bearer::require_bearer,
+        ));
+    let routed = Router::new()
+        .route(
+            "/auth/realms/{realm}/protocol/openid-connect/token",
+            post(keycloak::token),
+        )
+        .merge(v1)
+        .nest("/_sim", crate::control::router())
+        .fallback(no_such_path)
+        .with_state(ctx.clone());
+    Router::new()
+        .fallback_service(routed)
+        .layer(middleware::map_request(lowercase_v1_path))
+        .layer(middleware::from_fn_with_state(ctx.clone(), faults::apply))
+        .layer(middleware::from_fn_with_state(
+            ctx.clone(),
+            body::within_deadline,
+        ))
+        .layer(middleware::from_fn_with_state(ctx, call_log::record))
+        .layer(middleware::from_fn(faults::close_lost_connections))
+        .layer(axum::Extension(scheme))
+}
+
+/// The sites, their pairing, their unprotected VMs and the server's clock.
+fn site_routes() -> Router<SiteCtx> {
+    Router::new()
         .route("/v1/localsite", get(sites::local_site))
         .route(
             "/v1/localsite/pairingstatuses",
@@ -133,6 +166,11 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> R
             "/v1/serverdatetime/serverdatetimelocal",
             get(sites::server_time),
         )
+}
+
+/// The protected VMs and their points in time.
+fn vm_routes() -> Router<SiteCtx> {
+    Router::new()
         .route("/v1/vms", get(vms::list))
         .route("/v1/vms/{vm}", get(vms::one))
         .route("/v1/vms/{vm}/pointsintime", get(vms::points_in_time))
@@ -140,6 +178,11 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> R
             "/v1/vms/{vm}/pointsintime/stats",
             get(vms::points_in_time_stats),
         )
+}
+
+/// The VPGs, their checkpoints and the recovery operations on them.
+fn vpg_routes() -> Router<SiteCtx> {
+    Router::new()
         .route("/v1/vpgs", get(vpgs::list))
         .route("/v1/vpgs/statuses", get(vpgs::statuses))
         .route("/v1/vpgs/substatuses", get(vpgs::substatuses))
@@ -160,6 +203,11 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> R
         .route("/v1/vpgs/{vpg}/failover", post(actions::failover))
         .route("/v1/vpgs/{vpg}/move", post(actions::move_vpg))
         .route("/v1/vpgs/{vpg}/forcesync", post(actions::force_sync))
+}
+
+/// Zerto tasks and file-level recovery (FLR) sessions.
+fn task_and_flr_routes() -> Router<SiteCtx> {
+    Router::new()
         .route("/v1/tasks", get(tasks::list))
         .route("/v1/tasks/types", get(tasks::types))
         .route("/v1/tasks/{task}", get(tasks::one))
@@ -168,30 +216,6 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> R
         .route("/v1/flrs/{session}/browse", post(flrs::browse))
         .route("/v1/flrs/{session}/download", post(flrs::download))
         .route("/v1/flrs/{session}/downloads/{download}", get(flrs::fetch))
-        .route_layer(middleware::from_fn_with_state(
-            ctx.clone(),
-            bearer::require_bearer,
-        ));
-    let routed = Router::new()
-        .route(
-            "/auth/realms/{realm}/protocol/openid-connect/token",
-            post(keycloak::token),
-        )
-        .merge(v1)
-        .nest("/_sim", crate::control::router())
-        .fallback(no_such_path)
-        .with_state(ctx.clone());
-    Router::new()
-        .fallback_service(routed)
-        .layer(middleware::map_request(lowercase_v1_path))
-        .layer(middleware::from_fn_with_state(ctx.clone(), faults::apply))
-        .layer(middleware::from_fn_with_state(
-            ctx.clone(),
-            body::within_deadline,
-        ))
-        .layer(middleware::from_fn_with_state(ctx, call_log::record))
-        .layer(middleware::from_fn(faults::close_lost_connections))
-        .layer(axum::Extension(scheme))
 }
 
 /// Whether a path belongs to the control API, which the call log and the fault rules leave alone.

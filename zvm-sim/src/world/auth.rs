@@ -92,6 +92,14 @@ struct Token {
     revoked: bool,
 }
 
+/// Whom a grant authenticated, and whether its tokens come with a refresh token.
+struct Holder {
+    /// Session-limit key: `user:<name>` or `client:<id>`.
+    subject: String,
+    principal: Principal,
+    with_refresh: bool,
+}
+
 /// Token lifetimes and the session limit.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -135,95 +143,139 @@ impl Auth {
         now: SimTime,
         rng: &mut ChaCha8Rng,
     ) -> Result<Issued, GrantError> {
-        let (subject, principal, with_refresh) = match grant {
+        let holder = match grant {
             Grant::Password {
                 client_id,
                 username,
                 password,
-            } => {
-                self.check_public_client(client_id)?;
-                let user = self
-                    .users
-                    .iter()
-                    .find(|u| u.name == username && u.password == password)
-                    .ok_or(GrantError::InvalidGrant {
-                        description: "Invalid user credentials",
-                        unauthorized: true,
-                    })?;
-                (
-                    format!("user:{}", user.name),
-                    Principal {
-                        name: user.name.clone(),
-                        role: user.role,
-                    },
-                    true,
-                )
-            }
+            } => self.password(client_id, username, password)?,
             Grant::ClientCredentials {
                 client_id,
                 client_secret,
-            } => {
-                if client_id == PUBLIC_CLIENT_ID {
-                    return Err(GrantError::UnauthorizedClient(
-                        "Public client not allowed to retrieve service account",
-                    ));
-                }
-                let client = self
-                    .clients
-                    .iter()
-                    .find(|c| c.id == client_id && c.secret == client_secret)
-                    .ok_or(GrantError::InvalidClient)?;
-                (
-                    format!("client:{}", client.id),
-                    Principal {
-                        name: service_account_name(&client.id),
-                        role: client.role,
-                    },
-                    false,
-                )
-            }
+            } => self.client_credentials(client_id, client_secret)?,
             Grant::Refresh {
                 client_id,
                 refresh_token,
-            } => {
-                self.check_public_client(client_id)?;
-                let token = self
-                    .refresh_tokens
-                    .get(refresh_token)
-                    .filter(|t| t.site == site && !t.revoked && now < t.expires)
-                    .ok_or(GrantError::InvalidGrant {
-                        description: "Invalid refresh token",
-                        unauthorized: false,
-                    })?;
-                (token.subject.clone(), token.principal.clone(), true)
-            }
+            } => self.refresh(site, client_id, refresh_token, now)?,
         };
-
         if self.lifetimes.session_limit {
-            for token in self
-                .tokens
-                .values_mut()
-                .chain(self.refresh_tokens.values_mut())
-                .filter(|t| t.site == site && t.subject == subject)
-            {
-                token.revoked = true;
-            }
+            self.revoke_subject(site, &holder.subject);
         }
         // Expired tokens can never be valid again; forget them so a long run stays small.
         self.tokens.retain(|_, t| now < t.expires);
         self.refresh_tokens.retain(|_, t| now < t.expires);
+        Ok(self.issue(site, &holder, now, rng))
+    }
 
+    /// The password grant: a user of the public client, who also gets a refresh token.
+    fn password(
+        &self,
+        client_id: &str,
+        username: &str,
+        password: &str,
+    ) -> Result<Holder, GrantError> {
+        self.check_public_client(client_id)?;
+        let user = self
+            .users
+            .iter()
+            .find(|u| u.name == username && u.password == password)
+            .ok_or(GrantError::InvalidGrant {
+                description: "Invalid user credentials",
+                unauthorized: true,
+            })?;
+        Ok(Holder {
+            subject: format!("user:{}", user.name),
+            principal: Principal {
+                name: user.name.clone(),
+                role: user.role,
+            },
+            with_refresh: true,
+        })
+    }
+
+    /// The client_credentials grant: a confidential client's service account, which gets no
+    /// refresh token.
+    fn client_credentials(
+        &self,
+        client_id: &str,
+        client_secret: &str,
+    ) -> Result<Holder, GrantError> {
+        if client_id == PUBLIC_CLIENT_ID {
+            return Err(GrantError::UnauthorizedClient(
+                "Public client not allowed to retrieve service account",
+            ));
+        }
+        let client = self
+            .clients
+            .iter()
+            .find(|c| c.id == client_id && c.secret == client_secret)
+            .ok_or(GrantError::InvalidClient)?;
+        Ok(Holder {
+            subject: format!("client:{}", client.id),
+            principal: Principal {
+                name: service_account_name(&client.id),
+                role: client.role,
+            },
+            with_refresh: false,
+        })
+    }
+
+    /// The refresh_token grant: the holder of a refresh token still valid at `site`.
+    fn refresh(
+        &self,
+        site: SiteRole,
+        client_id: &str,
+        refresh_token: &str,
+        now: SimTime,
+    ) -> Result<Holder, GrantError> {
+        self.check_public_client(client_id)?;
+        let token = self
+            .refresh_tokens
+            .get(refresh_token)
+            .filter(|t| t.site == site && !t.revoked && now < t.expires)
+            .ok_or(GrantError::InvalidGrant {
+                description: "Invalid refresh token",
+                unauthorized: false,
+            })?;
+        Ok(Holder {
+            subject: token.subject.clone(),
+            principal: token.principal.clone(),
+            with_refresh: true,
+        })
+    }
+
+    /// The session limit: every token `site` issued to `subject` before is revoked.
+    fn revoke_subject(&mut self, site: SiteRole, subject: &str) {
+        for token in self
+            .tokens
+            .values_mut()
+            .chain(self.refresh_tokens.values_mut())
+            .filter(|t| t.site == site && t.subject == subject)
+        {
+            token.revoked = true;
+        }
+    }
+
+    /// A new access token for `holder` at `site`, with a refresh token and a session when its
+    /// grant gives them.
+    fn issue(
+        &mut self,
+        site: SiteRole,
+        holder: &Holder,
+        now: SimTime,
+        rng: &mut ChaCha8Rng,
+    ) -> Issued {
         let token = |lifetime_ms: i64| Token {
             site,
-            subject: subject.clone(),
-            principal: principal.clone(),
+            subject: holder.subject.clone(),
+            principal: holder.principal.clone(),
             expires: now.plus_millis(lifetime_ms),
             revoked: false,
         };
         let access_token = random_token(rng);
         self.tokens
             .insert(access_token.clone(), token(self.lifetimes.access_ms));
-        let (refresh, session_state) = if with_refresh {
+        let (refresh, session_state) = if holder.with_refresh {
             let refresh_token = random_token(rng);
             self.refresh_tokens
                 .insert(refresh_token.clone(), token(self.lifetimes.refresh_ms));
@@ -234,12 +286,12 @@ impl Auth {
         } else {
             (None, None)
         };
-        Ok(Issued {
+        Issued {
             access_token,
             expires_in: seconds(self.lifetimes.access_ms),
             refresh,
             session_state,
-        })
+        }
     }
 
     /// Revokes every access and refresh token `site` issued (a fault rule's `RevokeTokens`).

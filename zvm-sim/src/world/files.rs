@@ -488,88 +488,100 @@ pub struct GuestFacts<'a> {
 /// The files every guest starts with: real-looking configuration that names the VM, and some data.
 /// No real secrets: the database URLs point at a vault reference.
 pub fn default_files(os: GuestOs, facts: &GuestFacts<'_>) -> Vec<(String, String)> {
+    match os {
+        GuestOs::Linux => linux_files(facts),
+        GuestOs::Windows => windows_files(facts),
+    }
+}
+
+/// A Linux guest's files: its identity and app settings on `sda1`, its data on `sdb1`.
+fn linux_files(facts: &GuestFacts<'_>) -> Vec<(String, String)> {
     let GuestFacts { vm, site, ip, port } = facts;
     let site_lower = site.to_lowercase();
-    match os {
-        GuestOs::Linux => vec![
-            ("sda1/etc/hostname".to_owned(), format!("{vm}\n")),
-            (
-                "sda1/etc/hosts".to_owned(),
-                format!(
-                    "127.0.0.1\tlocalhost\n{ip}\t{vm}.{site_lower}.example.internal {vm}\n\
-                     ::1\tlocalhost ip6-localhost ip6-loopback\n"
-                ),
+    vec![
+        ("sda1/etc/hostname".to_owned(), format!("{vm}\n")),
+        (
+            "sda1/etc/hosts".to_owned(),
+            format!(
+                "127.0.0.1\tlocalhost\n{ip}\t{vm}.{site_lower}.example.internal {vm}\n\
+                 ::1\tlocalhost ip6-localhost ip6-loopback\n"
             ),
-            (
-                "sda1/etc/app/app.conf".to_owned(),
-                format!(
-                    "# {vm} application settings (managed by configuration management)\n\
-                     [server]\nname = {vm}\nlisten = 0.0.0.0:{port}\nworkers = 8\n\n\
-                     [database]\nurl = postgres://app@db-01.{site_lower}.example.internal:5432/app\n\
-                     password_ref = vault:secret/{vm}/db\npool_size = 20\n\n\
-                     [logging]\nlevel = info\npath = /var/log/app/{vm}.log\n"
-                ),
+        ),
+        (
+            "sda1/etc/app/app.conf".to_owned(),
+            format!(
+                "# {vm} application settings (managed by configuration management)\n\
+                 [server]\nname = {vm}\nlisten = 0.0.0.0:{port}\nworkers = 8\n\n\
+                 [database]\nurl = postgres://app@db-01.{site_lower}.example.internal:5432/app\n\
+                 password_ref = vault:secret/{vm}/db\npool_size = 20\n\n\
+                 [logging]\nlevel = info\npath = /var/log/app/{vm}.log\n"
             ),
-            (
-                "sda1/var/www/html/index.html".to_owned(),
-                format!(
-                    "<!doctype html>\n<html><head><title>{vm}</title></head>\n\
-                     <body><h1>{vm}</h1><p>Served from {site}.</p></body></html>\n"
-                ),
+        ),
+        (
+            "sda1/var/www/html/index.html".to_owned(),
+            format!(
+                "<!doctype html>\n<html><head><title>{vm}</title></head>\n\
+                 <body><h1>{vm}</h1><p>Served from {site}.</p></body></html>\n"
             ),
-            (
-                "sda1/var/www/html/health.json".to_owned(),
-                format!("{{\"host\": \"{vm}\", \"status\": \"ok\", \"port\": {port}}}\n"),
+        ),
+        (
+            "sda1/var/www/html/health.json".to_owned(),
+            format!("{{\"host\": \"{vm}\", \"status\": \"ok\", \"port\": {port}}}\n"),
+        ),
+        (
+            "sdb1/data/orders.csv".to_owned(),
+            format!(
+                "order_id,customer,amount_usd,host\n1001,Acme Corp,1250.00,{vm}\n\
+                 1002,Globex,89.90,{vm}\n1003,Initech,4300.15,{vm}\n"
             ),
-            (
-                "sdb1/data/orders.csv".to_owned(),
-                format!(
-                    "order_id,customer,amount_usd,host\n1001,Acme Corp,1250.00,{vm}\n\
-                     1002,Globex,89.90,{vm}\n1003,Initech,4300.15,{vm}\n"
-                ),
+        ),
+        (
+            "sdb1/data/README.txt".to_owned(),
+            format!("Data volume of {vm}. Nightly exports land in this folder.\n"),
+        ),
+    ]
+}
+
+/// A Windows guest's files: its identity and app settings on `C:`, its data on `D:`.
+fn windows_files(facts: &GuestFacts<'_>) -> Vec<(String, String)> {
+    let GuestFacts { vm, ip, port, .. } = facts;
+    let site_lower = facts.site.to_lowercase();
+    vec![
+        (
+            "C:/Windows/System32/drivers/etc/hosts".to_owned(),
+            format!(
+                "# Copyright (c) 1993-2009 Microsoft Corp.\r\n127.0.0.1       localhost\r\n\
+                 {ip}    {vm}.{site_lower}.example.internal {vm}\r\n"
             ),
-            (
-                "sdb1/data/README.txt".to_owned(),
-                format!("Data volume of {vm}. Nightly exports land in this folder.\n"),
+        ),
+        (
+            "C:/ProgramData/App/app.ini".to_owned(),
+            format!(
+                "; {vm} application settings\r\n[Server]\r\nName={vm}\r\nPort={port}\r\n\r\n\
+                 [Database]\r\nServer=sql-01.{site_lower}.example.internal\r\nDatabase=App\r\n\
+                 CredentialRef=vault:secret/{vm}/sql\r\n"
             ),
-        ],
-        GuestOs::Windows => vec![
-            (
-                "C:/Windows/System32/drivers/etc/hosts".to_owned(),
-                format!(
-                    "# Copyright (c) 1993-2009 Microsoft Corp.\r\n127.0.0.1       localhost\r\n\
-                     {ip}    {vm}.{site_lower}.example.internal {vm}\r\n"
-                ),
+        ),
+        (
+            "C:/inetpub/wwwroot/web.config".to_owned(),
+            format!(
+                "<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<configuration>\r\n  \
+                 <appSettings>\r\n    <add key=\"MachineName\" value=\"{vm}\" />\r\n    \
+                 <add key=\"Port\" value=\"{port}\" />\r\n  </appSettings>\r\n</configuration>\r\n"
             ),
-            (
-                "C:/ProgramData/App/app.ini".to_owned(),
-                format!(
-                    "; {vm} application settings\r\n[Server]\r\nName={vm}\r\nPort={port}\r\n\r\n\
-                     [Database]\r\nServer=sql-01.{site_lower}.example.internal\r\nDatabase=App\r\n\
-                     CredentialRef=vault:secret/{vm}/sql\r\n"
-                ),
+        ),
+        (
+            "D:/Data/customers.csv".to_owned(),
+            format!(
+                "CustomerId,Name,Country,Host\r\n1,Acme Corp,US,{vm}\r\n2,Globex,DE,{vm}\r\n\
+                 3,Initech,US,{vm}\r\n"
             ),
-            (
-                "C:/inetpub/wwwroot/web.config".to_owned(),
-                format!(
-                    "<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<configuration>\r\n  \
-                     <appSettings>\r\n    <add key=\"MachineName\" value=\"{vm}\" />\r\n    \
-                     <add key=\"Port\" value=\"{port}\" />\r\n  </appSettings>\r\n</configuration>\r\n"
-                ),
-            ),
-            (
-                "D:/Data/customers.csv".to_owned(),
-                format!(
-                    "CustomerId,Name,Country,Host\r\n1,Acme Corp,US,{vm}\r\n2,Globex,DE,{vm}\r\n\
-                     3,Initech,US,{vm}\r\n"
-                ),
-            ),
-            (
-                "D:/Data/README.txt".to_owned(),
-                format!("Data volume of {vm}.\r\n"),
-            ),
-        ],
-    }
+        ),
+        (
+            "D:/Data/README.txt".to_owned(),
+            format!("Data volume of {vm}.\r\n"),
+        ),
+    ]
 }
 
 #[cfg(test)]

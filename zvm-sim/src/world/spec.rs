@@ -378,28 +378,62 @@ impl WorldSpec {
 
     /// Checks the world and resolves every name.
     pub(crate) fn resolve(&self) -> Result<Resolved, WorldError> {
+        self.check_sites()?;
+        let vms = self.place_vms()?;
+        let mut vpg_names = BTreeSet::new();
+        let mut vpgs_of_vm: Vec<Vec<&str>> = vec![Vec::new(); self.vms.len()];
+        let mut vpgs = Vec::with_capacity(self.vpgs.len());
+        for vpg in &self.vpgs {
+            if !vpg_names.insert(vpg.name.as_str()) {
+                return Err(WorldError::DuplicateVpg(vpg.name.clone()));
+            }
+            let resolved = self.resolve_vpg(vpg, &vms)?;
+            for &vm in &resolved.members {
+                vpgs_of_vm[vm].push(vpg.name.as_str());
+            }
+            vpgs.push(resolved);
+        }
+        self.check_vpgs_per_vm(&vpgs_of_vm)?;
+        self.check_principals()?;
+        Ok(Resolved {
+            vm_sites: vms.sites,
+            vpgs,
+        })
+    }
+
+    /// Exactly two sites, with two names.
+    fn check_sites(&self) -> Result<(), WorldError> {
         if self.sites.len() != 2 {
             return Err(WorldError::SiteCount(self.sites.len()));
         }
         if self.sites[0].name == self.sites[1].name {
             return Err(WorldError::DuplicateSite(self.sites[0].name.clone()));
         }
-        let site_of = |owner: String, name: &str| {
-            self.sites
-                .iter()
-                .position(|s| s.name == name)
-                .ok_or_else(|| WorldError::UnknownSite {
-                    owner,
-                    site: name.to_owned(),
-                    known: self.site_names(),
-                })
-        };
+        Ok(())
+    }
 
-        let mut vm_sites = Vec::with_capacity(self.vms.len());
-        let mut by_site_and_name: BTreeMap<(usize, &str), usize> = BTreeMap::new();
+    /// The position of the site `name`, which `owner` (a VM or a VPG) refers to.
+    fn site_of(&self, owner: String, name: &str) -> Result<usize, WorldError> {
+        self.sites
+            .iter()
+            .position(|s| s.name == name)
+            .ok_or_else(|| WorldError::UnknownSite {
+                owner,
+                site: name.to_owned(),
+                known: self.site_names(),
+            })
+    }
+
+    /// Every VM's site, and every VM found by its site and name (the key VPG members use).
+    fn place_vms(&self) -> Result<PlacedVms<'_>, WorldError> {
+        let mut placed = PlacedVms {
+            sites: Vec::with_capacity(self.vms.len()),
+            by_site_and_name: BTreeMap::new(),
+        };
         for (index, vm) in self.vms.iter().enumerate() {
-            let site = site_of(format!("VM '{}'", vm.name), &vm.site)?;
-            if by_site_and_name
+            let site = self.site_of(format!("VM '{}'", vm.name), &vm.site)?;
+            if placed
+                .by_site_and_name
                 .insert((site, vm.name.as_str()), index)
                 .is_some()
             {
@@ -408,62 +442,41 @@ impl WorldSpec {
                     site: vm.site.clone(),
                 });
             }
-            vm_sites.push(site);
+            placed.sites.push(site);
         }
+        Ok(placed)
+    }
 
-        let mut vpg_names = BTreeSet::new();
-        let mut vpgs_of_vm: Vec<Vec<&str>> = vec![Vec::new(); self.vms.len()];
-        let mut vpgs = Vec::with_capacity(self.vpgs.len());
-        for vpg in &self.vpgs {
-            if !vpg_names.insert(vpg.name.as_str()) {
-                return Err(WorldError::DuplicateVpg(vpg.name.clone()));
-            }
-            let owner = || format!("VPG '{}'", vpg.name);
-            let protected = site_of(owner(), &vpg.protected_site)?;
-            let recovery = site_of(owner(), &vpg.recovery_site)?;
-            let enum_error = |source| WorldError::Enum {
+    /// One VPG with its sites, enums and members resolved, and its history checked.
+    fn resolve_vpg(&self, vpg: &VpgSpec, vms: &PlacedVms<'_>) -> Result<ResolvedVpg, WorldError> {
+        let owner = || format!("VPG '{}'", vpg.name);
+        let protected = self.site_of(owner(), &vpg.protected_site)?;
+        let recovery = self.site_of(owner(), &vpg.recovery_site)?;
+        let enum_error = |source| WorldError::Enum {
+            vpg: vpg.name.clone(),
+            source,
+        };
+        let status = VPG_STATUS.parse(&vpg.status).map_err(enum_error)?;
+        let sub_status = VPG_SUBSTATUS.parse(&vpg.sub_status).map_err(enum_error)?;
+        let priority = PRIORITY.parse(&vpg.priority).map_err(enum_error)?;
+        if vpg.history_minutes == 0 || vpg.history_minutes > MAX_HISTORY_MINUTES {
+            return Err(WorldError::History {
                 vpg: vpg.name.clone(),
-                source,
-            };
-            let status = VPG_STATUS.parse(&vpg.status).map_err(enum_error)?;
-            let sub_status = VPG_SUBSTATUS.parse(&vpg.sub_status).map_err(enum_error)?;
-            let priority = PRIORITY.parse(&vpg.priority).map_err(enum_error)?;
-            if vpg.history_minutes == 0 || vpg.history_minutes > MAX_HISTORY_MINUTES {
-                return Err(WorldError::History {
-                    vpg: vpg.name.clone(),
-                    minutes: vpg.history_minutes,
-                });
-            }
-            if vpg.vms.is_empty() {
-                return Err(WorldError::EmptyVpg(vpg.name.clone()));
-            }
-            let mut members = Vec::with_capacity(vpg.vms.len());
-            for vm_name in &vpg.vms {
-                let vm = *by_site_and_name
-                    .get(&(protected, vm_name.as_str()))
-                    .ok_or_else(|| WorldError::UnknownMember {
-                        vpg: vpg.name.clone(),
-                        vm: vm_name.clone(),
-                        site: vpg.protected_site.clone(),
-                    })?;
-                if members.contains(&vm) {
-                    return Err(WorldError::DuplicateMember {
-                        vpg: vpg.name.clone(),
-                        vm: vm_name.clone(),
-                    });
-                }
-                members.push(vm);
-                vpgs_of_vm[vm].push(vpg.name.as_str());
-            }
-            vpgs.push(ResolvedVpg {
-                protected,
-                recovery,
-                status,
-                sub_status,
-                priority,
-                members,
+                minutes: vpg.history_minutes,
             });
         }
+        Ok(ResolvedVpg {
+            protected,
+            recovery,
+            status,
+            sub_status,
+            priority,
+            members: vms.members(vpg, protected)?,
+        })
+    }
+
+    /// No VM in more VPGs than Zerto allows; `vpgs_of_vm` holds each VM's VPG names.
+    fn check_vpgs_per_vm(&self, vpgs_of_vm: &[Vec<&str>]) -> Result<(), WorldError> {
         for (vm, names) in vpgs_of_vm.iter().enumerate() {
             if names.len() > MAX_VPGS_PER_VM {
                 return Err(WorldError::TooManyVpgs {
@@ -474,7 +487,11 @@ impl WorldSpec {
                 });
             }
         }
+        Ok(())
+    }
 
+    /// No two users or clients share a name, and none takes the public client's.
+    fn check_principals(&self) -> Result<(), WorldError> {
         let mut principals = BTreeSet::from([PUBLIC_CLIENT_ID]);
         for name in self
             .users
@@ -486,7 +503,7 @@ impl WorldSpec {
                 return Err(WorldError::DuplicatePrincipal(name.to_owned()));
             }
         }
-        Ok(Resolved { vm_sites, vpgs })
+        Ok(())
     }
 
     fn site_names(&self) -> String {
@@ -495,6 +512,42 @@ impl WorldSpec {
             .map(|s| s.name.as_str())
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// The VMs of a world as [`WorldSpec::resolve`] places them.
+struct PlacedVms<'a> {
+    /// Per VM: its site (0 local, 1 peer).
+    sites: Vec<usize>,
+    /// Each VM's position, by its site and its name.
+    by_site_and_name: BTreeMap<(usize, &'a str), usize>,
+}
+
+impl PlacedVms<'_> {
+    /// The positions of a VPG's members, each a VM at its protected site and none listed twice.
+    fn members(&self, vpg: &VpgSpec, protected: usize) -> Result<Vec<usize>, WorldError> {
+        if vpg.vms.is_empty() {
+            return Err(WorldError::EmptyVpg(vpg.name.clone()));
+        }
+        let mut members = Vec::with_capacity(vpg.vms.len());
+        for vm_name in &vpg.vms {
+            let vm = *self
+                .by_site_and_name
+                .get(&(protected, vm_name.as_str()))
+                .ok_or_else(|| WorldError::UnknownMember {
+                    vpg: vpg.name.clone(),
+                    vm: vm_name.clone(),
+                    site: vpg.protected_site.clone(),
+                })?;
+            if members.contains(&vm) {
+                return Err(WorldError::DuplicateMember {
+                    vpg: vpg.name.clone(),
+                    vm: vm_name.clone(),
+                });
+            }
+            members.push(vm);
+        }
+        Ok(members)
     }
 }
 
