@@ -214,12 +214,12 @@ pub enum CatalogError {
     #[error("cannot change the tool catalog: {0}")]
     Busy(#[from] LockBusy),
     /// An entry's field is unusable.
-    #[error("invalid catalog {field}: {problem}")]
+    #[error("invalid catalog {field}: {reason}")]
     Invalid {
         /// `server`, `tool` or `vm_arg`.
         field: &'static str,
         /// What is wrong.
-        problem: String,
+        reason: InvalidEntry,
     },
     /// An agent asked to mark read-only a tool the catalog records as mutating: only a human removes
     /// that entry.
@@ -243,6 +243,23 @@ pub enum CatalogError {
         server: String,
         /// The tool.
         tool: String,
+    },
+}
+
+/// What is wrong with a catalog entry's field ([`CatalogError::Invalid`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidEntry {
+    /// The name is empty (or only blanks).
+    #[error("it is empty")]
+    Empty,
+    /// The name holds a control character or is longer than 200 characters.
+    #[error("it contains a control character or is longer than 200 characters")]
+    ControlCharacterOrTooLong,
+    /// The entry cannot be written as TOML.
+    #[error("{detail}")]
+    Unencodable {
+        /// What the encoder said.
+        detail: String,
     },
 }
 
@@ -416,13 +433,13 @@ fn check_name(field: &'static str, value: &str) -> Result<String, CatalogError> 
     if v.is_empty() {
         return Err(CatalogError::Invalid {
             field,
-            problem: "it is empty".into(),
+            reason: InvalidEntry::Empty,
         });
     }
     if v.chars().any(char::is_control) || v.chars().count() > 200 {
         return Err(CatalogError::Invalid {
             field,
-            problem: "it contains a control character or is longer than 200 characters".into(),
+            reason: InvalidEntry::ControlCharacterOrTooLong,
         });
     }
     Ok(v.to_string())
@@ -717,7 +734,9 @@ impl CatalogStore {
         change(&mut file)?;
         let body = toml::to_string(&file).map_err(|e| CatalogError::Invalid {
             field: "entry",
-            problem: e.to_string(),
+            reason: InvalidEntry::Unencodable {
+                detail: e.to_string(),
+            },
         })?;
         let text = format!(
             "# Tool catalog of zerto-ai-rewind: tools that change a VM (mutating) and tools that do not\n# (read_only). A tool in neither list is unknown and becomes a question for the human.\n\n{body}"
@@ -958,16 +977,17 @@ mod tests {
     fn classify_refuses_an_empty_a_control_character_or_an_overlong_name_as_add_does() {
         let (_d, s) = store();
         let long = "x".repeat(201);
-        for (server, tool, field) in [
-            (" ", "run", "server"),
-            ("ssh", "", "tool"),
-            ("ssh", "run\u{7}", "tool"),
-            ("ss\nh", "run", "server"),
-            ("ssh", long.as_str(), "tool"),
+        let unusable = InvalidEntry::ControlCharacterOrTooLong;
+        for (server, tool, field, why) in [
+            (" ", "run", "server", InvalidEntry::Empty),
+            ("ssh", "", "tool", InvalidEntry::Empty),
+            ("ssh", "run\u{7}", "tool", unusable.clone()),
+            ("ss\nh", "run", "server", unusable.clone()),
+            ("ssh", long.as_str(), "tool", unusable.clone()),
         ] {
             let err = s.classify(server, tool, None).unwrap_err();
             assert!(
-                matches!(err, CatalogError::Invalid { field: f, .. } if f == field),
+                matches!(&err, CatalogError::Invalid { field: f, reason } if *f == field && *reason == why),
                 "{server:?}/{tool:?}: {err}"
             );
             assert_eq!(err.kind(), ErrorKind::Usage);
@@ -985,7 +1005,7 @@ mod tests {
             err,
             CatalogError::Invalid {
                 field: "server",
-                ..
+                reason: InvalidEntry::Empty,
             }
         ));
     }

@@ -50,6 +50,115 @@ fn recovered_list(files: &[String]) -> String {
     }
 }
 
+/// Why a recovery cannot be done as asked ([`RewindError::NotPossible`]). Each reason names the VM,
+/// VPG, site, session or task involved; its `Display` says what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum RecoveryRefusal {
+    /// No VPG that holds the tag can run FLR from a configured ZVM.
+    #[error("FLR of VM {vm} cannot run from any VPG that holds the tag: {}", .reasons.join("; "))]
+    FlrUnavailable {
+        /// The VM.
+        vm: String,
+        /// Per VPG: `<VPG>: <why FLR cannot run there>`.
+        reasons: Vec<String>,
+    },
+    /// The answer to the FLR mount was lost and the VM's FLR sessions could not be read to tell
+    /// whether it happened.
+    #[error(
+        "{error}; the mount may have happened, and the VM's FLR sessions could not be read to tell ({why}): look for an FLR session of {vm} at site {site} and unmount it"
+    )]
+    MountUnknown {
+        /// What happened to the mount's answer.
+        error: Box<RewindError>,
+        /// Why the sessions could not be read.
+        why: String,
+        /// The VM.
+        vm: String,
+        /// The configured site that was asked to mount.
+        site: String,
+    },
+    /// The answer to the FLR mount was lost and more than one new session of the checkpoint
+    /// appeared, so none was taken as this one's.
+    #[error(
+        "{error}; the mount may have happened, and {} new FLR sessions of this checkpoint appeared meanwhile ({}); look at them in the ZVM and unmount the one that is not in use",
+        .sessions.len(), .sessions.join(", ")
+    )]
+    MountAmbiguous {
+        /// What happened to the mount's answer.
+        error: Box<RewindError>,
+        /// The new sessions.
+        sessions: Vec<String>,
+    },
+    /// The FLR mount failed, as the session's status says.
+    #[error(
+        "the FLR mount of session {session} at site {site} failed (session status {status}); look at the session in the ZVM, or try another tagged checkpoint"
+    )]
+    MountFailed {
+        /// The FLR session.
+        session: String,
+        /// The configured site that runs it.
+        site: String,
+        /// Its `FlrSessionStatus` (`unknown` when the ZVM gave none).
+        status: String,
+    },
+    /// The FLR session was not mounted within the recovery's wait.
+    #[error(
+        "the FLR session {session} at site {site} was not mounted after {waited_secs} s; try again later, or look at the ZVM's FLR sessions"
+    )]
+    NotMounted {
+        /// The FLR session.
+        session: String,
+        /// The configured site that runs it.
+        site: String,
+        /// How long rewind waited.
+        waited_secs: u64,
+    },
+    /// The ZVM says a guest path cannot be downloaded.
+    #[error("the ZVM of site {site} says {path} cannot be downloaded: {why}")]
+    NotDownloadable {
+        /// The configured site.
+        site: String,
+        /// The guest path.
+        path: String,
+        /// What the ZVM said.
+        why: String,
+    },
+    /// No failover test is running at any VPG of the change, so there is nothing to stop.
+    #[error(
+        "no failover test is running at {} (the VPGs of {vm} that hold the change's tag), so there is nothing to stop",
+        .looked.join(", ")
+    )]
+    NoFailoverTest {
+        /// The VM.
+        vm: String,
+        /// The VPGs looked at.
+        looked: Vec<String>,
+    },
+    /// No clone is in progress at any VPG of the change, so there is nothing to abort.
+    #[error(
+        "no clone is in progress at {} (the VPGs of {vm} that hold the change's tag), so there is nothing to abort",
+        .looked.join(", ")
+    )]
+    NoClone {
+        /// The VM.
+        vm: String,
+        /// The VPGs looked at, each with its site: `<VPG> (at site <site>)`.
+        looked: Vec<String>,
+    },
+    /// A failover test or clone operation was sent and answered with a task that could not be read.
+    #[error(
+        "the {operation} was sent and answered with task {task_id}, which could not be read: {error}; follow the task in the ZVM"
+    )]
+    TaskUnreadable {
+        /// The operation, e.g. `clone start`.
+        operation: &'static str,
+        /// Its task.
+        task_id: String,
+        /// Why it could not be read.
+        error: Box<RewindError>,
+    },
+}
+
 /// Every way an operation of rewind can fail.
 #[derive(Debug, thiserror::Error)]
 pub enum RewindError {
@@ -314,10 +423,10 @@ pub enum RewindError {
 
     /// The recovery cannot be done as asked: nothing is running to stop or abort, FLR is not enabled
     /// where it would run, the mount failed.
-    #[error("{problem}")]
+    #[error("{reason}")]
     NotPossible {
         /// What is not possible, why, and what to do.
-        problem: String,
+        reason: RecoveryRefusal,
     },
 
     /// An FLR failed after its mount was asked for; the session was then unmounted, or the unmount

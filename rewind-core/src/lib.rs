@@ -27,6 +27,33 @@
 //! The library never imports the simulator's types; its tests start `zvm-sim` in-process and talk to it
 //! over HTTP only.
 
+/// Serializes each type named, a typed note or reason, as its `Display` text, with the JSON Schema of
+/// a string: the `--json` output and the published schemas read as they did when notes were strings,
+/// while the code and its tests match the variants. Defined before the modules, so that each can use it.
+macro_rules! serialize_as_text {
+    ($($t:ty),+ $(,)?) => {$(
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+
+        impl schemars::JsonSchema for $t {
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                <String as schemars::JsonSchema>::schema_name()
+            }
+
+            fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                <String as schemars::JsonSchema>::json_schema(generator)
+            }
+        }
+    )+};
+}
+
 pub mod catalog;
 pub mod codes;
 pub mod config;
@@ -48,21 +75,25 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-pub use catalog::{CatalogStore, Classification, ToolClass};
+pub use catalog::{CatalogStore, Classification, InvalidEntry, ToolClass};
 pub use codes::Code;
 pub use config::{
     Config, Credentials, GuardSettings, HookSettings, HttpSettings, RecoverSettings, Secret,
     SiteConfig,
 };
-pub use error::{Candidate, ErrorKind, ErrorReport, RewindError};
-pub use guard::{GuardReport, GuardRequest, Outcome, Verdict, VpgGuard};
+pub use error::{Candidate, ErrorKind, ErrorReport, RecoveryRefusal, RewindError};
+pub use guard::{
+    Culprit, GuardNote, GuardReport, GuardRequest, Outcome, RunningInsert, Verdict, VpgGuard,
+};
 pub use journal::{GuardLookup, Journal, JournalFilter, JournalRecord};
 pub use progress::{NoProgress, ProgressSink, Stage, TaskProgress};
-pub use protection::{FlrAvailability, Protection, SiteRef, VmQuery, VmRef, VpgProtection};
+pub use protection::{
+    FlrAvailability, Protection, ProtectionNote, SiteRef, VmQuery, VmRef, VpgProtection,
+};
 pub use recover::{
     CloneAction, CloneReport, FailoverTestAction, FailoverTestReport, GuestPath, RecoverFileReport,
-    RecoverFileRequest, RecoveredFile, RecoveryOperation, RecoveryPoint, RecoveryTask,
-    RecoveryTaskReport, RecoveryVerdict, Unmount,
+    RecoverFileRequest, RecoveredFile, RecoveryNote, RecoveryOperation, RecoveryPoint,
+    RecoveryTask, RecoveryTaskReport, RecoveryVerdict, Unmount,
 };
 pub use tagged_checkpoint::TagList;
 pub use zvm::ZvmClient;

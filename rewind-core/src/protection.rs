@@ -96,8 +96,34 @@ pub struct Protection {
     pub vpgs: Vec<VpgProtection>,
     /// Things the answer could not check (e.g. a site's inventory that could not be read).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<ProtectionNote>,
 }
+
+/// Something a find_protection answer could not check. It reads (and serializes) as one sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProtectionNote {
+    /// A site's inventory could not be read, so an unprotected VM of the same name there would not
+    /// have been seen (and the answer may miss an ambiguity).
+    InventoryUnreadable {
+        /// The configured site.
+        site: String,
+        /// Why it could not be read.
+        error: String,
+    },
+}
+
+impl std::fmt::Display for ProtectionNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProtectionNote::InventoryUnreadable { site, error } => write!(
+                f,
+                "the inventory of site {site} could not be read, so an unprotected VM of the same name there would not be seen: {error}"
+            ),
+        }
+    }
+}
+
+serialize_as_text!(ProtectionNote);
 
 impl Protection {
     /// The protecting VPGs.
@@ -308,17 +334,17 @@ impl<'a> Sites<'a> {
         &self,
         matcher: &VmQuery,
         protected: &BTreeMap<String, Rows<'a>>,
-        notes: &mut Vec<String>,
+        notes: &mut Vec<ProtectionNote>,
     ) -> BTreeMap<String, Candidate> {
         let mut unprotected: BTreeMap<String, Candidate> = BTreeMap::new();
         for a in self.answers {
             let vms = match &a.inventory {
                 Ok(vms) => vms,
                 Err(e) => {
-                    notes.push(format!(
-                        "the inventory of site {} could not be read, so an unprotected VM of the same name there would not be seen: {e}",
-                        a.client.name()
-                    ));
+                    notes.push(ProtectionNote::InventoryUnreadable {
+                        site: a.client.name().to_string(),
+                        error: e.to_string(),
+                    });
                     continue;
                 }
             };

@@ -11,8 +11,8 @@ use std::time::Duration;
 use common::{CLIENT_SECRET, Mischief, Proxy, Sites, TestEnv};
 use rewind_core::journal::JournalFilter;
 use rewind_core::{
-    FlrAvailability, GuardRequest, NoProgress, Outcome, ProgressSink, Rewind, RewindError,
-    SiteConfig, Stage, TaskProgress, Verdict,
+    Culprit, FlrAvailability, GuardNote, GuardRequest, NoProgress, Outcome, ProgressSink, Rewind,
+    RewindError, RunningInsert, SiteConfig, Stage, TaskProgress, Verdict,
 };
 
 fn request(vm: &str, change: &str) -> GuardRequest {
@@ -822,9 +822,14 @@ async fn another_clients_insert_that_fails_ours_is_waited_for_and_ours_retried()
         .find(|v| v.vpg_name == "app-tier")
         .unwrap();
     assert!(
-        vpg.notes
-            .iter()
-            .any(|n| n.contains("another client") && n.contains("inserted again")),
+        vpg.notes.iter().any(|n| matches!(
+            n,
+            GuardNote::BackToBack {
+                culprit: Culprit::AnotherClient { .. },
+                retry: 1,
+                ..
+            }
+        )),
         "{:?}",
         vpg.notes
     );
@@ -850,9 +855,10 @@ async fn a_lost_insert_answer_causes_no_second_insert() {
     assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
     let vpg = &report.vpgs[0];
     assert!(
-        vpg.notes
-            .iter()
-            .any(|n| n.starts_with("no answer to the insert came back (")),
+        vpg.notes.iter().any(|n| matches!(
+            n,
+            GuardNote::OutcomeUnknown { what } if what.starts_with("no answer to the insert came back (")
+        )),
         "{:?}",
         vpg.notes
     );
@@ -921,11 +927,15 @@ async fn an_insert_left_running_at_a_deadline_is_waited_for_by_the_next_guard_of
         .guard(request("db-01", "chg-slow-2"), &NoProgress)
         .await
         .unwrap();
-    let notes: Vec<&String> = second.vpgs.iter().flat_map(|v| v.notes.iter()).collect();
+    let notes: Vec<&GuardNote> = second.vpgs.iter().flat_map(|v| v.notes.iter()).collect();
     assert!(
-        notes.iter().any(|n| n.contains(&left)
-            && n.contains("an earlier guard of this process")
-            && n.contains("waited for it before inserting")),
+        notes.iter().any(|n| matches!(
+            n,
+            GuardNote::WaitedForRunning {
+                task_id,
+                whose: RunningInsert::EarlierGuardOfThisProcess,
+            } if *task_id == left
+        )),
         "{}",
         second.summary()
     );

@@ -147,7 +147,7 @@ pub fn guard_text(r: &GuardReport) -> String {
         .iter()
         .flat_map(|v| v.notes.iter().map(move |n| format!("{}: {n}", v.vpg_name)))
         .collect();
-    notes.extend(r.notes.iter().cloned());
+    notes.extend(r.notes.iter().map(ToString::to_string));
     for n in notes {
         out.push_str(&format!("note: {n}\n"));
     }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use super::insert::Inserted;
-use super::{GuardContext, GuardReport, Outcome, Verdict, VpgGuard};
+use super::{GuardContext, GuardNote, GuardReport, Outcome, Verdict, VpgGuard};
 use crate::codes::{Code, STATE_COMPLETED};
 use crate::error::RewindError;
 use crate::journal::{
@@ -77,7 +77,7 @@ pub(crate) struct AttemptLog<'a> {
     pub(crate) journal: &'a Journal,
     pub(crate) intent: JournalRecord,
     /// Task lines that could not be written, for the verdict's notes.
-    pub(crate) failures: StdMutex<Vec<String>>,
+    pub(crate) failures: StdMutex<Vec<GuardNote>>,
 }
 
 impl AttemptLog<'_> {
@@ -88,9 +88,10 @@ impl AttemptLog<'_> {
         let line = JournalRecord::sent(&self.intent, vpg_id, task_id);
         if let Err(e) = self.journal.append_unsynced(line).await {
             let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
-            failures.push(format!(
-                "the id of insert task {task_id} could not be journaled: {e}"
-            ));
+            failures.push(GuardNote::TaskIdNotJournaled {
+                task_id: task_id.to_string(),
+                error: e.to_string(),
+            });
         }
     }
 }
@@ -102,7 +103,9 @@ pub(crate) fn verdict_line(report: &GuardReport) -> JournalRecord {
         .iter()
         .map(|v| vpg_line(v, &report.tag))
         .collect();
-    let mut notes = report.notes.clone();
+    // The journal holds each note as its sentence: records written by older versions hold sentences
+    // only, and reading any of them back must not depend on this version's variants.
+    let mut notes: Vec<String> = report.notes.iter().map(ToString::to_string).collect();
     for v in &report.vpgs {
         notes.extend(v.notes.iter().map(|n| format!("{}: {n}", v.vpg_name)));
     }
@@ -207,35 +210,32 @@ pub(crate) async fn follow_earlier_task(
     earlier: &Earlier,
     deadline: Instant,
     watch: &Watch<'_>,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<GuardNote>,
 ) -> Option<Inserted> {
     let id = earlier.task_id.as_deref()?;
-    let who = &earlier.attempt;
+    let (attempt, task_id) = (earlier.attempt.clone(), id.to_string());
     let (learnt, _) = client.learnt();
     match wait_task(client, id, Instant::now(), deadline, learnt, watch).await {
         Ok(TaskWait::Terminal(task)) => {
             ctx.own.record(&vpg.vpg_id, id, task.started, true);
             if task.state() == Some(STATE_COMPLETED) {
-                notes.push(format!(
-                    "took over {who} of this change: its insert task {id} Completed, so its checkpoint is adopted and the tag was not inserted again"
-                ));
+                notes.push(GuardNote::EarlierInsertCompleted { attempt, task_id });
                 return Some(Inserted::Completed {
                     task,
                     task_id: id.to_string(),
                     at: Instant::now(),
                 });
             }
-            notes.push(format!(
-                "took over {who} of this change: its insert task {id} ended {} ({}), so the tag is inserted again",
-                task.state().map(Code::task_state).map(|c| c.to_string()).unwrap_or_default(),
-                task.complete_reason.as_deref().unwrap_or_default()
-            ));
+            notes.push(GuardNote::EarlierInsertEnded {
+                attempt,
+                task_id,
+                state: task.state().map(Code::task_state),
+                reason: task.complete_reason.clone().unwrap_or_default(),
+            });
             None
         }
         Ok(TaskWait::StillRunning(last)) => {
-            notes.push(format!(
-                "took over {who} of this change: its insert task {id} was still running at the deadline"
-            ));
+            notes.push(GuardNote::EarlierInsertStillRunning { attempt, task_id });
             Some(Inserted::Done(super::Outcome::StillRunning {
                 task_id: id.to_string(),
                 task_state: last.as_ref().and_then(|t| t.state()).map(Code::task_state),
@@ -243,9 +243,11 @@ pub(crate) async fn follow_earlier_task(
             }))
         }
         Err(e) => {
-            notes.push(format!(
-                "took over {who} of this change, but its insert task {id} could not be read ({e}); looked for its tag instead"
-            ));
+            notes.push(GuardNote::EarlierInsertUnreadable {
+                attempt,
+                task_id,
+                error: e.to_string(),
+            });
             None
         }
     }
@@ -259,15 +261,14 @@ pub(crate) async fn look_for_tag(
     tag: &str,
     since: Option<DateTime<Utc>>,
     until: Instant,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<GuardNote>,
 ) -> Result<Option<Inserted>, RewindError> {
     let (_, lag) = client.learnt();
     let found = wait_listed(client, &vpg.vpg_id, tag, since, Instant::now(), until, lag).await?;
     Ok(found.map(|(cp, _)| {
-        notes.push(format!(
-            "the tagged checkpoint {} was already there, so the tag was not inserted again",
-            cp.checkpoint_identifier.as_deref().unwrap_or("?")
-        ));
+        notes.push(GuardNote::TagAlreadyListed {
+            checkpoint_id: cp.checkpoint_identifier.clone(),
+        });
         Inserted::Found {
             task_id: None,
             checkpoint_id: cp.checkpoint_identifier.unwrap_or_default(),

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::GuardContext;
 use super::attempt::{self, AttemptLog, Earlier};
+use super::note::{Culprit, GuardNote, RunningInsert};
 use super::reconcile::{Reconciled, reconcile};
 use super::report::{Outcome, VpgGuard};
 use crate::codes::{Code, STATE_COMPLETED, STATE_IN_PROGRESS};
@@ -115,7 +116,11 @@ fn task_id_of(o: &Outcome) -> Option<&str> {
     }
 }
 
-async fn tag_vpg(run: &Insert<'_>, earlier: Option<&Earlier>, notes: &mut Vec<String>) -> Outcome {
+async fn tag_vpg(
+    run: &Insert<'_>,
+    earlier: Option<&Earlier>,
+    notes: &mut Vec<GuardNote>,
+) -> Outcome {
     let Insert {
         ctx,
         client,
@@ -168,9 +173,9 @@ async fn tag_vpg(run: &Insert<'_>, earlier: Option<&Earlier>, notes: &mut Vec<St
                     }
                 }
                 Ok(None) => {
-                    notes.push(format!(
-                        "task {task_id} Completed but the checkpoint was not listed yet when the deadline came; list the tags of this VM later to see it"
-                    ));
+                    notes.push(GuardNote::NotListedYet {
+                        task_id: task_id.clone(),
+                    });
                     Outcome::StillRunning {
                         task_id,
                         task_state: task.state().map(Code::task_state),
@@ -198,7 +203,7 @@ async fn tag_vpg(run: &Insert<'_>, earlier: Option<&Earlier>, notes: &mut Vec<St
 async fn insert_locked(
     run: &Insert<'_>,
     earlier: Option<&Earlier>,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<GuardNote>,
 ) -> Inserted {
     if let Some(e) = earlier
         && let Some(settled) = attempt::follow_earlier_task(
@@ -262,7 +267,7 @@ enum Turn {
 
 /// One turn: wait for any insert running at the VPG, look for the tag when it may exist, insert, read
 /// the task to its end, and settle or go round again.
-async fn turn(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<String>) -> Turn {
+async fn turn(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<GuardNote>) -> Turn {
     if Instant::now() >= run.deadline {
         return Turn::Done(Box::new(Inserted::Done(Outcome::Error {
             task_id: None,
@@ -320,7 +325,7 @@ async fn look_first(
     run: &Insert<'_>,
     tries: &mut Tries,
     waited: bool,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<GuardNote>,
 ) -> Option<Inserted> {
     let until = tries.may_exist?;
     let until = if waited {
@@ -364,7 +369,7 @@ enum Sending {
 }
 
 /// Sends the insert. An answer of unknown outcome is reconciled before anything else is sent.
-async fn send(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<String>) -> Sending {
+async fn send(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<GuardNote>) -> Sending {
     let vpg_id = run.vpg.vpg_id.as_str();
     run.watch.report(Stage::Inserting, None, None);
     let sent = Instant::now();
@@ -372,9 +377,7 @@ async fn send(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<String>) -> S
         Ok(task_id) => Sending::Sent(task_id, sent),
         Err(e) if e.outcome_unknown() => {
             let what = e.what_happened_to("the insert");
-            notes.push(format!(
-                "{what}; looked for the tag before any second insert"
-            ));
+            notes.push(GuardNote::OutcomeUnknown { what: what.clone() });
             Sending::Ends(after_unknown(run, tries, &what, notes).await)
         }
         Err(e) => {
@@ -394,7 +397,7 @@ async fn after_unknown(
     run: &Insert<'_>,
     tries: &mut Tries,
     what: &str,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<GuardNote>,
 ) -> Turn {
     let (ctx, client, vpg, tag) = (run.ctx, run.client, run.vpg, run.tag);
     let error = |task_id: Option<String>, kind, message| {
@@ -423,10 +426,10 @@ async fn after_unknown(
         ),
         Ok(Reconciled::NotInserted) if tries.resent < ctx.settings.lost_response_retries => {
             tries.resent += 1;
-            notes.push(format!(
-                "no checkpoint with the tag and no insert task that could be ours was found, so the insert did not happen; inserting again ({} of {})",
-                tries.resent, ctx.settings.lost_response_retries
-            ));
+            notes.push(GuardNote::InsertingAgain {
+                resent: tries.resent,
+                of: ctx.settings.lost_response_retries,
+            });
             // A ZVM may still be working on the lost request: look once more first.
             tries.may_exist = Some(Instant::now());
             Turn::Again
@@ -491,7 +494,7 @@ async fn settle(
     task_id: String,
     task: Task,
     sent: Instant,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<GuardNote>,
 ) -> Turn {
     let (ctx, client, vpg_id) = (run.ctx, run.client, run.vpg.vpg_id.as_str());
     let state = task.state().unwrap_or(-1);
@@ -520,13 +523,15 @@ async fn settle(
         })));
     };
     tries.back_to_back += 1;
-    notes.push(format!(
-        "insert task {task_id} ended {} because {} was running at this VPG ({reason}); waited for it and inserted again (retry {})",
-        Code::task_state(state),
-        culprit.words(),
-        tries.back_to_back
-    ));
-    if matches!(culprit, Culprit::Unnamed) {
+    let unnamed = culprit == Culprit::Unnamed;
+    notes.push(GuardNote::BackToBack {
+        task_id,
+        state: Code::task_state(state),
+        culprit,
+        reason,
+        retry: tries.back_to_back,
+    });
+    if unnamed {
         // No task to wait for: the insert that ran is waited out for about its length.
         let pause = client.learnt().0.unwrap_or(Duration::from_millis(500));
         tokio::time::sleep(pause.min(run.deadline.saturating_duration_since(Instant::now()))).await;
@@ -542,7 +547,7 @@ async fn settle(
 async fn wait_for_running(
     run: &Insert<'_>,
     maybe_ours: bool,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<GuardNote>,
 ) -> Result<bool, Inserted> {
     let Insert {
         ctx,
@@ -556,9 +561,9 @@ async fn wait_for_running(
     let running = match client.insert_tasks(vpg_id, true).await {
         Ok(running) => running,
         Err(e) => {
-            notes.push(format!(
-                "could not check for other clients' running inserts at this VPG ({e}); inserting anyway"
-            ));
+            notes.push(GuardNote::RunningUnchecked {
+                error: e.to_string(),
+            });
             return Ok(false);
         }
     };
@@ -568,23 +573,17 @@ async fn wait_for_running(
             continue;
         };
         // One this process saw end is listed only by a read sent before it ended: passed over.
+        let initiated_by = initiated_by(&other);
         let whose = match ctx.own.ended(vpg_id, &other_id) {
             Some(true) => continue,
-            Some(false) => {
-                "an earlier guard of this process, whose deadline came while it ran".to_string()
-            }
-            None if maybe_ours => format!(
-                "another client ({}), or an earlier attempt of this change",
-                other.initiated_by.as_deref().unwrap_or("unknown")
-            ),
-            None => format!(
-                "another client ({})",
-                other.initiated_by.as_deref().unwrap_or("unknown")
-            ),
+            Some(false) => RunningInsert::EarlierGuardOfThisProcess,
+            None if maybe_ours => RunningInsert::AnotherClientOrEarlierAttempt { initiated_by },
+            None => RunningInsert::AnotherClient { initiated_by },
         };
-        notes.push(format!(
-            "insert task {other_id} of {whose} was running at this VPG; waited for it before inserting"
-        ));
+        notes.push(GuardNote::WaitedForRunning {
+            task_id: other_id.clone(),
+            whose: whose.clone(),
+        });
         watch.report(Stage::Queued, Some(&other_id), Some(&other));
         let (learnt, _) = client.learnt();
         match wait_task(client, &other_id, Instant::now(), deadline, learnt, watch).await {
@@ -603,32 +602,21 @@ async fn wait_for_running(
                     ),
                 }));
             }
-            Err(e) => notes.push(format!("could not follow task {other_id}: {e}")),
+            Err(e) => notes.push(GuardNote::RunningUnfollowed {
+                task_id: other_id,
+                error: e.to_string(),
+            }),
         }
     }
     Ok(waited)
 }
 
-/// The other insert that made ours fail.
-enum Culprit {
-    /// Seen in the VPG's insert tasks.
-    Task(Task),
-    /// Only the failure's reason says another insert was running.
-    Unnamed,
-}
-
-impl Culprit {
-    /// The culprit as a note names it.
-    fn words(&self) -> String {
-        match self {
-            Culprit::Task(other) => format!(
-                "insert task {} of another client ({})",
-                other.task_identifier.as_deref().unwrap_or_default(),
-                other.initiated_by.as_deref().unwrap_or("unknown")
-            ),
-            Culprit::Unnamed => "another insert".to_string(),
-        }
-    }
+/// Who started `task`, as a note names them.
+fn initiated_by(task: &Task) -> String {
+    task.initiated_by
+        .as_deref()
+        .unwrap_or("unknown")
+        .to_string()
 }
 
 /// Finds the insert that was running at the VPG while ours ran (the back-to-back rule): another insert
@@ -658,7 +646,10 @@ async fn back_to_back_culprit(
             )
         });
         if let Some(t) = overlapping.into_iter().next() {
-            return Some(Culprit::Task(t));
+            return Some(Culprit::AnotherClient {
+                initiated_by: initiated_by(&t),
+                task_id: t.task_identifier.unwrap_or_default(),
+            });
         }
     }
     let reason = task

@@ -19,6 +19,7 @@
 
 mod attempt;
 mod insert;
+mod note;
 mod queue;
 mod reconcile;
 mod report;
@@ -40,6 +41,7 @@ use crate::vm::VmRef;
 use crate::zvm::ZvmClient;
 use attempt::AttemptLog;
 use insert::guard_vpg;
+pub use note::{Culprit, GuardNote, RunningInsert};
 pub(crate) use queue::{OwnTasks, VpgQueue};
 pub use report::{GuardReport, Outcome, Verdict, VpgGuard, verdict};
 
@@ -139,7 +141,7 @@ struct Plan {
     tag: String,
     attempt_id: String,
     change_id: String,
-    notes: Vec<String>,
+    notes: Vec<GuardNote>,
 }
 
 /// Looks for an earlier attempt of this VM and change within the hook's window (while holding their
@@ -162,14 +164,19 @@ fn take_over(
             ctx.settings.deadline + LOCK_SLACK,
         )
         .map_err(|source| RewindError::NotJournaled { source })?;
-    let mut notes = protection.notes.clone();
+    let mut notes: Vec<GuardNote> = protection
+        .notes
+        .iter()
+        .cloned()
+        .map(GuardNote::Protection)
+        .collect();
     let tag = match earlier.as_ref().and_then(|r| Some((r, r.tag()?))) {
         Some((record, tag)) => {
-            notes.push(format!(
-                "took over {} of change {change_id} (verdict {}): its tag is kept, and what it inserted is adopted rather than inserted again; to pin a new checkpoint, guard with a new change id",
-                attempt::attempt_name(record),
-                record.verdict
-            ));
+            notes.push(GuardNote::TookOver {
+                attempt: attempt::attempt_name(record),
+                change_id: change_id.to_string(),
+                verdict: record.verdict.clone(),
+            });
             tag.to_string()
         }
         None => fresh_tag,
@@ -204,10 +211,9 @@ impl Plan {
         let mut notes = self.notes;
         notes.extend(log.failures.into_inner().unwrap_or_else(|p| p.into_inner()));
         if protection.protecting().next().is_none() {
-            notes.push(format!(
-                "no VPG of {} is protecting, so nothing was tagged and Zerto cannot rewind this change",
-                protection.vm.name
-            ));
+            notes.push(GuardNote::NothingProtecting {
+                vm: protection.vm.name.clone(),
+            });
         }
         GuardReport {
             verdict: verdict(&vpgs),

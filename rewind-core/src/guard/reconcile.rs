@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
-use super::GuardContext;
 use super::insert::Inserted;
+use super::{GuardContext, GuardNote};
 use crate::codes::{STATE_COMPLETED, STATE_IN_PROGRESS};
 use crate::error::RewindError;
 use crate::protection::VpgProtection;
@@ -37,7 +37,7 @@ pub(super) async fn reconcile(
     tag: &str,
     deadline: Instant,
     watch: &Watch<'_>,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<GuardNote>,
 ) -> Result<Reconciled, RewindError> {
     let vpg_id = vpg.vpg_id.as_str();
     let tasks = client.insert_tasks(vpg_id, false).await?;
@@ -96,7 +96,7 @@ async fn follow_to_the_end(
     candidates: &mut [Task],
     deadline: Instant,
     watch: &Watch<'_>,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<GuardNote>,
 ) -> Option<Reconciled> {
     let (learnt, _) = client.learnt();
     for c in candidates.iter_mut() {
@@ -107,9 +107,9 @@ async fn follow_to_the_end(
         match wait_task(client, &id, Instant::now(), deadline, learnt, watch).await {
             Ok(TaskWait::Terminal(t)) => *c = t,
             Ok(TaskWait::StillRunning(last)) => {
-                notes.push(format!(
-                    "insert task {id}, which may be ours, was still running at the deadline"
-                ));
+                notes.push(GuardNote::MaybeOursStillRunning {
+                    task_id: id.clone(),
+                });
                 return Some(Reconciled::StillRunning(
                     id,
                     last.unwrap_or_else(|| c.clone()),
@@ -138,7 +138,7 @@ impl Ours<'_> {
         ctx: &GuardContext<'_>,
         client: &ZvmClient,
         deadline: Instant,
-        notes: &mut Vec<String>,
+        notes: &mut Vec<GuardNote>,
     ) -> Result<Reconciled, RewindError> {
         let since = self
             .candidates
@@ -168,14 +168,9 @@ impl Ours<'_> {
             return Ok(Reconciled::NotInserted);
         };
         let task_id = self.newest_completed(ctx);
-        let checkpoint = cp.checkpoint_identifier.as_deref().unwrap_or("?");
-        notes.push(match &task_id {
-            Some(id) => format!(
-                "found the tagged checkpoint {checkpoint} and its insert task {id}: the insert had happened, so it was not sent again"
-            ),
-            None => format!(
-                "found the tagged checkpoint {checkpoint}: the insert had happened, so it was not sent again"
-            ),
+        notes.push(GuardNote::FoundAfterUnknown {
+            checkpoint_id: cp.checkpoint_identifier.clone(),
+            task_id: task_id.clone(),
         });
         Ok(Reconciled::Found(Inserted::Found {
             task_id,

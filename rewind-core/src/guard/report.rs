@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::GuardNote;
 use crate::codes::Code;
 use crate::error::ErrorKind;
 use crate::journal::JournalError;
@@ -86,7 +87,7 @@ pub struct VpgGuard {
     pub outcome: Outcome,
     /// Retries, waits and reconciliations, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<GuardNote>,
 }
 
 impl VpgGuard {
@@ -132,7 +133,7 @@ pub struct GuardReport {
     pub elapsed_ms: u64,
     /// Notes about the guard as a whole.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<GuardNote>,
     /// This attempt's id in the audit journal.
     pub attempt_id: String,
     /// The earlier attempt of this VM and change that this guard took over, if any.

@@ -12,7 +12,7 @@ use super::{
 };
 
 /// The note of an interrupted attempt.
-const INTERRUPTED_NOTE: &str = "interrupted: its process ended before the verdict was written; each VPG line says what it may have inserted (pending: the insert may have been sent, its answer unknown; sent: its task id); the next guard of this VM and change takes it over and adopts what it inserted";
+pub(super) const INTERRUPTED_NOTE: &str = "interrupted: its process ended before the verdict was written; each VPG line says what it may have inserted (pending: the insert may have been sent, its answer unknown; sent: its task id); the next guard of this VM and change takes it over and adopts what it inserted";
 
 /// `records` in file order, each attempt's lines folded into the record at the place of its first
 /// line; records of no attempt stand as they are.

@@ -179,6 +179,9 @@ pub struct JournalRecord {
     pub verdict: String,
     /// Each VPG.
     pub vpgs: Vec<JournalVpg>,
+    // Each note is the sentence a guard's or a recovery's typed note displays, kept as text: records
+    // are read back by later versions, whose notes may differ, and by older ones. (Not a doc comment:
+    // that would change the published JSON Schema.)
     /// Notes: retries, reconciliations.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -783,7 +786,7 @@ mod tests {
             .map(|v| (v.outcome.as_str(), v.task_id.as_deref()))
             .collect();
         assert_eq!(outcomes, [("sent", Some("task-1")), ("pending", None)]);
-        assert!(r.notes.iter().any(|n| n.contains("interrupted")), "{r:?}");
+        assert_eq!(r.notes, [fold::INTERRUPTED_NOTE], "{r:?}");
         assert_eq!(
             j.earlier_attempt(
                 "S.WEB-01",

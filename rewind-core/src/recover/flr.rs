@@ -24,11 +24,12 @@ use std::time::{Duration, Instant};
 
 use super::destination::{Destination, GuestPath, RecoveredFile, parse_paths};
 use super::{
-    Ended, RecoverFileReport, RecoverFileRequest, RecoveryPoint, RecoveryRecord, RecoveryTask,
-    Unmount, await_task, check_change, client_of, pick_for_flr, recovery_wait, resolve, watch,
+    Ended, RecoverFileReport, RecoverFileRequest, RecoveryNote, RecoveryPoint, RecoveryRecord,
+    RecoveryTask, Unmount, await_task, check_change, client_of, pick_for_flr, recovery_wait,
+    resolve, watch,
 };
 use crate::Rewind;
-use crate::error::RewindError;
+use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::VmRef;
 use crate::zvm::task::next_poll;
@@ -112,7 +113,7 @@ impl Run<'_> {
         session: Option<&str>,
         unmount: Option<&Unmount>,
         error: Option<&RewindError>,
-    ) -> Option<String> {
+    ) -> Option<RecoveryNote> {
         let paths: Vec<&str> = self.paths.iter().map(GuestPath::as_str).collect();
         RecoveryRecord {
             client: &self.client,
@@ -126,7 +127,7 @@ impl Run<'_> {
             },
             task: self.mount.as_ref(),
             detail: error.map(ToString::to_string),
-            notes: self.notes.clone(),
+            notes: &self.notes,
             details: serde_json::json!({
                 "operation": "flr",
                 "site": self.site,
@@ -146,7 +147,7 @@ impl Run<'_> {
         self,
         session: String,
         unmount: Unmount,
-        journal_problem: Option<String>,
+        journal_problem: Option<RecoveryNote>,
         began: Instant,
     ) -> RecoverFileReport {
         let mut notes = self.notes;
@@ -228,7 +229,7 @@ struct Run<'a> {
     wait: Duration,
     mount: Option<RecoveryTask>,
     files: Vec<RecoveredFile>,
-    notes: Vec<String>,
+    notes: Vec<RecoveryNote>,
     guard: MountGuard,
 }
 
@@ -298,15 +299,16 @@ impl Run<'_> {
         let error = lost.at(&client, "POST /v1/flrs");
         // Without the sessions before and after, the mount may have happened unseen: the error says
         // so, and what to do, whichever read failed.
-        let unknown = |why: String| RewindError::NotPossible {
-            problem: format!(
-                "{error}; the mount may have happened, and the VM's FLR sessions could not be read to tell ({why}): look for an FLR session of {} at site {} and unmount it",
-                self.vm.name,
-                client.name()
-            ),
+        let unknown = |error: RewindError, why: String| RewindError::NotPossible {
+            reason: RecoveryRefusal::MountUnknown {
+                error: Box::new(error),
+                why,
+                vm: self.vm.name.clone(),
+                site: client.name().to_string(),
+            },
         };
         let Some(before) = before else {
-            return Err(unknown("the read before the mount failed".into()));
+            return Err(unknown(error, "the read before the mount failed".into()));
         };
         let known = |s: &FlrSession| {
             before
@@ -315,7 +317,7 @@ impl Run<'_> {
         };
         let after = match client.flr_sessions(&self.vm.id).await {
             Ok(after) => after,
-            Err(e) => return Err(unknown(e.to_string())),
+            Err(e) => return Err(unknown(error, e.to_string())),
         };
         let mut ours: Vec<String> = after
             .iter()
@@ -334,20 +336,20 @@ impl Run<'_> {
             0 => Err(error),
             1 => {
                 let id = ours.remove(0);
-                self.notes.push(format!(
-                    "{what}; the session it created, {id}, was found and used"
-                ));
+                self.notes.push(RecoveryNote::MountFound {
+                    what,
+                    session_id: id.clone(),
+                });
                 Ok(id)
             }
             _ => {
                 // Several new sessions of the same checkpoint: this process cannot tell which is its
                 // own, so it takes none and leaves them to be seen.
                 Err(RewindError::NotPossible {
-                    problem: format!(
-                        "{error}; the mount may have happened, and {} new FLR sessions of this checkpoint appeared meanwhile ({}); look at them in the ZVM and unmount the one that is not in use",
-                        ours.len(),
-                        ours.join(", ")
-                    ),
+                    reason: RecoveryRefusal::MountAmbiguous {
+                        error: Box::new(error),
+                        sessions: ours,
+                    },
                 })
             }
         }
@@ -372,9 +374,9 @@ impl Run<'_> {
                 return Err(mount_failed(&client, session, &s));
             }
             if s.is_mounted() {
-                self.notes.push(format!(
-                    "no {FLR_MOUNT_TASK_TYPE} task of session {session} was listed; the session's status says it is mounted"
-                ));
+                self.notes.push(RecoveryNote::MountTaskNotListed {
+                    session_id: session.to_string(),
+                });
                 mounted = true;
                 break None;
             }
@@ -436,10 +438,11 @@ impl Run<'_> {
         }
         if let Some(why) = item.not_downloadable() {
             return Err(RewindError::NotPossible {
-                problem: format!(
-                    "the ZVM of site {} says {path} cannot be downloaded: {why}",
-                    self.client.name()
-                ),
+                reason: RecoveryRefusal::NotDownloadable {
+                    site: self.client.name().to_string(),
+                    path: path.to_string(),
+                    why,
+                },
             });
         }
         let mut attempt = 1;
@@ -447,9 +450,10 @@ impl Run<'_> {
             let cut = AtomicBool::new(false);
             match self.download(session, path, &item, &cut).await {
                 Err(e) if cut.load(Ordering::Relaxed) && attempt < DOWNLOAD_ATTEMPTS => {
-                    self.notes.push(format!(
-                        "the download of {path} was cut off ({e}); it was fetched again"
-                    ));
+                    self.notes.push(RecoveryNote::DownloadCutOff {
+                        path: path.clone(),
+                        error: e.to_string(),
+                    });
                     tokio::time::sleep(Duration::from_millis(200) * attempt).await;
                     attempt += 1;
                 }
@@ -503,17 +507,18 @@ impl Run<'_> {
             unpacked?;
             if empty {
                 self.notes
-                    .push(format!("the folder {path} held no file at the checkpoint"));
+                    .push(RecoveryNote::EmptyFolder { path: path.clone() });
             }
         } else {
             let file = self.destination.write_download(path, body, lost).await?;
             if let Some(listed) = item.size_in_bytes
                 && u64::try_from(listed).ok() != Some(file.size)
             {
-                self.notes.push(format!(
-                    "{path}: the ZVM listed {listed} bytes and {} were downloaded",
-                    file.size
-                ));
+                self.notes.push(RecoveryNote::SizeDiffers {
+                    path: path.clone(),
+                    listed,
+                    downloaded: file.size,
+                });
             }
             self.files.push(file);
         }
@@ -656,21 +661,24 @@ fn holdings(listing: &FlrListing) -> String {
 
 fn mount_failed(client: &ZvmClient, session: &str, s: &FlrSession) -> RewindError {
     RewindError::NotPossible {
-        problem: format!(
-            "the FLR mount of session {session} at site {} failed (session status {}); look at the session in the ZVM, or try another tagged checkpoint",
-            client.name(),
-            s.flr_session_status.as_deref().unwrap_or("unknown")
-        ),
+        reason: RecoveryRefusal::MountFailed {
+            session: session.to_string(),
+            site: client.name().to_string(),
+            status: s
+                .flr_session_status
+                .clone()
+                .unwrap_or_else(|| "unknown".into()),
+        },
     }
 }
 
 fn mount_too_long(client: &ZvmClient, session: &str, wait: Duration) -> RewindError {
     RewindError::NotPossible {
-        problem: format!(
-            "the FLR session {session} at site {} was not mounted after {} s; try again later, or look at the ZVM's FLR sessions",
-            client.name(),
-            wait.as_secs()
-        ),
+        reason: RecoveryRefusal::NotMounted {
+            session: session.to_string(),
+            site: client.name().to_string(),
+            waited_secs: wait.as_secs(),
+        },
     }
 }
 

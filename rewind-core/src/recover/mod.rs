@@ -31,6 +31,7 @@
 
 mod destination;
 mod flr;
+mod note;
 mod vpg_task;
 
 use std::path::PathBuf;
@@ -42,7 +43,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Rewind;
 use crate::codes::{Code, STATE_COMPLETED};
-use crate::error::RewindError;
+use crate::error::{RecoveryRefusal, RewindError};
 use crate::journal::{JournalRecord, JournalVm, JournalVpg, RecordKind};
 use crate::progress::{ProgressSink, Stage, elapsed_text};
 use crate::protection::{FlrAvailability, Protection, SiteRef, VmRef};
@@ -52,6 +53,7 @@ use crate::zvm::task::{TaskWait, Watch, wait_task};
 use crate::zvm::wire::Task;
 
 pub use destination::{GuestPath, MAX_GUEST_PATH, RecoveredFile, parse_paths};
+pub use note::RecoveryNote;
 
 /// How long each recovery task of `rewind` is waited for: its configuration's
 /// [`crate::RecoverSettings::wait`].
@@ -271,7 +273,7 @@ pub struct RecoverFileReport {
     pub elapsed_ms: u64,
     /// Things worth knowing: a task not listed, a size that differs from the listing, the journal.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<RecoveryNote>,
 }
 
 impl RecoverFileReport {
@@ -394,7 +396,7 @@ pub struct RecoveryTaskReport {
     pub elapsed_ms: u64,
     /// Things worth knowing.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<RecoveryNote>,
 }
 
 /// The result of [`crate::Rewind::failover_test`].
@@ -582,13 +584,12 @@ pub(crate) fn pick_for_flr<'a>(
             FlrAvailability::Unavailable { reason } => format!("{}: {reason}", p.vpg_name),
             FlrAvailability::Available { site } => format!("{}: available at {site}", p.vpg_name),
         })
-        .collect::<Vec<_>>()
-        .join("; ");
+        .collect();
     Err(RewindError::NotPossible {
-        problem: format!(
-            "FLR of VM {} cannot run from any VPG that holds the tag: {reasons}",
-            vm.name
-        ),
+        reason: RecoveryRefusal::FlrUnavailable {
+            vm: vm.name.clone(),
+            reasons,
+        },
     })
 }
 
@@ -696,14 +697,14 @@ pub(crate) struct RecoveryRecord<'a> {
     pub(crate) verdict: &'a str,
     pub(crate) task: Option<&'a RecoveryTask>,
     pub(crate) detail: Option<String>,
-    pub(crate) notes: Vec<String>,
+    pub(crate) notes: &'a [RecoveryNote],
     pub(crate) details: serde_json::Value,
 }
 
 impl RecoveryRecord<'_> {
     /// Appends the record; a journal that cannot be written is returned as a note (the recovery
     /// itself stands).
-    pub(crate) async fn append(self, rewind: &Rewind) -> Option<String> {
+    pub(crate) async fn append(self, rewind: &Rewind) -> Option<RecoveryNote> {
         let record = JournalRecord {
             time: Utc::now(),
             kind: RecordKind::Recovery,
@@ -722,7 +723,8 @@ impl RecoveryRecord<'_> {
                 checkpoint_id: Some(self.point.checkpoint_id.clone()),
                 detail: self.detail,
             }],
-            notes: self.notes,
+            // The journal holds each note as its sentence, as it holds those of older versions.
+            notes: self.notes.iter().map(ToString::to_string).collect(),
             details: Some(self.details),
             attempt: None,
         };
@@ -731,7 +733,9 @@ impl RecoveryRecord<'_> {
             Err(e) => {
                 // The report's notes carry it to the front; a log line would say it twice.
                 tracing::debug!("{e}");
-                Some(e.to_string())
+                Some(RecoveryNote::NotJournaled {
+                    error: e.to_string(),
+                })
             }
         }
     }

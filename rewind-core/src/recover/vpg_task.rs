@@ -16,13 +16,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{
-    CloneAction, Ended, FailoverTestAction, RecoveryOperation, RecoveryPoint, RecoveryRecord,
-    RecoveryTask, RecoveryTaskReport, RecoveryVerdict, await_task, check_change, client_of,
-    preference, recovery_wait, resolve, task_site, watch,
+    CloneAction, Ended, FailoverTestAction, RecoveryNote, RecoveryOperation, RecoveryPoint,
+    RecoveryRecord, RecoveryTask, RecoveryTaskReport, RecoveryVerdict, await_task, check_change,
+    client_of, preference, recovery_wait, resolve, task_site, watch,
 };
 use crate::Rewind;
 use crate::codes::STATE_IN_PROGRESS;
-use crate::error::RewindError;
+use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::ProgressSink;
 use crate::protection::VmRef;
 use crate::zvm::wire::{CLONE_TASK_TYPE, FAILOVER_TEST_TASK_TYPE, STOP_FAILOVER_TEST_TASK_TYPE};
@@ -111,9 +111,9 @@ pub(crate) async fn clone(
             // expected end, not a failure. An abort with a task of its own is followed like any other.
             let follow_clone = match &asked {
                 Ok(None) => {
-                    notes.push(format!(
-                        "the ZVM answered the abort without a task of its own; the clone's task {clone_task} was followed instead"
-                    ));
+                    notes.push(RecoveryNote::AbortWithoutTask {
+                        clone_task: clone_task.clone(),
+                    });
                     true
                 }
                 Ok(Some(id)) => id == &clone_task,
@@ -256,7 +256,7 @@ async fn running_test<'a>(
     rewind: &Rewind,
     vm: &VmRef,
     points: &'a [RecoveryPoint],
-) -> Result<(&'a RecoveryPoint, Arc<ZvmClient>, Vec<String>), RewindError> {
+) -> Result<(&'a RecoveryPoint, Arc<ZvmClient>, Vec<RecoveryNote>), RewindError> {
     let mut running = Vec::new();
     let mut looked = Vec::new();
     for p in preference(points) {
@@ -270,21 +270,17 @@ async fn running_test<'a>(
     let mut running = running.into_iter();
     let Some((point, client, stage)) = running.next() else {
         return Err(RewindError::NotPossible {
-            problem: format!(
-                "no failover test is running at {} (the VPGs of {} that hold the change's tag), so there is nothing to stop",
-                looked.join(", "),
-                vm.name
-            ),
+            reason: RecoveryRefusal::NoFailoverTest {
+                vm: vm.name.clone(),
+                looked,
+            },
         });
     };
-    let mut notes = vec![format!(
-        "the test was at stage {stage:?} when it was stopped"
-    )];
+    let mut notes = vec![RecoveryNote::TestStage { stage }];
     for (other, _, _) in running {
-        notes.push(format!(
-            "a failover test is also running at VPG {}; it was left running",
-            other.vpg_name
-        ));
+        notes.push(RecoveryNote::OtherTestRunning {
+            vpg_name: other.vpg_name.clone(),
+        });
     }
     Ok((point, client, notes))
 }
@@ -308,11 +304,10 @@ async fn running_clone<'a>(
         looked.push(format!("{} (at site {})", p.vpg_name, client.name()));
     }
     Err(RewindError::NotPossible {
-        problem: format!(
-            "no clone is in progress at {} (the VPGs of {} that hold the change's tag), so there is nothing to abort",
-            looked.join(", "),
-            vm.name
-        ),
+        reason: RecoveryRefusal::NoClone {
+            vm: vm.name.clone(),
+            looked,
+        },
     })
 }
 
@@ -327,7 +322,7 @@ struct Op<'a> {
     request: String,
     sink: &'a dyn ProgressSink,
     began: Instant,
-    notes: Vec<String>,
+    notes: Vec<RecoveryNote>,
 }
 
 impl Op<'_> {
@@ -412,18 +407,14 @@ impl Op<'_> {
         let ended = await_task(self.client, clone_task, sent, deadline, &w).await?;
         let (verdict, task) = match ended {
             Ended::Failed(t) => {
-                self.notes.push(format!(
-                    "the clone's task {} ended {}: the clone was aborted",
-                    t.task_id,
-                    t.state_text()
-                ));
+                self.notes.push(RecoveryNote::CloneAborted {
+                    task_id: t.task_id.clone(),
+                    state: t.state_text(),
+                });
                 (RecoveryVerdict::Completed, t)
             }
             Ended::Completed(t) => {
-                self.notes.push(
-                    "the clone had already completed when the abort arrived; the clone exists"
-                        .into(),
-                );
+                self.notes.push(RecoveryNote::CloneAlreadyCompleted);
                 (RecoveryVerdict::Completed, t)
             }
             Ended::StillRunning(t) => (RecoveryVerdict::StillRunning, t),
@@ -439,10 +430,11 @@ impl Op<'_> {
             Ok(ended) => ended,
             Err(e) => {
                 let e = RewindError::NotPossible {
-                    problem: format!(
-                        "the {} was sent and answered with task {task_id}, which could not be read: {e}; follow the task in the ZVM",
-                        self.operation.name()
-                    ),
+                    reason: RecoveryRefusal::TaskUnreadable {
+                        operation: self.operation.name(),
+                        task_id: task_id.to_string(),
+                        error: Box::new(e),
+                    },
                 };
                 return Err(self.failed_before_task(e, "unknown").await);
             }
@@ -451,10 +443,9 @@ impl Op<'_> {
             Ended::Completed(t) => Ok(self.report(RecoveryVerdict::Completed, t).await),
             Ended::StillRunning(t) => {
                 let mut me = self;
-                me.notes.push(format!(
-                    "task {} was still running when waiting stopped; it was not stopped: follow it in the ZVM",
-                    t.task_id
-                ));
+                me.notes.push(RecoveryNote::TaskStillRunning {
+                    task_id: t.task_id.clone(),
+                });
                 Ok(me.report(RecoveryVerdict::StillRunning, t).await)
             }
             Ended::Failed(t) => {
@@ -476,7 +467,7 @@ impl Op<'_> {
         verdict: &str,
         task: Option<&RecoveryTask>,
         detail: Option<String>,
-    ) -> Option<String> {
+    ) -> Option<RecoveryNote> {
         let action = match &self.operation {
             RecoveryOperation::FailoverTestStart => "failover_test start".to_string(),
             RecoveryOperation::FailoverTestStop { success, .. } => {
@@ -493,7 +484,7 @@ impl Op<'_> {
             verdict,
             task,
             detail,
-            notes: self.notes.clone(),
+            notes: &self.notes,
             details: serde_json::json!({
                 "operation": self.operation,
                 "site": self.client.name(),
@@ -508,8 +499,8 @@ impl Op<'_> {
             RecoveryVerdict::Completed => "completed",
             RecoveryVerdict::StillRunning => "still_running",
         };
-        if let Some(problem) = self.journal(word, Some(&task), None).await {
-            self.notes.push(problem);
+        if let Some(note) = self.journal(word, Some(&task), None).await {
+            self.notes.push(note);
         }
         RecoveryTaskReport {
             operation: self.operation,
