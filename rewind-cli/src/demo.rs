@@ -64,7 +64,7 @@ pub(crate) struct DemoResult {
     tags: TagList,
     recovery: RecoverFileReport,
     checksums: Checksums,
-    journal: rewind_core::journal::JournalRead,
+    journal: rewind_core::audit_journal::JournalRead,
 }
 
 #[derive(Debug, Serialize, schemars::JsonSchema)]
@@ -432,7 +432,7 @@ impl<'a> Walk<'a> {
     }
 
     /// Step 7: the audit journal, where the guard and the recovery share the change id.
-    fn read_journal(&self) -> Result<rewind_core::journal::JournalRead, CliError> {
+    fn read_journal(&self) -> Result<rewind_core::audit_journal::JournalRead, CliError> {
         self.say.step(
             7,
             "The audit journal: the guard and the recovery, tied by the change id",

@@ -1,9 +1,9 @@
 //! Exit codes and the CLI's error: every failure is an [`ErrorReport`] of the core (kind, message,
 //! candidates, hint), and [`code`] is the one place a kind becomes an exit code.
 
+use rewind_core::audit_journal::JournalError;
 use rewind_core::catalog::CatalogError;
 use rewind_core::config::ConfigError;
-use rewind_core::journal::JournalError;
 use rewind_core::{ErrorKind, ErrorReport, RewindError};
 
 /// Everything went as asked.

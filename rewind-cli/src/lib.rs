@@ -26,7 +26,7 @@ pub mod reference;
 use clap::CommandFactory;
 use std::future::Future;
 
-use rewind_core::{CatalogStore, Config, GuardRequest, Journal, JournalFilter, Rewind};
+use rewind_core::{AuditJournal, CatalogStore, Config, GuardRequest, JournalFilter, Rewind};
 
 use crate::cli::{Cli, Command, HookCommand};
 use crate::context::{Context, block_on};
@@ -128,7 +128,7 @@ pub fn run(cli: Cli) -> u8 {
                 change_id,
                 last,
             };
-            commands::journal::journal(&Journal::new(&config.journal_path), &filter)
+            commands::journal::journal(&AuditJournal::new(&config.journal_path), &filter)
         }),
         Command::Demo { seed } => block_on(demo::demo(seed, ctx.json, ctx.quiet)),
     };

@@ -56,7 +56,7 @@ fn results(g: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
         ),
         (
             "journal",
-            g.subschema_for::<rewind_core::journal::JournalRead>(),
+            g.subschema_for::<rewind_core::audit_journal::JournalRead>(),
         ),
         ("sites", g.subschema_for::<Vec<rewind_core::SiteStatus>>()),
         (

@@ -7,9 +7,9 @@ use serde::Serialize;
 
 pub use crate::error_kind::ErrorKind;
 
+use crate::audit_journal::JournalError;
 use crate::catalog::CatalogError;
 use crate::config::ConfigError;
-use crate::journal::JournalError;
 
 /// One VM that a query matched, as listed when the match is ambiguous.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]

@@ -54,6 +54,7 @@ macro_rules! serialize_as_text {
     )+};
 }
 
+pub mod audit_journal;
 pub mod catalog;
 pub mod codes;
 pub mod config;
@@ -62,7 +63,6 @@ pub mod error_kind;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod guard;
-pub mod journal;
 pub mod local_state;
 pub mod progress;
 pub mod protection;
@@ -75,6 +75,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+pub use audit_journal::{AuditJournal, GuardLookup, JournalFilter, JournalRecord};
 pub use catalog::{CatalogStore, Classification, InvalidEntry, ToolClass};
 pub use codes::Code;
 pub use config::{
@@ -85,7 +86,6 @@ pub use error::{Candidate, ErrorKind, ErrorReport, RecoveryRefusal, RewindError}
 pub use guard::{
     Culprit, GuardNote, GuardReport, GuardRequest, Outcome, RunningInsert, Verdict, VpgGuard,
 };
-pub use journal::{GuardLookup, Journal, JournalFilter, JournalRecord};
 pub use progress::{NoProgress, ProgressSink, Stage, TaskProgress};
 pub use protection::{
     FlrAvailability, Protection, ProtectionNote, SiteRef, VmQuery, VmRef, VpgProtection,
@@ -152,7 +152,7 @@ struct Inner {
     /// The insert tasks this process started, so they are never taken for another client's.
     own: guard::OwnTasks,
     catalog: CatalogStore,
-    journal: Journal,
+    journal: AuditJournal,
 }
 
 /// The facade: one per process, cheap to clone (an `Arc` inside).
@@ -177,7 +177,7 @@ impl Rewind {
         Ok(Rewind {
             inner: Arc::new(Inner {
                 catalog: CatalogStore::new(&config.catalog_path),
-                journal: Journal::new(&config.journal_path),
+                journal: AuditJournal::new(&config.journal_path),
                 clients,
                 queue: Default::default(),
                 own: Default::default(),
@@ -360,7 +360,7 @@ impl Rewind {
     }
 
     /// The audit journal.
-    pub fn journal(&self) -> &Journal {
+    pub fn journal(&self) -> &AuditJournal {
         &self.inner.journal
     }
 }

@@ -33,7 +33,7 @@ use std::time::Duration;
 use common::{CLIENT_SECRET, Sites, TOKEN_PATH, TestEnv, state_of};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence, RngSeed};
-use rewind_core::journal::{JournalFilter, RecordKind};
+use rewind_core::audit_journal::{JournalFilter, RecordKind};
 use rewind_core::{
     Culprit, GuardNote, GuardReport, GuardRequest, NoProgress, Outcome, RecoverFileRequest,
     RewindError, ToolClass, Verdict,

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use common::{CLIENT_SECRET, Mischief, Proxy, Sites, TestEnv};
-use rewind_core::journal::JournalFilter;
+use rewind_core::audit_journal::JournalFilter;
 use rewind_core::{
     Culprit, FlrAvailability, GuardNote, GuardRequest, NoProgress, Outcome, ProgressSink, Rewind,
     RewindError, RunningInsert, SiteConfig, Stage, TaskProgress, Verdict,

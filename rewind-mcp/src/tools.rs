@@ -217,7 +217,7 @@ impl RewindServer {
         name = "zerto_journal",
         description = text::JOURNAL,
         input_schema = args::schema::<args::JournalArgs>(),
-        output_schema = reply::output_schema::<rewind_core::journal::JournalRead>(),
+        output_schema = reply::output_schema::<rewind_core::audit_journal::JournalRead>(),
         annotations(title = "Read the audit journal", read_only_hint = true, open_world_hint = false)
     )]
     async fn journal(&self, args: JsonObject) -> CallToolResult {

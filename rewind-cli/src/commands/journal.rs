@@ -1,7 +1,7 @@
 //! `rewind journal`: the audit journal, read back. It reads only the journal file.
 
-use rewind_core::journal::{JournalRead, RecordKind};
-use rewind_core::{Journal, JournalFilter, JournalRecord};
+use rewind_core::audit_journal::{JournalRead, RecordKind};
+use rewind_core::{AuditJournal, JournalFilter, JournalRecord};
 
 use crate::commands::protection::when;
 use crate::exit::CliError;
@@ -9,7 +9,7 @@ use crate::output::{Reply, Table};
 
 /// The result is the core's `JournalRead`: the file, the matching records oldest first, and how many
 /// unreadable lines were skipped.
-pub fn journal(journal: &Journal, filter: &JournalFilter) -> Result<Reply, CliError> {
+pub fn journal(journal: &AuditJournal, filter: &JournalFilter) -> Result<Reply, CliError> {
     let read = journal.read(filter)?;
     Reply::new(&read, journal_text(&read))
 }
@@ -30,7 +30,7 @@ fn vpg_counts(r: &JournalRecord) -> String {
         .join(", ")
 }
 
-/// Journal records as people read them: one row per record, then the core's headline (how many, from
+/// Audit journal records as people read them: one row per record, then the core's headline (how many, from
 /// which file, how many lines could not be read).
 pub fn journal_text(read: &JournalRead) -> String {
     if read.records.is_empty() {

@@ -29,9 +29,9 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::time::Duration;
 
+use rewind_core::audit_journal::{GuardLookup, JournalVm};
 use rewind_core::catalog::CatalogStore;
-use rewind_core::journal::{GuardLookup, JournalVm};
-use rewind_core::{Config, Journal, JournalFilter, JournalRecord, ToolClass};
+use rewind_core::{AuditJournal, Config, JournalFilter, JournalRecord, ToolClass};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -246,7 +246,7 @@ fn decide_call(call: &Call, config: &Config) -> Decision {
         )),
         ToolClass::Unknown => Decision::ask(class.human_question(), classify_words(&server, &tool)),
         ToolClass::Mutating => {
-            let journal = Journal::new(&config.journal_path);
+            let journal = AuditJournal::new(&config.journal_path);
             mutating(
                 &journal,
                 config.hook.window,
@@ -348,7 +348,7 @@ fn unnamed_server(host: Host, tool: &str, found: &[String]) -> Decision {
 
 /// A mutating call: allowed only when each VM it changes was guarded within the window.
 fn mutating(
-    journal: &Journal,
+    journal: &AuditJournal,
     window: Duration,
     server: &str,
     tool: &str,
@@ -372,7 +372,7 @@ fn mutating(
 
 /// A call of a mutating tool, judged against the audit journal.
 struct MutatingCall<'a> {
-    journal: &'a Journal,
+    journal: &'a AuditJournal,
     window: Duration,
     /// The window in words.
     minutes: String,

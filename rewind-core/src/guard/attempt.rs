@@ -2,7 +2,7 @@
 //! same VM and change.
 //!
 //! The attempt journals its intent before the first insert, each insert task's id as it is learnt,
-//! and its verdict (see [`crate::journal`]). An earlier attempt of the same VM and change that is
+//! and its verdict (see [`crate::audit_journal`]). An earlier attempt of the same VM and change that is
 //! still within the hook's window, whatever its verdict (guarded, failed, still running, or
 //! interrupted by a killed process), is taken over: its tag is kept, and at each VPG what it
 //! inserted is followed or adopted instead of inserted again. So one change ends with at most one
@@ -15,11 +15,11 @@ use chrono::{DateTime, Utc};
 
 use super::insert::Inserted;
 use super::{GuardContext, GuardNote, GuardReport, Outcome, Verdict, VpgGuard};
+use crate::audit_journal::{
+    Attempt, AuditJournal, JournalRecord, JournalVm, JournalVpg, OUTCOME_PENDING, Phase, RecordKind,
+};
 use crate::codes::{Code, STATE_COMPLETED};
 use crate::error::RewindError;
-use crate::journal::{
-    Attempt, Journal, JournalRecord, JournalVm, JournalVpg, OUTCOME_PENDING, Phase, RecordKind,
-};
 use crate::protection::VpgProtection;
 use crate::zvm::ZvmClient;
 use crate::zvm::task::{TaskWait, Watch, wait_listed, wait_task};
@@ -74,7 +74,7 @@ pub(crate) fn new_attempt_id() -> String {
 
 /// The journal lines of one attempt after its intent.
 pub(crate) struct AttemptLog<'a> {
-    pub(crate) journal: &'a Journal,
+    pub(crate) journal: &'a AuditJournal,
     pub(crate) intent: JournalRecord,
     /// Task lines that could not be written, for the verdict's notes.
     pub(crate) failures: StdMutex<Vec<GuardNote>>,

@@ -30,10 +30,10 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use serde::{Deserialize, Serialize};
 
+use crate::audit_journal::change_lock::{ChangeLock, ChangeLockError};
+use crate::audit_journal::{AuditJournal, GuardIntent, JournalError, JournalRecord};
 use crate::config::GuardSettings;
 use crate::error::RewindError;
-use crate::journal::change_lock::{ChangeLock, ChangeLockError};
-use crate::journal::{GuardIntent, Journal, JournalError, JournalRecord};
 use crate::progress::ProgressSink;
 use crate::protection::{self, Protection};
 use crate::tagged_checkpoint::{MAX_ACTION, MAX_AGENT, MAX_CHANGE_ID, build_tag, check_part};
@@ -66,7 +66,7 @@ pub(crate) struct GuardContext<'a> {
     pub(crate) settings: &'a GuardSettings,
     /// The audit journal: the intent, the task ids and the verdict go there, and an earlier attempt
     /// of the same VM and change is read from it.
-    pub(crate) journal: &'a Journal,
+    pub(crate) journal: &'a AuditJournal,
     /// The hook's window: an earlier attempt younger than this is taken over.
     pub(crate) window: Duration,
 }

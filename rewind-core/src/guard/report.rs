@@ -4,9 +4,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::GuardNote;
+use crate::audit_journal::JournalError;
 use crate::codes::Code;
 use crate::error::ErrorKind;
-use crate::journal::JournalError;
 use crate::progress::{Stage, elapsed_text};
 use crate::vm::VmRef;
 

@@ -42,9 +42,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::Rewind;
+use crate::audit_journal::{JournalRecord, JournalVm, JournalVpg, RecordKind};
 use crate::codes::{Code, STATE_COMPLETED};
 use crate::error::{RecoveryRefusal, RewindError};
-use crate::journal::{JournalRecord, JournalVm, JournalVpg, RecordKind};
 use crate::progress::{ProgressSink, Stage, elapsed_text};
 use crate::protection::{FlrAvailability, Protection, SiteRef, VmRef};
 use crate::tagged_checkpoint::TagList;

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use rewind_core::journal::{JournalFilter, RecordKind};
+use rewind_core::audit_journal::{JournalFilter, RecordKind};
 use rewind_core::{
     CloneAction, ErrorKind, FailoverTestAction, GuardRequest, NoProgress, RecoverFileRequest,
     RecoveryNote, RecoveryRefusal, RecoveryVerdict, Rewind, RewindError, SiteConfig, Verdict,

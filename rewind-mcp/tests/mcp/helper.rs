@@ -279,7 +279,7 @@ impl TestEnv {
     /// The journal record of the guard of `change_id`; fails the test when there is none.
     pub fn journal_record(&self, change_id: &str) -> Value {
         // Read as `zerto_journal` reads it: a guard's intent, task and verdict lines as one record.
-        let read = rewind_core::Journal::new(self.journal_path())
+        let read = rewind_core::AuditJournal::new(self.journal_path())
             .read(&rewind_core::JournalFilter {
                 change_id: Some(change_id.to_string()),
                 ..Default::default()

@@ -4,10 +4,10 @@
 //! A guard writes three kinds of line, tied by its attempt id ([`Attempt`]): its **intent** (the tag
 //! and the VPGs it is about to insert into) before the first insert is sent, one line per insert
 //! task as its id is learnt, and its **verdict**. So a guard killed at any point leaves a record of
-//! what it may have sent; [`Journal::read`] folds the lines of one attempt into one record, and shows
+//! what it may have sent; [`AuditJournal::read`] folds the lines of one attempt into one record, and shows
 //! an attempt with no verdict as `running` while its process still holds the change lock
 //! ([`change_lock`]) and `interrupted` once it does not. The next guard of that VM and change reads
-//! it ([`Journal::earlier_attempt`]) and adopts what it inserted.
+//! it ([`AuditJournal::earlier_attempt`]) and adopts what it inserted.
 //!
 //! A record is whole or absent ([`file`]): each is one write of whole lines at the end, under an
 //! exclusive lock, after a torn last line (a crash on a full disk) has been fenced off with a
@@ -199,7 +199,7 @@ pub struct JournalRecord {
 pub struct Attempt {
     /// The attempt's id, shared by all its lines.
     pub id: String,
-    /// What this line records; in a record [`Journal::read`] gives back, the attempt's last line.
+    /// What this line records; in a record [`AuditJournal::read`] gives back, the attempt's last line.
     pub phase: Phase,
     /// The attempt of the same VM and change that this one took over, when it adopted what that
     /// one had inserted.
@@ -227,9 +227,9 @@ pub enum Phase {
 /// The verdict word of an attempt's intent and task lines: the guard had not ended when they were
 /// written.
 pub const VERDICT_STARTED: &str = "started";
-/// The verdict [`Journal::read`] gives an attempt with no verdict line whose process still runs.
+/// The verdict [`AuditJournal::read`] gives an attempt with no verdict line whose process still runs.
 pub const VERDICT_RUNNING: &str = "running";
-/// The verdict [`Journal::read`] gives an attempt with no verdict line whose process is gone (killed,
+/// The verdict [`AuditJournal::read`] gives an attempt with no verdict line whose process is gone (killed,
 /// or stopped by a second signal): what it may have inserted is in its VPG lines.
 pub const VERDICT_INTERRUPTED: &str = "interrupted";
 /// A VPG line of an intent: the insert is about to be sent, so it may have been.
@@ -404,7 +404,7 @@ impl JournalRead {
     }
 }
 
-/// What the journal says of a VM reference: [`Journal::last_guarded`].
+/// What the journal says of a VM reference: [`AuditJournal::last_guarded`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum GuardLookup {
     /// The reference names one VM, guarded within the window: its newest `guarded` record.
@@ -444,7 +444,7 @@ impl std::fmt::Display for JournalVm {
 
 /// The audit journal.
 #[derive(Debug, Clone)]
-pub struct Journal {
+pub struct AuditJournal {
     path: PathBuf,
     /// This process's appends, written and synced in groups by one thread; shared by the clones of
     /// one journal.
@@ -453,13 +453,13 @@ pub struct Journal {
     recent: std::sync::Arc<std::sync::Mutex<recent::RecentLines>>,
 }
 
-impl Journal {
+impl AuditJournal {
     /// A journal kept at `path` (created, with its folder, on the first append: the folder 0700 and
     /// the file 0600).
     pub fn new(path: impl Into<PathBuf>) -> Self {
         let path = path.into();
         let recent: std::sync::Arc<std::sync::Mutex<recent::RecentLines>> = Default::default();
-        Journal {
+        AuditJournal {
             writer: std::sync::Arc::new(writer::Writer::new(path.clone(), recent.clone())),
             path,
             recent,
@@ -482,12 +482,12 @@ impl Journal {
 
     /// Appends one record as one line, synced to disk before it returns. Blocks the thread for the
     /// lock (at most [`crate::local_state::LOCK_WAIT`]) and the sync: on a runtime, use
-    /// [`Journal::append_off_runtime`].
+    /// [`AuditJournal::append_off_runtime`].
     pub fn append(&self, record: &JournalRecord) -> Result<(), JournalError> {
         self.writer.append(line_of(record)?, key_of(record), true)
     }
 
-    /// [`Journal::append`] for async code: the journal's writer thread does the write, the lock wait
+    /// [`AuditJournal::append`] for async code: the journal's writer thread does the write, the lock wait
     /// and the sync, and no runtime worker waits on the file.
     pub async fn append_off_runtime(&self, record: JournalRecord) -> Result<(), JournalError> {
         self.writer
@@ -495,7 +495,7 @@ impl Journal {
             .await
     }
 
-    /// [`Journal::append_off_runtime`] without waiting for the disk: the line outlives the process
+    /// [`AuditJournal::append_off_runtime`] without waiting for the disk: the line outlives the process
     /// (it is written), but not a power cut. For a guard's task lines, which only save a later
     /// attempt a look: its intent, which accounts for the insert, is synced.
     pub async fn append_unsynced(&self, record: JournalRecord) -> Result<(), JournalError> {
@@ -544,7 +544,7 @@ impl Journal {
     }
 
     /// The newest guard of the VM `vm_id` for `change_id` written less than `within` ago that
-    /// inserted (or was about to insert) a tag, whatever its verdict, folded as [`Journal::read`]
+    /// inserted (or was about to insert) a tag, whatever its verdict, folded as [`AuditJournal::read`]
     /// folds it: what a new guard of that VM and change takes over. Only the journal's end is read:
     /// back to `within` and `longest_attempt` (how long an attempt can run, so that its intent line
     /// is read with its later ones) before now.
@@ -662,7 +662,7 @@ mod tests {
     #[test]
     fn appended_records_read_back_filtered_by_vm_and_change() {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("state").join("journal.jsonl"));
+        let j = AuditJournal::new(dir.path().join("state").join("journal.jsonl"));
         j.append(&record("web-01", "c1")).unwrap();
         j.append(&record("db-01", "c1")).unwrap();
         j.append(&record("web-01", "c2")).unwrap();
@@ -693,9 +693,9 @@ mod tests {
     }
 
     /// A journal of two good records of web-01 (c1, c2) with `torn` written as a line between them.
-    fn journal_with_line_between(torn: &[u8]) -> (tempfile::TempDir, Journal) {
+    fn journal_with_line_between(torn: &[u8]) -> (tempfile::TempDir, AuditJournal) {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         j.append(&record("web-01", "c1")).unwrap();
         use std::io::Write;
         std::fs::OpenOptions::new()
@@ -721,7 +721,7 @@ mod tests {
         // A full disk cut the last record short, with no newline: the next record must not be
         // glued onto it.
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         j.append(&record("web-01", "c1")).unwrap();
         let whole = std::fs::read(j.path()).unwrap();
         let mut torn = whole.clone();
@@ -736,7 +736,7 @@ mod tests {
     }
 
     /// An intent, a task line and (when `verdict`) a verdict of one attempt of web-01's change c.
-    fn attempt_lines(j: &Journal, id: &str, takes_over: Option<&str>, verdict: bool) {
+    fn attempt_lines(j: &AuditJournal, id: &str, takes_over: Option<&str>, verdict: bool) {
         let vm = VmRef {
             id: "s.web-01".into(),
             name: "web-01".into(),
@@ -774,7 +774,7 @@ mod tests {
     #[test]
     fn an_attempt_without_a_verdict_reads_as_interrupted_with_what_it_sent_and_who_took_it_over() {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         attempt_lines(&j, "a1", None, false);
         let read = j.read(&JournalFilter::default()).unwrap();
         assert_eq!(read.records.len(), 1, "{read:?}");
@@ -815,7 +815,7 @@ mod tests {
     #[test]
     fn an_earlier_attempt_is_found_from_the_journals_end_however_long_the_journal_is() {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         let minute = std::time::Duration::from_secs(60);
         // A year of other guards, well over the first window read from the end.
         for i in 0..600 {
@@ -852,9 +852,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.jsonl");
         // Two journals of one file: two processes, each with its own index.
-        let (mine, theirs) = (Journal::new(&path), Journal::new(&path));
+        let (mine, theirs) = (AuditJournal::new(&path), AuditJournal::new(&path));
         let minute = std::time::Duration::from_secs(60);
-        let earlier = |j: &Journal| {
+        let earlier = |j: &AuditJournal| {
             j.earlier_attempt("s.web-01", "c", minute, minute)
                 .unwrap()
                 .and_then(|r| r.attempt)
@@ -882,7 +882,7 @@ mod tests {
     #[tokio::test]
     async fn an_attempt_whose_process_holds_the_change_lock_reads_as_running() {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         attempt_lines(&j, "a1", None, false);
         let lock = change_lock::ChangeLock::acquire(
             &j.locks_dir(),
@@ -915,7 +915,7 @@ mod tests {
     #[test]
     fn a_window_longer_than_the_calendar_reaches_back_to_every_record_without_a_panic() {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         let mut old = record("web-01", "old");
         old.time = Utc::now() - chrono::Duration::days(3650);
         j.append(&old).unwrap();
@@ -931,7 +931,7 @@ mod tests {
     #[test]
     fn last_guarded_finds_only_recent_guarded_records_of_the_vm() {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         let mut old = record("web-01", "old");
         old.time = Utc::now() - chrono::Duration::hours(2);
         j.append(&old).unwrap();
@@ -958,7 +958,7 @@ mod tests {
     #[test]
     fn last_guarded_knows_the_vm_by_host_name_and_ip_address_as_find_protection_does() {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         let mut web = record("web-01", "c1");
         web.vm.ip_addresses = vec!["10.0.0.5".into(), "fd00::5".into()];
         j.append(&web).unwrap();
@@ -987,7 +987,7 @@ mod tests {
     #[test]
     fn a_reference_matching_records_of_two_vms_is_ambiguous_even_when_one_of_them_is_guarded() {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         let window = std::time::Duration::from_secs(900);
         // Two VMs named build-agent, one at each site; only the Denver one is guarded, and the
         // Boston one's record is old and refused, yet it still makes the name ambiguous.
@@ -1028,7 +1028,7 @@ mod tests {
     #[test]
     fn a_record_written_before_ip_addresses_were_kept_still_reads() {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         std::fs::write(
             j.path(),
             r#"{"time":"2026-01-01T00:00:00Z","kind":"guard","agent":"a","action":"b","change_id":"c","vm":{"id":"s.web-01","name":"web-01"},"verdict":"guarded","vpgs":[]}
@@ -1043,7 +1043,7 @@ mod tests {
     #[test]
     fn a_missing_journal_reads_as_empty() {
         let dir = tempfile::tempdir().unwrap();
-        let read = Journal::new(dir.path().join("none.jsonl"))
+        let read = AuditJournal::new(dir.path().join("none.jsonl"))
             .read(&JournalFilter::default())
             .unwrap();
         assert!(read.records.is_empty());
@@ -1052,7 +1052,7 @@ mod tests {
     #[test]
     fn concurrent_appenders_write_whole_lines() {
         let dir = tempfile::tempdir().unwrap();
-        let j = Journal::new(dir.path().join("journal.jsonl"));
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         let mut big = record("web-01", "c");
         big.notes = vec!["x".repeat(20_000)];
         std::thread::scope(|scope| {
