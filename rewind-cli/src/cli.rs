@@ -4,13 +4,31 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
+/// `rewind --help`'s opening, with `tail` after it.
+macro_rules! long_about {
+    ($($tail:literal)?) => {
+        concat!(
+            "Guard a VM with Zerto tagged checkpoints before an agent changes it, and recover from them.\n\nThe sites come from the configuration file ($XDG_CONFIG_HOME/zerto-ai-rewind/config.toml, or --config) merged with ZVM_URL, ZVM_CLIENT_ID + ZVM_CLIENT_SECRET or ZVM_USERNAME + ZVM_PASSWORD, ZVM_CA_CERT and ZVM_INSECURE."
+            $(, $tail)?
+        )
+    };
+}
+
+/// A build with the demo points to it first.
+#[cfg(feature = "demo")]
+const LONG_ABOUT: &str =
+    long_about!(" Try `rewind demo` first: it needs no configuration and no network.");
+/// A build without the demo (`--no-default-features`) does not name a command it lacks.
+#[cfg(not(feature = "demo"))]
+const LONG_ABOUT: &str = long_about!();
+
 /// rewind: pin Zerto tagged checkpoints before an agent changes a VM, and recover from them.
 #[derive(Debug, Parser)]
 #[command(
     name = "rewind",
     version,
     about = "Guard a VM with Zerto tagged checkpoints before an agent changes it, and recover from them.",
-    long_about = "Guard a VM with Zerto tagged checkpoints before an agent changes it, and recover from them.\n\nThe sites come from the configuration file ($XDG_CONFIG_HOME/zerto-ai-rewind/config.toml, or --config) merged with ZVM_URL, ZVM_CLIENT_ID + ZVM_CLIENT_SECRET or ZVM_USERNAME + ZVM_PASSWORD, ZVM_CA_CERT and ZVM_INSECURE. Try `rewind demo` first: it needs no configuration and no network.",
+    long_about = LONG_ABOUT,
     after_help = crate::exit::help()
 )]
 pub struct Cli {
@@ -107,6 +125,7 @@ pub enum Command {
     Sites,
     /// Walk the whole rewind loop on a simulated ZVM started in this process: no configuration, no
     /// network, well under a minute.
+    #[cfg(feature = "demo")]
     Demo {
         /// The simulator's seed (identifiers and timings follow from it).
         #[arg(long, default_value_t = 42)]
@@ -274,6 +293,7 @@ impl Command {
             Command::Recover(RecoverCommand::Clone { .. }) => "recover clone",
             Command::Journal { .. } => "journal",
             Command::Sites => "sites",
+            #[cfg(feature = "demo")]
             Command::Demo { .. } => "demo",
             Command::Hook(HookCommand::PreToolUse { .. }) => "hook pre-tool-use",
             Command::Hook(HookCommand::Install { .. }) => "hook install",

@@ -7,7 +7,8 @@
 //!   (file, test, clone), `tools` (check-tool, catalog), `journal`, `sites`.
 //! - [`hook`]: `rewind hook pre-tool-use`, the pre-tool hook of every agent host that has one
 //!   (catalog and journal only), and `rewind hook install`, which writes it into a host's settings.
-//! - [`demo`]: `rewind demo`, the whole loop on a simulator started in this process.
+//! - `demo`: `rewind demo`, the whole loop on a simulator started in this process (the default-on
+//!   feature `demo`, the only one that links `zvm-sim`).
 //! - [`output`]: everything printed: tables, the `--json` envelope, the one error line.
 //! - [`progress`]: the live progress line on stderr while Zerto tasks run.
 //! - [`exit`]: exit codes, mapped from the core's error kinds in one function.
@@ -16,6 +17,7 @@
 pub mod cli;
 pub mod commands;
 pub mod context;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod exit;
 pub mod hook;
@@ -130,6 +132,7 @@ pub fn run(cli: Cli) -> u8 {
             };
             commands::journal::journal(&AuditJournal::new(&config.journal_path), &filter)
         }),
+        #[cfg(feature = "demo")]
         Command::Demo { seed } => block_on(demo::demo(seed, ctx.json, ctx.quiet)),
     };
     match result {

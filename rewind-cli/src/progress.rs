@@ -1,145 +1,73 @@
 //! The live progress line on stderr while rewind waits on Zerto tasks: for each VPG, its task, the
-//! task's state and progress, and the time so far. Drawn from the core's [`ProgressSink`] updates, and
-//! silent when stderr is not a terminal (a script or a log file gets only the result).
+//! task's state and progress, and the time so far. Drawn by indicatif from the core's
+//! [`ProgressSink`] updates, and silent when stderr is not a terminal (a script or a log file gets
+//! only the result).
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
-use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
+use std::fmt;
+use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use rewind_core::{ProgressSink, Stage, TaskProgress};
 
 /// How often the line is redrawn between updates, so the time so far keeps counting while the core
 /// waits between two polls of a task.
 const TICK: Duration = Duration::from_millis(250);
 
-/// The widest line drawn when the terminal does not say (`COLUMNS`).
-const DEFAULT_WIDTH: usize = 100;
+/// The latest update of each VPG, with when it came. A std mutex: held only while one update is
+/// stored or one line is formatted.
+type Latest = Arc<Mutex<BTreeMap<String, (TaskProgress, Instant)>>>;
 
 /// The progress line of one operation.
-#[derive(Debug)]
 pub struct ProgressLine {
-    /// Off when stderr is not a terminal, or when asked to be quiet: then nothing below is used.
-    enabled: bool,
-    /// What the updates and the ticker share.
-    shared: Arc<Shared>,
-    /// The thread that redraws the line every [`TICK`], started by the first update.
-    ticker: Mutex<Option<JoinHandle<()>>>,
+    /// Draws the line on stderr, and redraws it every [`TICK`] once the first update came. Its draw
+    /// target is hidden when stderr is not a terminal, or when asked to be quiet.
+    bar: ProgressBar,
+    /// What the updates store and the bar's template reads on every draw.
+    latest: Latest,
+    /// The steady tick starts with the first update, so no empty line is ever drawn.
+    ticking: Once,
 }
 
-#[derive(Debug)]
-struct Shared {
-    /// What is being waited for, e.g. `guard web-01`.
-    label: String,
-    /// The latest update of each VPG with when it came, whether a line is on screen, and whether
-    /// the operation is over. A std mutex: held only while formatting and writing one short line.
-    state: Mutex<LineState>,
-    /// Wakes the ticker early when the operation is over.
-    over: Condvar,
-}
-
-#[derive(Debug)]
-struct LineState {
-    began: Instant,
-    vpgs: BTreeMap<String, (TaskProgress, Instant)>,
-    drawn: bool,
-    finished: bool,
-}
-
-impl Shared {
-    /// Draws the line from the latest updates, their times moved on to now.
-    fn draw(&self, state: &mut LineState) {
-        if state.finished || state.vpgs.is_empty() {
-            return;
-        }
-        let width = std::env::var("COLUMNS")
-            .ok()
-            .and_then(|c| c.parse::<usize>().ok())
-            .unwrap_or(DEFAULT_WIDTH);
-        let now: Vec<TaskProgress> = state
-            .vpgs
-            .values()
-            .map(|(p, at)| {
-                let mut p = p.clone();
-                if p.stage != Stage::Done {
-                    p.elapsed += at.elapsed();
-                }
-                p
-            })
-            .collect();
-        let line = render(
-            &self.label,
-            state.began.elapsed().as_millis() as u64,
-            now.iter(),
-            width.saturating_sub(1),
-        );
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K{line}");
-        let _ = err.flush();
-        state.drawn = true;
+impl fmt::Debug for ProgressLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProgressLine")
+            .field("hidden", &self.bar.is_hidden())
+            .field("latest", &self.latest)
+            .finish_non_exhaustive()
     }
 }
 
 impl ProgressLine {
     /// A progress line labelled `label`, drawn only if stderr is a terminal and `quiet` is false.
     pub fn new(label: impl Into<String>, quiet: bool) -> ProgressLine {
+        let label = label.into();
+        let latest = Latest::default();
+        let target = if quiet {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let line = {
+            let latest = latest.clone();
+            move |state: &ProgressState, w: &mut dyn fmt::Write| {
+                let _ = w.write_str(&current_line(&label, state.elapsed(), &latest));
+            }
+        };
+        let style = ProgressStyle::with_template("{line}")
+            .expect("the template names only the key added here")
+            .with_key("line", line);
         ProgressLine {
-            enabled: !quiet && std::io::stderr().is_terminal(),
-            shared: Arc::new(Shared {
-                label: label.into(),
-                state: Mutex::new(LineState {
-                    began: Instant::now(),
-                    vpgs: BTreeMap::new(),
-                    drawn: false,
-                    finished: false,
-                }),
-                over: Condvar::new(),
-            }),
-            ticker: Mutex::new(None),
+            bar: ProgressBar::with_draw_target(None, target).with_style(style),
+            latest,
+            ticking: Once::new(),
         }
     }
 
     /// Stops redrawing and clears the line, so that what follows starts on a clean line.
     pub fn finish(&self) {
-        if let Ok(mut state) = self.shared.state.lock() {
-            state.finished = true;
-            if state.drawn {
-                let mut err = std::io::stderr().lock();
-                let _ = err.write_all(b"\r\x1b[2K");
-                let _ = err.flush();
-                state.drawn = false;
-            }
-        }
-        self.shared.over.notify_all();
-        if let Some(ticker) = self.ticker.lock().ok().and_then(|mut t| t.take()) {
-            let _ = ticker.join();
-        }
-    }
-
-    fn start_ticker(&self) {
-        let Ok(mut ticker) = self.ticker.lock() else {
-            return;
-        };
-        if ticker.is_some() {
-            return;
-        }
-        let shared = self.shared.clone();
-        *ticker = std::thread::Builder::new()
-            .name("progress".into())
-            .spawn(move || {
-                let Ok(mut state) = shared.state.lock() else {
-                    return;
-                };
-                while !state.finished {
-                    state = match shared.over.wait_timeout(state, TICK) {
-                        Ok((state, _)) => state,
-                        Err(_) => return,
-                    };
-                    shared.draw(&mut state);
-                }
-            })
-            .ok();
+        self.bar.finish_and_clear();
     }
 }
 
@@ -151,18 +79,43 @@ impl Drop for ProgressLine {
 
 impl ProgressSink for ProgressLine {
     fn update(&self, progress: &TaskProgress) {
-        if !self.enabled {
+        if self.bar.is_hidden() || self.bar.is_finished() {
             return;
         }
-        if let Ok(mut state) = self.shared.state.lock() {
-            state.vpgs.insert(
+        if let Ok(mut latest) = self.latest.lock() {
+            latest.insert(
                 progress.vpg_name.clone(),
                 (progress.clone(), Instant::now()),
             );
-            self.shared.draw(&mut state);
         }
-        self.start_ticker();
+        self.ticking.call_once(|| self.bar.enable_steady_tick(TICK));
+        self.bar.force_draw();
     }
+}
+
+/// The line from the latest updates, their times moved on to now, cut to the terminal's width less
+/// one column (a line that fills the last column would wrap on some terminals).
+fn current_line(label: &str, elapsed: Duration, latest: &Latest) -> String {
+    let Ok(latest) = latest.lock() else {
+        return String::new();
+    };
+    let now: Vec<TaskProgress> = latest
+        .values()
+        .map(|(p, at)| {
+            let mut p = p.clone();
+            if p.stage != Stage::Done {
+                p.elapsed += at.elapsed();
+            }
+            p
+        })
+        .collect();
+    let width = usize::from(console::Term::stderr().size().1);
+    render(
+        label,
+        elapsed.as_millis() as u64,
+        now.iter(),
+        width.saturating_sub(1),
+    )
 }
 
 /// One VPG's part of the line: `web-dr: task 1a2b3c4d InProgress 40% 1.2 s`.

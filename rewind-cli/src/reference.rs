@@ -63,6 +63,7 @@ fn results(g: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
             "hook install",
             g.subschema_for::<crate::hook::install::Installed>(),
         ),
+        #[cfg(feature = "demo")]
         ("demo", g.subschema_for::<crate::demo::DemoResult>()),
         (
             "error (every command that fails)",

@@ -741,21 +741,18 @@ impl CatalogStore {
         let text = format!(
             "# Tool catalog of zerto-ai-rewind: tools that change a VM (mutating) and tools that do not\n# (read_only). A tool in neither list is unknown and becomes a question for the human.\n\n{body}"
         );
-        let tmp = sibling(&self.path, &format!(".{}.tmp", std::process::id()));
         let result = (|| {
-            // 0600 whatever the umask: the catalog says which tools may run unguarded.
-            let mut f = open_private(
-                &tmp,
-                OpenOptions::new().create(true).write(true).truncate(true),
-                true,
-            )?;
-            f.write_all(text.as_bytes())?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &self.path)
+            // tempfile creates it 0600 whatever the umask: the catalog says which tools may run
+            // unguarded. Beside the catalog, so the rename stays on one file system; removed when
+            // dropped, so a failed write leaves nothing behind.
+            let mut tmp = tempfile::Builder::new()
+                .prefix(&sibling_name(&self.path, "."))
+                .suffix(".tmp")
+                .tempfile_in(parent_dir(&self.path))?;
+            tmp.write_all(text.as_bytes())?;
+            tmp.as_file().sync_all()?;
+            tmp.persist(&self.path).map(drop).map_err(|e| e.error)
         })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
         result.map_err(write_err(&self.path))?;
         // The lock is released when `lock` is dropped.
         drop(lock);
@@ -765,12 +762,25 @@ impl CatalogStore {
 
 /// `path` with `suffix` appended to its file name.
 fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    path.with_file_name(sibling_name(path, suffix))
+}
+
+/// The file name of `path` with `suffix` appended.
+fn sibling_name(path: &Path, suffix: &str) -> std::ffi::OsString {
     let mut name = path
         .file_name()
         .map(|n| n.to_os_string())
         .unwrap_or_default();
     name.push(suffix);
-    path.with_file_name(name)
+    name
+}
+
+/// The folder `path` is in; `.` for a bare file name.
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
 }
 
 #[cfg(test)]

@@ -15,34 +15,30 @@ use rewind_core::{NoProgress, ProgressSink, Stage, TaskProgress};
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use tokio::sync::mpsc;
+use tokio_util::task::{TaskTracker, task_tracker::TaskTrackerToken};
 
 /// The calls' work running on tasks of their own ([`detached`]). The server waits until it is done
 /// before the process ends ([`InFlight::settle`]): a task of the runtime is dropped when `main`
 /// returns, so a client that closed the session mid-guard would otherwise cut the guard short.
+///
+/// A thin front over tokio-util's [`TaskTracker`], which does the counting and the waiting; this
+/// adds only the warning that says what the server waits for.
 #[derive(Debug, Clone, Default)]
 pub struct InFlight {
-    /// How many are running. A watch channel, so that [`InFlight::settle`] can wait for zero.
-    running: Arc<tokio::sync::watch::Sender<usize>>,
-}
-
-/// One piece of work counted in an [`InFlight`] until it is dropped.
-struct Running(InFlight);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.0.running.send_modify(|n| *n -= 1);
-    }
+    /// Counts a piece of work from its [`TaskTrackerToken`] until that is dropped; shared by every
+    /// clone, so each session's calls and the process's shutdown see one count.
+    tracker: TaskTracker,
 }
 
 impl InFlight {
-    fn start(&self) -> Running {
-        self.running.send_modify(|n| *n += 1);
-        Running(self.clone())
+    /// Counts one piece of work until the returned token is dropped.
+    fn start(&self) -> TaskTrackerToken {
+        self.tracker.token()
     }
 
     /// How many are running now.
     pub fn count(&self) -> usize {
-        *self.running.borrow()
+        self.tracker.len()
     }
 
     /// Waits until none is running, saying on stderr what it waits for. The work has deadlines of its
@@ -54,7 +50,10 @@ impl InFlight {
                 "stopping while {running} guard(s) or recoveries run: finishing them first (their Zerto tasks read to the end, an FLR session unmounted, the journal written)"
             );
         }
-        let _ = self.running.subscribe().wait_for(|n| *n == 0).await;
+        // A tracker's wait ends only once it is closed; closing takes nothing from it: work that
+        // starts later is still counted, and waited for by a wait still pending.
+        self.tracker.close();
+        self.tracker.wait().await;
     }
 }
 

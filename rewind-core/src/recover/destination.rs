@@ -10,9 +10,10 @@
 //! Every folder between the destination and the file must be a real folder, not a symbolic link (it is
 //! created when missing, one level at a time, and checked again after); the file itself must not be a
 //! symbolic link or a folder, and must not exist unless overwriting was asked for. Bytes are written to
-//! a temporary file beside the target and moved into place only when complete: without overwrite the
-//! move is a hard link, which fails atomically when the target appeared meanwhile; with overwrite it is
-//! a rename, which replaces the old file whole.
+//! a temporary file beside the target (tempfile's, 0600) and moved into place only when complete:
+//! without overwrite the move is tempfile's `persist_noclobber`, a rename that refuses to replace (or a
+//! hard link), which fails atomically when the target appeared meanwhile; with overwrite it is a
+//! rename, which replaces the old file whole.
 //!
 //! A folder downloads as a zip archive, which is unpacked under the same rules: every entry is mapped to
 //! a guest path under the folder and checked (no `..`, no absolute name, no symbolic link entry, no
@@ -25,6 +26,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use tempfile::{NamedTempFile, TempPath};
 use tokio::io::AsyncWriteExt;
 
 use crate::error::RewindError;
@@ -434,38 +436,24 @@ impl Destination {
         Ok(())
     }
 
-    /// A fresh temporary file beside `target`, opened for writing.
-    fn temp_beside(&self, target: &Path) -> Result<(PathBuf, std::fs::File), RewindError> {
+    /// A fresh temporary file beside `target`, opened for writing: created 0600 by tempfile, and
+    /// removed when dropped unless it was moved into place.
+    fn temp_beside(&self, target: &Path) -> Result<NamedTempFile, RewindError> {
         let dir = target.parent().unwrap_or(&self.root);
         let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        for _ in 0..16 {
-            let tmp = dir.join(format!(
-                ".{name}.rewind-{:016x}.part",
-                rand::random::<u64>()
-            ));
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::OpenOptionsExt;
-                options.mode(0o600);
-            }
-            match options.open(&tmp) {
-                Ok(f) => return Ok((tmp, f)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(local_error("create a temporary file in", dir)(e)),
-            }
-        }
-        Err(local_error("create a temporary file in", dir)(
-            std::io::Error::other("16 random names were all taken"),
-        ))
+        tempfile::Builder::new()
+            .prefix(&format!(".{name}.rewind-"))
+            .suffix(".part")
+            .rand_bytes(16)
+            .tempfile_in(dir)
+            .map_err(local_error("create a temporary file in", dir))
     }
 
     /// Moves a complete temporary file into place.
-    fn place(&self, tmp: &Path, target: &Path, guest: &GuestPath) -> Result<(), RewindError> {
+    fn place(&self, tmp: TempPath, target: &Path, guest: &GuestPath) -> Result<(), RewindError> {
         if self.overwrite {
             // Checked again right before: a symbolic link or folder that appeared is not replaced.
             if let Ok(m) = std::fs::symlink_metadata(target)
@@ -478,21 +466,22 @@ impl Destination {
                     ),
                 ));
             }
-            return std::fs::rename(tmp, target).map_err(local_error("move into place", target));
+            return tmp
+                .persist(target)
+                .map_err(|e| local_error("move into place", target)(e.error));
         }
-        match std::fs::hard_link(tmp, target) {
-            Ok(()) => {
-                let _ = std::fs::remove_file(tmp);
-                Ok(())
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(unsafe_path(
+        // A rename that refuses to replace (or a hard link where the kernel has none), which fails
+        // atomically when the target appeared meanwhile.
+        match tmp.persist_noclobber(target) {
+            Ok(()) => Ok(()),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Err(unsafe_path(
                 &target.display().to_string(),
                 format!(
                     "the file appeared while {guest} was downloaded and overwriting was not asked for; nothing was replaced"
                 ),
             )),
-            // A file system without hard links: check, then rename (a narrow window, said here).
-            Err(_) => {
+            // A file system with neither: check, then rename (a narrow window, said here).
+            Err(e) => {
                 if std::fs::symlink_metadata(target).is_ok() {
                     return Err(unsafe_path(
                         &target.display().to_string(),
@@ -501,7 +490,9 @@ impl Destination {
                         ),
                     ));
                 }
-                std::fs::rename(tmp, target).map_err(local_error("move into place", target))
+                e.path
+                    .persist(target)
+                    .map_err(|e| local_error("move into place", target)(e.error))
             }
         }
     }
@@ -515,7 +506,7 @@ impl Destination {
     ) -> Result<RecoveredFile, RewindError> {
         let (target, existed) = self.check(guest)?;
         self.make_parents(&target)?;
-        let (tmp, file) = self.temp_beside(&target)?;
+        let (file, tmp) = self.temp_beside(&target)?.into_parts();
         let mut file = tokio::fs::File::from_std(file);
         let mut hasher = Sha256::new();
         let mut size = 0u64;
@@ -533,10 +524,7 @@ impl Destination {
         }
         .await;
         drop(file);
-        if let Err(e) = written.and_then(|()| self.place(&tmp, &target, guest)) {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
+        written.and_then(|()| self.place(tmp, &target, guest))?;
         Ok(RecoveredFile {
             guest_path: guest.as_str().to_string(),
             path: target,
@@ -547,15 +535,17 @@ impl Destination {
         })
     }
 
-    /// Writes the body of a download into a temporary archive file in the destination folder (removed
-    /// by the caller after unpacking).
+    /// Writes the body of a download into a temporary archive file in the destination folder, removed
+    /// when the caller drops it after unpacking.
     pub async fn write_archive(
         &self,
         mut body: reqwest::Response,
         describe_read_error: impl Fn(reqwest::Error) -> RewindError,
-    ) -> Result<PathBuf, RewindError> {
+    ) -> Result<TempPath, RewindError> {
         self.make_root()?;
-        let (tmp, file) = self.temp_beside(&self.root.join("folder.zip"))?;
+        let (file, tmp) = self
+            .temp_beside(&self.root.join("folder.zip"))?
+            .into_parts();
         let mut file = tokio::fs::File::from_std(file);
         let written: Result<(), RewindError> = async {
             while let Some(chunk) = body.chunk().await.map_err(&describe_read_error)? {
@@ -568,13 +558,7 @@ impl Destination {
         }
         .await;
         drop(file);
-        match written {
-            Ok(()) => Ok(tmp),
-            Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
-                Err(e)
-            }
-        }
+        written.map(|()| tmp)
     }
 
     /// Unpacks the archive of the guest folder `folder` (a blocking call: run it off the async
@@ -695,7 +679,7 @@ impl Destination {
             ..
         } = planned;
         self.make_parents(&target)?;
-        let (tmp, mut file) = self.temp_beside(&target)?;
+        let (mut file, tmp) = self.temp_beside(&target)?.into_parts();
         let mut hasher = Sha256::new();
         let mut size = 0u64;
         let mut buf = vec![0u8; 64 * 1024];
@@ -715,10 +699,7 @@ impl Destination {
             file.sync_all().map_err(local_error("write", &tmp))
         })();
         drop(file);
-        if let Err(e) = copied.and_then(|()| self.place(&tmp, &target, &guest)) {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
+        copied.and_then(|()| self.place(tmp, &target, &guest))?;
         Ok(RecoveredFile {
             guest_path: guest.as_str().to_string(),
             path: target,

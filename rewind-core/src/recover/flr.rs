@@ -491,8 +491,8 @@ impl Run<'_> {
             let folder = path.clone();
             let (written, unpacked) = tokio::task::spawn_blocking(move || {
                 let mut written = Vec::new();
+                // The archive is removed when it is dropped here, unpacked or not.
                 let unpacked = destination.unpack(&archive, &folder, &mut written);
-                let _ = std::fs::remove_file(&archive);
                 (written, unpacked)
             })
             .await
