@@ -11,13 +11,15 @@
 //! - [`config`]: sites (optional: the catalog, the journal and the hook need none), credentials
 //!   ([`Secret`] never prints), TLS trust, and the guard, hook, recover and HTTP settings.
 //! - [`catalog`]: read_only / mutating / unknown tools, persisted; the question for the human.
-//! - [`journal`]: the append-only audit journal: a guard's intent, task and verdict lines, folded.
+//! - [`audit_journal`]: the append-only audit journal (not Zerto's VPG journal): a guard's intent,
+//!   task and verdict lines, written by one writer thread, folded into records; the change locks.
 //! - [`error`]: [`RewindError`], which wraps the configuration's, the catalog's and the journal's.
 //! - [`zvm`]: the HTTP client of one ZVM: timeouts, TLS, the single-flight token cache, read retries,
 //!   the client's own wire models ([`zvm::wire`]) and adaptive waiting for Zerto tasks.
 //! - [`protection`]: find_protection and the protecting-VPG rule.
-//! - [`guard`]: tags, the per-VPG queue, insert / await / listed, the back-to-back retry, the
-//!   reconciliation of lost answers and taking an earlier attempt over; listing tags.
+//! - [`tagged_checkpoint`]: the tag's parts, building and parsing a tag, the tag list of a VM.
+//! - [`guard`]: the per-VPG queue, insert / await / listed, the back-to-back retry, the
+//!   reconciliation of lost answers and taking an earlier attempt over; typed notes ([`GuardNote`]).
 //! - [`recover`]: bounded recover from a tagged checkpoint: FLR (mount at the recovery site, browse,
 //!   download into a destination folder it never leaves, always unmount), failover test, offsite clone.
 //!   Failover Live and Move have no code path.

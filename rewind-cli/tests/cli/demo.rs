@@ -1,6 +1,7 @@
 //! `rewind demo`: the whole loop on the in-process simulator, with no configuration.
 
 use crate::env::TestEnv;
+use zvm_sim::test_kit::texts;
 
 #[tokio::test]
 async fn the_demo_walks_the_loop_and_exits_0() {
@@ -43,11 +44,6 @@ async fn the_demo_walks_the_loop_and_exits_0() {
     assert_ne!(sums["original"], sums["changed"]);
     assert_eq!(sums["original"], sums["recovered"]);
     assert_eq!(result["recovery"]["files"][0]["sha256"], sums["original"]);
-    let kinds: Vec<&str> = result["journal"]["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["kind"].as_str().unwrap())
-        .collect();
+    let kinds: Vec<&str> = texts(&result["journal"]["records"], "kind");
     assert_eq!(kinds, ["guard", "recovery"]);
 }

@@ -2,6 +2,7 @@
 //! what cannot be recovered is refused with its exit code.
 
 use crate::env::{CLIENT_ID, CLIENT_SECRET, TestEnv};
+use zvm_sim::test_kit::texts;
 
 const APP_CONF: &str = "sda1/etc/app/app.conf";
 
@@ -73,12 +74,7 @@ async fn recover_file_brings_back_the_original_bytes_while_the_guest_keeps_the_c
     assert_eq!(std::fs::read(to.join(APP_CONF)).unwrap(), original);
 
     let (_, journal) = env.rewind_json(&["journal", "--change", "c1"]).await;
-    let kinds: Vec<&str> = journal["result"]["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["kind"].as_str().unwrap())
-        .collect();
+    let kinds: Vec<&str> = texts(&journal["result"]["records"], "kind");
     assert_eq!(kinds, ["guard", "recovery", "recovery"]);
 }
 

@@ -4,6 +4,7 @@ use serde_json::{Value, json};
 use crate::helper::{
     Answer, Human, Protocol, Setup, TestEnv, call, is_error, line, params, structured,
 };
+use zvm_sim::test_kit::texts;
 
 /// Checks `server`/`tool` on `vm` with a client that plays `human`, over `protocol`.
 async fn check(env: &TestEnv, human: &Human, protocol: Protocol, tool: &str) -> Value {
@@ -135,12 +136,7 @@ async fn an_unknown_tool_asks_the_human_and_yes_means_guard_first() {
         "{message}"
     );
     assert_eq!(schema["required"], json!(["checkpoint"]));
-    let options: Vec<&str> = schema["properties"]["checkpoint"]["oneOf"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["const"].as_str().unwrap())
-        .collect();
+    let options: Vec<&str> = texts(&schema["properties"]["checkpoint"]["oneOf"], "const");
     assert_eq!(options, ["yes", "no"]);
     assert_eq!(schema["properties"]["remember"]["type"], "boolean");
     assert!(

@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use crate::helper::{Human, Protocol, Setup, TestEnv, call, is_error, line, structured};
+use zvm_sim::test_kit::texts;
 
 const APP_CONF: &str = "sda1/etc/app/app.conf";
 
@@ -64,12 +65,7 @@ async fn a_file_changed_after_a_guard_is_recovered_from_its_tag() {
     assert_eq!(std::fs::read(destination.join(APP_CONF)).unwrap(), original);
 
     let journal = call(&client, "zerto_journal", json!({"change_id": "conf-1"})).await;
-    let kinds: Vec<&str> = structured(&journal)["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["kind"].as_str().unwrap())
-        .collect();
+    let kinds: Vec<&str> = texts(&structured(&journal)["records"], "kind");
     assert_eq!(kinds.first(), Some(&"guard"), "{kinds:?}");
     assert!(kinds.contains(&"recovery"), "{kinds:?}");
     client.cancel().await.unwrap();

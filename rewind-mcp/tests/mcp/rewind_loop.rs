@@ -4,6 +4,7 @@ use serde_json::json;
 use crate::helper::{
     CLIENT_SECRET, Human, Protocol, Setup, TestEnv, call, is_error, line, params, structured,
 };
+use zvm_sim::test_kit::texts;
 
 #[tokio::test]
 async fn find_guard_list_tags_and_journal_walk_the_rewind_loop_over_stdio() {
@@ -38,12 +39,7 @@ async fn find_guard_list_tags_and_journal_walk_the_rewind_loop_over_stdio() {
     assert!(!is_error(&guarded), "{}", line(&guarded));
     let report = structured(&guarded);
     assert_eq!(report["verdict"], "guarded", "{report}");
-    let outcomes: Vec<&str> = report["vpgs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["outcome"].as_str().unwrap())
-        .collect();
+    let outcomes: Vec<&str> = texts(&report["vpgs"], "outcome");
     assert_eq!(outcomes, ["tagged", "tagged", "tagged"], "{report}");
     assert!(line(&guarded).starts_with("GUARDED"), "{}", line(&guarded));
     assert!(

@@ -366,3 +366,14 @@ fn list(value: Value) -> Vec<Value> {
         other => panic!("expected a list, got {other}"),
     }
 }
+
+/// The text under `key` of each item of a JSON list (`["sda1", "sdb1"]` of `PathItems` by `Path`).
+pub fn texts<'a>(list: &'a Value, key: &str) -> Vec<&'a str> {
+    let items = list.as_array().unwrap_or_else(|| panic!("a list: {list}"));
+    let text = |item: &'a Value| {
+        item[key]
+            .as_str()
+            .unwrap_or_else(|| panic!("{key} in {item}"))
+    };
+    items.iter().map(text).collect()
+}

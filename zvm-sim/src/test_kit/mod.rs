@@ -12,7 +12,7 @@ mod site;
 
 use std::time::Duration;
 
-pub use control::{Control, state_of, strings_in};
+pub use control::{Control, state_of, strings_in, texts};
 pub use site::{Site, token};
 
 use crate::{Options, Simulator, WorldSpec};

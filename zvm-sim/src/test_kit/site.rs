@@ -205,6 +205,14 @@ impl Site {
             .to_owned()
     }
 
+    /// Asks for an FLR session of `vm` in `vpg` at `checkpoint` (`POST /v1/flrs`); status and
+    /// answer (the session id, as a JSON string, when accepted).
+    pub async fn start_flr(&self, vpg: &str, vm: &str, checkpoint: &str) -> (StatusCode, Value) {
+        let body = json!({"Jflr": {"VpgIdentifier": vpg, "VmIdentifier": vm,
+                                   "CheckpointIdentifier": checkpoint}});
+        self.post("/v1/flrs", &body).await
+    }
+
     /// The listed checkpoints with this tag.
     pub async fn tagged(&self, vpg_id: &str, tag: &str) -> Vec<Value> {
         self.checkpoints(vpg_id)

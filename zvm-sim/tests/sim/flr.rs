@@ -9,19 +9,24 @@ use std::io::Read;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use zvm_sim::test_kit::texts;
 use zvm_sim::test_kit::{Site, TestSim, spawn_frozen};
 
 const APP_CONF: &str = "sda1/etc/app/app.conf";
 
+/// Boston (as admin), web-local's identifier, web-01's, and a tag `name` inserted into web-local,
+/// completed and listed.
+async fn web_01_tagged(t: &TestSim, name: &str) -> (Site, String, String, String) {
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-local").await;
+    let vm = boston.vm_id("web-01", "web-local").await;
+    let checkpoint = boston.tag(&t.control, &vpg, name).await;
+    (boston, vpg, vm, checkpoint)
+}
+
 /// A mounted FLR session of `vm` in `vpg` at `checkpoint`, on `site`.
 async fn mount(t: &TestSim, site: &Site, vpg: &str, vm: &str, checkpoint: &str) -> String {
-    let (status, body) = site
-        .post(
-            "/v1/flrs",
-            &json!({"Jflr": {"VpgIdentifier": vpg, "VmIdentifier": vm,
-                             "CheckpointIdentifier": checkpoint}}),
-        )
-        .await;
+    let (status, body) = site.start_flr(&vpg, &vm, &checkpoint).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let session = body.as_str().expect("a JSON string session id").to_owned();
     t.control.advance(1.0).await;
@@ -134,12 +139,7 @@ async fn a_file_changed_after_a_checkpoint_comes_back_from_flr_with_its_old_byte
 
     let (status, root) = browse(&boston, &session, "").await;
     assert_eq!(status, StatusCode::OK, "{root}");
-    let partitions: Vec<&str> = root["PathItems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["Path"].as_str().unwrap())
-        .collect();
+    let partitions: Vec<&str> = texts(&root["PathItems"], "Path");
     assert_eq!(partitions, ["sda1", "sdb1"]);
     assert!(
         root["PathItems"]
@@ -298,10 +298,7 @@ async fn several_paths_or_a_folder_download_as_a_zip_of_the_files_at_the_checkpo
 #[tokio::test]
 async fn missing_paths_mounting_sessions_and_checkpoints_outside_the_journal_are_refused() {
     let t = spawn_frozen(35).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
-    let vm = boston.vm_id("web-01", "web-local").await;
-    let checkpoint = boston.tag(&t.control, &vpg, "edges").await;
+    let (boston, vpg, vm, checkpoint) = web_01_tagged(&t, "edges").await;
 
     let mount_body = |checkpoint: &str| {
         json!({"Jflr": {"VpgIdentifier": vpg, "VmIdentifier": vm,
@@ -325,13 +322,7 @@ async fn missing_paths_mounting_sessions_and_checkpoints_outside_the_journal_are
             .contains("Jflr.VpgIdentifier")
     );
     let other_vm = boston.vm_id("app-01", "app-tier").await;
-    let (status, _) = boston
-        .post(
-            "/v1/flrs",
-            &json!({"Jflr": {"VpgIdentifier": vpg, "VmIdentifier": other_vm,
-                             "CheckpointIdentifier": checkpoint}}),
-        )
-        .await;
+    let (status, _) = boston.start_flr(&vpg, &other_vm, &checkpoint).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "the VM is not in the VPG");
 
     let (status, body) = boston.post("/v1/flrs", &mount_body(&checkpoint)).await;
@@ -384,17 +375,8 @@ async fn missing_paths_mounting_sessions_and_checkpoints_outside_the_journal_are
 #[tokio::test]
 async fn unmounting_a_session_still_mounting_stops_its_mount_task() {
     let t = spawn_frozen(36).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
-    let vm = boston.vm_id("web-01", "web-local").await;
-    let checkpoint = boston.tag(&t.control, &vpg, "early").await;
-    let (_, body) = boston
-        .post(
-            "/v1/flrs",
-            &json!({"Jflr": {"VpgIdentifier": vpg, "VmIdentifier": vm,
-                             "CheckpointIdentifier": checkpoint}}),
-        )
-        .await;
+    let (boston, vpg, vm, checkpoint) = web_01_tagged(&t, "early").await;
+    let (_, body) = boston.start_flr(&vpg, &vm, &checkpoint).await;
     let session = body.as_str().unwrap().to_owned();
     let (status, _) = boston.delete(&format!("/v1/flrs/{session}")).await;
     assert_eq!(status, StatusCode::OK);
@@ -412,17 +394,8 @@ async fn unmounting_a_session_still_mounting_stops_its_mount_task() {
 #[tokio::test]
 async fn a_resync_during_the_mount_fails_it_and_the_session_shows_mount_failed() {
     let t = spawn_frozen(37).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
-    let vm = boston.vm_id("web-01", "web-local").await;
-    let checkpoint = boston.tag(&t.control, &vpg, "lost").await;
-    let (_, body) = boston
-        .post(
-            "/v1/flrs",
-            &json!({"Jflr": {"VpgIdentifier": vpg, "VmIdentifier": vm,
-                             "CheckpointIdentifier": checkpoint}}),
-        )
-        .await;
+    let (boston, vpg, vm, checkpoint) = web_01_tagged(&t, "lost").await;
+    let (_, body) = boston.start_flr(&vpg, &vm, &checkpoint).await;
     let session = body.as_str().unwrap().to_owned();
     let (status, _) = t
         .control

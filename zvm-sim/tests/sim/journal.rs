@@ -6,6 +6,7 @@
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use zvm_sim::test_kit::texts;
 use zvm_sim::test_kit::{spawn, spawn_frozen};
 
 fn state(task: &Value) -> (u64, u64) {
@@ -306,12 +307,7 @@ async fn start_and_end_dates_bound_the_checkpoint_list() {
             "/v1/vpgs/{vpg}/checkpoints?startDate=2025-12-31T23:59:40Z&EndDate=2025-12-31T23:59:50.000Z"
         ))
         .await;
-    let times: Vec<&str> = window
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["TimeStamp"].as_str().unwrap())
-        .collect();
+    let times: Vec<&str> = texts(&window, "TimeStamp");
     assert_eq!(
         times,
         [

@@ -34,13 +34,7 @@ async fn make_history(t: &TestSim, boston: &Site) -> (String, String, String) {
     t.control
         .put_file(&vm, "sda1/etc/app/app.conf", b"changed after the tag")
         .await;
-    let (_, session) = boston
-        .post(
-            "/v1/flrs",
-            &json!({"Jflr": {"VpgIdentifier": vpg, "VmIdentifier": vm,
-                             "CheckpointIdentifier": checkpoint}}),
-        )
-        .await;
+    let (_, session) = boston.start_flr(&vpg, &vm, &checkpoint).await;
     t.control.advance(1.0).await;
     let (status, _) = t
         .control

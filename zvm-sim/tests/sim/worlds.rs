@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
+use zvm_sim::test_kit::texts;
 use zvm_sim::test_kit::{Site, spawn_with};
 use zvm_sim::{Options, StartError, WorldError, WorldSpec};
 
@@ -41,12 +42,7 @@ async fn the_simulator_serves_a_world_from_a_file() {
     assert_eq!(t.sim.local().name, "Seattle");
     let seattle = Site::login(&t.http, t.boston_url(), "admin", "admin").await;
     let rows = seattle.get_ok("/v1/vms?vmName=shop-web").await;
-    let vpgs: Vec<&str> = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["VpgName"].as_str().unwrap())
-        .collect();
+    let vpgs: Vec<&str> = texts(&rows, "VpgName");
     assert_eq!(vpgs, ["shop-local", "shop-dr"]);
 }
 
