@@ -26,7 +26,7 @@ async fn web_01_tagged(t: &TestSim, name: &str) -> (Site, String, String, String
 
 /// A mounted FLR session of `vm` in `vpg` at `checkpoint`, on `site`.
 async fn mount(t: &TestSim, site: &Site, vpg: &str, vm: &str, checkpoint: &str) -> String {
-    let (status, body) = site.start_flr(&vpg, &vm, &checkpoint).await;
+    let (status, body) = site.start_flr(vpg, vm, checkpoint).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let session = body.as_str().expect("a JSON string session id").to_owned();
     t.control.advance(1.0).await;
