@@ -4,18 +4,9 @@
 
 mod common;
 
-use common::{CLIENT_SECRET, Sites, TestEnv};
-use rewind_core::{GuardNote, GuardRequest, NoProgress, Outcome, Verdict};
+use common::{CLIENT_SECRET, Sites, TestEnv, request};
+use rewind_core::{GuardNote, NoProgress, Outcome, Verdict};
 use serde_json::json;
-
-fn request(vm: &str, change: &str) -> GuardRequest {
-    GuardRequest {
-        vm: vm.into(),
-        agent: "claude-code".into(),
-        action: "edit app.conf".into(),
-        change_id: change.into(),
-    }
-}
 
 #[tokio::test]
 async fn tokens_revoked_twice_in_a_row_while_a_task_is_followed_surface_no_401() {

@@ -8,21 +8,12 @@ mod recover;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use common::{CLIENT_SECRET, Mischief, Proxy, Sites, TestEnv};
+use common::{CLIENT_SECRET, Mischief, Proxy, Sites, TestEnv, request};
 use rewind_core::audit_journal::JournalFilter;
 use rewind_core::{
-    Culprit, FlrAvailability, GuardNote, GuardRequest, NoProgress, Outcome, ProgressSink, Rewind,
-    RewindError, RunningInsert, SiteConfig, Stage, TaskProgress, Verdict,
+    Culprit, FlrAvailability, GuardNote, NoProgress, Outcome, ProgressSink, Rewind, RewindError,
+    RunningInsert, SiteConfig, Stage, TaskProgress, Verdict,
 };
-
-fn request(vm: &str, change: &str) -> GuardRequest {
-    GuardRequest {
-        vm: vm.into(),
-        agent: "claude-code".into(),
-        action: "edit app.conf".into(),
-        change_id: change.into(),
-    }
-}
 
 fn outcome_of<'a>(report: &'a rewind_core::GuardReport, vpg: &str) -> &'a Outcome {
     &report
@@ -234,7 +225,7 @@ async fn a_token_lifetime_of_billions_of_years_is_kept_a_day_not_a_panic() {
     // A Keycloak that answers an absurd expires_in, and a ZVM with no VPG, on one listener.
     let app = axum::Router::new()
         .route(
-            common::TOKEN_PATH,
+            zvm_sim::test_kit::TOKEN_PATH,
             axum::routing::post(|| async {
                 axum::Json(serde_json::json!({
                     "access_token": "t", "expires_in": i64::MAX

@@ -13,10 +13,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rewind_core::{Config, Rewind, SiteConfig};
-use serde_json::{Value, json};
+use rewind_core::{Config, GuardRequest, Rewind, SiteConfig};
+use serde_json::json;
 
-pub use zvm_sim::test_kit::{CLIENT_ID, CLIENT_SECRET, Control, TOKEN_PATH, state_of};
+pub use zvm_sim::test_kit::{CLIENT_ID, CLIENT_SECRET, Control, Site, state_of};
+
+/// The guard request of every test: claude-code editing app.conf on `vm`, for `change`.
+pub fn request(vm: &str, change: &str) -> GuardRequest {
+    GuardRequest {
+        vm: vm.into(),
+        agent: "claude-code".into(),
+        action: "edit app.conf".into(),
+        change_id: change.into(),
+    }
+}
 
 /// Which configured sites a test wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,31 +326,8 @@ async fn forward(
 
 /// Another client (the `admin` user, with its own token) inserts into the same VPG.
 async fn foreign_insert(state: &ProxyState, path: &str) {
-    let token: Value = state
-        .http
-        .post(format!("{}{TOKEN_PATH}", state.target))
-        .form(&[
-            ("grant_type", "password"),
-            ("client_id", "zerto-client"),
-            ("username", "admin"),
-            ("password", "admin"),
-        ])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let resp = state
-        .http
-        .post(format!("{}{path}", state.target))
-        .bearer_auth(token["access_token"].as_str().unwrap())
-        .json(&json!({"CheckpointName": "another client's checkpoint"}))
-        .send()
-        .await
-        .unwrap();
-    assert!(
-        resp.status().is_success(),
-        "the foreign insert was accepted"
-    );
+    let admin = Site::login(&state.http, &state.target, "admin", "admin").await;
+    let checkpoint = json!({"CheckpointName": "another client's checkpoint"});
+    let (status, _) = admin.post(path, &checkpoint).await;
+    assert!(status.is_success(), "the foreign insert was accepted");
 }

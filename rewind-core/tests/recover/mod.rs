@@ -7,8 +7,8 @@ use std::path::Path;
 
 use rewind_core::audit_journal::{JournalFilter, RecordKind};
 use rewind_core::{
-    CloneAction, ErrorKind, FailoverTestAction, GuardRequest, NoProgress, RecoverFileRequest,
-    RecoveryNote, RecoveryRefusal, RecoveryVerdict, Rewind, RewindError, SiteConfig, Verdict,
+    CloneAction, ErrorKind, FailoverTestAction, NoProgress, RecoverFileRequest, RecoveryNote,
+    RecoveryRefusal, RecoveryVerdict, Rewind, RewindError, SiteConfig, Verdict,
 };
 use sha2::{Digest, Sha256};
 
@@ -20,15 +20,7 @@ const APP_CONF: &str = "sda1/etc/app/app.conf";
 async fn guard(env: &TestEnv, vm: &str, change: &str) {
     let report = env
         .rewind
-        .guard(
-            GuardRequest {
-                vm: vm.into(),
-                agent: "claude-code".into(),
-                action: "edit app.conf".into(),
-                change_id: change.into(),
-            },
-            &NoProgress,
-        )
+        .guard(crate::common::request(vm, change), &NoProgress)
         .await
         .expect("the guard runs");
     assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());

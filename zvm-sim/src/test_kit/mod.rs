@@ -8,11 +8,13 @@
 //! acceptance suite, never for the fronts.
 
 mod control;
+mod corpus;
 mod site;
 
 use std::time::Duration;
 
 pub use control::{Control, state_of, strings_in, texts};
+pub use corpus::Corpus;
 pub use site::{Site, token};
 
 use crate::{Options, Simulator, WorldSpec};
