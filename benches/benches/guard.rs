@@ -23,10 +23,11 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode};
 use rewind_benches::env::Sites;
+use rewind_benches::record::{join_batch, spawn_guard};
 use rewind_benches::report::{Statistic, Target};
 use rewind_benches::world::{self, APP_01, WEB_01};
 use rewind_benches::{Batch, BenchEnv, Floor, GuardRecord, Recorder, Row, Summary, Timing};
-use rewind_core::{GuardRequest, NoProgress, Rewind};
+use rewind_core::{GuardRequest, Rewind};
 use tokio::runtime::Runtime;
 use zvm_sim::WorldSpec;
 
@@ -265,32 +266,16 @@ async fn guard_batch(rewind: &Rewind, vms: &[String], changes: &AtomicU64) -> Ba
     let tasks: Vec<_> = vms
         .iter()
         .map(|vm| {
-            let rewind = rewind.clone();
             let req = GuardRequest {
                 vm: vm.clone(),
                 agent: "bench".into(),
                 action: "measure the guard".into(),
                 change_id: format!("bench-{}", changes.fetch_add(1, Ordering::Relaxed)),
             };
-            tokio::spawn(async move {
-                match rewind.guard(req, &NoProgress).await {
-                    Ok(report) => GuardRecord::from_report(&report, start.elapsed()),
-                    Err(e) => GuardRecord::from_error(&e, start.elapsed()),
-                }
-            })
+            spawn_guard(rewind, req, start)
         })
         .collect();
-    let mut guards = Vec::with_capacity(tasks.len());
-    for task in tasks {
-        guards.push(
-            task.await
-                .unwrap_or_else(|e| GuardRecord::from_error(&e, start.elapsed())),
-        );
-    }
-    Batch {
-        wall: start.elapsed(),
-        guards,
-    }
+    join_batch(tasks, start).await
 }
 
 /// `calls` concurrent reads of Boston's `/v1/localsite` with `rewind`'s client, each timed from the
@@ -316,17 +301,7 @@ async fn read_batch(rewind: &Rewind, calls: usize) -> Batch {
             })
         })
         .collect();
-    let mut reads = Vec::with_capacity(tasks.len());
-    for task in tasks {
-        reads.push(
-            task.await
-                .unwrap_or_else(|e| GuardRecord::from_error(&e, start.elapsed())),
-        );
-    }
-    Batch {
-        wall: start.elapsed(),
-        guards: reads,
-    }
+    join_batch(tasks, start).await
 }
 
 fn main() {

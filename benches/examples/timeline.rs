@@ -14,9 +14,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use chrono::DateTime;
+use rewind_benches::record::spawn_guard;
 use rewind_benches::world::{self, distinct_vm};
 use rewind_benches::{BenchEnv, GuardRecord, Timing};
-use rewind_core::{GuardRequest, NoProgress};
+use rewind_core::GuardRequest;
 use serde_json::Value;
 
 /// Batches whose guards are not counted: the client learns the ZVM's timings in the first ones.
@@ -128,19 +129,13 @@ async fn main() {
         let start = Instant::now();
         let guards: Vec<_> = (0..n)
             .map(|i| {
-                let rewind = env.rewind().clone();
                 let req = GuardRequest {
                     vm: distinct_vm(i),
                     agent: "timeline".into(),
                     action: "place a guard on the simulator's clock".into(),
                     change_id: format!("timeline-{}", changes.fetch_add(1, Ordering::Relaxed)),
                 };
-                tokio::spawn(async move {
-                    match rewind.guard(req, &NoProgress).await {
-                        Ok(report) => GuardRecord::from_report(&report, start.elapsed()),
-                        Err(e) => GuardRecord::from_error(&e, start.elapsed()),
-                    }
-                })
+                spawn_guard(env.rewind(), req, start)
             })
             .collect();
         let mut records = Vec::with_capacity(n);

@@ -2,9 +2,39 @@
 //! iteration with its floor, and each guard with its own.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use rewind_core::{GuardReport, Outcome, Verdict};
+use rewind_core::{GuardReport, GuardRequest, NoProgress, Outcome, Rewind, Verdict};
+use tokio::task::JoinHandle;
+
+/// Starts one guard on the runtime, timed from `start`; an error is a record too.
+pub fn spawn_guard(
+    rewind: &Rewind,
+    request: GuardRequest,
+    start: Instant,
+) -> JoinHandle<GuardRecord> {
+    let rewind = rewind.clone();
+    tokio::spawn(async move {
+        match rewind.guard(request, &NoProgress).await {
+            Ok(report) => GuardRecord::from_report(&report, start.elapsed()),
+            Err(e) => GuardRecord::from_error(&e, start.elapsed()),
+        }
+    })
+}
+
+/// The records of spawned guards or reads, as one batch timed from `start`; one whose task
+/// panicked is a record of that error.
+pub async fn join_batch(tasks: Vec<JoinHandle<GuardRecord>>, start: Instant) -> Batch {
+    let mut guards = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        let record = task.await;
+        guards.push(record.unwrap_or_else(|e| GuardRecord::from_error(&e, start.elapsed())));
+    }
+    Batch {
+        wall: start.elapsed(),
+        guards,
+    }
+}
 
 /// One guard of one iteration.
 #[derive(Debug, Clone, PartialEq)]

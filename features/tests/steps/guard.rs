@@ -53,11 +53,7 @@ async fn tagged(world: &mut RewindWorld, vpg: &str) {
     if world.is_real() {
         return;
     }
-    let tasks = world.sim().await.tasks().await;
-    let task = tasks
-        .iter()
-        .find(|t| t["TaskIdentifier"] == task_id)
-        .unwrap_or_else(|| panic!("Zerto has no task {task_id}"));
+    let task = world.sim().await.task(task_id).await;
     assert_eq!(task["State"], 6, "Zerto's task Completed: {task}");
     assert_eq!(task["VpgName"], vpg, "{task}");
     assert_eq!(task["CheckpointName"], tag, "{task}");
@@ -94,11 +90,7 @@ async fn failed(world: &mut RewindWorld, vpg: String, state: String) {
     let reason = v["complete_reason"].as_str().expect("a reason");
     assert!(!reason.is_empty(), "{v}");
     let task_id = v["task_id"].as_str().expect("a task id");
-    let tasks = world.sim().await.tasks().await;
-    let task = tasks
-        .iter()
-        .find(|t| t["TaskIdentifier"] == task_id)
-        .unwrap_or_else(|| panic!("Zerto has no task {task_id}"));
+    let task = world.sim().await.task(task_id).await;
     assert_eq!(task["State"], 4, "Zerto failed it too: {task}");
     assert_eq!(task["CompleteReason"], reason, "Zerto's own reason: {task}");
 }

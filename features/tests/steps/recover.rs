@@ -222,21 +222,29 @@ fn from_the_tag(world: &RewindWorld, task: &Value, change: &str) {
     );
 }
 
+/// The one task of type `kind` Zerto ran, which ended in `state` (named `state_name`).
+async fn the_one_task(world: &mut RewindWorld, kind: &str, state: u8, state_name: &str) -> Value {
+    let tasks = world.sim().await.tasks_of_type(kind).await;
+    assert_eq!(tasks.len(), 1, "one {kind} task: {tasks:#?}");
+    assert_eq!(
+        tasks[0]["State"], state,
+        "{kind} {state_name}: {}",
+        tasks[0]
+    );
+    tasks[0].clone()
+}
+
 #[then(
     expr = "Zerto ran a {string} task from the checkpoint tagged for change {string}, and it Completed"
 )]
 async fn task_from_tag(world: &mut RewindWorld, kind: String, change: String) {
-    let tasks = world.sim().await.tasks_of_type(&kind).await;
-    assert_eq!(tasks.len(), 1, "one {kind} task: {tasks:#?}");
-    assert_eq!(tasks[0]["State"], 6, "{kind} Completed: {}", tasks[0]);
-    from_the_tag(world, &tasks[0], &change);
+    let task = the_one_task(world, &kind, 6, "Completed").await;
+    from_the_tag(world, &task, &change);
 }
 
 #[then(expr = "Zerto ran a {string} task, and it Completed")]
 async fn task_completed(world: &mut RewindWorld, kind: String) {
-    let tasks = world.sim().await.tasks_of_type(&kind).await;
-    assert_eq!(tasks.len(), 1, "one {kind} task: {tasks:#?}");
-    assert_eq!(tasks[0]["State"], 6, "{kind} Completed: {}", tasks[0]);
+    the_one_task(world, &kind, 6, "Completed").await;
 }
 
 #[when(expr = "Zerto shows the clone running from the checkpoint tagged for change {string}")]
@@ -253,9 +261,7 @@ async fn clone_running(world: &mut RewindWorld, change: String) {
 
 #[then(expr = "Zerto's {string} task ended Stopped")]
 async fn task_stopped(world: &mut RewindWorld, kind: String) {
-    let tasks = world.sim().await.tasks_of_type(&kind).await;
-    assert_eq!(tasks.len(), 1, "one {kind} task: {tasks:#?}");
-    assert_eq!(tasks[0]["State"], 5, "{kind} Stopped: {}", tasks[0]);
+    the_one_task(world, &kind, 5, "Stopped").await;
 }
 
 #[then(expr = "the clone {string} has the {string} that {string} had before the change")]

@@ -170,18 +170,18 @@ async fn one_insert_each(world: &mut RewindWorld, vpgs: String) {
 
 #[then("no tagged-checkpoint insert failed at Zerto")]
 async fn no_failed_insert(world: &mut RewindWorld) {
-    let failed: Vec<Value> = world
-        .sim()
-        .await
-        .inserts(None)
-        .await
-        .into_iter()
-        .filter(|t| t["State"] != 6)
-        .collect();
+    let failed = inserts_where(world, |t| t["State"] != 6).await;
     assert!(
         failed.is_empty(),
         "inserts that did not Complete: {failed:#?}"
     );
+}
+
+/// The insert tasks Zerto ran that `keep` keeps.
+async fn inserts_where(world: &mut RewindWorld, keep: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let mut inserts = world.sim().await.inserts(None).await;
+    inserts.retain(|t| keep(t));
+    inserts
 }
 
 fn time(v: &Value) -> Option<DateTime<Utc>> {
@@ -206,14 +206,7 @@ async fn never_overlapping(world: &mut RewindWorld, vpg: String) {
 
 #[then("every tagged-checkpoint insert that Zerto failed is named in a guard's notes")]
 async fn failures_named(world: &mut RewindWorld) {
-    let failed: Vec<Value> = world
-        .sim()
-        .await
-        .inserts(None)
-        .await
-        .into_iter()
-        .filter(|t| t["State"] == 4)
-        .collect();
+    let failed = inserts_where(world, |t| t["State"] == 4).await;
     let reports: String = world
         .answers
         .iter()
@@ -231,18 +224,7 @@ async fn failures_named(world: &mut RewindWorld) {
 
 #[then("Zerto received no FLR request")]
 async fn no_flr(world: &mut RewindWorld) {
-    let flr: Vec<Value> = world
-        .sim()
-        .await
-        .calls()
-        .await
-        .into_iter()
-        .filter(|c| {
-            c["Path"]
-                .as_str()
-                .is_some_and(|p| p.to_lowercase().starts_with("/v1/flrs"))
-        })
-        .collect();
+    let flr = world.sim().await.calls_to("/v1/flrs").await;
     assert!(flr.is_empty(), "FLR requests: {flr:#?}");
 }
 

@@ -134,6 +134,13 @@ impl Control {
         list(self.get("tasks").await)
     }
 
+    /// The task with this identifier, of either site; it must exist.
+    pub async fn task(&self, id: &str) -> Value {
+        let tasks = self.tasks().await;
+        let found = tasks.into_iter().find(|t| t["TaskIdentifier"] == id);
+        found.unwrap_or_else(|| panic!("Zerto has no task {id}"))
+    }
+
     /// The tasks of one type (`InsertTaggedCP`, `FlrJournalMount`, `FailOverTest`, `Clone`, ...).
     pub async fn tasks_of_type(&self, kind: &str) -> Vec<Value> {
         let mut tasks = self.tasks().await;
