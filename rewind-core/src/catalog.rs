@@ -311,6 +311,19 @@ struct CatalogFile {
     read_only: Vec<CatalogEntry>,
 }
 
+impl CatalogFile {
+    /// Records `server`/`tool` as read-only, once.
+    fn keep_read_only(&mut self, server: &str, tool: &str) {
+        if !self.read_only.iter().any(|e| e.same(server, tool)) {
+            self.read_only.push(CatalogEntry {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+                vm_arg: None,
+            });
+        }
+    }
+}
+
 /// How a tool is classified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -615,13 +628,7 @@ impl CatalogStore {
         let tool = check_name("tool", tool)?;
         self.update(|f| {
             f.mutating.retain(|e| !e.same(&server, &tool));
-            if !f.read_only.iter().any(|e| e.same(&server, &tool)) {
-                f.read_only.push(CatalogEntry {
-                    server: server.clone(),
-                    tool: tool.clone(),
-                    vm_arg: None,
-                });
-            }
+            f.keep_read_only(&server, &tool);
             Ok(())
         })
     }
@@ -645,13 +652,7 @@ impl CatalogStore {
                     path: self.path.clone(),
                 });
             }
-            if !f.read_only.iter().any(|e| e.same(&server, &tool)) {
-                f.read_only.push(CatalogEntry {
-                    server: server.clone(),
-                    tool: tool.clone(),
-                    vm_arg: None,
-                });
-            }
+            f.keep_read_only(&server, &tool);
             Ok(())
         })
     }

@@ -636,6 +636,17 @@ impl ZvmClient {
         self.write_for_id(Method::POST, path, body).await
     }
 
+    /// `POST /v1/vpgs/{id}/{operation}` with `body` → the task identifier.
+    async fn vpg_operation(
+        &self,
+        vpg_id: &str,
+        operation: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<String, CallError> {
+        let path = format!("/v1/vpgs/{}/{operation}", segment(vpg_id));
+        self.post_for_task(&path, Some(body)).await
+    }
+
     async fn write_for_id(
         &self,
         method: Method,
@@ -892,14 +903,11 @@ impl ZvmClient {
         checkpoint_id: &str,
         vm_ids: &[&str],
     ) -> Result<String, CallError> {
-        self.post_for_task(
-            &format!("/v1/vpgs/{}/FailoverTest", segment(vpg_id)),
-            Some(&FailoverTestStart {
-                checkpoint_identifier: checkpoint_id,
-                vm_identifiers: vm_ids,
-            }),
-        )
-        .await
+        let body = FailoverTestStart {
+            checkpoint_identifier: checkpoint_id,
+            vm_identifiers: vm_ids,
+        };
+        self.vpg_operation(vpg_id, "FailoverTest", &body).await
     }
 
     /// `POST /v1/vpgs/{id}/FailoverTestStop` → the task identifier.
@@ -909,14 +917,11 @@ impl ZvmClient {
         success: bool,
         summary: &str,
     ) -> Result<String, CallError> {
-        self.post_for_task(
-            &format!("/v1/vpgs/{}/FailoverTestStop", segment(vpg_id)),
-            Some(&FailoverTestStop {
-                failover_test_success: success,
-                failover_test_summary: summary,
-            }),
-        )
-        .await
+        let body = FailoverTestStop {
+            failover_test_success: success,
+            failover_test_summary: summary,
+        };
+        self.vpg_operation(vpg_id, "FailoverTestStop", &body).await
     }
 
     /// `POST /v1/vpgs/{id}/CloneStart` at `checkpoint_id` for `vm_ids` → the task identifier.
@@ -926,14 +931,11 @@ impl ZvmClient {
         checkpoint_id: &str,
         vm_ids: &[&str],
     ) -> Result<String, CallError> {
-        self.post_for_task(
-            &format!("/v1/vpgs/{}/CloneStart", segment(vpg_id)),
-            Some(&CloneStart {
-                checkpoint_id,
-                vm_identifiers: vm_ids,
-            }),
-        )
-        .await
+        let body = CloneStart {
+            checkpoint_id,
+            vm_identifiers: vm_ids,
+        };
+        self.vpg_operation(vpg_id, "CloneStart", &body).await
     }
 
     /// `POST /v1/vpgs/{id}/CloneAbort` (no body) → the abort's task identifier, when the ZVM answers
