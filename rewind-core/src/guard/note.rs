@@ -237,11 +237,13 @@ impl fmt::Display for GuardNote {
                 task_id,
                 state,
                 reason,
-            } => write!(
-                f,
-                "took over {attempt} of this change: its insert task {task_id} ended {} ({reason}), so the tag is inserted again",
-                state.as_ref().map(ToString::to_string).unwrap_or_default()
-            ),
+            } => {
+                let state = state.as_ref().map(ToString::to_string).unwrap_or_default();
+                write!(
+                    f,
+                    "took over {attempt} of this change: its insert task {task_id} ended {state} ({reason}), so the tag is inserted again"
+                )
+            }
             GuardNote::EarlierInsertStillRunning { attempt, task_id } => write!(
                 f,
                 "took over {attempt} of this change: its insert task {task_id} was still running at the deadline"
@@ -298,20 +300,27 @@ impl fmt::Display for GuardNote {
             GuardNote::FoundAfterUnknown {
                 checkpoint_id,
                 task_id,
-            } => {
-                let checkpoint = checkpoint_id.as_deref().unwrap_or("?");
-                match task_id {
-                    Some(id) => write!(
-                        f,
-                        "found the tagged checkpoint {checkpoint} and its insert task {id}: the insert had happened, so it was not sent again"
-                    ),
-                    None => write!(
-                        f,
-                        "found the tagged checkpoint {checkpoint}: the insert had happened, so it was not sent again"
-                    ),
-                }
-            }
+            } => found_after_unknown(f, checkpoint_id.as_deref(), task_id.as_deref()),
         }
+    }
+}
+
+/// The tag was found after an insert of unknown outcome, with or without the task that inserted it.
+fn found_after_unknown(
+    f: &mut fmt::Formatter<'_>,
+    checkpoint_id: Option<&str>,
+    task_id: Option<&str>,
+) -> fmt::Result {
+    let checkpoint = checkpoint_id.unwrap_or("?");
+    match task_id {
+        Some(id) => write!(
+            f,
+            "found the tagged checkpoint {checkpoint} and its insert task {id}: the insert had happened, so it was not sent again"
+        ),
+        None => write!(
+            f,
+            "found the tagged checkpoint {checkpoint}: the insert had happened, so it was not sent again"
+        ),
     }
 }
 
