@@ -9,7 +9,7 @@
 #[allow(dead_code)]
 mod env;
 
-use env::TestEnv;
+use env::{TestEnv, guard_args};
 use serde_json::{Value, json};
 
 /// The bytes of the catalog and the journal (None when absent).
@@ -23,33 +23,21 @@ fn files(env: &TestEnv) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
 /// The writes the simulator saw, as `METHOD PATH`.
 async fn writes(env: &TestEnv) -> Vec<String> {
     env.control
-        .get("calls")
+        .calls()
         .await
-        .as_array()
-        .unwrap()
         .iter()
         .filter(|c| c["Method"] != "GET" && !c["Path"].as_str().unwrap_or("").starts_with("/auth/"))
         .map(|c| format!("{} {}", c["Method"], c["Path"]))
         .collect()
 }
 
-/// A guard with one argument replaced.
-fn guard_args<'a>(vm: &'a str, agent: &'a str, action: &'a str, change: &'a str) -> Vec<&'a str> {
-    vec![
-        "guard", vm, "--agent", agent, "--action", action, "--change", change,
-    ]
-}
-
 #[tokio::test]
 async fn bad_arguments_are_one_clear_usage_error_and_nothing_is_written() {
     let env = TestEnv::start(81).await;
     // Something in the catalog and the journal to keep.
-    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
-        .await
-        .expect_code(0);
-    env.rewind(&guard_args("web-01", "claude", "edit", "c0"))
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await;
+    env.guard("web-01", "claude", "c0").await;
     env.control.post("reset", json!({})).await;
     let before = files(&env);
     let huge = "x".repeat(100_000);
@@ -125,9 +113,7 @@ async fn bad_arguments_are_one_clear_usage_error_and_nothing_is_written() {
 #[tokio::test]
 async fn bad_hook_input_is_blocked_and_nothing_is_written() {
     let env = TestEnv::start(82).await;
-    env.rewind(&["catalog", "add-mutating", "claude-code", "Bash"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "claude-code", "Bash"]).await;
     let before = files(&env);
     let huge_input =
         json!({"tool_name": "Bash", "tool_input": {"command": "x".repeat(2_000_000)}}).to_string();

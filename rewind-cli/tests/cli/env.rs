@@ -55,6 +55,18 @@ impl Run {
     }
 }
 
+/// `rewind guard <vm> --agent <agent> --action <action> --change <change>`.
+pub fn guard_args<'a>(
+    vm: &'a str,
+    agent: &'a str,
+    action: &'a str,
+    change: &'a str,
+) -> Vec<&'a str> {
+    vec![
+        "guard", vm, "--agent", agent, "--action", action, "--change", change,
+    ]
+}
+
 /// A simulator, a temporary home and the binary.
 pub struct TestEnv {
     pub sim: zvm_sim::Simulator,
@@ -222,6 +234,21 @@ impl TestEnv {
             .stderr(Stdio::piped())
             .kill_on_drop(true);
         cmd
+    }
+
+    /// Runs `rewind guard <vm> --agent <agent> --action edit --change <change>`, which must end
+    /// guarded (exit 0).
+    pub async fn guard(&self, vm: &str, agent: &str, change: &str) {
+        self.rewind(&guard_args(vm, agent, "edit", change))
+            .await
+            .expect_code(0);
+    }
+
+    /// Runs `rewind catalog args...` (adding a tool, say), which must succeed (exit 0).
+    pub async fn catalog(&self, args: &[&str]) {
+        let mut all = vec!["catalog"];
+        all.extend_from_slice(args);
+        self.rewind(&all).await.expect_code(0);
     }
 
     /// A VM's identifier, read through `rewind find --json`.

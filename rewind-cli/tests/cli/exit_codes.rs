@@ -1,11 +1,11 @@
 //! Every exit code, each from a real cause, with one clear line on stderr and the same error in the
 //! `--json` document.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
 
-use crate::env::{CLIENT_ID, TestEnv};
+use crate::env::{CLIENT_ID, TestEnv, guard_args};
 
 #[tokio::test]
 async fn an_ambiguous_vm_is_refused_with_every_candidate() {
@@ -20,16 +20,7 @@ async fn an_ambiguous_vm_is_refused_with_every_candidate() {
     );
 
     let (run, json) = env
-        .rewind_json(&[
-            "guard",
-            "build-agent",
-            "--agent",
-            "a",
-            "--action",
-            "b",
-            "--change",
-            "c",
-        ])
+        .rewind_json(&guard_args("build-agent", "a", "b", "c"))
         .await;
     run.expect_code(3);
     assert_eq!(json["command"], "guard");
@@ -70,11 +61,7 @@ async fn a_guard_with_no_protecting_vpg_is_refused_and_still_printed() {
             json!({"Status": 0, "SubStatus": 1}),
         )
         .await;
-    let run = env
-        .rewind(&[
-            "guard", "db-01", "--agent", "a", "--action", "b", "--change", "c",
-        ])
-        .await;
+    let run = env.rewind(&guard_args("db-01", "a", "b", "c")).await;
     run.expect_code(3);
     assert!(run.stdout.starts_with("NOT GUARDED: db-01"), "{run:#?}");
     assert!(run.stdout.contains("skipped"), "{run:#?}");
@@ -97,23 +84,12 @@ async fn a_failed_insert_task_exits_with_the_task_failed_code() {
         ])
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let tasks = env.control.get("tasks").await;
-        let running = tasks
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|t| t["VpgIdentifier"].as_str() == Some(web_dr.as_str()) && t["State"] == 1);
-        if running {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the insert never started: {tasks}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let running = |t: &serde_json::Value| {
+        t["VpgIdentifier"].as_str() == Some(web_dr.as_str()) && t["State"] == 1
+    };
+    env.control
+        .wait_for_task("web-dr's insert", Duration::from_secs(20), running)
+        .await;
     env.control
         .post(&format!("vpgs/{web_dr}/resync"), json!({"Seconds": 1}))
         .await;
@@ -136,11 +112,7 @@ async fn an_insert_the_zvm_refuses_exits_with_the_refused_code_not_the_connectio
         json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": "Respond", "Status": 403}),
     )
     .await;
-    let (run, json) = env
-        .rewind_json(&[
-            "guard", "db-01", "--agent", "a", "--action", "b", "--change", "c",
-        ])
-        .await;
+    let (run, json) = env.rewind_json(&guard_args("db-01", "a", "b", "c")).await;
     run.expect_code(3);
     assert_eq!(json["result"]["verdict"], "not_guarded");
     assert_eq!(json["result"]["vpgs"][0]["outcome"], "error");
@@ -154,11 +126,7 @@ async fn a_guard_still_running_at_its_deadline_exits_with_its_own_code_not_the_t
     let env = TestEnv::start(35).await;
     env.write_config("[guard]\ndeadline_secs = 1\n");
     env.control.task_duration(30000).await;
-    let (run, json) = env
-        .rewind_json(&[
-            "guard", "db-01", "--agent", "a", "--action", "b", "--change", "c",
-        ])
-        .await;
+    let (run, json) = env.rewind_json(&guard_args("db-01", "a", "b", "c")).await;
     run.expect_code(6);
     assert_eq!(json["result"]["verdict"], "still_running");
     assert_eq!(json["error"]["kind"], "still_running");
@@ -233,11 +201,7 @@ async fn bad_usage_exits_2_from_clap_and_from_the_configuration() {
     assert!(run.one_error_line().contains("boston"), "{run:#?}");
 
     env.write_config("");
-    let run = env
-        .rewind(&[
-            "guard", "web-01", "--agent", "a|b", "--action", "x", "--change", "c",
-        ])
-        .await;
+    let run = env.rewind(&guard_args("web-01", "a|b", "x", "c")).await;
     run.expect_code(2);
     assert!(run.one_error_line().contains("agent"), "{run:#?}");
 }

@@ -31,6 +31,23 @@ async fn hook_run(env: &TestEnv, input: &str) -> (String, String, i32) {
     )
 }
 
+/// Runs the hook on `input` and checks that it failed closed (a deny, exit 2) because of `cause`.
+async fn expect_fail_closed(env: &TestEnv, input: &str, cause: &str) {
+    let (decision, reason, code) = hook_run(env, input).await;
+    assert_eq!((decision.as_str(), code), ("deny", 2), "{reason}");
+    assert!(
+        reason.contains(cause) && reason.contains("fail closed"),
+        "{reason}"
+    );
+}
+
+/// Adds `record` as one more line of the audit journal, as another guard would have written it.
+fn append_to_journal(env: &TestEnv, record: &Value) {
+    let mut journal = std::fs::read_to_string(env.journal_file()).unwrap();
+    journal.push_str(&format!("{record}\n"));
+    std::fs::write(env.journal_file(), journal).unwrap();
+}
+
 fn call(tool_name: &str, tool_input: Value) -> String {
     json!({
         "session_id": "s-1",
@@ -43,30 +60,13 @@ fn call(tool_name: &str, tool_input: Value) -> String {
     .to_string()
 }
 
-async fn guard(env: &TestEnv, vm: &str) {
-    env.rewind(&[
-        "guard",
-        vm,
-        "--agent",
-        "claude-code",
-        "--action",
-        "edit",
-        "--change",
-        "c1",
-    ])
-    .await
-    .expect_code(0);
-}
-
 #[tokio::test]
 async fn a_read_only_tool_is_allowed() {
     let env = TestEnv::start(41).await;
     let (decision, reason) = hook(&env, &call("Read", json!({"file_path": "/etc/hosts"}))).await;
     assert_eq!(decision, "allow");
     assert!(reason.contains("claude-code/Read is read-only"), "{reason}");
-    env.rewind(&["catalog", "add-read-only", "vsphere", "*"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-read-only", "vsphere", "*"]).await;
     let (decision, _) = hook(&env, &call("mcp__vsphere__list_vms", json!({}))).await;
     assert_eq!(decision, "allow");
 }
@@ -102,12 +102,8 @@ async fn the_guard_tool_runs_without_a_question_and_a_bounded_recover_is_put_to_
 #[tokio::test]
 async fn a_tool_name_the_catalog_refuses_is_blocked_as_malformed_input() {
     let env = TestEnv::start(51).await;
-    let (decision, reason, code) = hook_run(&env, &call("mcp__ssh__run\u{7}", json!({}))).await;
-    assert_eq!((decision.as_str(), code), ("deny", 2), "{reason}");
-    assert!(
-        reason.contains("invalid catalog tool") && reason.contains("fail closed"),
-        "{reason}"
-    );
+    let input = call("mcp__ssh__run\u{7}", json!({}));
+    expect_fail_closed(&env, &input, "invalid catalog tool").await;
 }
 
 #[tokio::test]
@@ -128,16 +124,8 @@ async fn an_unknown_tool_is_asked_about_with_the_catalogs_question() {
 #[tokio::test]
 async fn a_mutating_tool_is_allowed_only_after_a_guard_of_the_vm_its_argument_names() {
     let env = TestEnv::start(43).await;
-    env.rewind(&[
-        "catalog",
-        "add-mutating",
-        "ssh",
-        "run",
-        "--vm-arg",
-        "target.host",
-    ])
-    .await
-    .expect_code(0);
+    env.catalog(&["add-mutating", "ssh", "run", "--vm-arg", "target.host"])
+        .await;
     let input = call(
         "mcp__ssh__run",
         json!({"target": {"host": "web-01"}, "cmd": "edit"}),
@@ -146,7 +134,7 @@ async fn a_mutating_tool_is_allowed_only_after_a_guard_of_the_vm_its_argument_na
     assert_eq!(decision, "deny");
     assert!(reason.contains("guard web-01 first"), "{reason}");
 
-    guard(&env, "web-01").await;
+    env.guard("web-01", "claude-code", "c1").await;
     let (decision, reason) = hook(&env, &input).await;
     assert_eq!(decision, "allow", "{reason}");
     assert!(
@@ -164,9 +152,8 @@ async fn a_mutating_tool_is_allowed_only_after_a_guard_of_the_vm_its_argument_na
 #[tokio::test]
 async fn a_mutating_tool_naming_the_vm_by_host_name_or_ip_address_is_allowed_after_its_guard() {
     let env = TestEnv::start(50).await;
-    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await;
     let (run, found) = env.rewind_json(&["find", "web-01"]).await;
     run.expect_code(0);
     let ip = found["result"]["vm"]["ip_addresses"][0]
@@ -183,7 +170,7 @@ async fn a_mutating_tool_naming_the_vm_by_host_name_or_ip_address_is_allowed_aft
     assert_eq!(hook(&env, &by_fqdn).await.0, "deny");
     assert_eq!(hook(&env, &by_ip).await.0, "deny");
 
-    guard(&env, "web-01").await;
+    env.guard("web-01", "claude-code", "c1").await;
     let (decision, reason) = hook(&env, &by_fqdn).await;
     assert_eq!(decision, "allow", "{reason}");
     let (decision, reason) = hook(&env, &by_ip).await;
@@ -192,9 +179,7 @@ async fn a_mutating_tool_naming_the_vm_by_host_name_or_ip_address_is_allowed_aft
     assert_eq!(decision, "deny", "{reason}");
 
     // Without a VM argument, an address in the input names the VM as well.
-    env.rewind(&["catalog", "add-mutating", "claude-code", "Bash"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "claude-code", "Bash"]).await;
     let (decision, reason) = hook(
         &env,
         &call(
@@ -209,9 +194,7 @@ async fn a_mutating_tool_naming_the_vm_by_host_name_or_ip_address_is_allowed_aft
 #[tokio::test]
 async fn a_mutating_tool_without_a_vm_argument_is_judged_by_the_vm_its_input_names() {
     let env = TestEnv::start(44).await;
-    env.rewind(&["catalog", "add-mutating", "claude-code", "Bash"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "claude-code", "Bash"]).await;
     // No VM the journal knows is named: ask.
     let (decision, reason) = hook(
         &env,
@@ -224,7 +207,7 @@ async fn a_mutating_tool_without_a_vm_argument_is_judged_by_the_vm_its_input_nam
     assert_eq!(decision, "ask", "{reason}");
     assert!(reason.contains("cannot tell which VM"), "{reason}");
 
-    guard(&env, "web-01").await;
+    env.guard("web-01", "claude-code", "c1").await;
     let (decision, reason) = hook(
         &env,
         &call(
@@ -248,9 +231,7 @@ async fn a_mutating_tool_without_a_vm_argument_is_judged_by_the_vm_its_input_nam
     record.as_object_mut().unwrap().remove("attempt");
     record["vm"] = json!({"id": "x.vm-99", "name": "db-01"});
     record["time"] = json!((chrono::Utc::now() - chrono::Duration::hours(2)).to_rfc3339());
-    let mut journal = std::fs::read_to_string(env.journal_file()).unwrap();
-    journal.push_str(&format!("{record}\n"));
-    std::fs::write(env.journal_file(), journal).unwrap();
+    append_to_journal(&env, &record);
     let (decision, reason) = hook(
         &env,
         &call("Bash", json!({"command": "ssh web-01 x; ssh db-01 y"})),
@@ -264,9 +245,7 @@ async fn a_mutating_tool_without_a_vm_argument_is_judged_by_the_vm_its_input_nam
 
     // Two such VMs are both named, and the advice is to guard each of them.
     record["vm"] = json!({"id": "x.vm-98", "name": "files-01"});
-    let mut journal = std::fs::read_to_string(env.journal_file()).unwrap();
-    journal.push_str(&format!("{record}\n"));
-    std::fs::write(env.journal_file(), journal).unwrap();
+    append_to_journal(&env, &record);
     let (decision, reason) = hook(
         &env,
         &call("Bash", json!({"command": "ssh db-01 y; ssh files-01 z"})),
@@ -288,10 +267,9 @@ async fn a_mutating_tool_without_a_vm_argument_is_judged_by_the_vm_its_input_nam
 async fn a_guard_older_than_the_window_does_not_count() {
     let env = TestEnv::start(45).await;
     env.write_config("[hook]\nwindow_secs = 600\n");
-    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
-        .await
-        .expect_code(0);
-    guard(&env, "web-01").await;
+    env.catalog(&["add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await;
+    env.guard("web-01", "claude-code", "c1").await;
     let text = std::fs::read_to_string(env.journal_file()).unwrap();
     let mut record: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     record["time"] = json!((chrono::Utc::now() - chrono::Duration::minutes(11)).to_rfc3339());
@@ -321,34 +299,22 @@ async fn malformed_input_is_blocked_with_exit_2_and_a_deny() {
 async fn an_unreadable_catalog_or_journal_is_blocked_with_exit_2_and_a_deny() {
     let env = TestEnv::start(47).await;
     std::fs::write(env.catalog_file(), "[[mutating]\nbroken").unwrap();
-    let (decision, reason, code) = hook_run(&env, &call("Read", json!({}))).await;
-    assert_eq!((decision.as_str(), code), ("deny", 2));
-    assert!(
-        reason.contains("tool catalog") && reason.contains("fail closed"),
-        "{reason}"
-    );
+    expect_fail_closed(&env, &call("Read", json!({})), "tool catalog").await;
 
     std::fs::remove_file(env.catalog_file()).unwrap();
-    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await;
     std::fs::create_dir_all(env.journal_file()).unwrap();
-    let (decision, reason, code) =
-        hook_run(&env, &call("mcp__ssh__run", json!({"host": "web-01"}))).await;
-    assert_eq!((decision.as_str(), code), ("deny", 2));
-    assert!(
-        reason.contains("audit journal") && reason.contains("fail closed"),
-        "{reason}"
-    );
+    let input = call("mcp__ssh__run", json!({"host": "web-01"}));
+    expect_fail_closed(&env, &input, "audit journal").await;
 }
 
 #[tokio::test]
 async fn the_hook_needs_no_zvm_and_no_configuration() {
     let env = TestEnv::start(48).await;
-    guard(&env, "web-01").await;
-    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
-        .await
-        .expect_code(0);
+    env.guard("web-01", "claude-code", "c1").await;
+    env.catalog(&["add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await;
     // No site configured at all: the hook cannot reach a ZVM, and needs none. It reads only the
     // catalog and the journal at their default places.
     std::fs::remove_file(env.config_file()).unwrap();
@@ -372,7 +338,7 @@ async fn a_vm_name_shared_by_two_guarded_vms_of_the_journal_is_put_to_the_human_
         .collect();
     assert_eq!(ids.len(), 2, "{found}");
     for id in &ids {
-        guard(&env, id).await;
+        env.guard(id, "claude-code", "c1").await;
     }
     // The first guard is older than the window: only the second VM is guarded now.
     let journal = std::fs::read_to_string(env.journal_file()).unwrap();
@@ -394,12 +360,9 @@ async fn a_vm_name_shared_by_two_guarded_vms_of_the_journal_is_put_to_the_human_
     let rewritten: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(env.journal_file(), rewritten).unwrap();
 
-    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
-        .await
-        .expect_code(0);
-    env.rewind(&["catalog", "add-mutating", "claude-code", "Bash"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await;
+    env.catalog(&["add-mutating", "claude-code", "Bash"]).await;
     for input in [
         call("mcp__ssh__run", json!({"host": "build-agent"})),
         call("mcp__ssh__run", json!({"host": "build-agent.corp.example"})),
@@ -425,9 +388,8 @@ async fn a_vm_name_shared_by_two_guarded_vms_of_the_journal_is_put_to_the_human_
 #[tokio::test]
 async fn a_reason_quotes_at_most_a_few_hundred_bytes_of_a_huge_vm_argument() {
     let env = TestEnv::start(53).await;
-    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await;
     let huge = "web-01".repeat(200_000);
     let (decision, reason) = hook(&env, &call("mcp__ssh__run", json!({"host": huge}))).await;
     assert_eq!(decision, "deny", "{}", &reason[..reason.len().min(600)]);

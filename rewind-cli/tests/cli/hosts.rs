@@ -116,6 +116,11 @@ struct Heard {
     code: i32,
 }
 
+/// The hook input of a call of ssh's `run` tool with `args`, as `host` sends it.
+fn ssh_run(host: &str, args: Value) -> Value {
+    input(host, Some("ssh"), "run", args)
+}
+
 /// Runs the hook on `input` as `host` runs it (without `--host` where the host shares a settings
 /// file with others), and reads the answer as that host does, checking its exact shape.
 async fn run(env: &TestEnv, host: &str, input: &Value) -> Heard {
@@ -191,15 +196,6 @@ async fn run(env: &TestEnv, host: &str, input: &Value) -> Heard {
     heard(&decision, &reason)
 }
 
-/// Guards `vm` for change c1.
-async fn guard(env: &TestEnv, vm: &str) {
-    env.rewind(&[
-        "guard", vm, "--agent", "a", "--action", "edit", "--change", "c1",
-    ])
-    .await
-    .expect_code(0);
-}
-
 #[tokio::test]
 async fn each_hosts_read_only_tool_is_allowed_in_its_own_shape() {
     let env = TestEnv::start(61).await;
@@ -273,11 +269,9 @@ async fn an_unknown_tool_is_asked_about_where_the_host_asks_and_denied_with_the_
 #[tokio::test]
 async fn a_mutating_mcp_tool_runs_in_every_host_only_once_its_vm_is_guarded() {
     let env = TestEnv::start(63).await;
-    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
-        .await
-        .expect_code(0);
-    let on =
-        |host: &str, vm: &str| input(host, Some("ssh"), "run", json!({"host": vm, "cmd": "edit"}));
+    env.catalog(&["add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await;
+    let on = |host: &str, vm: &str| ssh_run(host, json!({"host": vm, "cmd": "edit"}));
     for host in HOSTS {
         let heard = run(&env, host, &on(host, "web-01")).await;
         assert_eq!(
@@ -290,7 +284,7 @@ async fn a_mutating_mcp_tool_runs_in_every_host_only_once_its_vm_is_guarded() {
             "{host}: {heard:?}"
         );
     }
-    guard(&env, "web-01").await;
+    env.guard("web-01", "a", "c1").await;
     for host in HOSTS {
         let heard = run(&env, host, &on(host, "web-01")).await;
         assert_eq!(
@@ -318,11 +312,9 @@ async fn a_hosts_own_shell_tool_marked_mutating_is_judged_by_the_vm_its_command_
         ("cursor", "Shell"),
     ];
     for (host, shell) in shells {
-        env.rewind(&["catalog", "add-mutating", host, shell])
-            .await
-            .expect_code(0);
+        env.catalog(&["add-mutating", host, shell]).await;
     }
-    guard(&env, "web-01").await;
+    env.guard("web-01", "a", "c1").await;
     for (host, shell) in shells {
         let call = |cmd: &str| input(host, None, shell, json!({"command": cmd}));
         let heard = run(&env, host, &call("ssh web-01 'systemctl restart app'")).await;
@@ -353,16 +345,9 @@ async fn a_hosts_own_shell_tool_marked_mutating_is_judged_by_the_vm_its_command_
 #[tokio::test]
 async fn a_vm_the_hook_cannot_tell_is_a_question_where_the_host_asks_and_a_deny_elsewhere() {
     let env = TestEnv::start(65).await;
-    env.rewind(&["catalog", "add-mutating", "ssh", "run"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "ssh", "run"]).await;
     for host in HOSTS {
-        let heard = run(
-            &env,
-            host,
-            &input(host, Some("ssh"), "run", json!({"cmd": "uptime"})),
-        )
-        .await;
+        let heard = run(&env, host, &ssh_run(host, json!({"cmd": "uptime"}))).await;
         let expected = if matches!(host, "claude-code" | "vscode" | "copilot-cli") {
             "ask"
         } else {
@@ -383,7 +368,7 @@ async fn a_hook_that_cannot_read_its_input_or_journal_blocks_in_each_hosts_terms
     let blocks = |host: &str| if host == "copilot-cli" { 0 } else { 2 };
     for host in HOSTS {
         // Arguments that are not JSON (as a string), or not an object at all.
-        let mut broken = input(host, Some("ssh"), "run", json!({}));
+        let mut broken = ssh_run(host, json!({}));
         for key in ["tool_input", "toolArgs"] {
             if broken.get(key).is_some() {
                 broken[key] = json!("{not json");
@@ -400,17 +385,11 @@ async fn a_hook_that_cannot_read_its_input_or_journal_blocks_in_each_hosts_terms
         );
         assert!(heard.reason.contains("fail closed"), "{host}: {heard:?}");
     }
-    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await;
     std::fs::create_dir_all(env.journal_file()).unwrap();
     for host in HOSTS {
-        let heard = run(
-            &env,
-            host,
-            &input(host, Some("ssh"), "run", json!({"host": "web-01"})),
-        )
-        .await;
+        let heard = run(&env, host, &ssh_run(host, json!({"host": "web-01"}))).await;
         assert_eq!(
             (heard.decision.as_str(), heard.code),
             ("deny", blocks(host)),
@@ -438,19 +417,9 @@ async fn input_no_host_sends_is_blocked_in_every_hosts_terms_at_once() {
 #[tokio::test]
 async fn an_mcp_tool_whose_server_cursor_does_not_name_is_found_from_cursors_mcp_json() {
     let env = TestEnv::start(68).await;
-    env.rewind(&[
-        "catalog",
-        "add-mutating",
-        "ssh-prod",
-        "run",
-        "--vm-arg",
-        "host",
-    ])
-    .await
-    .expect_code(0);
-    env.rewind(&["catalog", "add-read-only", "ssh-lab", "run"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "ssh-prod", "run", "--vm-arg", "host"])
+        .await;
+    env.catalog(&["add-read-only", "ssh-lab", "run"]).await;
     let workspace = env.dir.path().join("work");
     std::fs::create_dir_all(workspace.join(".cursor")).unwrap();
     std::fs::write(
@@ -486,42 +455,15 @@ async fn an_mcp_tool_whose_server_cursor_does_not_name_is_found_from_cursors_mcp
 #[tokio::test]
 async fn a_joined_mcp_tool_name_is_split_at_the_server_the_catalog_knows() {
     let env = TestEnv::start(69).await;
-    env.rewind(&[
-        "catalog",
-        "add-mutating",
-        "my_ssh",
-        "run_cmd",
-        "--vm-arg",
-        "host",
-    ])
-    .await
-    .expect_code(0);
-    guard(&env, "web-01").await;
+    env.catalog(&["add-mutating", "my_ssh", "run_cmd", "--vm-arg", "host"])
+        .await;
+    env.guard("web-01", "a", "c1").await;
     // VS Code writes `mcp_my_ssh_run_cmd`: split at the first `_` it would be `my` and `ssh_run_cmd`.
-    let heard = run(
-        &env,
-        "vscode",
-        &input(
-            "vscode",
-            Some("my_ssh"),
-            "run_cmd",
-            json!({"host": "web-01"}),
-        ),
-    )
-    .await;
+    let on = |vm: &str| input("vscode", Some("my_ssh"), "run_cmd", json!({ "host": vm }));
+    let heard = run(&env, "vscode", &on("web-01")).await;
     assert_eq!(heard.decision, "allow", "{heard:?}");
     assert!(heard.reason.contains("my_ssh/run_cmd"), "{heard:?}");
-    let heard = run(
-        &env,
-        "vscode",
-        &input(
-            "vscode",
-            Some("my_ssh"),
-            "run_cmd",
-            json!({"host": "db-01"}),
-        ),
-    )
-    .await;
+    let heard = run(&env, "vscode", &on("db-01")).await;
     assert_eq!(heard.decision, "deny", "{heard:?}");
     // The guard tool is known to every host by its server's name.
     for host in HOSTS {

@@ -4,7 +4,7 @@ use std::process::Stdio;
 
 use tokio::io::AsyncReadExt;
 
-use crate::env::TestEnv;
+use crate::env::{TestEnv, guard_args};
 
 #[tokio::test]
 async fn help_documents_the_exit_codes() {
@@ -48,11 +48,9 @@ async fn a_reader_that_goes_away_ends_the_command_quietly_with_code_0() {
     // timing.
     let text = std::fs::read_to_string(env.journal_file()).unwrap_or_default();
     assert!(text.is_empty());
-    env.rewind(&[
-        "guard", "web-01", "--agent", "a", "--action", "b", "--change", "c",
-    ])
-    .await
-    .expect_code(0);
+    env.rewind(&guard_args("web-01", "a", "b", "c"))
+        .await
+        .expect_code(0);
     let line = std::fs::read_to_string(env.journal_file()).unwrap();
     std::fs::write(env.journal_file(), line.repeat(3000)).unwrap();
 

@@ -1,6 +1,6 @@
 //! `rewind find`, `guard`, `tags` and `sites`, in human and `--json` form.
 
-use crate::env::TestEnv;
+use crate::env::{TestEnv, guard_args};
 
 #[tokio::test]
 async fn find_shows_web_01_in_three_protecting_vpgs() {
@@ -42,16 +42,12 @@ async fn find_names_why_a_vpg_is_not_protecting() {
 async fn guard_tags_every_protecting_vpg_and_journals_it() {
     let env = TestEnv::start(13).await;
     let run = env
-        .rewind(&[
-            "guard",
+        .rewind(&guard_args(
             "web-01",
-            "--agent",
             "claude-code",
-            "--action",
             "edit app.conf",
-            "--change",
             "chg-1",
-        ])
+        ))
         .await;
     run.expect_code(0);
     assert!(run.stdout.starts_with("GUARDED: web-01"), "{run:#?}");
@@ -71,16 +67,7 @@ async fn guard_tags_every_protecting_vpg_and_journals_it() {
     assert_eq!(records[0]["verdict"], "guarded", "{journal}");
 
     let (run, json) = env
-        .rewind_json(&[
-            "guard",
-            "sql-01",
-            "--agent",
-            "claude-code",
-            "--action",
-            "vacuum",
-            "--change",
-            "chg-2",
-        ])
+        .rewind_json(&guard_args("sql-01", "claude-code", "vacuum", "chg-2"))
         .await;
     run.expect_code(0);
     assert_eq!(json["command"], "guard");
@@ -119,11 +106,7 @@ async fn guard_takes_the_agent_from_rewind_agent() {
 async fn tags_lists_the_checkpoints_of_a_change_only_when_asked() {
     let env = TestEnv::start(15).await;
     for change in ["chg-a", "chg-b"] {
-        env.rewind(&[
-            "guard", "web-01", "--agent", "me", "--action", "edit", "--change", change,
-        ])
-        .await
-        .expect_code(0);
+        env.guard("web-01", "me", change).await;
     }
     let run = env.rewind(&["tags", "web-01"]).await;
     run.expect_code(0);
@@ -149,11 +132,7 @@ async fn tags_lists_the_checkpoints_of_a_change_only_when_asked() {
 #[tokio::test]
 async fn tags_missing_a_vpg_it_could_not_read_exits_5_naming_it_and_still_prints_the_rest() {
     let env = TestEnv::start(19).await;
-    env.rewind(&[
-        "guard", "web-01", "--agent", "me", "--action", "edit", "--change", "half",
-    ])
-    .await
-    .expect_code(0);
+    env.guard("web-01", "me", "half").await;
     let web_dr = env.control.vpg_id("web-dr").await;
     env.control
         .post(
@@ -249,23 +228,13 @@ async fn first_signal_lets_the_guard_finish_and_journal(signal: &str, seed: u64)
     let env = TestEnv::start(seed).await;
     env.control.task_duration(1500).await;
     let guard = env
-        .command(&[
-            "guard", "db-01", "--agent", "a", "--action", "b", "--change", "c",
-        ])
+        .command(&guard_args("db-01", "a", "b", "c"))
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let tasks = env.control.get("tasks").await;
-        if tasks.as_array().unwrap().iter().any(|t| t["State"] == 1) {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no insert started: {tasks}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    let within = std::time::Duration::from_secs(20);
+    env.control
+        .wait_for_task("an insert's start", within, |t| t["State"] == 1)
+        .await;
     let pid = guard.id().unwrap().to_string();
     let sent = std::process::Command::new("kill")
         .args([signal, &pid])

@@ -1,20 +1,29 @@
 //! `rewind recover file`: the original bytes come back from the tag while the guest keeps the change;
 //! what cannot be recovered is refused with its exit code.
 
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
 use crate::env::{CLIENT_ID, CLIENT_SECRET, TestEnv};
 use zvm_sim::test_kit::texts;
 
 const APP_CONF: &str = "sda1/etc/app/app.conf";
 
+/// `rewind recover file <vm> --change <change> --path <path> --to <to>`.
+fn recover_file<'a>(vm: &'a str, change: &'a str, path: &'a str, to: &'a Path) -> Vec<&'a str> {
+    let to = to.to_str().expect("a UTF-8 path");
+    vec![
+        "recover", "file", vm, "--change", change, "--path", path, "--to", to,
+    ]
+}
+
 /// Guards web-01 for change `c1`, then changes its app.conf; returns the VM id and the original bytes.
 async fn guard_then_change(env: &TestEnv) -> (String, Vec<u8>) {
     let vm_id = env.vm_id("web-01").await;
     let original = env.control.file(&vm_id, APP_CONF).await;
-    env.rewind(&[
-        "guard", "web-01", "--agent", "me", "--action", "edit", "--change", "c1",
-    ])
-    .await
-    .expect_code(0);
+    env.guard("web-01", "me", "c1").await;
     env.control
         .put_file(&vm_id, APP_CONF, b"broken = true\n")
         .await;
@@ -27,17 +36,7 @@ async fn recover_file_brings_back_the_original_bytes_while_the_guest_keeps_the_c
     let (vm_id, original) = guard_then_change(&env).await;
     let to = env.path("restored");
     let run = env
-        .rewind(&[
-            "recover",
-            "file",
-            "web-01",
-            "--change",
-            "c1",
-            "--path",
-            APP_CONF,
-            "--to",
-            to.to_str().unwrap(),
-        ])
+        .rewind(&recover_file("web-01", "c1", APP_CONF, &to))
         .await;
     run.expect_code(0);
     assert!(
@@ -52,17 +51,7 @@ async fn recover_file_brings_back_the_original_bytes_while_the_guest_keeps_the_c
     // Again as JSON, into a fresh folder.
     let to = env.path("restored-json");
     let (run, json) = env
-        .rewind_json(&[
-            "recover",
-            "file",
-            "web-01",
-            "--change",
-            "c1",
-            "--path",
-            APP_CONF,
-            "--to",
-            to.to_str().unwrap(),
-        ])
+        .rewind_json(&recover_file("web-01", "c1", APP_CONF, &to))
         .await;
     run.expect_code(0);
     assert_eq!(json["command"], "recover file");
@@ -85,23 +74,13 @@ async fn an_existing_file_is_replaced_only_when_asked() {
     let to = env.path("restored");
     std::fs::create_dir_all(to.join("sda1/etc/app")).unwrap();
     std::fs::write(to.join(APP_CONF), b"mine").unwrap();
-    let args = [
-        "recover",
-        "file",
-        "web-01",
-        "--change",
-        "c1",
-        "--path",
-        APP_CONF,
-        "--to",
-        to.to_str().unwrap(),
-    ];
+    let args = recover_file("web-01", "c1", APP_CONF, &to);
     let run = env.rewind(&args).await;
     run.expect_code(2);
     run.one_error_line();
     assert_eq!(std::fs::read(to.join(APP_CONF)).unwrap(), b"mine");
 
-    let mut again = args.to_vec();
+    let mut again = args.clone();
     again.push("--overwrite");
     let (run, json) = env.rewind_json(&again).await;
     run.expect_code(0);
@@ -115,34 +94,14 @@ async fn a_change_without_a_tag_or_a_path_leaving_the_folder_is_refused() {
     guard_then_change(&env).await;
     let to = env.path("restored");
     let (run, json) = env
-        .rewind_json(&[
-            "recover",
-            "file",
-            "web-01",
-            "--change",
-            "never-guarded",
-            "--path",
-            APP_CONF,
-            "--to",
-            to.to_str().unwrap(),
-        ])
+        .rewind_json(&recover_file("web-01", "never-guarded", APP_CONF, &to))
         .await;
     run.expect_code(3);
     assert_eq!(json["error"]["kind"], "refused");
     assert!(run.one_error_line().contains("never-guarded"), "{run:#?}");
 
     let run = env
-        .rewind(&[
-            "recover",
-            "file",
-            "web-01",
-            "--change",
-            "c1",
-            "--path",
-            "sda1/etc/../../../x",
-            "--to",
-            to.to_str().unwrap(),
-        ])
+        .rewind(&recover_file("web-01", "c1", "sda1/etc/../../../x", &to))
         .await;
     run.expect_code(2);
     run.one_error_line();
@@ -155,17 +114,7 @@ async fn a_missing_guest_path_names_what_the_nearest_folder_holds() {
     guard_then_change(&env).await;
     let to = env.path("restored");
     let run = env
-        .rewind(&[
-            "recover",
-            "file",
-            "web-01",
-            "--change",
-            "c1",
-            "--path",
-            "sda1/etc/app/nope.conf",
-            "--to",
-            to.to_str().unwrap(),
-        ])
+        .rewind(&recover_file("web-01", "c1", "sda1/etc/app/nope.conf", &to))
         .await;
     run.expect_code(2);
     let line = run.one_error_line();
@@ -178,11 +127,7 @@ async fn a_missing_guest_path_names_what_the_nearest_folder_holds() {
 #[tokio::test]
 async fn a_failover_test_starts_and_stops_with_its_result_recorded() {
     let env = TestEnv::start(75).await;
-    env.rewind(&[
-        "guard", "web-01", "--agent", "me", "--action", "edit", "--change", "c1",
-    ])
-    .await
-    .expect_code(0);
+    env.guard("web-01", "me", "c1").await;
     let run = env
         .rewind(&["recover", "test", "web-01", "--change", "c1", "start"])
         .await;
@@ -241,11 +186,7 @@ async fn a_failover_test_starts_and_stops_with_its_result_recorded() {
 #[tokio::test]
 async fn a_running_clone_is_aborted_and_its_start_ends_with_the_task_code() {
     let env = TestEnv::start(76).await;
-    env.rewind(&[
-        "guard", "web-01", "--agent", "me", "--action", "edit", "--change", "c1",
-    ])
-    .await
-    .expect_code(0);
+    env.guard("web-01", "me", "c1").await;
     // A clone that runs long enough to be aborted; the abort itself runs short.
     env.control.task_duration(20000).await;
     let start = env
@@ -254,23 +195,10 @@ async fn a_running_clone_is_aborted_and_its_start_ends_with_the_task_code() {
         ])
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let tasks = env.control.get("tasks").await;
-        if tasks
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|t| t["Type"] == "Clone" && t["State"] == 1)
-        {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the clone never started: {tasks}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    let started = |t: &Value| t["Type"] == "Clone" && t["State"] == 1;
+    env.control
+        .wait_for_task("the clone's start", Duration::from_secs(20), started)
+        .await;
     env.control.task_duration(50).await;
     let (run, json) = env
         .rewind_json(&["recover", "clone", "web-01", "--change", "c1", "abort"])
@@ -281,7 +209,7 @@ async fn a_running_clone_is_aborted_and_its_start_ends_with_the_task_code() {
 
     let out = start.wait_with_output().await.unwrap();
     assert_eq!(out.status.code(), Some(4), "{out:?}");
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["error"]["kind"], "task_failed");
 }
 
@@ -292,23 +220,9 @@ async fn a_recovery_site_not_configured_is_one_error_line_then_the_table_to_add(
         "[sites.boston]\nurl = \"{}\"\nclient_id = \"{CLIENT_ID}\"\nclient_secret = \"{CLIENT_SECRET}\"\n",
         env.sim.local().url
     ));
-    env.rewind(&[
-        "guard", "db-01", "--agent", "me", "--action", "edit", "--change", "c1",
-    ])
-    .await
-    .expect_code(0);
+    env.guard("db-01", "me", "c1").await;
     let to = env.path("restored");
-    let args = [
-        "recover",
-        "file",
-        "db-01",
-        "--change",
-        "c1",
-        "--path",
-        "sda1/etc/app/app.conf",
-        "--to",
-        to.to_str().unwrap(),
-    ];
+    let args = recover_file("db-01", "c1", "sda1/etc/app/app.conf", &to);
     let run = env.rewind(&args).await;
     run.expect_code(3);
     let lines: Vec<&str> = run.stderr.lines().collect();

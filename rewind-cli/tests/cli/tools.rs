@@ -14,9 +14,8 @@ async fn check_tool_says_read_only_mutating_or_unknown() {
         "{run:#?}"
     );
 
-    env.rewind(&["catalog", "add-mutating", "ssh", "run", "--vm-arg", "host"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "ssh", "run", "--vm-arg", "host"])
+        .await;
     let (run, json) = env
         .rewind_json(&["check-tool", "ssh", "run", "--vm", "web-01"])
         .await;
@@ -151,9 +150,7 @@ async fn check_tool_refuses_an_empty_or_overlong_name_as_bad_usage_instead_of_ca
 async fn catalog_and_journal_work_with_no_site_configured() {
     let env = TestEnv::start(23).await;
     std::fs::remove_file(env.config_file()).unwrap();
-    env.rewind(&["catalog", "add-read-only", "ssh", "cat"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-read-only", "ssh", "cat"]).await;
     env.rewind(&["check-tool", "ssh", "cat"])
         .await
         .expect_code(0);
@@ -176,9 +173,7 @@ async fn a_config_file_without_sites_still_places_the_catalog_and_journal() {
         catalog.display(),
         journal.display()
     ));
-    env.rewind(&["catalog", "add-mutating", "ssh", "run"])
-        .await
-        .expect_code(0);
+    env.catalog(&["add-mutating", "ssh", "run"]).await;
     assert!(catalog.exists());
     assert!(!env.catalog_file().exists());
     let (run, json) = env.rewind_json(&["journal"]).await;
@@ -190,11 +185,7 @@ async fn a_config_file_without_sites_still_places_the_catalog_and_journal() {
 async fn journal_reads_back_guards_filtered_by_vm_change_and_last_and_refuses_last_0() {
     let env = TestEnv::start(25).await;
     for (vm, change) in [("web-01", "c1"), ("db-01", "c1"), ("web-01", "c2")] {
-        env.rewind(&[
-            "guard", vm, "--agent", "me", "--action", "edit", "--change", change,
-        ])
-        .await
-        .expect_code(0);
+        env.guard(vm, "me", change).await;
     }
     let run = env.rewind(&["journal"]).await;
     run.expect_code(0);

@@ -2,7 +2,7 @@ use rmcp::model::{CallToolResponse, ElicitRequestParams, InputRequest};
 use serde_json::{Value, json};
 
 use crate::helper::{
-    Answer, Human, Protocol, Setup, TestEnv, call, is_error, line, params, structured,
+    Answer, Human, Protocol, Setup, TestEnv, call, expect_ok, is_error, line, params, structured,
 };
 use zvm_sim::test_kit::texts;
 
@@ -41,28 +41,15 @@ async fn known_tools_are_answered_from_the_catalog_without_asking() {
     let env = TestEnv::start(31, Setup::File).await;
     let human = Human::answering(Answer::Yes);
     let client = env.stdio(human.clone(), Protocol::Legacy).await;
-    let read = call(
-        &client,
-        "zerto_check_tool",
-        json!({"server": "claude-code", "tool": "Read"}),
-    )
-    .await;
+    let check_tool = |args| call(&client, "zerto_check_tool", args);
+    let read = check_tool(json!({"server": "claude-code", "tool": "Read"})).await;
     assert_eq!(structured(&read)["class"], "read_only");
     assert_eq!(structured(&read)["next"], "run");
 
-    let added = call(
-        &client,
-        "zerto_add_mutating_tool",
-        json!({"server": "ssh", "tool": "run", "vm_arg": "host"}),
-    )
-    .await;
-    assert!(!is_error(&added), "{}", line(&added));
-    let again = call(
-        &client,
-        "zerto_add_mutating_tool",
-        json!({"server": "ssh", "tool": "run", "vm_arg": "host"}),
-    )
-    .await;
+    let add_run = json!({"server": "ssh", "tool": "run", "vm_arg": "host"});
+    let added = call(&client, "zerto_add_mutating_tool", add_run.clone()).await;
+    expect_ok(&added);
+    let again = call(&client, "zerto_add_mutating_tool", add_run).await;
     assert_eq!(
         structured(&again)["class"],
         "mutating",
@@ -71,12 +58,7 @@ async fn known_tools_are_answered_from_the_catalog_without_asking() {
     let catalog = std::fs::read_to_string(env.catalog_path()).unwrap();
     assert_eq!(catalog.matches("tool = \"run\"").count(), 1, "{catalog}");
 
-    let mutating = call(
-        &client,
-        "zerto_check_tool",
-        json!({"server": "ssh", "tool": "run", "vm": "web-01"}),
-    )
-    .await;
+    let mutating = check_tool(json!({"server": "ssh", "tool": "run", "vm": "web-01"})).await;
     let m = structured(&mutating);
     assert_eq!(
         (m["class"].as_str(), m["next"].as_str()),
@@ -87,19 +69,10 @@ async fn known_tools_are_answered_from_the_catalog_without_asking() {
     assert_eq!(human.times_asked(), 0, "known tools are not asked about");
 
     // An agent cannot downgrade a mutating tool to read-only.
-    let downgrade = call(
-        &client,
-        "zerto_add_read_only_tool",
-        json!({"server": "ssh", "tool": "run"}),
-    )
-    .await;
+    let ssh_run = json!({"server": "ssh", "tool": "run"});
+    let downgrade = call(&client, "zerto_add_read_only_tool", ssh_run.clone()).await;
     assert!(is_error(&downgrade), "{}", line(&downgrade));
-    let still = call(
-        &client,
-        "zerto_check_tool",
-        json!({"server": "ssh", "tool": "run"}),
-    )
-    .await;
+    let still = check_tool(ssh_run).await;
     assert_eq!(structured(&still)["class"], "mutating");
 
     let ro = call(
@@ -164,35 +137,26 @@ async fn an_unknown_tool_answered_no_may_run_but_cannot_be_rewound() {
 #[tokio::test]
 async fn a_remembered_answer_goes_into_the_catalog_as_mutating_or_read_only() {
     let env = TestEnv::start(34, Setup::File).await;
-    let r = check(
-        &env,
-        &Human::answering(Answer::YesRemember),
-        Protocol::Legacy,
-        "run",
-    )
-    .await;
-    assert_eq!(r["human"]["remembered_as"], "mutating");
-    let r = check(
-        &env,
-        &Human::answering(Answer::NoRemember),
-        Protocol::Legacy,
-        "ls",
-    )
-    .await;
-    assert_eq!(r["human"]["remembered_as"], "read_only");
+    for (answer, tool, remembered_as) in [
+        (Answer::YesRemember, "run", "mutating"),
+        (Answer::NoRemember, "ls", "read_only"),
+    ] {
+        let r = check(&env, &Human::answering(answer), Protocol::Legacy, tool).await;
+        assert_eq!(r["human"]["remembered_as"], remembered_as);
+    }
 
     // Later calls are answered from the catalog, even by a client that cannot ask.
     let nobody = Human::unreachable();
-    let r = check(&env, &nobody, Protocol::Legacy, "run").await;
-    assert_eq!(
-        (r["class"].as_str(), r["next"].as_str()),
-        (Some("mutating"), Some("guard_first"))
-    );
-    let r = check(&env, &nobody, Protocol::Legacy, "ls").await;
-    assert_eq!(
-        (r["class"].as_str(), r["next"].as_str()),
-        (Some("read_only"), Some("run"))
-    );
+    for (tool, class, next) in [
+        ("run", "mutating", "guard_first"),
+        ("ls", "read_only", "run"),
+    ] {
+        let r = check(&env, &nobody, Protocol::Legacy, tool).await;
+        assert_eq!(
+            (r["class"].as_str(), r["next"].as_str()),
+            (Some(class), Some(next))
+        );
+    }
 }
 
 #[tokio::test]

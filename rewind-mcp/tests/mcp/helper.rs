@@ -269,6 +269,45 @@ impl TestEnv {
         }
     }
 
+    /// A fresh simulator of `seed`, a configuration of the given kind, and a stdio client of the binary
+    /// that cannot be asked anything: the start of most tests.
+    pub async fn with_client(
+        seed: u64,
+        setup: Setup,
+    ) -> (TestEnv, RunningService<RoleClient, Human>) {
+        let env = TestEnv::start(seed, setup).await;
+        let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+        (env, client)
+    }
+
+    /// The binary as a stdio child process this test holds (to signal it or wait for it), and a
+    /// client of it that cannot be asked anything.
+    pub async fn stdio_child(&self) -> (tokio::process::Child, RunningService<RoleClient, Human>) {
+        let mut child = self
+            .command(&[])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("rewind-mcp starts");
+        let transport = (
+            child.stdout.take().expect("stdout"),
+            child.stdin.take().expect("stdin"),
+        );
+        let client = Human::unreachable()
+            .serve(transport)
+            .await
+            .expect("the MCP session starts");
+        (child, client)
+    }
+
+    /// Rewrites the configuration file with `from` replaced by `to`.
+    pub fn edit_config(&self, from: &str, to: &str) {
+        let config = std::fs::read_to_string(self.config_path()).expect("the config file reads");
+        std::fs::write(self.config_path(), config.replace(from, to))
+            .expect("the config file is written");
+    }
+
     /// The identifiers of the tagged-checkpoint insert tasks the simulator has run.
     pub async fn insert_tasks(&self) -> Vec<String> {
         let inserts = self.control.inserts(None).await;
@@ -493,6 +532,98 @@ pub async fn expect_declared_shape<H: ClientHandler>(
 pub fn params(tool: &str, args: Value) -> CallToolRequestParams {
     CallToolRequestParams::new(tool.to_string())
         .with_arguments(args.as_object().expect("arguments are an object").clone())
+}
+
+/// Guards `vm` for `change_id` as the agent `claude-code` about to do `action`.
+pub async fn guard<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    vm: &str,
+    action: &str,
+    change_id: &str,
+) -> CallToolResult {
+    let args = json!({"vm": vm, "agent": "claude-code", "action": action, "change_id": change_id});
+    call(client, "zerto_guard_before_mutate", args).await
+}
+
+/// Recovers the guest file `path` of `vm` from the tag of `change_id` into the folder `destination`.
+pub async fn recover_file<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    vm: &str,
+    change_id: &str,
+    path: &str,
+    destination: &std::path::Path,
+) -> CallToolResult {
+    let destination = destination.to_str().expect("the destination is UTF-8");
+    let args =
+        json!({"vm": vm, "change_id": change_id, "paths": [path], "destination": destination});
+    call(client, "zerto_recover_file", args).await
+}
+
+/// Lists the tagged checkpoints of `vm` for `change_id`.
+pub async fn list_tags<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    vm: &str,
+    change_id: &str,
+) -> CallToolResult {
+    call(
+        client,
+        "zerto_list_tags",
+        json!({"vm": vm, "change_id": change_id}),
+    )
+    .await
+}
+
+/// Starts a guard of web-01 for `change_id` in the background, so a test can stop the server while
+/// the guard's inserts run at Zerto.
+pub fn guard_in_background<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    change_id: &str,
+) -> tokio::task::JoinHandle<Result<CallToolResult, rmcp::ServiceError>> {
+    let peer = client.peer().clone();
+    let args = json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf", "change_id": change_id});
+    tokio::spawn(async move {
+        peer.call_tool(params("zerto_guard_before_mutate", args))
+            .await
+    })
+}
+
+/// Sends SIGTERM to the server, as a service manager or a host stops it, and waits (a minute at
+/// most) for it to leave.
+pub async fn terminate(server: &mut tokio::process::Child) -> std::process::ExitStatus {
+    let pid = server.id().expect("a pid").to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    leaves(server).await
+}
+
+/// Waits (a minute at most) for the server to leave, and returns how it left.
+pub async fn leaves(server: &mut tokio::process::Child) -> std::process::ExitStatus {
+    tokio::time::timeout(Duration::from_secs(60), server.wait())
+        .await
+        .expect("the server leaves once the guard is done")
+        .expect("the server's exit status")
+}
+
+/// Checks the tool did not fail, showing its line when it did.
+#[track_caller]
+pub fn expect_ok(result: &CallToolResult) {
+    assert!(!is_error(result), "{}", line(result));
+}
+
+/// Checks the guard's verdict is guarded, showing its line when it is not.
+#[track_caller]
+pub fn expect_guarded(result: &CallToolResult) {
+    assert_eq!(structured(result)["verdict"], "guarded", "{}", line(result));
+}
+
+/// Checks the tool failed and its line says `words`.
+#[track_caller]
+pub fn expect_error_saying(result: &CallToolResult, words: &str) {
+    assert!(is_error(result), "{}", line(result));
+    assert!(line(result).contains(words), "{}", line(result));
 }
 
 /// A result's structured content.

@@ -1,12 +1,17 @@
 use serde_json::json;
 
-use crate::helper::{Answer, Human, Protocol, Setup, TestEnv, call, is_error, line, structured};
+use crate::helper::{
+    Answer, Human, Protocol, Setup, TestEnv, call, expect_guarded, expect_ok, guard,
+    guard_in_background, line, list_tags, recover_file, structured, terminate,
+};
 
 #[tokio::test]
 async fn over_http_the_tools_run_a_file_is_recovered_and_the_human_is_asked_on_both_protocols() {
     let env = TestEnv::start(41, Setup::Env).await;
     let server = env.http_server().await;
 
+    // A tool the catalog does not know: the human is asked about it.
+    let ssh_run = json!({"server": "ssh", "tool": "run", "vm": "web-01"});
     let human = Human::answering(Answer::Yes);
     let client = server.client(human.clone(), Protocol::Legacy).await;
     let tools = client.list_all_tools().await.unwrap();
@@ -18,60 +23,34 @@ async fn over_http_the_tools_run_a_file_is_recovered_and_the_human_is_asked_on_b
         find.annotations.as_ref().unwrap().read_only_hint,
         Some(true)
     );
-    let found = call(&client, "zerto_find_protection", json!({"vm": "web-01"})).await;
-    assert!(!is_error(&found), "{}", line(&found));
-    let guarded = call(
-        &client,
-        "zerto_guard_before_mutate",
-        json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf", "change_id": "http-1"}),
-    )
-    .await;
-    assert_eq!(
-        structured(&guarded)["verdict"],
-        "guarded",
-        "{}",
-        line(&guarded)
-    );
-    let tags = call(
-        &client,
-        "zerto_list_tags",
-        json!({"vm": "web-01", "change_id": "http-1"}),
-    )
-    .await;
+    expect_ok(&call(&client, "zerto_find_protection", json!({"vm": "web-01"})).await);
+    expect_guarded(&guard(&client, "web-01", "edit app.conf", "http-1").await);
+    let tags = list_tags(&client, "web-01", "http-1").await;
     assert!(
         line(&tags).contains("3 tagged checkpoint(s)"),
         "{}",
         line(&tags)
     );
     let destination = env.dir.path().join("recovered");
-    let recovered = call(
+    let recovered = recover_file(
         &client,
-        "zerto_recover_file",
-        json!({"vm": "web-01", "change_id": "http-1", "paths": ["sda1/etc/hostname"],
-               "destination": destination.to_str().unwrap()}),
+        "web-01",
+        "http-1",
+        "sda1/etc/hostname",
+        &destination,
     )
     .await;
-    assert!(!is_error(&recovered), "{}", line(&recovered));
+    expect_ok(&recovered);
     let hostname = std::fs::read_to_string(destination.join("sda1/etc/hostname")).unwrap();
     assert!(hostname.contains("web-01"), "{hostname}");
-    let asked = call(
-        &client,
-        "zerto_check_tool",
-        json!({"server": "ssh", "tool": "run", "vm": "web-01"}),
-    )
-    .await;
+    let asked = call(&client, "zerto_check_tool", ssh_run.clone()).await;
     assert_eq!(structured(&asked)["next"], "guard_first");
     assert_eq!(human.times_asked(), 1);
     client.cancel().await.unwrap();
 
     let human = Human::answering(Answer::No);
     let client = server.client(human.clone(), Protocol::Mrtr).await;
-    let asked = call(
-        &client,
-        "zerto_check_tool",
-        json!({"server": "ssh", "tool": "run", "vm": "web-01"}),
-    )
-    .await;
+    let asked = call(&client, "zerto_check_tool", ssh_run.clone()).await;
     assert_eq!(structured(&asked)["next"], "run_unguarded");
     assert_eq!(human.times_asked(), 1);
     client.cancel().await.unwrap();
@@ -149,26 +128,10 @@ async fn over_http_sigterm_finishes_a_running_guard_journals_it_and_leaves_with_
     env.control.task_duration(3000).await;
     let mut server = env.http_server().await;
     let client = server.client(Human::unreachable(), Protocol::Legacy).await;
-    let peer = client.peer().clone();
-    let guard = tokio::spawn(async move {
-        peer.call_tool(crate::helper::params(
-            "zerto_guard_before_mutate",
-            json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf", "change_id": "http-term"}),
-        ))
-        .await
-    });
+    let guard = guard_in_background(&client, "http-term");
     env.control.until_an_insert_started().await;
     // A service manager stops the server while the guard's inserts run at Zerto.
-    let pid = server.process().id().expect("a pid").to_string();
-    let sent = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let status = tokio::time::timeout(std::time::Duration::from_secs(60), server.process().wait())
-        .await
-        .expect("the server leaves once the guard is done")
-        .unwrap();
+    let status = terminate(server.process()).await;
     assert_eq!(status.code(), Some(143), "{status}");
     let record = env.journal_record("http-term");
     assert_eq!(record["verdict"], "guarded", "{record}");

@@ -5,7 +5,10 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::helper::{Answer, Human, Protocol, Setup, TestEnv, call, is_error, line, structured};
+use crate::helper::{
+    Answer, Human, Protocol, Setup, TestEnv, call, expect_error_saying, expect_guarded, expect_ok,
+    guard, is_error, line, structured,
+};
 
 #[tokio::test]
 async fn two_identical_guard_calls_to_one_server_share_one_checkpoint_per_vpg() {
@@ -21,7 +24,7 @@ async fn two_identical_guard_calls_to_one_server_share_one_checkpoint_per_vpg() 
         call(&client, "zerto_guard_before_mutate", args),
     );
     for r in [&a, &b] {
-        assert_eq!(structured(r)["verdict"], "guarded", "{}", line(r));
+        expect_guarded(r);
     }
     let checkpoint =
         |r: &rmcp::model::CallToolResult| structured(r)["vpgs"][0]["checkpoint_id"].clone();
@@ -60,28 +63,18 @@ async fn a_catalog_lock_held_by_another_process_stalls_no_other_request_and_is_n
         _ = &mut adds => panic!("the catalog changes ended while the lock was still held"),
     };
     assert!(tools.iter().any(|t| t.name == "zerto_guard_before_mutate"));
-    let journal = call(&client, "zerto_journal", json!({})).await;
-    assert!(!is_error(&journal), "{}", line(&journal));
+    expect_ok(&call(&client, "zerto_journal", json!({})).await);
     // The waits are bounded: each change ends as a tool error naming the lock file.
     let (a, b, c, d) = tokio::time::timeout(Duration::from_secs(60), adds)
         .await
         .unwrap();
     for result in [a, b, c, d] {
-        assert!(is_error(&result), "{}", line(&result));
-        assert!(
-            line(&result).contains("catalog.toml.lock"),
-            "{}",
-            line(&result)
-        );
+        expect_error_saying(&result, "catalog.toml.lock");
     }
     lock.unlock().unwrap();
-    let added = call(
-        &client,
-        "zerto_add_mutating_tool",
-        json!({"server": "ssh", "tool": "run"}),
-    )
-    .await;
-    assert!(!is_error(&added), "{}", line(&added));
+    let ssh_run = json!({"server": "ssh", "tool": "run"});
+    let added = call(&client, "zerto_add_mutating_tool", ssh_run).await;
+    expect_ok(&added);
 }
 
 #[tokio::test]
@@ -99,12 +92,7 @@ async fn a_journal_that_cannot_be_written_is_a_tool_error_and_nothing_is_inserte
     let client = env
         .stdio(Human::answering(Answer::Yes), Protocol::Legacy)
         .await;
-    let result = call(
-        &client,
-        "zerto_guard_before_mutate",
-        json!({"vm": "web-01", "agent": "claude-code", "action": "edit", "change_id": "ro-1"}),
-    )
-    .await;
+    let result = guard(&client, "web-01", "edit", "ro-1").await;
     assert!(is_error(&result), "{}", line(&result));
     let said = line(&result);
     assert!(
@@ -147,8 +135,7 @@ async fn past_its_session_cap_the_http_server_answers_503_and_keeps_the_open_ses
     );
     // The sessions already open go on working.
     for client in [&first, &second] {
-        let journal = call(client, "zerto_journal", json!({})).await;
-        assert!(!is_error(&journal), "{}", line(&journal));
+        expect_ok(&call(client, "zerto_journal", json!({})).await);
     }
     drop(first);
 }

@@ -1,42 +1,27 @@
 use serde_json::json;
 
-use crate::helper::{Human, Protocol, Setup, TestEnv, call, is_error, line, structured};
+use crate::helper::{
+    Human, Protocol, Setup, TestEnv, call, expect_error_saying, expect_guarded, expect_ok, guard,
+    is_error, line, recover_file, structured,
+};
 use zvm_sim::test_kit::texts;
 
 const APP_CONF: &str = "sda1/etc/app/app.conf";
 
 #[tokio::test]
 async fn a_file_changed_after_a_guard_is_recovered_from_its_tag() {
-    let env = TestEnv::start(51, Setup::File).await;
-    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let (env, client) = TestEnv::with_client(51, Setup::File).await;
     let found = call(&client, "zerto_find_protection", json!({"vm": "web-01"})).await;
     let vm_id = structured(&found)["vm"]["id"].as_str().unwrap().to_string();
     let original = env.control.file(&vm_id, APP_CONF).await;
 
-    let guarded = call(
-        &client,
-        "zerto_guard_before_mutate",
-        json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf", "change_id": "conf-1"}),
-    )
-    .await;
-    assert_eq!(
-        structured(&guarded)["verdict"],
-        "guarded",
-        "{}",
-        line(&guarded)
-    );
+    expect_guarded(&guard(&client, "web-01", "edit app.conf", "conf-1").await);
     let changed = b"broken = true\n".to_vec();
     env.control.put_file(&vm_id, APP_CONF, &changed).await;
 
     let destination = env.dir.path().join("recovered");
-    let recovered = call(
-        &client,
-        "zerto_recover_file",
-        json!({"vm": "web-01", "change_id": "conf-1", "paths": [APP_CONF],
-               "destination": destination.to_str().unwrap()}),
-    )
-    .await;
-    assert!(!is_error(&recovered), "{}", line(&recovered));
+    let recovered = recover_file(&client, "web-01", "conf-1", APP_CONF, &destination).await;
+    expect_ok(&recovered);
     let report = structured(&recovered);
     assert_eq!(report["files"].as_array().unwrap().len(), 1, "{report}");
     assert_eq!(report["unmount"]["unmounted"], true, "{report}");
@@ -50,13 +35,7 @@ async fn a_file_changed_after_a_guard_is_recovered_from_its_tag() {
     );
 
     // A second recovery into the same folder replaces nothing.
-    let again = call(
-        &client,
-        "zerto_recover_file",
-        json!({"vm": "web-01", "change_id": "conf-1", "paths": [APP_CONF],
-               "destination": destination.to_str().unwrap()}),
-    )
-    .await;
+    let again = recover_file(&client, "web-01", "conf-1", APP_CONF, &destination).await;
     assert!(
         is_error(&again),
         "an existing file is never replaced: {}",
@@ -73,56 +52,30 @@ async fn a_file_changed_after_a_guard_is_recovered_from_its_tag() {
 
 #[tokio::test]
 async fn recovery_arguments_are_checked_before_anything_is_sent() {
-    let env = TestEnv::start(52, Setup::File).await;
-    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
-    let relative = call(
-        &client,
-        "zerto_recover_file",
-        json!({"vm": "web-01", "change_id": "c", "paths": [APP_CONF], "destination": "recovered"}),
-    )
-    .await;
-    assert!(is_error(&relative));
-    assert!(
-        line(&relative).contains("not an absolute path"),
-        "{}",
-        line(&relative)
-    );
-    let stop = call(
-        &client,
-        "zerto_failover_test",
-        json!({"vm": "web-01", "change_id": "c", "action": "stop"}),
-    )
-    .await;
-    assert!(is_error(&stop));
-    assert!(
-        line(&stop).contains("success was not given"),
-        "{}",
-        line(&stop)
-    );
-    let action = call(
-        &client,
-        "zerto_clone",
-        json!({"vm": "web-01", "change_id": "c", "action": "failover"}),
-    )
-    .await;
-    assert!(is_error(&action));
-    assert!(
-        line(&action).contains("unknown variant `failover`"),
-        "{}",
-        line(&action)
-    );
-    let untagged = call(
-        &client,
-        "zerto_failover_test",
-        json!({"vm": "web-01", "change_id": "never-guarded", "action": "start"}),
-    )
-    .await;
-    assert!(is_error(&untagged), "{}", line(&untagged));
-    assert!(
-        line(&untagged).contains("never-guarded"),
-        "{}",
-        line(&untagged)
-    );
+    let (env, client) = TestEnv::with_client(52, Setup::File).await;
+    let relative =
+        json!({"vm": "web-01", "change_id": "c", "paths": [APP_CONF], "destination": "recovered"});
+    let cases = [
+        ("zerto_recover_file", relative, "not an absolute path"),
+        (
+            "zerto_failover_test",
+            json!({"vm": "web-01", "change_id": "c", "action": "stop"}),
+            "success was not given",
+        ),
+        (
+            "zerto_clone",
+            json!({"vm": "web-01", "change_id": "c", "action": "failover"}),
+            "unknown variant `failover`",
+        ),
+        (
+            "zerto_failover_test",
+            json!({"vm": "web-01", "change_id": "never-guarded", "action": "start"}),
+            "never-guarded",
+        ),
+    ];
+    for (tool, args, words) in cases {
+        expect_error_saying(&call(&client, tool, args).await, words);
+    }
     let tasks = env.control.get("tasks").await;
     assert!(
         tasks.as_array().unwrap().is_empty(),
@@ -133,47 +86,23 @@ async fn recovery_arguments_are_checked_before_anything_is_sent() {
 
 #[tokio::test]
 async fn a_failover_test_and_a_clone_run_from_the_tag_and_are_journaled() {
-    let env = TestEnv::start(53, Setup::File).await;
-    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
-    let guarded = call(
-        &client,
-        "zerto_guard_before_mutate",
-        json!({"vm": "db-01", "agent": "claude-code", "action": "migrate schema", "change_id": "db-2"}),
-    )
-    .await;
-    assert_eq!(
-        structured(&guarded)["verdict"],
-        "guarded",
-        "{}",
-        line(&guarded)
-    );
+    let (_env, client) = TestEnv::with_client(53, Setup::File).await;
+    expect_guarded(&guard(&client, "db-01", "migrate schema", "db-2").await);
 
-    let started = call(
-        &client,
-        "zerto_failover_test",
-        json!({"vm": "db-01", "change_id": "db-2", "action": "start"}),
-    )
-    .await;
-    assert!(!is_error(&started), "{}", line(&started));
+    let start = json!({"vm": "db-01", "change_id": "db-2", "action": "start"});
+    let started = call(&client, "zerto_failover_test", start).await;
+    expect_ok(&started);
     assert_eq!(structured(&started)["operation"], "failover_test_start");
     assert_eq!(structured(&started)["verdict"], "completed");
-    let stopped = call(
-        &client,
-        "zerto_failover_test",
-        json!({"vm": "db-01", "change_id": "db-2", "action": "stop", "success": true,
-               "summary": "schema looked right"}),
-    )
-    .await;
-    assert!(!is_error(&stopped), "{}", line(&stopped));
+    let stop = json!({"vm": "db-01", "change_id": "db-2", "action": "stop", "success": true,
+                      "summary": "schema looked right"});
+    let stopped = call(&client, "zerto_failover_test", stop).await;
+    expect_ok(&stopped);
     assert_eq!(structured(&stopped)["operation"], "failover_test_stop");
 
-    let cloned = call(
-        &client,
-        "zerto_clone",
-        json!({"vm": "db-01", "change_id": "db-2", "action": "start"}),
-    )
-    .await;
-    assert!(!is_error(&cloned), "{}", line(&cloned));
+    let clone = json!({"vm": "db-01", "change_id": "db-2", "action": "start"});
+    let cloned = call(&client, "zerto_clone", clone).await;
+    expect_ok(&cloned);
     assert_eq!(structured(&cloned)["operation"], "clone_start");
 
     let journal = call(&client, "zerto_journal", json!({"vm": "db-01"})).await;
@@ -184,35 +113,19 @@ async fn a_failover_test_and_a_clone_run_from_the_tag_and_are_journaled() {
 
 #[tokio::test]
 async fn a_failover_test_still_running_when_waiting_stops_is_an_error_that_names_its_task() {
-    let env = TestEnv::start(57, Setup::File).await;
-    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
-    let guarded = call(
-        &client,
-        "zerto_guard_before_mutate",
-        json!({"vm": "db-01", "agent": "claude-code", "action": "migrate schema", "change_id": "db-3"}),
-    )
-    .await;
-    assert!(!is_error(&guarded), "{}", line(&guarded));
+    let (env, client) = TestEnv::with_client(57, Setup::File).await;
+    expect_ok(&guard(&client, "db-01", "migrate schema", "db-3").await);
     client.cancel().await.unwrap();
 
     // A server that waits a second for a task, and a ZVM whose tasks take thirty.
-    let config = std::fs::read_to_string(env.config_path()).unwrap();
-    std::fs::write(
-        env.config_path(),
-        config.replace(
-            "deadline_secs = 30\n",
-            "deadline_secs = 1\n\n[recover]\nwait_floor_secs = 1\n",
-        ),
-    )
-    .unwrap();
+    env.edit_config(
+        "deadline_secs = 30\n",
+        "deadline_secs = 1\n\n[recover]\nwait_floor_secs = 1\n",
+    );
     env.control.task_duration(30000).await;
     let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
-    let started = call(
-        &client,
-        "zerto_failover_test",
-        json!({"vm": "db-01", "change_id": "db-3", "action": "start"}),
-    )
-    .await;
+    let start = json!({"vm": "db-01", "change_id": "db-3", "action": "start"});
+    let started = call(&client, "zerto_failover_test", start).await;
     assert!(is_error(&started), "{}", line(&started));
     let report = structured(&started);
     assert_eq!(report["verdict"], "still_running", "{report}");
@@ -227,23 +140,10 @@ async fn a_failover_test_still_running_when_waiting_stops_is_an_error_that_names
 #[tokio::test]
 async fn a_recovery_site_not_configured_is_a_one_line_error_with_the_table_to_add_as_a_hint() {
     // Only Boston is configured: db-01's only VPG recovers to Denver.
-    let env = TestEnv::start(55, Setup::Env).await;
-    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
-    let guarded = call(
-        &client,
-        "zerto_guard_before_mutate",
-        json!({"vm": "db-01", "agent": "claude-code", "action": "edit", "change_id": "c1"}),
-    )
-    .await;
-    assert!(!is_error(&guarded), "{}", line(&guarded));
+    let (env, client) = TestEnv::with_client(55, Setup::Env).await;
+    expect_ok(&guard(&client, "db-01", "edit", "c1").await);
     let destination = env.dir.path().join("recovered");
-    let refused = call(
-        &client,
-        "zerto_recover_file",
-        json!({"vm": "db-01", "change_id": "c1", "paths": [APP_CONF],
-               "destination": destination.to_str().unwrap()}),
-    )
-    .await;
+    let refused = recover_file(&client, "db-01", "c1", APP_CONF, &destination).await;
     assert!(is_error(&refused), "{}", line(&refused));
     assert!(!line(&refused).contains('\n'), "{}", line(&refused));
     let report = structured(&refused);

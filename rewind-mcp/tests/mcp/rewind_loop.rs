@@ -2,7 +2,9 @@ use rmcp::model::{NumberOrString, ProgressToken, RequestMetaObject};
 use serde_json::json;
 
 use crate::helper::{
-    CLIENT_SECRET, Human, Protocol, Setup, TestEnv, call, is_error, line, params, structured,
+    CLIENT_SECRET, Human, Protocol, Setup, TestEnv, call, expect_error_saying, expect_guarded,
+    expect_ok, guard, guard_in_background, is_error, leaves, line, list_tags, params, structured,
+    terminate,
 };
 use zvm_sim::test_kit::texts;
 
@@ -13,7 +15,7 @@ async fn find_guard_list_tags_and_journal_walk_the_rewind_loop_over_stdio() {
     let client = env.stdio(human.clone(), Protocol::Legacy).await;
 
     let found = call(&client, "zerto_find_protection", json!({"vm": "web-01"})).await;
-    assert!(!is_error(&found), "{}", line(&found));
+    expect_ok(&found);
     let p = structured(&found);
     assert_eq!(p["vm"]["name"], "web-01");
     let mut vpgs: Vec<&str> = p["vpgs"]
@@ -36,7 +38,7 @@ async fn find_guard_list_tags_and_journal_walk_the_rewind_loop_over_stdio() {
     meta.set_progress_token(ProgressToken(NumberOrString::String("guard-1".into())));
     request.meta = Some(meta);
     let guarded = client.call_tool(request).await.unwrap();
-    assert!(!is_error(&guarded), "{}", line(&guarded));
+    expect_ok(&guarded);
     let report = structured(&guarded);
     assert_eq!(report["verdict"], "guarded", "{report}");
     let outcomes: Vec<&str> = texts(&report["vpgs"], "outcome");
@@ -47,13 +49,8 @@ async fn find_guard_list_tags_and_journal_walk_the_rewind_loop_over_stdio() {
         "progress notifications reached the client"
     );
 
-    let tags = call(
-        &client,
-        "zerto_list_tags",
-        json!({"vm": "web-01", "change_id": "nginx-1"}),
-    )
-    .await;
-    assert!(!is_error(&tags), "{}", line(&tags));
+    let tags = list_tags(&client, "web-01", "nginx-1").await;
+    expect_ok(&tags);
     let listed: Vec<String> = structured(&tags)["vpgs"]
         .as_array()
         .unwrap()
@@ -82,8 +79,7 @@ async fn find_guard_list_tags_and_journal_walk_the_rewind_loop_over_stdio() {
 
 #[tokio::test]
 async fn a_vm_with_no_protecting_vpg_is_not_guarded_and_the_answer_is_an_error() {
-    let env = TestEnv::start(22, Setup::File).await;
-    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let (env, client) = TestEnv::with_client(22, Setup::File).await;
     let found = call(&client, "zerto_find_protection", json!({"vm": "sql-01"})).await;
     let sql_local = TestEnv::vpg_id(structured(&found), "sql-local");
     // sql-01's other VPG, sql-init, is Initializing: with sql-local Initializing too, nothing protects.
@@ -93,12 +89,7 @@ async fn a_vm_with_no_protecting_vpg_is_not_guarded_and_the_answer_is_an_error()
             json!({"Status": 0, "SubStatus": 1}),
         )
         .await;
-    let result = call(
-        &client,
-        "zerto_guard_before_mutate",
-        json!({"vm": "sql-01", "agent": "claude-code", "action": "patch sql", "change_id": "sql-1"}),
-    )
-    .await;
+    let result = guard(&client, "sql-01", "patch sql", "sql-1").await;
     assert!(
         is_error(&result),
         "not guarded is an error: {}",
@@ -116,14 +107,9 @@ async fn a_vm_with_no_protecting_vpg_is_not_guarded_and_the_answer_is_an_error()
 
 #[tokio::test]
 async fn an_ambiguous_or_unknown_vm_is_a_tool_error_that_names_what_was_found() {
-    let env = TestEnv::start(23, Setup::File).await;
-    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
-    let two = call(
-        &client,
-        "zerto_find_protection",
-        json!({"vm": "build-agent"}),
-    )
-    .await;
+    let (_env, client) = TestEnv::with_client(23, Setup::File).await;
+    let find = |vm: &str| call(&client, "zerto_find_protection", json!({ "vm": vm }));
+    let two = find("build-agent").await;
     assert!(is_error(&two));
     let report = structured(&two);
     assert_eq!(report["kind"], "refused");
@@ -134,14 +120,7 @@ async fn an_ambiguous_or_unknown_vm_is_a_tool_error_that_names_what_was_found() 
     );
     assert!(line(&two).contains("vmIdentifier"), "{}", line(&two));
 
-    let none = call(
-        &client,
-        "zerto_find_protection",
-        json!({"vm": "no-such-vm"}),
-    )
-    .await;
-    assert!(is_error(&none));
-    assert!(line(&none).contains("no-such-vm"), "{}", line(&none));
+    expect_error_saying(&find("no-such-vm").await, "no-such-vm");
 
     let unprotected = call(
         &client,
@@ -149,19 +128,13 @@ async fn an_ambiguous_or_unknown_vm_is_a_tool_error_that_names_what_was_found() 
         json!({"vm": "report-01", "agent": "a", "action": "b", "change_id": "c"}),
     )
     .await;
-    assert!(is_error(&unprotected));
-    assert!(
-        line(&unprotected).contains("no VPG protects it"),
-        "{}",
-        line(&unprotected)
-    );
+    expect_error_saying(&unprotected, "no VPG protects it");
     client.cancel().await.unwrap();
 }
 
 #[tokio::test]
 async fn bad_arguments_get_a_clear_error_and_insert_nothing() {
-    let env = TestEnv::start(24, Setup::File).await;
-    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let (env, client) = TestEnv::with_client(24, Setup::File).await;
     let guard = |args| call(&client, "zerto_guard_before_mutate", args);
     let cases = [
         (
@@ -222,23 +195,11 @@ async fn bad_arguments_get_a_clear_error_and_insert_nothing() {
 
 #[tokio::test]
 async fn the_environment_alone_configures_one_site() {
-    let env = TestEnv::start(25, Setup::Env).await;
-    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let (env, client) = TestEnv::with_client(25, Setup::Env).await;
     let found = call(&client, "zerto_find_protection", json!({"vm": "db-01"})).await;
-    assert!(!is_error(&found), "{}", line(&found));
+    expect_ok(&found);
     assert_eq!(structured(&found)["vpgs"][0]["zvm_site"], "default");
-    let guarded = call(
-        &client,
-        "zerto_guard_before_mutate",
-        json!({"vm": "db-01", "agent": "claude-code", "action": "vacuum", "change_id": "db-1"}),
-    )
-    .await;
-    assert_eq!(
-        structured(&guarded)["verdict"],
-        "guarded",
-        "{}",
-        line(&guarded)
-    );
+    expect_guarded(&guard(&client, "db-01", "vacuum", "db-1").await);
     assert!(
         env.journal_path().exists(),
         "the journal is under XDG_STATE_HOME"
@@ -249,19 +210,13 @@ async fn the_environment_alone_configures_one_site() {
 #[tokio::test]
 async fn without_any_site_the_server_starts_its_catalog_and_journal_tools_work_and_zvm_tools_say_what_to_configure()
  {
-    let env = TestEnv::start(24, Setup::NoSites).await;
-    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let (_env, client) = TestEnv::with_client(24, Setup::NoSites).await;
 
-    let checked = call(
-        &client,
-        "zerto_check_tool",
-        json!({"server": "claude-code", "tool": "Read"}),
-    )
-    .await;
-    assert!(!is_error(&checked), "{}", line(&checked));
+    let read = json!({"server": "claude-code", "tool": "Read"});
+    let checked = call(&client, "zerto_check_tool", read).await;
+    expect_ok(&checked);
     assert_eq!(structured(&checked)["class"], "read_only");
-    let journal = call(&client, "zerto_journal", json!({})).await;
-    assert!(!is_error(&journal), "{}", line(&journal));
+    expect_ok(&call(&client, "zerto_journal", json!({})).await);
 
     let found = call(&client, "zerto_find_protection", json!({"vm": "web-01"})).await;
     assert!(is_error(&found), "{}", line(&found));
@@ -271,33 +226,16 @@ async fn without_any_site_the_server_starts_its_catalog_and_journal_tools_work_a
         "{}",
         line(&found)
     );
-    let guarded = call(
-        &client,
-        "zerto_guard_before_mutate",
-        json!({"vm": "web-01", "agent": "claude-code", "action": "edit", "change_id": "c1"}),
-    )
-    .await;
-    assert!(is_error(&guarded), "{}", line(&guarded));
-    assert!(line(&guarded).contains("ZVM_URL"), "{}", line(&guarded));
+    expect_error_saying(&guard(&client, "web-01", "edit", "c1").await, "ZVM_URL");
 }
 
 #[tokio::test]
 async fn a_guard_still_running_at_its_deadline_says_plainly_which_tasks_run_and_what_to_do() {
     let env = TestEnv::start(25, Setup::File).await;
-    let config = std::fs::read_to_string(env.config_path()).unwrap();
-    std::fs::write(
-        env.config_path(),
-        config.replace("deadline_secs = 30", "deadline_secs = 1"),
-    )
-    .unwrap();
+    env.edit_config("deadline_secs = 30", "deadline_secs = 1");
     env.control.task_duration(30000).await;
     let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
-    let guarded = call(
-        &client,
-        "zerto_guard_before_mutate",
-        json!({"vm": "db-01", "agent": "claude-code", "action": "edit", "change_id": "slow-1"}),
-    )
-    .await;
+    let guarded = guard(&client, "db-01", "edit", "slow-1").await;
     assert!(is_error(&guarded), "{}", line(&guarded));
     let report = structured(&guarded);
     assert_eq!(report["verdict"], "still_running", "{report}");
@@ -317,15 +255,9 @@ async fn a_guard_still_running_at_its_deadline_says_plainly_which_tasks_run_and_
 
 #[tokio::test]
 async fn a_tag_list_missing_a_vpg_it_could_not_read_is_an_error_naming_that_vpg() {
-    let env = TestEnv::start(29, Setup::File).await;
-    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
-    let guarded = call(
-        &client,
-        "zerto_guard_before_mutate",
-        json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf", "change_id": "half-read"}),
-    )
-    .await;
-    assert!(!is_error(&guarded), "{}", line(&guarded));
+    let (env, client) = TestEnv::with_client(29, Setup::File).await;
+    let guarded = guard(&client, "web-01", "edit app.conf", "half-read").await;
+    expect_ok(&guarded);
     let web_dr = TestEnv::vpg_id(structured(&guarded), "web-dr");
     // From now on the ZVM refuses to list web-dr's checkpoints.
     env.control
@@ -336,16 +268,10 @@ async fn a_tag_list_missing_a_vpg_it_could_not_read_is_an_error_naming_that_vpg(
         )
         .await;
 
-    let tags = call(
-        &client,
-        "zerto_list_tags",
-        json!({"vm": "web-01", "change_id": "half-read"}),
-    )
-    .await;
+    let tags = list_tags(&client, "web-01", "half-read").await;
     // The tag is surely in web-dr (the guard saw it listed), but this listing cannot show it: an
     // agent reading the list as complete would take the tag for missing there.
-    assert!(is_error(&tags), "{}", line(&tags));
-    assert!(line(&tags).contains("web-dr"), "{}", line(&tags));
+    expect_error_saying(&tags, "web-dr");
     let listing = structured(&tags);
     let dr = listing["vpgs"]
         .as_array()
@@ -373,20 +299,7 @@ async fn a_guard_cancelled_when_the_client_goes_away_is_finished_and_journaled_b
     let env = TestEnv::start(30, Setup::File).await;
     // Longer than the 5 s rmcp gives in-flight calls to answer once stdin closes.
     env.control.task_duration(8000).await;
-    let mut child = env
-        .command(&[])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("rewind-mcp starts");
-    let transport = (
-        child.stdout.take().expect("stdout"),
-        child.stdin.take().expect("stdin"),
-    );
-    let client = rmcp::ServiceExt::serve(Human::unreachable(), transport)
-        .await
-        .expect("the MCP session starts");
+    let (mut child, client) = env.stdio_child().await;
     let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
         params(
             "zerto_guard_before_mutate",
@@ -405,10 +318,7 @@ async fn a_guard_cancelled_when_the_client_goes_away_is_finished_and_journaled_b
         .await
         .unwrap();
     client.cancel().await.unwrap();
-    let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())
-        .await
-        .expect("the server exits once the guard is done")
-        .unwrap();
+    let status = leaves(&mut child).await;
     assert!(status.success(), "{status}");
     let record = env.journal_record("goes-away");
     assert_eq!(record["verdict"], "guarded", "{record}");
@@ -418,40 +328,11 @@ async fn a_guard_cancelled_when_the_client_goes_away_is_finished_and_journaled_b
 async fn on_sigterm_a_guard_still_running_is_finished_and_journaled_before_the_server_leaves() {
     let env = TestEnv::start(31, Setup::File).await;
     env.control.task_duration(3000).await;
-    let mut child = env
-        .command(&[])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("rewind-mcp starts");
-    let transport = (
-        child.stdout.take().expect("stdout"),
-        child.stdin.take().expect("stdin"),
-    );
-    let client = rmcp::ServiceExt::serve(Human::unreachable(), transport)
-        .await
-        .expect("the MCP session starts");
-    let peer = client.peer().clone();
-    let guard = tokio::spawn(async move {
-        peer.call_tool(params(
-            "zerto_guard_before_mutate",
-            json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf", "change_id": "terminated"}),
-        ))
-        .await
-    });
+    let (mut child, client) = env.stdio_child().await;
+    let guard = guard_in_background(&client, "terminated");
     env.control.until_an_insert_started().await;
     // The host stops the server with SIGTERM while the guard's inserts run at Zerto.
-    let pid = child.id().expect("a pid").to_string();
-    let sent = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())
-        .await
-        .expect("the server leaves once the guard is done")
-        .unwrap();
+    let status = terminate(&mut child).await;
     assert_eq!(status.code(), Some(143), "{status}");
     let record = env.journal_record("terminated");
     assert_eq!(record["verdict"], "guarded", "{record}");

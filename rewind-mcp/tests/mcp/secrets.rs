@@ -5,13 +5,16 @@
 //! every token the simulator issued is then looked for in the server's stderr and in every MCP result.
 //! (rewind-cli's tests/secrets.rs proves the same of the core and the `rewind` binary.)
 
+use std::path::Path;
 use std::process::Stdio;
+
+use rmcp::service::{RoleClient, RunningService};
 
 use serde_json::{Value, json};
 
 use zvm_sim::test_kit::{self, CLIENT_ID};
 
-use crate::helper::{Human, Protocol, Setup, TestEnv, call, is_error, line, structured};
+use crate::helper::{Human, Protocol, Setup, TestEnv, call, expect_guarded, is_error, line};
 
 const CLIENT_SECRET: &str = "cs-M4p7-distinct-mcp-client-secret";
 const ADMIN_PASSWORD: &str = "pw-R8d2-distinct-mcp-admin-password";
@@ -32,6 +35,13 @@ fn config(env: &TestEnv, client_secret: &str, password: &str) -> String {
         env.sim.local().url,
         env.sim.peer().url,
     )
+}
+
+/// The binary logging everything at trace level into the file `log`, and a client of it.
+async fn at_trace(env: &TestEnv, log: &Path) -> RunningService<RoleClient, Human> {
+    let stderr = Stdio::from(std::fs::File::create(log).expect("the log file is created"));
+    env.stdio_at_trace(Human::unreachable(), Protocol::Legacy, stderr)
+        .await
 }
 
 #[tokio::test]
@@ -80,25 +90,10 @@ async fn at_trace_level_no_password_client_secret_or_token_reaches_stderr_or_a_r
         )
         .await;
     let traced = env.dir.path().join("stderr.log");
-    let client = env
-        .stdio_at_trace(
-            Human::unreachable(),
-            Protocol::Legacy,
-            Stdio::from(std::fs::File::create(&traced).unwrap()),
-        )
-        .await;
-    let guarded = call(
-        &client,
-        "zerto_guard_before_mutate",
-        json!({"vm": "web-01", "agent": "secret-test", "action": "edit app.conf", "change_id": "chg-secrets"}),
-    )
-    .await;
-    assert_eq!(
-        structured(&guarded)["verdict"],
-        "guarded",
-        "{}",
-        line(&guarded)
-    );
+    let client = at_trace(&env, &traced).await;
+    let guard = json!({"vm": "web-01", "agent": "secret-test", "action": "edit app.conf", "change_id": "chg-secrets"});
+    let guarded = call(&client, "zerto_guard_before_mutate", guard).await;
+    expect_guarded(&guarded);
     let destination = env.dir.path().join("recovered");
     for (tool, args) in [
         ("zerto_find_protection", json!({"vm": "web-01"})),
@@ -132,13 +127,7 @@ async fn at_trace_level_no_password_client_secret_or_token_reaches_stderr_or_a_r
     // An authentication failure: a wrong client secret and a wrong password.
     std::fs::write(env.config_path(), config(&env, WRONG_SECRET, WRONG_SECRET)).unwrap();
     let refused_log = env.dir.path().join("stderr-refused.log");
-    let client = env
-        .stdio_at_trace(
-            Human::unreachable(),
-            Protocol::Legacy,
-            Stdio::from(std::fs::File::create(&refused_log).unwrap()),
-        )
-        .await;
+    let client = at_trace(&env, &refused_log).await;
     let refused = call(&client, "zerto_find_protection", json!({"vm": "web-01"})).await;
     assert!(is_error(&refused), "{}", line(&refused));
     results.push(serde_json::to_string(&refused).unwrap());
