@@ -384,3 +384,17 @@ pub fn texts<'a>(list: &'a Value, key: &str) -> Vec<&'a str> {
     };
     items.iter().map(text).collect()
 }
+
+/// Asserts that no secret appears in any of the places (named, with their text); a failure shows
+/// only the secret's first eight characters.
+pub fn assert_no_secret(secrets: &[String], places: &[(&str, &str)]) {
+    for secret in secrets {
+        for (place, text) in places {
+            let shown = &secret[..8.min(secret.len())];
+            assert!(
+                !text.contains(secret.as_str()),
+                "a secret ({shown}...) reached {place}"
+            );
+        }
+    }
+}
