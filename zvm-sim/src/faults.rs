@@ -200,6 +200,21 @@ fn wildcard_match<P, T>(
 pub struct FaultRule {
     /// Its identifier, from 1.
     pub id: u64,
+    /// The rule as it was asked for; flattened, so a saved rule keeps its keys side by side.
+    #[serde(flatten)]
+    pub asked: NewRule,
+    /// Matching requests so far.
+    pub matched: u64,
+    /// Firings so far.
+    pub fired: u64,
+    /// Per request identity: how many matching requests with it this rule has seen.
+    pub occurrences: HashMap<String, u64>,
+}
+
+/// A rule as it is asked for, before it gets its identifier and its counts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct NewRule {
     /// An HTTP method (uppercase), or `None` for any.
     pub method: Option<String>,
     /// The path pattern.
@@ -212,15 +227,9 @@ pub struct FaultRule {
     pub count: Option<u64>,
     /// What it does.
     pub action: FaultAction,
-    /// Matching requests so far.
-    pub matched: u64,
-    /// Firings so far.
-    pub fired: u64,
-    /// Per request identity: how many matching requests with it this rule has seen.
-    pub occurrences: HashMap<String, u64>,
 }
 
-impl FaultRule {
+impl NewRule {
     fn applies_to(&self, site: SiteRole, method: &str, path: &str) -> bool {
         self.site.is_none_or(|s| s == site)
             && self
@@ -229,23 +238,6 @@ impl FaultRule {
                 .is_none_or(|m| m.eq_ignore_ascii_case(method))
             && self.path.matches(path)
     }
-}
-
-/// A rule as it is asked for, before it gets its identifier.
-#[derive(Debug, Clone)]
-pub struct NewRule {
-    /// See [`FaultRule::method`].
-    pub method: Option<String>,
-    /// See [`FaultRule::path`].
-    pub path: PathPattern,
-    /// See [`FaultRule::site`].
-    pub site: Option<SiteRole>,
-    /// See [`FaultRule::probability`].
-    pub probability: f64,
-    /// See [`FaultRule::count`].
-    pub count: Option<u64>,
-    /// See [`FaultRule::action`].
-    pub action: FaultAction,
 }
 
 /// A rule that fired on a request, for the call log.
@@ -295,12 +287,7 @@ impl Faults {
         self.next_id += 1;
         self.rules.push(FaultRule {
             id,
-            method: rule.method,
-            path: rule.path,
-            site: rule.site,
-            probability: rule.probability,
-            count: rule.count,
-            action: rule.action,
+            asked: rule,
             matched: 0,
             fired: 0,
             occurrences: HashMap::new(),
@@ -340,18 +327,18 @@ impl Faults {
         let identity_hash = fnv1a(identity.as_bytes());
         let mut decision = Decision::default();
         for rule in &mut self.rules {
-            if !rule.applies_to(site, method, path) {
+            if !rule.asked.applies_to(site, method, path) {
                 continue;
             }
             rule.matched += 1;
             let occurrence = rule.occurrences.entry(identity.clone()).or_insert(0);
             *occurrence += 1;
             let draw = unit(mix(&[self.seed, rule.id, identity_hash, *occurrence]));
-            let exhausted = rule.count.is_some_and(|count| rule.fired >= count);
-            if draw >= rule.probability || exhausted {
+            let exhausted = rule.asked.count.is_some_and(|count| rule.fired >= count);
+            if draw >= rule.asked.probability || exhausted {
                 continue;
             }
-            match &rule.action {
+            match &rule.asked.action {
                 FaultAction::Latency { millis } => decision.latency_ms += millis,
                 _ if decision.action.is_some() => continue,
                 other => decision.action = Some(other.clone()),
@@ -359,7 +346,7 @@ impl Faults {
             rule.fired += 1;
             decision.notes.push(FaultNote {
                 rule: rule.id,
-                action: rule.action.kind(),
+                action: rule.asked.action.kind(),
             });
         }
         decision

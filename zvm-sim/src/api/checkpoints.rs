@@ -1,28 +1,26 @@
 //! Checkpoints: `GET|POST /v1/vpgs/{vpgIdentifier}/checkpoints` and `.../checkpoints/stats`.
 
 use axum::Json;
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Path, State};
 
-use crate::api::actions::{Started, act};
-use crate::api::{ApiError, JsonBody, Params, SiteCtx};
+use crate::api::actions::{Started, VpgCall};
+use crate::api::extract::DateWindow;
+use crate::api::{ApiError, JsonBody, SiteCtx};
 use crate::wire::{CheckpointStatsView, CheckpointView};
-use crate::world::auth::Principal;
 
 /// `GET /v1/vpgs/{id}/checkpoints?startDate=&endDate=`: the listed checkpoints in the history
 /// window, oldest first, automatic ones with `Tag: null`.
 pub(crate) async fn list(
     State(ctx): State<SiteCtx>,
     Path(id): Path<String>,
-    params: Params,
+    window: DateWindow,
 ) -> Result<Json<Vec<CheckpointView>>, ApiError> {
-    let from = params.date("startDate")?;
-    let to = params.date("endDate")?;
     ctx.with_world(|world, now| {
         let vpg = world.visible_vpg(ctx.site, &id)?;
         Ok(Json(
             world.vpgs[vpg]
                 .journal
-                .list(now, from, to)
+                .list(now, window.from, window.to)
                 .into_iter()
                 .map(CheckpointView::from)
                 .collect(),
@@ -48,14 +46,9 @@ pub(crate) async fn stats(
 
 /// `POST /v1/vpgs/{id}/checkpoints` `{"CheckpointName": "..."}`: 200 with the task identifier as a
 /// JSON string. Only the task says whether the tagged checkpoint was inserted.
-pub(crate) async fn insert(
-    State(ctx): State<SiteCtx>,
-    Extension(caller): Extension<Principal>,
-    Path(id): Path<String>,
-    body: JsonBody,
-) -> Result<Started, ApiError> {
+pub(crate) async fn insert(call: VpgCall, body: JsonBody) -> Result<Started, ApiError> {
     let name = body.required_text("CheckpointName")?;
-    act(&ctx, &id, |world, vpg, now| {
-        Ok(world.insert_tagged_checkpoint(ctx.site, vpg, name, &caller, now))
+    call.act(|world, vpg, now| {
+        Ok(world.insert_tagged_checkpoint(call.site(), vpg, name, &call.caller, now))
     })
 }

@@ -28,6 +28,28 @@ impl<S: Send + Sync> FromRequestParts<S> for Params {
     }
 }
 
+/// The `startDate` and `endDate` bounds of a checkpoint list (`/checkpoints`, `/pointsInTime`),
+/// each optional; 400 naming the parameter when a date cannot be read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DateWindow {
+    /// `startDate`.
+    pub from: Option<SimTime>,
+    /// `endDate`.
+    pub to: Option<SimTime>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for DateWindow {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        let params = Params::from_uri(&parts.uri)?;
+        Ok(DateWindow {
+            from: params.date("startDate")?,
+            to: params.date("endDate")?,
+        })
+    }
+}
+
 impl Params {
     /// The query of `uri`, keys lowercased; 400 when it cannot be read.
     pub(crate) fn from_uri(uri: &axum::http::Uri) -> Result<Params, ApiError> {
@@ -377,6 +399,21 @@ impl JsonBody {
                 self.name(key)
             ))),
         }
+    }
+
+    /// A whole number from `least` to `most`, if given; 400 naming the key otherwise.
+    pub fn whole_number(&self, key: &str, least: u64, most: f64) -> Result<Option<u64>, ApiError> {
+        self.number(key)?
+            .map(|n| {
+                if n >= least as f64 && n.fract() == 0.0 && n <= most {
+                    Ok(n as u64)
+                } else {
+                    Err(ApiError::BadRequest(format!(
+                        "{key} must be a whole number of {least} or more (got {n})."
+                    )))
+                }
+            })
+            .transpose()
     }
 
     /// An enumeration field, given as a number or a name.

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{Datelike, Timelike};
 
 use crate::api::call_log::StartedTask;
-use crate::api::{ApiError, BaseUrl, JsonBody, Params, SiteCtx};
+use crate::api::{ApiError, JsonBody, Params, SiteCtx, ViewCtx};
 use crate::decisions;
 use crate::wire::{BrowseView, FlrSessionView, PathItemView};
 use crate::world::auth::Principal;
@@ -76,14 +76,13 @@ pub(crate) async fn mount(
 
 /// `GET /v1/flrs?vmIdentifier=`: the FLR sessions of this site, oldest first.
 pub(crate) async fn list(
-    State(ctx): State<SiteCtx>,
+    ctx: ViewCtx,
     Extension(caller): Extension<Principal>,
-    base: BaseUrl,
     params: Params,
 ) -> Result<Json<Vec<FlrSessionView>>, ApiError> {
     allow_flr(&caller)?;
     let vm = params.text("vmIdentifier");
-    Ok(Json(ctx.with_view(&base, |view| {
+    Ok(Json(ctx.view(|view| {
         view.world
             .flrs
             .iter()
@@ -96,13 +95,12 @@ pub(crate) async fn list(
 
 /// `GET /v1/flrs/{id}`: an array holding the session, as SW10 declares it.
 pub(crate) async fn one(
-    State(ctx): State<SiteCtx>,
+    ctx: ViewCtx,
     Extension(caller): Extension<Principal>,
-    base: BaseUrl,
     Path(id): Path<String>,
 ) -> Result<Json<Vec<FlrSessionView>>, ApiError> {
     allow_flr(&caller)?;
-    ctx.with_view(&base, |view| {
+    ctx.view(|view| {
         let index = view.world.flr_session(ctx.site, &id)?;
         Ok(Json(vec![view.flr_session(&view.world.flrs[index])]))
     })
@@ -149,18 +147,11 @@ pub(crate) async fn browse(
     }))
 }
 
+/// A page number or size: a whole number of 1 or more.
 fn positive(body: &JsonBody, key: &str) -> Result<Option<usize>, ApiError> {
-    body.number(key)?
-        .map(|n| {
-            if n >= 1.0 && n.fract() == 0.0 && n <= 1e9 {
-                Ok(n as usize)
-            } else {
-                Err(ApiError::BadRequest(format!(
-                    "{key} must be a whole number of 1 or more (got {n})."
-                )))
-            }
-        })
-        .transpose()
+    let n = body.whole_number(key, 1, 1e9)?;
+    // At most 1e9, so it fits a usize on every target.
+    Ok(n.map(|n| n as usize))
 }
 
 /// `POST /v1/flrs/{id}/download` `{"PathList": ["..."]}`: 200 with a URL on this ZVM (a JSON
@@ -168,9 +159,8 @@ fn positive(body: &JsonBody, key: &str) -> Result<Option<usize>, ApiError> {
 /// every file for several paths or a folder. Every path must exist at the checkpoint (404 names
 /// the first that does not).
 pub(crate) async fn download(
-    State(ctx): State<SiteCtx>,
+    ctx: ViewCtx,
     Extension(caller): Extension<Principal>,
-    base: BaseUrl,
     Path(id): Path<String>,
     body: JsonBody,
 ) -> Result<Json<String>, ApiError> {
@@ -188,7 +178,7 @@ pub(crate) async fn download(
     })?;
     Ok(Json(format!(
         "{}/v1/flrs/{session}/downloads/{download}",
-        base.0
+        ctx.base_url()
     )))
 }
 

@@ -78,6 +78,46 @@ impl SiteCtx {
     }
 }
 
+/// What a handler that answers with views of its site needs: the site, and the URL of the request,
+/// which links and download URLs are made from.
+#[derive(Debug, Clone)]
+pub(crate) struct ViewCtx {
+    /// Which site the request reached.
+    pub site: SiteRole,
+    ctx: SiteCtx,
+    base: BaseUrl,
+}
+
+impl FromRequestParts<SiteCtx> for ViewCtx {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, ctx: &SiteCtx) -> Result<Self, Self::Rejection> {
+        let base = BaseUrl::from_request_parts(parts, ctx).await?;
+        Ok(ViewCtx {
+            site: ctx.site,
+            ctx: ctx.clone(),
+            base,
+        })
+    }
+}
+
+impl ViewCtx {
+    /// [`SiteCtx::with_view`], with the request's URL.
+    pub fn view<R>(&self, f: impl FnOnce(&SiteView<'_>) -> R) -> R {
+        self.ctx.with_view(&self.base, f)
+    }
+
+    /// [`SiteCtx::with_world`].
+    pub fn with_world<R>(&self, f: impl FnOnce(&mut World, SimTime) -> R) -> R {
+        self.ctx.with_world(f)
+    }
+
+    /// `http://host:port` (or `https://`) of the request.
+    pub fn base_url(&self) -> &str {
+        &self.base.0
+    }
+}
+
 /// `http://host:port` (or `https://`) of the request, for the `href` of links and download URLs.
 #[derive(Debug, Clone)]
 pub(crate) struct BaseUrl(pub String);

@@ -3,27 +3,26 @@
 use axum::Json;
 use axum::extract::{Path, State};
 
-use crate::api::{ApiError, BaseUrl, Params, SiteCtx};
+use crate::api::{ApiError, Params, SiteCtx, ViewCtx};
 use crate::wire::{self, LocalSiteView, NativeVmView, PeerSiteView, VirtualizationSiteView};
 use crate::world::clock::SimTime;
 use crate::world::enums::PAIRING_STATUS;
 use crate::world::{SiteRole, World};
 
 /// `GET /v1/localsite`.
-pub(crate) async fn local_site(State(ctx): State<SiteCtx>, base: BaseUrl) -> Json<LocalSiteView> {
-    Json(ctx.with_view(&base, |view| view.local_site()))
+pub(crate) async fn local_site(ctx: ViewCtx) -> Json<LocalSiteView> {
+    Json(ctx.view(|view| view.local_site()))
 }
 
 /// `GET /v1/peersites` with `peerName` (case-sensitive, as documented), `pairingStatus`,
 /// `location`, `hostName` and `port`.
 pub(crate) async fn peer_sites(
-    State(ctx): State<SiteCtx>,
-    base: BaseUrl,
+    ctx: ViewCtx,
     params: Params,
 ) -> Result<Json<Vec<PeerSiteView>>, ApiError> {
     let pairing = params.enumeration("pairingStatus", &PAIRING_STATUS)?;
     let port = params.number::<u16>("port")?;
-    let peer = ctx.with_view(&base, |view| view.peer_site(other(ctx.site)));
+    let peer = ctx.view(|view| view.peer_site(other(ctx.site)));
     let keep = params
         .text("peerName")
         .is_none_or(|n| n == peer.peer_site_name)
@@ -40,11 +39,10 @@ pub(crate) async fn peer_sites(
 
 /// `GET /v1/peersites/{siteIdentifier}`.
 pub(crate) async fn peer_site(
-    State(ctx): State<SiteCtx>,
-    base: BaseUrl,
+    ctx: ViewCtx,
     Path(id): Path<String>,
 ) -> Result<Json<PeerSiteView>, ApiError> {
-    ctx.with_view(&base, |view| {
+    ctx.view(|view| {
         let peer = other(ctx.site);
         if view.world.site(peer).id.eq_ignore_ascii_case(&id) {
             Ok(Json(view.peer_site(peer)))
@@ -63,11 +61,8 @@ pub(crate) async fn pairing_statuses() -> Json<Vec<&'static str>> {
 }
 
 /// `GET /v1/virtualizationsites`: this site, then its peer.
-pub(crate) async fn virtualization_sites(
-    State(ctx): State<SiteCtx>,
-    base: BaseUrl,
-) -> Json<Vec<VirtualizationSiteView>> {
-    Json(ctx.with_view(&base, |view| {
+pub(crate) async fn virtualization_sites(ctx: ViewCtx) -> Json<Vec<VirtualizationSiteView>> {
+    Json(ctx.view(|view| {
         [ctx.site, other(ctx.site)]
             .map(|site| view.virtualization_site(site))
             .into()
@@ -76,11 +71,10 @@ pub(crate) async fn virtualization_sites(
 
 /// `GET /v1/virtualizationsites/{siteIdentifier}`.
 pub(crate) async fn virtualization_site(
-    State(ctx): State<SiteCtx>,
-    base: BaseUrl,
+    ctx: ViewCtx,
     Path(id): Path<String>,
 ) -> Result<Json<VirtualizationSiteView>, ApiError> {
-    ctx.with_view(&base, |view| {
+    ctx.view(|view| {
         let site = site_by_id(view.world, &id)?;
         Ok(Json(view.virtualization_site(site)))
     })
@@ -88,11 +82,10 @@ pub(crate) async fn virtualization_site(
 
 /// `GET /v1/virtualizationsites/{siteIdentifier}/vms`: the VMs at that site that no VPG protects.
 pub(crate) async fn unprotected_vms(
-    State(ctx): State<SiteCtx>,
-    base: BaseUrl,
+    ctx: ViewCtx,
     Path(id): Path<String>,
 ) -> Result<Json<Vec<NativeVmView>>, ApiError> {
-    ctx.with_view(&base, |view| {
+    ctx.view(|view| {
         let site = site_by_id(view.world, &id)?;
         Ok(Json(
             view.world

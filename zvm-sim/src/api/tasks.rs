@@ -2,20 +2,16 @@
 //! the tasks it ran.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 
-use crate::api::{ApiError, BaseUrl, Params, SiteCtx};
+use crate::api::{ApiError, Params, ViewCtx};
 use crate::wire::TaskView;
 use crate::world::enums::{TASK_STATE, TASK_TYPE};
 
 /// `GET /v1/tasks`, filtered by `startedBeforeDate`, `startedAfterDate`, `completedBeforeDate`,
 /// `completedAfterDate` (bounds included; a completed filter leaves out running tasks), `type` and
 /// `status`. Oldest first.
-pub(crate) async fn list(
-    State(ctx): State<SiteCtx>,
-    base: BaseUrl,
-    params: Params,
-) -> Result<Json<Vec<TaskView>>, ApiError> {
+pub(crate) async fn list(ctx: ViewCtx, params: Params) -> Result<Json<Vec<TaskView>>, ApiError> {
     let started_before = params.date("startedBeforeDate")?;
     let started_after = params.date("startedAfterDate")?;
     let completed_before = params.date("completedBeforeDate")?;
@@ -24,7 +20,7 @@ pub(crate) async fn list(
         .enumeration("type", &TASK_TYPE)?
         .map(|k| TASK_TYPE.name(k));
     let state = params.enumeration("status", &TASK_STATE)?;
-    Ok(Json(ctx.with_view(&base, |view| {
+    Ok(Json(ctx.view(|view| {
         view.world
             .tasks
             .iter()
@@ -44,12 +40,8 @@ pub(crate) async fn list(
 }
 
 /// `GET /v1/tasks/{taskIdentifier}`.
-pub(crate) async fn one(
-    State(ctx): State<SiteCtx>,
-    base: BaseUrl,
-    Path(id): Path<String>,
-) -> Result<Json<TaskView>, ApiError> {
-    ctx.with_view(&base, |view| {
+pub(crate) async fn one(ctx: ViewCtx, Path(id): Path<String>) -> Result<Json<TaskView>, ApiError> {
+    ctx.view(|view| {
         view.world
             .task_by_id(&id)
             .filter(|task| task.site == ctx.site)

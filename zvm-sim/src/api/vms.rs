@@ -4,8 +4,9 @@
 use axum::Json;
 use axum::extract::{Path, State};
 
+use crate::api::extract::DateWindow;
 use crate::api::vpgs::VpgFilter;
-use crate::api::{ApiError, BaseUrl, Params, SiteCtx};
+use crate::api::{ApiError, Params, SiteCtx, ViewCtx};
 use crate::decisions;
 use crate::wire::{CanMountView, CheckpointView, PointInTimeView, PointsInTimeStatsView, VmView};
 use crate::world::journal::Checkpoint;
@@ -14,16 +15,12 @@ use crate::world::{SiteRole, World};
 /// `GET /v1/vms`, filtered by `vpgName`, `vmName`, `status`, `subStatus`,
 /// `protectedSiteIdentifier`, `recoverySiteIdentifier`, `organizationName`, `priority` and
 /// `vmIdentifier`. Names and identifiers match case-insensitively and exactly.
-pub(crate) async fn list(
-    State(ctx): State<SiteCtx>,
-    base: BaseUrl,
-    params: Params,
-) -> Result<Json<Vec<VmView>>, ApiError> {
+pub(crate) async fn list(ctx: ViewCtx, params: Params) -> Result<Json<Vec<VmView>>, ApiError> {
     let filter = VpgFilter::new(&params, "vpgName")?;
     // Accepted and checked, with nothing to include: the simulator has no backup or mounted VMs.
     params.boolean("includeBackupedVms")?;
     params.boolean("includeMountedVms")?;
-    Ok(Json(ctx.with_view(&base, |view| {
+    Ok(Json(ctx.view(|view| {
         let world = view.world;
         let mut rows = Vec::new();
         for (vpg_index, vpg) in world.vpgs.iter().enumerate() {
@@ -45,12 +42,11 @@ pub(crate) async fn list(
 /// `vpgIdentifier` ("VpgId may be required if VM is protected by more than one VPG"); without it
 /// the answer is 400 and names the VPGs to choose from.
 pub(crate) async fn one(
-    State(ctx): State<SiteCtx>,
-    base: BaseUrl,
+    ctx: ViewCtx,
     Path(id): Path<String>,
     params: Params,
 ) -> Result<Json<VmView>, ApiError> {
-    ctx.with_view(&base, |view| {
+    ctx.view(|view| {
         let (vm, vpg) = vm_in_vpg(view.world, ctx.site, &id, &params)?;
         Ok(Json(view.vm_row(vm, vpg)))
     })
@@ -143,16 +139,15 @@ pub(crate) async fn points_in_time(
     State(ctx): State<SiteCtx>,
     Path(id): Path<String>,
     params: Params,
+    window: DateWindow,
 ) -> Result<Json<Vec<PointInTimeView>>, ApiError> {
-    let from = params.date("startDate")?;
-    let to = params.date("endDate")?;
     ctx.with_world(|world, now| {
         let (_, vpg) = vm_in_vpg(world, ctx.site, &id, &params)?;
         let mount = can_mount(world, ctx.site, vpg);
         Ok(Json(
             world.vpgs[vpg]
                 .journal
-                .list(now, from, to)
+                .list(now, window.from, window.to)
                 .into_iter()
                 .map(|c| point(c, &mount))
                 .collect(),

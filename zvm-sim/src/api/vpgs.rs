@@ -1,9 +1,9 @@
 //! VPGs: `GET /v1/vpgs`, `GET /v1/vpgs/{vpgIdentifier}` and the enumeration lists.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 
-use crate::api::{ApiError, BaseUrl, Params, SiteCtx};
+use crate::api::{ApiError, Params, ViewCtx};
 use crate::wire::VpgView;
 use crate::world::enums::{PRIORITY, VPG_STATUS, VPG_SUBSTATUS};
 use crate::world::{SiteRole, Vpg, World};
@@ -48,13 +48,9 @@ impl<'a> VpgFilter<'a> {
 
 /// `GET /v1/vpgs`, filtered by `name`, `status`, `subStatus`, `protectedSiteIdentifier`,
 /// `recoverySiteIdentifier`, `organizationName` and `priority`.
-pub(crate) async fn list(
-    State(ctx): State<SiteCtx>,
-    base: BaseUrl,
-    params: Params,
-) -> Result<Json<Vec<VpgView>>, ApiError> {
+pub(crate) async fn list(ctx: ViewCtx, params: Params) -> Result<Json<Vec<VpgView>>, ApiError> {
     let filter = VpgFilter::new(&params, "name")?;
-    Ok(Json(ctx.with_view(&base, |view| {
+    Ok(Json(ctx.view(|view| {
         let world = view.world;
         world
             .vpgs
@@ -67,12 +63,8 @@ pub(crate) async fn list(
 }
 
 /// `GET /v1/vpgs/{vpgIdentifier}`.
-pub(crate) async fn one(
-    State(ctx): State<SiteCtx>,
-    base: BaseUrl,
-    Path(id): Path<String>,
-) -> Result<Json<VpgView>, ApiError> {
-    ctx.with_view(&base, |view| {
+pub(crate) async fn one(ctx: ViewCtx, Path(id): Path<String>) -> Result<Json<VpgView>, ApiError> {
+    ctx.view(|view| {
         let vpg = view.world.visible_vpg(ctx.site, &id)?;
         Ok(Json(view.vpg(vpg)))
     })

@@ -35,6 +35,7 @@ pub(crate) struct FaultRuleView {
 }
 
 fn view(world: &World, rule: &FaultRule) -> FaultRuleView {
+    let (id, matched, fired, rule) = (rule.id, rule.matched, rule.fired, &rule.asked);
     let (status, body, headers, latency_ms) = match &rule.action {
         FaultAction::Respond {
             status,
@@ -55,7 +56,7 @@ fn view(world: &World, rule: &FaultRule) -> FaultRuleView {
         FaultAction::LoseResponse | FaultAction::RevokeTokens => (None, None, None, None),
     };
     FaultRuleView {
-        id: rule.id,
+        id,
         method: rule.method.clone().unwrap_or_else(|| "*".to_owned()),
         path: rule.path.as_str().to_owned(),
         site: rule.site.map(|s| world.site(s).name.clone()),
@@ -66,8 +67,8 @@ fn view(world: &World, rule: &FaultRule) -> FaultRuleView {
         body,
         headers,
         latency_ms,
-        matched: rule.matched,
-        fired: rule.fired,
+        matched,
+        fired,
     }
 }
 
@@ -175,18 +176,10 @@ const RULE_KEYS: [&str; 10] = [
 /// The longest latency a rule may add: an hour, in milliseconds.
 const MAX_LATENCY_MS: u64 = 3_600_000;
 
+/// A count, a status or a latency: a whole number of 0 or more (up to 9e15, which an f64 holds
+/// exactly).
 fn whole(body: &JsonBody, key: &str) -> Result<Option<u64>, ApiError> {
-    body.number(key)?
-        .map(|n| {
-            if n >= 0.0 && n.fract() == 0.0 && n <= 9e15 {
-                Ok(n as u64)
-            } else {
-                Err(ApiError::BadRequest(format!(
-                    "{key} must be a whole number of 0 or more (got {n})."
-                )))
-            }
-        })
-        .transpose()
+    body.whole_number(key, 0, 9e15)
 }
 
 fn action(body: &JsonBody) -> Result<FaultAction, ApiError> {

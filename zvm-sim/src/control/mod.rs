@@ -142,14 +142,9 @@ const MAX_ADVANCE_SECONDS: f64 = 100.0 * 365.25 * 24.0 * 3600.0;
 /// `POST /_sim/clock/advance {"Seconds": N}`: moves simulated time forward and processes what
 /// fell due on the way (tasks ending, resyncs ending), in time order.
 async fn advance(State(ctx): State<SiteCtx>, body: JsonBody) -> Result<Json<ClockView>, ApiError> {
-    let seconds = body.number("Seconds")?.ok_or_else(|| {
-        ApiError::BadRequest("Seconds is required: send {\"Seconds\": 30}.".to_owned())
+    let seconds = required_non_negative(&body, "Seconds", "{\"Seconds\": 30}", |got| {
+        format!("Seconds must be 0 or more (got {got}): simulated time only moves forward.")
     })?;
-    if !seconds.is_finite() || seconds < 0.0 {
-        return Err(ApiError::BadRequest(format!(
-            "Seconds must be 0 or more (got {seconds}): simulated time only moves forward."
-        )));
-    }
     if seconds > MAX_ADVANCE_SECONDS {
         return Err(ApiError::BadRequest(format!(
             "Seconds must be at most {MAX_ADVANCE_SECONDS} (100 years) in one call (got {seconds})."
@@ -174,16 +169,29 @@ async fn advance(State(ctx): State<SiteCtx>, body: JsonBody) -> Result<Json<Cloc
     })
 }
 
+/// The number under `key`, which must be given (400 with `example` otherwise) and be finite and 0
+/// or more (400 with the message `refusal` makes of the value otherwise).
+fn required_non_negative(
+    body: &JsonBody,
+    key: &str,
+    example: &str,
+    refusal: impl FnOnce(f64) -> String,
+) -> Result<f64, ApiError> {
+    let value = body
+        .number(key)?
+        .ok_or_else(|| ApiError::BadRequest(format!("{key} is required: send {example}.")))?;
+    if !value.is_finite() || value < 0.0 {
+        return Err(ApiError::BadRequest(refusal(value)));
+    }
+    Ok(value)
+}
+
 /// `POST /_sim/clock/scale {"Scale": X}`: simulated seconds per real second from now on.
 async fn scale(State(ctx): State<SiteCtx>, body: JsonBody) -> Result<Json<ClockView>, ApiError> {
-    let scale = body.number("Scale")?.ok_or_else(|| {
-        ApiError::BadRequest("Scale is required: send {\"Scale\": 0} to freeze time.".to_owned())
+    let example = "{\"Scale\": 0} to freeze time";
+    let scale = required_non_negative(&body, "Scale", example, |got| {
+        format!("Scale must be a finite number, 0 (frozen) or more (got {got}).")
     })?;
-    if !scale.is_finite() || scale < 0.0 {
-        return Err(ApiError::BadRequest(format!(
-            "Scale must be a finite number, 0 (frozen) or more (got {scale})."
-        )));
-    }
     Ok(Json(ctx.with_world(|world, _| {
         world.clock.set_scale(scale);
         clock_view(world)

@@ -13,7 +13,7 @@ mod site;
 
 use std::time::Duration;
 
-pub use control::{Control, state_of, strings_in, texts};
+pub use control::{Control, assert_no_secret, state_of, strings_in, texts};
 pub use corpus::Corpus;
 pub use site::{Site, token};
 
@@ -91,6 +91,14 @@ pub async fn spawn_frozen(seed: u64) -> TestSim {
     .await
 }
 
+/// A fresh frozen simulator ([`spawn_frozen`]), Boston logged in as admin, and the identifier of
+/// the VPG named `vpg`: how most tests of one VPG begin.
+pub async fn frozen_with_vpg(seed: u64, vpg: &str) -> (TestSim, Site, String) {
+    let t = spawn_frozen(seed).await;
+    let (boston, vpg) = t.boston_with_vpg(vpg).await;
+    (t, boston, vpg)
+}
+
 /// A fresh simulator with these options.
 pub async fn spawn_with(options: Options) -> TestSim {
     init_logging();
@@ -119,5 +127,17 @@ impl TestSim {
     /// Denver, logged in as admin.
     pub async fn denver(&self) -> Site {
         Site::login(&self.http, self.denver_url(), "admin", "admin").await
+    }
+
+    /// Boston and Denver, each logged in as admin.
+    pub async fn both_sites(&self) -> (Site, Site) {
+        (self.boston().await, self.denver().await)
+    }
+
+    /// Boston, logged in as admin, and the identifier of the VPG named `vpg`.
+    pub async fn boston_with_vpg(&self, vpg: &str) -> (Site, String) {
+        let boston = self.boston().await;
+        let vpg = boston.vpg_id(vpg).await;
+        (boston, vpg)
     }
 }

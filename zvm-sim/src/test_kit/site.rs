@@ -166,6 +166,13 @@ impl Site {
         self.get_ok(&format!("/v1/tasks/{id}")).await
     }
 
+    /// The state of a task (`Status.State`: 1 running, 4 failed, 5 stopped, 6 completed).
+    pub async fn task_state(&self, id: &str) -> u64 {
+        let task = self.task(id).await;
+        let state = task["Status"]["State"].as_u64();
+        state.unwrap_or_else(|| panic!("a State in task {id}: {task}"))
+    }
+
     /// Polls the task until it is terminal (4, 5 or 6).
     pub async fn wait_task(&self, id: &str) -> Value {
         let give_up = tokio::time::Instant::now() + DEADLINE;

@@ -356,6 +356,12 @@ mod tests {
         )
     }
 
+    /// The default world's users and clients, a random stream of seed 1, and the time 0.
+    fn at_start(session_limit: bool) -> (Auth, ChaCha8Rng, SimTime) {
+        let rng = ChaCha8Rng::seed_from_u64(1);
+        (auth(session_limit), rng, SimTime::from_millis(0))
+    }
+
     const ADMIN: Grant<'static> = Grant::Password {
         client_id: "zerto-client",
         username: "admin",
@@ -364,9 +370,7 @@ mod tests {
 
     #[test]
     fn a_token_is_valid_at_its_own_site_until_it_expires() {
-        let mut a = auth(false);
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let t0 = SimTime::from_millis(0);
+        let (mut a, mut rng, t0) = at_start(false);
         let issued = a.grant(SiteRole::Local, ADMIN, t0, &mut rng).unwrap();
         assert_eq!(issued.expires_in, 300);
         let token = &issued.access_token;
@@ -384,9 +388,7 @@ mod tests {
 
     #[test]
     fn the_session_limit_revokes_older_tokens_of_the_same_user_only() {
-        let mut a = auth(true);
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let t0 = SimTime::from_millis(0);
+        let (mut a, mut rng, t0) = at_start(true);
         let first = a.grant(SiteRole::Local, ADMIN, t0, &mut rng).unwrap();
         let operator = Grant::Password {
             client_id: "zerto-client",
@@ -402,9 +404,7 @@ mod tests {
 
     #[test]
     fn bad_credentials_are_refused_as_keycloak_refuses_them() {
-        let mut a = auth(false);
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let t0 = SimTime::from_millis(0);
+        let (mut a, mut rng, t0) = at_start(false);
         let wrong_password = Grant::Password {
             client_id: "zerto-client",
             username: "admin",

@@ -592,15 +592,19 @@ mod tests {
         SimTime::from_millis(seconds * 1000)
     }
 
+    /// A Linux guest with these files written: path, content, and the second it was written at.
+    fn linux_with(writes: &[(&str, &'static str, i64)]) -> GuestFiles {
+        let mut files = GuestFiles::new(GuestOs::Linux);
+        for &(path, content, t) in writes {
+            files.write(path, Bytes::from(content), at(t)).unwrap();
+        }
+        files
+    }
+
     #[test]
     fn reading_at_a_moment_gives_the_version_of_that_moment() {
-        let mut files = GuestFiles::new(GuestOs::Linux);
-        files
-            .write("sda1/etc/app/app.conf", Bytes::from("v1"), at(0))
-            .unwrap();
-        files
-            .write("sda1/etc/app/app.conf", Bytes::from("v2"), at(10))
-            .unwrap();
+        let conf = "sda1/etc/app/app.conf";
+        let mut files = linux_with(&[(conf, "v1", 0), (conf, "v2", 10)]);
         files.delete("sda1/etc/app/app.conf", at(20)).unwrap();
         let read = |t| {
             files
@@ -637,10 +641,7 @@ mod tests {
 
     #[test]
     fn a_file_cannot_replace_a_folder_or_live_under_a_file() {
-        let mut files = GuestFiles::new(GuestOs::Linux);
-        files
-            .write("sda1/etc/hosts", Bytes::from("x"), at(0))
-            .unwrap();
+        let mut files = linux_with(&[("sda1/etc/hosts", "x", 0)]);
         assert!(matches!(
             files.write("sda1/etc", Bytes::new(), at(1)),
             Err(PathError::IsFolder { .. })

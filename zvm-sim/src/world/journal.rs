@@ -240,39 +240,36 @@ impl Journal {
 
     /// The oldest listed checkpoint at `now`.
     pub fn earliest(&self, now: SimTime) -> Option<Checkpoint> {
-        let (low, high) = self.window(now, None, None)?;
-        let automatic = self
-            .slot_ranges(low, high)
-            .next()
-            .map(|(first, _)| self.numbering.automatic(first));
-        let tagged = self
-            .tagged
-            .iter()
-            .find(|t| t.listed_at <= now && t.at >= low && t.at <= high)
-            .map(tagged_checkpoint);
-        [automatic, tagged]
-            .into_iter()
-            .flatten()
-            .min_by_key(|c| (c.at, c.id))
+        self.window_end(now, End::Oldest)
     }
 
     /// The newest listed checkpoint at `now`.
     pub fn latest(&self, now: SimTime) -> Option<Checkpoint> {
+        self.window_end(now, End::Newest)
+    }
+
+    /// The listed checkpoint at one end of the window: the automatic and the tagged checkpoint
+    /// nearest that end, whichever is nearer.
+    fn window_end(&self, now: SimTime, end: End) -> Option<Checkpoint> {
         let (low, high) = self.window(now, None, None)?;
-        let automatic = self
-            .slot_ranges(low, high)
-            .last()
-            .map(|(_, last)| self.numbering.automatic(last));
-        let tagged = self
-            .tagged
-            .iter()
-            .rev()
-            .find(|t| t.listed_at <= now && t.at >= low && t.at <= high)
-            .map(tagged_checkpoint);
-        [automatic, tagged]
+        let mut slots = self.slot_ranges(low, high);
+        let slot = match end {
+            End::Oldest => slots.next().map(|(first, _)| first),
+            End::Newest => slots.last().map(|(_, last)| last),
+        };
+        let automatic = slot.map(|slot| self.numbering.automatic(slot));
+        let listed = |t: &&Tagged| t.listed_at <= now && t.at >= low && t.at <= high;
+        let tagged = match end {
+            End::Oldest => self.tagged.iter().find(listed),
+            End::Newest => self.tagged.iter().rev().find(listed),
+        };
+        let candidates = [automatic, tagged.map(tagged_checkpoint)]
             .into_iter()
-            .flatten()
-            .max_by_key(|c| (c.at, c.id))
+            .flatten();
+        match end {
+            End::Oldest => candidates.min_by_key(|c| (c.at, c.id)),
+            End::Newest => candidates.max_by_key(|c| (c.at, c.id)),
+        }
     }
 
     /// The checkpoint with this identifier, if it is listed at `now`. Identifiers encode their slot,
@@ -339,6 +336,13 @@ impl Journal {
     }
 }
 
+/// Which end of the history window [`Journal::window_end`] looks at.
+#[derive(Debug, Clone, Copy)]
+enum End {
+    Oldest,
+    Newest,
+}
+
 fn tagged_checkpoint(tagged: &Tagged) -> Checkpoint {
     Checkpoint {
         id: tagged.id,
@@ -369,6 +373,18 @@ mod tests {
         SimTime::from_millis(seconds * 1000)
     }
 
+    /// A journal of `history_minutes` that has been written since 0 s.
+    fn written_from_zero(history_minutes: u32) -> Journal {
+        let mut j = journal(history_minutes);
+        j.start_writing(at(0));
+        j
+    }
+
+    /// The times of listed checkpoints, in order.
+    fn times(listed: &[Checkpoint]) -> Vec<SimTime> {
+        listed.iter().map(|c| c.at).collect()
+    }
+
     #[test]
     fn automatic_checkpoints_fall_every_five_seconds_of_a_writing_span() {
         let mut j = journal(60);
@@ -382,8 +398,7 @@ mod tests {
 
     #[test]
     fn only_the_history_window_is_listed() {
-        let mut j = journal(1);
-        j.start_writing(at(0));
+        let j = written_from_zero(1);
         let listed = j.list(at(600), None, None);
         assert_eq!(listed.first().unwrap().at, at(540));
         assert_eq!(listed.last().unwrap().at, at(600));
@@ -394,8 +409,7 @@ mod tests {
 
     #[test]
     fn a_tag_is_listed_from_its_listing_time_at_its_request_time() {
-        let mut j = journal(60);
-        j.start_writing(at(0));
+        let mut j = written_from_zero(60);
         let id = j.add_tagged(at(7), "before-change", at(9)).unwrap();
         assert!(j.list(at(8), None, None).iter().all(|c| c.tag.is_none()));
         let listed = j.list(at(9), None, None);
@@ -411,35 +425,26 @@ mod tests {
 
     #[test]
     fn a_wipe_removes_everything_and_writing_resumes_from_a_new_span() {
-        let mut j = journal(60);
-        j.start_writing(at(0));
+        let mut j = written_from_zero(60);
         j.add_tagged(at(7), "t", at(7)).unwrap();
         j.wipe();
         assert!(j.list(at(30), None, None).is_empty());
         assert!(j.earliest(at(30)).is_none());
         j.start_writing(at(40));
         let listed = j.list(at(50), None, None);
-        assert_eq!(
-            listed.iter().map(|c| c.at).collect::<Vec<_>>(),
-            vec![at(40), at(45), at(50)]
-        );
+        assert_eq!(times(&listed), vec![at(40), at(45), at(50)]);
     }
 
     #[test]
     fn date_filters_bound_the_list() {
-        let mut j = journal(60);
-        j.start_writing(at(0));
+        let j = written_from_zero(60);
         let listed = j.list(at(100), Some(at(20)), Some(at(30)));
-        assert_eq!(
-            listed.iter().map(|c| c.at).collect::<Vec<_>>(),
-            vec![at(20), at(25), at(30)]
-        );
+        assert_eq!(times(&listed), vec![at(20), at(25), at(30)]);
     }
 
     #[test]
     fn covers_needs_one_unbroken_span() {
-        let mut j = journal(60);
-        j.start_writing(at(0));
+        let mut j = written_from_zero(60);
         j.stop_writing(at(10));
         j.start_writing(at(20));
         assert!(j.covers(at(1), at(9)));
@@ -449,8 +454,7 @@ mod tests {
 
     #[test]
     fn find_returns_exactly_the_listed_checkpoints() {
-        let mut j = journal(1);
-        j.start_writing(at(0));
+        let mut j = written_from_zero(1);
         let tag = j.add_tagged(at(62), "t", at(63)).unwrap();
         let now = at(100);
         for listed in j.list(now, None, None) {
@@ -468,8 +472,7 @@ mod tests {
 
     #[test]
     fn trimming_drops_tags_older_than_the_window() {
-        let mut j = journal(1);
-        j.start_writing(at(0));
+        let mut j = written_from_zero(1);
         j.add_tagged(at(7), "old", at(7)).unwrap();
         j.trim(at(120));
         assert!(j.list(at(120), None, None).iter().all(|c| c.tag.is_none()));

@@ -616,6 +616,12 @@ mod tests {
         world.vpgs.iter().position(|v| v.name == name).unwrap()
     }
 
+    /// Inserts a tagged checkpoint at Boston as admin; the task's id.
+    fn insert(world: &mut World, vpg: usize, name: &str, at_ms: i64) -> String {
+        let at = SimTime::from_millis(at_ms);
+        world.insert_tagged_checkpoint(SiteRole::Local, vpg, name, &admin(), at)
+    }
+
     fn listed(world: &World) -> Vec<String> {
         world.tasks.iter().map(|t| t.id.clone()).collect()
     }
@@ -624,24 +630,12 @@ mod tests {
     fn a_terminal_task_is_forgotten_a_day_after_it_ended_and_a_running_one_is_kept() {
         let mut w = world(1_000);
         let web_local = vpg(&w, "web-local");
-        let old = w.insert_tagged_checkpoint(
-            SiteRole::Local,
-            web_local,
-            "old",
-            &admin(),
-            SimTime::from_millis(0),
-        );
+        let old = insert(&mut w, web_local, "old", 0);
         w.advance(SimTime::from_millis(2_000));
         // A task that runs for two days, started after the first one ended.
         w.timings.task_duration_ms = 48 * HOUR_MS;
         let web_dr = vpg(&w, "web-dr");
-        let long = w.insert_tagged_checkpoint(
-            SiteRole::Local,
-            web_dr,
-            "long",
-            &admin(),
-            SimTime::from_millis(2_000),
-        );
+        let long = insert(&mut w, web_dr, "long", 2_000);
         // The first one ended at 1 s: it is kept a day after that, to the millisecond.
         w.advance(SimTime::from_millis(1_000 + 24 * HOUR_MS));
         assert!(w.task_by_id(&old).is_some(), "within a day of its end");
@@ -677,15 +671,8 @@ mod tests {
             .unwrap();
         let mut inserts = Vec::new();
         for i in 0..6 {
-            let at = SimTime::from_millis(i * 2_000);
-            inserts.push(w.insert_tagged_checkpoint(
-                SiteRole::Local,
-                web_local,
-                &format!("tag-{i}"),
-                &admin(),
-                at,
-            ));
-            w.advance(at.plus_millis(1_500));
+            inserts.push(insert(&mut w, web_local, &format!("tag-{i}"), i * 2_000));
+            w.advance(SimTime::from_millis(i * 2_000 + 1_500));
         }
         let now = SimTime::from_millis(12_000);
         w.forget_tasks(now, 24 * HOUR_MS, 3);

@@ -143,22 +143,29 @@ pub enum Role {
 // Secrets never reach a log line, not even through `{:?}` of the options.
 impl fmt::Debug for UserSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UserSpec")
-            .field("name", &self.name)
-            .field("password", &"<redacted>")
-            .field("role", &self.role)
-            .finish()
+        debug_redacted(f, "UserSpec", ("name", &self.name), "password", self.role)
     }
 }
 
 impl fmt::Debug for ClientSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientSpec")
-            .field("id", &self.id)
-            .field("secret", &"<redacted>")
-            .field("role", &self.role)
-            .finish()
+        debug_redacted(f, "ClientSpec", ("id", &self.id), "secret", self.role)
     }
+}
+
+/// `{:?}` of a user or a client: its name and role, and its secret shown as `<redacted>`.
+fn debug_redacted(
+    f: &mut fmt::Formatter<'_>,
+    kind: &str,
+    (name_key, name): (&str, &str),
+    secret_key: &str,
+    role: Role,
+) -> fmt::Result {
+    f.debug_struct(kind)
+        .field(name_key, &name)
+        .field(secret_key, &"<redacted>")
+        .field("role", &role)
+        .finish()
 }
 
 fn default_cpus() -> u32 {
@@ -642,38 +649,41 @@ mod tests {
         assert_eq!(spec.vpgs.len(), 11);
     }
 
+    /// The default world, changed by `change`, which must be refused; the error.
+    fn refused(change: impl FnOnce(&mut WorldSpec)) -> WorldError {
+        let mut spec = WorldSpec::default_world();
+        change(&mut spec);
+        spec.resolve().unwrap_err()
+    }
+
     #[test]
     fn a_vm_in_a_fourth_vpg_is_refused_with_its_vpgs_named() {
-        let mut spec = WorldSpec::default_world();
-        spec.vpgs.push(VpgSpec {
-            name: "web-extra".to_owned(),
-            protected_site: "Boston".to_owned(),
-            recovery_site: "Denver".to_owned(),
-            status: default_status(),
-            sub_status: default_sub_status(),
-            history_minutes: 60,
-            rpo_seconds: 300,
-            priority: default_priority(),
-            vms: vec!["web-01".to_owned()],
+        let error = refused(|spec| {
+            spec.vpgs.push(VpgSpec {
+                name: "web-extra".to_owned(),
+                protected_site: "Boston".to_owned(),
+                recovery_site: "Denver".to_owned(),
+                status: default_status(),
+                sub_status: default_sub_status(),
+                history_minutes: 60,
+                rpo_seconds: 300,
+                priority: default_priority(),
+                vms: vec!["web-01".to_owned()],
+            })
         });
-        let error = spec.resolve().unwrap_err();
         assert!(
             matches!(error, WorldError::TooManyVpgs { count: 4, .. }),
             "{error}"
         );
         let message = error.to_string();
-        assert!(message.contains("web-01"), "{message}");
-        assert!(
-            message.contains("web-local, web-dr, web-archive, web-extra"),
-            "{message}"
-        );
+        for part in ["web-01", "web-local, web-dr, web-archive, web-extra"] {
+            assert!(message.contains(part), "{message}");
+        }
     }
 
     #[test]
     fn a_member_must_run_at_the_protected_site() {
-        let mut spec = WorldSpec::default_world();
-        spec.vpgs[0].vms = vec!["erp-01".to_owned()];
-        let error = spec.resolve().unwrap_err();
+        let error = refused(|spec| spec.vpgs[0].vms = vec!["erp-01".to_owned()]);
         assert!(
             matches!(error, WorldError::UnknownMember { ref vm, .. } if vm == "erp-01"),
             "{error}"
@@ -682,9 +692,7 @@ mod tests {
 
     #[test]
     fn an_unknown_status_names_the_vpg() {
-        let mut spec = WorldSpec::default_world();
-        spec.vpgs[1].status = "Healthy".to_owned();
-        let error = spec.resolve().unwrap_err().to_string();
+        let error = refused(|spec| spec.vpgs[1].status = "Healthy".to_owned()).to_string();
         assert!(
             error.starts_with("VPG 'web-dr': 'Healthy' is not a VPG status"),
             "{error}"
@@ -693,9 +701,10 @@ mod tests {
 
     #[test]
     fn a_world_needs_two_sites() {
-        let mut spec = WorldSpec::default_world();
-        spec.sites.pop();
-        assert_eq!(spec.resolve().unwrap_err(), WorldError::SiteCount(1));
+        let error = refused(|spec| {
+            spec.sites.pop();
+        });
+        assert_eq!(error, WorldError::SiteCount(1));
     }
 
     #[test]

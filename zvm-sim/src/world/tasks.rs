@@ -227,45 +227,33 @@ mod tests {
         }
     }
 
+    fn ms(millis: i64) -> SimTime {
+        SimTime::from_millis(millis)
+    }
+
     #[test]
     fn progress_rises_while_running_and_is_100_when_completed() {
         let mut t = task();
-        assert_eq!(t.status_at(SimTime::from_millis(0)), (1, 0));
-        assert_eq!(t.status_at(SimTime::from_millis(500)), (1, 50));
-        assert_eq!(t.status_at(SimTime::from_millis(5000)), (1, 99));
-        t.end(
-            task_state::COMPLETED,
-            String::new(),
-            SimTime::from_millis(1000),
-        );
-        assert_eq!(t.status_at(SimTime::from_millis(5000)), (6, 100));
+        assert_eq!(t.status_at(ms(0)), (1, 0));
+        assert_eq!(t.status_at(ms(500)), (1, 50));
+        assert_eq!(t.status_at(ms(5000)), (1, 99));
+        t.end(task_state::COMPLETED, String::new(), ms(1000));
+        assert_eq!(t.status_at(ms(5000)), (6, 100));
     }
 
     #[test]
     fn a_failed_task_keeps_the_progress_it_reached() {
         let mut t = task();
-        t.end(
-            task_state::FAILED,
-            "no".to_owned(),
-            SimTime::from_millis(100),
-        );
-        assert_eq!(t.status_at(SimTime::from_millis(5000)), (4, 10));
+        t.end(task_state::FAILED, "no".to_owned(), ms(100));
+        assert_eq!(t.status_at(ms(5000)), (4, 10));
     }
 
     #[test]
     fn a_task_ends_only_once() {
         let mut t = task();
-        t.end(
-            task_state::STOPPED,
-            "stopped".to_owned(),
-            SimTime::from_millis(200),
-        );
-        t.end(
-            task_state::COMPLETED,
-            String::new(),
-            SimTime::from_millis(1000),
-        );
-        assert_eq!(t.status_at(SimTime::from_millis(5000)), (5, 20));
+        t.end(task_state::STOPPED, "stopped".to_owned(), ms(200));
+        t.end(task_state::COMPLETED, String::new(), ms(1000));
+        assert_eq!(t.status_at(ms(5000)), (5, 20));
         assert_eq!(t.kind(), "InsertTaggedCP");
         assert_eq!(t.checkpoint_name(), "tag");
     }

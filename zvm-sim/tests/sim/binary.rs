@@ -1,29 +1,48 @@
 //! The binary: it prints its seed and one `<site> listening on http://ADDR` line per site, with
 //! the real port when given port 0, and serves the default world.
 
-use std::process::Stdio;
+use std::ffi::OsStr;
+use std::process::{Output, Stdio};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::Command;
+use tokio::io::{AsyncBufReadExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdout, Command};
 
-#[tokio::test]
-async fn the_binary_prints_its_seed_and_where_each_site_listens() {
+/// The binary's stdout, line by line.
+pub type StdoutLines = Lines<BufReader<ChildStdout>>;
+
+/// Starts the binary on free loopback ports with `args` and `stderr` as asked; the child (killed
+/// when dropped) and its stdout lines.
+pub fn start_binary<S: AsRef<OsStr>>(args: &[S], stderr: Stdio) -> (Child, StdoutLines) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_zvm-sim"))
-        .args([
-            "--listen",
-            "127.0.0.1:0",
-            "--peer-listen",
-            "127.0.0.1:0",
-            "--seed",
-            "77",
-        ])
+        .args(["--listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0"])
+        .args(args)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .kill_on_drop(true)
         .spawn()
         .expect("the binary starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let stdout = child.stdout.take().expect("the binary's stdout");
+    (child, BufReader::new(stdout).lines())
+}
+
+/// Sends Ctrl-C (SIGINT) to the binary, as a user stopping it would, and waits (30 s at most) for
+/// it to exit; what it wrote to the pipes left to it, and how it exited.
+pub async fn stop_with_ctrl_c(child: Child) -> Output {
+    let pid = child.id().expect("the binary runs").to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status();
+    assert!(sent.expect("kill runs").success());
+    tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("Ctrl-C stops the binary")
+        .expect("the binary's exit")
+}
+
+#[tokio::test]
+async fn the_binary_prints_its_seed_and_where_each_site_listens() {
+    let (mut child, mut lines) = start_binary(&["--seed", "77"], Stdio::null());
     let mut read = Vec::new();
     while read.len() < 3 {
         let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())

@@ -3,32 +3,24 @@
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use zvm_sim::test_kit::{spawn, spawn_frozen};
+use zvm_sim::test_kit::{TestSim, frozen_with_vpg, spawn, spawn_frozen};
+
+use crate::expect::{
+    answer_of, control_ok, expect_ended, expect_refused, get_json, owned_texts, send, status_pair,
+    task_ids, vpg_status,
+};
 
 #[tokio::test]
 async fn a_resync_wipes_every_checkpoint_and_shows_a_sync_until_it_ends() {
-    let t = spawn_frozen(9).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-dr").await;
-    boston.insert(&vpg, "before-resync").await;
-    t.control.advance(1.0).await;
+    let (t, boston, vpg) = frozen_with_vpg(9, "web-dr").await;
+    boston.tag(&t.control, &vpg, "before-resync").await;
     assert_eq!(boston.tagged(&vpg, "before-resync").await.len(), 1);
 
-    let (status, body) = t
-        .control
-        .try_post(
-            "vpgs/web-dr/resync",
-            json!({ "Seconds": 30, "SubStatus": "FullSync" }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
+    let full_sync = json!({ "Seconds": 30, "SubStatus": "FullSync" });
+    let body = control_ok(&t, "vpgs/web-dr/resync", full_sync).await;
     assert_eq!(body["VpgIdentifier"], vpg.as_str());
     assert!(boston.checkpoints(&vpg).await.is_empty());
-    let during = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
-    assert_eq!(
-        (during["Status"].as_u64(), during["SubStatus"].as_u64()),
-        (Some(2), Some(11))
-    );
+    assert_eq!(vpg_status(&boston, &vpg).await, (Some(2), Some(11)));
     let stats = boston
         .get_ok(&format!("/v1/vpgs/{vpg}/checkpoints/stats"))
         .await;
@@ -36,25 +28,14 @@ async fn a_resync_wipes_every_checkpoint_and_shows_a_sync_until_it_ends() {
 
     let refused = boston.insert(&vpg, "during-resync").await;
     t.control.advance(10.0).await;
-    let task = boston.task(&refused).await;
-    assert_eq!(task["Status"]["State"], 4);
-    assert!(
-        task["CompleteReason"]
-            .as_str()
-            .unwrap()
-            .contains("FullSync")
-    );
+    expect_ended(&boston.task(&refused).await, 4, &["FullSync"]);
     assert!(
         boston.checkpoints(&vpg).await.is_empty(),
         "no checkpoint during the sync"
     );
 
     t.control.advance(20.0).await;
-    let after = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
-    assert_eq!(
-        (after["Status"].as_u64(), after["SubStatus"].as_u64()),
-        (Some(1), Some(0))
-    );
+    assert_eq!(vpg_status(&boston, &vpg).await, (Some(1), Some(0)));
     t.control.advance(10.0).await;
     let listed = boston.checkpoints(&vpg).await;
     let times: Vec<&str> = listed
@@ -74,49 +55,28 @@ async fn a_resync_wipes_every_checkpoint_and_shows_a_sync_until_it_ends() {
 
 #[tokio::test]
 async fn an_insert_running_when_a_resync_starts_fails() {
-    let t = spawn_frozen(9).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
+    let (t, boston, vpg) = frozen_with_vpg(9, "web-local").await;
     let id = boston.insert(&vpg, "interrupted").await;
-    let (status, _) = t
-        .control
-        .try_post("vpgs/web-local/resync", json!({ "Seconds": 5 }))
-        .await;
-    assert_eq!(status, StatusCode::OK);
+    control_ok(&t, "vpgs/web-local/resync", json!({ "Seconds": 5 })).await;
     t.control.advance(10.0).await;
-    let task = boston.task(&id).await;
-    assert_eq!(task["Status"]["State"], 4);
-    assert!(
-        task["CompleteReason"]
-            .as_str()
-            .unwrap()
-            .contains("web-local")
-    );
+    expect_ended(&boston.task(&id).await, 4, &["web-local"]);
     assert!(boston.tagged(&vpg, "interrupted").await.is_empty());
 }
 
 #[tokio::test]
 async fn a_resync_refuses_a_substatus_that_is_not_a_sync_and_an_unknown_vpg() {
     let t = spawn_frozen(9).await;
-    let (status, body) = t
-        .control
-        .try_post("vpgs/web-dr/resync", json!({ "SubStatus": "None" }))
-        .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(body["Message"].as_str().unwrap().contains("DeltaSync"));
-    let (status, body) = t
+    let none = json!({ "SubStatus": "None" });
+    let answer = t.control.try_post("vpgs/web-dr/resync", none).await;
+    expect_refused(answer, StatusCode::BAD_REQUEST, &["DeltaSync"]);
+    let answer = t
         .control
         .try_post("vpgs/no-such-vpg/resync", json!({}))
         .await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    assert!(body["Message"].as_str().unwrap().contains("no-such-vpg"));
+    expect_refused(answer, StatusCode::NOT_FOUND, &["no-such-vpg"]);
     // No body at all: the defaults (30 s of FullSync).
-    let response = t
-        .http
-        .post(format!("{}/_sim/vpgs/web-dr/resync", t.boston_url()))
-        .send()
-        .await
-        .unwrap();
+    let url = format!("{}/_sim/vpgs/web-dr/resync", t.boston_url());
+    let response = send(t.http.post(url)).await;
     assert_eq!(response.status(), StatusCode::OK);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["SubStatus"], 11);
@@ -125,50 +85,27 @@ async fn a_resync_refuses_a_substatus_that_is_not_a_sync_and_an_unknown_vpg() {
 
 #[tokio::test]
 async fn a_pinned_status_holds_and_decides_whether_inserts_work() {
-    let t = spawn_frozen(9).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
-    let (status, body) = t
-        .control
-        .try_post(
-            &format!("vpgs/{vpg}/status"),
-            json!({ "status": "Initializing", "subStatus": 1 }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
+    let (t, boston, vpg) = frozen_with_vpg(9, "web-local").await;
+    let initializing = json!({ "status": "Initializing", "subStatus": 1 });
+    control_ok(&t, &format!("vpgs/{vpg}/status"), initializing).await;
     let refused = boston.insert(&vpg, "while-initializing").await;
     t.control.advance(60.0).await;
     assert_eq!(boston.task(&refused).await["Status"]["State"], 4);
-    let shown = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
-    assert_eq!(
-        (shown["Status"].as_u64(), shown["SubStatus"].as_u64()),
-        (Some(0), Some(1))
-    );
+    assert_eq!(vpg_status(&boston, &vpg).await, (Some(0), Some(1)));
 
-    let (status, _) = t
-        .control
-        .try_post(
-            "vpgs/web-local/status",
-            json!({ "Status": 4, "SubStatus": 0 }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK);
+    let history_not_met = json!({ "Status": 4, "SubStatus": 0 });
+    control_ok(&t, "vpgs/web-local/status", history_not_met).await;
     let accepted = boston.insert(&vpg, "history-not-met").await;
     t.control.advance(1.0).await;
     assert_eq!(boston.task(&accepted).await["Status"]["State"], 6);
-    let (status, body) = t
-        .control
-        .try_post("vpgs/web-local/status", json!({ "Status": "Sleeping" }))
-        .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(body["Message"].as_str().unwrap().contains("Status"));
+    let sleeping = json!({ "Status": "Sleeping" });
+    let answer = t.control.try_post("vpgs/web-local/status", sleeping).await;
+    expect_refused(answer, StatusCode::BAD_REQUEST, &["Status"]);
 }
 
 #[tokio::test]
 async fn reset_brings_back_the_initial_world_of_the_seed() {
-    let t = spawn_frozen(9).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-dr").await;
+    let (t, boston, vpg) = frozen_with_vpg(9, "web-dr").await;
     let before_ids = boston.get_ok("/v1/vms").await;
     let first_task = boston.insert(&vpg, "gone-after-reset").await;
     t.control.try_post("vpgs/web-local/resync", json!({})).await;
@@ -177,8 +114,7 @@ async fn reset_brings_back_the_initial_world_of_the_seed() {
         .await;
     t.control.advance(100.0).await;
 
-    let (status, body) = t.control.try_post("reset", json!({})).await;
-    assert_eq!(status, StatusCode::OK);
+    let body = control_ok(&t, "reset", json!({})).await;
     assert_eq!(body["Seed"], 9);
     assert_eq!(body["Now"], "2026-01-01T00:00:00.000Z");
     assert!(t.control.calls().await.is_empty());
@@ -200,11 +136,7 @@ async fn reset_brings_back_the_initial_world_of_the_seed() {
 #[tokio::test]
 async fn the_clock_can_be_read_advanced_frozen_and_restarted() {
     let t = spawn(9).await;
-    let (status, frozen) = t
-        .control
-        .try_post("clock/scale", json!({ "Scale": 0 }))
-        .await;
-    assert_eq!(status, StatusCode::OK);
+    let frozen = control_ok(&t, "clock/scale", json!({ "Scale": 0 })).await;
     assert_eq!(frozen["Scale"], 0.0);
     let now = t.control.now().await;
     assert_eq!(t.control.now().await, now, "a frozen clock stands still");
@@ -222,12 +154,8 @@ async fn the_clock_can_be_read_advanced_frozen_and_restarted() {
         json!({}),
         json!({ "Seconds": "soon" }),
     ] {
-        let (status, body) = t.control.try_post("clock/advance", bad.clone()).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
-        assert!(
-            body["Message"].as_str().unwrap().contains("Seconds"),
-            "{body}"
-        );
+        let answer = t.control.try_post("clock/advance", bad).await;
+        expect_refused(answer, StatusCode::BAD_REQUEST, &["Seconds"]);
     }
     let (status, _) = t
         .control
@@ -244,18 +172,9 @@ async fn the_clock_can_be_read_advanced_frozen_and_restarted() {
 #[tokio::test]
 async fn timings_change_at_run_time() {
     let t = spawn_frozen(9).await;
-    let (status, timing) = t
-        .control
-        .try_post(
-            "timing",
-            json!({ "TaskDurationMs": 10_000, "ListingLagMs": 0 }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(
-        timing,
-        json!({ "TaskDurationMs": 10_000, "ListingLagMs": 0 })
-    );
+    let slow = json!({ "TaskDurationMs": 10_000, "ListingLagMs": 0 });
+    let timing = control_ok(&t, "timing", slow.clone()).await;
+    assert_eq!(timing, slow);
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-local").await;
     let id = boston.insert(&vpg, "slow").await;
@@ -274,8 +193,7 @@ async fn timings_change_at_run_time() {
 #[tokio::test]
 async fn the_call_log_records_every_api_call_of_both_sites_but_no_control_call() {
     let t = spawn_frozen(9).await;
-    let boston = t.boston().await;
-    let denver = t.denver().await;
+    let (boston, denver) = t.both_sites().await;
     let vpg = boston.vpg_id("web-dr").await;
     let task = boston.insert(&vpg, "logged").await;
     denver.get("/v1/vpgs?Status=1").await;
@@ -311,12 +229,7 @@ async fn the_call_log_records_every_api_call_of_both_sites_but_no_control_call()
     assert_eq!(calls[3]["TaskId"], task.as_str());
     assert!(calls[4]["TaskId"].is_null());
     assert_eq!(calls[4]["Query"], "Status=1");
-    let cleared = t
-        .http
-        .delete(format!("{}/_sim/calls", t.denver_url()))
-        .send()
-        .await
-        .unwrap();
+    let cleared = send(t.http.delete(format!("{}/_sim/calls", t.denver_url()))).await;
     assert_eq!(cleared.status(), StatusCode::NO_CONTENT);
     assert!(t.control.calls().await.is_empty());
     boston.get("/v1/vpgs").await;
@@ -326,8 +239,7 @@ async fn the_call_log_records_every_api_call_of_both_sites_but_no_control_call()
 #[tokio::test]
 async fn the_task_list_holds_every_task_of_both_sites() {
     let t = spawn_frozen(9).await;
-    let boston = t.boston().await;
-    let denver = t.denver().await;
+    let (boston, denver) = t.both_sites().await;
     let a = boston.insert(&boston.vpg_id("web-local").await, "a").await;
     let b = denver.insert(&denver.vpg_id("ci-denver").await, "b").await;
     t.control.advance(1.0).await;
@@ -369,24 +281,19 @@ async fn a_task_is_listed_for_a_day_after_it_ended_then_forgotten_as_a_zvm_ages_
         .insert(&boston.vpg_id("web-dr").await, "recent")
         .await;
     t.control.advance(1.0).await;
-    let ids = |tasks: Value| -> Vec<String> {
-        tasks
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["TaskIdentifier"].as_str().unwrap().to_owned())
-            .collect()
-    };
     assert_eq!(
-        ids(t.control.get("tasks").await),
+        task_ids(&t.control.get("tasks").await),
         [old.clone(), recent.clone()]
     );
     assert_eq!(boston.task(&old).await["Status"]["State"], 6);
 
     t.control.advance(3600.0).await;
     let boston = t.boston().await;
-    assert_eq!(ids(t.control.get("tasks").await), [recent.as_str()]);
-    assert_eq!(ids(boston.get_ok("/v1/tasks").await), [recent.as_str()]);
+    assert_eq!(task_ids(&t.control.get("tasks").await), [recent.as_str()]);
+    assert_eq!(
+        task_ids(&boston.get_ok("/v1/tasks").await),
+        [recent.as_str()]
+    );
     let (status, _) = boston.get(&format!("/v1/tasks/{old}")).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "a task aged out is unknown");
     // The call log still names it as it was.
@@ -399,7 +306,7 @@ async fn a_task_is_listed_for_a_day_after_it_ended_then_forgotten_as_a_zvm_ages_
     );
 }
 
-async fn vm_id(t: &zvm_sim::test_kit::TestSim, name: &str) -> String {
+async fn vm_id(t: &TestSim, name: &str) -> String {
     let boston = t.boston().await;
     boston.get_ok(&format!("/v1/vms?vmName={name}")).await[0]["VmIdentifier"]
         .as_str()
@@ -412,12 +319,7 @@ async fn guest_files_can_be_read_written_and_deleted() {
     let t = spawn_frozen(9).await;
     let web = vm_id(&t, "web-01").await;
     let url = |path: &str| format!("{}/_sim/vms/{web}/files?path={path}", t.boston_url());
-    let conf = t
-        .http
-        .get(url("sda1/etc/app/app.conf"))
-        .send()
-        .await
-        .unwrap();
+    let conf = send(t.http.get(url("sda1/etc/app/app.conf"))).await;
     assert_eq!(conf.status(), StatusCode::OK);
     let text = conf.text().await.unwrap();
     assert!(text.contains("name = web-01"), "{text}");
@@ -426,73 +328,31 @@ async fn guest_files_can_be_read_written_and_deleted() {
         "no real secret: {text}"
     );
 
-    let written = t
-        .http
-        .put(url("sda1/etc/app/app.conf"))
-        .body("changed by an agent\n")
-        .send()
-        .await
-        .unwrap();
+    let written = url("sda1/etc/app/app.conf");
+    let written = send(t.http.put(written).body("changed by an agent\n")).await;
     assert_eq!(written.status(), StatusCode::OK);
     let written: Value = written.json().await.unwrap();
     assert_eq!(written["Size"], 20);
-    let now = t
-        .http
-        .get(url("sda1/etc/app/app.conf"))
-        .send()
-        .await
-        .unwrap();
+    let now = send(t.http.get(url("sda1/etc/app/app.conf"))).await;
     assert_eq!(now.text().await.unwrap(), "changed by an agent\n");
 
-    let deleted = t
-        .http
-        .delete(url("sda1/etc/hostname"))
-        .send()
-        .await
-        .unwrap();
+    let deleted = send(t.http.delete(url("sda1/etc/hostname"))).await;
     assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
-    let gone = t.http.get(url("sda1/etc/hostname")).send().await.unwrap();
+    let gone = send(t.http.get(url("sda1/etc/hostname"))).await;
     assert_eq!(gone.status(), StatusCode::NOT_FOUND);
-    let again = t
-        .http
-        .delete(url("sda1/etc/hostname"))
-        .send()
-        .await
-        .unwrap();
+    let again = send(t.http.delete(url("sda1/etc/hostname"))).await;
     assert_eq!(again.status(), StatusCode::NOT_FOUND);
 
     for bad in ["/etc/hosts", "sda1/../etc", "C:/Windows/x"] {
-        let response = t.http.get(url(bad)).send().await.unwrap();
-        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{bad}");
-        let body: Value = response.json().await.unwrap();
-        assert!(body["Message"].as_str().unwrap().contains("sda1"), "{body}");
+        let answer = answer_of(send(t.http.get(url(bad))).await).await;
+        expect_refused(answer, StatusCode::BAD_REQUEST, &["sda1"]);
     }
 }
 
 #[tokio::test]
 async fn every_guest_starts_with_its_partitions_and_files() {
     let t = spawn_frozen(9).await;
-    let list = |vm: String| {
-        let http = t.http.clone();
-        let base = t.boston_url().to_owned();
-        async move {
-            let files: Value = http
-                .get(format!("{base}/_sim/vms/{vm}/files"))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            files
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| f["Path"].as_str().unwrap().to_owned())
-                .collect::<Vec<_>>()
-        }
-    };
-    let linux = list(vm_id(&t, "db-01").await).await;
+    let linux = guest_paths(&t, "db-01").await;
     for path in [
         "sda1/etc/hostname",
         "sda1/etc/hosts",
@@ -503,7 +363,7 @@ async fn every_guest_starts_with_its_partitions_and_files() {
         assert!(linux.contains(&path.to_owned()), "{path} in {linux:?}");
     }
     assert!(linux.iter().any(|p| p.starts_with("sdb1/data/")));
-    let windows = list(vm_id(&t, "sql-01").await).await;
+    let windows = guest_paths(&t, "sql-01").await;
     for path in [
         "C:/Windows/System32/drivers/etc/hosts",
         "C:/ProgramData/App/app.ini",
@@ -513,15 +373,11 @@ async fn every_guest_starts_with_its_partitions_and_files() {
     }
     assert!(windows.iter().any(|p| p.starts_with("D:/Data/")));
     // The control API also takes a unique VM name, and Windows paths ignore case.
-    let ini = t
-        .http
-        .get(format!(
-            "{}/_sim/vms/report-01/files?path=c:/programdata/app/APP.INI",
-            t.boston_url()
-        ))
-        .send()
-        .await
-        .unwrap();
+    let ini = format!(
+        "{}/_sim/vms/report-01/files?path=c:/programdata/app/APP.INI",
+        t.boston_url()
+    );
+    let ini = send(t.http.get(ini)).await;
     assert_eq!(ini.status(), StatusCode::OK);
     assert!(ini.text().await.unwrap().contains("Name=report-01"));
 }
@@ -529,19 +385,9 @@ async fn every_guest_starts_with_its_partitions_and_files() {
 #[tokio::test]
 async fn a_shared_vm_name_is_ambiguous_in_the_control_api() {
     let t = spawn_frozen(9).await;
-    let response = t
-        .http
-        .get(format!("{}/_sim/vms/build-agent/files", t.boston_url()))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::CONFLICT);
-    let body: Value = response.json().await.unwrap();
-    let message = body["Message"].as_str().unwrap();
-    assert!(
-        message.contains("Boston") && message.contains("Denver"),
-        "{message}"
-    );
+    let url = format!("{}/_sim/vms/build-agent/files", t.boston_url());
+    let answer = answer_of(send(t.http.get(url)).await).await;
+    expect_refused(answer, StatusCode::CONFLICT, &["Boston", "Denver"]);
 }
 
 #[tokio::test]
@@ -562,14 +408,11 @@ async fn the_clock_refuses_to_move_past_the_year_9999_instead_of_wrapping_to_197
             break;
         }
     }
-    let (status, body) = refused.expect("a move past the year 9999 is refused");
-    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{body}");
-    assert!(
-        body["Message"]
-            .as_str()
-            .unwrap()
-            .contains("9999-12-31T23:59:59.999Z"),
-        "{body}"
+    let answer = refused.expect("a move past the year 9999 is refused");
+    expect_refused(
+        answer,
+        StatusCode::BAD_REQUEST,
+        &["9999-12-31T23:59:59.999Z"],
     );
     assert!(last.starts_with("99"), "{last}");
 }
@@ -608,8 +451,7 @@ async fn a_request_body_that_never_arrives_in_whole_is_answered_408() {
 #[tokio::test]
 async fn the_vpg_list_names_every_vpg_of_both_sites_with_the_identifier_the_zvm_shows() {
     let t = spawn_frozen(12).await;
-    let boston = t.boston().await;
-    let denver = t.denver().await;
+    let (boston, denver) = t.both_sites().await;
     let listed = t.control.vpgs().await;
     assert_eq!(
         listed.len(),
@@ -628,8 +470,12 @@ async fn the_vpg_list_names_every_vpg_of_both_sites_with_the_identifier_the_zvm_
         );
     }
     let syncing = listed.iter().find(|v| v["VpgName"] == "files-dr").unwrap();
-    assert_eq!(
-        (syncing["Status"].as_u64(), syncing["SubStatus"].as_u64()),
-        (Some(2), Some(6))
-    );
+    assert_eq!(status_pair(syncing), (Some(2), Some(6)));
+}
+
+/// The paths of a guest's files, as the control API lists them.
+async fn guest_paths(t: &TestSim, vm: &str) -> Vec<String> {
+    let url = format!("{}/_sim/vms/{}/files", t.boston_url(), vm_id(t, vm).await);
+    let files = get_json(&t.http, &url).await;
+    owned_texts(&files, "Path")
 }

@@ -6,8 +6,7 @@ use zvm_sim::test_kit::{TestSim, spawn_frozen};
 /// A fixed script of requests touching every random choice: identifiers, tokens, task ids and
 /// task-duration jitter. Returns every answer, with the listener's address taken out of links.
 async fn script(t: &TestSim) -> Vec<Value> {
-    let boston = t.boston().await;
-    let denver = t.denver().await;
+    let (boston, denver) = t.both_sites().await;
     let mut answers = vec![
         json!(t.sim.local().site_identifier),
         json!(t.sim.peer().site_identifier),

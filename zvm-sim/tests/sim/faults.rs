@@ -7,19 +7,24 @@ use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use zvm_sim::test_kit::{TestSim, spawn, spawn_frozen};
+use zvm_sim::test_kit::{Site, TestSim, frozen_with_vpg, spawn, spawn_frozen};
+
+use crate::expect::{control_ok, expect_refused, send};
+
+/// An insert of a tagged checkpoint built by hand, for tests that time it out or lose its answer.
+fn insert_request(site: &Site, vpg: &str, name: &str) -> reqwest::RequestBuilder {
+    let url = format!("{}/v1/vpgs/{vpg}/checkpoints", site.base);
+    let request = site.http.post(url).bearer_auth(&site.token);
+    request.json(&json!({ "CheckpointName": name }))
+}
 
 async fn add_rule(t: &TestSim, rule: Value) -> Value {
-    let (status, body) = t.control.try_post("faults", rule).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body
+    control_ok(t, "faults", rule).await
 }
 
 #[tokio::test]
 async fn a_respond_fault_answers_its_status_body_and_headers_instead_of_the_handler() {
-    let t = spawn_frozen(51).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
+    let (t, boston, vpg) = frozen_with_vpg(51, "web-local").await;
     let rule = add_rule(
         &t,
         json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": "Respond",
@@ -28,14 +33,7 @@ async fn a_respond_fault_answers_its_status_body_and_headers_instead_of_the_hand
     .await;
     assert_eq!(rule["Id"], 1);
 
-    let response = t
-        .http
-        .post(format!("{}/v1/vpgs/{vpg}/checkpoints", boston.base))
-        .bearer_auth(&boston.token)
-        .json(&json!({"CheckpointName": "refused"}))
-        .send()
-        .await
-        .unwrap();
+    let response = send(insert_request(&boston, &vpg, "refused")).await;
     assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(response.headers()["retry-after"], "1");
     let body: Value = response.json().await.unwrap();
@@ -98,13 +96,11 @@ async fn a_latency_fault_delays_the_answer_by_at_least_its_latency() {
     let call = t.control.calls().await.pop().unwrap();
     assert_eq!(call["Faults"], json!([{"Rule": 1, "Action": "Latency"}]));
 
-    let impatient = reqwest::Client::builder()
-        .timeout(Duration::from_millis(100))
-        .build()
-        .unwrap();
-    let error = impatient
+    let error = t
+        .http
         .get(format!("{}/v1/vpgs", boston.base))
         .bearer_auth(&boston.token)
+        .timeout(Duration::from_millis(100))
         .send()
         .await
         .unwrap_err();
@@ -113,23 +109,15 @@ async fn a_latency_fault_delays_the_answer_by_at_least_its_latency() {
 
 #[tokio::test]
 async fn a_lost_response_is_a_transport_error_after_the_handler_took_effect() {
-    let t = spawn_frozen(53).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-dr").await;
+    let (t, boston, vpg) = frozen_with_vpg(53, "web-dr").await;
     add_rule(
         &t,
         json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": "LoseResponse",
                "Count": 1}),
     )
     .await;
-    let client = reqwest::Client::builder()
+    let error = insert_request(&boston, &vpg, "lost answer")
         .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap();
-    let error = client
-        .post(format!("{}/v1/vpgs/{vpg}/checkpoints", boston.base))
-        .bearer_auth(&boston.token)
-        .json(&json!({"CheckpointName": "lost answer"}))
         .send()
         .await
         .expect_err("the client gets no answer");
@@ -249,9 +237,8 @@ async fn one_seed_gives_the_same_fault_decisions_under_concurrent_load() {
     assert_ne!(first, other, "another seed decides otherwise");
 }
 
-#[tokio::test]
-async fn rules_are_checked_listed_removed_and_cleared_and_never_touch_the_control_api() {
-    let t = spawn_frozen(57).await;
+/// Each rule that is not valid is refused with a 400 that says what is wrong.
+async fn bad_rules_are_refused(t: &TestSim) {
     for (bad, says) in [
         (
             json!({"Path": "v1/vpgs", "Action": "LoseResponse"}),
@@ -278,15 +265,17 @@ async fn rules_are_checked_listed_removed_and_cleared_and_never_touch_the_contro
             "Boston or Denver",
         ),
     ] {
-        let (status, body) = t.control.try_post("faults", bad).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-        assert!(body["Message"].as_str().unwrap().contains(says), "{body}");
+        let answer = t.control.try_post("faults", bad).await;
+        expect_refused(answer, StatusCode::BAD_REQUEST, &[says]);
     }
-    add_rule(
-        &t,
-        json!({"Path": "/**", "Action": "Respond", "Status": 500}),
-    )
-    .await;
+}
+
+#[tokio::test]
+async fn rules_are_checked_listed_removed_and_cleared_and_never_touch_the_control_api() {
+    let t = spawn_frozen(57).await;
+    bad_rules_are_refused(&t).await;
+    let respond_500 = json!({"Path": "/**", "Action": "Respond", "Status": 500});
+    add_rule(&t, respond_500.clone()).await;
     add_rule(&t, json!({"Path": "/v1/tasks", "Action": "LoseResponse"})).await;
     assert_eq!(t.control.get("faults").await.as_array().unwrap().len(), 2);
     assert_eq!(
@@ -331,13 +320,8 @@ async fn rules_are_checked_listed_removed_and_cleared_and_never_touch_the_contro
     );
     assert!(t.control.get("faults").await.as_array().unwrap().is_empty());
 
-    add_rule(
-        &t,
-        json!({"Path": "/**", "Action": "Respond", "Status": 500}),
-    )
-    .await;
-    let (status, _) = t.control.try_post("reset", Value::Null).await;
-    assert_eq!(status, StatusCode::OK);
+    add_rule(&t, respond_500).await;
+    control_ok(&t, "reset", Value::Null).await;
     assert!(
         t.control.get("faults").await.as_array().unwrap().is_empty(),
         "reset clears them"
@@ -349,20 +333,15 @@ async fn an_insert_whose_client_gave_up_during_a_latency_fault_still_takes_effec
     // "The ZVM took 400 ms, and the client had given up after 50 ms": as on an appliance, the write
     // is done all the same.
     let t = spawn(58).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
+    let (boston, vpg) = t.boston_with_vpg("web-local").await;
     add_rule(
         &t,
         json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": "Latency",
                "LatencyMs": 400, "Count": 1}),
     )
     .await;
-    let gave_up = t
-        .http
-        .post(format!("{}/v1/vpgs/{vpg}/checkpoints", boston.base))
-        .bearer_auth(&boston.token)
+    let gave_up = insert_request(&boston, &vpg, "sent, then given up on")
         .timeout(Duration::from_millis(50))
-        .json(&json!({"CheckpointName": "sent, then given up on"}))
         .send()
         .await;
     assert!(gave_up.is_err_and(|e| e.is_timeout()), "the client gave up");

@@ -9,26 +9,26 @@ use std::io::Read;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use zvm_sim::test_kit::texts;
-use zvm_sim::test_kit::{Site, TestSim, spawn_frozen};
+use zvm_sim::test_kit::{Site, TestSim, frozen_with_vpg, spawn_frozen, texts};
 
-const APP_CONF: &str = "sda1/etc/app/app.conf";
+use crate::expect::{control_ok, expect_ended, expect_refused, expect_string};
 
-/// Boston (as admin), web-local's identifier, web-01's, and a tag `name` inserted into web-local,
-/// completed and listed.
-async fn web_01_tagged(t: &TestSim, name: &str) -> (Site, String, String, String) {
+pub const APP_CONF: &str = "sda1/etc/app/app.conf";
+
+/// A fresh frozen simulator, Boston (as admin), web-local's identifier, web-01's, and a tag `name`
+/// inserted into web-local, completed and listed.
+async fn web_01_tagged(seed: u64, name: &str) -> (TestSim, Site, String, String, String) {
+    let t = spawn_frozen(seed).await;
     let boston = t.boston().await;
     let vpg = boston.vpg_id("web-local").await;
     let vm = boston.vm_id("web-01", "web-local").await;
     let checkpoint = boston.tag(&t.control, &vpg, name).await;
-    (boston, vpg, vm, checkpoint)
+    (t, boston, vpg, vm, checkpoint)
 }
 
 /// A mounted FLR session of `vm` in `vpg` at `checkpoint`, on `site`.
 async fn mount(t: &TestSim, site: &Site, vpg: &str, vm: &str, checkpoint: &str) -> String {
-    let (status, body) = site.start_flr(vpg, vm, checkpoint).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    let session = body.as_str().expect("a JSON string session id").to_owned();
+    let session = expect_string(site.start_flr(vpg, vm, checkpoint).await, "a session id");
     t.control.advance(1.0).await;
     assert_eq!(
         session_status(site, &session).await,
@@ -73,14 +73,11 @@ async fn browse(site: &Site, session: &str, path: &str) -> (StatusCode, Value) {
 }
 
 async fn download_url(site: &Site, session: &str, paths: &[&str]) -> String {
-    let (status, body) = site
-        .post(
-            &format!("/v1/flrs/{session}/download"),
-            &json!({ "PathList": paths }),
-        )
+    let body = json!({ "PathList": paths });
+    let answer = site
+        .post(&format!("/v1/flrs/{session}/download"), &body)
         .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body.as_str().expect("a JSON string URL").to_owned()
+    expect_string(answer, "a download URL")
 }
 
 fn zip_entries(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
@@ -95,29 +92,44 @@ fn zip_entries(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// A mounted session of web-01 browses as the guest's disks: its partitions at the root, then
+/// folders and files, each file with the size it had at the checkpoint.
+async fn expect_browsable(site: &Site, session: &str, size_at_checkpoint: usize) {
+    let (status, root) = browse(site, session, "").await;
+    assert_eq!(status, StatusCode::OK, "{root}");
+    let partitions: Vec<&str> = texts(&root["PathItems"], "Path");
+    assert_eq!(partitions, ["sda1", "sdb1"]);
+    assert!(
+        root["PathItems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["Type"] == "Partition")
+    );
+    let (_, folder) = browse(site, session, "sda1/etc/app").await;
+    assert_eq!(folder["MainPathItem"]["Type"], "Folder");
+    let item = &folder["PathItems"][0];
+    assert_eq!(item["Path"], APP_CONF);
+    assert_eq!(item["Type"], "File");
+    assert_eq!(item["IsBrowsable"], false);
+    assert_eq!(item["DownloadInformation"]["IsDownloadable"], true);
+    assert_eq!(item["SizeInBytes"], size_at_checkpoint);
+}
+
 #[tokio::test]
 async fn a_file_changed_after_a_checkpoint_comes_back_from_flr_with_its_old_bytes() {
-    let t = spawn_frozen(31).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
-    let vm = boston.vm_id("web-01", "web-local").await;
+    let (t, boston, vpg, vm, checkpoint) = web_01_tagged(31, "before-change").await;
+    // A tag changes no guest file: these are the bytes at the checkpoint.
     let original = t.control.file(&vm, APP_CONF).await;
-    let checkpoint = boston.tag(&t.control, &vpg, "before-change").await;
     t.control.advance(1.0).await;
     t.control
         .put_file(&vm, APP_CONF, b"listen = 0.0.0.0:9999\n")
         .await;
 
     // Keys in any case, as clients send them.
-    let (status, body) = boston
-        .post(
-            "/v1/flrs",
-            &json!({"jflr": {"vpgIdentifier": vpg, "vmidentifier": vm,
-                             "CheckpointIdentifier": checkpoint}}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    let session = body.as_str().unwrap().to_owned();
+    let any_case = json!({"jflr": {"vpgIdentifier": vpg, "vmidentifier": vm,
+                                   "CheckpointIdentifier": checkpoint}});
+    let session = expect_string(boston.post("/v1/flrs", &any_case).await, "a session");
     let (guid, site) = session.split_once('.').unwrap();
     assert_eq!(guid.len(), 36);
     assert_eq!(site, t.sim.local().site_identifier);
@@ -137,25 +149,7 @@ async fn a_file_changed_after_a_checkpoint_comes_back_from_flr_with_its_old_byte
     assert_eq!(info["VpgIdentifier"], vpg);
     assert!(info["MountTime"].is_string());
 
-    let (status, root) = browse(&boston, &session, "").await;
-    assert_eq!(status, StatusCode::OK, "{root}");
-    let partitions: Vec<&str> = texts(&root["PathItems"], "Path");
-    assert_eq!(partitions, ["sda1", "sdb1"]);
-    assert!(
-        root["PathItems"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|i| i["Type"] == "Partition")
-    );
-    let (_, folder) = browse(&boston, &session, "sda1/etc/app").await;
-    assert_eq!(folder["MainPathItem"]["Type"], "Folder");
-    let item = &folder["PathItems"][0];
-    assert_eq!(item["Path"], APP_CONF);
-    assert_eq!(item["Type"], "File");
-    assert_eq!(item["IsBrowsable"], false);
-    assert_eq!(item["DownloadInformation"]["IsDownloadable"], true);
-    assert_eq!(item["SizeInBytes"], original.len());
+    expect_browsable(&boston, &session, original.len()).await;
 
     let url = download_url(&boston, &session, &[APP_CONF]).await;
     assert!(url.starts_with(t.boston_url()), "{url}");
@@ -178,10 +172,7 @@ async fn a_file_changed_after_a_checkpoint_comes_back_from_flr_with_its_old_byte
     assert_eq!(unmount_task["TaskIdentifier"], unmount);
     assert_eq!(session_status(&boston, &session).await, "UnmountInProgress");
     t.control.advance(1.0).await;
-    assert_eq!(
-        boston.task(unmount.as_str().unwrap()).await["Status"]["State"],
-        6
-    );
+    assert_eq!(boston.task_state(unmount.as_str().unwrap()).await, 6);
     let (status, _) = boston.get(&format!("/v1/flrs/{session}")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(boston.fetch(&url).await.status(), StatusCode::NOT_FOUND);
@@ -189,12 +180,10 @@ async fn a_file_changed_after_a_checkpoint_comes_back_from_flr_with_its_old_byte
 
 #[tokio::test]
 async fn flr_runs_only_at_the_recovery_site_and_says_which_one_it_is() {
-    let t = spawn_frozen(32).await;
-    let boston = t.boston().await;
-    let denver = t.denver().await;
-    let vpg = boston.vpg_id("web-dr").await;
+    let (t, boston, vpg) = frozen_with_vpg(32, "web-dr").await;
     let vm = boston.vm_id("db-01", "web-dr").await;
     let checkpoint = boston.tag(&t.control, &vpg, "remote").await;
+    let denver = t.denver().await;
 
     let row = boston.get_ok("/v1/vms?vmName=db-01").await;
     assert_eq!(row[0]["EnabledActions"]["IsFlrEnabled"], false);
@@ -203,11 +192,9 @@ async fn flr_runs_only_at_the_recovery_site_and_says_which_one_it_is() {
 
     let body = json!({"Jflr": {"VpgIdentifier": vpg, "VmIdentifier": vm,
                                "CheckpointIdentifier": checkpoint}});
-    let (status, refused) = boston.post("/v1/flrs", &body).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    let message = refused["Message"].as_str().unwrap();
-    assert!(message.contains("recovery site Denver"), "{message}");
-    assert!(message.contains("web-dr"), "{message}");
+    let refused = boston.post("/v1/flrs", &body).await;
+    let words = ["recovery site Denver", "web-dr"];
+    expect_refused(refused, StatusCode::BAD_REQUEST, &words);
 
     let session = mount(&t, &denver, &vpg, &vm, &checkpoint).await;
     assert!(session.ends_with(&t.sim.peer().site_identifier));
@@ -232,15 +219,9 @@ async fn the_operator_role_is_refused_flr_and_the_administrator_is_not() {
     let body = json!({"Jflr": {"VpgIdentifier": vpg, "VmIdentifier": vm,
                                "CheckpointIdentifier": checkpoint}});
 
-    let (status, refused) = operator.post("/v1/flrs", &body).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
-    assert!(
-        refused["Message"]
-            .as_str()
-            .unwrap()
-            .contains("not authorized to perform file-level restore"),
-        "{refused}"
-    );
+    let refused = operator.post("/v1/flrs", &body).await;
+    let words = ["not authorized to perform file-level restore"];
+    expect_refused(refused, StatusCode::FORBIDDEN, &words);
     let session = mount(&t, &boston, &vpg, &vm, &checkpoint).await;
     assert_eq!(operator.get("/v1/flrs").await.0, StatusCode::FORBIDDEN);
     assert_eq!(
@@ -261,9 +242,7 @@ async fn the_operator_role_is_refused_flr_and_the_administrator_is_not() {
 
 #[tokio::test]
 async fn several_paths_or_a_folder_download_as_a_zip_of_the_files_at_the_checkpoint() {
-    let t = spawn_frozen(34).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("sql-local").await;
+    let (t, boston, vpg) = frozen_with_vpg(34, "sql-local").await;
     let vm = boston.vm_id("sql-01", "sql-local").await;
     let ini = "C:/ProgramData/App/app.ini";
     let original = t.control.file(&vm, ini).await;
@@ -297,30 +276,17 @@ async fn several_paths_or_a_folder_download_as_a_zip_of_the_files_at_the_checkpo
 
 #[tokio::test]
 async fn missing_paths_mounting_sessions_and_checkpoints_outside_the_journal_are_refused() {
-    let t = spawn_frozen(35).await;
-    let (boston, vpg, vm, checkpoint) = web_01_tagged(&t, "edges").await;
+    let (t, boston, vpg, vm, checkpoint) = web_01_tagged(35, "edges").await;
 
     let mount_body = |checkpoint: &str| {
         json!({"Jflr": {"VpgIdentifier": vpg, "VmIdentifier": vm,
                         "CheckpointIdentifier": checkpoint}})
     };
-    let (status, refused) = boston.post("/v1/flrs", &mount_body("12345")).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(
-        refused["Message"]
-            .as_str()
-            .unwrap()
-            .contains("is not in the journal of VPG 'web-local'"),
-        "{refused}"
-    );
-    let (status, refused) = boston.post("/v1/flrs", &json!({"Jflr": {}})).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(
-        refused["Message"]
-            .as_str()
-            .unwrap()
-            .contains("Jflr.VpgIdentifier")
-    );
+    let refused = boston.post("/v1/flrs", &mount_body("12345")).await;
+    let words = ["is not in the journal of VPG 'web-local'"];
+    expect_refused(refused, StatusCode::BAD_REQUEST, &words);
+    let refused = boston.post("/v1/flrs", &json!({"Jflr": {}})).await;
+    expect_refused(refused, StatusCode::BAD_REQUEST, &["Jflr.VpgIdentifier"]);
     let other_vm = boston.vm_id("app-01", "app-tier").await;
     let (status, _) = boston.start_flr(&vpg, &other_vm, &checkpoint).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "the VM is not in the VPG");
@@ -328,24 +294,12 @@ async fn missing_paths_mounting_sessions_and_checkpoints_outside_the_journal_are
     let (status, body) = boston.post("/v1/flrs", &mount_body(&checkpoint)).await;
     assert_eq!(status, StatusCode::OK);
     let session = body.as_str().unwrap().to_owned();
-    let (status, mounting) = browse(&boston, &session, "").await;
-    assert_eq!(status, StatusCode::CONFLICT);
-    assert!(
-        mounting["Message"]
-            .as_str()
-            .unwrap()
-            .contains("MountInProgress")
-    );
+    let mounting = browse(&boston, &session, "").await;
+    expect_refused(mounting, StatusCode::CONFLICT, &["MountInProgress"]);
 
     t.control.advance(1.0).await;
-    let (status, missing) = browse(&boston, &session, "sda1/etc/nothing").await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    assert!(
-        missing["Message"]
-            .as_str()
-            .unwrap()
-            .contains("sda1/etc/nothing")
-    );
+    let missing = browse(&boston, &session, "sda1/etc/nothing").await;
+    expect_refused(missing, StatusCode::NOT_FOUND, &["sda1/etc/nothing"]);
     let (status, _) = browse(&boston, &session, "C:/Windows").await;
     assert_eq!(
         status,
@@ -374,10 +328,8 @@ async fn missing_paths_mounting_sessions_and_checkpoints_outside_the_journal_are
 
 #[tokio::test]
 async fn unmounting_a_session_still_mounting_stops_its_mount_task() {
-    let t = spawn_frozen(36).await;
-    let (boston, vpg, vm, checkpoint) = web_01_tagged(&t, "early").await;
-    let (_, body) = boston.start_flr(&vpg, &vm, &checkpoint).await;
-    let session = body.as_str().unwrap().to_owned();
+    let (t, boston, vpg, vm, checkpoint) = web_01_tagged(36, "early").await;
+    let session = expect_string(boston.start_flr(&vpg, &vm, &checkpoint).await, "a session");
     let (status, _) = boston.delete(&format!("/v1/flrs/{session}")).await;
     assert_eq!(status, StatusCode::OK);
     let (status, again) = boston.delete(&format!("/v1/flrs/{session}")).await;
@@ -393,25 +345,13 @@ async fn unmounting_a_session_still_mounting_stops_its_mount_task() {
 
 #[tokio::test]
 async fn a_resync_during_the_mount_fails_it_and_the_session_shows_mount_failed() {
-    let t = spawn_frozen(37).await;
-    let (boston, vpg, vm, checkpoint) = web_01_tagged(&t, "lost").await;
-    let (_, body) = boston.start_flr(&vpg, &vm, &checkpoint).await;
-    let session = body.as_str().unwrap().to_owned();
-    let (status, _) = t
-        .control
-        .try_post("vpgs/web-local/resync", json!({"Seconds": 10}))
-        .await;
-    assert_eq!(status, StatusCode::OK);
+    let (t, boston, vpg, vm, checkpoint) = web_01_tagged(37, "lost").await;
+    let session = expect_string(boston.start_flr(&vpg, &vm, &checkpoint).await, "a session");
+    control_ok(&t, "vpgs/web-local/resync", json!({"Seconds": 10})).await;
     t.control.advance(1.0).await;
     assert_eq!(session_status(&boston, &session).await, "MountFailed");
     let task = session_task(&boston, &session, "FlrJournalMount").await;
-    assert_eq!(task["Status"]["State"], 4);
-    assert!(
-        task["CompleteReason"]
-            .as_str()
-            .unwrap()
-            .contains("no longer in the journal")
-    );
+    expect_ended(&task, 4, &["no longer in the journal"]);
     let (status, _) = browse(&boston, &session, "").await;
     assert_eq!(status, StatusCode::CONFLICT);
 }

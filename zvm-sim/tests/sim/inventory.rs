@@ -3,7 +3,9 @@
 
 use reqwest::StatusCode;
 use serde_json::Value;
-use zvm_sim::test_kit::{Site, spawn};
+use zvm_sim::test_kit::{Site, TestSim, spawn};
+
+use crate::expect::{expect_refused, owned_texts, status_pair};
 
 /// Every object key is PascalCase, except inside link objects (`href`, `identifier`, `rel`,
 /// `type`), which the ZVM writes in lowercase.
@@ -33,13 +35,22 @@ fn assert_pascal_case(value: &Value, at: &str) {
     }
 }
 
+/// A fresh simulator of this file's world (seed 3) and Boston, logged in as admin.
+async fn at_boston() -> (TestSim, Site) {
+    let t = spawn(3).await;
+    let boston = t.boston().await;
+    (t, boston)
+}
+
+/// The VM row of the VPG named `vpg`.
+fn row_in<'a>(rows: &'a Value, vpg: &str) -> &'a Value {
+    let rows = rows.as_array().unwrap_or_else(|| panic!("a list: {rows}"));
+    let row = rows.iter().find(|r| r["VpgName"] == vpg);
+    row.unwrap_or_else(|| panic!("a row of {vpg}"))
+}
+
 fn names(rows: &Value, key: &str) -> Vec<String> {
-    let mut names: Vec<String> = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r[key].as_str().unwrap().to_owned())
-        .collect();
+    let mut names = owned_texts(rows, key);
     names.sort();
     names
 }
@@ -47,8 +58,7 @@ fn names(rows: &Value, key: &str) -> Vec<String> {
 #[tokio::test]
 async fn every_endpoint_answers_in_pascal_case() {
     let t = spawn(3).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-dr").await;
+    let (boston, vpg) = t.boston_with_vpg("web-dr").await;
     let task = boston.insert(&vpg, "pascal").await;
     boston.wait_task(&task).await;
     let site_id = &t.sim.local().site_identifier;
@@ -94,8 +104,7 @@ async fn every_endpoint_answers_in_pascal_case() {
 
 #[tokio::test]
 async fn the_local_site_and_its_peer_describe_each_other() {
-    let t = spawn(3).await;
-    let boston = t.boston().await;
+    let (t, boston) = at_boston().await;
     let local = boston.get_ok("/v1/localsite").await;
     assert_eq!(local["SiteName"], "Boston");
     assert_eq!(
@@ -123,17 +132,15 @@ async fn the_local_site_and_its_peer_describe_each_other() {
     );
     let denver = t.denver().await;
     assert_eq!(denver.get_ok("/v1/localsite").await["SiteName"], "Denver");
-    let (status, body) = boston
+    let answer = boston
         .get("/v1/peersites/00000000-0000-0000-0000-000000000000")
         .await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    assert!(body["Message"].is_string());
+    expect_refused(answer, StatusCode::NOT_FOUND, &[]);
 }
 
 #[tokio::test]
 async fn vms_are_listed_once_per_vm_and_vpg_with_real_enum_numbers() {
-    let t = spawn(3).await;
-    let boston = t.boston().await;
+    let (_t, boston) = at_boston().await;
     let web = boston.get_ok("/v1/vms?vmName=web-01").await;
     assert_eq!(
         names(&web, "VpgName"),
@@ -146,12 +153,7 @@ async fn vms_are_listed_once_per_vm_and_vpg_with_real_enum_numbers() {
         .map(|r| &r["VmIdentifier"])
         .collect();
     assert!(ids.windows(2).all(|w| w[0] == w[1]), "one VM in three VPGs");
-    let archive = web
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["VpgName"] == "web-archive")
-        .unwrap();
+    let archive = row_in(&web, "web-archive");
     assert_eq!(archive["Status"], 3, "RpoNotMeetingSLA is 3");
     assert_eq!(archive["RecoverySiteName"], "Denver");
     assert_eq!(archive["RecoverySite"]["type"], "PeerSiteApi");
@@ -161,31 +163,19 @@ async fn vms_are_listed_once_per_vm_and_vpg_with_real_enum_numbers() {
     assert!(moref.starts_with("vm-"));
 
     let sql = boston.get_ok("/v1/vms?vmName=sql-01").await;
-    let init = sql
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["VpgName"] == "sql-init")
-        .unwrap();
-    assert_eq!(
-        (init["Status"].as_u64(), init["SubStatus"].as_u64()),
-        (Some(0), Some(1))
-    );
+    let init = row_in(&sql, "sql-init");
+    assert_eq!(status_pair(init), (Some(0), Some(1)));
     let files = boston
         .get_ok("/v1/vms?vmName=files-01&vpgName=files-dr")
         .await;
-    assert_eq!(
-        (files[0]["Status"].as_u64(), files[0]["SubStatus"].as_u64()),
-        (Some(2), Some(6))
-    );
+    assert_eq!(status_pair(&files[0]), (Some(2), Some(6)));
     let app = boston.get_ok("/v1/vms?vpgName=app-tier").await;
     assert_eq!(names(&app, "VmName"), ["app-01", "app-02", "app-03"]);
 }
 
 #[tokio::test]
 async fn query_keys_and_values_match_case_insensitively() {
-    let t = spawn(3).await;
-    let boston = t.boston().await;
+    let (_t, boston) = at_boston().await;
     let expected = boston.get_ok("/v1/vms?vmName=web-01").await;
     for query in ["vmname=web-01", "VMNAME=WEB-01", "VmName=Web-01"] {
         assert_eq!(
@@ -203,76 +193,70 @@ async fn query_keys_and_values_match_case_insensitively() {
             "{query}"
         );
     }
-    let syncing = boston.get_ok("/v1/vpgs?subStatus=deltasync").await;
-    assert_eq!(names(&syncing, "VpgName"), ["files-dr"]);
-    let named = boston.get_ok("/v1/vpgs?NAME=SQL-INIT").await;
-    assert_eq!(names(&named, "VpgName"), ["sql-init"]);
-    let high = boston.get_ok("/v1/vpgs?priority=High").await;
-    assert_eq!(names(&high, "VpgName"), ["erp-dr", "sql-local", "web-dr"]);
+    for (query, expected) in [
+        ("subStatus=deltasync", vec!["files-dr"]),
+        ("NAME=SQL-INIT", vec!["sql-init"]),
+        ("priority=High", vec!["erp-dr", "sql-local", "web-dr"]),
+    ] {
+        let vpgs = boston.get_ok(&format!("/v1/vpgs?{query}")).await;
+        assert_eq!(names(&vpgs, "VpgName"), expected, "{query}");
+    }
 }
 
 #[tokio::test]
 async fn paths_match_case_insensitively_as_aspnet_routes_them() {
-    let t = spawn(3).await;
-    let boston = t.boston().await;
+    let (_t, boston) = at_boston().await;
     let expected = boston.get_ok("/v1/vpgs/statuses").await;
     assert_eq!(boston.get_ok("/v1/VPGs/Statuses").await, expected);
     assert_eq!(boston.get_ok("/V1/LocalSite").await["SiteName"], "Boston");
 }
 
+/// GETs each path at Boston and expects a refusal with `status` and a message, one that names
+/// what `named` picks out of the path.
+async fn refused_at_boston(paths: &[&str], status: StatusCode, named: fn(&str) -> Vec<&str>) {
+    let (_t, boston) = at_boston().await;
+    for path in paths {
+        let message = expect_refused(boston.get(path).await, status, &named(path));
+        assert!(!message.is_empty(), "{path}");
+    }
+}
+
 #[tokio::test]
 async fn bad_enum_values_and_dates_are_400_with_a_message() {
-    let t = spawn(3).await;
-    let boston = t.boston().await;
-    for query in [
+    let queries = [
         "/v1/vpgs?status=Healthy",
         "/v1/vpgs?status=9",
         "/v1/vms?subStatus=Resting",
         "/v1/tasks?status=Done",
         "/v1/tasks?startedAfterDate=yesterday",
         "/v1/vms?includeMountedVms=maybe",
-    ] {
-        let (status, body) = boston.get(query).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {body}");
-        let message = body["Message"].as_str().unwrap_or_default();
-        let key = query.split(['?', '=']).nth(1).unwrap();
-        assert!(message.contains(key), "{query}: {message}");
-    }
+    ];
+    // The message names the query key that was wrong.
+    let key: fn(&str) -> Vec<&str> = |query| vec![query.split(['?', '=']).nth(1).unwrap()];
+    refused_at_boston(&queries, StatusCode::BAD_REQUEST, key).await;
 }
 
 #[tokio::test]
 async fn unknown_identifiers_are_404_with_a_message() {
-    let t = spawn(3).await;
-    let boston = t.boston().await;
-    for path in [
+    let paths = [
         "/v1/vpgs/00000000-0000-0000-0000-000000000000",
         "/v1/vpgs/00000000-0000-0000-0000-000000000000/checkpoints",
         "/v1/vms/nope.vm-1",
         "/v1/tasks/nope.nope",
         "/v1/virtualizationsites/nope/vms",
         "/v1/no-such-resource",
-    ] {
-        let (status, body) = boston.get(path).await;
-        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
-        assert!(
-            body["Message"].as_str().is_some_and(|m| !m.is_empty()),
-            "{path}: {body}"
-        );
-    }
+    ];
+    refused_at_boston(&paths, StatusCode::NOT_FOUND, |_| Vec::new()).await;
 }
 
 #[tokio::test]
 async fn a_vm_in_several_vpgs_needs_a_vpg_identifier() {
-    let t = spawn(3).await;
-    let boston = t.boston().await;
+    let (_t, boston) = at_boston().await;
     let rows = boston.get_ok("/v1/vms?vmName=web-01").await;
     let vm = rows[0]["VmIdentifier"].as_str().unwrap();
-    let (status, body) = boston.get(&format!("/v1/vms/{vm}")).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    let message = body["Message"].as_str().unwrap();
-    for vpg in ["web-local", "web-dr", "web-archive", "vpgIdentifier"] {
-        assert!(message.contains(vpg), "{message}");
-    }
+    let answer = boston.get(&format!("/v1/vms/{vm}")).await;
+    let words = ["web-local", "web-dr", "web-archive", "vpgIdentifier"];
+    expect_refused(answer, StatusCode::BAD_REQUEST, &words);
     let dr = boston.vpg_id("web-dr").await;
     let row = boston
         .get_ok(&format!("/v1/vms/{vm}?VpgIdentifier={dr}"))
@@ -291,8 +275,7 @@ async fn a_vm_in_several_vpgs_needs_a_vpg_identifier() {
 #[tokio::test]
 async fn each_zvm_sees_the_vpgs_of_its_protected_and_recovery_sites() {
     let t = spawn(3).await;
-    let boston = t.boston().await;
-    let denver = t.denver().await;
+    let (boston, denver) = t.both_sites().await;
     let at_boston = names(&boston.get_ok("/v1/vpgs").await, "VpgName");
     let at_denver = names(&denver.get_ok("/v1/vpgs").await, "VpgName");
     assert!(!at_boston.contains(&"ci-denver".to_owned()));
@@ -316,8 +299,7 @@ async fn each_zvm_sees_the_vpgs_of_its_protected_and_recovery_sites() {
 
 #[tokio::test]
 async fn two_vms_share_one_name_and_unprotected_vms_are_only_in_the_virtualization_site() {
-    let t = spawn(3).await;
-    let boston = t.boston().await;
+    let (t, boston) = at_boston().await;
     let denver = t.denver().await;
     let at_boston = boston.get_ok("/v1/vms?vmName=build-agent").await;
     let at_denver = denver.get_ok("/v1/vms?vmName=build-agent").await;
@@ -355,8 +337,7 @@ async fn two_vms_share_one_name_and_unprotected_vms_are_only_in_the_virtualizati
 
 #[tokio::test]
 async fn vpgs_report_history_and_their_enum_lists() {
-    let t = spawn(3).await;
-    let boston = t.boston().await;
+    let (_t, boston) = at_boston().await;
     let statuses = boston.get_ok("/v1/vpgs/statuses").await;
     assert_eq!(statuses[3], "RpoNotMeetingSLA");
     assert_eq!(statuses[4], "HistoryNotMeetingSLA");

@@ -6,8 +6,9 @@
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use zvm_sim::test_kit::texts;
-use zvm_sim::test_kit::{spawn, spawn_frozen};
+use zvm_sim::test_kit::{frozen_with_vpg, spawn, spawn_frozen, texts};
+
+use crate::expect::{answer_of, control_ok, expect_ended, expect_refused, send, task_ids};
 
 fn state(task: &Value) -> (u64, u64) {
     (
@@ -18,9 +19,7 @@ fn state(task: &Value) -> (u64, u64) {
 
 #[tokio::test]
 async fn an_insert_task_runs_with_rising_progress_then_completes() {
-    let t = spawn_frozen(5).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
+    let (t, boston, vpg) = frozen_with_vpg(5, "web-local").await;
     let id = boston.insert(&vpg, "lifecycle").await;
     let (guid, site) = id.split_once('.').unwrap();
     assert_eq!(guid.len(), 36);
@@ -50,35 +49,26 @@ async fn an_insert_task_runs_with_rising_progress_then_completes() {
 
 #[tokio::test]
 async fn back_to_back_inserts_complete_the_first_and_fail_the_second_with_a_reason() {
-    let t = spawn_frozen(5).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-dr").await;
+    let (t, boston, vpg) = frozen_with_vpg(5, "web-dr").await;
     let first = boston.insert(&vpg, "first").await;
     let second = boston.insert(&vpg, "second").await;
     assert_ne!(first, second);
     t.control.advance(1.0).await;
-    let first_task = boston.task(&first).await;
-    let second_task = boston.task(&second).await;
-    assert_eq!(state(&first_task).0, 6);
-    assert_eq!(state(&second_task).0, 4);
-    let reason = second_task["CompleteReason"].as_str().unwrap();
-    assert!(reason.contains("web-dr"), "{reason}");
-    assert!(reason.contains(&first), "{reason}");
+    assert_eq!(boston.task_state(&first).await, 6);
+    expect_ended(&boston.task(&second).await, 4, &["web-dr", &first]);
     assert_eq!(boston.tagged(&vpg, "first").await.len(), 1);
     assert!(boston.tagged(&vpg, "second").await.is_empty());
 }
 
 #[tokio::test]
 async fn a_refused_insert_fails_quickly_while_the_first_still_runs() {
-    let t = spawn_frozen(5).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-dr").await;
+    let (t, boston, vpg) = frozen_with_vpg(5, "web-dr").await;
     let first = boston.insert(&vpg, "first").await;
     let second = boston.insert(&vpg, "second").await;
     // A tenth of a 50 ms ± 20 % task has passed; the first is still in its first half.
     t.control.advance(0.012).await;
-    assert_eq!(state(&boston.task(&first).await).0, 1);
-    assert_eq!(state(&boston.task(&second).await).0, 4);
+    assert_eq!(boston.task_state(&first).await, 1);
+    assert_eq!(boston.task_state(&second).await, 4);
 }
 
 #[tokio::test]
@@ -88,19 +78,17 @@ async fn inserts_into_different_vpgs_run_side_by_side() {
     let a = boston.insert(&boston.vpg_id("web-local").await, "a").await;
     let b = boston.insert(&boston.vpg_id("web-dr").await, "b").await;
     t.control.advance(1.0).await;
-    assert_eq!(state(&boston.task(&a).await).0, 6);
-    assert_eq!(state(&boston.task(&b).await).0, 6);
+    assert_eq!(boston.task_state(&a).await, 6);
+    assert_eq!(boston.task_state(&b).await, 6);
 }
 
 #[tokio::test]
 async fn a_tag_is_listed_after_its_task_completed_at_the_moment_of_the_insert() {
-    let t = spawn_frozen(5).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("sql-local").await;
+    let (t, boston, vpg) = frozen_with_vpg(5, "sql-local").await;
     let tag = "ai:test | migrate | vm=sql-01";
     let started_at = t.control.now().await;
     let id = boston.insert(&vpg, tag).await;
-    assert_eq!(state(&boston.task(&id).await).0, 1);
+    assert_eq!(boston.task_state(&id).await, 1);
     assert!(
         boston.tagged(&vpg, tag).await.is_empty(),
         "not listed while its task runs"
@@ -128,17 +116,11 @@ async fn a_tag_is_listed_after_its_task_completed_at_the_moment_of_the_insert() 
 
 #[tokio::test]
 async fn the_listing_lag_holds_a_completed_tag_back() {
-    let t = spawn_frozen(5).await;
-    let (status, _) = t
-        .control
-        .try_post("timing", json!({ "ListingLagMs": 10_000 }))
-        .await;
-    assert_eq!(status, StatusCode::OK);
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
+    let (t, boston, vpg) = frozen_with_vpg(5, "web-local").await;
+    control_ok(&t, "timing", json!({ "ListingLagMs": 10_000 })).await;
     let id = boston.insert(&vpg, "lagging").await;
     t.control.advance(1.0).await;
-    assert_eq!(state(&boston.task(&id).await).0, 6);
+    assert_eq!(boston.task_state(&id).await, 6);
     assert!(boston.tagged(&vpg, "lagging").await.is_empty());
     t.control.advance(10.0).await;
     assert_eq!(boston.tagged(&vpg, "lagging").await.len(), 1);
@@ -152,22 +134,14 @@ async fn inserts_into_an_initializing_or_syncing_vpg_fail_with_a_reason() {
         let vpg = boston.vpg_id(vpg_name).await;
         let id = boston.insert(&vpg, "refused").await;
         t.control.advance(1.0).await;
-        let task = boston.task(&id).await;
-        assert_eq!(state(&task).0, 4, "{vpg_name}");
-        let reason = task["CompleteReason"].as_str().unwrap();
-        assert!(
-            reason.contains(vpg_name) && reason.contains(words),
-            "{reason}"
-        );
+        expect_ended(&boston.task(&id).await, 4, &[vpg_name, words]);
         assert!(boston.checkpoints(&vpg).await.is_empty());
     }
 }
 
 #[tokio::test]
 async fn checkpoint_name_is_read_case_insensitively_and_bad_bodies_are_400() {
-    let t = spawn_frozen(5).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("app-tier").await;
+    let (t, boston, vpg) = frozen_with_vpg(5, "app-tier").await;
     let path = format!("/v1/vpgs/{vpg}/checkpoints");
     for (i, key) in ["checkpointName", "checkpointname", "CHECKPOINTNAME"]
         .iter()
@@ -188,52 +162,33 @@ async fn checkpoint_name_is_read_case_insensitively_and_bad_bodies_are_400() {
         json!({ "CheckpointName": 7 }),
         json!(["x"]),
     ] {
-        let (status, body) = boston.post(&path, &bad).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
-        assert!(
-            body["Message"]
-                .as_str()
-                .is_some_and(|m| m.contains("CheckpointName")),
-            "{body}"
-        );
+        let answer = boston.post(&path, &bad).await;
+        expect_refused(answer, StatusCode::BAD_REQUEST, &["CheckpointName"]);
     }
-    let malformed = boston
-        .http
-        .post(format!("{}{path}", boston.base))
-        .bearer_auth(&boston.token)
+    let post = || {
+        let url = format!("{}{path}", boston.base);
+        boston.http.post(url).bearer_auth(&boston.token)
+    };
+    let malformed = post()
         .header("Content-Type", "application/json")
-        .body("{\"CheckpointName\": ")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(malformed.status(), StatusCode::BAD_REQUEST);
-    let body: Value = malformed.json().await.unwrap();
-    assert!(body["Message"].as_str().unwrap().contains("not valid JSON"));
-    let form = boston
-        .http
-        .post(format!("{}{path}", boston.base))
-        .bearer_auth(&boston.token)
-        .form(&[("CheckpointName", "x")])
-        .send()
-        .await
-        .unwrap();
+        .body("{\"CheckpointName\": ");
+    let answer = answer_of(send(malformed).await).await;
+    expect_refused(answer, StatusCode::BAD_REQUEST, &["not valid JSON"]);
+    let form = send(post().form(&[("CheckpointName", "x")])).await;
     assert_eq!(form.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
-    let (status, body) = boston
+    let answer = boston
         .post(
             "/v1/vpgs/00000000-0000-0000-0000-000000000000/checkpoints",
             &json!({ "CheckpointName": "x" }),
         )
         .await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    assert!(body["Message"].is_string());
+    expect_refused(answer, StatusCode::NOT_FOUND, &[]);
     assert_eq!(t.control.get("tasks").await.as_array().unwrap().len(), 3);
 }
 
 #[tokio::test]
 async fn automatic_checkpoints_come_every_five_seconds_within_the_history_window() {
-    let t = spawn_frozen(5).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
+    let (t, boston, vpg) = frozen_with_vpg(5, "web-local").await;
     let listed = boston.checkpoints(&vpg).await;
     // 60 minutes of history at one checkpoint every 5 s, both ends included.
     assert_eq!(listed.len(), 721);
@@ -275,11 +230,8 @@ async fn automatic_checkpoints_come_every_five_seconds_within_the_history_window
 
 #[tokio::test]
 async fn a_tag_leaves_the_list_with_the_history_window() {
-    let t = spawn_frozen(5).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
-    boston.insert(&vpg, "old-tag").await;
-    t.control.advance(1.0).await;
+    let (t, boston, vpg) = frozen_with_vpg(5, "web-local").await;
+    boston.tag(&t.control, &vpg, "old-tag").await;
     assert_eq!(boston.tagged(&vpg, "old-tag").await.len(), 1);
     t.control.advance(59.0 * 60.0).await;
     let boston = t.boston().await;
@@ -299,9 +251,7 @@ async fn a_tag_leaves_the_list_with_the_history_window() {
 
 #[tokio::test]
 async fn start_and_end_dates_bound_the_checkpoint_list() {
-    let t = spawn_frozen(5).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
+    let (_t, boston, vpg) = frozen_with_vpg(5, "web-local").await;
     let window = boston
         .get_ok(&format!(
             "/v1/vpgs/{vpg}/checkpoints?startDate=2025-12-31T23:59:40Z&EndDate=2025-12-31T23:59:50.000Z"
@@ -324,53 +274,47 @@ async fn start_and_end_dates_bound_the_checkpoint_list() {
 
 #[tokio::test]
 async fn tasks_are_filtered_by_status_type_and_dates() {
-    let t = spawn_frozen(5).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-dr").await;
+    let (t, boston, vpg) = frozen_with_vpg(5, "web-dr").await;
     let first = boston.insert(&vpg, "one").await;
     let second = boston.insert(&vpg, "two").await;
-    let ids = |tasks: Value| -> Vec<String> {
-        tasks
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["TaskIdentifier"].as_str().unwrap().to_owned())
-            .collect()
-    };
     assert_eq!(
-        ids(boston.get_ok("/v1/tasks?status=InProgress").await),
+        task_ids(&boston.get_ok("/v1/tasks?status=InProgress").await),
         [first.clone(), second.clone()]
     );
     t.control.advance(1.0).await;
     assert_eq!(
-        ids(boston.get_ok("/v1/tasks?status=6").await),
+        task_ids(&boston.get_ok("/v1/tasks?status=6").await),
         [first.as_str()]
     );
     assert_eq!(
-        ids(boston.get_ok("/v1/tasks?Status=failed").await),
+        task_ids(&boston.get_ok("/v1/tasks?Status=failed").await),
         [second.as_str()]
     );
     assert_eq!(
-        ids(boston.get_ok("/v1/tasks?type=inserttaggedcp").await).len(),
+        task_ids(&boston.get_ok("/v1/tasks?type=inserttaggedcp").await).len(),
         2
     );
-    assert!(ids(boston.get_ok("/v1/tasks?type=FailOver").await).is_empty());
+    assert!(task_ids(&boston.get_ok("/v1/tasks?type=FailOver").await).is_empty());
     assert!(
-        ids(boston
-            .get_ok("/v1/tasks?startedAfterDate=2026-01-01T00:00:01Z")
-            .await)
+        task_ids(
+            &boston
+                .get_ok("/v1/tasks?startedAfterDate=2026-01-01T00:00:01Z")
+                .await
+        )
         .is_empty()
     );
     assert_eq!(
-        ids(boston
-            .get_ok("/v1/tasks?completedBeforeDate=2026-01-01T00:00:01Z")
-            .await)
+        task_ids(
+            &boston
+                .get_ok("/v1/tasks?completedBeforeDate=2026-01-01T00:00:01Z")
+                .await
+        )
         .len(),
         2
     );
     // Each ZVM lists the tasks it ran.
     let denver = t.denver().await;
-    assert!(ids(denver.get_ok("/v1/tasks").await).is_empty());
+    assert!(task_ids(&denver.get_ok("/v1/tasks").await).is_empty());
     assert_eq!(
         denver.get(&format!("/v1/tasks/{first}")).await.0,
         StatusCode::NOT_FOUND
@@ -385,7 +329,7 @@ async fn an_insert_at_the_recovery_sites_zvm_runs_there() {
     let id = denver.insert(&vpg, "from-denver").await;
     assert!(id.ends_with(&t.sim.peer().site_identifier));
     t.control.advance(1.0).await;
-    assert_eq!(state(&denver.task(&id).await).0, 6);
+    assert_eq!(denver.task_state(&id).await, 6);
     let boston = t.boston().await;
     assert_eq!(
         boston.tagged(&vpg, "from-denver").await.len(),
@@ -397,8 +341,7 @@ async fn an_insert_at_the_recovery_sites_zvm_runs_there() {
 #[tokio::test]
 async fn with_the_clock_running_a_tag_completes_and_is_listed_in_real_time() {
     let t = spawn(5).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
+    let (boston, vpg) = t.boston_with_vpg("web-local").await;
     let id = boston.insert(&vpg, "real-time").await;
     let task = boston.wait_task(&id).await;
     assert_eq!(state(&task), (6, 100));

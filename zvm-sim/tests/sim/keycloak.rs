@@ -13,6 +13,13 @@ const ADMIN: [(&str, &str); 4] = [
     ("password", "admin"),
 ];
 
+/// The service client's client-credentials form.
+const SERVICE: [(&str, &str); 3] = [
+    ("grant_type", "client_credentials"),
+    ("client_id", "rewind"),
+    ("client_secret", "rewind-secret"),
+];
+
 #[tokio::test]
 async fn the_password_grant_answers_with_a_keycloak_token_body() {
     let t = spawn(1).await;
@@ -36,16 +43,7 @@ async fn the_password_grant_answers_with_a_keycloak_token_body() {
 #[tokio::test]
 async fn the_client_credentials_grant_gives_a_service_account_without_refresh_token() {
     let t = spawn(1).await;
-    let response = token(
-        &t.http,
-        t.boston_url(),
-        &[
-            ("grant_type", "client_credentials"),
-            ("client_id", "rewind"),
-            ("client_secret", "rewind-secret"),
-        ],
-    )
-    .await;
+    let response = token(&t.http, t.boston_url(), &SERVICE).await;
     assert_eq!(response.status(), StatusCode::OK);
     let body: Value = response.json().await.unwrap();
     assert!(body.get("refresh_token").is_none(), "{body}");
@@ -108,10 +106,9 @@ async fn keycloak_error(
     (status, response.json().await.unwrap())
 }
 
-#[tokio::test]
-async fn refused_grants_answer_with_keycloak_error_bodies() {
-    let t = spawn(1).await;
-    let cases: Vec<(Form, StatusCode, &str)> = vec![
+/// Token requests Keycloak refuses: the form, the status and the `error` it answers.
+fn refused_grants() -> Vec<(Form, StatusCode, &'static str)> {
+    vec![
         (
             vec![
                 ("grant_type", "password"),
@@ -181,8 +178,13 @@ async fn refused_grants_answer_with_keycloak_error_bodies() {
             StatusCode::BAD_REQUEST,
             "invalid_grant",
         ),
-    ];
-    for (form, status, error) in cases {
+    ]
+}
+
+#[tokio::test]
+async fn refused_grants_answer_with_keycloak_error_bodies() {
+    let t = spawn(1).await;
+    for (form, status, error) in refused_grants() {
         let (got_status, body) = keycloak_error(&t, "zerto", &form).await;
         assert_eq!(got_status, status, "{form:?}: {body}");
         assert_eq!(body["error"], error, "{form:?}: {body}");
@@ -295,16 +297,7 @@ async fn without_the_session_limit_older_tokens_stay_valid() {
 async fn the_call_log_records_token_calls_but_never_a_secret() {
     let t = spawn(1).await;
     let boston = t.boston().await;
-    token(
-        &t.http,
-        t.boston_url(),
-        &[
-            ("grant_type", "client_credentials"),
-            ("client_id", "rewind"),
-            ("client_secret", "rewind-secret"),
-        ],
-    )
-    .await;
+    token(&t.http, t.boston_url(), &SERVICE).await;
     boston.get("/v1/vpgs?password=hunter2").await;
     let calls = t.control.calls().await;
     let token_calls: Vec<&Value> = calls

@@ -5,6 +5,7 @@ mod bad_control;
 mod binary;
 mod control;
 mod determinism;
+mod expect;
 mod faults;
 mod flr;
 mod fuzz_corpus;

@@ -6,20 +6,17 @@
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use zvm_sim::test_kit::{Site, TestSim, spawn_frozen};
+use zvm_sim::test_kit::{Site, TestSim, frozen_with_vpg, spawn_frozen};
+
+use crate::expect::{expect_ended, expect_refused, expect_string, vpg_status};
+use crate::flr::APP_CONF;
 
 async fn act(site: &Site, vpg: &str, action: &str, body: Value) -> (StatusCode, Value) {
     site.post(&format!("/v1/vpgs/{vpg}/{action}"), &body).await
 }
 
 async fn started(site: &Site, vpg: &str, action: &str, body: Value) -> String {
-    let (status, answer) = act(site, vpg, action, body).await;
-    assert_eq!(status, StatusCode::OK, "{action}: {answer}");
-    answer.as_str().expect("a JSON string task id").to_owned()
-}
-
-async fn state(site: &Site, task: &str) -> u64 {
-    site.task(task).await["Status"]["State"].as_u64().unwrap()
+    expect_string(act(site, vpg, action, body).await, action)
 }
 
 /// The simulator's view of a task, with the checkpoint and VMs it was asked to use.
@@ -39,15 +36,9 @@ async fn stage(site: &Site, vpg: &str) -> Value {
         .clone()
 }
 
-fn message(body: &Value) -> &str {
-    body["Message"].as_str().unwrap_or_default()
-}
-
 #[tokio::test]
 async fn a_failover_test_runs_through_its_stages_and_sets_last_test_when_stopped() {
-    let t = spawn_frozen(41).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("app-tier").await;
+    let (t, boston, vpg) = frozen_with_vpg(41, "app-tier").await;
     let latest = boston
         .get_ok(&format!("/v1/vpgs/{vpg}/checkpoints/stats"))
         .await["Latest"]["CheckpointIdentifier"]
@@ -70,30 +61,25 @@ async fn a_failover_test_runs_through_its_stages_and_sets_last_test_when_stopped
         "empty: every VM"
     );
 
-    let (status, conflict) = act(&boston, &vpg, "FailoverTest", json!({})).await;
-    assert_eq!(status, StatusCode::CONFLICT);
-    assert!(
-        message(&conflict).contains("already in a failover test"),
-        "{conflict}"
+    let conflict = act(&boston, &vpg, "FailoverTest", json!({})).await;
+    expect_refused(
+        conflict,
+        StatusCode::CONFLICT,
+        &["already in a failover test"],
     );
 
     t.control.advance(1.0).await;
-    assert_eq!(state(&boston, &start).await, 6);
+    assert_eq!(boston.task_state(&start).await, 6);
     assert_eq!(stage(&boston, &vpg).await, json!({"Stage": "InTest"}));
 
-    let stop = started(
-        &boston,
-        &vpg,
-        "FailoverTestStop",
-        json!({"FailoverTestSuccess": true, "FailoverTestSummary": "app came up"}),
-    )
-    .await;
+    let summary = json!({"FailoverTestSuccess": true, "FailoverTestSummary": "app came up"});
+    let stop = started(&boston, &vpg, "FailoverTestStop", summary).await;
     assert_eq!(boston.task(&stop).await["Type"], "StopFailOverTest");
     assert_eq!(stage(&boston, &vpg).await, json!({"Stage": "Stopping"}));
     let details = &sim_task(&t, &stop).await["Details"];
     assert_eq!(details["FailoverTestSummary"], "app came up");
     t.control.advance(1.0).await;
-    assert_eq!(state(&boston, &stop).await, 6);
+    assert_eq!(boston.task_state(&stop).await, 6);
     let after = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
     assert!(after["ActiveProcessesApi"]["RunningFailOverTestApi"].is_null());
     let last_test = after["LastTest"].as_str().expect("LastTest is set");
@@ -109,35 +95,20 @@ async fn a_failover_test_runs_through_its_stages_and_sets_last_test_when_stopped
             .all(|r| r["LastTest"] == last_test)
     );
 
-    let (status, none) = act(&boston, &vpg, "FailoverTestStop", json!({})).await;
-    assert_eq!(status, StatusCode::CONFLICT);
-    assert!(
-        message(&none).contains("no failover test running"),
-        "{none}"
-    );
+    let none = act(&boston, &vpg, "FailoverTestStop", json!({})).await;
+    expect_refused(none, StatusCode::CONFLICT, &["no failover test running"]);
 }
 
 #[tokio::test]
 async fn a_failover_test_of_one_vm_at_a_tagged_checkpoint_marks_only_that_vm() {
-    let t = spawn_frozen(42).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("app-tier").await;
+    let (t, boston, vpg) = frozen_with_vpg(42, "app-tier").await;
     let app_02 = boston.vm_id("app-02", "app-tier").await;
     let tag = boston.tag(&t.control, &vpg, "before-upgrade").await;
     t.control.advance(10.0).await;
 
-    let (status, refused) = act(
-        &boston,
-        &vpg,
-        "FailoverTest",
-        json!({"CheckpointIdentifier": "42"}),
-    )
-    .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(
-        message(&refused).contains("not in the journal"),
-        "{refused}"
-    );
+    let unknown = json!({"CheckpointIdentifier": "42"});
+    let refused = act(&boston, &vpg, "FailoverTest", unknown).await;
+    expect_refused(refused, StatusCode::BAD_REQUEST, &["not in the journal"]);
     let (status, _) = act(
         &boston,
         &vpg,
@@ -147,13 +118,8 @@ async fn a_failover_test_of_one_vm_at_a_tagged_checkpoint_marks_only_that_vm() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 
-    let start = started(
-        &boston,
-        &vpg,
-        "failovertest",
-        json!({"checkpointIdentifier": tag, "vmIdentifiers": [app_02]}),
-    )
-    .await;
+    let one_vm = json!({"checkpointIdentifier": tag, "vmIdentifiers": [app_02]});
+    let start = started(&boston, &vpg, "failovertest", one_vm).await;
     let details = &sim_task(&t, &start).await["Details"];
     assert_eq!(details["CheckpointIdentifier"], tag.as_str());
     assert_eq!(details["VmIdentifiers"], json!([app_02]));
@@ -177,39 +143,29 @@ async fn a_failover_test_of_one_vm_at_a_tagged_checkpoint_marks_only_that_vm() {
 
 #[tokio::test]
 async fn stopping_a_test_that_is_still_starting_stops_its_start_task() {
-    let t = spawn_frozen(43).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
+    let (t, boston, vpg) = frozen_with_vpg(43, "web-local").await;
     let start = started(&boston, &vpg, "FailoverTest", json!({})).await;
     let stop = started(&boston, &vpg, "FailoverTestStop", json!({})).await;
-    assert_eq!(state(&boston, &start).await, 5, "Stopped");
+    assert_eq!(boston.task_state(&start).await, 5, "Stopped");
     assert_eq!(stage(&boston, &vpg).await, json!({"Stage": "Stopping"}));
     let (status, _) = act(&boston, &vpg, "FailoverTestStop", json!({})).await;
     assert_eq!(status, StatusCode::CONFLICT, "already stopping");
     t.control.advance(1.0).await;
-    assert_eq!(state(&boston, &stop).await, 6);
+    assert_eq!(boston.task_state(&stop).await, 6);
 }
 
 #[tokio::test]
 async fn a_clone_at_a_tag_makes_a_copy_at_the_recovery_site_with_the_files_of_that_moment() {
-    let t = spawn_frozen(44).await;
-    let boston = t.boston().await;
-    let denver = t.denver().await;
-    let vpg = boston.vpg_id("web-dr").await;
+    let (t, boston, vpg) = frozen_with_vpg(44, "web-dr").await;
     let db = boston.vm_id("db-01", "web-dr").await;
-    let conf = "sda1/etc/app/app.conf";
-    let original = t.control.file(&db, conf).await;
+    let original = t.control.file(&db, APP_CONF).await;
     let tag = boston.tag(&t.control, &vpg, "before-migration").await;
     t.control.advance(10.0).await;
-    t.control.put_file(&db, conf, b"migrated").await;
+    t.control.put_file(&db, APP_CONF, b"migrated").await;
 
-    let clone = started(
-        &denver,
-        &vpg,
-        "CloneStart",
-        json!({"CheckpointId": tag, "VmIdentifiers": [db]}),
-    )
-    .await;
+    let at_tag = json!({"CheckpointId": tag, "VmIdentifiers": [db]});
+    let denver = t.denver().await;
+    let clone = started(&denver, &vpg, "CloneStart", at_tag).await;
     assert_eq!(denver.task(&clone).await["Type"], "Clone");
     assert_eq!(
         sim_task(&t, &clone).await["Details"]["CheckpointIdentifier"],
@@ -218,7 +174,7 @@ async fn a_clone_at_a_tag_makes_a_copy_at_the_recovery_site_with_the_files_of_th
     let (status, busy) = act(&denver, &vpg, "CloneStart", json!({})).await;
     assert_eq!(status, StatusCode::CONFLICT, "{busy}");
     t.control.advance(1.0).await;
-    assert_eq!(state(&denver, &clone).await, 6);
+    assert_eq!(denver.task_state(&clone).await, 6);
 
     let unprotected = denver
         .get_ok(&format!(
@@ -233,18 +189,15 @@ async fn a_clone_at_a_tag_makes_a_copy_at_the_recovery_site_with_the_files_of_th
         .find(|vm| vm["VmName"] == "db-01-clone")
         .unwrap_or_else(|| panic!("the clone runs at Denver: {unprotected}"));
     let copy_id = copy["VmIdentifier"].as_str().unwrap();
-    assert_eq!(t.control.file(copy_id, conf).await, original);
+    assert_eq!(t.control.file(copy_id, APP_CONF).await, original);
 
-    let (status, none) = act(&denver, &vpg, "CloneAbort", Value::Null).await;
-    assert_eq!(status, StatusCode::CONFLICT);
-    assert!(message(&none).contains("no clone running"), "{none}");
+    let none = act(&denver, &vpg, "CloneAbort", Value::Null).await;
+    expect_refused(none, StatusCode::CONFLICT, &["no clone running"]);
 }
 
 #[tokio::test]
 async fn clone_reads_checkpoint_id_and_ignores_checkpoint_identifier_as_an_unknown_key() {
-    let t = spawn_frozen(45).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
+    let (t, boston, vpg) = frozen_with_vpg(45, "web-local").await;
     let tag = boston.tag(&t.control, &vpg, "tagged").await;
     t.control.advance(10.0).await;
     let latest = boston
@@ -252,13 +205,8 @@ async fn clone_reads_checkpoint_id_and_ignores_checkpoint_identifier_as_an_unkno
         .await["Latest"]["CheckpointIdentifier"]
         .clone();
     assert_ne!(latest, tag.as_str());
-    let clone = started(
-        &boston,
-        &vpg,
-        "CloneStart",
-        json!({"CheckpointIdentifier": tag}),
-    )
-    .await;
+    let unknown_key = json!({"CheckpointIdentifier": tag});
+    let clone = started(&boston, &vpg, "CloneStart", unknown_key).await;
     assert_eq!(
         sim_task(&t, &clone).await["Details"]["CheckpointIdentifier"],
         latest
@@ -267,9 +215,7 @@ async fn clone_reads_checkpoint_id_and_ignores_checkpoint_identifier_as_an_unkno
 
 #[tokio::test]
 async fn aborting_a_clone_stops_its_task_and_answers_its_id() {
-    let t = spawn_frozen(46).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("app-tier").await;
+    let (t, boston, vpg) = frozen_with_vpg(46, "app-tier").await;
     let (status, _) = act(
         &boston,
         &vpg,
@@ -281,17 +227,10 @@ async fn aborting_a_clone_stops_its_task_and_answers_its_id() {
     let clone = started(&boston, &vpg, "CloneStart", Value::Null).await;
     let aborted = started(&boston, &vpg, "CloneAbort", Value::Null).await;
     assert_eq!(aborted, clone);
-    let task = boston.task(&clone).await;
-    assert_eq!(task["Status"]["State"], 5);
-    assert!(
-        task["CompleteReason"]
-            .as_str()
-            .unwrap()
-            .contains("aborted by admin")
-    );
+    expect_ended(&boston.task(&clone).await, 5, &["aborted by admin"]);
     t.control.advance(1.0).await;
     assert_eq!(
-        state(&boston, &clone).await,
+        boston.task_state(&clone).await,
         5,
         "a stopped task stays stopped"
     );
@@ -300,39 +239,29 @@ async fn aborting_a_clone_stops_its_task_and_answers_its_id() {
 #[tokio::test]
 async fn failover_and_move_run_as_tasks_leave_the_vpg_recovered_and_are_in_the_call_log() {
     let t = spawn_frozen(47).await;
-    let boston = t.boston().await;
-    let denver = t.denver().await;
+    let (boston, denver) = t.both_sites().await;
     let erp = denver.vpg_id("erp-dr").await;
     let web = boston.vpg_id("web-dr").await;
 
     let test = started(&boston, &web, "FailoverTest", json!({})).await;
     let (status, busy) = act(&boston, &web, "Failover", json!({})).await;
     assert_eq!(status, StatusCode::CONFLICT, "{busy}");
-    assert_eq!(state(&boston, &test).await, 1);
+    assert_eq!(boston.task_state(&test).await, 1);
 
-    let failover = started(
-        &boston,
-        &erp,
-        "Failover",
-        json!({"CommitPolicy": "Commit", "IsReverseProtection": false}),
-    )
-    .await;
+    let commit = json!({"CommitPolicy": "Commit", "IsReverseProtection": false});
+    let failover = started(&boston, &erp, "Failover", commit).await;
     assert_eq!(boston.task(&failover).await["Type"], "FailOver");
-    let vpg = boston.get_ok(&format!("/v1/vpgs/{erp}")).await;
-    assert_eq!(
-        (vpg["Status"].as_u64(), vpg["SubStatus"].as_u64()),
-        (Some(5), Some(14))
-    );
+    assert_eq!(vpg_status(&boston, &erp).await, (Some(5), Some(14)));
     let (status, _) = act(&boston, &erp, "Failover", json!({})).await;
     assert_eq!(status, StatusCode::CONFLICT, "one at a time");
     t.control.advance(1.0).await;
-    assert_eq!(state(&boston, &failover).await, 6);
+    assert_eq!(boston.task_state(&failover).await, 6);
     let vpg = boston.get_ok(&format!("/v1/vpgs/{erp}")).await;
     assert_eq!(vpg["Status"], 8, "Recovered");
     let insert = boston.insert(&erp, "after failover").await;
     t.control.advance(1.0).await;
     assert_eq!(
-        state(&boston, &insert).await,
+        boston.task_state(&insert).await,
         4,
         "a recovered VPG takes no tags"
     );
@@ -360,34 +289,21 @@ async fn failover_and_move_run_as_tasks_leave_the_vpg_recovered_and_are_in_the_c
 
 #[tokio::test]
 async fn a_force_sync_keeps_the_checkpoints_and_shows_a_delta_sync_while_it_runs() {
-    let t = spawn_frozen(48).await;
-    let boston = t.boston().await;
-    let vpg = boston.vpg_id("web-local").await;
+    let (t, boston, vpg) = frozen_with_vpg(48, "web-local").await;
     boston.tag(&t.control, &vpg, "kept").await;
     let before = boston.checkpoints(&vpg).await;
 
     let sync = started(&boston, &vpg, "forcesync", Value::Null).await;
     assert_eq!(boston.task(&sync).await["Type"], "ForceSync");
-    let during = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
-    assert_eq!(
-        (during["Status"].as_u64(), during["SubStatus"].as_u64()),
-        (Some(2), Some(6))
-    );
+    assert_eq!(vpg_status(&boston, &vpg).await, (Some(2), Some(6)));
     let (status, _) = act(&boston, &vpg, "forcesync", Value::Null).await;
     assert_eq!(status, StatusCode::CONFLICT, "already syncing");
     let refused = boston.insert(&vpg, "during sync").await;
 
     t.control.advance(1.0).await;
-    assert_eq!(state(&boston, &sync).await, 6);
-    assert_eq!(state(&boston, &refused).await, 4);
-    let after_vpg = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
-    assert_eq!(
-        (
-            after_vpg["Status"].as_u64(),
-            after_vpg["SubStatus"].as_u64()
-        ),
-        (Some(1), Some(0))
-    );
+    assert_eq!(boston.task_state(&sync).await, 6);
+    assert_eq!(boston.task_state(&refused).await, 4);
+    assert_eq!(vpg_status(&boston, &vpg).await, (Some(1), Some(0)));
     let after = boston.checkpoints(&vpg).await;
     for checkpoint in &before {
         assert!(after.contains(checkpoint), "kept: {checkpoint}");
@@ -411,9 +327,8 @@ async fn points_in_time_are_the_vpg_checkpoints_with_can_mount_at_the_recovery_s
     let local = boston.vpg_id("web-local").await;
     let dr = boston.vpg_id("web-dr").await;
 
-    let (status, ambiguous) = boston.get(&format!("/v1/vms/{web}/pointsInTime")).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(message(&ambiguous).contains("vpgIdentifier"), "{ambiguous}");
+    let ambiguous = boston.get(&format!("/v1/vms/{web}/pointsInTime")).await;
+    expect_refused(ambiguous, StatusCode::BAD_REQUEST, &["vpgIdentifier"]);
 
     let here = boston
         .get_ok(&format!("/v1/vms/{web}/pointsInTime?vpgIdentifier={local}"))

@@ -1,16 +1,18 @@
 //! Saved state: the whole world saved at shutdown and restored at start (`state_file`, `--state`),
 //! and read and replaced through `GET|PUT /_sim/state`, with bad documents refused.
 
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::Command;
 use zvm_sim::Options;
 use zvm_sim::test_kit::{Site, TestSim, spawn_with};
+
+use crate::binary::{start_binary, stop_with_ctrl_c};
+use crate::expect::{answer_of, control_ok, expect_refused, get_json, send};
 
 fn frozen_with_state(seed: u64, file: &Path) -> Options {
     Options {
@@ -36,15 +38,9 @@ async fn make_history(t: &TestSim, boston: &Site) -> (String, String, String) {
         .await;
     let (_, session) = boston.start_flr(&vpg, &vm, &checkpoint).await;
     t.control.advance(1.0).await;
-    let (status, _) = t
-        .control
-        .try_post(
-            "faults",
-            json!({"Path": "/v1/localsite", "Action": "Respond", "Status": 503,
-                   "Probability": 0.5}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK);
+    let rule = json!({"Path": "/v1/localsite", "Action": "Respond", "Status": 503,
+                      "Probability": 0.5});
+    control_ok(t, "faults", rule).await;
     let running = boston.insert(&vpg, "running at shutdown").await;
     (checkpoint, session.as_str().unwrap().to_owned(), running)
 }
@@ -174,10 +170,8 @@ async fn put_state_replaces_the_world_and_a_refused_document_changes_nothing() {
             "refers to position 9999",
         ),
     ] {
-        let response = put(document).await.unwrap();
-        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
-        let body: Value = response.json().await.unwrap();
-        assert!(body["Message"].as_str().unwrap().contains(says), "{body}");
+        let answer = answer_of(put(document).await.unwrap()).await;
+        expect_refused(answer, StatusCode::BAD_REQUEST, &[says]);
         assert_eq!(
             state_json(&target).await,
             fresh,
@@ -202,20 +196,17 @@ async fn put_state_replaces_the_world_and_a_refused_document_changes_nothing() {
 async fn the_binary_saves_its_state_on_ctrl_c_and_restores_it_at_start() {
     let folder = tempfile::tempdir().unwrap();
     let file = folder.path().join("state.json");
+    let args = [
+        OsStr::new("--time-scale"),
+        OsStr::new("0"),
+        OsStr::new("--seed"),
+        OsStr::new("9"),
+        OsStr::new("--state"),
+        file.as_os_str(),
+    ];
     let start = || {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_zvm-sim"))
-            .args(["--listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0"])
-            .args(["--time-scale", "0", "--seed", "9"])
-            .arg("--state")
-            .arg(&file)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the binary starts");
-        let stdout = child.stdout.take().unwrap();
+        let (child, mut lines) = start_binary(&args, Stdio::null());
         async move {
-            let mut lines = BufReader::new(stdout).lines();
             let _seed = lines.next_line().await.unwrap();
             let boston = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
                 .await
@@ -228,37 +219,19 @@ async fn the_binary_saves_its_state_on_ctrl_c_and_restores_it_at_start() {
         }
     };
     let http = reqwest::Client::new();
-    let (mut child, url) = start().await;
-    let advanced: Value = http
-        .post(format!("{url}/_sim/clock/advance"))
-        .json(&json!({"Seconds": 3600}))
-        .send()
+    let (child, url) = start().await;
+    let advance = http.post(format!("{url}/_sim/clock/advance"));
+    let advanced: Value = send(advance.json(&json!({"Seconds": 3600})))
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
-    let interrupted = std::process::Command::new("kill")
-        .args(["-INT", &child.id().unwrap().to_string()])
-        .status()
-        .unwrap();
-    assert!(interrupted.success());
-    let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
-        .await
-        .expect("Ctrl-C stops the binary")
-        .unwrap();
+    let status = stop_with_ctrl_c(child).await.status;
     assert!(status.success(), "{status}");
     assert!(file.is_file(), "Ctrl-C wrote the state file");
 
     let (_child, url) = start().await;
-    let clock: Value = http
-        .get(format!("{url}/_sim/clock"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let clock = get_json(&http, &format!("{url}/_sim/clock")).await;
     assert_eq!(
         clock["Now"], advanced["Now"],
         "the clock resumes where it stopped"
@@ -270,31 +243,15 @@ async fn the_binary_saves_its_state_on_ctrl_c_and_restores_it_at_start() {
 async fn the_binary_exits_with_an_error_naming_the_file_when_ctrl_c_cannot_save_its_state() {
     let folder = tempfile::tempdir().unwrap();
     let file = folder.path().join("gone").join("state.json");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zvm-sim"))
-        .args(["--listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0"])
-        .arg("--state")
-        .arg(&file)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the binary starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let args = [OsStr::new("--state"), file.as_os_str()];
+    let (child, mut lines) = start_binary(&args, Stdio::piped());
     for _ in 0..3 {
         tokio::time::timeout(Duration::from_secs(60), lines.next_line())
             .await
             .expect("the binary prints its seed and where it listens")
             .unwrap();
     }
-    let interrupted = std::process::Command::new("kill")
-        .args(["-INT", &child.id().unwrap().to_string()])
-        .status()
-        .unwrap();
-    assert!(interrupted.success());
-    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
-        .await
-        .expect("Ctrl-C stops the binary")
-        .unwrap();
+    let output = stop_with_ctrl_c(child).await;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         !output.status.success(),
