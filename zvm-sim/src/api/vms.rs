@@ -22,20 +22,55 @@ pub(crate) async fn list(ctx: ViewCtx, params: Params) -> Result<Json<Vec<VmView
     params.boolean("includeMountedVms")?;
     Ok(Json(ctx.view(|view| {
         let world = view.world;
-        let mut rows = Vec::new();
-        for (vpg_index, vpg) in world.vpgs.iter().enumerate() {
-            if !filter.accepts(world, ctx.site, vpg) {
-                continue;
-            }
-            for &vm_index in &vpg.vms {
-                let vm = &world.vms[vm_index];
-                if params.matches("vmName", &vm.name) && params.matches("vmIdentifier", &vm.id) {
-                    rows.push(view.vm_row(vm_index, vpg_index));
+        let pairs = match vms_asked_for(world, &params) {
+            Some(vms) => pairs_of(world, &vms),
+            None => every_pair(world),
+        };
+        pairs
+            .into_iter()
+            .filter(|&(vpg, vm)| {
+                filter.accepts(world, ctx.site, &world.vpgs[vpg]) && {
+                    let vm = &world.vms[vm];
+                    params.matches("vmName", &vm.name) && params.matches("vmIdentifier", &vm.id)
                 }
-            }
-        }
-        rows
+            })
+            .map(|(vpg, vm)| view.vm_row(vm, vpg))
+            .collect()
     })))
+}
+
+/// The only VMs a `vmIdentifier` or `vmName` filter can keep, from the world's index; `None`
+/// without either filter.
+fn vms_asked_for(world: &World, params: &Params) -> Option<Vec<usize>> {
+    if let Some(id) = params.text("vmIdentifier") {
+        return Some(world.vms_with_id(id).to_vec());
+    }
+    params
+        .text("vmName")
+        .map(|name| world.vms_named(name).to_vec())
+}
+
+/// Every (VPG, VM) row of the world, in listing order: VPG by VPG, each VPG's VMs in its order.
+fn every_pair(world: &World) -> Vec<(usize, usize)> {
+    let each_vpg = world.vpgs.iter().enumerate();
+    each_vpg
+        .flat_map(|(vpg, v)| v.vms.iter().map(move |&vm| (vpg, vm)))
+        .collect()
+}
+
+/// The (VPG, VM) rows of these VMs, in the same listing order as [`every_pair`].
+fn pairs_of(world: &World, vms: &[usize]) -> Vec<(usize, usize)> {
+    let mut pairs: Vec<(usize, usize, usize)> = vms
+        .iter()
+        .flat_map(|&vm| world.vms[vm].vpgs.iter().map(move |&vpg| (vpg, vm)))
+        .map(|(vpg, vm)| {
+            let place = world.vpgs[vpg].vms.iter().position(|&v| v == vm);
+            (vpg, place.unwrap_or(usize::MAX), vm)
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs.into_iter().map(|(vpg, _, vm)| (vpg, vm)).collect()
 }
 
 /// `GET /v1/vms/{vmIdentifier}?vpgIdentifier=`. A VM in several VPGs visible from this site needs

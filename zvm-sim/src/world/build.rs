@@ -48,6 +48,7 @@ impl World {
             clock: Clock::new(setup.epoch, setup.time_scale),
             timings: setup.timings,
             task_jitter: setup.task_jitter,
+            index: super::index::Index::new(&vms, &vpgs),
             sites,
             vms,
             vpgs,

@@ -32,6 +32,7 @@ pub mod state;
 pub mod tasks;
 
 mod build;
+mod index;
 mod inventory;
 
 pub use inventory::{Host, Resync, Site, Vm, Vpg};
@@ -195,6 +196,8 @@ pub struct World {
     /// The fault rules.
     pub faults: crate::faults::Faults,
     task_by_id: HashMap<String, usize>,
+    /// VMs and VPGs by identifier and name.
+    index: index::Index,
     /// Runtime random choices (task ids, tokens, jitter). The initial world uses a separate stream,
     /// so a change to the world file does not shift every task id.
     rng: ChaCha8Rng,
@@ -328,16 +331,12 @@ impl World {
 
     /// A VPG by identifier (case-insensitive).
     pub fn vpg_by_id(&self, id: &str) -> Option<usize> {
-        self.vpgs.iter().position(|v| v.id.eq_ignore_ascii_case(id))
+        self.index.vpg_by_id(id)
     }
 
     /// A VPG by identifier or, failing that, by name (case-insensitive): the control API's lookup.
     pub fn vpg_by_id_or_name(&self, key: &str) -> Option<usize> {
-        self.vpg_by_id(key).or_else(|| {
-            self.vpgs
-                .iter()
-                .position(|v| v.name.eq_ignore_ascii_case(key))
-        })
+        self.vpg_by_id(key).or_else(|| self.index.vpg_by_name(key))
     }
 
     /// A VPG visible from `site` (its protected or its recovery site), or 404.
@@ -354,7 +353,23 @@ impl World {
 
     /// A VM by identifier (case-insensitive).
     pub fn vm_by_id(&self, id: &str) -> Option<usize> {
-        self.vms.iter().position(|v| v.id.eq_ignore_ascii_case(id))
+        self.index.vms_with_id(id).first().copied()
+    }
+
+    /// The VMs with this identifier (case-insensitive), in the world's order.
+    pub fn vms_with_id(&self, id: &str) -> &[usize] {
+        self.index.vms_with_id(id)
+    }
+
+    /// Adds a VM (an offsite clone's) after every other, and indexes it.
+    pub fn add_vm(&mut self, vm: Vm) {
+        self.index.add_vm(self.vms.len(), &vm);
+        self.vms.push(vm);
+    }
+
+    /// The VMs with this name (case-insensitive), in the world's order.
+    pub fn vms_named(&self, name: &str) -> &[usize] {
+        self.index.vms_named(name)
     }
 
     /// A task by identifier (case-insensitive).

@@ -443,7 +443,7 @@ impl World {
                 vpgs: Vec::new(),
                 files: vm.files.copy_at(moment, at),
             };
-            self.vms.push(clone);
+            self.add_vm(clone);
         }
         (task_state::COMPLETED, String::new())
     }

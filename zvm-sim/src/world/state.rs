@@ -193,6 +193,7 @@ impl World {
             clock: Clock::new(saved.now, saved.scale),
             timings: saved.timings,
             task_jitter,
+            index: super::index::Index::new(&saved.vms, &saved.vpgs),
             sites: saved.sites,
             vms: saved.vms,
             vpgs: saved.vpgs,
@@ -216,6 +217,34 @@ impl World {
     }
 
     /// Every position the world refers to exists, so no handler can index out of range.
+    /// A VPG lists a VM exactly when the VM lists the VPG: listings read one side or the other
+    /// (`/v1/vms` by VM name reads the VM's VPGs), so they must agree.
+    fn check_memberships(&self) -> Result<(), String> {
+        for (index, vpg) in self.vpgs.iter().enumerate() {
+            for &vm in &vpg.vms {
+                if !self.vms[vm].vpgs.contains(&index) {
+                    let id = &self.vms[vm].id;
+                    return Err(format!(
+                        "VPG {} lists VM {id}, which does not list it",
+                        vpg.name
+                    ));
+                }
+            }
+        }
+        for (index, vm) in self.vms.iter().enumerate() {
+            for &vpg in &vm.vpgs {
+                if !self.vpgs[vpg].vms.contains(&index) {
+                    let name = &self.vpgs[vpg].name;
+                    return Err(format!(
+                        "VM {} lists VPG {name}, which does not list it",
+                        vm.id
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn check_references(&self) -> Result<(), String> {
         let (vms, vpgs, tasks) = (self.vms.len(), self.vpgs.len(), self.tasks.len());
         let in_range = |what: &str, index: usize, len: usize| {
@@ -290,7 +319,7 @@ impl World {
                 Event::ResyncEnds { vpg, .. } => in_range("an event (ResyncEnds)", vpg, vpgs)?,
             }
         }
-        Ok(())
+        self.check_memberships()
     }
 }
 
@@ -396,6 +425,23 @@ mod tests {
             );
             assert!(error.contains(says), "{field}: {error}");
         }
+    }
+
+    #[test]
+    fn a_vm_and_a_vpg_that_disagree_about_membership_are_refused() {
+        let mut saved = saved_world();
+        // web-local (the first VPG) protects web-01; take web-01's side of it away only.
+        let web_01 = saved["Vpgs"][0]["Vms"][0].as_u64().unwrap() as usize;
+        saved["Vms"][web_01]["Vpgs"] = serde_json::json!([]);
+        let bytes = serde_json::to_vec(&saved).unwrap();
+        let error = World::from_state_json(&bytes, 0.0)
+            .err()
+            .map(|e| e.to_string());
+        let error = error.expect("refused");
+        assert!(
+            error.starts_with("the saved state is inconsistent: VPG web-local lists VM"),
+            "{error}"
+        );
     }
 
     #[test]

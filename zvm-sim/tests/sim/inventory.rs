@@ -373,3 +373,48 @@ async fn the_server_time_is_the_simulated_clock() {
     let later = boston.get_ok("/v1/serverDateTime/serverDateTimeUtc").await;
     assert_eq!(later, "2026-01-01T00:01:30.000Z");
 }
+
+/// The rows of the whole listing whose `key` equals `value`, ignoring ASCII case.
+fn rows_where<'a>(rows: &'a [Value], key: &str, value: &str) -> Vec<&'a Value> {
+    let same = |r: &&Value| {
+        r[key]
+            .as_str()
+            .is_some_and(|v| v.eq_ignore_ascii_case(value))
+    };
+    rows.iter().filter(same).collect()
+}
+
+#[tokio::test]
+async fn a_vm_asked_for_by_name_or_identifier_gets_the_rows_the_whole_listing_has_for_it() {
+    // Filters are answered from the world's index, not a scan: they must agree with the scan.
+    let world = zvm_sim::WorldSpec::generate(300, 5);
+    let options = zvm_sim::Options {
+        world,
+        ..zvm_sim::Options::for_tests(5)
+    };
+    let t = zvm_sim::test_kit::spawn_with(options).await;
+    let boston = t.boston().await;
+    let all = boston.get_ok("/v1/vms").await;
+    let rows = all.as_array().expect("a list");
+    assert!(rows.len() > 300, "every VM's rows: {}", rows.len());
+    for row in rows
+        .iter()
+        .step_by(23)
+        .chain(rows.iter().filter(|r| r["VmName"] == "web-01"))
+    {
+        let (name, id) = (
+            row["VmName"].as_str().unwrap(),
+            row["VmIdentifier"].as_str().unwrap(),
+        );
+        let by_name = boston
+            .get_ok(&format!("/v1/vms?vmName={}", name.to_uppercase()))
+            .await;
+        let by_id = boston
+            .get_ok(&format!("/v1/vms?vmIdentifier={}", id.to_uppercase()))
+            .await;
+        let by_name: Vec<&Value> = by_name.as_array().unwrap().iter().collect();
+        let by_id: Vec<&Value> = by_id.as_array().unwrap().iter().collect();
+        assert_eq!(by_name, rows_where(rows, "VmName", name), "{name}");
+        assert_eq!(by_id, rows_where(rows, "VmIdentifier", id), "{id}");
+    }
+}
