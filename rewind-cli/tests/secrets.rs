@@ -82,13 +82,7 @@ async fn passwords_client_secrets_and_tokens_never_reach_a_log_an_error_json_or_
     let control = test_kit::Control::new(&boston);
 
     // A token this test fetches itself, as an operator would with curl.
-    let form = [
-        ("grant_type", "password"),
-        ("client_id", "zerto-client"),
-        ("username", "admin"),
-        ("password", ADMIN_PASSWORD),
-    ];
-    let token: Value = test_kit::token(&http, &boston, &form)
+    let token: Value = test_kit::password_grant(&http, &boston, "admin", ADMIN_PASSWORD)
         .await
         .json()
         .await

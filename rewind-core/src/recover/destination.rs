@@ -252,6 +252,27 @@ pub struct RecoveredFile {
     pub folder: Option<String>,
 }
 
+impl RecoveredFile {
+    /// The record of a file written at `path` from `guest`, its bytes hashed by `hasher`.
+    fn written(
+        guest: &GuestPath,
+        path: PathBuf,
+        size: u64,
+        hasher: Sha256,
+        replaced: bool,
+        folder: Option<String>,
+    ) -> RecoveredFile {
+        RecoveredFile {
+            guest_path: guest.as_str().to_string(),
+            path,
+            size,
+            sha256: hex::encode(hasher.finalize()),
+            replaced,
+            folder,
+        }
+    }
+}
+
 /// The destination folder: every write stays inside it.
 #[derive(Debug, Clone)]
 pub struct Destination {
@@ -525,14 +546,9 @@ impl Destination {
         .await;
         drop(file);
         written.and_then(|()| self.place(tmp, &target, guest))?;
-        Ok(RecoveredFile {
-            guest_path: guest.as_str().to_string(),
-            path: target,
-            size,
-            sha256: hex::encode(hasher.finalize()),
-            replaced: existed,
-            folder: None,
-        })
+        Ok(RecoveredFile::written(
+            guest, target, size, hasher, existed, None,
+        ))
     }
 
     /// Writes the body of a download into a temporary archive file in the destination folder, removed
@@ -700,14 +716,14 @@ impl Destination {
         })();
         drop(file);
         copied.and_then(|()| self.place(tmp, &target, &guest))?;
-        Ok(RecoveredFile {
-            guest_path: guest.as_str().to_string(),
-            path: target,
+        Ok(RecoveredFile::written(
+            &guest,
+            target,
             size,
-            sha256: hex::encode(hasher.finalize()),
-            replaced: existed,
-            folder: Some(folder.as_str().to_string()),
-        })
+            hasher,
+            existed,
+            Some(folder.as_str().to_string()),
+        ))
     }
 }
 

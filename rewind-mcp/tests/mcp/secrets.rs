@@ -64,13 +64,7 @@ async fn at_trace_level_no_password_client_secret_or_token_reaches_stderr_or_a_r
     let mut results = Vec::new();
 
     // A token this test fetches itself, as an operator would with curl.
-    let form = [
-        ("grant_type", "password"),
-        ("client_id", "zerto-client"),
-        ("username", "admin"),
-        ("password", ADMIN_PASSWORD),
-    ];
-    let token: Value = test_kit::token(&http, &boston, &form)
+    let token: Value = test_kit::password_grant(&http, &boston, "admin", ADMIN_PASSWORD)
         .await
         .json()
         .await

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 pub use control::{Control, assert_no_secret, state_of, strings_in, texts};
 pub use corpus::Corpus;
-pub use site::{Site, token};
+pub use site::{Site, password_grant, token};
 
 use crate::{Options, Simulator, WorldSpec};
 

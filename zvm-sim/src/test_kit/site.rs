@@ -16,6 +16,23 @@ pub async fn token(http: &reqwest::Client, base: &str, form: &[(&str, &str)]) ->
         .expect("the token endpoint answers")
 }
 
+/// Requests a token with the password grant through the public client `zerto-client`, as an
+/// operator would with curl; returns the raw response.
+pub async fn password_grant(
+    http: &reqwest::Client,
+    base: &str,
+    user: &str,
+    password: &str,
+) -> reqwest::Response {
+    let form = [
+        ("grant_type", "password"),
+        ("client_id", "zerto-client"),
+        ("username", user),
+        ("password", password),
+    ];
+    token(http, base, &form).await
+}
+
 /// One site, with a bearer token.
 #[derive(Clone)]
 pub struct Site {
@@ -38,17 +55,7 @@ impl std::fmt::Debug for Site {
 impl Site {
     /// Logs in with the password grant.
     pub async fn login(http: &reqwest::Client, base: &str, user: &str, password: &str) -> Site {
-        let response = token(
-            http,
-            base,
-            &[
-                ("grant_type", "password"),
-                ("client_id", "zerto-client"),
-                ("username", user),
-                ("password", password),
-            ],
-        )
-        .await;
+        let response = password_grant(http, base, user, password).await;
         Site::from_token_response(http, base, response).await
     }
 
