@@ -33,6 +33,9 @@
 //! [recover]
 //! wait_floor_secs = 600                   # each recovery task is waited for at least this long
 //!
+//! [lookup]
+//! inventory_max_age_secs = 30             # 0 reads the inventories for every lookup
+//!
 //! [http]
 //! connect_timeout_secs = 5
 //! request_timeout_secs = 30
@@ -212,6 +215,25 @@ impl RecoverSettings {
     }
 }
 
+/// How a VM lookup reuses what it read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LookupSettings {
+    /// How old a site's inventory (every VM it has, protected or not) and its whole listing of
+    /// protected VMs may be when a lookup uses them again; past half of it, one is read again in the
+    /// background. Only what no ZVM filter answers comes from them: an unprotected VM of the same
+    /// name, an IP address, a name in letters other than ASCII. The rows of the VM found, and so the
+    /// VPGs a guard tags, are always read at the time of the lookup. Zero reads them every time.
+    pub inventory_max_age: Duration,
+}
+
+impl Default for LookupSettings {
+    fn default() -> Self {
+        LookupSettings {
+            inventory_max_age: Duration::from_secs(30),
+        }
+    }
+}
+
 /// Timeouts and retries of every HTTP call to a ZVM.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpSettings {
@@ -249,6 +271,8 @@ pub struct Config {
     pub hook: HookSettings,
     /// How long a bounded recover waits.
     pub recover: RecoverSettings,
+    /// How lookups reuse what they read.
+    pub lookup: LookupSettings,
     /// HTTP timeouts and read retries.
     pub http: HttpSettings,
     /// The configuration file that was read, or looked for and not found; `None` when the
@@ -350,6 +374,7 @@ struct FileConfig {
     guard: Option<FileGuard>,
     hook: Option<FileHook>,
     recover: Option<FileRecover>,
+    lookup: Option<FileLookup>,
     http: Option<FileHttp>,
 }
 
@@ -383,6 +408,12 @@ struct FileHook {
 #[serde(deny_unknown_fields)]
 struct FileRecover {
     wait_floor_secs: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileLookup {
+    inventory_max_age_secs: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -423,6 +454,20 @@ impl FileRecover {
         let floor = RecoverSettings::default().wait_floor;
         Ok(RecoverSettings {
             wait_floor: seconds("recover.wait_floor_secs", self.wait_floor_secs, floor)?,
+        })
+    }
+}
+
+impl FileLookup {
+    /// The lookups' settings; a missing value is its default, and zero is allowed (read every time).
+    fn settings(self) -> Result<LookupSettings, ConfigError> {
+        let key = "lookup.inventory_max_age_secs";
+        let default = LookupSettings::default().inventory_max_age;
+        Ok(LookupSettings {
+            inventory_max_age: match self.inventory_max_age_secs {
+                Some(0.0) => Duration::ZERO,
+                v => seconds(key, v, default)?,
+            },
         })
     }
 }
@@ -730,6 +775,7 @@ impl Config {
         let guard = parsed.guard.unwrap_or_default().settings()?;
         let hook = parsed.hook.unwrap_or_default().settings()?;
         let recover = parsed.recover.unwrap_or_default().settings()?;
+        let lookup = parsed.lookup.unwrap_or_default().settings()?;
         let http = parsed.http.unwrap_or_default().settings()?;
         let config = Config {
             sites,
@@ -738,6 +784,7 @@ impl Config {
             guard,
             hook,
             recover,
+            lookup,
             http,
             file: looked_at,
             exposed_secret_mode,
@@ -759,6 +806,7 @@ impl Config {
                 guard: GuardSettings::default(),
                 hook: HookSettings::default(),
                 recover: RecoverSettings::default(),
+                lookup: LookupSettings::default(),
                 http: HttpSettings::default(),
                 file: None,
                 exposed_secret_mode: None,
@@ -944,6 +992,12 @@ impl ConfigBuilder {
     /// Sets how long a bounded recover waits.
     pub fn recover(mut self, recover: RecoverSettings) -> Self {
         self.config.recover = recover;
+        self
+    }
+
+    /// Sets how lookups reuse what they read.
+    pub fn lookup(mut self, lookup: LookupSettings) -> Self {
+        self.config.lookup = lookup;
         self
     }
 
@@ -1170,6 +1224,33 @@ wait_floor_secs = 120
         assert_eq!(c.catalog_path, PathBuf::from("/tmp/cat.toml"));
         assert_eq!(c.warnings().len(), 1);
         assert!(c.warnings()[0].contains("denver"));
+    }
+
+    #[test]
+    fn the_inventory_max_age_is_read_and_zero_means_every_lookup_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |body: &str| {
+            let path = write(&dir, body);
+            Config::load_with_env(Some(&path), &env_of(&[]))
+        };
+        let default = load("").unwrap().lookup.inventory_max_age;
+        assert_eq!(default, Duration::from_secs(30));
+        let read = |body: &str| load(body).unwrap().lookup.inventory_max_age;
+        assert_eq!(
+            read("[lookup]\ninventory_max_age_secs = 5\n"),
+            Duration::from_secs(5)
+        );
+        assert_eq!(
+            read("[lookup]\ninventory_max_age_secs = 0\n"),
+            Duration::ZERO
+        );
+        let refused = load("[lookup]\ninventory_max_age_secs = -1\n").unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("lookup.inventory_max_age_secs"),
+            "{refused}"
+        );
     }
 
     #[test]

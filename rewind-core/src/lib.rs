@@ -81,8 +81,8 @@ pub use audit_journal::{AuditJournal, GuardLookup, JournalFilter, JournalRecord}
 pub use catalog::{CatalogStore, Classification, InvalidEntry, ToolClass};
 pub use codes::Code;
 pub use config::{
-    Config, Credentials, GuardSettings, HookSettings, HttpSettings, RecoverSettings, Secret,
-    SiteConfig,
+    Config, Credentials, GuardSettings, HookSettings, HttpSettings, LookupSettings,
+    RecoverSettings, Secret, SiteConfig,
 };
 pub use error::{Candidate, ErrorKind, ErrorReport, RecoveryRefusal, RewindError};
 pub use guard::{
@@ -174,7 +174,7 @@ impl Rewind {
         let clients = config
             .sites
             .iter()
-            .map(|s| ZvmClient::new(s, &config.http).map(Arc::new))
+            .map(|s| ZvmClient::new(s, &config.http, &config.lookup).map(Arc::new))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Rewind {
             inner: Arc::new(Inner {

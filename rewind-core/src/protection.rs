@@ -1,12 +1,19 @@
 //! find_protection: resolve a VM name, host name or vmIdentifier to exactly one VM and every VPG it is
 //! in, across every configured site, and the protecting-VPG rule.
 //!
-//! Every configured ZVM is asked for its protected VMs (`/v1/vms`, one row per VM and VPG) and for its
-//! own site's inventory (`/v1/virtualizationsites/{site}/vms`) at once. Rows are matched by VM name
-//! (case-insensitive), vmIdentifier, host name (an FQDN whose first label is the VM name) or IP address,
-//! and grouped by VM identifier; a VPG seen from both its sites is kept once. The inventory makes two
-//! more answers possible: a VM that exists but is protected by nothing, and a name shared by a protected
-//! and an unprotected VM (which is ambiguous, not a match).
+//! Every configured ZVM is asked at once for the rows of `/v1/vms` (one per VM and VPG) that the
+//! query's filters keep (`vmName`, and for a dotted query `vmIdentifier` and the host name's first
+//! label), and for its own site's inventory (`/v1/virtualizationsites/{site}/vms`), so that a lookup
+//! costs what one VM's rows cost, not what the site's thousands of VMs do. Rows are matched by VM name
+//! (case-insensitive), vmIdentifier, host name (an FQDN whose first label is the VM name) or IP
+//! address, and grouped by VM identifier; a VPG seen from both its sites is kept once. The inventory
+//! makes two more answers possible: a VM that exists but is protected by nothing, and a name shared by
+//! a protected and an unprotected VM (which is ambiguous, not a match).
+//!
+//! What no filter answers is looked up in what the client keeps for a bounded time (see
+//! [`crate::LookupSettings`]): an IP address, or a name in letters other than ASCII, in the site's
+//! whole listing; a VM matched in an inventory or in such a listing has its rows read again by
+//! identifier. The rows an answer gives, and so what a guard tags, are always read by this lookup.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -206,14 +213,14 @@ fn site_vm_matches(query: &VmQuery, vm: &SiteVm) -> bool {
     query.matches(vm.vm_identifier.as_deref(), vm.vm_name.as_deref(), [])
 }
 
-/// What one configured site contributed. The rows and the inventory are shared with the other
-/// lookups that read them at the same time, not copied.
+/// What one configured site contributed.
 struct SiteAnswer {
     client: Arc<ZvmClient>,
     site_id: String,
     site_name: String,
-    rows: Arc<Vec<VmRow>>,
-    /// The site's inventory, or why it could not be read.
+    /// The rows (read by this lookup) of the VMs the query matches.
+    rows: Vec<VmRow>,
+    /// The site's inventory as kept, or why it could not be read.
     inventory: Result<Arc<Vec<SiteVm>>, RewindError>,
 }
 
@@ -230,7 +237,7 @@ pub(crate) async fn find_protection(
 ) -> Result<Protection, RewindError> {
     let query = validate_query(query)?;
     let matcher = VmQuery::new(query);
-    let answers = ask_every_site(clients).await?;
+    let answers = ask_every_site(clients, &matcher).await?;
     let sites = Sites { answers: &answers };
     let groups = sites.protected_matches(&matcher);
     let mut notes = Vec::new();
@@ -267,25 +274,142 @@ pub(crate) async fn find_protection(
     })
 }
 
-/// Asks every configured ZVM for its own site, its protected VMs and its site's inventory, at once.
-async fn ask_every_site(clients: &[Arc<ZvmClient>]) -> Result<Vec<SiteAnswer>, RewindError> {
-    futures::future::try_join_all(clients.iter().map(|c| async move {
-        let local = c.local_site().await?;
-        let site_id = local.site_identifier.clone().unwrap_or_default();
-        let site_name = local
-            .site_name
-            .clone()
-            .unwrap_or_else(|| c.name().to_string());
-        let (rows, inventory) = tokio::join!(c.vms_shared(), c.site_vms_shared(&site_id));
-        Ok::<_, RewindError>(SiteAnswer {
-            client: c.clone(),
-            site_id,
-            site_name,
-            rows: rows?,
-            inventory,
+/// Asks every configured ZVM for its own site, the rows the query matches and its site's inventory,
+/// at once; then reads by identifier, at every site, the rows of the VMs that an inventory or a kept
+/// listing matched and no filter returned.
+async fn ask_every_site(
+    clients: &[Arc<ZvmClient>],
+    matcher: &VmQuery,
+) -> Result<Vec<SiteAnswer>, RewindError> {
+    let found = futures::future::try_join_all(clients.iter().map(|c| ask_site(c, matcher))).await?;
+    let (mut answers, listed): (Vec<SiteAnswer>, Vec<Vec<String>>) = found.into_iter().unzip();
+    let unread = without_rows(&answers, listed.into_iter().flatten(), matcher);
+    if !unread.is_empty() {
+        futures::future::try_join_all(answers.iter_mut().map(|a| a.read_rows_of(&unread, matcher)))
+            .await?;
+    }
+    Ok(answers)
+}
+
+/// One configured ZVM's answer, and the identifiers its kept listing matched (for a query that no
+/// filter takes).
+async fn ask_site(
+    c: &Arc<ZvmClient>,
+    matcher: &VmQuery,
+) -> Result<(SiteAnswer, Vec<String>), RewindError> {
+    let local = c.local_site().await?;
+    let site_id = local.site_identifier.clone().unwrap_or_default();
+    let site_name = local
+        .site_name
+        .clone()
+        .unwrap_or_else(|| c.name().to_string());
+    let (found, inventory) =
+        tokio::join!(filtered_or_listed(c, matcher), c.site_vms_kept(&site_id));
+    let (rows, listed) = found?;
+    let answer = SiteAnswer {
+        client: c.clone(),
+        site_id,
+        site_name,
+        rows,
+        inventory,
+    };
+    Ok((answer, listed))
+}
+
+/// The rows the query's filters keep, read now; or, for a query that no filter takes, the
+/// identifiers of the VMs it matches in the kept listing.
+async fn filtered_or_listed(
+    c: &Arc<ZvmClient>,
+    matcher: &VmQuery,
+) -> Result<(Vec<VmRow>, Vec<String>), RewindError> {
+    let Some(filters) = matcher.filters() else {
+        let listing = c.vms_kept().await?;
+        let mut ids: Vec<String> = Vec::new();
+        for id in listing
+            .iter()
+            .filter(|r| row_matches(matcher, r))
+            .filter_map(|r| r.vm_identifier.clone())
+        {
+            if !ids.iter().any(|known| known.eq_ignore_ascii_case(&id)) {
+                ids.push(id);
+            }
+        }
+        return Ok((Vec::new(), ids));
+    };
+    let answers =
+        futures::future::try_join_all(filters.iter().map(|(f, v)| c.vms_where(f, v))).await?;
+    let mut rows = Vec::new();
+    for answer in &answers {
+        add_matching(&mut rows, answer, matcher);
+    }
+    Ok((rows, Vec::new()))
+}
+
+/// Adds the rows of `answer` the query matches to `rows`, each (VM, VPG) once: the same row can come
+/// back from two filters, or from a filter and a read by identifier.
+fn add_matching(rows: &mut Vec<VmRow>, answer: &[VmRow], matcher: &VmQuery) {
+    let same = |a: &VmRow, b: &VmRow| {
+        let eq = |x: &Option<String>, y: &Option<String>| {
+            x.as_deref()
+                .unwrap_or_default()
+                .eq_ignore_ascii_case(y.as_deref().unwrap_or_default())
+        };
+        eq(&a.vm_identifier, &b.vm_identifier)
+            && eq(&a.vpg_identifier, &b.vpg_identifier)
+            && link_id(&a.link).eq_ignore_ascii_case(&link_id(&b.link))
+    };
+    for row in answer.iter().filter(|r| row_matches(matcher, r)) {
+        if !rows.iter().any(|known| same(known, row)) {
+            rows.push(row.clone());
+        }
+    }
+}
+
+/// The identifiers that a kept listing (`listed`) or an inventory matched, and whose rows no site's
+/// filters returned, each once.
+fn without_rows(
+    answers: &[SiteAnswer],
+    listed: impl Iterator<Item = String>,
+    matcher: &VmQuery,
+) -> Vec<String> {
+    let in_inventories = answers.iter().flat_map(|a| match &a.inventory {
+        Ok(vms) => vms
+            .iter()
+            .filter(|v| site_vm_matches(matcher, v))
+            .filter_map(|v| v.vm_identifier.clone())
+            .collect(),
+        Err(_) => Vec::new(),
+    });
+    let has_rows = |id: &str| {
+        answers.iter().flat_map(|a| &a.rows).any(|r| {
+            r.vm_identifier
+                .as_deref()
+                .is_some_and(|known| known.eq_ignore_ascii_case(id))
         })
-    }))
-    .await
+    };
+    let mut unread: Vec<String> = Vec::new();
+    for id in listed.chain(in_inventories) {
+        if !has_rows(&id) && !unread.iter().any(|known| known.eq_ignore_ascii_case(&id)) {
+            unread.push(id);
+        }
+    }
+    unread
+}
+
+impl SiteAnswer {
+    /// Reads, now, the rows of these VMs at this site (`vmIdentifier`), and adds those the query
+    /// still matches.
+    async fn read_rows_of(&mut self, ids: &[String], matcher: &VmQuery) -> Result<(), RewindError> {
+        let client = &self.client;
+        let answers = futures::future::try_join_all(
+            ids.iter().map(|id| client.vms_where("vmIdentifier", id)),
+        )
+        .await?;
+        for answer in &answers {
+            add_matching(&mut self.rows, answer, matcher);
+        }
+        Ok(())
+    }
 }
 
 /// The rows of one VM: each with the index of the site answer it came from.
@@ -515,7 +639,7 @@ async fn not_found_anywhere(
             if !seen.insert(id.to_lowercase()) {
                 continue;
             }
-            let Ok(vms) = a.client.site_vms_shared(&id).await else {
+            let Ok(vms) = a.client.site_vms(&id).await else {
                 continue;
             };
             for vm in vms.iter().filter(|v| site_vm_matches(matcher, v)) {

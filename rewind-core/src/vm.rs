@@ -45,6 +45,9 @@ pub struct VmRef {
 /// recognises a guarded VM by every name find_protection accepts.
 #[derive(Debug, Clone)]
 pub struct VmQuery {
+    /// The query as given (trimmed): what a ZVM's filters are asked for.
+    typed: String,
+    /// The query lowercased: what names and identifiers are compared with.
     query: String,
     ip: Option<IpAddr>,
     first_label: Option<String>,
@@ -54,7 +57,8 @@ impl VmQuery {
     /// The query, trimmed. An IP address matches only addresses; a dotted name that is not one also
     /// matches by its first label (`web-01.corp.example` means the VM named `web-01`).
     pub fn new(query: &str) -> VmQuery {
-        let query = query.trim().to_lowercase();
+        let typed = query.trim().to_string();
+        let query = typed.to_lowercase();
         let ip = query.parse::<IpAddr>().ok();
         let first_label = match (ip, query.split_once('.')) {
             (None, Some((label, rest))) if !label.is_empty() && !rest.is_empty() => {
@@ -63,10 +67,31 @@ impl VmQuery {
             _ => None,
         };
         VmQuery {
+            typed,
             query,
             ip,
             first_label,
         }
+    }
+
+    /// The `/v1/vms` filters that return every row this query can match, or `None` when the ZVM
+    /// cannot filter on what it is: an IP address (no filter takes one), or a query with letters
+    /// other than ASCII, since the ZVM compares names ignoring ASCII case only and would miss
+    /// `Ärzte-01` asked for as `ärzte-01`. The query is sent as typed; a dotted one is also asked
+    /// for as an identifier, and a host name for its first label as a name.
+    pub fn filters(&self) -> Option<Vec<(&'static str, String)>> {
+        if self.ip.is_some() || !self.typed.is_ascii() {
+            return None;
+        }
+        let mut filters = vec![("vmName", self.typed.clone())];
+        // A vmIdentifier is `<serverGuid>.<moref>`: a query without a dot is none.
+        if let Some((label, _)) = self.typed.split_once('.') {
+            filters.push(("vmIdentifier", self.typed.clone()));
+            if self.first_label.is_some() {
+                filters.push(("vmName", label.to_string()));
+            }
+        }
+        Some(filters)
     }
 
     /// Whether the VM with this identifier, name and IP addresses is one the query means: its
@@ -113,6 +138,26 @@ pub(crate) fn lowercases_to(text: &str, lower: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_query_is_filtered_on_as_typed_and_a_host_name_also_by_its_first_label() {
+        let filters = |q: &str| VmQuery::new(q).filters();
+        assert_eq!(
+            filters(" Web-01 ").unwrap(),
+            vec![("vmName", "Web-01".into())]
+        );
+        assert_eq!(
+            filters("WEB-01.corp.example").unwrap(),
+            vec![
+                ("vmName", "WEB-01.corp.example".into()),
+                ("vmIdentifier", "WEB-01.corp.example".into()),
+                ("vmName", "WEB-01".into()),
+            ]
+        );
+        assert_eq!(filters("10.1.2.3"), None, "no filter takes an address");
+        assert_eq!(filters("fe80::1"), None);
+        assert_eq!(filters("Ärzte-01"), None, "the ZVM folds ASCII case only");
+    }
 
     #[test]
     fn names_match_exactly_when_their_lowercase_is_the_querys() {

@@ -5,10 +5,12 @@
 //! - `token`: the single-flight token cache.
 //! - `retry`: capped, jittered backoff inside a deadline.
 //! - `task`: adaptive waiting for a Zerto task, and for a tagged checkpoint to be listed.
-//! - `flight`: concurrent identical reads (the VM listing, a site's inventory, the running inserts)
-//!   share one exchange.
+//! - `flight`: concurrent identical reads (a filtered VM listing, a site's inventory, the running
+//!   inserts) share one exchange.
+//! - `kept`: a site's inventory and its whole VM listing, reused for a bounded time.
 
 mod flight;
+mod kept;
 pub mod retry;
 pub mod task;
 pub(crate) mod token;
@@ -23,9 +25,10 @@ use serde::de::DeserializeOwned;
 use tokio::sync::OnceCell;
 use url::Url;
 
-use crate::config::{HttpSettings, SiteConfig};
+use crate::config::{HttpSettings, LookupSettings, SiteConfig};
 use crate::error::RewindError;
 use flight::SingleFlight;
+use kept::Kept;
 use retry::RetryPolicy;
 use token::{TOKEN_PATH, TokenCache};
 use wire::{
@@ -275,10 +278,14 @@ pub struct ZvmClient {
     local: OnceCell<LocalSite>,
     /// Learnt timings; a std mutex because it is never held across an await.
     pub(crate) timings: StdMutex<Timings>,
-    /// Concurrent `/v1/vms` reads share one exchange (many guards at once each resolve their VM).
+    /// Concurrent `/v1/vms` reads with the same filters share one exchange.
     vm_listing: SingleFlight<Vec<VmRow>>,
     /// Concurrent reads of one site's inventory share one exchange.
     site_listing: SingleFlight<Vec<SiteVm>>,
+    /// The whole `/v1/vms` listing, kept for IP-address lookups.
+    kept_vms: Arc<Kept<Vec<VmRow>>>,
+    /// Sites' inventories, kept for lookups.
+    kept_site_vms: Arc<Kept<Vec<SiteVm>>>,
     /// Concurrent reads of the running inserts share one exchange (each guard reads them before its
     /// insert, whatever its VPG).
     running_inserts: SingleFlight<Vec<Task>>,
@@ -287,7 +294,11 @@ pub struct ZvmClient {
 impl ZvmClient {
     /// Builds the client of one site: its own reqwest client (connect and request timeouts, TLS trust
     /// as configured) and its own token cache. Nothing is sent yet.
-    pub fn new(site: &SiteConfig, http: &HttpSettings) -> Result<ZvmClient, RewindError> {
+    pub fn new(
+        site: &SiteConfig,
+        http: &HttpSettings,
+        lookup: &LookupSettings,
+    ) -> Result<ZvmClient, RewindError> {
         let mut builder = reqwest::Client::builder()
             .connect_timeout(http.connect_timeout)
             .timeout(http.request_timeout)
@@ -340,6 +351,8 @@ impl ZvmClient {
             timings: StdMutex::new(Timings::default()),
             vm_listing: SingleFlight::default(),
             site_listing: SingleFlight::default(),
+            kept_vms: Arc::new(Kept::new(lookup.inventory_max_age)),
+            kept_site_vms: Arc::new(Kept::new(lookup.inventory_max_age)),
             running_inserts: SingleFlight::default(),
         })
     }
@@ -515,16 +528,38 @@ impl ZvmClient {
             .unwrap_or_default())
     }
 
-    /// `GET /v1/vms`: every protected VM, one row per VM and VPG. Callers that ask while a read is in
-    /// flight share its answer.
-    pub async fn vms(&self) -> Result<Vec<VmRow>, RewindError> {
-        Ok(Arc::unwrap_or_clone(self.vms_shared().await?))
+    /// `GET /v1/vms?{filter}={value}`: the rows (one per VM and VPG) that filter keeps, read now.
+    /// Callers that ask for the same while a read is in flight share its answer.
+    pub async fn vms_where(
+        &self,
+        filter: &'static str,
+        value: &str,
+    ) -> Result<Arc<Vec<VmRow>>, RewindError> {
+        let query = [(filter, value.to_string())];
+        let key = format!("{filter}={}", value.to_ascii_lowercase());
+        self.vm_listing
+            .run(&key, || self.get_list("/v1/vms", &query))
+            .await
     }
 
-    /// [`ZvmClient::vms`] without copying the rows: callers that share one read also share its rows.
-    /// Copying hundreds of rows (and dropping them) costs each of 64 concurrent guards about as much as
-    /// the read itself, so a lookup that only matches rows should take them this way.
-    pub async fn vms_shared(&self) -> Result<Arc<Vec<VmRow>>, RewindError> {
+    /// `GET /v1/vms`: every protected VM, one row per VM and VPG, as kept for lookups (see
+    /// [`LookupSettings::inventory_max_age`]): what the ZVM's filters cannot answer (an IP address) is
+    /// looked up in it, and the rows of what it finds are read again by identifier.
+    pub async fn vms_kept(self: &Arc<Self>) -> Result<Arc<Vec<VmRow>>, RewindError> {
+        let client = self.clone();
+        self.kept_vms
+            .get("/v1/vms", move || async move { client.all_vms().await })
+            .await
+    }
+
+    /// `GET /v1/vms`: every protected VM, one row per VM and VPG, read now (a site's whole listing:
+    /// a lookup asks for [`ZvmClient::vms_where`] instead).
+    pub async fn vms(&self) -> Result<Vec<VmRow>, RewindError> {
+        Ok(Arc::unwrap_or_clone(self.all_vms().await?))
+    }
+
+    /// [`ZvmClient::vms`], shared with callers that ask while it is in flight.
+    async fn all_vms(&self) -> Result<Arc<Vec<VmRow>>, RewindError> {
         self.vm_listing
             .run("", || self.get_list("/v1/vms", &[]))
             .await
@@ -595,18 +630,24 @@ impl ZvmClient {
         self.get_list("/v1/virtualizationsites", &[]).await
     }
 
-    /// `GET /v1/virtualizationsites/{id}/vms`: every VM of that site, protected or not. Callers that
-    /// ask while a read of the same site is in flight share its answer.
-    pub async fn site_vms(&self, site_id: &str) -> Result<Vec<SiteVm>, RewindError> {
-        Ok(Arc::unwrap_or_clone(self.site_vms_shared(site_id).await?))
-    }
-
-    /// [`ZvmClient::site_vms`] without copying the VMs, for the same reason as
-    /// [`ZvmClient::vms_shared`]: a lookup only matches them.
-    pub async fn site_vms_shared(&self, site_id: &str) -> Result<Arc<Vec<SiteVm>>, RewindError> {
+    /// `GET /v1/virtualizationsites/{id}/vms`: every VM of that site, protected or not, read now.
+    /// Callers that ask while a read of the same site is in flight share its answer.
+    pub async fn site_vms(&self, site_id: &str) -> Result<Arc<Vec<SiteVm>>, RewindError> {
         let path = format!("/v1/virtualizationsites/{}/vms", segment(site_id));
         self.site_listing
             .run(&path, || self.get_list(&path, &[]))
+            .await
+    }
+
+    /// [`ZvmClient::site_vms`] as kept for lookups (see [`LookupSettings::inventory_max_age`]).
+    pub async fn site_vms_kept(
+        self: &Arc<Self>,
+        site_id: &str,
+    ) -> Result<Arc<Vec<SiteVm>>, RewindError> {
+        let (client, site_id) = (self.clone(), site_id.to_string());
+        let key = site_id.to_ascii_lowercase();
+        self.kept_site_vms
+            .get(&key, move || async move { client.site_vms(&site_id).await })
             .await
     }
 
@@ -1124,13 +1165,15 @@ mod tests {
         let mut site =
             SiteConfig::with_client("boston", "https://zvm.example", "rewind", "x").unwrap();
         site.ca_cert = Some("/nonexistent/ca.pem".into());
-        let err = ZvmClient::new(&site, &HttpSettings::default()).unwrap_err();
+        let err = ZvmClient::new(&site, &HttpSettings::default(), &LookupSettings::default())
+            .unwrap_err();
         assert!(err.to_string().contains("sites.boston.ca_cert"), "{err}");
         let dir = tempfile::tempdir().unwrap();
         let empty = dir.path().join("empty.pem");
         std::fs::write(&empty, "not a certificate").unwrap();
         site.ca_cert = Some(empty);
-        let err = ZvmClient::new(&site, &HttpSettings::default()).unwrap_err();
+        let err = ZvmClient::new(&site, &HttpSettings::default(), &LookupSettings::default())
+            .unwrap_err();
         assert!(err.to_string().contains("no PEM certificate"), "{err}");
     }
 
