@@ -10,6 +10,12 @@
 //! - `token/cold_1`, `token/warm_256`, `token/cold_256`: one read by a new client, 256 concurrent reads
 //!   by a client that holds a token, and 256 concurrent reads by a new client (the cold token storm,
 //!   which must cost one token request). The first two are their own floors; the storm's is their sum.
+//! - `scale/guard/N`, `scale/find/N` for N = 12, 1,000, 10,000, 100,000 VMs: one guard, and one
+//!   lookup, of a VM in one VPG, in the default world and in generated worlds of that size. Each is
+//!   compared with its 12-VM figure (and the guard with D + L) in a table of its own.
+//! - `appliance/one_vpg`, `appliance/three_vpgs`: the single guards again at the simulator's default
+//!   timings (D = 2 s, L = 0.5 s, closer to an appliance's), in a table of their own with the calls
+//!   each insert cost.
 //!
 //! Each bench gets its own simulator and its own long-lived client (both sites, as users configure
 //! them), so the simulator's ground truth (`/_sim/calls`, `/_sim/tasks`) is the bench's alone. At the end
@@ -24,8 +30,8 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkId, Criterion, SamplingMode};
 use rewind_benches::env::Sites;
 use rewind_benches::record::{join_batch, spawn_guard};
-use rewind_benches::report::{Statistic, Target};
-use rewind_benches::world::{self, APP_01, WEB_01};
+use rewind_benches::report::{ScalePoint, Statistic, Target, scale_table};
+use rewind_benches::world::{self, APP_01, SCALE_SIZES, WEB_01};
 use rewind_benches::{Batch, BenchEnv, Floor, GuardRecord, Recorder, Row, Summary, Timing};
 use rewind_core::{GuardRequest, Rewind};
 use tokio::runtime::Runtime;
@@ -53,13 +59,24 @@ const QUEUE: Target = Target {
     limit: 1.10,
     on: Statistic::Batch,
 };
+/// A single guard at an appliance's timings within 5 % of D + L.
+const APPLIANCE: Target = Target {
+    limit: 1.05,
+    on: Statistic::Batch,
+};
 
-/// What every bench needs: criterion, the runtime, the timings and the summary being built.
+/// What every bench needs: criterion, the runtime, the timings and the summaries being built.
 struct Run {
     criterion: Criterion,
     rt: Runtime,
+    /// Whether this is `cargo bench` (or the smoke run of `cargo test`).
+    measuring: bool,
     timing: Timing,
     summary: Summary,
+    /// The single guards at an appliance's timings.
+    appliance: Summary,
+    /// The scale benches, by world size.
+    scale: Vec<ScalePoint>,
     /// Makes every change id of the run unique, so every tag is.
     changes: AtomicU64,
 }
@@ -67,8 +84,13 @@ struct Run {
 impl Run {
     /// Starts a bench's simulator and its client.
     fn env(&self, world: WorldSpec) -> BenchEnv {
+        self.env_at(world, self.timing)
+    }
+
+    /// Starts a bench's simulator with `timing`, and its client.
+    fn env_at(&self, world: WorldSpec, timing: Timing) -> BenchEnv {
         self.rt
-            .block_on(BenchEnv::start(world, self.timing))
+            .block_on(BenchEnv::start(world, timing))
             .unwrap_or_else(|e| panic!("the bench environment did not start: {e}"))
     }
 
@@ -82,13 +104,28 @@ impl Run {
         expected_token_requests: impl FnOnce(usize) -> usize,
         target: Option<Target>,
     ) {
-        let batches = recorder.take();
-        let truth = self.rt.block_on(env.ground_truth());
-        self.rt.block_on(env.shutdown());
-        let expected = expected_token_requests(batches.len());
-        if let Some(row) = Row::new(bench, floor, self.timing, &batches, truth, expected, target) {
+        if let Some(row) = self.row(env, bench, floor, recorder, expected_token_requests, target) {
             self.summary.push(row);
         }
+    }
+
+    /// The bench's row from its recorder and its ground truth, once its simulator is stopped; `None`
+    /// when criterion filtered the bench out.
+    fn row(
+        &self,
+        env: BenchEnv,
+        bench: &str,
+        floor: Floor,
+        recorder: &Recorder,
+        expected_token_requests: impl FnOnce(usize) -> usize,
+        target: Option<Target>,
+    ) -> Option<Row> {
+        let batches = recorder.take();
+        let truth = self.rt.block_on(env.ground_truth());
+        let timing = env.timing();
+        self.rt.block_on(env.shutdown());
+        let expected = expected_token_requests(batches.len());
+        Row::new(bench, floor, timing, &batches, truth, expected, target)
     }
 
     /// Benches batches of concurrent guards of `vms` with the bench's long-lived client.
@@ -100,6 +137,18 @@ impl Run {
         vms: Vec<String>,
     ) -> (BenchEnv, Recorder) {
         let env = self.env(world);
+        let recorder = self.guards_in(&env, group, id, vms);
+        (env, recorder)
+    }
+
+    /// Benches batches of concurrent guards of `vms` in `env`, with its long-lived client.
+    fn guards_in(
+        &mut self,
+        env: &BenchEnv,
+        group: &str,
+        id: BenchmarkId,
+        vms: Vec<String>,
+    ) -> Recorder {
         let recorder = Recorder::default();
         let mut g = self.criterion.benchmark_group(group);
         g.sampling_mode(SamplingMode::Flat);
@@ -119,7 +168,7 @@ impl Run {
             })
         });
         g.finish();
-        (env, recorder)
+        recorder
     }
 
     fn single_guards(&mut self) {
@@ -176,6 +225,89 @@ impl Run {
                 Some(QUEUE),
             );
         }
+    }
+
+    /// The single guards again at an appliance's timings, D = 2 s and L = 0.5 s (the smoke run keeps
+    /// its short timings: it checks the ground truth, not the speed).
+    fn appliance_guards(&mut self) {
+        let timing = if self.measuring {
+            Timing::APPLIANCE
+        } else {
+            self.timing
+        };
+        for (name, vm) in [("one_vpg", APP_01), ("three_vpgs", WEB_01)] {
+            let env = self.env_at(WorldSpec::default_world(), timing);
+            let id = BenchmarkId::from_parameter(name);
+            let recorder = self.guards_in(&env, "appliance", id, vec![vm.into()]);
+            let bench = format!("appliance/{name}");
+            let row = self.row(env, &bench, Floor::Guard, &recorder, |_| 2, Some(APPLIANCE));
+            if let Some(row) = row {
+                self.appliance.push(row);
+            }
+        }
+    }
+
+    /// One guard and one lookup in worlds of each size, each in a simulator of its own. The smoke run
+    /// stops at 1,000 VMs.
+    fn scale(&mut self) {
+        let sizes = if self.measuring {
+            &SCALE_SIZES[..]
+        } else {
+            &SCALE_SIZES[..2]
+        };
+        for &vms in sizes {
+            let (world, vm) = world::scale_world(vms);
+            let mut point = ScalePoint::new(vms, world::listing_rows(&world));
+            let (env, recorder) = self.guards(
+                world.clone(),
+                "scale/guard",
+                BenchmarkId::from_parameter(vms),
+                vec![vm.clone()],
+            );
+            let bench = format!("scale/guard/{vms}");
+            if let Some(row) = self.row(env, &bench, Floor::Guard, &recorder, |_| 2, None) {
+                point.guard = Some(row.batch_median);
+                self.summary.push(row);
+            }
+            let env = self.env(world);
+            let (first, recorder) = self.finds_in(&env, BenchmarkId::from_parameter(vms), &vm);
+            point.first_find = Some(first);
+            let bench = format!("scale/find/{vms}");
+            let itself = Floor::Measured("itself", median_wall(&recorder));
+            if let Some(row) = self.row(env, &bench, itself, &recorder, |_| 2, None) {
+                point.find = Some(row.batch_median);
+                self.summary.push(row);
+            }
+            self.scale.push(point);
+        }
+    }
+
+    /// Benches lookups of `vm` in `env` with its long-lived client, after a first one that finds
+    /// nothing kept (its time is returned beside the recorder).
+    fn finds_in(&mut self, env: &BenchEnv, id: BenchmarkId, vm: &str) -> (Duration, Recorder) {
+        let recorder = Recorder::default();
+        let first = self.rt.block_on(find_batch(env.rewind(), vm));
+        if let Some(problem) = first.guards.iter().find_map(|g| g.problem.as_ref()) {
+            panic!("scale/find: the first lookup of {vm} failed: {problem}");
+        }
+        let mut g = self.criterion.benchmark_group("scale/find");
+        g.sampling_mode(SamplingMode::Flat);
+        g.bench_function(id, |b| {
+            b.to_async(&self.rt).iter_custom(|iters| {
+                let (rewind, recorder) = (env.rewind(), &recorder);
+                async move {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let batch = find_batch(rewind, vm).await;
+                        total += batch.wall;
+                        recorder.push(batch);
+                    }
+                    total
+                }
+            })
+        });
+        g.finish();
+        (first.wall, recorder)
     }
 
     /// Benches `calls` concurrent reads of Boston's `/v1/localsite`, by a new client per iteration
@@ -278,6 +410,25 @@ async fn guard_batch(rewind: &Rewind, vms: &[String], changes: &AtomicU64) -> Ba
     join_batch(tasks, start).await
 }
 
+/// One lookup of `vm`, as a batch of one record: its latency, and its error if it failed.
+async fn find_batch(rewind: &Rewind, vm: &str) -> Batch {
+    let start = Instant::now();
+    let found = rewind.find_protection(vm).await;
+    let latency = start.elapsed();
+    let record = match found {
+        Ok(_) => GuardRecord {
+            latency,
+            task_ids: Vec::new(),
+            problem: None,
+        },
+        Err(e) => GuardRecord::from_error(&e, latency),
+    };
+    Batch {
+        wall: latency,
+        guards: vec![record],
+    }
+}
+
 /// `calls` concurrent reads of Boston's `/v1/localsite` with `rewind`'s client, each timed from the
 /// start of the batch.
 async fn read_batch(rewind: &Rewind, calls: usize) -> Batch {
@@ -321,19 +472,25 @@ fn main() {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3))
         .configure_from_args();
+    let appliance = if measuring { Timing::APPLIANCE } else { timing };
     let mut run = Run {
         criterion,
         rt,
+        measuring,
         timing,
         summary: Summary::new(timing),
+        appliance: Summary::new(appliance),
+        scale: Vec::new(),
         changes: AtomicU64::new(0),
     };
     run.single_guards();
     run.distinct_guards();
     run.shared_vpg();
     run.token_storm();
+    run.scale();
+    run.appliance_guards();
     run.criterion.final_summary();
-    report(measuring, &run.summary);
+    report(&run);
 }
 
 /// Prints the summary after a measured run; fails the run on any ground-truth violation.
@@ -341,12 +498,19 @@ fn main() {
     clippy::print_stdout,
     reason = "the summary table is the bench's output, printed after criterion's own"
 )]
-fn report(measuring: bool, summary: &Summary) {
-    if measuring {
-        println!("\n## Summary\n\n{}", summary.table());
-        println!("Calls per insert:\n{}", summary.call_mix());
+fn report(run: &Run) {
+    if run.measuring {
+        println!("\n## Summary\n\n{}", run.summary.table());
+        println!("Calls per insert:\n{}", run.summary.call_mix());
+        println!("\n## Scale\n\n{}", scale_table(&run.scale, run.timing));
+        println!(
+            "\n## At an appliance's timings\n\n{}",
+            run.appliance.table()
+        );
+        println!("Calls per insert:\n{}", run.appliance.call_mix());
     }
-    let violations = summary.violations();
+    let mut violations = run.summary.violations();
+    violations.extend(run.appliance.violations());
     assert!(
         violations.is_empty(),
         "the simulator's ground truth shows what must never happen:\n{}",

@@ -365,6 +365,76 @@ impl Summary {
     }
 }
 
+/// One world size of the scale benches: a guard and a lookup of a VM in one VPG.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScalePoint {
+    /// VMs in the world.
+    pub vms: usize,
+    /// Rows of the whole `/v1/vms` listing (one per VM and VPG).
+    pub rows: usize,
+    /// The median guard.
+    pub guard: Option<Duration>,
+    /// The median lookup, with the site's inventory kept.
+    pub find: Option<Duration>,
+    /// The first lookup of the client, which had nothing kept.
+    pub first_find: Option<Duration>,
+}
+
+impl ScalePoint {
+    /// A world size not measured yet.
+    pub fn new(vms: usize, rows: usize) -> ScalePoint {
+        ScalePoint {
+            vms,
+            rows,
+            guard: None,
+            find: None,
+            first_find: None,
+        }
+    }
+}
+
+/// The scale benches as Markdown: each guard and lookup over its figure in the smallest world, and
+/// over D + L.
+pub fn scale_table(points: &[ScalePoint], timing: Timing) -> String {
+    let floor = Floor::Guard.nominal(timing);
+    let base = points.first();
+    let ratio = |d: Option<Duration>, of: Option<Duration>| match (d, of) {
+        (Some(d), Some(of)) if !of.is_zero() => {
+            format!("{:.3}", d.as_secs_f64() / of.as_secs_f64())
+        }
+        _ => "–".into(),
+    };
+    let time = |d: Option<Duration>| d.map(ms).unwrap_or_else(|| "–".into());
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "One guard and one lookup of a VM in one VPG; D = {} ms, L = {} ms. \"× 12\" is over the \
+         figure in the smallest world; the first lookup is the client's first, with no inventory kept.\n",
+        timing.task.as_millis(),
+        timing.listing_lag.as_millis()
+    );
+    out.push_str(
+        "| VMs | `/v1/vms` rows | guard | × 12 | × (D+L) | find | × 12 | × (D+L) | first find |\n",
+    );
+    out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for p in points {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            p.vms,
+            p.rows,
+            time(p.guard),
+            ratio(p.guard, base.and_then(|b| b.guard)),
+            ratio(p.guard, Some(floor)),
+            time(p.find),
+            ratio(p.find, base.and_then(|b| b.find)),
+            ratio(p.find, Some(floor)),
+            time(p.first_find),
+        );
+    }
+    out
+}
+
 /// A duration in milliseconds with one decimal.
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
@@ -511,6 +581,27 @@ mod tests {
             assert_eq!(table.contains("[exact]"), shows_exact, "{table}");
             assert_eq!(table.contains("[1.185]"), shows_exact, "{table}");
         }
+    }
+
+    #[test]
+    fn the_scale_table_compares_each_size_with_the_smallest_and_with_d_plus_l() {
+        let point = |vms, guard, find| ScalePoint {
+            guard: Some(MS(guard)),
+            find: Some(MS(find)),
+            first_find: Some(MS(find * 3)),
+            ..ScalePoint::new(vms, vms + vms / 5)
+        };
+        let table = scale_table(&[point(12, 70, 2), point(10_000, 77, 3)], Timing::BENCH);
+        let last = table.lines().last().unwrap();
+        assert_eq!(
+            last,
+            "| 10000 | 12000 | 77.0 ms | 1.100 | 1.100 | 3.0 ms | 1.500 | 0.043 | 9.0 ms |"
+        );
+        let unmeasured = scale_table(&[ScalePoint::new(12, 13)], Timing::BENCH);
+        assert!(
+            unmeasured.lines().last().unwrap().contains("| – |"),
+            "{unmeasured}"
+        );
     }
 
     #[test]

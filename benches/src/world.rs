@@ -63,6 +63,45 @@ pub fn bench_world(distinct: usize, shared: usize) -> WorldSpec {
     world
 }
 
+/// The sizes of the scale benches' worlds: the default world, then generated ones.
+pub const SCALE_SIZES: [usize; 4] = [12, 1_000, 10_000, 100_000];
+
+/// The seed of the scale benches' generated worlds.
+pub const SCALE_SEED: u64 = 9;
+
+/// The world of the scale bench of `vms` VMs (the default world for 12, else `--generate vms`), and
+/// the VM guarded and found in it: one of the shape of the default world's app-01, alone under its
+/// name, in exactly one VPG, which meets its SLA and is replicated locally at the local site. The
+/// middle one of those, so that its place in the listings is not a best case.
+pub fn scale_world(vms: usize) -> (WorldSpec, String) {
+    if vms <= WorldSpec::default_world().vms.len() {
+        return (WorldSpec::default_world(), APP_01.to_string());
+    }
+    let world = WorldSpec::generate(vms, SCALE_SEED);
+    let local = &world.sites[0].name;
+    let mut memberships = std::collections::HashMap::<&str, usize>::new();
+    for vpg in &world.vpgs {
+        for vm in &vpg.vms {
+            *memberships.entry(vm.as_str()).or_default() += 1;
+        }
+    }
+    let shaped: Vec<&String> = world
+        .vpgs
+        .iter()
+        .filter(|v| v.status == "MeetingSLA" && v.sub_status == "None")
+        .filter(|v| &v.protected_site == local && &v.recovery_site == local)
+        .flat_map(|v| v.vms.iter())
+        .filter(|vm| memberships.get(vm.as_str()) == Some(&1))
+        .collect();
+    let vm = shaped[shaped.len() / 2].clone();
+    (world, vm)
+}
+
+/// How many rows the whole `/v1/vms` listing of a world has: one per VM and VPG.
+pub fn listing_rows(world: &WorldSpec) -> usize {
+    world.vpgs.iter().map(|v| v.vms.len()).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +138,21 @@ mod tests {
             ..zvm_sim::Options::for_tests(1)
         };
         assert!(zvm_sim::SimState::new(&options).is_ok());
+    }
+
+    #[test]
+    fn the_scale_vm_is_alone_under_its_name_in_one_protecting_local_vpg() {
+        for vms in [12, 1_000] {
+            let (world, vm) = scale_world(vms);
+            assert_eq!(world.vms.len(), vms);
+            assert_eq!(world.vms.iter().filter(|v| v.name == vm).count(), 1);
+            let holding: Vec<&VpgSpec> =
+                world.vpgs.iter().filter(|v| v.vms.contains(&vm)).collect();
+            assert_eq!(holding.len(), 1, "{vm} is in one VPG");
+            assert_eq!(holding[0].status, "MeetingSLA");
+            assert_eq!(holding[0].protected_site, world.sites[0].name);
+            assert_eq!(holding[0].recovery_site, world.sites[0].name);
+        }
     }
 
     #[test]
