@@ -24,6 +24,7 @@ use crate::codes::Code;
 use crate::error::{Candidate, RewindError};
 pub use crate::vm::{SiteRef, VmQuery, VmRef};
 use crate::zvm::ZvmClient;
+use crate::zvm::inventory::Inventory;
 use crate::zvm::wire::{Link, SiteVm, VmRow};
 
 /// The substatuses that are a sync: a VPG in one of them is not protecting.
@@ -208,6 +209,14 @@ fn row_matches(query: &VmQuery, row: &VmRow) -> bool {
     )
 }
 
+/// The VMs of a site's inventory that `query` means.
+fn matching<'a>(inventory: &'a Inventory, query: &VmQuery) -> impl Iterator<Item = &'a SiteVm> {
+    let candidates = inventory.with_keys(query.keys());
+    candidates
+        .into_iter()
+        .filter(move |v| site_vm_matches(query, v))
+}
+
 /// Whether a VM of a site's inventory is one `query` means.
 fn site_vm_matches(query: &VmQuery, vm: &SiteVm) -> bool {
     query.matches(vm.vm_identifier.as_deref(), vm.vm_name.as_deref(), [])
@@ -221,7 +230,7 @@ struct SiteAnswer {
     /// The rows (read by this lookup) of the VMs the query matches.
     rows: Vec<VmRow>,
     /// The site's inventory as kept, or why it could not be read.
-    inventory: Result<Arc<Vec<SiteVm>>, RewindError>,
+    inventory: Result<Arc<Inventory>, RewindError>,
 }
 
 fn link_id(link: &Option<Link>) -> String {
@@ -316,8 +325,9 @@ async fn ask_site(
     Ok((answer, listed))
 }
 
-/// The rows the query's filters keep, read now; or, for a query that no filter takes, the
-/// identifiers of the VMs it matches in the kept listing.
+/// The rows the query's filters keep, read now (or, when many lookups are in flight, taken from one
+/// whole listing they share, read now too); or, for a query that no filter takes, the identifiers of
+/// the VMs it matches in the kept listing.
 async fn filtered_or_listed(
     c: &Arc<ZvmClient>,
     matcher: &VmQuery,
@@ -336,9 +346,14 @@ async fn filtered_or_listed(
         }
         return Ok((Vec::new(), ids));
     };
+    let _in_flight = c.lookup_begins();
+    let mut rows = Vec::new();
+    if c.whole_listing_is_cheaper() {
+        add_matching(&mut rows, &c.all_vms().await?, matcher);
+        return Ok((rows, Vec::new()));
+    }
     let answers =
         futures::future::try_join_all(filters.iter().map(|(f, v)| c.vms_where(f, v))).await?;
-    let mut rows = Vec::new();
     for answer in &answers {
         add_matching(&mut rows, answer, matcher);
     }
@@ -373,9 +388,7 @@ fn without_rows(
     matcher: &VmQuery,
 ) -> Vec<String> {
     let in_inventories = answers.iter().flat_map(|a| match &a.inventory {
-        Ok(vms) => vms
-            .iter()
-            .filter(|v| site_vm_matches(matcher, v))
+        Ok(inventory) => matching(inventory, matcher)
             .filter_map(|v| v.vm_identifier.clone())
             .collect(),
         Err(_) => Vec::new(),
@@ -462,8 +475,8 @@ impl<'a> Sites<'a> {
     ) -> BTreeMap<String, Candidate> {
         let mut unprotected: BTreeMap<String, Candidate> = BTreeMap::new();
         for a in self.answers {
-            let vms = match &a.inventory {
-                Ok(vms) => vms,
+            let inventory = match &a.inventory {
+                Ok(inventory) => inventory,
                 Err(e) => {
                     notes.push(ProtectionNote::InventoryUnreadable {
                         site: a.client.name().to_string(),
@@ -472,7 +485,7 @@ impl<'a> Sites<'a> {
                     continue;
                 }
             };
-            for vm in vms.iter().filter(|v| site_vm_matches(matcher, v)) {
+            for vm in matching(inventory, matcher) {
                 let id = vm.vm_identifier.clone().unwrap_or_default();
                 if !protected.contains_key(&id.to_lowercase()) {
                     unprotected

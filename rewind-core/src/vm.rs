@@ -94,6 +94,12 @@ impl VmQuery {
         Some(filters)
     }
 
+    /// The lowercase names and identifiers a VM the query means by name or identifier has one of:
+    /// the query, and a host name's first label. (An IP address matches by address as well.)
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.query.as_str()).chain(self.first_label.as_deref())
+    }
+
     /// Whether the VM with this identifier, name and IP addresses is one the query means: its
     /// identifier or its name (case-insensitive) is the query, its name is the first label of the
     /// query (a host name), or one of its addresses is the query's IP address.

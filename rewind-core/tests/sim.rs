@@ -4,6 +4,8 @@
 mod common;
 // Bounded recover (FLR, failover test, clone) lives in its own module of this one test binary.
 mod recover;
+// find_protection on large worlds, and what a long-lived client keeps.
+mod lookup;
 
 use std::sync::Mutex;
 use std::time::Duration;

@@ -264,7 +264,17 @@ pub(crate) async fn look_for_tag(
     notes: &mut Vec<GuardNote>,
 ) -> Result<Option<Inserted>, RewindError> {
     let (_, lag) = client.learnt();
-    let found = wait_listed(client, &vpg.vpg_id, tag, since, Instant::now(), until, lag).await?;
+    let found = wait_listed(
+        client,
+        &vpg.vpg_id,
+        tag,
+        since,
+        Instant::now(),
+        until,
+        lag,
+        None,
+    )
+    .await?;
     Ok(found.map(|(cp, _)| {
         notes.push(GuardNote::TagAlreadyListed {
             checkpoint_id: cp.checkpoint_identifier.clone(),

@@ -162,7 +162,8 @@ async fn tag_vpg(
             watch.report(Stage::Listing, Some(&task_id), Some(&task));
             let since = task.started.map(|t| t - chrono::Duration::seconds(60));
             let (_, lag) = client.learnt();
-            match wait_listed(client, &vpg.vpg_id, tag, since, at, deadline, lag).await {
+            let took = zvm_duration(&task).or(client.learnt().0);
+            match wait_listed(client, &vpg.vpg_id, tag, since, at, deadline, lag, took).await {
                 Ok(Some((cp, lag))) => {
                     client.observe_listing(lag);
                     Outcome::Tagged {

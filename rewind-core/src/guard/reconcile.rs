@@ -162,6 +162,7 @@ impl Ours<'_> {
             Instant::now(),
             until,
             lag,
+            None,
         )
         .await?;
         let Some((cp, _)) = found else {

@@ -35,14 +35,40 @@ pub const FIRST_POLL_OF_LEARNT: f64 = 0.75;
 ///
 /// `elapsed` is the time waited so far, `expected_total` the predicted total wait (if any), and
 /// `past_polls` how many polls have already been made at or past that prediction.
+///
+/// Past the prediction, polls start at a 200th of the time waited (a task of 2 s is looked at every
+/// 10 ms, one of 50 ms every 2) and grow by half each time: a long task is not read every 2 ms.
 pub fn next_poll(elapsed: Duration, expected_total: Option<Duration>, past_polls: u32) -> Duration {
     let fallback = (elapsed / 8).clamp(MIN_POLL, MAX_POLL);
     match expected_total {
         Some(total) if total > elapsed + MIN_POLL => (total - elapsed).min(MAX_POLL),
-        Some(_) => MIN_POLL
+        Some(_) => (elapsed / 200)
+            .clamp(MIN_POLL, MAX_POLL)
             .mul_f64(1.5f64.powi(past_polls.min(20) as i32))
             .min(fallback.max(MIN_POLL)),
         None => fallback,
+    }
+}
+
+/// A look for a checkpoint that missed is followed after this fraction of the guard's time so far
+/// (the insert's duration and the wait since it Completed): the checkpoint is seen at most 2.5 % of
+/// the whole late, and a guard at an appliance's timings (D = 2 s, L = 0.5 s) looks three times, not
+/// ten.
+pub const LOOK_AGAIN_AFTER: u32 = 40;
+
+/// The delay before the next look for a checkpoint, `elapsed` after the insert Completed, with the
+/// listing lag `predicted` (if one was learnt) and the insert's duration `insert_took` (if known).
+pub fn next_look(
+    elapsed: Duration,
+    predicted: Option<Duration>,
+    insert_took: Option<Duration>,
+    past_polls: u32,
+) -> Duration {
+    match insert_took {
+        Some(took) if predicted.is_none_or(|p| p <= elapsed + MIN_POLL) => {
+            ((took + elapsed) / LOOK_AGAIN_AFTER).clamp(MIN_POLL, MAX_POLL)
+        }
+        _ => next_poll(elapsed, predicted, past_polls),
     }
 }
 
@@ -160,13 +186,25 @@ pub(crate) async fn wait_task(
 }
 
 /// Polls the VPG's checkpoints (from `since` on, the ZVM's clock) until one carries `tag`, or `deadline`
-/// passes. `completed` is when the insert was seen Completed, the origin of the listing-lag prediction.
+/// passes. `completed` is when the insert was seen Completed, the origin of the listing-lag prediction;
+/// `insert_took` is how long the insert ran, which paces the looks ([`next_look`]).
+///
+/// The first look is immediate: on a ZVM without listing lag, or after a long task, the checkpoint is
+/// usually there already; and a wait that does not start at a completion (`insert_took` is `None`)
+/// looks for a tag that may have been listed long ago. After an insert seen Completed, with a learnt
+/// lag, the first look is at 0.9 of it instead.
 ///
 /// With the checkpoint comes the listing lag this wait saw: the middle between when the last look that
-/// missed was sent and when the look that found it was sent, both from `completed`. Learning instead the
-/// time until the finding answer arrived would teach the look's own round trip and its timer's lateness,
-/// and since the next first look aims at 0.9 of what was learnt, that error feeds itself: under 64
-/// concurrent guards it settled some 8 ms after the checkpoint was listed.
+/// missed was sent (the completion itself when none missed) and when the look that found it was sent,
+/// both from `completed`. Learning instead the time until the finding answer arrived, or the finding
+/// look's time alone, would teach the look's own round trip and its timer's lateness, and since the
+/// next first look aims at 0.9 of what was learnt, that error feeds itself: under 64 concurrent guards
+/// it settled some 8 ms after the checkpoint was listed. A first look that finds it halves what is
+/// learnt, until a look misses and the middle is the lag again.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one wait's inputs, each named at the call"
+)]
 pub(crate) async fn wait_listed(
     client: &ZvmClient,
     vpg_id: &str,
@@ -175,17 +213,16 @@ pub(crate) async fn wait_listed(
     completed: Instant,
     deadline: Instant,
     learnt_lag: Option<Duration>,
+    insert_took: Option<Duration>,
 ) -> Result<Option<(Checkpoint, Duration)>, RewindError> {
     let predicted = learnt_lag.map(|d| d.mul_f64(0.9));
     let mut past_polls = 0;
-    let mut first = true;
+    let mut first = predicted.is_none() || insert_took.is_none();
     let mut missed_at = Duration::ZERO;
     loop {
-        // The first look is immediate: on a ZVM without listing lag, or after a long task, the checkpoint
-        // is usually there already.
         if !first {
             let elapsed = completed.elapsed();
-            let mut delay = next_poll(elapsed, predicted, past_polls);
+            let mut delay = next_look(elapsed, predicted, insert_took, past_polls);
             if predicted.is_none_or(|p| p <= elapsed + MIN_POLL) {
                 past_polls += 1;
             }
@@ -246,6 +283,30 @@ mod tests {
         assert!(b > a && b <= MS(8), "{b:?}");
         assert!(next_poll(Duration::from_secs(10), Some(MS(50)), 40) <= MAX_POLL);
         assert!(next_poll(MS(0), Some(MS(0)), 0) >= MIN_POLL);
+    }
+
+    #[test]
+    fn past_the_prediction_a_long_task_is_not_read_every_two_milliseconds() {
+        let two_seconds = Duration::from_secs(2);
+        assert_eq!(next_poll(two_seconds, Some(two_seconds), 0), MS(10));
+        assert_eq!(next_poll(two_seconds, Some(two_seconds), 1), MS(15));
+        assert_eq!(next_poll(MS(50), Some(MS(50)), 0), MIN_POLL);
+    }
+
+    #[test]
+    fn a_look_that_missed_is_followed_after_a_fortieth_of_the_guard_so_far() {
+        let d = Duration::from_secs(2);
+        // An appliance: 2 s insert, 450 ms after it Completed.
+        assert_eq!(
+            next_look(MS(450), Some(MS(450)), Some(d), 0),
+            MS(61) + MS(1) / 4
+        );
+        // Before the learnt lag, the look waits for it.
+        assert_eq!(next_look(MS(100), Some(MS(450)), Some(d), 0), MS(350));
+        // A 50 ms insert is looked at every 2 ms, never faster.
+        assert_eq!(next_look(MS(18), Some(MS(18)), Some(MS(50)), 0), MIN_POLL);
+        // Without the insert's duration, as before: an eighth of the wait.
+        assert_eq!(next_look(MS(80), None, None, 0), MS(10));
     }
 
     #[test]
