@@ -290,7 +290,11 @@ async fn ask_every_site(
     clients: &[Arc<ZvmClient>],
     matcher: &VmQuery,
 ) -> Result<Vec<SiteAnswer>, RewindError> {
-    let found = futures::future::try_join_all(clients.iter().map(|c| ask_site(c, matcher))).await?;
+    // A site lists the rows of its own VMs and of the peers' VMs it recovers: the VMs of every
+    // configured site estimate what a whole listing holds.
+    let vms: usize = clients.iter().map(|c| c.vms_seen()).sum();
+    let found =
+        futures::future::try_join_all(clients.iter().map(|c| ask_site(c, matcher, vms))).await?;
     let (mut answers, listed): (Vec<SiteAnswer>, Vec<Vec<String>>) = found.into_iter().unzip();
     let unread = without_rows(&answers, listed.into_iter().flatten(), matcher);
     if !unread.is_empty() {
@@ -305,6 +309,7 @@ async fn ask_every_site(
 async fn ask_site(
     c: &Arc<ZvmClient>,
     matcher: &VmQuery,
+    listing_size: usize,
 ) -> Result<(SiteAnswer, Vec<String>), RewindError> {
     let local = c.local_site().await?;
     let site_id = local.site_identifier.clone().unwrap_or_default();
@@ -312,8 +317,10 @@ async fn ask_site(
         .site_name
         .clone()
         .unwrap_or_else(|| c.name().to_string());
-    let (found, inventory) =
-        tokio::join!(filtered_or_listed(c, matcher), c.site_vms_kept(&site_id));
+    let (found, inventory) = tokio::join!(
+        filtered_or_listed(c, matcher, listing_size),
+        c.site_vms_kept(&site_id)
+    );
     let (rows, listed) = found?;
     let answer = SiteAnswer {
         client: c.clone(),
@@ -331,6 +338,7 @@ async fn ask_site(
 async fn filtered_or_listed(
     c: &Arc<ZvmClient>,
     matcher: &VmQuery,
+    listing_size: usize,
 ) -> Result<(Vec<VmRow>, Vec<String>), RewindError> {
     let Some(filters) = matcher.filters() else {
         let listing = c.vms_kept().await?;
@@ -348,7 +356,7 @@ async fn filtered_or_listed(
     };
     let _in_flight = c.lookup_begins();
     let mut rows = Vec::new();
-    if c.whole_listing_is_cheaper() {
+    if c.whole_listing_is_cheaper(listing_size) {
         add_matching(&mut rows, &c.all_vms().await?, matcher);
         return Ok((rows, Vec::new()));
     }

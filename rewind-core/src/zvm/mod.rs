@@ -574,18 +574,20 @@ impl ZvmClient {
         LookupInFlight(self.clone())
     }
 
+    /// How many VMs this site had when its inventory was last read (0 before it was).
+    pub(crate) fn vms_seen(&self) -> usize {
+        self.vms_seen.load(Ordering::Relaxed)
+    }
+
     /// Whether the lookups in flight would cost less by sharing one read of the whole listing (as
     /// fresh as their own reads, since it is sent after they asked) than by each sending its
-    /// filtered reads: when there are several, and at least a tenth as many as the site has VMs (one
-    /// lookup alone shares nothing). An exchange costs
-    /// the client and the ZVM about what ten rows of a listing do; under 64 concurrent guards in a
-    /// site of 332 VMs, their 128 filtered reads cost more than the one listing they replaced.
-    pub(crate) fn whole_listing_is_cheaper(&self) -> bool {
-        let (seen, lookups) = (
-            self.vms_seen.load(Ordering::Relaxed),
-            self.lookups.load(Ordering::Relaxed),
-        );
-        lookups > 1 && seen > 0 && lookups * ROWS_PER_EXCHANGE >= seen
+    /// filtered reads: when there are several, and at least a tenth as many as `listing_size` (one
+    /// lookup alone shares nothing). An exchange costs the client and the ZVM about what ten rows of
+    /// a listing do; under 64 concurrent guards in a site of 332 VMs, their 128 filtered reads cost
+    /// more than the one listing they replaced.
+    pub(crate) fn whole_listing_is_cheaper(&self, listing_size: usize) -> bool {
+        let lookups = self.lookups.load(Ordering::Relaxed);
+        lookups > 1 && listing_size > 0 && lookups * ROWS_PER_EXCHANGE >= listing_size
     }
 
     /// [`ZvmClient::vms`], shared with callers that ask while it is in flight.
@@ -1223,6 +1225,34 @@ mod tests {
         let err = ZvmClient::new(&site, &HttpSettings::default(), &LookupSettings::default())
             .unwrap_err();
         assert!(err.to_string().contains("no PEM certificate"), "{err}");
+    }
+
+    #[test]
+    fn concurrent_lookups_share_a_whole_listing_only_when_it_costs_less() {
+        let site = SiteConfig::with_client("boston", "http://127.0.0.1:9", "c", "s").unwrap();
+        let settings = (&HttpSettings::default(), &LookupSettings::default());
+        let client = Arc::new(ZvmClient::new(&site, settings.0, settings.1).unwrap());
+        let first = client.lookup_begins();
+        assert!(
+            !client.whole_listing_is_cheaper(5),
+            "one lookup alone shares nothing"
+        );
+        let more: Vec<LookupInFlight> = (0..7).map(|_| client.lookup_begins()).collect();
+        assert!(
+            client.whole_listing_is_cheaper(80),
+            "8 lookups, 10 rows each"
+        );
+        assert!(!client.whole_listing_is_cheaper(81));
+        assert!(
+            !client.whole_listing_is_cheaper(0),
+            "a site whose size is not known yet"
+        );
+        drop(more);
+        assert!(
+            !client.whole_listing_is_cheaper(2),
+            "the count ends with the lookups"
+        );
+        drop(first);
     }
 
     #[test]

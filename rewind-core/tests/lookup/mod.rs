@@ -175,3 +175,43 @@ async fn a_guard_tags_by_what_the_zvm_says_now_not_by_what_the_client_kept() {
             .all(|(_, vpg, _)| vpg != &web_dr)
     );
 }
+
+#[tokio::test]
+async fn many_lookups_at_once_in_a_small_site_share_one_listing_and_each_finds_its_vm() {
+    let (env, world) = world_of(100).await;
+    let (first, _) = vm_in(&world, 1);
+    // The first lookup learns the sites' sizes (their inventories).
+    env.rewind.find_protection(&first).await.unwrap();
+    let protected: std::collections::HashSet<&str> = world
+        .vpgs
+        .iter()
+        .flat_map(|v| v.vms.iter().map(String::as_str))
+        .collect();
+    let names: Vec<String> = world
+        .vms
+        .iter()
+        .filter(|v| protected.contains(v.name.as_str()))
+        .take(24)
+        .map(|v| v.name.clone())
+        .collect();
+    env.control.clear_calls().await;
+    let finds = names.iter().map(|vm| {
+        let rewind = env.rewind.clone();
+        let vm = vm.clone();
+        tokio::spawn(async move { (vm.clone(), rewind.find_protection(&vm).await) })
+    });
+    for found in futures::future::join_all(finds).await {
+        let (vm, found) = found.unwrap();
+        assert_eq!(found.unwrap().vm.name, vm);
+    }
+    let listings = vm_listings(&env).await;
+    let whole = listings.iter().filter(|q| q.is_none()).count();
+    assert!(
+        whole >= 1,
+        "24 lookups in a site of 100 VMs share a listing: {listings:?}"
+    );
+    assert!(
+        listings.len() < 2 * names.len(),
+        "fewer reads than one per lookup and site: {listings:?}"
+    );
+}
