@@ -266,24 +266,31 @@ pub(crate) fn is_control_path(path: &str) -> bool {
 /// ASP.NET matches routes case-insensitively (SW10 itself spells `FailoverTest` and
 /// `moveRollback`), so `/v1` paths are lowercased before routing. Identifiers in them are compared
 /// case-insensitively anyway. Keycloak paths stay case-sensitive, as Keycloak's are.
+/// The path is kept as the client sent it, for the answer that says no route matched it.
 async fn lowercase_v1_path(mut request: Request) -> Request {
     let path = request.uri().path();
     let is_v1 = path.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("/v1"));
     if is_v1 && path.bytes().any(|b| b.is_ascii_uppercase()) {
+        let sent = PathAsSent(path.to_owned());
         let lowered = match request.uri().query() {
             Some(query) => format!("{}?{query}", path.to_ascii_lowercase()),
             None => path.to_ascii_lowercase(),
         };
         if let Ok(uri) = lowered.parse::<Uri>() {
             *request.uri_mut() = uri;
+            request.extensions_mut().insert(sent);
         }
     }
     request
 }
 
-async fn no_such_path(uri: Uri) -> ApiError {
+/// A request's path before [`lowercase_v1_path`] lowered it.
+#[derive(Debug, Clone)]
+struct PathAsSent(String);
+
+async fn no_such_path(uri: Uri, sent: Option<axum::Extension<PathAsSent>>) -> ApiError {
+    let path = sent.map_or_else(|| uri.path().to_owned(), |axum::Extension(p)| p.0);
     ApiError::NotFound(format!(
-        "No HTTP resource was found that matches the request URI '{}'.",
-        uri.path()
+        "No HTTP resource was found that matches the request URI '{path}'."
     ))
 }

@@ -108,6 +108,16 @@ async fn an_unknown_path_is_404_with_a_message() {
 }
 
 #[tokio::test]
+async fn a_404_names_the_path_as_the_client_sent_it_not_as_it_was_routed() {
+    let response = get_at_boston("/v1/NoSuchThing/Here").await;
+    expect_refused(
+        answer(response).await,
+        StatusCode::NOT_FOUND,
+        &["'/v1/NoSuchThing/Here'"],
+    );
+}
+
+#[tokio::test]
 async fn a_world_with_a_vm_in_four_vpgs_does_not_start() {
     let mut options = Options::for_tests(11);
     let mut extra = options.world.vpgs[0].clone();
