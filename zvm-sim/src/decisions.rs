@@ -265,3 +265,18 @@ pub fn reason_sync_interrupted(vpg_name: &str) -> String {
          it finished."
     )
 }
+
+/// A VM's own write load, `(IOPs, ThroughputInMB)`: 1 to 120 IOPS of 8 to 64 KB each, drawn from
+/// its identifier (FNV-1a), so that every world keeps the identifiers its seed gives and a VM's load
+/// is the same in each of its VPGs and across runs. A VPG shows the sum of its VMs' loads, and none
+/// while it writes no checkpoint (a real ZVM reports what its VRAs send to the journal).
+pub fn vm_load(vm_identifier: &str) -> (u32, f64) {
+    let hash = vm_identifier
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    let iops = 1 + (hash % 120) as u32;
+    let kb_per_io = 8 + ((hash >> 16) % 57) as u32;
+    (iops, f64::from(iops * kb_per_io) / 1024.0)
+}

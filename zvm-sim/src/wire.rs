@@ -17,7 +17,7 @@ use crate::world::flr::FlrSession;
 use crate::world::journal::Checkpoint;
 use crate::world::spec::GuestOs;
 use crate::world::tasks::{Operation, Task};
-use crate::world::{Call, Site, SiteRole, Vm, World};
+use crate::world::{Call, Site, SiteRole, Vm, Vpg, World};
 
 /// An embedded link object (`{href, identifier, rel, type}`).
 #[derive(Debug, Clone, Serialize)]
@@ -714,8 +714,9 @@ impl SiteView<'_> {
             .world
             .vpgs
             .iter()
-            .filter(|v| v.recovery == peer && v.protected != peer)
-            .map(|v| v.throughput_mb)
+            .enumerate()
+            .filter(|(_, v)| v.recovery == peer && v.protected != peer)
+            .map(|(i, _)| self.world.vpg_load(i).1)
             .sum();
         PeerSiteView {
             site_identifier: site.id.clone(),
@@ -784,6 +785,17 @@ impl SiteView<'_> {
         }
     }
 
+    /// `JournalUsedStorageMb` of a VM in a VPG: a 64th of its used storage for a full history,
+    /// in proportion to the history the journal holds now (none without checkpoints).
+    fn journal_used_mb(&self, vm: &Vm, vpg: &Vpg) -> u64 {
+        let configured = vpg.journal.history_minutes().max(1) as u64;
+        let held = vpg
+            .journal
+            .earliest(self.now)
+            .map_or(0, |c| (self.now.millis_since(c.at).max(0) / 60_000) as u64);
+        vm.used_mb / 64 * held.min(configured) / configured
+    }
+
     /// One row of `GET /v1/vms`: a VM in one VPG.
     pub fn vm_row(&self, vm_index: usize, vpg_index: usize) -> VmView {
         let vm = &self.world.vms[vm_index];
@@ -793,7 +805,7 @@ impl SiteView<'_> {
         let recovery = self.world.site(vpg.recovery);
         let recovery_host = &recovery.hosts[vm.host % recovery.hosts.len()];
         let identifier = format!("{}?VpgIdentifier={}", vm.id, vpg.id);
-        let share = vpg.vms.len().max(1) as u32;
+        let (iops, throughput) = self.world.vm_load(vm_index, vpg_index);
         VmView {
             vm_identifier: vm.id.clone(),
             vm_name: vm.name.clone(),
@@ -806,7 +818,7 @@ impl SiteView<'_> {
             used_storage_in_mb: vm.used_mb,
             cpu_cores_num: vm.cpus,
             memory_size_in_mb: vm.memory_mb,
-            journal_used_storage_mb: vm.used_mb / 64,
+            journal_used_storage_mb: self.journal_used_mb(vm, vpg),
             journal_warning_threshold: JournalLimitView {
                 limit_type: 1,
                 limit_value: 115_200,
@@ -815,9 +827,9 @@ impl SiteView<'_> {
                 limit_type: 1,
                 limit_value: 153_600,
             },
-            iops: vpg.iops / share,
-            throughput_in_mb: vpg.throughput_mb / f64::from(share),
-            outgoing_band_width_in_mbps: vpg.throughput_mb * 8.0 / f64::from(share),
+            iops,
+            throughput_in_mb: throughput,
+            outgoing_band_width_in_mbps: throughput * 8.0,
             actual_rpo: self.world.actual_rpo(vpg_index, self.now),
             last_test: vpg.vm_last_test.get(&vm_index).copied(),
             volumes: volumes(),
@@ -864,6 +876,7 @@ impl SiteView<'_> {
             .as_ref()
             .map_or(0, |c| (self.now.millis_since(c.at) + 30_000) / 60_000);
         let writes = self.world.writes_checkpoints(vpg_index);
+        let (iops, throughput) = self.world.vpg_load(vpg_index);
         let alert_status = match vpg.status {
             vpg_status::MEETING_SLA if writes => 0,
             vpg_status::INITIALIZING => 0,
@@ -882,8 +895,8 @@ impl SiteView<'_> {
             vms_count: vpg.vms.len(),
             provisioned_storage_in_mb: provisioned,
             used_storage_in_mb: used,
-            iops: if writes { vpg.iops } else { 0 },
-            throughput_in_mb: if writes { vpg.throughput_mb } else { 0.0 },
+            iops,
+            throughput_in_mb: throughput,
             actual_rpo: self.world.actual_rpo(vpg_index, self.now),
             configured_rpo_seconds: vpg.rpo_seconds,
             last_test: vpg.last_test,

@@ -209,13 +209,24 @@ fn new_vpg(
     rng: &mut ChaCha8Rng,
 ) -> Vpg {
     let mut journal = Journal::new(numbering, spec.history_minutes);
+    let actual_rpo = actual_rpo(spec, resolved, rng);
+    let id = guid(rng);
+    // Two draws a VPG once spent on a load of its own (a VPG's load is now its VMs', see
+    // `decisions::vm_load`), kept so that every identifier drawn after them stays the seed's.
+    let _ = (rng.random_range(5..400u32), rng.random_range(1..4000u32));
     if decisions::writes_checkpoints(resolved.status, resolved.sub_status) {
         // A replicating VPG has written checkpoints for longer than any history window.
         journal.start_writing(numbering.origin);
+    } else if resolved.status != status::INITIALIZING {
+        // One that is syncing last wrote its RPO ago, when the simulation began; an
+        // Initializing VPG never wrote.
+        let epoch = numbering
+            .origin
+            .plus_millis(i64::from(MAX_HISTORY_MINUTES) * 60_000);
+        journal.wrote_until(epoch.plus_millis(-i64::from(actual_rpo) * 1000));
     }
-    let actual_rpo = actual_rpo(spec, resolved, rng);
     Vpg {
-        id: guid(rng),
+        id,
         name: spec.name.clone(),
         protected: SiteRole::from_index(resolved.protected),
         recovery: SiteRole::from_index(resolved.recovery),
@@ -233,8 +244,6 @@ fn new_vpg(
         priority: resolved.priority,
         rpo_seconds: spec.rpo_seconds,
         actual_rpo,
-        iops: rng.random_range(5..400u32),
-        throughput_mb: f64::from(rng.random_range(1..4000u32)) / 1024.0,
         journal,
     }
 }

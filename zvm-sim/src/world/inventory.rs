@@ -136,10 +136,6 @@ pub struct Vpg {
     pub rpo_seconds: u32,
     /// `ActualRPO` while it replicates.
     pub actual_rpo: u32,
-    /// `IOPs`.
-    pub iops: u32,
-    /// `ThroughputInMB`.
-    pub throughput_mb: f64,
     /// Its checkpoints.
     pub journal: Journal,
 }

@@ -108,6 +108,10 @@ pub struct Journal {
     history_ms: i64,
     spans: Vec<Span>,
     tagged: Vec<Tagged>,
+    /// When it last wrote a checkpoint, while it writes none (what its RPO counts from); `None`
+    /// while it writes, and for a VPG that never wrote one.
+    #[serde(default)]
+    last_written: Option<SimTime>,
 }
 
 impl Journal {
@@ -118,6 +122,7 @@ impl Journal {
             history_ms: i64::from(history_minutes) * 60_000,
             spans: Vec::new(),
             tagged: Vec::new(),
+            last_written: None,
         }
     }
 
@@ -163,6 +168,7 @@ impl Journal {
     pub fn start_writing(&mut self, at: SimTime) {
         if !self.is_writing() {
             self.spans.push(Span { from: at, to: None });
+            self.last_written = None;
         }
     }
 
@@ -170,13 +176,25 @@ impl Journal {
     pub fn stop_writing(&mut self, at: SimTime) {
         if let Some(span) = self.spans.last_mut().filter(|s| s.to.is_none()) {
             span.to = Some(at.max(span.from));
+            self.last_written = Some(at);
         }
     }
 
-    /// A resync: every checkpoint, tagged ones included, is removed and writing stops.
-    pub fn wipe(&mut self) {
+    /// A resync at `at`: every checkpoint, tagged ones included, is removed and writing stops.
+    pub fn wipe(&mut self, at: SimTime) {
+        self.stop_writing(at);
         self.spans.clear();
         self.tagged.clear();
+    }
+
+    /// A VPG built not writing had last written at `at` (before the simulation began).
+    pub fn wrote_until(&mut self, at: SimTime) {
+        self.last_written = Some(at);
+    }
+
+    /// When the VPG last wrote a checkpoint, while it writes none.
+    pub fn last_written(&self) -> Option<SimTime> {
+        self.last_written
     }
 
     /// Whether one unbroken writing span covers `[from, to]`: a checkpoint requested at `from` is
@@ -427,10 +445,12 @@ mod tests {
     fn a_wipe_removes_everything_and_writing_resumes_from_a_new_span() {
         let mut j = written_from_zero(60);
         j.add_tagged(at(7), "t", at(7)).unwrap();
-        j.wipe();
+        j.wipe(at(20));
         assert!(j.list(at(30), None, None).is_empty());
         assert!(j.earliest(at(30)).is_none());
+        assert_eq!(j.last_written(), Some(at(20)), "what the RPO counts from");
         j.start_writing(at(40));
+        assert_eq!(j.last_written(), None);
         let listed = j.list(at(50), None, None);
         assert_eq!(times(&listed), vec![at(40), at(45), at(50)]);
     }

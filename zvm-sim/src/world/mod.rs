@@ -566,15 +566,39 @@ impl World {
         }
     }
 
-    /// `ActualRPO` of a VPG now: 0 while it writes no checkpoints.
+    /// `ActualRPO` of a VPG now: while it writes checkpoints, its replication lag and the time since
+    /// the last one; while it writes none, the time since it last did.
     pub fn actual_rpo(&self, vpg: usize, now: SimTime) -> u32 {
         let v = &self.vpgs[vpg];
         if !self.writes_checkpoints(vpg) {
-            return 0;
+            // A VPG that writes no checkpoint falls further behind each second (one that never
+            // wrote has no RPO yet).
+            return v.journal.last_written().map_or(0, |at| {
+                u32::try_from(now.millis_since(at).max(0) / 1000).unwrap_or(u32::MAX)
+            });
         }
         // The time since the last checkpoint, on top of the VPG's replication lag.
         let since_slot = now.millis().rem_euclid(CHECKPOINT_INTERVAL_MS) / 1000;
         v.actual_rpo + u32::try_from(since_slot).unwrap_or(0)
+    }
+
+    /// A VM's own write load, `(IOPs, ThroughputInMB)`: the same in each of its VPGs, while that VPG
+    /// replicates (see [`decisions::vm_load`]).
+    pub fn vm_load(&self, vm: usize, vpg: usize) -> (u32, f64) {
+        if self.writes_checkpoints(vpg) {
+            decisions::vm_load(&self.vms[vm].id)
+        } else {
+            (0, 0.0)
+        }
+    }
+
+    /// A VPG's write load: the sum of its VMs' (nothing while it writes no checkpoint).
+    pub fn vpg_load(&self, vpg: usize) -> (u32, f64) {
+        self.vpgs[vpg]
+            .vms
+            .iter()
+            .map(|&vm| self.vm_load(vm, vpg))
+            .fold((0, 0.0), |(i, t), (vi, vt)| (i + vi, t + vt))
     }
 
     /// The nominal duration times a seeded factor in `1 ± task_jitter`. The factor is drawn even at a

@@ -364,7 +364,7 @@ impl World {
     ) -> Resync {
         let v = &mut self.vpgs[vpg];
         if wipe {
-            v.journal.wipe();
+            v.journal.wipe(now);
         } else {
             v.journal.stop_writing(now);
         }

@@ -3,6 +3,7 @@
 
 mod bad_control;
 mod binary;
+mod coherence;
 mod control;
 mod determinism;
 mod expect;
