@@ -280,3 +280,16 @@ pub fn vm_load(vm_identifier: &str) -> (u32, f64) {
     let kb_per_io = 8 + ((hash >> 16) % 57) as u32;
     (iops, f64::from(iops * kb_per_io) / 1024.0)
 }
+
+/// The volumes of every simulated VM (`Volumes[].VmVolumeIdentifier`), and so of each of its
+/// replicas.
+pub const VM_VOLUMES: [&str; 2] = ["scsi:0:0", "scsi:0:1"];
+
+/// Each site has one datastore, of 64 TiB or, in a larger world, of what it holds and a third
+/// more, in whole TiB (`Usage.Datastore.CapacityInBytes`).
+pub const DATASTORE_CAPACITY_BYTES: u64 = 64 << 40;
+
+/// A VRA appliance on its datastore: 8 GiB used of 16 provisioned (`Usage.Zerto.Appliances`).
+pub const VRA_USED_BYTES: u64 = 8 << 30;
+/// See [`VRA_USED_BYTES`].
+pub const VRA_PROVISIONED_BYTES: u64 = 16 << 30;

@@ -15,7 +15,8 @@
 //! appliance; and it closes the connection of a response a fault chose to lose.
 //!
 //! Handlers live one file per resource: [`keycloak`], [`sites`], [`vms`], [`vpgs`],
-//! [`checkpoints`], [`tasks`], [`flrs`], and the VPG actions in [`actions`].
+//! [`checkpoints`], [`tasks`], [`flrs`], the VPG actions in [`actions`], and VRAs and datastores
+//! in [`monitoring`].
 
 mod actions;
 mod bearer;
@@ -27,6 +28,7 @@ pub(crate) mod extract;
 mod faults;
 mod flrs;
 mod keycloak;
+mod monitoring;
 mod sites;
 mod tasks;
 mod vms;
@@ -149,6 +151,7 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> R
         .merge(vm_routes())
         .merge(vpg_routes())
         .merge(task_and_flr_routes())
+        .merge(monitoring_routes())
         .route_layer(middleware::from_fn_with_state(
             ctx.clone(),
             bearer::require_bearer,
@@ -256,6 +259,16 @@ fn task_and_flr_routes() -> Router<SiteCtx> {
         .route("/v1/flrs/{session}/browse", post(flrs::browse))
         .route("/v1/flrs/{session}/download", post(flrs::download))
         .route("/v1/flrs/{session}/downloads/{download}", get(flrs::fetch))
+}
+
+/// What a monitoring client reads: VRAs and datastores.
+fn monitoring_routes() -> Router<SiteCtx> {
+    Router::new()
+        .route("/v1/vras", get(monitoring::vras))
+        .route("/v1/vras/statuses", get(monitoring::vra_statuses))
+        .route("/v1/vras/{vra}", get(monitoring::vra))
+        .route("/v1/datastores", get(monitoring::datastores))
+        .route("/v1/datastores/{datastore}", get(monitoring::datastore))
 }
 
 /// Whether a path belongs to the control API, which the call log and the fault rules leave alone.

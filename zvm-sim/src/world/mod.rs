@@ -10,6 +10,7 @@
 //!   made from a seed.
 //! - [`clock`]: simulated time.
 //! - [`journal`]: a VPG's checkpoints, automatic ones computed lazily.
+//! - [`placement`]: which host and VRA replicate each VM, and what each datastore holds.
 //! - [`files`]: guest files with their history.
 //! - `inventory`: sites, hosts, VMs and VPGs; `build`: the initial world of a seed.
 //! - [`tasks`]: Zerto tasks and the operations they carry out.
@@ -26,6 +27,7 @@ pub mod files;
 pub mod flr;
 pub mod generate;
 pub mod journal;
+pub mod placement;
 pub mod recovery;
 pub mod spec;
 pub mod state;

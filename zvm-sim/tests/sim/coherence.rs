@@ -143,3 +143,153 @@ async fn a_resync_stops_the_journal_and_the_rpo_counts_from_it() {
         );
     }
 }
+
+/// The rules VRAs and the datastore keep with the VMs and VPGs `site` lists.
+async fn assert_placement_adds_up(site: &Site) {
+    let local = site.get_ok("/v1/localsite").await["SiteIdentifier"].clone();
+    let rows = site.get_ok("/v1/vms").await.as_array().unwrap().clone();
+    let vras = site.get_ok("/v1/vras").await.as_array().unwrap().clone();
+    let datastores = site.get_ok("/v1/datastores").await;
+    let datastore = &datastores[0];
+    let protected_here: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["ProtectedSite"]["identifier"] == local)
+        .collect();
+    let recovering_here: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["RecoverySite"]["identifier"] == local)
+        .collect();
+    let distinct: std::collections::HashSet<&str> = protected_here
+        .iter()
+        .map(|r| r["VmIdentifier"].as_str().unwrap())
+        .collect();
+    let sum = |key: &str, field: &str| -> u64 {
+        vras.iter().map(|v| v[key][field].as_u64().unwrap()).sum()
+    };
+    let stats = &datastore["Stats"];
+    assert_eq!(
+        sum("ProtectedCounters", "Vms"),
+        distinct.len() as u64,
+        "each protected VM has one VRA"
+    );
+    assert_eq!(
+        stats["NumOutgoingVMs"].as_u64().unwrap(),
+        distinct.len() as u64
+    );
+    assert_eq!(
+        sum("RecoveryCounters", "Vms"),
+        recovering_here.len() as u64,
+        "each replica has one VRA"
+    );
+    assert_eq!(
+        stats["NumIncomingVMs"].as_u64().unwrap(),
+        recovering_here.len() as u64
+    );
+    assert_eq!(stats["NumVRAs"].as_u64().unwrap(), vras.len() as u64);
+    let hosts: std::collections::HashSet<&str> = vras
+        .iter()
+        .map(|v| v["HostDisplayName"].as_str().unwrap())
+        .collect();
+    for row in &protected_here {
+        assert!(
+            hosts.contains(row["OwningHostName"].as_str().unwrap()),
+            "{row}"
+        );
+    }
+    for row in &recovering_here {
+        assert!(
+            hosts.contains(row["RecoveryHostName"].as_str().unwrap()),
+            "{row}"
+        );
+    }
+    let journal: u64 = recovering_here
+        .iter()
+        .map(|r| r["JournalUsedStorageMb"].as_u64().unwrap() * 1024 * 1024)
+        .sum();
+    let usage = &stats["Usage"];
+    assert_eq!(
+        usage["Zerto"]["Journal"]["UsedInBytes"].as_u64().unwrap(),
+        journal
+    );
+    let space = &usage["Datastore"];
+    let (capacity, used, free) = (
+        space["CapacityInBytes"].as_u64().unwrap(),
+        space["UsedInBytes"].as_u64().unwrap(),
+        space["FreeInBytes"].as_u64().unwrap(),
+    );
+    assert_eq!(used + free, capacity);
+    let zerto: u64 = ["Protected", "Recovery", "Journal", "Scratch", "Appliances"]
+        .iter()
+        .map(|k| usage["Zerto"][k]["UsedInBytes"].as_u64().unwrap())
+        .sum();
+    assert!(
+        used >= zerto,
+        "the datastore holds at least what Zerto put there"
+    );
+}
+
+#[tokio::test]
+async fn vras_and_datastores_add_up_to_the_vms_and_vpgs_of_each_site() {
+    let t = spawn_frozen(3).await;
+    assert_placement_adds_up(&t.boston().await).await;
+    assert_placement_adds_up(&t.denver().await).await;
+    let big = spawn_with(Options {
+        world: WorldSpec::generate(10_000, 4),
+        time_scale: 0.0,
+        ..Options::for_tests(4)
+    })
+    .await;
+    assert_placement_adds_up(&big.boston().await).await;
+    assert_placement_adds_up(&big.denver().await).await;
+}
+
+#[tokio::test]
+async fn a_vra_and_a_datastore_are_read_by_identifier_and_vras_by_their_filters() {
+    let t = spawn_frozen(3).await;
+    let boston = t.boston().await;
+    let vras = boston.get_ok("/v1/vras").await;
+    let first = &vras[0];
+    // The fields a Prometheus exporter of ZVM 10 reads, each present and of its type.
+    for number in [
+        "VraIdentifier",
+        "MemoryInGB",
+        "NumOfCpus",
+        "SelfProtectedVpgs",
+        "Status",
+    ] {
+        assert!(first[number].is_u64(), "{number}: {first}");
+    }
+    for text in [
+        "VraIdentifierStr",
+        "VraName",
+        "VraVersion",
+        "HostVersion",
+        "HostDisplayName",
+    ] {
+        assert!(first[text].is_string(), "{text}: {first}");
+    }
+    assert_eq!(
+        first["VraIdentifierStr"],
+        first["VraIdentifier"].to_string().as_str()
+    );
+    let id = first["VraIdentifierStr"].as_str().unwrap();
+    assert_eq!(&boston.get_ok(&format!("/v1/vras/{id}")).await, first);
+    let name = first["VraName"].as_str().unwrap();
+    let named = boston
+        .get_ok(&format!("/v1/vras?vraName={}", name.to_uppercase()))
+        .await;
+    assert_eq!(named.as_array().unwrap().len(), 1);
+    let installing = boston.get_ok("/v1/vras?status=Installing").await;
+    assert!(installing.as_array().unwrap().is_empty());
+    assert_eq!(boston.get_ok("/v1/vras/statuses").await[0], "Installed");
+    let datastore = boston.get_ok("/v1/datastores").await[0].clone();
+    let ds = datastore["DatastoreIdentifier"].as_str().unwrap();
+    assert_eq!(
+        boston.get_ok(&format!("/v1/datastores/{ds}")).await,
+        datastore
+    );
+    let (status, _) = boston.get("/v1/datastores/no-such-datastore").await;
+    assert_eq!(status, reqwest::StatusCode::NOT_FOUND);
+    let (status, _) = boston.get("/v1/vras/42").await;
+    assert_eq!(status, reqwest::StatusCode::NOT_FOUND);
+}

@@ -5,7 +5,11 @@
 //! These types are deliberately not shared with any client: a client that reads a wrong field name
 //! must fail against the simulator, not agree with it.
 
+mod monitoring;
+
 use serde::Serialize;
+
+pub use monitoring::*;
 
 use crate::decisions::{
     PEER_PORT, SITE_TYPE, SITE_TYPE_VERSION, ZVM_API_VERSION, ZVM_DISPLAY_VERSION, ZVM_VERSION,
@@ -17,7 +21,7 @@ use crate::world::flr::FlrSession;
 use crate::world::journal::Checkpoint;
 use crate::world::spec::GuestOs;
 use crate::world::tasks::{Operation, Task};
-use crate::world::{Call, Site, SiteRole, Vm, Vpg, World};
+use crate::world::{Call, Site, SiteRole, Vm, World};
 
 /// An embedded link object (`{href, identifier, rel, type}`).
 #[derive(Debug, Clone, Serialize)]
@@ -610,7 +614,7 @@ fn guest_os_name(os: GuestOs) -> &'static str {
 
 /// Two disks per VM: the system disk and the data disk (`sda`/`sdb`, `C:`/`D:`).
 fn volumes() -> Vec<VolumeView> {
-    ["scsi:0:0", "scsi:0:1"]
+    crate::decisions::VM_VOLUMES
         .into_iter()
         .map(|id| VolumeView {
             vm_volume_identifier: id,
@@ -785,17 +789,6 @@ impl SiteView<'_> {
         }
     }
 
-    /// `JournalUsedStorageMb` of a VM in a VPG: a 64th of its used storage for a full history,
-    /// in proportion to the history the journal holds now (none without checkpoints).
-    fn journal_used_mb(&self, vm: &Vm, vpg: &Vpg) -> u64 {
-        let configured = vpg.journal.history_minutes().max(1) as u64;
-        let held = vpg
-            .journal
-            .earliest(self.now)
-            .map_or(0, |c| (self.now.millis_since(c.at).max(0) / 60_000) as u64);
-        vm.used_mb / 64 * held.min(configured) / configured
-    }
-
     /// One row of `GET /v1/vms`: a VM in one VPG.
     pub fn vm_row(&self, vm_index: usize, vpg_index: usize) -> VmView {
         let vm = &self.world.vms[vm_index];
@@ -818,7 +811,7 @@ impl SiteView<'_> {
             used_storage_in_mb: vm.used_mb,
             cpu_cores_num: vm.cpus,
             memory_size_in_mb: vm.memory_mb,
-            journal_used_storage_mb: self.journal_used_mb(vm, vpg),
+            journal_used_storage_mb: self.world.journal_used_mb(vm_index, vpg_index, self.now),
             journal_warning_threshold: JournalLimitView {
                 limit_type: 1,
                 limit_value: 115_200,

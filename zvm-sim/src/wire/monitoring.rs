@@ -1,0 +1,309 @@
+//! The monitoring surface's views: VRAs (`VraApi`) and datastores (`DatastoreApi`), shaped as SW10
+//! declares them, with the identifier fields real appliances add (`VraIdentifierStr`). Their figures
+//! come from [`crate::world::placement`], so they add up to what `/v1/vms` and `/v1/vpgs` show.
+
+use serde::Serialize;
+
+use super::{Link, SiteView};
+use crate::decisions::{SITE_TYPE_VERSION, ZVM_VERSION};
+use crate::world::placement::{Counters, DatastoreLoad, Space};
+
+/// `GET /v1/vras`: one VRA.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct VraView {
+    pub link: Link,
+    pub vra_identifier: u64,
+    pub vra_identifier_str: String,
+    pub vra_name: String,
+    pub status: u8,
+    pub upgrade_status: u8,
+    pub progress: u8,
+    pub vra_version: &'static str,
+    pub vra_display_version: &'static str,
+    pub host_version: &'static str,
+    pub vra_network_data_api: VraNetworkView,
+    pub vra_group: &'static str,
+    #[serde(rename = "MemoryInGB")]
+    pub memory_in_gb: u32,
+    pub datastore_name: String,
+    pub datastore_identifier: String,
+    pub datastore_cluster_name: Option<String>,
+    pub datastore_cluster_identifier: Option<String>,
+    pub vm_instance_type: Option<String>,
+    pub network_name: String,
+    pub network_identifier: String,
+    pub host_identifier: String,
+    pub host_display_name: String,
+    pub protected_counters: CountersView,
+    pub recovery_counters: CountersView,
+    pub self_protected_vpgs: usize,
+    pub vra_alerts: VraAlertsView,
+    pub num_of_cpus: u32,
+    pub is_ghost: bool,
+    pub is_vaio: bool,
+    pub platform_information: Option<()>,
+}
+
+/// `VraNetworkDataApi`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct VraNetworkView {
+    #[serde(rename = "VraIPConfigurationTypeApi")]
+    pub configuration: &'static str,
+    #[serde(rename = "VraIPAddress")]
+    pub address: String,
+    #[serde(rename = "VraIPAddressRangeEnd")]
+    pub range_end: String,
+    pub subnet_mask: &'static str,
+    pub default_gateway: String,
+}
+
+/// `{Vpgs, Vms, Volumes}`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CountersView {
+    pub vpgs: usize,
+    pub vms: usize,
+    pub volumes: usize,
+}
+
+impl From<Counters> for CountersView {
+    fn from(c: Counters) -> Self {
+        CountersView {
+            vpgs: c.vpgs,
+            vms: c.vms,
+            volumes: c.volumes,
+        }
+    }
+}
+
+/// `VraAlerts`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct VraAlertsView {
+    pub vra_alerts_status: u8,
+}
+
+/// `GET /v1/datastores`: one datastore.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DatastoreView {
+    pub datastore_identifier: String,
+    pub datastore_name: String,
+    pub config: DatastoreConfigView,
+    pub stats: DatastoreStatsView,
+    pub health: DatastoreHealthView,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DatastoreConfigView {
+    pub devices: Vec<String>,
+    #[serde(rename = "Type")]
+    pub kind: &'static str,
+    pub owning_datastore_cluster: DatastoreClusterView,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DatastoreClusterView {
+    pub datastore_cluster_identifier: Option<String>,
+    pub datastore_cluster_name: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DatastoreStatsView {
+    #[serde(rename = "NumVRAs")]
+    pub num_vras: usize,
+    #[serde(rename = "NumIncomingVMs")]
+    pub num_incoming_vms: usize,
+    #[serde(rename = "NumOutgoingVMs")]
+    pub num_outgoing_vms: usize,
+    pub availability_status: &'static str,
+    pub usage: DatastoreUsageView,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DatastoreUsageView {
+    pub datastore: DatastoreSpaceView,
+    pub zerto: ZertoSpaceView,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DatastoreSpaceView {
+    pub capacity_in_bytes: u64,
+    pub free_in_bytes: u64,
+    pub used_in_bytes: u64,
+    pub provisioned_in_bytes: u64,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ZertoSpaceView {
+    pub protected: SpaceView,
+    pub recovery: SpaceView,
+    pub journal: SpaceView,
+    pub scratch: SpaceView,
+    pub appliances: SpaceView,
+    pub unknown: SpaceView,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SpaceView {
+    pub used_in_bytes: u64,
+    pub provisioned_in_bytes: u64,
+}
+
+impl From<Space> for SpaceView {
+    fn from(s: Space) -> Self {
+        SpaceView {
+            used_in_bytes: s.used,
+            provisioned_in_bytes: s.provisioned,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DatastoreHealthView {
+    pub status: &'static str,
+    pub alerts: Vec<()>,
+}
+
+/// `VraStatusApi` names, by number (`GET /v1/vras/statuses`).
+pub const VRA_STATUSES: [&str; 10] = [
+    "Installed",
+    "UnsupportedEsxVersion",
+    "NotInstalled",
+    "Installing",
+    "Removing",
+    "InstallationError",
+    "HostPasswordChanged",
+    "UpdatingIpSettings",
+    "DuringChangeHost",
+    "HostInMaintenanceMode",
+];
+
+impl SiteView<'_> {
+    /// The VRAs of the answering site: one per host.
+    pub fn vras(&self) -> Vec<VraView> {
+        (0..self.world.site(self.site).hosts.len())
+            .map(|host| self.vra(host))
+            .collect()
+    }
+
+    /// The VRA of host `host` of the answering site.
+    pub fn vra(&self, host_index: usize) -> VraView {
+        let site = self.world.site(self.site);
+        let host = &site.hosts[host_index];
+        let identifier = vra_identifier(&site.server_id, host_index);
+        let load = self.world.vra_load(self.site, host_index);
+        let network = site.ip.rsplit_once('.').map_or("10.0.0", |(net, _)| net);
+        VraView {
+            link: self.link(
+                &format!("vras/{identifier}"),
+                &identifier.to_string(),
+                "VraApi",
+            ),
+            vra_identifier: identifier,
+            vra_identifier_str: identifier.to_string(),
+            vra_name: format!("Z-VRA-{}", host.name),
+            status: 0,
+            upgrade_status: 0,
+            progress: 0,
+            vra_version: ZVM_VERSION,
+            vra_display_version: ZVM_VERSION,
+            host_version: SITE_TYPE_VERSION,
+            vra_network_data_api: VraNetworkView {
+                configuration: "Static",
+                address: format!("{network}.{}", 20 + host_index),
+                range_end: String::new(),
+                subnet_mask: "255.255.255.0",
+                default_gateway: format!("{network}.1"),
+            },
+            vra_group: "default_group",
+            memory_in_gb: 3,
+            datastore_name: site.datastore.1.clone(),
+            datastore_identifier: site.datastore.0.clone(),
+            datastore_cluster_name: None,
+            datastore_cluster_identifier: None,
+            vm_instance_type: None,
+            network_name: site.network.1.clone(),
+            network_identifier: site.network.0.clone(),
+            host_identifier: host.id.clone(),
+            host_display_name: host.name.clone(),
+            protected_counters: load.protected.into(),
+            recovery_counters: load.recovery.into(),
+            self_protected_vpgs: load.self_protected_vpgs,
+            vra_alerts: VraAlertsView {
+                vra_alerts_status: 0,
+            },
+            num_of_cpus: 1,
+            is_ghost: false,
+            is_vaio: false,
+            platform_information: None,
+        }
+    }
+
+    /// The answering site's datastore.
+    pub fn datastore(&self) -> DatastoreView {
+        let site = self.world.site(self.site);
+        let load: DatastoreLoad = self.world.datastore_load(self.site, self.now);
+        let used = load.used();
+        DatastoreView {
+            datastore_identifier: site.datastore.0.clone(),
+            datastore_name: site.datastore.1.clone(),
+            config: DatastoreConfigView {
+                devices: vec![format!(
+                    "{}.naa.6000c29{:025x}",
+                    site.server_id,
+                    self.site.index()
+                )],
+                kind: "VMFS",
+                owning_datastore_cluster: DatastoreClusterView {
+                    datastore_cluster_identifier: None,
+                    datastore_cluster_name: None,
+                },
+            },
+            stats: DatastoreStatsView {
+                num_vras: load.vras,
+                num_incoming_vms: load.incoming_vms,
+                num_outgoing_vms: load.outgoing_vms,
+                availability_status: "Normal",
+                usage: DatastoreUsageView {
+                    datastore: DatastoreSpaceView {
+                        capacity_in_bytes: load.capacity,
+                        free_in_bytes: load.capacity - used,
+                        used_in_bytes: used,
+                        provisioned_in_bytes: load.provisioned(),
+                    },
+                    zerto: ZertoSpaceView {
+                        protected: load.protected.into(),
+                        recovery: load.recovery.into(),
+                        journal: load.journal.into(),
+                        scratch: load.scratch.into(),
+                        appliances: load.appliances.into(),
+                        unknown: Space::default().into(),
+                    },
+                },
+            },
+            health: DatastoreHealthView {
+                status: "Normal",
+                alerts: Vec::new(),
+            },
+        }
+    }
+}
+
+/// A VRA's `VraIdentifier`: a 63-bit number from its site's vCenter and its host, stable for a seed.
+fn vra_identifier(server_id: &str, host: usize) -> u64 {
+    let hash = server_id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    (hash ^ host as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 1
+}
