@@ -261,7 +261,7 @@ fn task_and_flr_routes() -> Router<SiteCtx> {
         .route("/v1/flrs/{session}/downloads/{download}", get(flrs::fetch))
 }
 
-/// What a monitoring client reads: VRAs and datastores.
+/// What a monitoring client reads: VRAs, datastores, volumes, statistics, encryption metrics.
 fn monitoring_routes() -> Router<SiteCtx> {
     Router::new()
         .route("/v1/vras", get(monitoring::vras))
@@ -269,6 +269,12 @@ fn monitoring_routes() -> Router<SiteCtx> {
         .route("/v1/vras/{vra}", get(monitoring::vra))
         .route("/v1/datastores", get(monitoring::datastores))
         .route("/v1/datastores/{datastore}", get(monitoring::datastore))
+        .route("/v1/volumes", get(monitoring::volumes))
+        .route("/v1/statistics/vms", get(monitoring::vm_statistics))
+        .route(
+            "/v1/encryptiondetection/metrics/vms",
+            get(monitoring::vm_encryption),
+        )
 }
 
 /// Whether a path belongs to the control API, which the call log and the fault rules leave alone.

@@ -1,11 +1,14 @@
-//! The monitoring surface: `/v1/vras` (with `/statuses`) and `/v1/datastores`, each answering for
-//! its own site, as an appliance does.
+//! The monitoring surface: `/v1/vras` (with `/statuses`), `/v1/datastores`, `/v1/volumes`,
+//! `/v1/statistics/vms` and `/v1/encryptionDetection/metrics/vms`, each answering for its own site,
+//! as an appliance does.
 
 use axum::Json;
 use axum::extract::Path;
 
 use crate::api::{ApiError, Params, ViewCtx};
-use crate::wire::{DatastoreView, VRA_STATUSES, VraView};
+use crate::wire::{
+    DatastoreView, SiteVolumeView, VRA_STATUSES, VmEncryptionView, VmStatisticsView, VraView,
+};
 
 /// `GET /v1/vras`, filtered by `vraName`, `status` (number or name), `vraVersion`, `hostVersion`,
 /// `ipAddress`, `vraGroup`, `datastoreName` and `networkName` (exact, case-insensitive).
@@ -67,4 +70,38 @@ pub(crate) async fn datastore(
             "There is no datastore '{id}' at this site: list them with GET /v1/datastores."
         )))
     }
+}
+
+/// `GET /v1/volumes`, filtered by `volumeType`, `vpgIdentifier`, `datastoreIdentifier`,
+/// `protectedVmIdentifier` and `owningVmIdentifier` (exact, case-insensitive).
+pub(crate) async fn volumes(ctx: ViewCtx, params: Params) -> Json<Vec<SiteVolumeView>> {
+    let volumes = ctx.view(|view| view.volumes());
+    let named = |key: &str, v: &Option<crate::wire::NamedView>| {
+        params.text(key).is_none_or(|want| {
+            v.as_ref()
+                .is_some_and(|v| v.identifier.eq_ignore_ascii_case(want))
+        })
+    };
+    Json(
+        volumes
+            .into_iter()
+            .filter(|v| {
+                params.matches("volumeType", v.volume_type)
+                    && named("vpgIdentifier", &v.vpg)
+                    && named("protectedVmIdentifier", &v.protected_vm)
+                    && params.matches("datastoreIdentifier", &v.datastore.identifier)
+                    && params.matches("owningVmIdentifier", &v.owning_vm.identifier)
+            })
+            .collect(),
+    )
+}
+
+/// `GET /v1/statistics/vms`.
+pub(crate) async fn vm_statistics(ctx: ViewCtx) -> Json<Vec<VmStatisticsView>> {
+    Json(ctx.view(|view| view.vm_statistics()))
+}
+
+/// `GET /v1/encryptionDetection/metrics/vms`.
+pub(crate) async fn vm_encryption(ctx: ViewCtx) -> Json<Vec<VmEncryptionView>> {
+    Json(ctx.view(|view| view.vm_encryption()))
 }

@@ -1,12 +1,13 @@
-//! The monitoring surface's views: VRAs (`VraApi`) and datastores (`DatastoreApi`), shaped as SW10
-//! declares them, with the identifier fields real appliances add (`VraIdentifierStr`). Their figures
+//! The monitoring surface's views: VRAs (`VraApi`), datastores (`DatastoreApi`), volumes
+//! (`VolumeApi`), VM statistics and encryption detection's VM metrics, shaped as SW10 declares them,
+//! with the identifier fields real appliances add (`VraIdentifierStr`). Their figures
 //! come from [`crate::world::placement`], so they add up to what `/v1/vms` and `/v1/vpgs` show.
 
 use serde::Serialize;
 
 use super::{Link, SiteView};
 use crate::decisions::{SITE_TYPE_VERSION, ZVM_VERSION};
-use crate::world::placement::{Counters, DatastoreLoad, Space};
+use crate::world::placement::{Counters, DatastoreLoad, Owner, Space};
 
 /// `GET /v1/vras`: one VRA.
 #[derive(Debug, Serialize)]
@@ -307,3 +308,217 @@ fn vra_identifier(server_id: &str, host: usize) -> u64 {
     });
     (hash ^ host as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 1
 }
+
+/// `GET /v1/volumes`: one volume (`VolumeApi`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SiteVolumeView {
+    pub volume_type: &'static str,
+    pub is_thin_provisioned: bool,
+    pub volume_identifier: String,
+    pub path: VolumePathView,
+    pub size: SpaceView,
+    pub datastore: NamedView,
+    pub owning_vm: NamedView,
+    pub protected_vm: Option<NamedView>,
+    pub vpg: Option<NamedView>,
+    pub storage_policy: Option<NamedView>,
+}
+
+/// `{Identifier, Name}`: how a volume names what it belongs to (PascalCase, not a link).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct NamedView {
+    pub identifier: String,
+    pub name: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct VolumePathView {
+    pub full: String,
+    pub relative: String,
+    pub file_name: String,
+}
+
+/// `GET /v1/statistics/vms`: one VM in one VPG (`VmStatisticsApi`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct VmStatisticsView {
+    pub vm_identifier: String,
+    pub vpg_identifier: String,
+    pub io_operations_counter: u64,
+    #[serde(rename = "WriteCounterInMBs")]
+    pub write_counter_in_mbs: u64,
+    #[serde(rename = "SyncCounterInMBs")]
+    pub sync_counter_in_mbs: u64,
+    #[serde(rename = "NetworkTrafficCounterInMBs")]
+    pub network_traffic_counter_in_mbs: u64,
+    pub sample_time: String,
+}
+
+/// `GET /v1/encryptionDetection/metrics/vms`: one VM.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct VmEncryptionView {
+    pub link: NamedLink,
+    pub associated_vpgs: Vec<NamedView>,
+    pub encryption_metrics: EncryptionMetricsView,
+}
+
+/// A link that also carries the entity's name, as encryption detection's do.
+#[derive(Debug, Serialize)]
+pub struct NamedLink {
+    pub href: String,
+    pub identifier: String,
+    pub rel: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub name: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct EncryptionMetricsView {
+    pub non_encrypted_data: u64,
+    pub encrypted_data: u64,
+    pub trend_change_level: u32,
+}
+
+impl SiteView<'_> {
+    /// The volumes on the answering site's datastore.
+    pub fn volumes(&self) -> Vec<SiteVolumeView> {
+        let site = self.world.site(self.site);
+        let datastore = NamedView {
+            identifier: site.datastore.0.clone(),
+            name: site.datastore.1.clone(),
+        };
+        self.world
+            .volumes(self.site, self.now)
+            .into_iter()
+            .map(|volume| {
+                let owner = self.owner(volume.owner);
+                let file = match volume.protected_vm {
+                    Some(vm) => format!("{}_{}", self.world.vms[vm].name, volume.index),
+                    None => owner.name.clone(),
+                };
+                let folder = volume.kind.name().to_lowercase();
+                SiteVolumeView {
+                    volume_type: volume.kind.name(),
+                    is_thin_provisioned: true,
+                    volume_identifier: format!("{}.{folder}.{file}", site.server_id),
+                    path: VolumePathView {
+                        full: format!("[{}] {folder}/{file}.vmdk", datastore.name),
+                        relative: format!("{folder}/{file}.vmdk"),
+                        file_name: format!("{file}.vmdk"),
+                    },
+                    size: volume.space.into(),
+                    datastore: datastore.clone(),
+                    owning_vm: owner,
+                    protected_vm: volume.protected_vm.map(|vm| self.vm_named(vm)),
+                    vpg: volume.vpg.map(|vpg| NamedView {
+                        identifier: self.world.vpgs[vpg].id.clone(),
+                        name: self.world.vpgs[vpg].name.clone(),
+                    }),
+                    storage_policy: None,
+                }
+            })
+            .collect()
+    }
+
+    fn vm_named(&self, vm: usize) -> NamedView {
+        let vm = &self.world.vms[vm];
+        NamedView {
+            identifier: vm.id.clone(),
+            name: vm.name.clone(),
+        }
+    }
+
+    /// A volume's owner: a VM, or the VRA VM of a host of the answering site.
+    fn owner(&self, owner: Owner) -> NamedView {
+        match owner {
+            Owner::Vm(vm) => self.vm_named(vm),
+            Owner::Vra(host) => {
+                let site = self.world.site(self.site);
+                NamedView {
+                    identifier: format!("{}.vm-{}", site.server_id, VRA_MOREF_BASE + host),
+                    name: format!("Z-VRA-{}", site.hosts[host].name),
+                }
+            }
+        }
+    }
+
+    /// One row per VM × VPG visible from the answering site, as `/v1/vms` lists them, with their
+    /// counters since the simulation began.
+    pub fn vm_statistics(&self) -> Vec<VmStatisticsView> {
+        let sample_time = self.now.to_wire();
+        self.visible_pairs()
+            .map(|(vpg, vm)| {
+                let (operations, written) = self.world.vm_counters(vm, vpg, self.now);
+                let remote = self.world.vpgs[vpg].protected != self.world.vpgs[vpg].recovery;
+                VmStatisticsView {
+                    vm_identifier: self.world.vms[vm].id.clone(),
+                    vpg_identifier: self.world.vpgs[vpg].id.clone(),
+                    io_operations_counter: operations,
+                    write_counter_in_mbs: written,
+                    sync_counter_in_mbs: 0,
+                    network_traffic_counter_in_mbs: if remote { written } else { 0 },
+                    sample_time: sample_time.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// Encryption detection's metrics of every VM with a VPG visible from the answering site: what
+    /// it wrote, none of it encrypted (the simulator models no attack).
+    pub fn vm_encryption(&self) -> Vec<VmEncryptionView> {
+        let mut by_vm: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+        for (vpg, vm) in self.visible_pairs() {
+            by_vm.entry(vm).or_default().push(vpg);
+        }
+        by_vm
+            .into_iter()
+            .map(|(vm, vpgs)| {
+                let written: u64 = vpgs
+                    .iter()
+                    .map(|&vpg| self.world.vm_counters(vm, vpg, self.now).0)
+                    .sum();
+                let named = self.vm_named(vm);
+                VmEncryptionView {
+                    link: NamedLink {
+                        href: format!("{}/v1/vms/{}", self.base, named.identifier),
+                        identifier: named.identifier.clone(),
+                        rel: None,
+                        kind: "VmApi",
+                        name: named.name,
+                    },
+                    associated_vpgs: vpgs
+                        .iter()
+                        .map(|&vpg| NamedView {
+                            identifier: self.world.vpgs[vpg].id.clone(),
+                            name: self.world.vpgs[vpg].name.clone(),
+                        })
+                        .collect(),
+                    encryption_metrics: EncryptionMetricsView {
+                        non_encrypted_data: written,
+                        encrypted_data: 0,
+                        trend_change_level: 0,
+                    },
+                }
+            })
+            .collect()
+    }
+
+    /// Every (VPG, VM) pair of a VPG visible from the answering site.
+    fn visible_pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.world
+            .vpgs
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.visible_from(self.site))
+            .flat_map(|(index, v)| v.vms.iter().map(move |&vm| (index, vm)))
+    }
+}
+
+/// VRA VMs take morefs from here up, above any VM's.
+const VRA_MOREF_BASE: usize = 1_000_000;

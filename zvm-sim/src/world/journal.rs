@@ -192,6 +192,23 @@ impl Journal {
         self.last_written = Some(at);
     }
 
+    /// How long, in milliseconds, the VPG has written checkpoints between the simulation's start
+    /// and `now`: what its cumulative counters grow with.
+    pub fn written_ms(&self, now: SimTime) -> i64 {
+        let start = self
+            .numbering
+            .origin
+            .plus_millis(i64::from(MAX_HISTORY_MINUTES) * 60_000);
+        self.spans
+            .iter()
+            .map(|s| {
+                let from = s.from.max(start);
+                let to = s.to.unwrap_or(now).min(now);
+                to.millis_since(from).max(0)
+            })
+            .sum()
+    }
+
     /// When the VPG last wrote a checkpoint, while it writes none.
     pub fn last_written(&self) -> Option<SimTime> {
         self.last_written

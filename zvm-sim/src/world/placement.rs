@@ -145,25 +145,118 @@ impl World {
         load
     }
 
-    /// What the datastore of `site` holds at `now`.
+    /// What the datastore of `site` holds at `now`: the sum of its [`World::volumes`], and the
+    /// site's VMs that no VPG protects.
     pub fn datastore_load(&self, site: SiteRole, now: SimTime) -> DatastoreLoad {
         let mut load = DatastoreLoad {
             vras: self.site(site).hosts.len(),
             ..DatastoreLoad::default()
-        };
-        load.appliances = Space {
-            used: VRA_USED_BYTES * load.vras as u64,
-            provisioned: VRA_PROVISIONED_BYTES * load.vras as u64,
         };
         for vm in self.vms.iter().filter(|vm| vm.site == site) {
             if vm.vpgs.is_empty() {
                 load.unprotected.add(vm.used_mb, vm.provisioned_mb);
             } else {
                 load.outgoing_vms += 1;
-                load.protected.add(vm.used_mb, vm.provisioned_mb);
             }
         }
-        for (index, vpg) in self
+        for volume in self.volumes(site, now) {
+            let into = match volume.kind {
+                VolumeKind::Protected => &mut load.protected,
+                VolumeKind::Recovery => &mut load.recovery,
+                VolumeKind::Journal => {
+                    load.incoming_vms += 1;
+                    &mut load.journal
+                }
+                VolumeKind::Scratch => &mut load.scratch,
+                VolumeKind::Appliance => &mut load.appliances,
+            };
+            into.used += volume.space.used;
+            into.provisioned += volume.space.provisioned;
+        }
+        // One datastore stands for all of a site's: sized to what it holds and a third more.
+        let tib = 1u64 << 40;
+        load.capacity = DATASTORE_CAPACITY_BYTES.max((load.used() * 4 / 3).div_ceil(tib) * tib);
+        load
+    }
+}
+
+/// The kind of a volume (`VolumeType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VolumeKind {
+    Protected,
+    Recovery,
+    Journal,
+    Scratch,
+    Appliance,
+}
+
+impl VolumeKind {
+    /// Its name on the wire.
+    pub fn name(self) -> &'static str {
+        match self {
+            VolumeKind::Protected => "Protected",
+            VolumeKind::Recovery => "Recovery",
+            VolumeKind::Journal => "Journal",
+            VolumeKind::Scratch => "Scratch",
+            VolumeKind::Appliance => "Appliance",
+        }
+    }
+}
+
+/// Who owns a volume: a VM of the world, or the VRA of a host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    Vm(usize),
+    Vra(usize),
+}
+
+/// One volume on a site's datastore.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Volume {
+    pub kind: VolumeKind,
+    /// Its position among the VM's volumes ([`VM_VOLUMES`]), 0 for a journal or an appliance.
+    pub index: usize,
+    pub owner: Owner,
+    /// The VM it protects or replicates, and the VPG it belongs to.
+    pub protected_vm: Option<usize>,
+    pub vpg: Option<usize>,
+    pub space: Space,
+}
+
+/// `size_mb` split over a VM's volumes: the first takes the remainder.
+fn share_mb(size_mb: u64, index: usize) -> u64 {
+    let n = VM_VOLUMES.len() as u64;
+    size_mb / n + if index == 0 { size_mb % n } else { 0 }
+}
+
+impl World {
+    /// Every volume on the datastore of `site`: what [`World::datastore_load`] adds up.
+    pub fn volumes(&self, site: SiteRole, now: SimTime) -> Vec<Volume> {
+        let mut volumes = Vec::new();
+        for (index, vm) in self
+            .vms
+            .iter()
+            .enumerate()
+            .filter(|(_, vm)| vm.site == site)
+        {
+            let Some(&vpg) = vm.vpgs.first() else {
+                continue;
+            };
+            for i in 0..VM_VOLUMES.len() {
+                let mut space = Space::default();
+                space.add(share_mb(vm.used_mb, i), share_mb(vm.provisioned_mb, i));
+                let owner = Owner::Vm(index);
+                volumes.push(Volume {
+                    kind: VolumeKind::Protected,
+                    index: i,
+                    owner,
+                    protected_vm: Some(index),
+                    vpg: Some(vpg),
+                    space,
+                });
+            }
+        }
+        for (vpg_index, vpg) in self
             .vpgs
             .iter()
             .enumerate()
@@ -171,19 +264,56 @@ impl World {
         {
             for &vm in &vpg.vms {
                 let v = &self.vms[vm];
-                load.incoming_vms += 1;
-                load.recovery.add(v.used_mb, v.provisioned_mb);
-                let journal = self.journal_used_mb(vm, index, now);
-                load.journal.add(journal, journal);
+                let owner = Owner::Vra(self.host_at(vm, site));
+                let of = |kind, index, space| Volume {
+                    kind,
+                    index,
+                    owner,
+                    protected_vm: Some(vm),
+                    vpg: Some(vpg_index),
+                    space,
+                };
+                for i in 0..VM_VOLUMES.len() {
+                    let mut space = Space::default();
+                    space.add(share_mb(v.used_mb, i), share_mb(v.provisioned_mb, i));
+                    volumes.push(of(VolumeKind::Recovery, i, space));
+                }
+                let journal = self.journal_used_mb(vm, vpg_index, now);
+                let mut space = Space::default();
+                space.add(journal, journal);
+                volumes.push(of(VolumeKind::Journal, 0, space));
                 if vpg.test.is_some() || vpg.clone_task.is_some() {
-                    // A failover test or a clone writes into scratch volumes while it runs.
-                    load.scratch.add(v.used_mb / 16, v.used_mb / 16);
+                    let mut space = Space::default();
+                    space.add(v.used_mb / 16, v.used_mb / 16);
+                    volumes.push(of(VolumeKind::Scratch, 0, space));
                 }
             }
         }
-        // One datastore stands for all of a site's: sized to what it holds and a third more.
-        let tib = 1u64 << 40;
-        load.capacity = DATASTORE_CAPACITY_BYTES.max((load.used() * 4 / 3).div_ceil(tib) * tib);
-        load
+        for host in 0..self.site(site).hosts.len() {
+            let space = Space {
+                used: VRA_USED_BYTES,
+                provisioned: VRA_PROVISIONED_BYTES,
+            };
+            volumes.push(Volume {
+                kind: VolumeKind::Appliance,
+                index: 0,
+                owner: Owner::Vra(host),
+                protected_vm: None,
+                vpg: None,
+                space,
+            });
+        }
+        volumes
+    }
+
+    /// A VM's cumulative counters in a VPG since the simulation began: I/O operations and MB
+    /// written, from its load and the time the VPG has written checkpoints.
+    pub fn vm_counters(&self, vm: usize, vpg: usize, now: SimTime) -> (u64, u64) {
+        let (iops, throughput) = crate::decisions::vm_load(&self.vms[vm].id);
+        let seconds = self.vpgs[vpg].journal.written_ms(now) as f64 / 1000.0;
+        (
+            (f64::from(iops) * seconds) as u64,
+            (throughput * seconds) as u64,
+        )
     }
 }

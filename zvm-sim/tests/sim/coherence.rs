@@ -293,3 +293,96 @@ async fn a_vra_and_a_datastore_are_read_by_identifier_and_vras_by_their_filters(
     let (status, _) = boston.get("/v1/vras/42").await;
     assert_eq!(status, reqwest::StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn volumes_add_up_to_the_datastore_and_statistics_cover_every_row_of_vms() {
+    let t = spawn_frozen(3).await;
+    let boston = t.boston().await;
+    let datastore = boston.get_ok("/v1/datastores").await[0].clone();
+    let zerto = &datastore["Stats"]["Usage"]["Zerto"];
+    let volumes = boston.get_ok("/v1/volumes").await;
+    for (kind, usage) in [
+        ("Protected", "Protected"),
+        ("Recovery", "Recovery"),
+        ("Journal", "Journal"),
+        ("Scratch", "Scratch"),
+        ("Appliance", "Appliances"),
+    ] {
+        let sum: u64 = volumes
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v["VolumeType"] == kind)
+            .map(|v| v["Size"]["UsedInBytes"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, zerto[usage]["UsedInBytes"].as_u64().unwrap(), "{kind}");
+    }
+    let journals = boston.get_ok("/v1/volumes?volumetype=journal").await;
+    let journals = journals.as_array().unwrap();
+    assert_eq!(
+        journals.len() as u64,
+        datastore["Stats"]["NumIncomingVMs"].as_u64().unwrap()
+    );
+    assert!(
+        journals
+            .iter()
+            .all(|v| v["VolumeType"] == "Journal" && v["ProtectedVm"]["Name"].is_string())
+    );
+
+    let rows = boston.get_ok("/v1/vms").await;
+    let pairs = |list: &Value| -> std::collections::BTreeSet<(String, String)> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["VmIdentifier"].as_str().unwrap().to_owned(),
+                    r["VpgIdentifier"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let before = boston.get_ok("/v1/statistics/vms").await;
+    assert_eq!(
+        pairs(&before),
+        pairs(&rows),
+        "one statistics row per row of /v1/vms"
+    );
+    let encryption = boston.get_ok("/v1/encryptionDetection/metrics/vms").await;
+    for (vm, _) in pairs(&before) {
+        let entry = encryption
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["Link"]["identifier"] == vm.as_str());
+        let entry = entry.unwrap_or_else(|| panic!("{vm} has encryption metrics"));
+        assert!(entry["Link"]["name"].is_string());
+        assert!(entry["EncryptionMetrics"]["EncryptedData"].is_u64());
+    }
+    t.control.advance(100).await;
+    let after = boston.get_ok("/v1/statistics/vms").await;
+    let vpgs = boston.get_ok("/v1/vpgs").await;
+    for row in after.as_array().unwrap() {
+        let earlier = before
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| {
+                r["VmIdentifier"] == row["VmIdentifier"]
+                    && r["VpgIdentifier"] == row["VpgIdentifier"]
+            })
+            .unwrap();
+        let vpg = vpgs
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["VpgIdentifier"] == row["VpgIdentifier"])
+            .unwrap();
+        let grew = row["IoOperationsCounter"].as_u64() > earlier["IoOperationsCounter"].as_u64();
+        assert_eq!(
+            grew,
+            writes(vpg),
+            "{row}: counters grow exactly while the VPG writes"
+        );
+    }
+}
