@@ -209,6 +209,10 @@ fn site_routes() -> Router<SiteCtx> {
             "/v1/serverdatetime/serverdatetimelocal",
             get(sites::server_time),
         )
+        .route(
+            "/v1/serverdatetime/datetimeargument",
+            get(sites::date_time_argument),
+        )
 }
 
 /// The protected VMs and their points in time.
@@ -270,6 +274,7 @@ fn monitoring_routes() -> Router<SiteCtx> {
         .route("/v1/datastores", get(monitoring::datastores))
         .route("/v1/datastores/{datastore}", get(monitoring::datastore))
         .route("/v1/volumes", get(monitoring::volumes))
+        .route("/v1/license", get(monitoring::license))
         .route("/v1/statistics/vms", get(monitoring::vm_statistics))
         .route(
             "/v1/encryptiondetection/metrics/vms",

@@ -7,7 +7,8 @@ use axum::extract::Path;
 
 use crate::api::{ApiError, Params, ViewCtx};
 use crate::wire::{
-    DatastoreView, SiteVolumeView, VRA_STATUSES, VmEncryptionView, VmStatisticsView, VraView,
+    DatastoreView, LicenseView, SiteVolumeView, VRA_STATUSES, VmEncryptionView, VmStatisticsView,
+    VraView,
 };
 
 /// `GET /v1/vras`, filtered by `vraName`, `status` (number or name), `vraVersion`, `hostVersion`,
@@ -104,4 +105,9 @@ pub(crate) async fn vm_statistics(ctx: ViewCtx) -> Json<Vec<VmStatisticsView>> {
 /// `GET /v1/encryptionDetection/metrics/vms`.
 pub(crate) async fn vm_encryption(ctx: ViewCtx) -> Json<Vec<VmEncryptionView>> {
     Json(ctx.view(|view| view.vm_encryption()))
+}
+
+/// `GET /v1/license`.
+pub(crate) async fn license(ctx: ViewCtx) -> Json<LicenseView> {
+    Json(ctx.view(|view| view.license()))
 }

@@ -105,6 +105,18 @@ pub(crate) async fn server_time(State(ctx): State<SiteCtx>) -> Json<SimTime> {
     Json(ctx.with_world(|_, now| now))
 }
 
+/// `GET /v1/serverDateTime/dateTimeArgument?dateTime=`: the argument as the server reads it
+/// (milliseconds since 1970, a UTC time or a date), as a JSON string.
+pub(crate) async fn date_time_argument(params: Params) -> Result<Json<SimTime>, ApiError> {
+    params.date("dateTime")?.map(Json).ok_or_else(|| {
+        ApiError::BadRequest(
+            "The query parameter dateTime is required: milliseconds since 1970, or a time such \
+             as 2026-01-01T00:00:00Z."
+                .to_owned(),
+        )
+    })
+}
+
 fn other(site: SiteRole) -> SiteRole {
     match site {
         SiteRole::Local => SiteRole::Peer,

@@ -522,3 +522,76 @@ impl SiteView<'_> {
 
 /// VRA VMs take morefs from here up, above any VM's.
 const VRA_MOREF_BASE: usize = 1_000_000;
+
+/// `GET /v1/license` (`LicenseApi`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct LicenseView {
+    pub details: LicenseDetailsView,
+    pub usage: LicenseUsageView,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct LicenseDetailsView {
+    pub license_key: &'static str,
+    pub license_type: &'static str,
+    pub expiry_time: &'static str,
+    pub max_vms: usize,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct LicenseUsageView {
+    pub sites_usage: Vec<SiteUsageView>,
+    pub total_vms_count: usize,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SiteUsageView {
+    pub site_identifier: String,
+    pub site_name: String,
+    pub protected_vms_count: usize,
+}
+
+impl SiteView<'_> {
+    /// The pair's license: room for every VM of the world, and the VMs each site protects (a VM
+    /// counts once, however many VPGs it is in).
+    pub fn license(&self) -> LicenseView {
+        let sites_usage: Vec<SiteUsageView> = crate::world::SiteRole::BOTH
+            .into_iter()
+            .map(|role| {
+                let site = self.world.site(role);
+                SiteUsageView {
+                    site_identifier: site.id.clone(),
+                    site_name: site.name.clone(),
+                    protected_vms_count: self
+                        .world
+                        .vms
+                        .iter()
+                        .filter(|vm| vm.site == role && !vm.vpgs.is_empty())
+                        .count(),
+                }
+            })
+            .collect();
+        let total = sites_usage.iter().map(|s| s.protected_vms_count).sum();
+        LicenseView {
+            details: LicenseDetailsView {
+                license_key: LICENSE_KEY,
+                license_type: "Enterprise",
+                expiry_time: LICENSE_EXPIRY,
+                max_vms: self.world.vms.len().max(1000),
+            },
+            usage: LicenseUsageView {
+                sites_usage,
+                total_vms_count: total,
+            },
+        }
+    }
+}
+
+/// The simulated license's key: plainly not a real one.
+const LICENSE_KEY: &str = "SIMULATED-ZVM-LICENSE";
+/// It does not expire within any simulation.
+const LICENSE_EXPIRY: &str = "2099-12-31T00:00:00.000Z";

@@ -386,3 +386,48 @@ async fn volumes_add_up_to_the_datastore_and_statistics_cover_every_row_of_vms()
         );
     }
 }
+
+#[tokio::test]
+async fn the_license_counts_each_sites_protected_vms_as_the_datastores_do() {
+    let t = spawn_frozen(3).await;
+    let boston = t.boston().await;
+    let license = boston.get_ok("/v1/license").await;
+    let mut total = 0;
+    for site in [boston, t.denver().await] {
+        let id = site.get_ok("/v1/localsite").await["SiteIdentifier"].clone();
+        let outgoing = site.get_ok("/v1/datastores").await[0]["Stats"]["NumOutgoingVMs"].clone();
+        let usage = license["Usage"]["SitesUsage"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["SiteIdentifier"] == id)
+            .unwrap_or_else(|| panic!("{id} in {license}"))
+            .clone();
+        assert_eq!(usage["ProtectedVmsCount"], outgoing);
+        total += outgoing.as_u64().unwrap();
+    }
+    assert_eq!(license["Usage"]["TotalVmsCount"], total);
+    assert!(license["Details"]["MaxVms"].as_u64().unwrap() >= total);
+    assert!(license["Details"]["ExpiryTime"].is_string());
+}
+
+#[tokio::test]
+async fn the_server_reads_a_date_time_argument_as_milliseconds_or_a_time() {
+    let t = spawn_frozen(3).await;
+    let boston = t.boston().await;
+    let path = "/v1/serverDateTime/dateTimeArgument";
+    let millis = boston
+        .get_ok(&format!("{path}?dateTime=1767225600000"))
+        .await;
+    assert_eq!(millis, "2026-01-01T00:00:00.000Z");
+    let text = boston
+        .get_ok(&format!("{path}?dateTime=2026-01-01T00:00:00Z"))
+        .await;
+    assert_eq!(text, millis);
+    let (status, body) = boston.get(path).await;
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST);
+    assert!(
+        body["Message"].as_str().unwrap().contains("dateTime"),
+        "{body}"
+    );
+}
