@@ -574,7 +574,9 @@ impl ZvmClient {
         LookupInFlight(self.clone())
     }
 
-    /// How many VMs this site had when its inventory was last read (0 before it was).
+    /// How many VMs this site had when its inventory was last read (0 before it was). A ZVM lists
+    /// every VM of its site there; zvm-sim lists only those no VPG protects, so against it this
+    /// takes the site for smaller than it is.
     pub(crate) fn vms_seen(&self) -> usize {
         self.vms_seen.load(Ordering::Relaxed)
     }
