@@ -271,11 +271,7 @@ pub fn reason_sync_interrupted(vpg_name: &str) -> String {
 /// is the same in each of its VPGs and across runs. A VPG shows the sum of its VMs' loads, and none
 /// while it writes no checkpoint (a real ZVM reports what its VRAs send to the journal).
 pub fn vm_load(vm_identifier: &str) -> (u32, f64) {
-    let hash = vm_identifier
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
+    let hash = fnv1a(vm_identifier);
     let iops = 1 + (hash % 120) as u32;
     let kb_per_io = 8 + ((hash >> 16) % 57) as u32;
     (iops, f64::from(iops * kb_per_io) / 1024.0)
@@ -293,3 +289,11 @@ pub const DATASTORE_CAPACITY_BYTES: u64 = 64 << 40;
 pub const VRA_USED_BYTES: u64 = 8 << 30;
 /// See [`VRA_USED_BYTES`].
 pub const VRA_PROVISIONED_BYTES: u64 = 16 << 30;
+
+/// FNV-1a of `text`: what the figures the simulator derives from an identifier (a VM's load, a
+/// VRA's number) are drawn from, so that they cost no draw from the seed's streams.
+pub fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

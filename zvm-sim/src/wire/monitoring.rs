@@ -303,10 +303,7 @@ impl SiteView<'_> {
 
 /// A VRA's `VraIdentifier`: a 63-bit number from its site's vCenter and its host, stable for a seed.
 fn vra_identifier(server_id: &str, host: usize) -> u64 {
-    let hash = server_id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    (hash ^ host as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 1
+    (crate::decisions::fnv1a(server_id) ^ host as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 1
 }
 
 /// `GET /v1/volumes`: one volume (`VolumeApi`).

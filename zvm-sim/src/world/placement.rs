@@ -64,8 +64,8 @@ pub struct DatastoreLoad {
 }
 
 impl DatastoreLoad {
-    /// Everything on it.
-    pub fn used(&self) -> u64 {
+    /// Each kind of space on it.
+    fn spaces(&self) -> [Space; 6] {
         [
             self.protected,
             self.recovery,
@@ -74,24 +74,16 @@ impl DatastoreLoad {
             self.appliances,
             self.unprotected,
         ]
-        .iter()
-        .map(|s| s.used)
-        .sum()
+    }
+
+    /// Everything on it.
+    pub fn used(&self) -> u64 {
+        self.spaces().iter().map(|s| s.used).sum()
     }
 
     /// Everything provisioned on it.
     pub fn provisioned(&self) -> u64 {
-        [
-            self.protected,
-            self.recovery,
-            self.journal,
-            self.scratch,
-            self.appliances,
-            self.unprotected,
-        ]
-        .iter()
-        .map(|s| s.provisioned)
-        .sum()
+        self.spaces().iter().map(|s| s.provisioned).sum()
     }
 }
 
