@@ -22,7 +22,7 @@ use crate::codes::{Code, STATE_COMPLETED};
 use crate::error::RewindError;
 use crate::protection::VpgProtection;
 use crate::zvm::ZvmClient;
-use crate::zvm::task::{TaskWait, Watch, wait_listed, wait_task};
+use crate::zvm::task::{ListedFrom, TaskWait, Watch, wait_listed, wait_task};
 
 /// What an earlier attempt of this VM and change left at one VPG, from the journal.
 #[derive(Debug, Clone)]
@@ -263,18 +263,7 @@ pub(crate) async fn look_for_tag(
     until: Instant,
     notes: &mut Vec<GuardNote>,
 ) -> Result<Option<Inserted>, RewindError> {
-    let (_, lag) = client.learnt();
-    let found = wait_listed(
-        client,
-        &vpg.vpg_id,
-        tag,
-        since,
-        Instant::now(),
-        until,
-        lag,
-        None,
-    )
-    .await?;
+    let found = wait_listed(client, &vpg.vpg_id, tag, since, ListedFrom::Now, until).await?;
     Ok(found.map(|(cp, _)| {
         notes.push(GuardNote::TagAlreadyListed {
             checkpoint_id: cp.checkpoint_identifier.clone(),

@@ -16,7 +16,7 @@ use crate::error::ErrorKind;
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::VpgProtection;
 use crate::zvm::ZvmClient;
-use crate::zvm::task::{TaskWait, Watch, wait_listed, wait_task};
+use crate::zvm::task::{ListedFrom, TaskWait, Watch, wait_listed, wait_task};
 use crate::zvm::wire::{INSERT_TASK_TYPE, Task};
 
 /// How the locked part of one VPG's guard ended.
@@ -161,9 +161,11 @@ async fn tag_vpg(
         Inserted::Completed { task, task_id, at } => {
             watch.report(Stage::Listing, Some(&task_id), Some(&task));
             let since = task.started.map(|t| t - chrono::Duration::seconds(60));
-            let (_, lag) = client.learnt();
-            let took = zvm_duration(&task).or(client.learnt().0);
-            match wait_listed(client, &vpg.vpg_id, tag, since, at, deadline, lag, took).await {
+            let from = ListedFrom::Completion {
+                at,
+                insert_took: zvm_duration(&task).or(client.learnt().0),
+            };
+            match wait_listed(client, &vpg.vpg_id, tag, since, from, deadline).await {
                 Ok(Some((cp, lag))) => {
                     client.observe_listing(lag);
                     Outcome::Tagged {

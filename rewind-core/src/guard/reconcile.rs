@@ -12,7 +12,7 @@ use crate::codes::{STATE_COMPLETED, STATE_IN_PROGRESS};
 use crate::error::RewindError;
 use crate::protection::VpgProtection;
 use crate::zvm::ZvmClient;
-use crate::zvm::task::{TaskWait, Watch, wait_listed, wait_task};
+use crate::zvm::task::{ListedFrom, TaskWait, Watch, wait_listed, wait_task};
 use crate::zvm::wire::Task;
 
 /// What a reconciliation of an insert of unknown outcome found.
@@ -154,17 +154,8 @@ impl Ours<'_> {
             .clamp(Duration::from_secs(2), Duration::from_secs(30));
         let until = deadline.min(Instant::now() + grace);
         // The lag this wait saw is not learnt: it does not start at a completion.
-        let found = wait_listed(
-            client,
-            self.vpg_id,
-            self.tag,
-            since,
-            Instant::now(),
-            until,
-            lag,
-            None,
-        )
-        .await?;
+        let found =
+            wait_listed(client, self.vpg_id, self.tag, since, ListedFrom::Now, until).await?;
         let Some((cp, _)) = found else {
             return Ok(Reconciled::NotInserted);
         };

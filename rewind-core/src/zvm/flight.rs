@@ -99,17 +99,10 @@ impl<T> SingleFlight<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::zvm::tests::failure;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
-
-    fn failure() -> RewindError {
-        RewindError::UnexpectedResponse {
-            site: "boston".into(),
-            request: "GET /v1/vms".into(),
-            detail: "test".into(),
-        }
-    }
 
     #[tokio::test]
     async fn concurrent_callers_share_one_read() {

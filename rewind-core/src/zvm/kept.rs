@@ -131,15 +131,8 @@ impl<T: Send + Sync + 'static> Kept<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::zvm::tests::failure;
     use std::sync::atomic::{AtomicU32, Ordering};
-
-    fn failure() -> RewindError {
-        RewindError::UnexpectedResponse {
-            site: "boston".into(),
-            request: "GET /v1/vms".into(),
-            detail: "test".into(),
-        }
-    }
 
     /// A read that answers how many reads were sent so far, counting itself.
     fn counting(

@@ -1121,8 +1121,17 @@ fn segment(id: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A read that failed, for the tests of what shares or keeps reads.
+    pub(crate) fn failure() -> RewindError {
+        RewindError::UnexpectedResponse {
+            site: "boston".into(),
+            request: "GET /v1/vms".into(),
+            detail: "test".into(),
+        }
+    }
 
     #[test]
     fn task_id_is_read_from_a_json_string_an_object_or_bare_text() {

@@ -185,36 +185,48 @@ pub(crate) async fn wait_task(
     }
 }
 
+/// Where a wait for a listed tag starts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ListedFrom {
+    /// The insert was seen Completed `at`, after running `insert_took` (when known): the origin of
+    /// the listing-lag prediction, and what paces the looks ([`next_look`]).
+    Completion {
+        at: Instant,
+        insert_took: Option<Duration>,
+    },
+    /// Now: a tag that may have been listed long ago is looked for (a reconciliation, an earlier
+    /// attempt's tag).
+    Now,
+}
+
 /// Polls the VPG's checkpoints (from `since` on, the ZVM's clock) until one carries `tag`, or `deadline`
-/// passes. `completed` is when the insert was seen Completed, the origin of the listing-lag prediction;
-/// `insert_took` is how long the insert ran, which paces the looks ([`next_look`]).
+/// passes, with the listing lag this client has learnt.
 ///
 /// The first look is immediate: on a ZVM without listing lag, or after a long task, the checkpoint is
-/// usually there already; and a wait that does not start at a completion (`insert_took` is `None`)
-/// looks for a tag that may have been listed long ago. After an insert seen Completed, with a learnt
-/// lag, the first look is at 0.9 of it instead.
+/// usually there already; and a wait from [`ListedFrom::Now`] looks for a tag that may have been
+/// listed long ago. After an insert seen Completed, with a learnt lag and the insert's duration, the
+/// first look is at 0.9 of the lag instead.
 ///
 /// With the checkpoint comes the listing lag this wait saw: the middle between when the last look that
-/// missed was sent (the completion itself when none missed) and when the look that found it was sent,
-/// both from `completed`. Learning instead the time until the finding answer arrived, or the finding
+/// missed was sent (the start itself when none missed) and when the look that found it was sent,
+/// both from the start. Learning instead the time until the finding answer arrived, or the finding
 /// look's time alone, would teach the look's own round trip and its timer's lateness, and since the
 /// next first look aims at 0.9 of what was learnt, that error feeds itself: under 64 concurrent guards
 /// it settled some 8 ms after the checkpoint was listed. A first look that finds it halves what is
 /// learnt, until a look misses and the middle is the lag again.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one wait's inputs, each named at the call"
-)]
 pub(crate) async fn wait_listed(
     client: &ZvmClient,
     vpg_id: &str,
     tag: &str,
     since: Option<DateTime<Utc>>,
-    completed: Instant,
+    from: ListedFrom,
     deadline: Instant,
-    learnt_lag: Option<Duration>,
-    insert_took: Option<Duration>,
 ) -> Result<Option<(Checkpoint, Duration)>, RewindError> {
+    let (completed, insert_took) = match from {
+        ListedFrom::Completion { at, insert_took } => (at, insert_took),
+        ListedFrom::Now => (Instant::now(), None),
+    };
+    let (_, learnt_lag) = client.learnt();
     let predicted = learnt_lag.map(|d| d.mul_f64(0.9));
     let mut past_polls = 0;
     let mut first = predicted.is_none() || insert_took.is_none();

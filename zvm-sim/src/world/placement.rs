@@ -156,6 +156,7 @@ impl World {
                 VolumeKind::Protected => &mut load.protected,
                 VolumeKind::Recovery => &mut load.recovery,
                 VolumeKind::Journal => {
+                    // Each replica kept here has one journal volume.
                     load.incoming_vms += 1;
                     &mut load.journal
                 }
