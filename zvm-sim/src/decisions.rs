@@ -297,3 +297,19 @@ pub fn fnv1a(text: &str) -> u64 {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
+
+/// A VPG's RPO alert is a warning (`VPG0009`) past its target and an error (`VPG0010`) past this
+/// many times its target; the real thresholds are not documented.
+pub const RPO_ERROR_FACTOR: i64 = 2;
+
+/// The `UserName` of what the ZVM does of itself (SW10's words for events).
+pub const SYSTEM_USER: &str = "System";
+
+/// Events the simulator keeps, and `GET /v1/events` lists the most recent of (the ZVM 7 help:
+/// "the last 1000 events").
+pub const EVENTS_KEPT: usize = 10_000;
+/// See [`EVENTS_KEPT`].
+pub const EVENTS_LISTED: usize = 1_000;
+
+/// Recovery reports the simulator keeps.
+pub const REPORTS_KEPT: usize = 1_000;

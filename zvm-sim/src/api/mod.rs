@@ -31,6 +31,8 @@ mod keycloak;
 mod monitoring;
 mod sites;
 mod tasks;
+mod traces;
+mod virtualization;
 mod vms;
 mod vpgs;
 
@@ -152,6 +154,8 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> R
         .merge(vpg_routes())
         .merge(task_and_flr_routes())
         .merge(monitoring_routes())
+        .merge(virtualization_routes())
+        .merge(trace_routes())
         .route_layer(middleware::from_fn_with_state(
             ctx.clone(),
             bearer::require_bearer,
@@ -265,21 +269,115 @@ fn task_and_flr_routes() -> Router<SiteCtx> {
         .route("/v1/flrs/{session}/downloads/{download}", get(flrs::fetch))
 }
 
-/// What a monitoring client reads: VRAs, datastores, volumes, statistics, encryption metrics.
+/// What a monitoring client reads: VRAs, datastores, volumes, statistics, encryption detection,
+/// the license, service profiles, and the ZCM resources a site without ZCM has none of.
 fn monitoring_routes() -> Router<SiteCtx> {
     Router::new()
         .route("/v1/vras", get(monitoring::vras))
         .route("/v1/vras/statuses", get(monitoring::vra_statuses))
+        .route(
+            "/v1/vras/ipconfigurationtypes",
+            get(monitoring::vra_ip_configuration_types),
+        )
         .route("/v1/vras/{vra}", get(monitoring::vra))
+        .route(
+            "/v1/vras/{vra}/changerecoveryvra/potentials",
+            get(monitoring::potential_recovery_vras),
+        )
         .route("/v1/datastores", get(monitoring::datastores))
         .route("/v1/datastores/{datastore}", get(monitoring::datastore))
         .route("/v1/volumes", get(monitoring::volumes))
         .route("/v1/license", get(monitoring::license))
         .route("/v1/statistics/vms", get(monitoring::vm_statistics))
+        .merge(encryption_routes())
+        .route("/v1/serviceprofiles", get(monitoring::service_profiles))
+        .route(
+            "/v1/serviceprofiles/{profile}",
+            get(monitoring::service_profile),
+        )
+        .route("/v1/zorgs", get(monitoring::none_without_zcm))
+        .route("/v1/zorgs/{zorg}", get(monitoring::no_zcm_entity))
+        .route("/v1/zsspsessions", get(monitoring::none_without_zcm))
+        .route("/v1/zsspsessions/{session}", get(monitoring::no_zcm_entity))
+}
+
+/// Encryption detection: metrics, suspects and whether it is on.
+fn encryption_routes() -> Router<SiteCtx> {
+    Router::new()
         .route(
             "/v1/encryptiondetection/metrics/vms",
             get(monitoring::vm_encryption),
         )
+        .route(
+            "/v1/encryptiondetection/metrics/volumes",
+            get(monitoring::volume_encryption),
+        )
+        .route(
+            "/v1/encryptiondetection/metrics/vpgs",
+            get(monitoring::vpg_encryption),
+        )
+        .route(
+            "/v1/encryptiondetection/suspected/{kind}",
+            get(monitoring::nothing_suspected),
+        )
+        .route(
+            "/v1/encryptiondetection/state",
+            get(monitoring::encryption_state),
+        )
+}
+
+/// A virtualization site's inventory, as its ZVM reads it from vCenter.
+fn virtualization_routes() -> Router<SiteCtx> {
+    let site = |rest: &str| format!("/v1/virtualizationsites/{{site}}/{rest}");
+    Router::new()
+        .route(&site("hosts"), get(virtualization::hosts))
+        .route(&site("hosts/{host}"), get(virtualization::host))
+        .route(&site("hostclusters"), get(virtualization::host_clusters))
+        .route(&site("datastores"), get(virtualization::datastores))
+        .route(&site("networks"), get(virtualization::networks))
+        .route(&site("folders"), get(virtualization::folders))
+        .route(&site("resourcepools"), get(virtualization::resource_pools))
+        .route(&site("devices"), get(virtualization::devices))
+        .route(
+            &site("datastoreclusters"),
+            get(virtualization::none_at_vsphere_site),
+        )
+        .route(
+            &site("repositories"),
+            get(virtualization::none_at_vsphere_site),
+        )
+        .route(&site("vcdvapps"), get(virtualization::none_at_vsphere_site))
+        .route(&site("orgvdcs"), get(virtualization::none_at_vsphere_site))
+        .route(
+            &site("publiccloud/{resource}"),
+            get(virtualization::no_public_cloud),
+        )
+}
+
+/// Alerts, events and reports: what happened.
+fn trace_routes() -> Router<SiteCtx> {
+    Router::new()
+        .route("/v1/alerts", get(traces::alerts))
+        .route("/v1/alerts/levels", get(traces::alert_levels))
+        .route("/v1/alerts/entities", get(traces::alert_entities))
+        .route(
+            "/v1/alerts/helpidentifiers",
+            get(traces::alert_help_identifiers),
+        )
+        .route("/v1/alerts/{alert}", get(traces::alert))
+        .route("/v1/alerts/{alert}/dismiss", post(traces::dismiss))
+        .route("/v1/alerts/{alert}/undismiss", post(traces::undismiss))
+        .route("/v1/events", get(traces::events))
+        .route("/v1/events/types", get(traces::event_types))
+        .route("/v1/events/entities", get(traces::event_entities))
+        .route("/v1/events/categories", get(traces::event_categories))
+        .route("/v1/events/{event}", get(traces::event))
+        .route("/v1/reports/recovery", get(traces::recovery_reports))
+        .route(
+            "/v1/reports/recovery/{report}",
+            get(traces::recovery_report),
+        )
+        .route("/v1/reports/resources", get(traces::resource_reports))
 }
 
 /// Whether a path belongs to the control API, which the call log and the fault rules leave alone.

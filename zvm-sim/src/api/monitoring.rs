@@ -7,8 +7,9 @@ use axum::extract::Path;
 
 use crate::api::{ApiError, Params, ViewCtx};
 use crate::wire::{
-    DatastoreView, LicenseView, SiteVolumeView, VRA_STATUSES, VmEncryptionView, VmStatisticsView,
-    VraView,
+    DatastoreView, EncryptionStateView, LicenseView, PotentialVraView, ServiceProfileView,
+    SiteVolumeView, VRA_STATUSES, VmEncryptionView, VmStatisticsView, VolumeEncryptionView,
+    VpgEncryptionView, VraView,
 };
 
 /// `GET /v1/vras`, filtered by `vraName`, `status` (number or name), `vraVersion`, `hostVersion`,
@@ -46,6 +47,30 @@ pub(crate) async fn vra(ctx: ViewCtx, Path(id): Path<String>) -> Result<Json<Vra
                 "There is no VRA '{id}' at this site: list them with GET /v1/vras."
             ))
         })
+}
+
+/// `GET /v1/vras/ipconfigurationtypes`.
+pub(crate) async fn vra_ip_configuration_types() -> Json<[&'static str; 2]> {
+    Json(["Dhcp", "Static"])
+}
+
+/// `GET /v1/vras/{vraIdentifier}/changerecoveryvra/potentials`: the other hosts of the VRA's
+/// site, whose VRAs could take over what it recovers.
+pub(crate) async fn potential_recovery_vras(
+    ctx: ViewCtx,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<PotentialVraView>>, ApiError> {
+    let Json(vra) = vra(ctx.clone(), Path(id)).await?;
+    let vras = ctx.view(|view| view.vras());
+    Ok(Json(
+        vras.into_iter()
+            .filter(|v| v.host_identifier != vra.host_identifier)
+            .map(|v| PotentialVraView {
+                host_identifier: v.host_identifier,
+                host_name: v.host_display_name,
+            })
+            .collect(),
+    ))
 }
 
 /// `GET /v1/vras/statuses`.
@@ -110,4 +135,76 @@ pub(crate) async fn vm_encryption(ctx: ViewCtx) -> Json<Vec<VmEncryptionView>> {
 /// `GET /v1/license`.
 pub(crate) async fn license(ctx: ViewCtx) -> Json<LicenseView> {
     Json(ctx.view(|view| view.license()))
+}
+
+/// `GET /v1/encryptionDetection/metrics/volumes`.
+pub(crate) async fn volume_encryption(ctx: ViewCtx) -> Json<Vec<VolumeEncryptionView>> {
+    Json(ctx.view(|view| view.volume_encryption()))
+}
+
+/// `GET /v1/encryptionDetection/metrics/vpgs`.
+pub(crate) async fn vpg_encryption(ctx: ViewCtx) -> Json<Vec<VpgEncryptionView>> {
+    Json(ctx.view(|view| view.vpg_encryption()))
+}
+
+/// `GET /v1/encryptionDetection/suspected/{vms,volumes,vpgs}`: the simulator models no
+/// encryption attack, so nothing is suspected.
+pub(crate) async fn nothing_suspected() -> Json<Vec<()>> {
+    Json(Vec::new())
+}
+
+/// `GET /v1/encryptionDetection/state`.
+pub(crate) async fn encryption_state() -> Json<EncryptionStateView> {
+    Json(EncryptionStateView {
+        encryption_detection_enabled: true,
+    })
+}
+
+/// `GET /v1/serviceprofiles`, filtered by `siteIdentifier` (either site of the pair).
+pub(crate) async fn service_profiles(
+    ctx: ViewCtx,
+    params: Params,
+) -> Json<Vec<ServiceProfileView>> {
+    Json(ctx.view(|view| {
+        let known = params.text("siteIdentifier").is_none_or(|id| {
+            view.world
+                .sites
+                .iter()
+                .any(|s| s.id.eq_ignore_ascii_case(id))
+        });
+        if known {
+            view.service_profiles()
+        } else {
+            Vec::new()
+        }
+    }))
+}
+
+/// `GET /v1/serviceprofiles/{serviceProfileIdentifier}`.
+pub(crate) async fn service_profile(
+    ctx: ViewCtx,
+    Path(id): Path<String>,
+) -> Result<Json<ServiceProfileView>, ApiError> {
+    ctx.view(|view| view.service_profiles())
+        .into_iter()
+        .find(|p| p.service_profile_identifier.eq_ignore_ascii_case(&id))
+        .map(Json)
+        .ok_or_else(|| {
+            ApiError::NotFound(format!(
+                "There is no service profile '{id}': list them with GET /v1/serviceprofiles."
+            ))
+        })
+}
+
+/// `GET /v1/zorgs` and `/v1/zsspsessions`: a ZVM without Zerto Cloud Manager has no ZORG, and so
+/// no self-service portal session.
+pub(crate) async fn none_without_zcm() -> Json<Vec<()>> {
+    Json(Vec::new())
+}
+
+/// `GET /v1/zorgs/{zorgIdentifier}` and `/v1/zsspsessions/{id}`.
+pub(crate) async fn no_zcm_entity(Path(id): Path<String>) -> ApiError {
+    ApiError::NotFound(format!(
+        "There is no ZORG or ZSSP session '{id}': this site has no Zerto Cloud Manager."
+    ))
 }

@@ -106,15 +106,17 @@ pub(crate) async fn server_time(State(ctx): State<SiteCtx>) -> Json<SimTime> {
 }
 
 /// `GET /v1/serverDateTime/dateTimeArgument?dateTime=`: the argument as the server reads it
-/// (milliseconds since 1970, a UTC time or a date), as a JSON string.
-pub(crate) async fn date_time_argument(params: Params) -> Result<Json<SimTime>, ApiError> {
-    params.date("dateTime")?.map(Json).ok_or_else(|| {
-        ApiError::BadRequest(
-            "The query parameter dateTime is required: milliseconds since 1970, or a time such \
-             as 2026-01-01T00:00:00Z."
-                .to_owned(),
-        )
-    })
+/// (milliseconds since 1970, a UTC time or a date), as a JSON string. SW10 makes the argument
+/// optional without saying what its absence gives; the simulator answers the server's time, so a
+/// client that sends none (Zerto's Python SDK) reads a time.
+pub(crate) async fn date_time_argument(
+    State(ctx): State<SiteCtx>,
+    params: Params,
+) -> Result<Json<SimTime>, ApiError> {
+    match params.date("dateTime")? {
+        Some(time) => Ok(Json(time)),
+        None => Ok(Json(ctx.with_world(|_, now| now))),
+    }
 }
 
 fn other(site: SiteRole) -> SiteRole {
@@ -124,7 +126,7 @@ fn other(site: SiteRole) -> SiteRole {
     }
 }
 
-fn site_by_id(world: &World, id: &str) -> Result<SiteRole, ApiError> {
+pub(crate) fn site_by_id(world: &World, id: &str) -> Result<SiteRole, ApiError> {
     SiteRole::BOTH
         .into_iter()
         .find(|&s| world.site(s).id.eq_ignore_ascii_case(id))

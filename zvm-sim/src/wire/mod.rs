@@ -6,10 +6,14 @@
 //! must fail against the simulator, not agree with it.
 
 mod monitoring;
+mod traces;
+mod virtualization;
 
 use serde::Serialize;
 
 pub use monitoring::*;
+pub use traces::*;
+pub use virtualization::*;
 
 use crate::decisions::{
     PEER_PORT, SITE_TYPE, SITE_TYPE_VERSION, ZVM_API_VERSION, ZVM_DISPLAY_VERSION, ZVM_VERSION,

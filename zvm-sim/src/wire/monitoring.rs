@@ -46,6 +46,14 @@ pub struct VraView {
     pub platform_information: Option<()>,
 }
 
+/// A host whose VRA could recover instead (`ChangeVraPotentialApi`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PotentialVraView {
+    pub host_identifier: String,
+    pub host_name: String,
+}
+
 /// `VraNetworkDataApi`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
@@ -260,11 +268,7 @@ impl SiteView<'_> {
             datastore_identifier: site.datastore.0.clone(),
             datastore_name: site.datastore.1.clone(),
             config: DatastoreConfigView {
-                devices: vec![format!(
-                    "{}.naa.6000c29{:025x}",
-                    site.server_id,
-                    self.site.index()
-                )],
+                devices: vec![super::datastore_device(&site.server_id, self.site)],
                 kind: "VMFS",
                 owning_datastore_cluster: DatastoreClusterView {
                     datastore_cluster_identifier: None,
@@ -372,6 +376,31 @@ pub struct NamedLink {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub name: String,
+}
+
+/// `GET /v1/encryptionDetection/metrics/volumes`: one volume.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct VolumeEncryptionView {
+    pub volume_identifier: String,
+    pub associated_vm: NamedView,
+    pub associated_vpgs: Vec<NamedView>,
+    pub encryption_metrics: EncryptionMetricsView,
+}
+
+/// `GET /v1/encryptionDetection/metrics/vpgs`: one VPG.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct VpgEncryptionView {
+    pub link: NamedLink,
+    pub encryption_metrics: EncryptionMetricsView,
+}
+
+/// `GET /v1/encryptionDetection/state`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct EncryptionStateView {
+    pub encryption_detection_enabled: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -502,6 +531,65 @@ impl SiteView<'_> {
                         trend_change_level: 0,
                     },
                 }
+            })
+            .collect()
+    }
+
+    /// Encryption detection's metrics of each volume of those VMs: a VM's data split evenly over
+    /// its volumes.
+    pub fn volume_encryption(&self) -> Vec<VolumeEncryptionView> {
+        let disks = crate::decisions::VM_VOLUMES.len() as u64;
+        self.vm_encryption()
+            .into_iter()
+            .flat_map(|vm| {
+                let data = vm.encryption_metrics.non_encrypted_data;
+                crate::decisions::VM_VOLUMES
+                    .iter()
+                    .enumerate()
+                    .map(move |(disk, volume)| VolumeEncryptionView {
+                        volume_identifier: format!("{}.{volume}", vm.link.identifier),
+                        associated_vm: NamedView {
+                            identifier: vm.link.identifier.clone(),
+                            name: vm.link.name.clone(),
+                        },
+                        associated_vpgs: vm.associated_vpgs.clone(),
+                        encryption_metrics: EncryptionMetricsView {
+                            non_encrypted_data: data / disks
+                                + u64::from(disk == 0) * (data % disks),
+                            encrypted_data: 0,
+                            trend_change_level: 0,
+                        },
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// Encryption detection's metrics of each VPG visible from the answering site: the sum of its
+    /// VMs'.
+    pub fn vpg_encryption(&self) -> Vec<VpgEncryptionView> {
+        self.world
+            .vpgs
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.visible_from(self.site))
+            .map(|(index, v)| VpgEncryptionView {
+                link: NamedLink {
+                    href: format!("{}/v1/vpgs/{}", self.base, v.id),
+                    identifier: v.id.clone(),
+                    rel: None,
+                    kind: "VpgApi",
+                    name: v.name.clone(),
+                },
+                encryption_metrics: EncryptionMetricsView {
+                    non_encrypted_data: v
+                        .vms
+                        .iter()
+                        .map(|&vm| self.world.vm_counters(vm, index, self.now).0)
+                        .sum(),
+                    encrypted_data: 0,
+                    trend_change_level: 0,
+                },
             })
             .collect()
     }

@@ -61,6 +61,7 @@ impl World {
             ),
             calls: Vec::new(),
             faults: crate::faults::Faults::new(setup.seed),
+            traces: Default::default(),
             task_by_id: HashMap::new(),
             rng: runtime,
             events: BinaryHeap::new(),

@@ -192,6 +192,131 @@ pub const PAIRING_STATUS: EnumTable = EnumTable {
     names: &["Paired", "Pairing", "Unpaired"],
 };
 
+/// `EventTypeApi`, 0..60 as ZVM 7 documented them (SW10 declares 0..120 without names).
+pub const EVENT_TYPE: EnumTable = EnumTable {
+    what: "event type",
+    names: &[
+        "Unknown",
+        "CreateProtectionGroup",
+        "RemoveProtectionGroup",
+        "FailOver",
+        "FailOverTest",
+        "StopFailOverTest",
+        "Move",
+        "ProtectVM",
+        "UnprotectVM",
+        "InstallVra",
+        "UninstallVra",
+        "UpdateProtectionGroup",
+        "InsertTaggedCP",
+        "HandleMirrorPromotion",
+        "ActivateAllMirrors",
+        "LogCollection",
+        "ForceReconfigurationOfNewVM",
+        "ClearSite",
+        "ForceRemoveProtectionGroup",
+        "ForceUpdateProtectionGroup",
+        "ForceKillProtectionGroup",
+        "PrePostScript",
+        "InitFullSync",
+        "Pair",
+        "Unpair",
+        "InstallCloudConnector",
+        "UninstallCloudConnector",
+        "RedeployCloudConnector",
+        "ScriptExecutionFailure",
+        "SetAdvancedSiteSettings",
+        "Clone",
+        "KeepDisk",
+        "FailoverBeforeCommit",
+        "FailoverCommit",
+        "FailoverRollback",
+        "MoveBeforeCommit",
+        "MoveRollback",
+        "MoveCommit",
+        "MaintainHost",
+        "UpgradeVra",
+        "MoveProtectionGroupToManualOperationNeeded",
+        "ChangeVraIpSettings",
+        "PauseProtectionGroup",
+        "ResumeProtectionGroup",
+        "UpgradeZVM",
+        "BulkUpgradeVras",
+        "BulkUninstallVras",
+        "AlertTurnedOn",
+        "AlertTurnedOff",
+        "ChangeVraPassword",
+        "ChangeRecoveryHost",
+        "BackupProtectionGroup",
+        "CleanupProtectionGroupVipDiskbox",
+        "RestoreProtectionGroup",
+        "PreScript",
+        "PostScript",
+        "RemoveVmFromVc",
+        "ChangeVraPasswordIpSettings",
+        "FlrJournalMount",
+        "FlrJournalUnmount",
+        "Login",
+    ],
+};
+
+/// `EventEntityTypeApi`, 0..3.
+pub const EVENT_ENTITY: EnumTable = EnumTable {
+    what: "event entity type",
+    names: &["VPG", "VRA", "Unknown", "Site"],
+};
+
+/// The event categories a filter takes, 0..2.
+pub const EVENT_CATEGORY: EnumTable = EnumTable {
+    what: "event category",
+    names: &["All", "Events", "Alerts"],
+};
+
+/// Alert levels (alerts carry the name).
+pub const ALERT_LEVEL: EnumTable = EnumTable {
+    what: "alert level",
+    names: &["Warning", "Error"],
+};
+
+/// Alert entities (alerts carry the name).
+pub const ALERT_ENTITY: EnumTable = EnumTable {
+    what: "alert entity",
+    names: &[
+        "Zvm",
+        "Vra",
+        "Vpg",
+        "CloudConnector",
+        "Storage",
+        "License",
+        "Zcm",
+        "FileRecoveryComponent",
+    ],
+};
+
+/// Event types the simulator records, by name.
+pub mod event_type {
+    /// 3
+    pub const FAIL_OVER: u8 = 3;
+    /// 4
+    pub const FAIL_OVER_TEST: u8 = 4;
+    /// 5
+    pub const STOP_FAIL_OVER_TEST: u8 = 5;
+    /// 6
+    pub const MOVE: u8 = 6;
+    /// 12
+    pub const INSERT_TAGGED_CP: u8 = 12;
+    /// 30
+    pub const CLONE: u8 = 30;
+    /// 47
+    pub const ALERT_TURNED_ON: u8 = 47;
+    /// 48
+    pub const ALERT_TURNED_OFF: u8 = 48;
+    /// 58
+    pub const FLR_JOURNAL_MOUNT: u8 = 58;
+    /// 59
+    pub const FLR_JOURNAL_UNMOUNT: u8 = 59;
+}
+
 /// VPG status numbers the simulator refers to by name.
 pub mod status {
     /// 0: the VPG is being created and has no journal yet.

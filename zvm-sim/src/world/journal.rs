@@ -172,6 +172,11 @@ impl Journal {
         }
     }
 
+    /// Since when the VPG has been writing checkpoints without a break, if it writes now.
+    pub fn writing_since(&self) -> Option<SimTime> {
+        self.spans.last().filter(|s| s.to.is_none()).map(|s| s.from)
+    }
+
     /// The VPG stops writing checkpoints at `at`; what it wrote stays listed.
     pub fn stop_writing(&mut self, at: SimTime) {
         if let Some(span) = self.spans.last_mut().filter(|s| s.to.is_none()) {

@@ -32,6 +32,7 @@ pub mod recovery;
 pub mod spec;
 pub mod state;
 pub mod tasks;
+pub mod traces;
 
 mod build;
 mod index;
@@ -197,6 +198,8 @@ pub struct World {
     pub calls: Vec<Call>,
     /// The fault rules.
     pub faults: crate::faults::Faults,
+    /// Events, recovery reports and dismissed alerts.
+    pub traces: traces::Traces,
     task_by_id: HashMap<String, usize>,
     /// VMs and VPGs by identifier and name.
     index: index::Index,
@@ -471,19 +474,16 @@ impl World {
             Operation::FlrMount { session } => self.finish_flr_mount(session, at),
             Operation::FlrUnmount { session } => self.finish_flr_unmount(session),
             Operation::FailoverTest { .. } => self.finish_failover_test(),
-            Operation::StopFailoverTest { .. } => {
-                self.finish_stop_failover_test(self.tasks[index].vpg, at)
-            }
+            Operation::StopFailoverTest { .. } => self.finish_stop_failover_test(index, at),
             Operation::Clone { checkpoint, vms } => {
                 self.finish_clone(self.tasks[index].vpg, *checkpoint, vms, at)
             }
-            Operation::Failover { .. } | Operation::Move { .. } => {
-                self.finish_live(self.tasks[index].vpg, at)
-            }
+            Operation::Failover { .. } | Operation::Move { .. } => self.finish_live(index, at),
             Operation::ForceSync { generation } => {
                 self.finish_force_sync(self.tasks[index].vpg, *generation)
             }
         };
+        self.trace_task(index, state, &reason, at);
         self.tasks[index].end(state, reason, at);
     }
 
@@ -522,23 +522,29 @@ impl World {
         v.resync = None;
         v.status = status::MEETING_SLA;
         v.sub_status = substatus::NONE;
-        v.journal.start_writing(at);
+        self.resume_writing(vpg, at);
     }
 
     /// `POST /_sim/vpgs/{id}/status`: shows this status until changed. A running resync is
     /// cancelled; the VPG writes checkpoints from now on if the new state is one that does, and
     /// stops (keeping what it wrote) if not.
     pub fn pin_status(&mut self, vpg: usize, new_status: u8, new_substatus: u8, now: SimTime) {
+        if decisions::writes_checkpoints(new_status, new_substatus) {
+            self.resume_writing(vpg, now);
+        } else {
+            self.vpgs[vpg].journal.stop_writing(now);
+        }
         let v = &mut self.vpgs[vpg];
         v.status = new_status;
         v.sub_status = new_substatus;
         v.resync = None;
         v.generation += 1;
-        if decisions::writes_checkpoints(new_status, new_substatus) {
-            v.journal.start_writing(now);
-        } else {
-            v.journal.stop_writing(now);
-        }
+    }
+
+    /// The VPG writes checkpoints from `at` on; the RPO alerts it raised meanwhile turn off.
+    fn resume_writing(&mut self, vpg: usize, at: SimTime) {
+        self.end_rpo_episode(vpg, at);
+        self.vpgs[vpg].journal.start_writing(at);
     }
 
     /// Records an API call; past twice [`decisions::CALLS_KEPT`] calls, the oldest are forgotten

@@ -15,6 +15,7 @@ use crate::world::enums::{VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_sta
 use crate::world::inventory::FailoverTestRun;
 use crate::world::journal::Checkpoint;
 use crate::world::tasks::{Operation, Planned};
+use crate::world::traces::RecoveryReport;
 use crate::world::{Refusal, Resync, SiteRole, Vm, World};
 
 /// What `Failover` asks for.
@@ -386,14 +387,40 @@ impl World {
         (task_state::COMPLETED, String::new())
     }
 
-    /// The end of a `StopFailOverTest` task: the test is over and `LastTest` records it.
-    pub(super) fn finish_stop_failover_test(&mut self, vpg: usize, at: SimTime) -> (u8, String) {
+    /// The end of a `StopFailOverTest` task: the test is over, `LastTest` records it and a
+    /// recovery report tells how it went.
+    pub(super) fn finish_stop_failover_test(&mut self, stop: usize, at: SimTime) -> (u8, String) {
+        let vpg = self.tasks[stop].vpg;
         let v = &mut self.vpgs[vpg];
         if let Some(test) = v.test.take() {
             v.last_test = Some(at);
-            for vm in test.vms {
+            for &vm in &test.vms {
                 v.vm_last_test.insert(vm, at);
             }
+            let start = &self.tasks[test.start_task];
+            let point_in_time = match &start.operation {
+                Operation::FailoverTest { checkpoint, .. } => {
+                    v.journal.find(*checkpoint, at).map(|c| c.at)
+                }
+                _ => None,
+            };
+            let (succeeded, notes) = match &self.tasks[stop].operation {
+                Operation::StopFailoverTest { success, summary } => (*success, summary.clone()),
+                _ => (true, String::new()),
+            };
+            let report = RecoveryReport {
+                id: String::new(),
+                vpg,
+                kind: "FailoverTest".to_owned(),
+                started: start.started,
+                ended: at,
+                point_in_time,
+                succeeded,
+                initiated_by: start.initiated_by.clone(),
+                notes,
+                vms: test.vms,
+            };
+            self.report_recovery(report);
         }
         (task_state::COMPLETED, String::new())
     }
@@ -458,8 +485,34 @@ impl World {
         }
     }
 
-    /// The end of a `FailOver` or `Move` task: the VPG is Recovered and replicates no more.
-    pub(super) fn finish_live(&mut self, vpg: usize, at: SimTime) -> (u8, String) {
+    /// The end of a `FailOver` or `Move` task: the VPG is Recovered and replicates no more; a
+    /// recovery report records it.
+    pub(super) fn finish_live(&mut self, index: usize, at: SimTime) -> (u8, String) {
+        let task = &self.tasks[index];
+        let vpg = task.vpg;
+        let (kind, point_in_time, vms) = match &task.operation {
+            Operation::Failover {
+                checkpoint, vms, ..
+            } => (
+                "Failover",
+                self.vpgs[vpg].journal.find(*checkpoint, at).map(|c| c.at),
+                vms.clone(),
+            ),
+            _ => ("Move", Some(at), self.vpgs[vpg].vms.clone()),
+        };
+        let report = RecoveryReport {
+            id: String::new(),
+            vpg,
+            kind: kind.to_owned(),
+            started: task.started,
+            ended: at,
+            point_in_time,
+            succeeded: true,
+            initiated_by: task.initiated_by.clone(),
+            notes: String::new(),
+            vms,
+        };
+        self.report_recovery(report);
         self.vpgs[vpg].live_task = None;
         self.pin_status(vpg, status::RECOVERED, substatus::NONE, at);
         (task_state::COMPLETED, String::new())

@@ -21,6 +21,7 @@ use crate::world::auth::Auth;
 use crate::world::clock::{Clock, SimTime};
 use crate::world::flr::FlrSession;
 use crate::world::tasks::Task;
+use crate::world::traces::Traces;
 use crate::world::{Call, Event, Scheduled, Site, Timings, Vm, Vpg, World};
 
 /// The `Format` of a saved state this simulator writes and reads.
@@ -66,6 +67,7 @@ struct SavedRef<'a> {
     auth: &'a Auth,
     calls: &'a [Call],
     faults: &'a Faults,
+    traces: &'a Traces,
     rng: RngState,
     events: Vec<&'a Scheduled>,
     next_event: u64,
@@ -87,6 +89,9 @@ struct Saved {
     auth: Auth,
     calls: Vec<Call>,
     faults: Faults,
+    /// Absent from a state saved before the simulator kept events.
+    #[serde(default)]
+    traces: Traces,
     rng: RngState,
     events: Vec<Scheduled>,
     next_event: u64,
@@ -122,6 +127,7 @@ impl World {
             auth: &self.auth,
             calls: &self.calls,
             faults: &self.faults,
+            traces: &self.traces,
             rng: RngState {
                 seed: self
                     .rng
@@ -202,6 +208,7 @@ impl World {
             auth: saved.auth,
             calls: saved.calls,
             faults: saved.faults,
+            traces: saved.traces,
             task_by_id,
             rng,
             events: saved

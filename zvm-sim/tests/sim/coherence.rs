@@ -412,7 +412,7 @@ async fn the_license_counts_each_sites_protected_vms_as_the_datastores_do() {
 }
 
 #[tokio::test]
-async fn the_server_reads_a_date_time_argument_as_milliseconds_or_a_time() {
+async fn the_server_reads_a_date_time_argument_as_milliseconds_or_a_time_and_none_as_now() {
     let t = spawn_frozen(3).await;
     let boston = t.boston().await;
     let path = "/v1/serverDateTime/dateTimeArgument";
@@ -424,7 +424,8 @@ async fn the_server_reads_a_date_time_argument_as_milliseconds_or_a_time() {
         .get_ok(&format!("{path}?dateTime=2026-01-01T00:00:00Z"))
         .await;
     assert_eq!(text, millis);
-    let (status, body) = boston.get(path).await;
+    assert_eq!(boston.get_ok(path).await, t.control.now().await);
+    let (status, body) = boston.get(&format!("{path}?dateTime=yesterday")).await;
     assert_eq!(status, reqwest::StatusCode::BAD_REQUEST);
     assert!(
         body["Message"].as_str().unwrap().contains("dateTime"),

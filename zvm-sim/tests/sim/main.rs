@@ -18,5 +18,7 @@ mod keycloak;
 mod lifecycle;
 mod recovery;
 mod state;
+mod surface;
 mod tls;
+mod traces;
 mod worlds;

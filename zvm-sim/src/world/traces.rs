@@ -1,0 +1,336 @@
+//! What a ZVM keeps of what happened, so that a client that watches alerts and events sees what
+//! rewind (or anyone) did: an event for each operation a task ran (a tagged checkpoint, a failover
+//! test started and stopped, an FLR mount, a clone, a live operation), whether it worked or not;
+//! the RPO alerts of a VPG that writes no checkpoint, with the events that turn them on and off;
+//! and a recovery report for each failover test stopped and each live operation done.
+//!
+//! Alerts are not stored while they hold: a VPG that writes no checkpoint falls behind by one
+//! second each second, so when its RPO crossed its target is known from when it last wrote. Only
+//! an episode that ended (the VPG writes again) is written down, as its events.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::decisions::{self, EVENTS_KEPT, REPORTS_KEPT};
+use crate::world::World;
+use crate::world::clock::SimTime;
+use crate::world::enums::{event_type, status, task_state};
+use crate::world::tasks::Operation;
+
+/// The world's events, recovery reports and dismissed alerts.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Traces {
+    /// Recorded events, oldest first; at most [`EVENTS_KEPT`].
+    pub events: Vec<Trace>,
+    /// Recovery reports, oldest first; at most [`REPORTS_KEPT`].
+    pub reports: Vec<RecoveryReport>,
+    /// The identifiers of the alerts a user dismissed.
+    pub dismissed: BTreeSet<String>,
+    /// How many identifiers were handed out.
+    pub issued: u64,
+}
+
+/// One event (`EventApi`), about a VPG.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Trace {
+    pub id: String,
+    pub at: SimTime,
+    /// `EventTypeApi`.
+    pub kind: u8,
+    pub vpg: usize,
+    pub description: String,
+    pub succeeded: bool,
+    pub user: String,
+    /// The alert an `AlertTurnedOn` / `AlertTurnedOff` event is about.
+    pub alert: Option<String>,
+    /// The FLR session an FLR event is about.
+    pub flr: Option<String>,
+}
+
+/// A recovery operation's report (`RecoveryReportApi`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct RecoveryReport {
+    pub id: String,
+    pub vpg: usize,
+    /// `FailoverTest`, `Failover` or `Move`.
+    pub kind: String,
+    pub started: SimTime,
+    pub ended: SimTime,
+    /// The checkpoint's moment, when the operation recovered to one.
+    pub point_in_time: Option<SimTime>,
+    pub succeeded: bool,
+    pub initiated_by: String,
+    pub notes: String,
+    pub vms: Vec<usize>,
+}
+
+/// An RPO alert of a VPG (`AlertApi`): on from `on`, off from `off` once it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alert {
+    pub id: String,
+    pub vpg: usize,
+    pub rule: &'static RpoRule,
+    pub on: SimTime,
+    pub off: Option<SimTime>,
+}
+
+/// When a VPG's RPO raises an alert: past `factor` times its target.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RpoRule {
+    pub help: &'static str,
+    pub level: &'static str,
+    pub factor: i64,
+}
+
+/// The RPO alerts, mildest first: a warning past the target, which gives way to an error past
+/// twice the target ([`decisions::RPO_ERROR_FACTOR`]).
+pub const RPO_RULES: [RpoRule; 2] = [
+    RpoRule {
+        help: "VPG0009",
+        level: "Warning",
+        factor: 1,
+    },
+    RpoRule {
+        help: "VPG0010",
+        level: "Error",
+        factor: decisions::RPO_ERROR_FACTOR,
+    },
+];
+
+/// A GUID-shaped identifier, the `n`th the traces handed out: stable for a run, and drawn from no
+/// random stream, so recording events shifts no task id or token.
+fn trace_id(kind: &str, n: impl std::fmt::Display) -> String {
+    let high = decisions::fnv1a(&format!("{kind}/{n}"));
+    let low = decisions::fnv1a(&format!("{n}/{kind}"));
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        high >> 32,
+        (high >> 16) & 0xffff,
+        high & 0xffff,
+        low >> 48,
+        low & 0xffff_ffff_ffff
+    )
+}
+
+impl Traces {
+    fn next_id(&mut self, kind: &str) -> String {
+        self.issued += 1;
+        trace_id(kind, self.issued)
+    }
+
+    fn push_event(&mut self, event: Trace) {
+        if self.events.len() >= EVENTS_KEPT {
+            self.events.drain(..EVENTS_KEPT / 10);
+        }
+        self.events.push(event);
+    }
+}
+
+impl World {
+    /// Records the event of a task that just ended in `state` (with `reason` when it failed), and
+    /// the recovery report of a stopped failover test or a live operation.
+    pub(super) fn trace_task(&mut self, index: usize, state: u8, reason: &str, at: SimTime) {
+        let task = &self.tasks[index];
+        let Some(kind) = event_kind(&task.operation) else {
+            return;
+        };
+        let vpg = &self.vpgs[task.vpg];
+        let what = match &task.operation {
+            Operation::InsertTaggedCheckpoint { name } => {
+                format!("Insert tagged checkpoint '{name}' in VPG {}", vpg.name)
+            }
+            operation => format!("{} of VPG {}", operation.kind(), vpg.name),
+        };
+        let succeeded = state == task_state::COMPLETED;
+        let description = if succeeded {
+            what
+        } else {
+            format!("{what} failed: {reason}")
+        };
+        let event = Trace {
+            id: self.traces.next_id("event"),
+            at,
+            kind,
+            vpg: task.vpg,
+            description,
+            succeeded,
+            user: task.initiated_by.clone(),
+            alert: None,
+            flr: task.operation.flr_session().map(str::to_owned),
+        };
+        self.traces.push_event(event);
+    }
+
+    /// Records the report of a recovery operation that just ended, under a new identifier.
+    pub(super) fn report_recovery(&mut self, mut report: RecoveryReport) {
+        report.id = self.traces.next_id("report");
+        if self.traces.reports.len() >= REPORTS_KEPT {
+            self.traces.reports.drain(..REPORTS_KEPT / 10);
+        }
+        self.traces.reports.push(report);
+    }
+
+    /// The RPO alerts of the VPG as of `now`. One that writes no checkpoint falls behind from
+    /// when it last wrote: the alerts it crossed, the milder ones ended by a harsher one. One that
+    /// writes but lags beyond its target (`RpoNotMeetingSLA`) has the harshest alert its lag
+    /// crosses, on since it began writing. None for a VPG that never wrote or protects nothing
+    /// (Initializing, Recovered).
+    pub fn rpo_alerts(&self, vpg: usize, now: SimTime) -> Vec<Alert> {
+        let v = &self.vpgs[vpg];
+        let protecting =
+            (status::MEETING_SLA..=status::HISTORY_NOT_MEETING_SLA).contains(&v.status);
+        let target_ms = i64::from(v.rpo_seconds) * 1000;
+        let alert = |rule: &'static RpoRule, on: SimTime, off| Alert {
+            id: trace_id(rule.help, format!("{}/{}", v.id, on.millis())),
+            vpg,
+            rule,
+            on,
+            off,
+        };
+        if !protecting {
+            return Vec::new();
+        }
+        if let Some(since) = v.journal.writing_since() {
+            let lag_ms = i64::from(v.actual_rpo) * 1000;
+            return RPO_RULES
+                .iter()
+                .rev()
+                .find(|rule| lag_ms > target_ms * rule.factor)
+                .map(|rule| alert(rule, since, None))
+                .into_iter()
+                .collect();
+        }
+        let Some(last) = v.journal.last_written() else {
+            return Vec::new();
+        };
+        let crossed: Vec<(&'static RpoRule, SimTime)> = RPO_RULES
+            .iter()
+            .map(|rule| (rule, last.plus_millis(target_ms * rule.factor)))
+            .filter(|(_, on)| *on < now)
+            .collect();
+        crossed
+            .iter()
+            .enumerate()
+            .map(|(position, &(rule, on))| alert(rule, on, crossed.get(position + 1).map(|c| c.1)))
+            .collect()
+    }
+
+    /// The VPG writes checkpoints again at `at`: the RPO alerts of the episode that ends are
+    /// written down as the events that turned them on and off.
+    pub(super) fn end_rpo_episode(&mut self, vpg: usize, at: SimTime) {
+        if self.vpgs[vpg].journal.is_writing() {
+            return;
+        }
+        for alert in self.rpo_alerts(vpg, at) {
+            let off = alert.off.unwrap_or(at);
+            for (kind, when) in [
+                (event_type::ALERT_TURNED_ON, alert.on),
+                (event_type::ALERT_TURNED_OFF, off),
+            ] {
+                let event = self.alert_event(&alert, kind, when);
+                self.traces.push_event(event);
+            }
+        }
+    }
+
+    /// The event that turns `alert` on or off at `at`.
+    pub fn alert_event(&self, alert: &Alert, kind: u8, at: SimTime) -> Trace {
+        let verb = if kind == event_type::ALERT_TURNED_ON {
+            "on"
+        } else {
+            "off"
+        };
+        Trace {
+            id: trace_id(&format!("{}/{verb}", alert.rule.help), &alert.id),
+            at,
+            kind,
+            vpg: alert.vpg,
+            description: format!(
+                "Alert {} turned {verb}: {}",
+                alert.rule.help,
+                self.alert_description(alert)
+            ),
+            succeeded: true,
+            user: decisions::SYSTEM_USER.to_owned(),
+            alert: Some(alert.id.clone()),
+            flr: None,
+        }
+    }
+
+    /// What an alert says.
+    pub fn alert_description(&self, alert: &Alert) -> String {
+        let v = &self.vpgs[alert.vpg];
+        format!(
+            "VPG {} target RPO exceeded: its RPO is over {} seconds, {} times its target of {} \
+             seconds.",
+            v.name,
+            i64::from(v.rpo_seconds) * alert.rule.factor,
+            alert.rule.factor,
+            v.rpo_seconds
+        )
+    }
+
+    /// Every alert on now at a site that sees its VPG, oldest first.
+    pub fn alerts_on(&self, now: SimTime) -> Vec<Alert> {
+        let mut alerts: Vec<Alert> = (0..self.vpgs.len())
+            .flat_map(|vpg| self.rpo_alerts(vpg, now))
+            .filter(|alert| alert.off.is_none())
+            .collect();
+        alerts.sort_by_key(|alert| alert.on);
+        alerts
+    }
+
+    /// Every event up to `now`, oldest first: those recorded, and those of the RPO episodes still
+    /// going on.
+    pub fn events(&self, now: SimTime) -> Vec<Trace> {
+        let mut events = self.traces.events.clone();
+        for vpg in 0..self.vpgs.len() {
+            for alert in self.rpo_alerts(vpg, now) {
+                events.push(self.alert_event(&alert, event_type::ALERT_TURNED_ON, alert.on));
+                if let Some(off) = alert.off {
+                    events.push(self.alert_event(&alert, event_type::ALERT_TURNED_OFF, off));
+                }
+            }
+        }
+        events.sort_by_key(|event| event.at);
+        events
+    }
+
+    /// Whether an alert is on now; dismissing or undismissing it then sets whether it shows as
+    /// dismissed.
+    pub fn set_dismissed(&mut self, alert: &str, dismissed: bool, now: SimTime) -> bool {
+        let Some(alert) = self
+            .alerts_on(now)
+            .into_iter()
+            .find(|a| a.id.eq_ignore_ascii_case(alert))
+        else {
+            return false;
+        };
+        if dismissed {
+            self.traces.dismissed.insert(alert.id);
+        } else {
+            self.traces.dismissed.remove(&alert.id);
+        }
+        true
+    }
+}
+
+/// The `EventTypeApi` of the event a task leaves, if it leaves one.
+fn event_kind(operation: &Operation) -> Option<u8> {
+    Some(match operation {
+        Operation::InsertTaggedCheckpoint { .. } => event_type::INSERT_TAGGED_CP,
+        Operation::FlrMount { .. } => event_type::FLR_JOURNAL_MOUNT,
+        Operation::FlrUnmount { .. } => event_type::FLR_JOURNAL_UNMOUNT,
+        Operation::FailoverTest { .. } => event_type::FAIL_OVER_TEST,
+        Operation::StopFailoverTest { .. } => event_type::STOP_FAIL_OVER_TEST,
+        Operation::Clone { .. } => event_type::CLONE,
+        Operation::Failover { .. } => event_type::FAIL_OVER,
+        Operation::Move { .. } => event_type::MOVE,
+        // A force sync shows as the VPG's status and, past its target, as its RPO alerts.
+        Operation::ForceSync { .. } => return None,
+    })
+}
