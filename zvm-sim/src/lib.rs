@@ -40,6 +40,7 @@ pub mod decisions;
 mod faults;
 #[doc(hidden)]
 pub mod fuzzing;
+mod realm;
 mod serve;
 #[cfg(feature = "test-kit")]
 pub mod test_kit;
@@ -241,6 +242,8 @@ pub(crate) struct Shared {
     world: Mutex<World>,
     /// How long a request's body may take to arrive.
     pub(crate) body_deadline: Duration,
+    /// The Keycloak realm's signing key.
+    pub(crate) realm_keys: realm::RealmKeys,
 }
 
 impl Shared {
@@ -306,6 +309,7 @@ impl SimState {
                 setup,
                 world: Mutex::new(world),
                 body_deadline: options.body_deadline,
+                realm_keys: realm::RealmKeys::default(),
             }),
         })
     }

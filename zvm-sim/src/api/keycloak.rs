@@ -5,12 +5,14 @@ use axum::Json;
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use serde_json::{Value, json};
 
-use crate::api::SiteCtx;
 use crate::api::error::bounded;
+use crate::api::{BaseUrl, SiteCtx};
 use crate::decisions::{REALM, TOKEN_SCOPE};
+use crate::realm;
 use crate::world::auth::{Grant, GrantError, Issued};
+use crate::world::clock::SimTime;
 
 /// A Keycloak error: its status and `{"error", "error_description"}`.
 struct KeycloakError {
@@ -43,15 +45,11 @@ impl IntoResponse for KeycloakError {
 pub(crate) async fn token(
     State(ctx): State<SiteCtx>,
     Path(realm): Path<String>,
+    base: BaseUrl,
     request: Request,
 ) -> Response {
-    if realm != REALM {
-        return KeycloakError::new(
-            StatusCode::NOT_FOUND,
-            "Realm does not exist",
-            format!("There is no realm '{realm}'; a ZVM's realm is '{REALM}'."),
-        )
-        .into_response();
+    if let Err(missing) = known_realm(&realm) {
+        return missing.into_response();
     }
     let form = Form::read(request).await;
     let grant = match form.grant() {
@@ -63,9 +61,101 @@ pub(crate) async fn token(
         let (auth, rng) = world.auth_and_rng();
         auth.grant(site, grant, now, rng)
     });
-    match issued {
-        Ok(issued) => token_response(issued),
-        Err(error) => grant_refused(error).into_response(),
+    let issued = match issued {
+        Ok(issued) => issued,
+        Err(error) => return grant_refused(error).into_response(),
+    };
+    if !form.asks_openid() {
+        return token_response(issued, TOKEN_SCOPE, None);
+    }
+    let now = ctx.with_world(|_, now| now);
+    let signed = ctx
+        .shared
+        .realm_keys
+        .get()
+        .and_then(|key| key.sign(&id_claims(&issued, &form, &base.0, now)));
+    match signed {
+        Ok(id_token) => token_response(issued, OPENID_SCOPE, Some(id_token)),
+        Err(error) => KeycloakError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "server_error",
+            format!("{error}; start the simulator again."),
+        )
+        .into_response(),
+    }
+}
+
+/// The scopes Keycloak answers when `openid` is asked for: the client's default scopes with it.
+const OPENID_SCOPE: &str = "openid profile email";
+
+/// The claims of an ID token, as Keycloak writes them.
+fn id_claims(issued: &Issued, form: &Form, base: &str, now: SimTime) -> Value {
+    let seconds = now.millis().div_euclid(1000);
+    let client = form.field("client_id").unwrap_or_default();
+    let name = &issued.principal.name;
+    let mut claims = json!({
+        "exp": seconds + i64::try_from(issued.expires_in).unwrap_or(i64::MAX),
+        "iat": seconds,
+        "auth_time": seconds,
+        "jti": uuid_of(&format!("id/{}", issued.access_token)),
+        "iss": realm::issuer(base),
+        "aud": client,
+        "sub": uuid_of(&format!("{REALM}/{name}")),
+        "typ": "ID",
+        "azp": client,
+        "at_hash": realm::at_hash(&issued.access_token),
+        "acr": "1",
+        "email_verified": false,
+        "preferred_username": name,
+    });
+    if let Some(session) = &issued.session_state {
+        claims["session_state"] = json!(session);
+        claims["sid"] = json!(session);
+    }
+    claims
+}
+
+/// A UUID drawn from `text`, as Keycloak's identifiers look: a user's `sub` is the same for its
+/// name in every run, and a token's `jti` costs no draw from the seed's streams.
+fn uuid_of(text: &str) -> String {
+    let high = crate::decisions::fnv1a(text);
+    let low = crate::decisions::fnv1a(&format!("{text}/{REALM}"));
+    uuid::Uuid::from_u64_pair(high, low).to_string()
+}
+
+/// `GET /auth/realms/{realm}/protocol/openid-connect/certs`: the realm's JWKS.
+pub(crate) async fn certs(State(ctx): State<SiteCtx>, Path(realm): Path<String>) -> Response {
+    if let Err(missing) = known_realm(&realm) {
+        return missing.into_response();
+    }
+    match ctx.shared.realm_keys.get() {
+        Ok(key) => Json(key.jwks()).into_response(),
+        Err(error) => KeycloakError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "server_error",
+            format!("{error}; start the simulator again."),
+        )
+        .into_response(),
+    }
+}
+
+/// `GET /auth/realms/{realm}/.well-known/openid-configuration`.
+pub(crate) async fn openid_configuration(Path(realm): Path<String>, base: BaseUrl) -> Response {
+    match known_realm(&realm) {
+        Ok(()) => Json(realm::openid_configuration(&base.0)).into_response(),
+        Err(missing) => missing.into_response(),
+    }
+}
+
+fn known_realm(realm: &str) -> Result<(), KeycloakError> {
+    if realm == REALM {
+        Ok(())
+    } else {
+        Err(KeycloakError::new(
+            StatusCode::NOT_FOUND,
+            "Realm does not exist",
+            format!("There is no realm '{realm}'; a ZVM's realm is '{REALM}'."),
+        ))
     }
 }
 
@@ -133,6 +223,12 @@ impl Form {
     }
 
     /// The field `name`, which the grant cannot do without.
+    /// Whether the request's `scope` asks for OpenID Connect (an `id_token`).
+    fn asks_openid(&self) -> bool {
+        self.field("scope")
+            .is_some_and(|scope| scope.split(' ').any(|s| s == "openid"))
+    }
+
     fn required(&self, name: &str) -> Result<&str, KeycloakError> {
         self.field(name).ok_or_else(|| {
             KeycloakError::new(
@@ -145,15 +241,18 @@ impl Form {
 }
 
 /// Keycloak's success body, which a client must not cache.
-fn token_response(issued: Issued) -> Response {
+fn token_response(issued: Issued, scope: &str, id_token: Option<String>) -> Response {
     let mut body = json!({
         "access_token": issued.access_token,
         "expires_in": issued.expires_in,
         "refresh_expires_in": issued.refresh.as_ref().map_or(0, |(_, s)| *s),
         "token_type": "Bearer",
         "not-before-policy": 0,
-        "scope": TOKEN_SCOPE,
+        "scope": scope,
     });
+    if let Some(id_token) = id_token {
+        body["id_token"] = json!(id_token);
+    }
     if let Some((refresh_token, _)) = issued.refresh {
         body["refresh_token"] = json!(refresh_token);
     }

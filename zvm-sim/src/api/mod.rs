@@ -165,6 +165,14 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> R
             "/auth/realms/{realm}/protocol/openid-connect/token",
             post(keycloak::token),
         )
+        .route(
+            "/auth/realms/{realm}/protocol/openid-connect/certs",
+            get(keycloak::certs),
+        )
+        .route(
+            "/auth/realms/{realm}/.well-known/openid-configuration",
+            get(keycloak::openid_configuration),
+        )
         .merge(v1)
         .nest("/_sim", crate::control::router())
         .fallback(no_such_path)

@@ -63,6 +63,8 @@ pub struct Issued {
     pub refresh: Option<(String, u64)>,
     /// `session_state` (password grant only).
     pub session_state: Option<String>,
+    /// Who the token is for: the user, or the client's service account.
+    pub principal: Principal,
 }
 
 /// A refused token request, as Keycloak words it.
@@ -291,6 +293,7 @@ impl Auth {
             expires_in: seconds(self.lifetimes.access_ms),
             refresh,
             session_state,
+            principal: holder.principal.clone(),
         }
     }
 

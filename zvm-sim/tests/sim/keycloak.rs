@@ -321,3 +321,114 @@ async fn the_call_log_records_token_calls_but_never_a_secret() {
     }
     assert!(log.contains("password=***"), "{log}");
 }
+
+/// A JWT's header and claims, after its signature was checked against the realm's JWKS.
+async fn verified(t: &zvm_sim::test_kit::TestSim, jwt: &str) -> (Value, Value) {
+    use aws_lc_rs::signature::{RSA_PKCS1_2048_8192_SHA256, RsaPublicKeyComponents};
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let decode = |part: &str| URL_SAFE_NO_PAD.decode(part).expect("base64url");
+    let parts: Vec<&str> = jwt.split('.').collect();
+    assert_eq!(parts.len(), 3, "{jwt}");
+    let header: Value = serde_json::from_slice(&decode(parts[0])).unwrap();
+    let claims: Value = serde_json::from_slice(&decode(parts[1])).unwrap();
+    let base = t.boston_url();
+    let config: Value = t
+        .http
+        .get(format!(
+            "{base}/auth/realms/zerto/.well-known/openid-configuration"
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let jwks: Value = t
+        .http
+        .get(config["jwks_uri"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let key = jwks["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["kid"] == header["kid"])
+        .unwrap_or_else(|| panic!("the JWKS holds {}: {jwks}", header["kid"]));
+    assert_eq!(
+        (&key["kty"], &key["alg"]),
+        (&Value::from("RSA"), &Value::from("RS256"))
+    );
+    let public = RsaPublicKeyComponents {
+        n: decode(key["n"].as_str().unwrap()),
+        e: decode(key["e"].as_str().unwrap()),
+    };
+    let signed = format!("{}.{}", parts[0], parts[1]);
+    public
+        .verify(
+            &RSA_PKCS1_2048_8192_SHA256,
+            signed.as_bytes(),
+            &decode(parts[2]),
+        )
+        .expect("the signature verifies with the realm's key");
+    assert_eq!(config["issuer"], claims["iss"]);
+    (header, claims)
+}
+
+#[tokio::test]
+async fn scope_openid_answers_an_id_token_signed_with_the_realms_published_key() {
+    let t = spawn(1).await;
+    let mut form = ADMIN.to_vec();
+    form.push(("scope", "openid"));
+    let body: Value = token(&t.http, t.boston_url(), &form)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["scope"], "openid profile email");
+    let (header, claims) = verified(&t, body["id_token"].as_str().expect("an id_token")).await;
+    assert_eq!(header["alg"], "RS256");
+    assert_eq!(
+        claims["iss"],
+        format!("{}/auth/realms/zerto", t.boston_url())
+    );
+    assert_eq!(claims["aud"], "zerto-client");
+    assert_eq!(claims["azp"], "zerto-client");
+    assert_eq!(claims["typ"], "ID");
+    assert_eq!(claims["preferred_username"], "admin");
+    assert_eq!(claims["session_state"], body["session_state"]);
+    let lifetime = claims["exp"].as_i64().unwrap() - claims["iat"].as_i64().unwrap();
+    assert_eq!(lifetime, 300);
+
+    let mut service = SERVICE.to_vec();
+    service.push(("scope", "openid profile"));
+    let body: Value = token(&t.http, t.boston_url(), &service)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let (_, claims) = verified(&t, body["id_token"].as_str().unwrap()).await;
+    assert_eq!(claims["preferred_username"], "service-account-rewind");
+
+    let plain: Value = token(&t.http, t.boston_url(), &ADMIN)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(plain["scope"], "profile email", "without openid, as before");
+    assert!(plain.get("id_token").is_none());
+    let other = t
+        .http
+        .get(format!(
+            "{}/auth/realms/master/protocol/openid-connect/certs",
+            t.boston_url()
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other.status(), StatusCode::NOT_FOUND);
+}

@@ -1,0 +1,172 @@
+//! The Keycloak realm's signing key, and the OpenID documents that publish it: what an `id_token`
+//! is signed with (RS256, as Keycloak's default realm key), the JWKS at Keycloak's `certs` path and
+//! the realm's OpenID configuration, so that a client can check what it was given.
+//!
+//! The key is made when first needed (an `openid` scope, a JWKS read): a 2048-bit RSA key takes
+//! tens of milliseconds, which most simulators never spend. It belongs to the process: a reset
+//! or a restored state keeps it, a new process has another, as a new realm would.
+
+use std::sync::OnceLock;
+
+use aws_lc_rs::rsa::{KeyPair, KeySize};
+use aws_lc_rs::signature::{KeyPair as _, RSA_PKCS1_SHA256};
+use aws_lc_rs::{digest, rand::SystemRandom};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Value, json};
+
+use crate::decisions::REALM;
+
+/// A realm's RS256 key.
+#[derive(Debug)]
+pub(crate) struct RealmKey {
+    pair: KeyPair,
+    kid: String,
+}
+
+/// Why nothing could be signed: the crypto library refused (it never does for a key it made).
+#[derive(Debug, thiserror::Error)]
+#[error("the realm key could not {0}")]
+pub(crate) struct SigningError(&'static str);
+
+fn b64(bytes: &[u8]) -> String {
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+impl RealmKey {
+    fn generate() -> Result<RealmKey, SigningError> {
+        let pair = KeyPair::generate(KeySize::Rsa2048).map_err(|_| SigningError("be made"))?;
+        let modulus = pair.public_key().modulus();
+        let thumb = digest::digest(&digest::SHA256, modulus.big_endian_without_leading_zero());
+        let kid = b64(thumb.as_ref());
+        Ok(RealmKey { pair, kid })
+    }
+
+    /// A compact JWT of `claims`, signed RS256 under this key's `kid`.
+    pub fn sign(&self, claims: &Value) -> Result<String, SigningError> {
+        let header = json!({"alg": "RS256", "typ": "JWT", "kid": self.kid});
+        let input = format!(
+            "{}.{}",
+            b64(header.to_string().as_bytes()),
+            b64(claims.to_string().as_bytes())
+        );
+        let mut signature = vec![0; self.pair.public_modulus_len()];
+        self.pair
+            .sign(
+                &RSA_PKCS1_SHA256,
+                &SystemRandom::new(),
+                input.as_bytes(),
+                &mut signature,
+            )
+            .map_err(|_| SigningError("sign"))?;
+        Ok(format!("{input}.{}", b64(&signature)))
+    }
+
+    /// `GET .../protocol/openid-connect/certs`: the JWKS, Keycloak's shape.
+    pub fn jwks(&self) -> Value {
+        let public = self.pair.public_key();
+        json!({"keys": [{
+            "kid": self.kid,
+            "kty": "RSA",
+            "alg": "RS256",
+            "use": "sig",
+            "n": b64(public.modulus().big_endian_without_leading_zero()),
+            "e": b64(public.exponent().big_endian_without_leading_zero()),
+        }]})
+    }
+}
+
+/// The realm key of a process, made on first use.
+#[derive(Debug, Default)]
+pub(crate) struct RealmKeys(OnceLock<RealmKey>);
+
+impl RealmKeys {
+    /// The key, made now if it was not yet.
+    pub fn get(&self) -> Result<&RealmKey, SigningError> {
+        if let Some(key) = self.0.get() {
+            return Ok(key);
+        }
+        let made = RealmKey::generate()?;
+        // Two first uses at once: one key wins, and both use it.
+        let _ = self.0.set(made);
+        self.0.get().ok_or(SigningError("be kept"))
+    }
+}
+
+/// The realm's issuer, as Keycloak names it: its URL under the base the client used.
+pub(crate) fn issuer(base: &str) -> String {
+    format!("{base}/auth/realms/{REALM}")
+}
+
+/// `at_hash`: the left half of the access token's SHA-256, base64url (OpenID Connect Core 3.1.3.6).
+pub(crate) fn at_hash(access_token: &str) -> String {
+    let hash = digest::digest(&digest::SHA256, access_token.as_bytes());
+    b64(&hash.as_ref()[..16])
+}
+
+/// `GET /auth/realms/{realm}/.well-known/openid-configuration`: what this realm offers.
+pub(crate) fn openid_configuration(base: &str) -> Value {
+    let issuer = issuer(base);
+    let oidc = format!("{issuer}/protocol/openid-connect");
+    json!({
+        "issuer": issuer,
+        "authorization_endpoint": format!("{oidc}/auth"),
+        "token_endpoint": format!("{oidc}/token"),
+        "jwks_uri": format!("{oidc}/certs"),
+        "grant_types_supported": ["password", "client_credentials", "refresh_token"],
+        "response_types_supported": ["code"],
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": ["RS256"],
+        "scopes_supported": ["openid", "profile", "email"],
+        "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic"],
+        "claims_supported": ["sub", "iss", "aud", "exp", "iat", "preferred_username", "email"],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aws_lc_rs::signature::{RSA_PKCS1_2048_8192_SHA256, RsaPublicKeyComponents};
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    #[test]
+    fn a_signed_jwt_verifies_with_the_published_key_and_names_its_kid() {
+        let keys = RealmKeys::default();
+        let key = keys.get().unwrap();
+        assert!(std::ptr::eq(key, keys.get().unwrap()), "made once");
+        let jwt = key.sign(&json!({"sub": "admin"})).unwrap();
+        let parts: Vec<&str> = jwt.split('.').collect();
+        assert_eq!(parts.len(), 3);
+        let header: Value =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[0]).unwrap()).unwrap();
+        let jwks = key.jwks();
+        let jwk = &jwks["keys"][0];
+        assert_eq!(header["kid"], jwk["kid"]);
+        let component = |name: &str| URL_SAFE_NO_PAD.decode(jwk[name].as_str().unwrap()).unwrap();
+        let public = RsaPublicKeyComponents {
+            n: component("n"),
+            e: component("e"),
+        };
+        let signed = format!("{}.{}", parts[0], parts[1]);
+        let signature = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
+        public
+            .verify(&RSA_PKCS1_2048_8192_SHA256, signed.as_bytes(), &signature)
+            .expect("the signature verifies");
+        let forged = format!("{}.{}", parts[0], b64(br#"{"sub":"root"}"#));
+        assert!(
+            public
+                .verify(&RSA_PKCS1_2048_8192_SHA256, forged.as_bytes(), &signature)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn at_hash_is_the_left_half_of_the_tokens_sha_256() {
+        // OpenID Connect Core's example: the access token "jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y"
+        // has at_hash "77QmUPtjPfzWtF2AnpK9RQ".
+        assert_eq!(
+            at_hash("jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y"),
+            "77QmUPtjPfzWtF2AnpK9RQ"
+        );
+    }
+}
