@@ -55,6 +55,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+pub use api::coverage_matrix;
 pub use tls::TlsError;
 pub use world::SiteRole;
 pub use world::files::PathError;

@@ -29,6 +29,7 @@ mod faults;
 mod flrs;
 mod keycloak;
 mod monitoring;
+mod routes;
 mod sites;
 mod tasks;
 mod traces;
@@ -41,11 +42,11 @@ use std::sync::Arc;
 use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{Uri, header};
-use axum::routing::{get, post};
 use axum::{Router, middleware};
 
 pub(crate) use error::ApiError;
 pub(crate) use extract::{JsonBody, Params};
+pub use routes::coverage_matrix;
 
 use crate::Shared;
 use crate::wire::SiteView;
@@ -148,31 +149,14 @@ impl<S: Send + Sync> FromRequestParts<S> for BaseUrl {
 /// The router of one site, served with `scheme` (`http` or `https`).
 pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> Router {
     let ctx = SiteCtx { shared, site };
-    let v1 = Router::new()
-        .merge(site_routes())
-        .merge(vm_routes())
-        .merge(vpg_routes())
-        .merge(task_and_flr_routes())
-        .merge(monitoring_routes())
-        .merge(virtualization_routes())
-        .merge(trace_routes())
+    let v1 = routes::v1()
+        .router
         .route_layer(middleware::from_fn_with_state(
             ctx.clone(),
             bearer::require_bearer,
         ));
-    let routed = Router::new()
-        .route(
-            "/auth/realms/{realm}/protocol/openid-connect/token",
-            post(keycloak::token),
-        )
-        .route(
-            "/auth/realms/{realm}/protocol/openid-connect/certs",
-            get(keycloak::certs),
-        )
-        .route(
-            "/auth/realms/{realm}/.well-known/openid-configuration",
-            get(keycloak::openid_configuration),
-        )
+    let routed = routes::keycloak()
+        .router
         .merge(v1)
         .nest("/_sim", crate::control::router())
         .fallback(no_such_path)
@@ -188,204 +172,6 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> R
         .layer(middleware::from_fn_with_state(ctx, call_log::record))
         .layer(middleware::from_fn(faults::close_lost_connections))
         .layer(axum::Extension(scheme))
-}
-
-/// The sites, their pairing, their unprotected VMs and the server's clock.
-fn site_routes() -> Router<SiteCtx> {
-    Router::new()
-        .route("/v1/localsite", get(sites::local_site))
-        .route(
-            "/v1/localsite/pairingstatuses",
-            get(sites::pairing_statuses),
-        )
-        .route("/v1/peersites", get(sites::peer_sites))
-        .route(
-            "/v1/peersites/pairingstatuses",
-            get(sites::pairing_statuses),
-        )
-        .route("/v1/peersites/{site}", get(sites::peer_site))
-        .route("/v1/virtualizationsites", get(sites::virtualization_sites))
-        .route(
-            "/v1/virtualizationsites/{site}",
-            get(sites::virtualization_site),
-        )
-        .route(
-            "/v1/virtualizationsites/{site}/vms",
-            get(sites::unprotected_vms),
-        )
-        .route(
-            "/v1/serverdatetime/serverdatetimeutc",
-            get(sites::server_time),
-        )
-        .route(
-            "/v1/serverdatetime/serverdatetimelocal",
-            get(sites::server_time),
-        )
-        .route(
-            "/v1/serverdatetime/datetimeargument",
-            get(sites::date_time_argument),
-        )
-}
-
-/// The protected VMs and their points in time.
-fn vm_routes() -> Router<SiteCtx> {
-    Router::new()
-        .route("/v1/vms", get(vms::list))
-        .route("/v1/vms/{vm}", get(vms::one))
-        .route("/v1/vms/{vm}/pointsintime", get(vms::points_in_time))
-        .route(
-            "/v1/vms/{vm}/pointsintime/stats",
-            get(vms::points_in_time_stats),
-        )
-}
-
-/// The VPGs, their checkpoints and the recovery operations on them.
-fn vpg_routes() -> Router<SiteCtx> {
-    Router::new()
-        .route("/v1/vpgs", get(vpgs::list))
-        .route("/v1/vpgs/statuses", get(vpgs::statuses))
-        .route("/v1/vpgs/substatuses", get(vpgs::substatuses))
-        .route("/v1/vpgs/priorities", get(vpgs::priorities))
-        .route("/v1/vpgs/{vpg}", get(vpgs::one))
-        .route(
-            "/v1/vpgs/{vpg}/checkpoints",
-            get(checkpoints::list).post(checkpoints::insert),
-        )
-        .route("/v1/vpgs/{vpg}/checkpoints/stats", get(checkpoints::stats))
-        .route("/v1/vpgs/{vpg}/failovertest", post(actions::failover_test))
-        .route(
-            "/v1/vpgs/{vpg}/failoverteststop",
-            post(actions::failover_test_stop),
-        )
-        .route("/v1/vpgs/{vpg}/clonestart", post(actions::clone_start))
-        .route("/v1/vpgs/{vpg}/cloneabort", post(actions::clone_abort))
-        .route("/v1/vpgs/{vpg}/failover", post(actions::failover))
-        .route("/v1/vpgs/{vpg}/move", post(actions::move_vpg))
-        .route("/v1/vpgs/{vpg}/forcesync", post(actions::force_sync))
-}
-
-/// Zerto tasks and file-level recovery (FLR) sessions.
-fn task_and_flr_routes() -> Router<SiteCtx> {
-    Router::new()
-        .route("/v1/tasks", get(tasks::list))
-        .route("/v1/tasks/types", get(tasks::types))
-        .route("/v1/tasks/{task}", get(tasks::one))
-        .route("/v1/flrs", get(flrs::list).post(flrs::mount))
-        .route("/v1/flrs/{session}", get(flrs::one).delete(flrs::unmount))
-        .route("/v1/flrs/{session}/browse", post(flrs::browse))
-        .route("/v1/flrs/{session}/download", post(flrs::download))
-        .route("/v1/flrs/{session}/downloads/{download}", get(flrs::fetch))
-}
-
-/// What a monitoring client reads: VRAs, datastores, volumes, statistics, encryption detection,
-/// the license, service profiles, and the ZCM resources a site without ZCM has none of.
-fn monitoring_routes() -> Router<SiteCtx> {
-    Router::new()
-        .route("/v1/vras", get(monitoring::vras))
-        .route("/v1/vras/statuses", get(monitoring::vra_statuses))
-        .route(
-            "/v1/vras/ipconfigurationtypes",
-            get(monitoring::vra_ip_configuration_types),
-        )
-        .route("/v1/vras/{vra}", get(monitoring::vra))
-        .route(
-            "/v1/vras/{vra}/changerecoveryvra/potentials",
-            get(monitoring::potential_recovery_vras),
-        )
-        .route("/v1/datastores", get(monitoring::datastores))
-        .route("/v1/datastores/{datastore}", get(monitoring::datastore))
-        .route("/v1/volumes", get(monitoring::volumes))
-        .route("/v1/license", get(monitoring::license))
-        .route("/v1/statistics/vms", get(monitoring::vm_statistics))
-        .merge(encryption_routes())
-        .route("/v1/serviceprofiles", get(monitoring::service_profiles))
-        .route(
-            "/v1/serviceprofiles/{profile}",
-            get(monitoring::service_profile),
-        )
-        .route("/v1/zorgs", get(monitoring::none_without_zcm))
-        .route("/v1/zorgs/{zorg}", get(monitoring::no_zcm_entity))
-        .route("/v1/zsspsessions", get(monitoring::none_without_zcm))
-        .route("/v1/zsspsessions/{session}", get(monitoring::no_zcm_entity))
-}
-
-/// Encryption detection: metrics, suspects and whether it is on.
-fn encryption_routes() -> Router<SiteCtx> {
-    Router::new()
-        .route(
-            "/v1/encryptiondetection/metrics/vms",
-            get(monitoring::vm_encryption),
-        )
-        .route(
-            "/v1/encryptiondetection/metrics/volumes",
-            get(monitoring::volume_encryption),
-        )
-        .route(
-            "/v1/encryptiondetection/metrics/vpgs",
-            get(monitoring::vpg_encryption),
-        )
-        .route(
-            "/v1/encryptiondetection/suspected/{kind}",
-            get(monitoring::nothing_suspected),
-        )
-        .route(
-            "/v1/encryptiondetection/state",
-            get(monitoring::encryption_state),
-        )
-}
-
-/// A virtualization site's inventory, as its ZVM reads it from vCenter.
-fn virtualization_routes() -> Router<SiteCtx> {
-    let site = |rest: &str| format!("/v1/virtualizationsites/{{site}}/{rest}");
-    Router::new()
-        .route(&site("hosts"), get(virtualization::hosts))
-        .route(&site("hosts/{host}"), get(virtualization::host))
-        .route(&site("hostclusters"), get(virtualization::host_clusters))
-        .route(&site("datastores"), get(virtualization::datastores))
-        .route(&site("networks"), get(virtualization::networks))
-        .route(&site("folders"), get(virtualization::folders))
-        .route(&site("resourcepools"), get(virtualization::resource_pools))
-        .route(&site("devices"), get(virtualization::devices))
-        .route(
-            &site("datastoreclusters"),
-            get(virtualization::none_at_vsphere_site),
-        )
-        .route(
-            &site("repositories"),
-            get(virtualization::none_at_vsphere_site),
-        )
-        .route(&site("vcdvapps"), get(virtualization::none_at_vsphere_site))
-        .route(&site("orgvdcs"), get(virtualization::none_at_vsphere_site))
-        .route(
-            &site("publiccloud/{resource}"),
-            get(virtualization::no_public_cloud),
-        )
-}
-
-/// Alerts, events and reports: what happened.
-fn trace_routes() -> Router<SiteCtx> {
-    Router::new()
-        .route("/v1/alerts", get(traces::alerts))
-        .route("/v1/alerts/levels", get(traces::alert_levels))
-        .route("/v1/alerts/entities", get(traces::alert_entities))
-        .route(
-            "/v1/alerts/helpidentifiers",
-            get(traces::alert_help_identifiers),
-        )
-        .route("/v1/alerts/{alert}", get(traces::alert))
-        .route("/v1/alerts/{alert}/dismiss", post(traces::dismiss))
-        .route("/v1/alerts/{alert}/undismiss", post(traces::undismiss))
-        .route("/v1/events", get(traces::events))
-        .route("/v1/events/types", get(traces::event_types))
-        .route("/v1/events/entities", get(traces::event_entities))
-        .route("/v1/events/categories", get(traces::event_categories))
-        .route("/v1/events/{event}", get(traces::event))
-        .route("/v1/reports/recovery", get(traces::recovery_reports))
-        .route(
-            "/v1/reports/recovery/{report}",
-            get(traces::recovery_report),
-        )
-        .route("/v1/reports/resources", get(traces::resource_reports))
 }
 
 /// Whether a path belongs to the control API, which the call log and the fault rules leave alone.

@@ -5,6 +5,7 @@ mod bad_control;
 mod binary;
 mod coherence;
 mod control;
+mod coverage;
 mod determinism;
 mod expect;
 mod faults;

@@ -1,0 +1,687 @@
+//! Every route a site serves, with what it covers: one table from which both the router and the
+//! coverage matrix in `zvm-sim/README.md` are made, so the two cannot disagree (a test compares the
+//! README with [`coverage_matrix`]). Paths are written as SW10 spells them; `/v1` ones are routed
+//! lowercased, as requests are lowercased before routing.
+
+use axum::Router;
+use axum::handler::Handler;
+use axum::routing::{MethodRouter, get as get_route, post as post_route};
+
+use super::{
+    SiteCtx, actions, checkpoints, flrs, keycloak, monitoring, sites, tasks, traces,
+    virtualization, vms, vpgs,
+};
+
+/// How much of a ZVM's behaviour a route has.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Coverage {
+    /// What a ZVM 10.x does, as far as it is documented (with what is worth saying).
+    Implemented(&'static str),
+    /// Works, but models less than a ZVM does; the text says how.
+    Simplified(&'static str),
+}
+
+/// One route of the matrix.
+#[derive(Debug, Clone)]
+pub(crate) struct RouteDoc {
+    pub verbs: Vec<&'static str>,
+    pub path: String,
+    pub coverage: Coverage,
+}
+
+/// The handlers of one path, with their HTTP verbs.
+pub(crate) struct Endpoint {
+    router: MethodRouter<SiteCtx>,
+    verbs: Vec<&'static str>,
+}
+
+/// `GET` by `handler`.
+fn get<H: Handler<T, SiteCtx>, T: 'static>(handler: H) -> Endpoint {
+    Endpoint {
+        router: get_route(handler),
+        verbs: vec!["GET"],
+    }
+}
+
+/// `POST` by `handler`.
+fn post<H: Handler<T, SiteCtx>, T: 'static>(handler: H) -> Endpoint {
+    Endpoint {
+        router: post_route(handler),
+        verbs: vec!["POST"],
+    }
+}
+
+impl Endpoint {
+    fn post<H: Handler<T, SiteCtx>, T: 'static>(mut self, handler: H) -> Endpoint {
+        self.router = self.router.post(handler);
+        self.verbs.push("POST");
+        self
+    }
+
+    fn delete<H: Handler<T, SiteCtx>, T: 'static>(mut self, handler: H) -> Endpoint {
+        self.router = self.router.delete(handler);
+        self.verbs.push("DELETE");
+        self
+    }
+}
+
+/// Routes and their documentation, built together.
+pub(crate) struct Table {
+    pub router: Router<SiteCtx>,
+    pub docs: Vec<RouteDoc>,
+    lowercase: bool,
+}
+
+impl Table {
+    fn new(lowercase: bool) -> Table {
+        Table {
+            router: Router::new(),
+            docs: Vec::new(),
+            lowercase,
+        }
+    }
+
+    fn route(mut self, path: &str, endpoint: Endpoint, coverage: Coverage) -> Table {
+        let routed = if self.lowercase {
+            path.to_ascii_lowercase()
+        } else {
+            path.to_owned()
+        };
+        self.router = self.router.route(&routed, endpoint.router);
+        self.docs.push(RouteDoc {
+            verbs: endpoint.verbs,
+            path: path.to_owned(),
+            coverage,
+        });
+        self
+    }
+}
+
+use Coverage::{Implemented, Simplified};
+
+/// Keycloak's paths (case-sensitive, as Keycloak's are).
+pub(crate) fn keycloak() -> Table {
+    Table::new(false)
+        .route(
+            "/auth/realms/{realm}/protocol/openid-connect/token",
+            post(keycloak::token),
+            Implemented(
+                "`password` (public client `zerto-client`), `client_credentials`, `refresh_token`; \
+                 Keycloak's error bodies; `scope=openid` adds an RS256 `id_token` and answers \
+                 `openid profile email`",
+            ),
+        )
+        .route(
+            "/auth/realms/{realm}/protocol/openid-connect/certs",
+            get(keycloak::certs),
+            Implemented("the realm's JWKS: one RS256 key, made when first needed"),
+        )
+        .route(
+            "/auth/realms/{realm}/.well-known/openid-configuration",
+            get(keycloak::openid_configuration),
+            Simplified(
+                "issuer, token and JWKS endpoints, grants, scopes; no authorization-code flow",
+            ),
+        )
+}
+
+/// The `/v1` API, behind the bearer check.
+pub(crate) fn v1() -> Table {
+    let table = sites(Table::new(true));
+    let table = virtualization_site(table);
+    let table = vms_and_vpgs(table);
+    let table = recovery(table);
+    let table = monitoring(table);
+    traces(table)
+}
+
+fn sites(t: Table) -> Table {
+    t.route("/v1/localsite", get(sites::local_site), Implemented(""))
+        .route(
+            "/v1/localsite/pairingstatuses",
+            get(sites::pairing_statuses),
+            Implemented(""),
+        )
+        .route(
+            "/v1/peersites",
+            get(sites::peer_sites),
+            Implemented("filters `peerName`, `pairingStatus`, `location`, `hostName`, `port`"),
+        )
+        .route(
+            "/v1/peersites/pairingstatuses",
+            get(sites::pairing_statuses),
+            Implemented(""),
+        )
+        .route(
+            "/v1/peersites/{siteIdentifier}",
+            get(sites::peer_site),
+            Implemented(""),
+        )
+        .route(
+            "/v1/serverDateTime/serverDateTimeUtc",
+            get(sites::server_time),
+            Implemented("the simulated clock"),
+        )
+        .route(
+            "/v1/serverDateTime/serverDateTimeLocal",
+            get(sites::server_time),
+            Simplified("the sites run on UTC"),
+        )
+        .route(
+            "/v1/serverDateTime/dateTimeArgument",
+            get(sites::date_time_argument),
+            Implemented(
+                "milliseconds since 1970, a time or a date, as the server reads it; without \
+                 `dateTime`, the server's time",
+            ),
+        )
+}
+
+fn virtualization_site(t: Table) -> Table {
+    let none = || get(virtualization::none_at_vsphere_site);
+    t.route(
+        "/v1/virtualizationsites",
+        get(sites::virtualization_sites),
+        Implemented("this site, then its peer"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}",
+        get(sites::virtualization_site),
+        Implemented(""),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/vms",
+        get(sites::unprotected_vms),
+        Implemented("the VMs at that site that no VPG protects (clones included)"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/hosts",
+        get(virtualization::hosts),
+        Implemented("each host, with its datastores and networks"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/hosts/{hostIdentifier}",
+        get(virtualization::host),
+        Implemented(""),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/hostclusters",
+        get(virtualization::host_clusters),
+        Simplified("one cluster of every host of the site"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/datastores",
+        get(virtualization::datastores),
+        Simplified("the site's one datastore"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/networks",
+        get(virtualization::networks),
+        Simplified("the site's one VM network"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/folders",
+        get(virtualization::folders),
+        Simplified("`/` and `Discovered virtual machine`"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/resourcepools",
+        get(virtualization::resource_pools),
+        Simplified("the cluster's `Resources` (SW10's key `ResourcepoolName`)"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/devices",
+        get(virtualization::devices),
+        Simplified(
+            "the datastore's device, seen by every host (filters `hostIdentifier`, `deviceName`)",
+        ),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/datastoreclusters",
+        none(),
+        Simplified("`[]`: the datastore is in no cluster"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/repositories",
+        none(),
+        Simplified("`[]`: no repository is modelled"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/vcdvapps",
+        none(),
+        Implemented("`[]`, as at a vSphere site"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/orgvdcs",
+        none(),
+        Implemented("`[]`, as at a vSphere site"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/publiccloud/{resource}",
+        get(virtualization::no_public_cloud),
+        Implemented("`[]`, as at a vSphere site"),
+    )
+}
+
+fn vms_and_vpgs(t: Table) -> Table {
+    t.route(
+        "/v1/vms",
+        get(vms::list),
+        Implemented(
+            "one row per VM × VPG; filters `vpgName`, `vmName`, `status`, `subStatus`, \
+             `protectedSiteIdentifier`, `recoverySiteIdentifier`, `organizationName`, `priority`, \
+             `vmIdentifier`",
+        ),
+    )
+    .route(
+        "/v1/vms/{vmIdentifier}",
+        get(vms::one),
+        Implemented("`EnabledActions.IsFlrEnabled` at the recovery site, `LastTest` per tested VM"),
+    )
+    .route(
+        "/v1/vms/{vmIdentifier}/pointsInTime",
+        get(vms::points_in_time),
+        Implemented("`RetentionSet` always null: no Extended Journal"),
+    )
+    .route(
+        "/v1/vms/{vmIdentifier}/pointsInTime/stats",
+        get(vms::points_in_time_stats),
+        Implemented(""),
+    )
+    .route(
+        "/v1/vpgs",
+        get(vpgs::list),
+        Implemented(
+            "filters `name`, `status`, `subStatus`, `protectedSiteIdentifier`, \
+             `recoverySiteIdentifier`, `organizationName`, `priority`",
+        ),
+    )
+    .route("/v1/vpgs/statuses", get(vpgs::statuses), Implemented(""))
+    .route(
+        "/v1/vpgs/substatuses",
+        get(vpgs::substatuses),
+        Implemented(""),
+    )
+    .route(
+        "/v1/vpgs/priorities",
+        get(vpgs::priorities),
+        Implemented(""),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}",
+        get(vpgs::one),
+        Implemented(
+            "with `ActiveProcessesApi.RunningFailOverTestApi`, `LastTest`, `HistoryStatusApi`",
+        ),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/checkpoints",
+        get(checkpoints::list).post(checkpoints::insert),
+        Implemented(
+            "`startDate`, `endDate`; a POST inserts a tagged checkpoint as an `InsertTaggedCP` \
+             task, and a second insert while one runs fails",
+        ),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/checkpoints/stats",
+        get(checkpoints::stats),
+        Implemented(""),
+    )
+}
+
+fn recovery(t: Table) -> Table {
+    t.route(
+        "/v1/vpgs/{vpgIdentifier}/FailoverTest",
+        post(actions::failover_test),
+        Implemented(""),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/FailoverTestStop",
+        post(actions::failover_test_stop),
+        Implemented(""),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/CloneStart",
+        post(actions::clone_start),
+        Implemented("a clone is a `<vm>-clone` VM at the recovery site"),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/CloneAbort",
+        post(actions::clone_abort),
+        Implemented(""),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/Failover",
+        post(actions::failover),
+        Simplified("whatever the `CommitPolicy`, it commits at the task's end and leaves the VPG Recovered"),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/Move",
+        post(actions::move_vpg),
+        Simplified("as Failover"),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/forcesync",
+        post(actions::force_sync),
+        Simplified("keeps checkpoints; a journal filling up during the sync is not modelled"),
+    )
+    .route(
+        "/v1/tasks",
+        get(tasks::list),
+        Implemented("filters by dates, `type`, `status`"),
+    )
+    .route("/v1/tasks/types", get(tasks::types), Implemented(""))
+    .route("/v1/tasks/{taskIdentifier}", get(tasks::one), Implemented(""))
+    .route(
+        "/v1/flrs",
+        get(flrs::list).post(flrs::mount),
+        Implemented("`Jflr` (journal checkpoints), at the VPG's recovery site; `Bflr` is refused"),
+    )
+    .route(
+        "/v1/flrs/{flrSessionIdentifier}",
+        get(flrs::one).delete(flrs::unmount),
+        Implemented(""),
+    )
+    .route(
+        "/v1/flrs/{flrSessionIdentifier}/browse",
+        post(flrs::browse),
+        Implemented(""),
+    )
+    .route(
+        "/v1/flrs/{flrSessionIdentifier}/download",
+        post(flrs::download),
+        Implemented(""),
+    )
+    .route(
+        "/v1/flrs/{flrSessionIdentifier}/downloads/{download}",
+        get(flrs::fetch),
+        Simplified("the download URL's shape is the simulator's own (a real ZVM's is unknown)"),
+    )
+}
+
+fn monitoring(t: Table) -> Table {
+    t.route(
+        "/v1/vras",
+        get(monitoring::vras),
+        Simplified(
+            "one VRA per host, Installed, replicating the VMs on its host and the replicas kept \
+             on it (filters `vraName`, `status`, `vraVersion`, `hostVersion`, `ipAddress`, \
+             `vraGroup`, `datastoreName`, `networkName`); no install, remove or upgrade",
+        ),
+    )
+    .route(
+        "/v1/vras/statuses",
+        get(monitoring::vra_statuses),
+        Implemented(""),
+    )
+    .route(
+        "/v1/vras/ipconfigurationtypes",
+        get(monitoring::vra_ip_configuration_types),
+        Implemented(""),
+    )
+    .route(
+        "/v1/vras/{vraIdentifier}",
+        get(monitoring::vra),
+        Implemented(""),
+    )
+    .route(
+        "/v1/vras/{vraIdentifier}/changerecoveryvra/potentials",
+        get(monitoring::potential_recovery_vras),
+        Simplified("every other host of the VRA's site"),
+    )
+    .route(
+        "/v1/datastores",
+        get(monitoring::datastores),
+        Simplified(
+            "one datastore per site, holding its VMs, the replicas and journals of the VPGs that \
+             recover to it, and its VRAs, sized to what it holds (at least 64 TiB)",
+        ),
+    )
+    .route(
+        "/v1/datastores/{datastoreIdentifier}",
+        get(monitoring::datastore),
+        Implemented(""),
+    )
+    .route(
+        "/v1/volumes",
+        get(monitoring::volumes),
+        Implemented(
+            "each VM's protected volumes, each replica's recovery volumes and journal, scratch \
+             volumes while a test or a clone runs, one appliance volume per VRA (filters \
+             `volumeType`, `vpgIdentifier`, `datastoreIdentifier`, `protectedVmIdentifier`, \
+             `owningVmIdentifier`)",
+        ),
+    )
+    .route(
+        "/v1/statistics/vms",
+        get(monitoring::vm_statistics),
+        Simplified(
+            "one row per row of `/v1/vms`, counters growing with the VM's load while its VPG \
+             writes (`SyncCounterInMBs` stays 0)",
+        ),
+    )
+    .route(
+        "/v1/license",
+        get(monitoring::license),
+        Simplified(
+            "an Enterprise license that does not expire, room for every VM, and each site's \
+             protected VMs",
+        ),
+    )
+    .route(
+        "/v1/serviceprofiles",
+        get(monitoring::service_profiles),
+        Simplified("the system service profile only (filter `siteIdentifier`)"),
+    )
+    .route(
+        "/v1/serviceprofiles/{serviceProfileIdentifier}",
+        get(monitoring::service_profile),
+        Simplified("as the list"),
+    )
+    .route(
+        "/v1/zorgs",
+        get(monitoring::none_without_zcm),
+        Implemented("`[]`: no Zerto Cloud Manager"),
+    )
+    .route(
+        "/v1/zorgs/{zorgIdentifier}",
+        get(monitoring::no_zcm_entity),
+        Implemented("404"),
+    )
+    .route(
+        "/v1/zsspsessions",
+        get(monitoring::none_without_zcm),
+        Implemented("`[]`: no Zerto Cloud Manager"),
+    )
+    .route(
+        "/v1/zsspsessions/{zsspSessionIdentifier}",
+        get(monitoring::no_zcm_entity),
+        Implemented("404"),
+    )
+    .route(
+        "/v1/encryptionDetection/metrics/vms",
+        get(monitoring::vm_encryption),
+        Simplified("every VM with a row in `/v1/vms`; nothing encrypted (no attack is modelled)"),
+    )
+    .route(
+        "/v1/encryptionDetection/metrics/volumes",
+        get(monitoring::volume_encryption),
+        Simplified("each VM's data split over its volumes"),
+    )
+    .route(
+        "/v1/encryptionDetection/metrics/vpgs",
+        get(monitoring::vpg_encryption),
+        Simplified("the sum of each VPG's VMs"),
+    )
+    .route(
+        "/v1/encryptionDetection/suspected/{entity}",
+        get(monitoring::nothing_suspected),
+        Simplified("`[]` for `vms`, `volumes` and `vpgs`: nothing is suspected"),
+    )
+    .route(
+        "/v1/encryptionDetection/state",
+        get(monitoring::encryption_state),
+        Simplified("always enabled"),
+    )
+}
+
+fn traces(t: Table) -> Table {
+    t.route(
+        "/v1/alerts",
+        get(traces::alerts),
+        Simplified(
+            "RPO alerts only (`VPG0009` past the target, `VPG0010` past twice it); filters \
+             `startDate`, `endDate`, `vpgIdentifier`, `zorgIdentifier`, `siteIdentifier`, \
+             `level`, `entity`, `helpIdentifier`, `isDismissed`",
+        ),
+    )
+    .route(
+        "/v1/alerts/levels",
+        get(traces::alert_levels),
+        Implemented(""),
+    )
+    .route(
+        "/v1/alerts/entities",
+        get(traces::alert_entities),
+        Implemented(""),
+    )
+    .route(
+        "/v1/alerts/helpidentifiers",
+        get(traces::alert_help_identifiers),
+        Simplified("the identifiers of the alerts the simulator raises"),
+    )
+    .route(
+        "/v1/alerts/{alertIdentifier}",
+        get(traces::alert),
+        Implemented(""),
+    )
+    .route(
+        "/v1/alerts/{alertIdentifier}/dismiss",
+        post(traces::dismiss),
+        Implemented(""),
+    )
+    .route(
+        "/v1/alerts/{alertIdentifier}/undismiss",
+        post(traces::undismiss),
+        Implemented(""),
+    )
+    .route(
+        "/v1/events",
+        get(traces::events),
+        Simplified(
+            "one event per task's operation (done or failed) and per alert turned on or off, the \
+             latest 1000; filters `startDate`, `endDate`, `vpg`, `vpgIdentifier`, `siteName`, \
+             `siteIdentifier`, `zorgIdentifier`, `eventType`, `entityType`, `category`, \
+             `eventCategory`, `userName`, `alertIdentifier`",
+        ),
+    )
+    .route(
+        "/v1/events/types",
+        get(traces::event_types),
+        Implemented("0 to 60, by name"),
+    )
+    .route(
+        "/v1/events/entities",
+        get(traces::event_entities),
+        Implemented(""),
+    )
+    .route(
+        "/v1/events/categories",
+        get(traces::event_categories),
+        Implemented(""),
+    )
+    .route(
+        "/v1/events/{eventIdentifier}",
+        get(traces::event),
+        Implemented(""),
+    )
+    .route(
+        "/v1/reports/recovery",
+        get(traces::recovery_reports),
+        Implemented(
+            "one per failover test stopped and live operation done; filters `startTime`, \
+             `endTime`, `pageNumber`, `pageSize`, `vpgName`, `recoveryType`, `state`",
+        ),
+    )
+    .route(
+        "/v1/reports/recovery/{recoveryOperationIdentifier}",
+        get(traces::recovery_report),
+        Implemented(""),
+    )
+    .route(
+        "/v1/reports/resources",
+        get(traces::resource_reports),
+        Simplified(
+            "the latest hourly sample of each VM in each VPG only; filters by names, paging",
+        ),
+    )
+}
+
+/// What the simulator does not serve, and why: each answers 404 as any unknown path.
+pub(crate) const ABSENT: [(&str, &str); 10] = [
+    (
+        "other Keycloak endpoints (`auth`, `userinfo`, `logout`, admin API)",
+        "rewind uses none",
+    ),
+    (
+        "`POST`/`DELETE /v1/peersites`, `/v1/peersites/generatetoken`",
+        "the two sites are always paired",
+    ),
+    (
+        "`GET /v1/vpgs/entitytypes`, `/failovercommitpolicies`, `/failovershutdownpolicies`, `/retentionpolicies`",
+        "not yet asked for",
+    ),
+    (
+        "`POST /v1/vpgs/{id}/FailoverCommit`, `FailoverRollback`, `MoveCommit`, `moveRollback`, `pause`, `resume`",
+        "live operations commit at their task's end",
+    ),
+    (
+        "`POST /v1/vpgs`, `DELETE /v1/vpgs/{id}`, `/v1/vpgSettings/...`",
+        "the world file defines the VPGs",
+    ),
+    (
+        "`/v1/vras` writes, `/v1/vras/clusters/...`, `/v1/alerts` writes other than dismiss",
+        "the inventory is the world file's",
+    ),
+    (
+        "`/v1/ltr/...`, `/v1/license` writes, `/v1/localsite` writes",
+        "SW10 gives no answer shape for LTR; writes are not modelled",
+    ),
+    (
+        "`/v1/sessions`, `/v1/repositories`, `/v1/encryptiondetection`, `/v1/encryptiondetection/types`, `/v1/serverDateTime`",
+        "Zerto's Python SDK calls them, but ZVM 10's API (SW10) has no such paths",
+    ),
+    (
+        "`/v1/statistics/vpgs`",
+        "SW10 has only `/v1/statistics/vms`",
+    ),
+    (
+        "`/v1/session/add`",
+        "the Windows ZVM's legacy session, gone from a 10.x appliance",
+    ),
+];
+
+/// The coverage matrix of `zvm-sim/README.md`, made from the routes themselves.
+pub fn coverage_matrix() -> String {
+    let mut out = String::from("| endpoint | coverage |\n|---|---|\n");
+    for doc in keycloak().docs.iter().chain(&v1().docs) {
+        let (kind, text) = match doc.coverage {
+            Implemented(text) => ("implemented", text),
+            Simplified(text) => ("simplified", text),
+        };
+        let detail = if text.is_empty() {
+            String::new()
+        } else {
+            format!(": {text}")
+        };
+        out.push_str(&format!(
+            "| `{} {}` | {kind}{detail} |\n",
+            doc.verbs.join("/"),
+            doc.path
+        ));
+    }
+    for (what, why) in ABSENT {
+        out.push_str(&format!("| {what} | absent: {why} |\n"));
+    }
+    out
+}
