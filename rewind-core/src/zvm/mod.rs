@@ -574,9 +574,10 @@ impl ZvmClient {
         LookupInFlight(self.clone())
     }
 
-    /// How many VMs this site had when its inventory was last read (0 before it was). A ZVM lists
-    /// every VM of its site there; zvm-sim lists only those no VPG protects, so against it this
-    /// takes the site for smaller than it is.
+    /// How many VMs this site's inventory held when last read (0 before it was). The inventory
+    /// (`/v1/virtualizationsites/{id}/vms`) lists the VMs no VPG protects, on an appliance as in
+    /// zvm-sim (SW10: "eligible VMs for protection that are not currently protected"), so this
+    /// takes a site for smaller than its `/v1/vms` listing and shares a listing sooner.
     pub(crate) fn vms_seen(&self) -> usize {
         self.vms_seen.load(Ordering::Relaxed)
     }

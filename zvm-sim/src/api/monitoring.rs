@@ -80,7 +80,7 @@ pub(crate) async fn vra_statuses() -> Json<Vec<&'static str>> {
 
 /// `GET /v1/datastores`: the datastores of this site.
 pub(crate) async fn datastores(ctx: ViewCtx) -> Json<Vec<DatastoreView>> {
-    Json(vec![ctx.view(|view| view.datastore())])
+    Json(ctx.view(|view| view.datastores()))
 }
 
 /// `GET /v1/datastores/{datastoreIdentifier}`.
@@ -88,14 +88,15 @@ pub(crate) async fn datastore(
     ctx: ViewCtx,
     Path(id): Path<String>,
 ) -> Result<Json<DatastoreView>, ApiError> {
-    let datastore = ctx.view(|view| view.datastore());
-    if datastore.datastore_identifier.eq_ignore_ascii_case(&id) {
-        Ok(Json(datastore))
-    } else {
-        Err(ApiError::NotFound(format!(
-            "There is no datastore '{id}' at this site: list them with GET /v1/datastores."
-        )))
-    }
+    ctx.view(|view| view.datastores())
+        .into_iter()
+        .find(|d| d.datastore_identifier.eq_ignore_ascii_case(&id))
+        .map(Json)
+        .ok_or_else(|| {
+            ApiError::NotFound(format!(
+                "There is no datastore '{id}' at this site: list them with GET /v1/datastores."
+            ))
+        })
 }
 
 /// `GET /v1/volumes`, filtered by `volumeType`, `vpgIdentifier`, `datastoreIdentifier`,

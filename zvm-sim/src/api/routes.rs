@@ -212,7 +212,7 @@ fn virtualization_site(t: Table) -> Table {
     .route(
         "/v1/virtualizationsites/{siteIdentifier}/datastores",
         get(virtualization::datastores),
-        Simplified("the site's one datastore"),
+        Implemented("the site's datastores (the world file's), in no datastore cluster"),
     )
     .route(
         "/v1/virtualizationsites/{siteIdentifier}/networks",
@@ -404,7 +404,7 @@ fn monitoring(t: Table) -> Table {
         "/v1/vras",
         get(monitoring::vras),
         Simplified(
-            "one VRA per host, Installed, replicating the VMs on its host and the replicas kept \
+            "one VRA per host of the world file, Installed, replicating the VMs on its host and the replicas kept \
              on it (filters `vraName`, `status`, `vraVersion`, `hostVersion`, `ipAddress`, \
              `vraGroup`, `datastoreName`, `networkName`); no install, remove or upgrade",
         ),
@@ -433,8 +433,8 @@ fn monitoring(t: Table) -> Table {
         "/v1/datastores",
         get(monitoring::datastores),
         Simplified(
-            "one datastore per site, holding its VMs, the replicas and journals of the VPGs that \
-             recover to it, and its VRAs, sized to what it holds (at least 64 TiB)",
+            "the site's datastores (the world file's), each holding the VMs, replicas and \
+             journals placed on it and VRA appliances, sized to what it holds (at least 64 TiB)",
         ),
     )
     .route(

@@ -764,18 +764,19 @@ impl SiteView<'_> {
     }
 
     /// A VM no VPG protects, as `GET /v1/virtualizationsites/{id}/vms` lists it.
-    pub fn native_vm(&self, vm: usize) -> NativeVmView {
-        let vm = &self.world.vms[vm];
+    pub fn native_vm(&self, vm_index: usize) -> NativeVmView {
+        let vm = &self.world.vms[vm_index];
         let site = self.world.site(vm.site);
         let host = &site.hosts[vm.host % site.hosts.len()];
+        let datastore = &site.datastores[self.world.datastore_of(vm_index, vm.site)];
         NativeVmView {
             vm_identifier: vm.id.clone(),
             vm_name: vm.name.clone(),
             vm_instance_identifier: None,
             owning_host_identifier: host.id.clone(),
             owning_host_name: host.name.clone(),
-            owning_datastore_identifier: site.datastore.0.clone(),
-            owning_datastore_name: site.datastore.1.clone(),
+            owning_datastore_identifier: datastore.id.clone(),
+            owning_datastore_name: datastore.name.clone(),
             guest_os: guest_os_name(vm.os),
             vm_network_information: self.network(vm),
             vm_perf_metric_info: PerfMetricView {
@@ -802,6 +803,7 @@ impl SiteView<'_> {
         let recovery = self.world.site(vpg.recovery);
         let recovery_host = &recovery.hosts[vm.host % recovery.hosts.len()];
         let identifier = format!("{}?VpgIdentifier={}", vm.id, vpg.id);
+        let datastore = &site.datastores[self.world.datastore_of(vm_index, vm.site)];
         let (iops, throughput) = self.world.vm_load(vm_index, vpg_index);
         VmView {
             vm_identifier: vm.id.clone(),
@@ -852,8 +854,8 @@ impl SiteView<'_> {
             recovery_host_name: recovery_host.name.clone(),
             owning_host_identifier: host.id.clone(),
             owning_host_name: host.name.clone(),
-            owning_datastore_identifier: site.datastore.0.clone(),
-            owning_datastore_name: site.datastore.1.clone(),
+            owning_datastore_identifier: datastore.id.clone(),
+            owning_datastore_name: datastore.name.clone(),
             guest_os: guest_os_name(vm.os),
             vm_network_information: self.network(vm),
             hardware_version: "vmx-19",

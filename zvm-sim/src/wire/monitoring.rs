@@ -212,6 +212,7 @@ impl SiteView<'_> {
         let host = &site.hosts[host_index];
         let identifier = vra_identifier(&site.server_id, host_index);
         let load = self.world.vra_load(self.site, host_index);
+        let appliance_on = &site.datastores[self.world.vra_datastore(self.site, host_index)];
         let network = site.ip.rsplit_once('.').map_or("10.0.0", |(net, _)| net);
         VraView {
             link: self.link(
@@ -237,8 +238,8 @@ impl SiteView<'_> {
             },
             vra_group: "default_group",
             memory_in_gb: 3,
-            datastore_name: site.datastore.1.clone(),
-            datastore_identifier: site.datastore.0.clone(),
+            datastore_name: appliance_on.name.clone(),
+            datastore_identifier: appliance_on.id.clone(),
             datastore_cluster_name: None,
             datastore_cluster_identifier: None,
             vm_instance_type: None,
@@ -259,16 +260,24 @@ impl SiteView<'_> {
         }
     }
 
-    /// The answering site's datastore.
-    pub fn datastore(&self) -> DatastoreView {
+    /// The answering site's datastores.
+    pub fn datastores(&self) -> Vec<DatastoreView> {
+        (0..self.world.site(self.site).datastores.len())
+            .map(|index| self.datastore(index))
+            .collect()
+    }
+
+    /// Datastore `index` of the answering site.
+    pub fn datastore(&self, index: usize) -> DatastoreView {
         let site = self.world.site(self.site);
-        let load: DatastoreLoad = self.world.datastore_load(self.site, self.now);
+        let datastore = &site.datastores[index];
+        let load: DatastoreLoad = self.world.datastore_load(self.site, index, self.now);
         let used = load.used();
         DatastoreView {
-            datastore_identifier: site.datastore.0.clone(),
-            datastore_name: site.datastore.1.clone(),
+            datastore_identifier: datastore.id.clone(),
+            datastore_name: datastore.name.clone(),
             config: DatastoreConfigView {
-                devices: vec![super::datastore_device(&site.server_id, self.site)],
+                devices: vec![super::datastore_device(&site.server_id, self.site, index)],
                 kind: "VMFS",
                 owning_datastore_cluster: DatastoreClusterView {
                     datastore_cluster_identifier: None,
@@ -415,10 +424,6 @@ impl SiteView<'_> {
     /// The volumes on the answering site's datastore.
     pub fn volumes(&self) -> Vec<SiteVolumeView> {
         let site = self.world.site(self.site);
-        let datastore = NamedView {
-            identifier: site.datastore.0.clone(),
-            name: site.datastore.1.clone(),
-        };
         self.world
             .volumes(self.site, self.now)
             .into_iter()
@@ -429,6 +434,11 @@ impl SiteView<'_> {
                     None => owner.name.clone(),
                 };
                 let folder = volume.kind.name().to_lowercase();
+                let on = &site.datastores[volume.datastore];
+                let datastore = NamedView {
+                    identifier: on.id.clone(),
+                    name: on.name.clone(),
+                };
                 SiteVolumeView {
                     volume_type: volume.kind.name(),
                     is_thin_provisioned: true,
@@ -439,7 +449,7 @@ impl SiteView<'_> {
                         file_name: format!("{file}.vmdk"),
                     },
                     size: volume.space.into(),
-                    datastore: datastore.clone(),
+                    datastore,
                     owning_vm: owner,
                     protected_vm: volume.protected_vm.map(|vm| self.vm_named(vm)),
                     vpg: volume.vpg.map(|vpg| NamedView {

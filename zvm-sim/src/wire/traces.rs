@@ -209,10 +209,12 @@ impl SiteView<'_> {
             .map(|&vm| {
                 let host = self.world.host_at(vm, vpg.recovery);
                 let name = &self.world.vms[vm].name;
+                let datastore =
+                    &recovery.datastores[self.world.datastore_of(vm, vpg.recovery)].name;
                 ReportVmView {
                     vm_name: name.clone(),
                     host_name: recovery.hosts[host].name.clone(),
-                    datastore_name: recovery.datastore.1.clone(),
+                    datastore_name: datastore.clone(),
                     folder_name: "/".to_owned(),
                     network_names: vec![recovery.network.1.clone()],
                     volumes: crate::decisions::VM_VOLUMES
@@ -220,7 +222,7 @@ impl SiteView<'_> {
                         .enumerate()
                         .map(|(disk, _)| ReportVolumeView {
                             volume_name: format!("{name}_{disk}.vmdk"),
-                            datastore_name: recovery.datastore.1.clone(),
+                            datastore_name: datastore.clone(),
                         })
                         .collect(),
                 }
@@ -245,7 +247,7 @@ impl SiteView<'_> {
             recovery_settings: ReportSettingsView {
                 vpg: ReportVpgView {
                     default_host_name: recovery.hosts[0].name.clone(),
-                    default_datastore_name: recovery.datastore.1.clone(),
+                    default_datastore_name: recovery.datastores[0].name.clone(),
                     default_network_name: recovery.network.1.clone(),
                 },
                 vms,
@@ -477,7 +479,9 @@ impl SiteView<'_> {
                 storage: ResourceRecoveryStorageView {
                     journal_provisioned_gb: journal_mb * GIB_PER_MIB,
                     journal_used_gb: journal_mb * GIB_PER_MIB,
-                    datastore_name: recovery.datastore.1.clone(),
+                    datastore_name: recovery.datastores[self.world.datastore_of(vm, v.recovery)]
+                        .name
+                        .clone(),
                     storage_policy_name: "",
                     volumes_provisioned_gb: machine.provisioned_mb as f64 * GIB_PER_MIB,
                     volumes_used_gb: machine.used_mb as f64 * GIB_PER_MIB,

@@ -3,7 +3,7 @@
 //! `resourcepools`, `devices`), and the service profiles a ZVM offers. Shapes are SW10's, keys as
 //! ZertoApiWrapper's recorded answers have them (note `ResourcepoolName`); identifiers are
 //! `<vCenter server GUID>.<moref>`. Each site is one cluster of its hosts, in one resource pool,
-//! with its one datastore and network.
+//! with its datastores (one device each) and one network.
 
 use serde::Serialize;
 
@@ -159,15 +159,19 @@ impl SiteView<'_> {
 
     /// The datastores of `site`, in no datastore cluster.
     pub fn native_datastores(&self, site: SiteRole) -> Vec<NativeDatastoreView> {
-        let (identifier, name) = &self.world.site(site).datastore;
-        vec![NativeDatastoreView {
-            datastore_name: name.clone(),
-            datastore_identifier: identifier.clone(),
-            owning_datastore_cluster: DatastoreClusterView {
-                datastore_cluster_identifier: None,
-                datastore_cluster_name: None,
-            },
-        }]
+        self.world
+            .site(site)
+            .datastores
+            .iter()
+            .map(|datastore| NativeDatastoreView {
+                datastore_name: datastore.name.clone(),
+                datastore_identifier: datastore.id.clone(),
+                owning_datastore_cluster: DatastoreClusterView {
+                    datastore_cluster_identifier: None,
+                    datastore_cluster_name: None,
+                },
+            })
+            .collect()
     }
 
     /// The networks of `site`.
@@ -198,19 +202,25 @@ impl SiteView<'_> {
         }]
     }
 
-    /// The disk devices of `site`: its datastore's, which every host sees.
+    /// The disk devices of `site`: one behind each datastore, which every host sees.
     pub fn devices(&self, site: SiteRole) -> Vec<DeviceView> {
         let s = self.world.site(site);
-        let device = datastore_device(&s.server_id, site);
-        let naa = device.rsplit_once('.').map_or("", |(_, naa)| naa);
-        vec![DeviceView {
-            device_name: format!("VMware Fibre Channel Disk ({naa})"),
-            device_identifier: device,
-            datastore_identifier: Some(s.datastore.0.clone()),
-            size_in_bytes: self.world.datastore_load(site, self.now).capacity,
-            host_identifiers: s.hosts.iter().map(|h| h.id.clone()).collect(),
-            vm_identifier: None,
-        }]
+        s.datastores
+            .iter()
+            .enumerate()
+            .map(|(index, datastore)| {
+                let device = datastore_device(&s.server_id, site, index);
+                let naa = device.rsplit_once('.').map_or("", |(_, naa)| naa);
+                DeviceView {
+                    device_name: format!("VMware Fibre Channel Disk ({naa})"),
+                    device_identifier: device.clone(),
+                    datastore_identifier: Some(datastore.id.clone()),
+                    size_in_bytes: self.world.datastore_load(site, index, self.now).capacity,
+                    host_identifiers: s.hosts.iter().map(|h| h.id.clone()).collect(),
+                    vm_identifier: None,
+                }
+            })
+            .collect()
     }
 
     /// The service profiles: the system one.
@@ -233,7 +243,7 @@ impl SiteView<'_> {
     }
 }
 
-/// The device (`<server>.naa.<id>`) that backs a site's datastore.
-pub fn datastore_device(server_id: &str, site: SiteRole) -> String {
-    format!("{server_id}.naa.6000c29{:025x}", site.index())
+/// The device (`<server>.naa.<id>`) that backs datastore `index` of a site.
+pub fn datastore_device(server_id: &str, site: SiteRole, index: usize) -> String {
+    format!("{server_id}.naa.6000c29{:025x}", site.index() + 2 * index)
 }

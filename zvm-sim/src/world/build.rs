@@ -14,7 +14,7 @@ use crate::world::enums::status;
 use crate::world::files::{self, GuestFacts, GuestFiles};
 use crate::world::journal::{Journal, Numbering};
 use crate::world::spec::{ResolvedVpg, SiteSpec, VmSpec, VpgSpec, WorldError};
-use crate::world::{Host, Setup, Site, SiteRole, Vm, Vpg, World, guid};
+use crate::world::{Datastore, Host, Setup, Site, SiteRole, Vm, Vpg, World, guid};
 
 impl World {
     /// Builds the initial world of a setup; the same setup always gives the same world.
@@ -83,16 +83,28 @@ fn new_site(index: usize, spec: &SiteSpec, rng: &mut ChaCha8Rng) -> Site {
         location: spec.location.clone(),
         id,
         ip: format!("10.{octet}.0.10"),
-        hosts: (1..=2)
-            .map(|n| Host {
-                id: format!("{server_id}.host-{}", 10 + n * 3),
-                name: format!("esx0{n}.{domain}"),
+        hosts: spec
+            .hosts
+            .iter()
+            .enumerate()
+            .map(|(n, name)| Host {
+                id: format!("{server_id}.host-{}", 13 + n * 3),
+                name: if name.contains('.') {
+                    name.clone()
+                } else {
+                    format!("{name}.{domain}")
+                },
             })
             .collect(),
-        datastore: (
-            format!("{server_id}.datastore-{}", 20 + index),
-            format!("ds-{}-01", spec.name.to_lowercase()),
-        ),
+        datastores: spec
+            .datastore_names()
+            .into_iter()
+            .enumerate()
+            .map(|(n, name)| Datastore {
+                id: format!("{server_id}.datastore-{}", 20 + index + 10 * n),
+                name,
+            })
+            .collect(),
         network: (
             format!("{server_id}.network-{}", 30 + index),
             "VM Network".to_owned(),

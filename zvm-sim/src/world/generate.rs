@@ -81,8 +81,13 @@ impl WorldSpec {
             }
         }
 
+        let mut sites = sites.to_vec();
+        for spec in &mut sites {
+            let here = specs.iter().filter(|vm| vm.site == spec.name).count();
+            size_site(spec, here);
+        }
         WorldSpec {
-            sites: sites.to_vec(),
+            sites,
             vms: specs,
             vpgs,
             users: defaults.users,
@@ -91,14 +96,23 @@ impl WorldSpec {
     }
 }
 
+/// Hosts and datastores for a site of `vms` VMs: a host (and its VRA) per 64 VMs, a power of two
+/// so that placing a VM on one costs one draw whatever their number, and a datastore per 256.
+fn size_site(spec: &mut SiteSpec, vms: usize) {
+    let hosts = vms.div_ceil(64).next_power_of_two().clamp(2, 512);
+    spec.hosts = (1..=hosts).map(|n| format!("esx{n:02}")).collect();
+    let datastores = vms.div_ceil(256).clamp(1, 64);
+    let city = spec.name.to_lowercase();
+    spec.datastores = (1..=datastores)
+        .map(|n| format!("ds-{city}-{n:02}"))
+        .collect();
+}
+
 fn two_sites(rng: &mut ChaCha8Rng) -> [SiteSpec; 2] {
     let mut site = || {
         let city: String = CityName().fake_with_rng(rng);
         let state: String = StateAbbr().fake_with_rng(rng);
-        SiteSpec {
-            name: city.replace(' ', "-"),
-            location: format!("{city}, {state}"),
-        }
+        SiteSpec::named(&city.replace(' ', "-"), &format!("{city}, {state}"))
     };
     let local = site();
     let mut peer = site();

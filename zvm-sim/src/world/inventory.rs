@@ -19,6 +19,30 @@ pub struct Host {
     pub name: String,
 }
 
+/// A datastore of a site.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Datastore {
+    /// `<serverGuid>.datastore-<n>`.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// Reads a site's datastores: a list, or the one `[identifier, name]` pair of an older state.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Datastore>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Many(Vec<Datastore>),
+        One((String, String)),
+    }
+    Ok(match Stored::deserialize(d)? {
+        Stored::Many(all) => all,
+        Stored::One((id, name)) => vec![Datastore { id, name }],
+    })
+}
+
 /// A site and its virtualization inventory.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -37,8 +61,9 @@ pub struct Site {
     pub ip: String,
     /// Its ESXi hosts.
     pub hosts: Vec<Host>,
-    /// Its datastore: identifier and name.
-    pub datastore: (String, String),
+    /// Its datastores. A state saved when a site had one names it `Datastore`.
+    #[serde(alias = "Datastore", deserialize_with = "one_or_many")]
+    pub datastores: Vec<Datastore>,
     /// Its VM network: identifier and name.
     pub network: (String, String),
 }
@@ -157,5 +182,24 @@ impl Vpg {
     /// Visible from the ZVM of its protected site and of its recovery site.
     pub fn visible_from(&self, site: SiteRole) -> bool {
         self.protected == site || self.recovery == site
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_saved_with_one_datastore_per_site_still_loads() {
+        let site = serde_json::json!({
+            "Role": "Local", "Name": "Boston", "Location": "", "Id": "s", "ServerId": "v",
+            "Ip": "10.10.0.10", "Hosts": [], "Datastore": ["v.datastore-20", "ds-boston-01"],
+            "Network": ["v.network-30", "VM Network"]
+        });
+        let site: Site = serde_json::from_value(site).unwrap();
+        assert_eq!(site.datastores.len(), 1);
+        assert_eq!(site.datastores[0].name, "ds-boston-01");
+        let again: Site = serde_json::from_value(serde_json::to_value(&site).unwrap()).unwrap();
+        assert_eq!(again.datastores[0].id, "v.datastore-20");
     }
 }

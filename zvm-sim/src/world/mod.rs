@@ -38,7 +38,7 @@ mod build;
 mod index;
 mod inventory;
 
-pub use inventory::{Host, Resync, Site, Vm, Vpg};
+pub use inventory::{Datastore, Host, Resync, Site, Vm, Vpg};
 
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;

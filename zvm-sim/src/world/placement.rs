@@ -1,8 +1,9 @@
 //! Where replication puts things, so that the monitoring figures add up: every VM runs on one host
 //! of its site, whose VRA replicates it; every replica (a VM in a VPG) is kept on the host of the
-//! VPG's recovery site with the same position, by that host's VRA; each site has one datastore,
-//! which holds its own VMs, the replicas and journals of the VPGs that recover to it, and its VRAs.
-//! A VRA's counters and the datastore's usage are counted from these, never drawn.
+//! VPG's recovery site with the same position, by that host's VRA. A VM's disks are on one datastore
+//! of its site, and its replicas and journals on one of each recovery site, chosen by its
+//! identifier; a VRA's appliance is on one chosen by its host. A VRA's counters and a datastore's
+//! usage are counted from these, never drawn.
 
 use std::collections::BTreeSet;
 
@@ -137,21 +138,49 @@ impl World {
         load
     }
 
-    /// What the datastore of `site` holds at `now`: the sum of its [`World::volumes`], and the
-    /// site's VMs that no VPG protects.
-    pub fn datastore_load(&self, site: SiteRole, now: SimTime) -> DatastoreLoad {
+    /// The position among the datastores of `site` of the one holding a VM's disks there: its
+    /// own (at its site) or its replica's and journal's (at a recovery site). Drawn from its
+    /// identifier, so it costs no draw from the seed's streams.
+    pub fn datastore_of(&self, vm: usize, site: SiteRole) -> usize {
+        let count = self.site(site).datastores.len().max(1) as u64;
+        (crate::decisions::fnv1a(&self.vms[vm].id) % count) as usize
+    }
+
+    /// The position of the datastore that holds the appliance of host `host`'s VRA.
+    pub fn vra_datastore(&self, site: SiteRole, host: usize) -> usize {
+        host % self.site(site).datastores.len().max(1)
+    }
+
+    /// What datastore `datastore` of `site` holds at `now`: the sum of its [`World::volumes`], and
+    /// the VMs on it that no VPG protects.
+    pub fn datastore_load(&self, site: SiteRole, datastore: usize, now: SimTime) -> DatastoreLoad {
+        let hosts = self.site(site).hosts.len();
         let mut load = DatastoreLoad {
-            vras: self.site(site).hosts.len(),
+            vras: (0..hosts)
+                .filter(|&host| self.vra_datastore(site, host) == datastore)
+                .count(),
             ..DatastoreLoad::default()
         };
-        for vm in self.vms.iter().filter(|vm| vm.site == site) {
+        for (index, vm) in self
+            .vms
+            .iter()
+            .enumerate()
+            .filter(|(_, vm)| vm.site == site)
+        {
+            if self.datastore_of(index, site) != datastore {
+                continue;
+            }
             if vm.vpgs.is_empty() {
                 load.unprotected.add(vm.used_mb, vm.provisioned_mb);
             } else {
                 load.outgoing_vms += 1;
             }
         }
-        for volume in self.volumes(site, now) {
+        for volume in self
+            .volumes(site, now)
+            .into_iter()
+            .filter(|v| v.datastore == datastore)
+        {
             let into = match volume.kind {
                 VolumeKind::Protected => &mut load.protected,
                 VolumeKind::Recovery => &mut load.recovery,
@@ -166,7 +195,7 @@ impl World {
             into.used += volume.space.used;
             into.provisioned += volume.space.provisioned;
         }
-        // One datastore stands for all of a site's: sized to what it holds and a third more.
+        // Sized to what it holds and a third more.
         let tib = 1u64 << 40;
         load.capacity = DATASTORE_CAPACITY_BYTES.max((load.used() * 4 / 3).div_ceil(tib) * tib);
         load
@@ -214,6 +243,8 @@ pub struct Volume {
     pub protected_vm: Option<usize>,
     pub vpg: Option<usize>,
     pub space: Space,
+    /// The position of its datastore among its site's.
+    pub datastore: usize,
 }
 
 /// `size_mb` split over a VM's volumes: the first takes the remainder.
@@ -223,7 +254,7 @@ fn share_mb(size_mb: u64, index: usize) -> u64 {
 }
 
 impl World {
-    /// Every volume on the datastore of `site`: what [`World::datastore_load`] adds up.
+    /// Every volume on the datastores of `site`: what [`World::datastore_load`] adds up.
     pub fn volumes(&self, site: SiteRole, now: SimTime) -> Vec<Volume> {
         let mut volumes = Vec::new();
         for (index, vm) in self
@@ -246,6 +277,7 @@ impl World {
                     protected_vm: Some(index),
                     vpg: Some(vpg),
                     space,
+                    datastore: self.datastore_of(index, site),
                 });
             }
         }
@@ -258,6 +290,7 @@ impl World {
             for &vm in &vpg.vms {
                 let v = &self.vms[vm];
                 let owner = Owner::Vra(self.host_at(vm, site));
+                let datastore = self.datastore_of(vm, site);
                 let of = |kind, index, space| Volume {
                     kind,
                     index,
@@ -265,6 +298,7 @@ impl World {
                     protected_vm: Some(vm),
                     vpg: Some(vpg_index),
                     space,
+                    datastore,
                 };
                 for i in 0..VM_VOLUMES.len() {
                     let mut space = Space::default();
@@ -294,6 +328,7 @@ impl World {
                 protected_vm: None,
                 vpg: None,
                 space,
+                datastore: self.vra_datastore(site, host),
             });
         }
         volumes

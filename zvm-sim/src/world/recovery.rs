@@ -199,12 +199,22 @@ impl World {
         self.refuse_while_live(vpg)?;
         let recovery = self.site(v.recovery);
         if let Some(datastore) = &request.datastore
-            && !recovery.datastore.0.eq_ignore_ascii_case(datastore)
+            && !recovery
+                .datastores
+                .iter()
+                .any(|d| d.id.eq_ignore_ascii_case(datastore))
         {
+            let known: Vec<String> = recovery
+                .datastores
+                .iter()
+                .map(|d| format!("{} ({})", d.id, d.name))
+                .collect();
             return Err(Refusal::BadRequest(format!(
                 "DatastoreIdentifier '{datastore}' is not a datastore of the recovery site {} of \
-                 VPG '{}'; its datastore is {} ({}).",
-                recovery.name, v.name, recovery.datastore.0, recovery.datastore.1
+                 VPG '{}'; its datastores are {}.",
+                recovery.name,
+                v.name,
+                known.join(", ")
             )));
         }
         let checkpoint = self.checkpoint_or_latest(vpg, request.checkpoint.as_deref(), now)?;

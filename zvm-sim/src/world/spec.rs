@@ -46,6 +46,43 @@ pub struct SiteSpec {
     /// Free text (`Location`).
     #[serde(default)]
     pub location: String,
+    /// Its ESXi hosts, each running a VRA: names, a name without a dot taking the site's domain
+    /// (`esx01` becomes `esx01.boston.example.internal`). Default: two, `esx01` and `esx02`.
+    #[serde(default = "default_hosts", skip_serializing_if = "is_default_hosts")]
+    pub hosts: Vec<String>,
+    /// Its datastores, by name; VMs, replicas and journals are spread over them. Default: one,
+    /// `ds-<site>-01`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub datastores: Vec<String>,
+}
+
+fn default_hosts() -> Vec<String> {
+    vec!["esx01".to_owned(), "esx02".to_owned()]
+}
+
+fn is_default_hosts(hosts: &[String]) -> bool {
+    hosts == default_hosts().as_slice()
+}
+
+impl SiteSpec {
+    /// A site with the default hosts and datastore.
+    pub fn named(name: &str, location: &str) -> SiteSpec {
+        SiteSpec {
+            name: name.to_owned(),
+            location: location.to_owned(),
+            hosts: default_hosts(),
+            datastores: Vec::new(),
+        }
+    }
+
+    /// Its datastores' names: those given, or the default one.
+    pub fn datastore_names(&self) -> Vec<String> {
+        if self.datastores.is_empty() {
+            vec![format!("ds-{}-01", self.name.to_lowercase())]
+        } else {
+            self.datastores.clone()
+        }
+    }
 }
 
 /// A VM.
@@ -67,6 +104,37 @@ pub struct VmSpec {
     /// Provisioned disk in GB.
     #[serde(default = "default_disk_gb")]
     pub disk_gb: u32,
+}
+
+/// The most hosts a site may have.
+pub const MAX_HOSTS: usize = 1_024;
+/// The most datastores a site may have.
+pub const MAX_DATASTORES: usize = 256;
+
+/// A site's `hosts` or `datastores`: from one to `most`, each name given once.
+fn check_names(
+    site: &str,
+    what: &'static str,
+    names: &[String],
+    most: usize,
+) -> Result<(), WorldError> {
+    let mut seen = std::collections::BTreeSet::new();
+    let repeated = names.iter().find(|n| !seen.insert(n.to_lowercase()));
+    if names.is_empty() || names.len() > most || names.iter().any(|n| n.trim().is_empty()) {
+        return Err(WorldError::SiteInventory {
+            site: site.to_owned(),
+            what,
+            problem: format!("give from 1 to {most} names (it has {})", names.len()),
+        });
+    }
+    match repeated {
+        Some(name) => Err(WorldError::SiteInventory {
+            site: site.to_owned(),
+            what,
+            problem: format!("'{name}' is named twice"),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The guest operating system family.
@@ -219,6 +287,16 @@ pub enum WorldError {
     /// Two sites with one name.
     #[error("two sites are named '{0}'; give each site its own name")]
     DuplicateSite(String),
+    /// A site's hosts or datastores are missing, too many or named twice.
+    #[error("site {site}'s {what}: {problem}")]
+    SiteInventory {
+        /// The site.
+        site: String,
+        /// `hosts` or `datastores`.
+        what: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
     /// A VM or VPG names a site that does not exist.
     #[error("{owner} names the site '{site}', which is not in the world; the sites are {known}")]
     UnknownSite {
@@ -408,13 +486,22 @@ impl WorldSpec {
         })
     }
 
-    /// Exactly two sites, with two names.
+    /// Exactly two sites, with two names, each with hosts and datastores named once.
     fn check_sites(&self) -> Result<(), WorldError> {
         if self.sites.len() != 2 {
             return Err(WorldError::SiteCount(self.sites.len()));
         }
         if self.sites[0].name == self.sites[1].name {
             return Err(WorldError::DuplicateSite(self.sites[0].name.clone()));
+        }
+        for site in &self.sites {
+            check_names(&site.name, "hosts", &site.hosts, MAX_HOSTS)?;
+            check_names(
+                &site.name,
+                "datastores",
+                &site.datastore_names(),
+                MAX_DATASTORES,
+            )?;
         }
         Ok(())
     }
@@ -596,6 +683,11 @@ mod tests {
     #[test]
     fn a_world_file_error_never_quotes_the_value_or_the_line_at_fault() {
         let example = include_str!("../../worlds/example.toml");
+        let at = example
+            .lines()
+            .position(|l| l.contains("password = \"admin\""))
+            .expect("the example has a user")
+            + 1;
         for (replacement, says) in [
             (
                 "password = hunter2",
@@ -616,7 +708,7 @@ mod tests {
                 !error.contains("hunter2") && !error.contains("123456"),
                 "{error}"
             );
-            assert!(error.contains("line 99: "), "{error}");
+            assert!(error.contains(&format!("line {at}: ")), "{error}");
             assert!(error.contains(says), "{error}");
         }
         let json = r#"{"sites": [{"name": "A"}, {"name": "B"}],
@@ -697,6 +789,23 @@ mod tests {
             error.starts_with("VPG 'web-dr': 'Healthy' is not a VPG status"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_site_needs_hosts_and_datastores_each_named_once() {
+        let empty = refused(|w| w.sites[0].hosts.clear()).to_string();
+        assert!(
+            empty.contains("Boston's hosts") && empty.contains("from 1"),
+            "{empty}"
+        );
+        let twice = refused(|w| w.sites[1].datastores = vec!["ds-a".into(), "DS-A".into()]);
+        let twice = twice.to_string();
+        assert!(
+            twice.contains("Denver's datastores") && twice.contains("named twice"),
+            "{twice}"
+        );
+        let blank = refused(|w| w.sites[1].hosts.push(" ".into())).to_string();
+        assert!(blank.contains("Denver's hosts"), "{blank}");
     }
 
     #[test]

@@ -144,13 +144,27 @@ async fn a_resync_stops_the_journal_and_the_rpo_counts_from_it() {
     }
 }
 
-/// The rules VRAs and the datastore keep with the VMs and VPGs `site` lists.
+/// A figure of `Stats` summed over every datastore listed.
+fn over_datastores(datastores: &Value, path: &[&str]) -> u64 {
+    datastores
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            path.iter()
+                .fold(&d["Stats"], |v, key| &v[*key])
+                .as_u64()
+                .unwrap()
+        })
+        .sum()
+}
+
+/// The rules VRAs and the datastores keep with the VMs and VPGs `site` lists.
 async fn assert_placement_adds_up(site: &Site) {
     let local = site.get_ok("/v1/localsite").await["SiteIdentifier"].clone();
     let rows = site.get_ok("/v1/vms").await.as_array().unwrap().clone();
     let vras = site.get_ok("/v1/vras").await.as_array().unwrap().clone();
     let datastores = site.get_ok("/v1/datastores").await;
-    let datastore = &datastores[0];
     let protected_here: Vec<&Value> = rows
         .iter()
         .filter(|r| r["ProtectedSite"]["identifier"] == local)
@@ -166,14 +180,13 @@ async fn assert_placement_adds_up(site: &Site) {
     let sum = |key: &str, field: &str| -> u64 {
         vras.iter().map(|v| v[key][field].as_u64().unwrap()).sum()
     };
-    let stats = &datastore["Stats"];
     assert_eq!(
         sum("ProtectedCounters", "Vms"),
         distinct.len() as u64,
         "each protected VM has one VRA"
     );
     assert_eq!(
-        stats["NumOutgoingVMs"].as_u64().unwrap(),
+        over_datastores(&datastores, &["NumOutgoingVMs"]),
         distinct.len() as u64
     );
     assert_eq!(
@@ -182,10 +195,31 @@ async fn assert_placement_adds_up(site: &Site) {
         "each replica has one VRA"
     );
     assert_eq!(
-        stats["NumIncomingVMs"].as_u64().unwrap(),
+        over_datastores(&datastores, &["NumIncomingVMs"]),
         recovering_here.len() as u64
     );
-    assert_eq!(stats["NumVRAs"].as_u64().unwrap(), vras.len() as u64);
+    assert_eq!(
+        over_datastores(&datastores, &["NumVRAs"]),
+        vras.len() as u64
+    );
+    let ids: std::collections::HashSet<&str> = datastores
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["DatastoreIdentifier"].as_str().unwrap())
+        .collect();
+    for vra in &vras {
+        assert!(
+            ids.contains(vra["DatastoreIdentifier"].as_str().unwrap()),
+            "{vra}"
+        );
+    }
+    for row in &protected_here {
+        assert!(
+            ids.contains(row["OwningDatastoreIdentifier"].as_str().unwrap()),
+            "{row}"
+        );
+    }
     let hosts: std::collections::HashSet<&str> = vras
         .iter()
         .map(|v| v["HostDisplayName"].as_str().unwrap())
@@ -206,26 +240,28 @@ async fn assert_placement_adds_up(site: &Site) {
         .iter()
         .map(|r| r["JournalUsedStorageMb"].as_u64().unwrap() * 1024 * 1024)
         .sum();
-    let usage = &stats["Usage"];
     assert_eq!(
-        usage["Zerto"]["Journal"]["UsedInBytes"].as_u64().unwrap(),
+        over_datastores(&datastores, &["Usage", "Zerto", "Journal", "UsedInBytes"]),
         journal
     );
-    let space = &usage["Datastore"];
-    let (capacity, used, free) = (
-        space["CapacityInBytes"].as_u64().unwrap(),
-        space["UsedInBytes"].as_u64().unwrap(),
-        space["FreeInBytes"].as_u64().unwrap(),
-    );
-    assert_eq!(used + free, capacity);
-    let zerto: u64 = ["Protected", "Recovery", "Journal", "Scratch", "Appliances"]
-        .iter()
-        .map(|k| usage["Zerto"][k]["UsedInBytes"].as_u64().unwrap())
-        .sum();
-    assert!(
-        used >= zerto,
-        "the datastore holds at least what Zerto put there"
-    );
+    for datastore in datastores.as_array().unwrap() {
+        let usage = &datastore["Stats"]["Usage"];
+        let space = &usage["Datastore"];
+        let (capacity, used, free) = (
+            space["CapacityInBytes"].as_u64().unwrap(),
+            space["UsedInBytes"].as_u64().unwrap(),
+            space["FreeInBytes"].as_u64().unwrap(),
+        );
+        assert_eq!(used + free, capacity);
+        let zerto: u64 = ["Protected", "Recovery", "Journal", "Scratch", "Appliances"]
+            .iter()
+            .map(|k| usage["Zerto"][k]["UsedInBytes"].as_u64().unwrap())
+            .sum();
+        assert!(
+            used >= zerto,
+            "the datastore holds at least what Zerto put there"
+        );
+    }
 }
 
 #[tokio::test]
@@ -298,30 +334,43 @@ async fn a_vra_and_a_datastore_are_read_by_identifier_and_vras_by_their_filters(
 async fn volumes_add_up_to_the_datastore_and_statistics_cover_every_row_of_vms() {
     let t = spawn_frozen(3).await;
     let boston = t.boston().await;
-    let datastore = boston.get_ok("/v1/datastores").await[0].clone();
-    let zerto = &datastore["Stats"]["Usage"]["Zerto"];
-    let volumes = boston.get_ok("/v1/volumes").await;
-    for (kind, usage) in [
-        ("Protected", "Protected"),
-        ("Recovery", "Recovery"),
-        ("Journal", "Journal"),
-        ("Scratch", "Scratch"),
-        ("Appliance", "Appliances"),
-    ] {
-        let sum: u64 = volumes
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|v| v["VolumeType"] == kind)
-            .map(|v| v["Size"]["UsedInBytes"].as_u64().unwrap())
-            .sum();
-        assert_eq!(sum, zerto[usage]["UsedInBytes"].as_u64().unwrap(), "{kind}");
+    let datastores = boston.get_ok("/v1/datastores").await;
+    assert!(
+        datastores.as_array().unwrap().len() > 1,
+        "Boston has two datastores"
+    );
+    for datastore in datastores.as_array().unwrap() {
+        let zerto = &datastore["Stats"]["Usage"]["Zerto"];
+        let id = datastore["DatastoreIdentifier"].as_str().unwrap();
+        let volumes = boston
+            .get_ok(&format!("/v1/volumes?datastoreIdentifier={id}"))
+            .await;
+        for (kind, usage) in [
+            ("Protected", "Protected"),
+            ("Recovery", "Recovery"),
+            ("Journal", "Journal"),
+            ("Scratch", "Scratch"),
+            ("Appliance", "Appliances"),
+        ] {
+            let sum: u64 = volumes
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|v| v["VolumeType"] == kind)
+                .map(|v| v["Size"]["UsedInBytes"].as_u64().unwrap())
+                .sum();
+            assert_eq!(
+                sum,
+                zerto[usage]["UsedInBytes"].as_u64().unwrap(),
+                "{id} {kind}"
+            );
+        }
     }
     let journals = boston.get_ok("/v1/volumes?volumetype=journal").await;
     let journals = journals.as_array().unwrap();
     assert_eq!(
         journals.len() as u64,
-        datastore["Stats"]["NumIncomingVMs"].as_u64().unwrap()
+        over_datastores(&datastores, &["NumIncomingVMs"])
     );
     assert!(
         journals
@@ -395,7 +444,8 @@ async fn the_license_counts_each_sites_protected_vms_as_the_datastores_do() {
     let mut total = 0;
     for site in [boston, t.denver().await] {
         let id = site.get_ok("/v1/localsite").await["SiteIdentifier"].clone();
-        let outgoing = site.get_ok("/v1/datastores").await[0]["Stats"]["NumOutgoingVMs"].clone();
+        let datastores = site.get_ok("/v1/datastores").await;
+        let outgoing = Value::from(over_datastores(&datastores, &["NumOutgoingVMs"]));
         let usage = license["Usage"]["SitesUsage"]
             .as_array()
             .unwrap()

@@ -167,3 +167,45 @@ async fn the_binary_serves_world_files_and_generated_worlds_and_refuses_bad_ones
         "{stderr}"
     );
 }
+
+#[tokio::test]
+async fn a_world_file_gives_each_site_its_hosts_with_their_vras_and_its_datastores() {
+    let mut world = WorldSpec::default_world();
+    world.sites[1].hosts = vec!["esx-a".into(), "esx-b.other.example".into(), "esx-c".into()];
+    world.sites[1].datastores = vec!["gold".into(), "silver".into(), "bronze".into()];
+    let t = spawn_with(Options {
+        world,
+        ..Options::for_tests(7)
+    })
+    .await;
+    let denver = t.denver().await;
+    let vras = denver.get_ok("/v1/vras").await;
+    assert_eq!(
+        texts(&vras, "HostDisplayName"),
+        [
+            "esx-a.denver.example.internal",
+            "esx-b.other.example",
+            "esx-c.denver.example.internal"
+        ],
+        "one VRA per host; a name with a dot is kept whole"
+    );
+    let datastores = denver.get_ok("/v1/datastores").await;
+    assert_eq!(
+        texts(&datastores, "DatastoreName"),
+        ["gold", "silver", "bronze"]
+    );
+    let rows = denver.get_ok("/v1/vms").await;
+    let used: std::collections::BTreeSet<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["ProtectedSiteName"] == "Denver")
+        .filter_map(|r| r["OwningDatastoreName"].as_str())
+        .collect();
+    assert!(!used.is_empty());
+    assert!(
+        used.iter()
+            .all(|d| ["gold", "silver", "bronze"].contains(d)),
+        "Denver's VMs are on Denver's datastores: {used:?}"
+    );
+}
