@@ -322,6 +322,18 @@ async fn the_call_log_records_token_calls_but_never_a_secret() {
     assert!(log.contains("password=***"), "{log}");
 }
 
+async fn get_json(t: &zvm_sim::test_kit::TestSim, url: &str) -> Value {
+    t.http.get(url).send().await.unwrap().json().await.unwrap()
+}
+
+async fn token_json(t: &zvm_sim::test_kit::TestSim, form: &[(&str, &str)]) -> Value {
+    token(&t.http, t.boston_url(), form)
+        .await
+        .json()
+        .await
+        .unwrap()
+}
+
 /// A JWT's header and claims, after its signature was checked against the realm's JWKS.
 async fn verified(t: &zvm_sim::test_kit::TestSim, jwt: &str) -> (Value, Value) {
     use aws_lc_rs::signature::{RSA_PKCS1_2048_8192_SHA256, RsaPublicKeyComponents};
@@ -333,26 +345,9 @@ async fn verified(t: &zvm_sim::test_kit::TestSim, jwt: &str) -> (Value, Value) {
     let header: Value = serde_json::from_slice(&decode(parts[0])).unwrap();
     let claims: Value = serde_json::from_slice(&decode(parts[1])).unwrap();
     let base = t.boston_url();
-    let config: Value = t
-        .http
-        .get(format!(
-            "{base}/auth/realms/zerto/.well-known/openid-configuration"
-        ))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let jwks: Value = t
-        .http
-        .get(config["jwks_uri"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let config_url = format!("{base}/auth/realms/zerto/.well-known/openid-configuration");
+    let config = get_json(t, &config_url).await;
+    let jwks = get_json(t, config["jwks_uri"].as_str().unwrap()).await;
     let key = jwks["keys"]
         .as_array()
         .unwrap()
@@ -384,11 +379,7 @@ async fn scope_openid_answers_an_id_token_signed_with_the_realms_published_key()
     let t = spawn(1).await;
     let mut form = ADMIN.to_vec();
     form.push(("scope", "openid"));
-    let body: Value = token(&t.http, t.boston_url(), &form)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let body = token_json(&t, &form).await;
     assert_eq!(body["scope"], "openid profile email");
     let (header, claims) = verified(&t, body["id_token"].as_str().expect("an id_token")).await;
     assert_eq!(header["alg"], "RS256");
@@ -406,19 +397,11 @@ async fn scope_openid_answers_an_id_token_signed_with_the_realms_published_key()
 
     let mut service = SERVICE.to_vec();
     service.push(("scope", "openid profile"));
-    let body: Value = token(&t.http, t.boston_url(), &service)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let body = token_json(&t, &service).await;
     let (_, claims) = verified(&t, body["id_token"].as_str().unwrap()).await;
     assert_eq!(claims["preferred_username"], "service-account-rewind");
 
-    let plain: Value = token(&t.http, t.boston_url(), &ADMIN)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let plain = token_json(&t, &ADMIN).await;
     assert_eq!(plain["scope"], "profile email", "without openid, as before");
     assert!(plain.get("id_token").is_none());
     let other = t
