@@ -262,3 +262,65 @@ fn identified(events: Vec<Value>) -> Vec<(Value, Value)> {
         .map(|e| (e["EventIdentifier"].clone(), e["Description"].clone()))
         .collect()
 }
+
+#[tokio::test]
+async fn alerts_and_events_take_every_filter_the_public_clients_send() {
+    let (t, boston, vpg) = frozen_with_vpg(18, "app-tier").await;
+    boston.insert(&vpg, "filtered").await;
+    t.control.advance(1.0).await;
+    let site = boston.get_ok("/v1/localsite").await["SiteIdentifier"].clone();
+    let site = site.as_str().unwrap();
+    let count = |v: Value| v.as_array().unwrap().len();
+
+    let all = count(boston.get_ok("/v1/alerts").await);
+    assert!(all > 0, "web-archive and files-dr are past their targets");
+    for (query, expected) in [
+        (format!("siteIdentifier={site}"), all),
+        ("entity=Vpg".to_owned(), all),
+        ("entity=Vra".to_owned(), 0),
+        (
+            "startDate=2020-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z".to_owned(),
+            all,
+        ),
+        ("startDate=2100-01-01".to_owned(), 0),
+        ("zorgIdentifier=any".to_owned(), 0),
+    ] {
+        let shown = count(boston.get_ok(&format!("/v1/alerts?{query}")).await);
+        assert_eq!(shown, expected, "{query}");
+    }
+    let warnings = count(boston.get_ok("/v1/alerts?level=Warning").await);
+    let errors = count(boston.get_ok("/v1/alerts?level=1").await);
+    assert_eq!(warnings + errors, all, "a level by name or number");
+    let help = count(boston.get_ok("/v1/alerts?helpIdentifier=VPG0009").await);
+    assert_eq!(help, warnings);
+
+    let ours = |query: &str| format!("/v1/events?eventType=InsertTaggedCP&{query}");
+    for (query, expected) in [
+        ("userName=admin".to_owned(), 1),
+        ("userName=System".to_owned(), 0),
+        ("siteName=boston".to_owned(), 1),
+        (format!("siteIdentifier={site}"), 1),
+        ("entityType=VPG".to_owned(), 1),
+        ("entityType=Site".to_owned(), 0),
+        ("vpg=app-tier".to_owned(), 1),
+        (
+            "category=Events&startDate=2020-01-01T00:00:00Z&endDate=2100-01-01T00:00:00Z"
+                .to_owned(),
+            1,
+        ),
+        ("eventCategory=Alerts".to_owned(), 0),
+        ("endDate=2020-01-01".to_owned(), 0),
+    ] {
+        assert_eq!(
+            count(boston.get_ok(&ours(&query)).await),
+            expected,
+            "{query}"
+        );
+    }
+    let (status, body) = boston.get("/v1/events?eventType=NoSuchEvent").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        body["Message"].as_str().unwrap().contains("InsertTaggedCP"),
+        "{body}"
+    );
+}
