@@ -123,6 +123,19 @@ pub enum Command {
     },
     /// Show each configured ZVM: reachable, version, local site.
     Sites,
+    /// Show the TLS certificate a site presents and keep it as the site's ca_cert, on your yes or
+    /// on the fingerprint a script gives; a certificate that changes later is refused.
+    Trust {
+        /// The site, as configured (`default` for ZVM_URL).
+        site: String,
+        /// The SHA-256 fingerprint expected (hex, colons optional): trust without asking, and only
+        /// that certificate.
+        #[arg(long, value_name = "SHA256")]
+        fingerprint: Option<String>,
+        /// Replace a certificate kept earlier (the appliance's was renewed).
+        #[arg(long)]
+        replace: bool,
+    },
     /// Walk the whole rewind loop on a simulated ZVM started in this process: no configuration, no
     /// network, well under a minute.
     #[cfg(feature = "demo")]
@@ -293,6 +306,7 @@ impl Command {
             Command::Recover(RecoverCommand::Clone { .. }) => "recover clone",
             Command::Journal { .. } => "journal",
             Command::Sites => "sites",
+            Command::Trust { .. } => "trust",
             #[cfg(feature = "demo")]
             Command::Demo { .. } => "demo",
             Command::Hook(HookCommand::PreToolUse { .. }) => "hook pre-tool-use",

@@ -110,6 +110,20 @@ pub fn run(cli: Cli) -> u8 {
         Command::Sites => online(&ctx, |rewind| async move {
             commands::sites::sites(&rewind).await
         }),
+        Command::Trust {
+            site,
+            fingerprint,
+            replace,
+        } => {
+            let yes = commands::trust::Confirmation {
+                fingerprint,
+                replace,
+                json: ctx.json,
+            };
+            ctx.config_warned().and_then(|config| {
+                block_on(async move { commands::trust::trust(&config, &site, yes).await })
+            })
+        }
         Command::Recover(command) => starting_tasks(&ctx, |rewind| async move {
             commands::recover::recover(&rewind, command, ctx.quiet).await
         }),

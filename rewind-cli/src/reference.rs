@@ -59,6 +59,7 @@ fn results(g: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
             g.subschema_for::<rewind_core::audit_journal::JournalRead>(),
         ),
         ("sites", g.subschema_for::<Vec<rewind_core::SiteStatus>>()),
+        ("trust", g.subschema_for::<crate::commands::trust::Trusted>()),
         (
             "hook install",
             g.subschema_for::<crate::hook::install::Installed>(),

@@ -227,7 +227,7 @@ pub enum RewindError {
 
     /// The ZVM of a site presented a TLS certificate that rewind does not trust; nothing was sent.
     #[error(
-        "the ZVM of site {site} ({url}) presented a TLS certificate that rewind does not trust ({detail}), so nothing was sent to it; trust the appliance's certificate or its CA with ca_cert in [sites.{site}] (ZVM_CA_CERT for the site named default), or, as a last resort, turn verification off with insecure = true (ZVM_INSECURE=1)"
+        "the ZVM of site {site} ({url}) presented a TLS certificate that rewind does not trust ({detail}), so nothing was sent to it; run `rewind trust {site}` to see the certificate it presents and keep it as the site's ca_cert (it says so if it changed since it was kept), or trust its CA with ca_cert in [sites.{site}] (ZVM_CA_CERT for the site named default); as a last resort, turn verification off with insecure = true (ZVM_INSECURE=1)"
     )]
     Untrusted {
         /// The configured site.

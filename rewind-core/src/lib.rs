@@ -70,6 +70,7 @@ pub mod progress;
 pub mod protection;
 pub mod recover;
 pub mod tagged_checkpoint;
+pub mod trust;
 pub mod vm;
 pub mod zvm;
 

@@ -6,3 +6,4 @@ pub mod protection;
 pub mod recover;
 pub mod sites;
 pub mod tools;
+pub mod trust;

@@ -14,3 +14,4 @@ mod output;
 mod protection;
 mod recover;
 mod tools;
+mod trust;
