@@ -123,6 +123,10 @@ pub enum Command {
     },
     /// Show each configured ZVM: reachable, version, local site.
     Sites,
+    /// Check everything a first run against a ZVM needs, site by site, and say the fix of each
+    /// problem: reachable, TLS trusted, the credential, the version, what the account may read, each
+    /// VPG, the recovery sites, the catalog, the journal and the hook. It only reads.
+    Doctor,
     /// Show the TLS certificate a site presents and keep it as the site's ca_cert, on your yes or
     /// on the fingerprint a script gives; a certificate that changes later is refused.
     Trust {
@@ -307,6 +311,7 @@ impl Command {
             Command::Journal { .. } => "journal",
             Command::Sites => "sites",
             Command::Trust { .. } => "trust",
+            Command::Doctor => "doctor",
             #[cfg(feature = "demo")]
             Command::Demo { .. } => "demo",
             Command::Hook(HookCommand::PreToolUse { .. }) => "hook pre-tool-use",

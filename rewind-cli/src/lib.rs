@@ -110,6 +110,13 @@ pub fn run(cli: Cli) -> u8 {
         Command::Sites => online(&ctx, |rewind| async move {
             commands::sites::sites(&rewind).await
         }),
+        Command::Doctor => online(&ctx, |rewind| async move {
+            let project = std::env::current_dir().unwrap_or_default();
+            let home = directories::BaseDirs::new()
+                .map(|d| d.home_dir().to_path_buf())
+                .unwrap_or_default();
+            commands::doctor::doctor(&rewind, &project, &home).await
+        }),
         Command::Trust {
             site,
             fingerprint,

@@ -59,7 +59,14 @@ fn results(g: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
             g.subschema_for::<rewind_core::audit_journal::JournalRead>(),
         ),
         ("sites", g.subschema_for::<Vec<rewind_core::SiteStatus>>()),
-        ("trust", g.subschema_for::<crate::commands::trust::Trusted>()),
+        (
+            "trust",
+            g.subschema_for::<crate::commands::trust::Trusted>(),
+        ),
+        (
+            "doctor",
+            g.subschema_for::<rewind_core::doctor::Diagnosis>(),
+        ),
         (
             "hook install",
             g.subschema_for::<crate::hook::install::Installed>(),

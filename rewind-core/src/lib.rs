@@ -60,6 +60,7 @@ pub mod audit_journal;
 pub mod catalog;
 pub mod codes;
 pub mod config;
+pub mod doctor;
 pub mod error;
 pub mod error_kind;
 #[doc(hidden)]

@@ -88,7 +88,18 @@ impl TestEnv {
         for sub in ["home", "config", "state", "data"] {
             std::fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
-        let control = Control::new(&sim.local().url);
+        let control = match &sim.local().certificate_pem {
+            // Over HTTPS, the control client trusts the simulator's own certificate.
+            Some(pem) => {
+                let pem = std::fs::read(pem).expect("the simulator's certificate");
+                let http = reqwest::Client::builder()
+                    .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])
+                    .build()
+                    .unwrap();
+                Control::with_client(http, &sim.local().url)
+            }
+            None => Control::new(&sim.local().url),
+        };
         let env = TestEnv { sim, dir, control };
         env.write_config("");
         env

@@ -5,6 +5,7 @@
 mod env;
 
 mod demo;
+mod doctor;
 mod exit_codes;
 mod hook;
 mod hosts;

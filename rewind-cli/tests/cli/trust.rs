@@ -6,7 +6,7 @@
 use crate::env::TestEnv;
 
 /// A simulator over HTTPS with its certificates in `dir`, and its Boston certificate's SHA-256.
-async fn over_tls(seed: u64, dir: &std::path::Path) -> (TestEnv, String, std::path::PathBuf) {
+pub async fn over_tls(seed: u64, dir: &std::path::Path) -> (TestEnv, String, std::path::PathBuf) {
     let env = TestEnv::start_with(zvm_sim::Options {
         tls_dir: Some(dir.to_path_buf()),
         tls: true,
@@ -23,12 +23,12 @@ async fn over_tls(seed: u64, dir: &std::path::Path) -> (TestEnv, String, std::pa
     (env, fingerprint, pem_file)
 }
 
-fn fingerprint_of(pem_file: &std::path::Path) -> String {
+pub fn fingerprint_of(pem_file: &std::path::Path) -> String {
     rewind_core::trust::fingerprint(&x509_der(&std::fs::read_to_string(pem_file).unwrap()))
 }
 
 /// Trusts Denver too (web-01's VPGs recover there), on its fingerprint.
-async fn trust_denver(env: &TestEnv) {
+pub async fn trust_denver(env: &TestEnv) {
     let pem = env
         .sim
         .peer()

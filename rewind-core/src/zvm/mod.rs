@@ -600,6 +600,14 @@ impl ZvmClient {
             .await
     }
 
+    /// Whether `GET path` answers 200 (what it answers is not read further): a harmless probe of
+    /// what this account may read.
+    pub async fn can_read(&self, path: &str) -> Result<(), RewindError> {
+        self.get_json::<serde_json::Value>(path, &[])
+            .await
+            .map(|_| ())
+    }
+
     /// `GET /v1/vpgs`.
     pub async fn vpgs(&self) -> Result<Vec<Vpg>, RewindError> {
         self.get_list("/v1/vpgs", &[]).await

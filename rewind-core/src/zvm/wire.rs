@@ -243,6 +243,9 @@ pub struct Vpg {
     pub protected_site: Option<Link>,
     /// The recovery site's link.
     pub recovery_site: Option<Link>,
+    /// The recovery site's name.
+    #[serde(default, deserialize_with = "lenient_string")]
+    pub recovery_site_name: Option<String>,
     /// What the VPG is running now (a failover test, ...).
     pub active_processes_api: Option<ActiveProcesses>,
     /// When the VPG was last tested.
