@@ -37,6 +37,7 @@ pub fn bench_world(distinct: usize, shared: usize) -> WorldSpec {
         cpus: 2,
         memory_mb: 4096,
         disk_gb: 40,
+        ip: None,
     };
     let vpg = |name: String, vms: Vec<String>| VpgSpec {
         name,

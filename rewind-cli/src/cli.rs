@@ -123,6 +123,17 @@ pub enum Command {
     },
     /// Show each configured ZVM: reachable, version, local site.
     Sites,
+    /// Read the configured ZVMs' inventory (sites, hosts, datastores, VPGs with their status,
+    /// history and RPO, VMs with OS, size, address and VPGs) into a world file `zvm-sim --world`
+    /// serves. Nothing secret is read or written.
+    Capture {
+        /// Replace every name and address, consistently, so the file can be shared.
+        #[arg(long)]
+        anonymize: bool,
+        /// Write the world to this new file (never over one that exists) instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Check everything a first run against a ZVM needs, site by site, and say the fix of each
     /// problem: reachable, TLS trusted, the credential, the version, what the account may read, each
     /// VPG, the recovery sites, the catalog, the journal and the hook. It only reads.
@@ -312,6 +323,7 @@ impl Command {
             Command::Sites => "sites",
             Command::Trust { .. } => "trust",
             Command::Doctor => "doctor",
+            Command::Capture { .. } => "capture",
             #[cfg(feature = "demo")]
             Command::Demo { .. } => "demo",
             Command::Hook(HookCommand::PreToolUse { .. }) => "hook pre-tool-use",

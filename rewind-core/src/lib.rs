@@ -57,6 +57,7 @@ macro_rules! serialize_as_text {
 }
 
 pub mod audit_journal;
+pub mod capture;
 pub mod catalog;
 pub mod codes;
 pub mod config;

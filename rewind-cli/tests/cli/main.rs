@@ -4,6 +4,7 @@
 
 mod env;
 
+mod capture;
 mod demo;
 mod doctor;
 mod exit_codes;

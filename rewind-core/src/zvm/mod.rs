@@ -600,6 +600,18 @@ impl ZvmClient {
             .await
     }
 
+    /// `GET path`, read as `T` (an absent or `null` body as `T`'s default): for the capture, which
+    /// models the answers it reads itself.
+    pub(crate) async fn read_json<T: DeserializeOwned + Default>(
+        &self,
+        path: &str,
+    ) -> Result<T, RewindError> {
+        Ok(self
+            .get_json::<Option<T>>(path, &[])
+            .await?
+            .unwrap_or_default())
+    }
+
     /// Whether `GET path` answers 200 (what it answers is not read further): a harmless probe of
     /// what this account may read.
     pub async fn can_read(&self, path: &str) -> Result<(), RewindError> {

@@ -140,12 +140,14 @@ fn new_vm(
     origin: SimTime,
     rng: &mut ChaCha8Rng,
 ) -> Result<Vm, WorldError> {
-    let ip = format!(
+    // Drawn even when the world gives one, so the seed's stream stays the same.
+    let drawn = format!(
         "10.{}.{}.{}",
         10 * (site.role.index() + 1),
         rng.random_range(1..250u32),
         rng.random_range(10..250u32)
     );
+    let ip = spec.ip.clone().unwrap_or(drawn);
     let port = [8080u16, 8443, 9000, 5000][rng.random_range(0..4usize)];
     let provisioned_mb = u64::from(spec.disk_gb) * 1024;
     let used_mb = provisioned_mb * rng.random_range(30..90u64) / 100;

@@ -50,6 +50,7 @@ impl WorldSpec {
                 cpus: [1, 2, 4, 8, 16][rng.random_range(0..5usize)],
                 memory_mb: [2048, 4096, 8192, 16384, 32768][rng.random_range(0..5usize)],
                 disk_gb: [20, 40, 60, 100, 250, 500][rng.random_range(0..6usize)],
+                ip: None,
             });
             // About three in a hundred VMs are protected by nothing.
             if rng.random_range(0..100u8) >= 3 {

@@ -104,6 +104,9 @@ pub struct VmSpec {
     /// Provisioned disk in GB.
     #[serde(default = "default_disk_gb")]
     pub disk_gb: u32,
+    /// Its IP address (default: one drawn from the seed in the site's network).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ip: Option<String>,
 }
 
 /// The most hosts a site may have.
@@ -287,6 +290,9 @@ pub enum WorldError {
     /// Two sites with one name.
     #[error("two sites are named '{0}'; give each site its own name")]
     DuplicateSite(String),
+    /// A VM's `ip` is not an IP address.
+    #[error("VM '{0}' has an ip that is not an IPv4 or IPv6 address; give one such as 10.10.0.21")]
+    BadIp(String),
     /// A site's hosts or datastores are missing, too many or named twice.
     #[error("site {site}'s {what}: {problem}")]
     SiteInventory {
@@ -493,6 +499,13 @@ impl WorldSpec {
         }
         if self.sites[0].name == self.sites[1].name {
             return Err(WorldError::DuplicateSite(self.sites[0].name.clone()));
+        }
+        if let Some(vm) = self.vms.iter().find(|vm| {
+            vm.ip
+                .as_deref()
+                .is_some_and(|ip| ip.parse::<std::net::IpAddr>().is_err())
+        }) {
+            return Err(WorldError::BadIp(vm.name.clone()));
         }
         for site in &self.sites {
             check_names(&site.name, "hosts", &site.hosts, MAX_HOSTS)?;

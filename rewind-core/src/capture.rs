@@ -1,0 +1,535 @@
+//! Capturing a site: reading a ZVM's inventory (its two sites with their hosts and datastores, the
+//! VPGs with their status, history and RPO settings, the VMs with their OS, size, address and VPGs)
+//! into a world file that `zvm-sim --world` serves, so a developer without an appliance gets a
+//! simulator that looks like the site. Nothing secret is read or written: the file's accounts are
+//! the simulator's own test accounts.
+//!
+//! It reads through this crate's own models of the answers and writes the documented world format
+//! (`zvm-sim/worlds/example.toml`); it shares no type with the simulator. `anonymize` replaces every
+//! name and address consistently (one name, one replacement), so the file can leave the company.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::RewindError;
+use crate::zvm::ZvmClient;
+use crate::zvm::wire::Link;
+
+/// A world file, as `zvm-sim --world` reads it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct WorldFile {
+    /// The local site, then its peer.
+    pub sites: Vec<SiteEntry>,
+    /// Every VM.
+    pub vms: Vec<VmEntry>,
+    /// Every VPG between the two sites.
+    pub vpgs: Vec<VpgEntry>,
+    /// The simulator's Keycloak users (its own test accounts).
+    pub users: Vec<Account>,
+    /// The simulator's Keycloak clients (its own test accounts).
+    pub clients: Vec<ClientAccount>,
+}
+
+/// `[[sites]]`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct SiteEntry {
+    pub name: String,
+    pub location: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub datastores: Vec<String>,
+}
+
+/// `[[vms]]`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct VmEntry {
+    pub name: String,
+    pub site: String,
+    pub os: String,
+    pub cpus: u32,
+    pub memory_mb: u32,
+    pub disk_gb: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ip: Option<String>,
+}
+
+/// `[[vpgs]]`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct VpgEntry {
+    pub name: String,
+    pub protected_site: String,
+    pub recovery_site: String,
+    pub status: String,
+    pub sub_status: String,
+    pub history_minutes: u32,
+    pub rpo_seconds: u32,
+    pub priority: String,
+    pub vms: Vec<String>,
+}
+
+/// `[[users]]`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Account {
+    pub name: String,
+    pub password: String,
+    pub role: String,
+}
+
+/// `[[clients]]`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ClientAccount {
+    pub id: String,
+    pub secret: String,
+    pub role: String,
+}
+
+// ---- What the capture reads (this crate's own models of the ZVM's answers) -------------------
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct SiteAnswer {
+    site_identifier: String,
+    virtualization_site_name: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct DatastoreAnswer {
+    datastore_name: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct HostAnswer {
+    virtualization_host_name: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct VpgAnswer {
+    vpg_identifier: String,
+    vpg_name: String,
+    status: i64,
+    sub_status: i64,
+    priority: i64,
+    configured_rpo_seconds: u32,
+    history_status_api: Option<History>,
+    protected_site: Option<Link>,
+    recovery_site: Option<Link>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct History {
+    configured_history_in_minutes: u32,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct VmAnswer {
+    vm_identifier: String,
+    vm_name: String,
+    vpg_identifier: String,
+    protected_site: Option<Link>,
+    cpu_cores_num: u32,
+    #[serde(rename = "MemorySizeInMB")]
+    memory_size_in_mb: u32,
+    #[serde(rename = "ProvisionedStorageInMB")]
+    provisioned_storage_in_mb: u64,
+    guest_os: String,
+    vm_network_information: Option<Network>,
+    vm_perf_metric_info: Option<Perf>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct Perf {
+    cpu_cores_num: u32,
+    #[serde(rename = "MemorySizeInMB")]
+    memory_size_in_mb: u32,
+    #[serde(rename = "ProvisionedStorageInMB")]
+    provisioned_storage_in_mb: u64,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct Network {
+    network_adapters: Vec<Adapter>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct Adapter {
+    ip_addresses: Vec<serde_json::Value>,
+}
+
+impl VmAnswer {
+    /// Its size, from a `/v1/vms` row or, for a VM no VPG protects, its performance figures.
+    fn size(&self) -> (u32, u32, u64) {
+        match &self.vm_perf_metric_info {
+            Some(p) => (
+                p.cpu_cores_num,
+                p.memory_size_in_mb,
+                p.provisioned_storage_in_mb,
+            ),
+            None => (
+                self.cpu_cores_num,
+                self.memory_size_in_mb,
+                self.provisioned_storage_in_mb,
+            ),
+        }
+    }
+
+    fn ip(&self) -> Option<String> {
+        self.vm_network_information
+            .iter()
+            .flat_map(|n| &n.network_adapters)
+            .flat_map(|a| &a.ip_addresses)
+            .filter_map(|v| v.as_str())
+            .find(|ip| ip.parse::<std::net::IpAddr>().is_ok())
+            .map(str::to_owned)
+    }
+
+    fn entry(&self, site: &str) -> VmEntry {
+        let (cpus, memory_mb, provisioned_mb) = self.size();
+        VmEntry {
+            name: self.vm_name.clone(),
+            site: site.to_owned(),
+            os: if self.guest_os.to_lowercase().contains("windows") {
+                "Windows"
+            } else {
+                "Linux"
+            }
+            .to_owned(),
+            cpus: cpus.max(1),
+            memory_mb: memory_mb.max(256),
+            disk_gb: u32::try_from(provisioned_mb.div_ceil(1024))
+                .unwrap_or(u32::MAX)
+                .max(1),
+            ip: self.ip(),
+        }
+    }
+}
+
+/// What was read from every configured ZVM, before it is shaped into a world.
+#[derive(Default)]
+struct Read {
+    /// The two sites: identifier and name, local first.
+    sites: Vec<(String, String)>,
+    vpgs: BTreeMap<String, VpgAnswer>,
+    /// `/v1/vms` rows by (VM, VPG), and the VMs no VPG protects with their site.
+    rows: BTreeMap<(String, String), VmAnswer>,
+    unprotected: Vec<(String, VmAnswer)>,
+    hosts: HashMap<String, Vec<String>>,
+    datastores: HashMap<String, Vec<String>>,
+}
+
+/// Reads the inventory every configured ZVM answers for, into a world file. The first client's site
+/// and its first peer are the world's two sites.
+pub async fn capture(clients: &[Arc<ZvmClient>]) -> Result<WorldFile, RewindError> {
+    let Some(first) = clients.first() else {
+        return Ok(WorldFile::default());
+    };
+    let mut read = Read::default();
+    let local = first.site_identifier().await?;
+    let mut sites: Vec<SiteAnswer> = first.read_json("/v1/virtualizationsites").await?;
+    sites.sort_by_key(|s| !s.site_identifier.eq_ignore_ascii_case(&local));
+    read.sites = sites
+        .into_iter()
+        .take(2)
+        .map(|s| (s.site_identifier, s.virtualization_site_name))
+        .collect();
+    for (id, _) in read.sites.clone() {
+        read_site(first, &id, &mut read).await?;
+    }
+    for client in clients {
+        let vpgs: Vec<VpgAnswer> = client.read_json("/v1/vpgs").await?;
+        for vpg in vpgs {
+            read.vpgs
+                .entry(vpg.vpg_identifier.to_lowercase())
+                .or_insert(vpg);
+        }
+        let rows: Vec<VmAnswer> = client.read_json("/v1/vms").await?;
+        for row in rows {
+            let key = (
+                row.vm_identifier.to_lowercase(),
+                row.vpg_identifier.to_lowercase(),
+            );
+            read.rows.entry(key).or_insert(row);
+        }
+    }
+    Ok(shape(read))
+}
+
+/// A site's hosts, datastores and the VMs no VPG protects.
+async fn read_site(client: &ZvmClient, id: &str, read: &mut Read) -> Result<(), RewindError> {
+    let at = |rest: &str| format!("/v1/virtualizationsites/{id}/{rest}");
+    let hosts: Vec<HostAnswer> = client.read_json(&at("hosts")).await?;
+    read.hosts.insert(
+        id.to_lowercase(),
+        hosts
+            .into_iter()
+            .map(|h| h.virtualization_host_name)
+            .collect(),
+    );
+    let datastores: Vec<DatastoreAnswer> = client.read_json(&at("datastores")).await?;
+    read.datastores.insert(
+        id.to_lowercase(),
+        datastores.into_iter().map(|d| d.datastore_name).collect(),
+    );
+    let vms: Vec<VmAnswer> = client.read_json(&at("vms")).await?;
+    read.unprotected
+        .extend(vms.into_iter().map(|vm| (id.to_lowercase(), vm)));
+    Ok(())
+}
+
+/// The world of what was read: VPGs between the two sites, their VMs, and the VMs no VPG protects.
+fn shape(read: Read) -> WorldFile {
+    let name_of: HashMap<String, String> = read
+        .sites
+        .iter()
+        .map(|(id, name)| (id.to_lowercase(), name.clone()))
+        .collect();
+    let site_of = |link: &Option<Link>| {
+        link.as_ref()
+            .and_then(|l| l.identifier.as_deref())
+            .and_then(|id| name_of.get(&id.to_lowercase()))
+            .cloned()
+    };
+    let mut names = UniqueNames::default();
+    let mut vms: Vec<VmEntry> = Vec::new();
+    let mut members: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for ((vm_id, vpg_id), row) in &read.rows {
+        let Some(site) = site_of(&row.protected_site) else {
+            continue;
+        };
+        let (name, new) = names.of(vm_id, &site, &row.vm_name);
+        if new {
+            vms.push(VmEntry {
+                name: name.clone(),
+                ..row.entry(&site)
+            });
+        }
+        members.entry(vpg_id.clone()).or_default().push(name);
+    }
+    for (site_id, vm) in &read.unprotected {
+        let Some(site) = name_of.get(site_id).cloned() else {
+            continue;
+        };
+        let (name, new) = names.of(&vm.vm_identifier.to_lowercase(), &site, &vm.vm_name);
+        if new {
+            vms.push(VmEntry {
+                name,
+                ..vm.entry(&site)
+            });
+        }
+    }
+    let vpgs = read
+        .vpgs
+        .iter()
+        .filter_map(|(id, vpg)| {
+            Some(VpgEntry {
+                name: vpg.vpg_name.clone(),
+                protected_site: site_of(&vpg.protected_site)?,
+                recovery_site: site_of(&vpg.recovery_site)?,
+                status: vpg.status.to_string(),
+                sub_status: vpg.sub_status.to_string(),
+                history_minutes: vpg
+                    .history_status_api
+                    .as_ref()
+                    .map_or(0, |h| h.configured_history_in_minutes)
+                    .max(1),
+                rpo_seconds: vpg.configured_rpo_seconds.max(1),
+                priority: vpg.priority.to_string(),
+                vms: members.get(id).cloned().unwrap_or_default(),
+            })
+        })
+        .filter(|vpg| !vpg.vms.is_empty())
+        .collect();
+    WorldFile {
+        sites: read
+            .sites
+            .iter()
+            .map(|(id, name)| SiteEntry {
+                name: name.clone(),
+                location: String::new(),
+                hosts: read
+                    .hosts
+                    .get(&id.to_lowercase())
+                    .cloned()
+                    .unwrap_or_default(),
+                datastores: read
+                    .datastores
+                    .get(&id.to_lowercase())
+                    .cloned()
+                    .unwrap_or_default(),
+            })
+            .collect(),
+        vms,
+        vpgs,
+        users: simulator_users(),
+        clients: simulator_clients(),
+    }
+}
+
+/// VM names unique per site, as a world file needs them: a second VM of one name at one site gets
+/// ` (2)` after it. The same VM keeps one name.
+#[derive(Default)]
+struct UniqueNames {
+    by_vm: HashMap<String, String>,
+    taken: BTreeSet<(String, String)>,
+}
+
+impl UniqueNames {
+    /// The name of VM `id` at `site`, and whether it is met for the first time.
+    fn of(&mut self, id: &str, site: &str, name: &str) -> (String, bool) {
+        if let Some(known) = self.by_vm.get(id) {
+            return (known.clone(), false);
+        }
+        let mut candidate = name.to_owned();
+        let mut n = 1;
+        while !self
+            .taken
+            .insert((site.to_owned(), candidate.to_lowercase()))
+        {
+            n += 1;
+            candidate = format!("{name} ({n})");
+        }
+        self.by_vm.insert(id.to_owned(), candidate.clone());
+        (candidate, true)
+    }
+}
+
+/// The simulator's own test accounts (documented in zvm-sim's README), so the captured world can
+/// be logged in to; no account of the appliance is read.
+fn simulator_users() -> Vec<Account> {
+    vec![
+        Account {
+            name: "admin".into(),
+            password: "admin".into(),
+            role: "Administrator".into(),
+        },
+        Account {
+            name: "operator".into(),
+            password: "operator".into(),
+            role: "Operator".into(),
+        },
+    ]
+}
+
+fn simulator_clients() -> Vec<ClientAccount> {
+    vec![ClientAccount {
+        id: "rewind".into(),
+        secret: "rewind-secret".into(),
+        role: "Administrator".into(),
+    }]
+}
+
+/// The same world with every name, location and address replaced consistently: sites become
+/// `site-1`, `site-2`; VMs `vm-0001`...; VPGs `vpg-001`...; hosts `esx01`...; datastores `ds-01`...;
+/// addresses `10.<site>.x.y`. Sizes, statuses, settings and memberships are kept.
+pub fn anonymize(world: &WorldFile) -> WorldFile {
+    let site: HashMap<&str, String> = world
+        .sites
+        .iter()
+        .enumerate()
+        .map(|(n, s)| (s.name.as_str(), format!("site-{}", n + 1)))
+        .collect();
+    let vm: HashMap<(&str, &str), String> = world
+        .vms
+        .iter()
+        .enumerate()
+        .map(|(n, v)| {
+            (
+                (v.site.as_str(), v.name.as_str()),
+                format!("vm-{:04}", n + 1),
+            )
+        })
+        .collect();
+    let vpg: HashMap<&str, String> = world
+        .vpgs
+        .iter()
+        .enumerate()
+        .map(|(n, v)| (v.name.as_str(), format!("vpg-{:03}", n + 1)))
+        .collect();
+    let renamed =
+        |map: &HashMap<&str, String>, name: &str| map.get(name).cloned().unwrap_or_default();
+    WorldFile {
+        sites: world
+            .sites
+            .iter()
+            .enumerate()
+            .map(|(n, s)| SiteEntry {
+                name: format!("site-{}", n + 1),
+                location: String::new(),
+                hosts: (1..=s.hosts.len()).map(|h| format!("esx{h:02}")).collect(),
+                datastores: (1..=s.datastores.len())
+                    .map(|d| format!("ds-{d:02}"))
+                    .collect(),
+            })
+            .collect(),
+        vms: world
+            .vms
+            .iter()
+            .enumerate()
+            .map(|(n, v)| VmEntry {
+                name: vm[&(v.site.as_str(), v.name.as_str())].clone(),
+                site: renamed(&site, &v.site),
+                ip: v.ip.as_ref().map(|_| {
+                    format!(
+                        "10.{}.{}.{}",
+                        10 + world
+                            .sites
+                            .iter()
+                            .position(|s| s.name == v.site)
+                            .unwrap_or(0)
+                            * 10,
+                        (n / 250) % 250,
+                        n % 250 + 1
+                    )
+                }),
+                ..v.clone()
+            })
+            .collect(),
+        vpgs: world
+            .vpgs
+            .iter()
+            .map(|v| VpgEntry {
+                name: renamed(&vpg, &v.name),
+                protected_site: renamed(&site, &v.protected_site),
+                recovery_site: renamed(&site, &v.recovery_site),
+                vms: v
+                    .vms
+                    .iter()
+                    .map(|m| {
+                        vm.get(&(v.protected_site.as_str(), m.as_str()))
+                            .cloned()
+                            .unwrap_or_default()
+                    })
+                    .collect(),
+                ..v.clone()
+            })
+            .collect(),
+        users: world.users.clone(),
+        clients: world.clients.clone(),
+    }
+}
+
+/// The world file's text: a header saying what it is, then the TOML.
+pub fn world_text(world: &WorldFile, anonymized: bool) -> Result<String, toml::ser::Error> {
+    let header = format!(
+        "# A zvm-sim world captured by `rewind capture`{}: serve it with `zvm-sim --world <this file>`.\n\
+         # Identifiers come from the simulator's seed; names, sizes, addresses, statuses, histories,\n\
+         # RPOs and memberships are the site's. The accounts below are the simulator's own test\n\
+         # accounts, not the appliance's: no secret of the site is in this file.\n\n",
+        if anonymized {
+            " and anonymized (every name and address replaced)"
+        } else {
+            ""
+        }
+    );
+    Ok(format!("{header}{}", toml::to_string(world)?))
+}
