@@ -23,6 +23,12 @@ Feature: Against a real appliance
     And the VM found is the test VM
     And the agent and the operator see the same VPGs
 
+  Scenario: A simulator serving a capture of the ZVM answers in the ZVM's shape
+    When the operator captures the ZVM and serves the capture with zvm-sim
+    And the operator compares the ZVM with that simulator
+    Then rewind succeeds
+    And the parity report is written, one line per difference
+
   Scenario: A VM that exists nowhere is a hard stop
     When the operator looks up a VM that exists nowhere
     Then rewind refuses with exit code 3

@@ -112,6 +112,8 @@ pub struct RewindWorld {
     pub protocol: Protocol,
     /// Values a scenario keeps between steps (a file's bytes before a change, a checkpoint id).
     pub kept: std::collections::HashMap<String, Vec<u8>>,
+    /// A simulator serving a capture of the scenario's ZVM (for the parity report).
+    pub captured: Option<zvm_sim::Simulator>,
 }
 
 impl RewindWorld {
@@ -144,6 +146,7 @@ impl RewindWorld {
             human: Human::answering(HumanAnswer::Decline),
             protocol: Protocol::Handshake,
             kept: Default::default(),
+            captured: None,
         })
     }
 

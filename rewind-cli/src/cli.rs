@@ -134,6 +134,19 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// Compare the shape of a site's answers with a simulator serving its capture (`rewind capture`,
+    /// `zvm-sim --world`): fields, types, casing, enum values, identifier formats; one line per
+    /// difference.
+    Parity {
+        /// The appliance's site, as configured.
+        site: String,
+        /// The simulator's URL (it logs in with the simulator's own test client).
+        #[arg(long, value_name = "URL")]
+        against: String,
+        /// Write the report to this new file, to attach to an issue.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Check everything a first run against a ZVM needs, site by site, and say the fix of each
     /// problem: reachable, TLS trusted, the credential, the version, what the account may read, each
     /// VPG, the recovery sites, the catalog, the journal and the hook. It only reads.
@@ -324,6 +337,7 @@ impl Command {
             Command::Trust { .. } => "trust",
             Command::Doctor => "doctor",
             Command::Capture { .. } => "capture",
+            Command::Parity { .. } => "parity",
             #[cfg(feature = "demo")]
             Command::Demo { .. } => "demo",
             Command::Hook(HookCommand::PreToolUse { .. }) => "hook pre-tool-use",

@@ -113,6 +113,9 @@ pub fn run(cli: Cli) -> u8 {
         Command::Capture { anonymize, out } => online(&ctx, |rewind| async move {
             commands::capture::capture(&rewind, anonymize, out.as_deref()).await
         }),
+        Command::Parity { site, against, out } => online(&ctx, |rewind| async move {
+            commands::parity::parity(&rewind, &site, &against, out.as_deref()).await
+        }),
         Command::Doctor => online(&ctx, |rewind| async move {
             let project = std::env::current_dir().unwrap_or_default();
             let home = directories::BaseDirs::new()

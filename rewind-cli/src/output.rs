@@ -234,6 +234,25 @@ impl Table {
     }
 }
 
+/// Writes `text` to a new file `path`, whole (through a temporary file beside it, moved into place
+/// only if nothing is there yet): what `capture` and `parity` write never replaces a file.
+pub fn write_new_file(path: &std::path::Path, text: &str) -> Result<(), CliError> {
+    let failed = |e: &dyn std::fmt::Display| {
+        CliError::new(
+            ErrorKind::Internal,
+            format!("cannot write {}: {e}", path.display()),
+        )
+    };
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| std::path::Path::new("."));
+    let mut temp = tempfile::NamedTempFile::new_in(folder).map_err(|e| failed(&e))?;
+    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(|e| failed(&e))?;
+    temp.persist_noclobber(path).map_err(|e| failed(&e.error))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

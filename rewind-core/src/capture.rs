@@ -1,8 +1,8 @@
 //! Capturing a site: reading a ZVM's inventory (its two sites with their hosts and datastores, the
 //! VPGs with their status, history and RPO settings, the VMs with their OS, size, address and VPGs)
 //! into a world file that `zvm-sim --world` serves, so a developer without an appliance gets a
-//! simulator that looks like the site. Nothing secret is read or written: the file's accounts are
-//! the simulator's own test accounts.
+//! simulator that looks like the site. Nothing secret is read or written: the file names no
+//! account, and the simulator gives such a world its own test accounts.
 //!
 //! It reads through this crate's own models of the answers and writes the documented world format
 //! (`zvm-sim/worlds/example.toml`); it shares no type with the simulator. `anonymize` replaces every
@@ -26,10 +26,6 @@ pub struct WorldFile {
     pub vms: Vec<VmEntry>,
     /// Every VPG between the two sites.
     pub vpgs: Vec<VpgEntry>,
-    /// The simulator's Keycloak users (its own test accounts).
-    pub users: Vec<Account>,
-    /// The simulator's Keycloak clients (its own test accounts).
-    pub clients: Vec<ClientAccount>,
 }
 
 /// `[[sites]]`.
@@ -70,22 +66,6 @@ pub struct VpgEntry {
     pub vms: Vec<String>,
 }
 
-/// `[[users]]`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Account {
-    pub name: String,
-    pub password: String,
-    pub role: String,
-}
-
-/// `[[clients]]`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct ClientAccount {
-    pub id: String,
-    pub secret: String,
-    pub role: String,
-}
-
 // ---- What the capture reads (this crate's own models of the ZVM's answers) -------------------
 
 #[derive(Debug, Default, Deserialize)]
@@ -93,6 +73,14 @@ pub struct ClientAccount {
 struct SiteAnswer {
     site_identifier: String,
     virtualization_site_name: String,
+}
+
+/// `/v1/localsite` and each of `/v1/peersites`: where a site is.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+struct LocationAnswer {
+    site_identifier: String,
+    location: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -225,6 +213,7 @@ struct Read {
     unprotected: Vec<(String, VmAnswer)>,
     hosts: HashMap<String, Vec<String>>,
     datastores: HashMap<String, Vec<String>>,
+    locations: HashMap<String, String>,
 }
 
 /// Reads the inventory every configured ZVM answers for, into a world file. The first client's site
@@ -244,6 +233,12 @@ pub async fn capture(clients: &[Arc<ZvmClient>]) -> Result<WorldFile, RewindErro
         .collect();
     for (id, _) in read.sites.clone() {
         read_site(first, &id, &mut read).await?;
+    }
+    let here: LocationAnswer = first.read_json("/v1/localsite").await?;
+    let peers: Vec<LocationAnswer> = first.read_json("/v1/peersites").await?;
+    for site in peers.into_iter().chain([here]) {
+        read.locations
+            .insert(site.site_identifier.to_lowercase(), site.location);
     }
     for client in clients {
         let vpgs: Vec<VpgAnswer> = client.read_json("/v1/vpgs").await?;
@@ -355,7 +350,11 @@ fn shape(read: Read) -> WorldFile {
             .iter()
             .map(|(id, name)| SiteEntry {
                 name: name.clone(),
-                location: String::new(),
+                location: read
+                    .locations
+                    .get(&id.to_lowercase())
+                    .cloned()
+                    .unwrap_or_default(),
                 hosts: read
                     .hosts
                     .get(&id.to_lowercase())
@@ -370,8 +369,6 @@ fn shape(read: Read) -> WorldFile {
             .collect(),
         vms,
         vpgs,
-        users: simulator_users(),
-        clients: simulator_clients(),
     }
 }
 
@@ -401,31 +398,6 @@ impl UniqueNames {
         self.by_vm.insert(id.to_owned(), candidate.clone());
         (candidate, true)
     }
-}
-
-/// The simulator's own test accounts (documented in zvm-sim's README), so the captured world can
-/// be logged in to; no account of the appliance is read.
-fn simulator_users() -> Vec<Account> {
-    vec![
-        Account {
-            name: "admin".into(),
-            password: "admin".into(),
-            role: "Administrator".into(),
-        },
-        Account {
-            name: "operator".into(),
-            password: "operator".into(),
-            role: "Operator".into(),
-        },
-    ]
-}
-
-fn simulator_clients() -> Vec<ClientAccount> {
-    vec![ClientAccount {
-        id: "rewind".into(),
-        secret: "rewind-secret".into(),
-        role: "Administrator".into(),
-    }]
 }
 
 /// The same world with every name, location and address replaced consistently: sites become
@@ -513,8 +485,6 @@ pub fn anonymize(world: &WorldFile) -> WorldFile {
                 ..v.clone()
             })
             .collect(),
-        users: world.users.clone(),
-        clients: world.clients.clone(),
     }
 }
 
@@ -523,8 +493,8 @@ pub fn world_text(world: &WorldFile, anonymized: bool) -> Result<String, toml::s
     let header = format!(
         "# A zvm-sim world captured by `rewind capture`{}: serve it with `zvm-sim --world <this file>`.\n\
          # Identifiers come from the simulator's seed; names, sizes, addresses, statuses, histories,\n\
-         # RPOs and memberships are the site's. The accounts below are the simulator's own test\n\
-         # accounts, not the appliance's: no secret of the site is in this file.\n\n",
+         # RPOs and memberships are the site's. No account is named: the simulator gives this world\n\
+         # its own test accounts (zvm-sim's README names them); no secret of the site is here.\n\n",
         if anonymized {
             " and anonymized (every name and address replaced)"
         } else {

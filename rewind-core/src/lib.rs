@@ -68,6 +68,7 @@ pub mod error_kind;
 pub mod fuzzing;
 pub mod guard;
 pub mod local_state;
+pub mod parity;
 pub mod progress;
 pub mod protection;
 pub mod recover;

@@ -74,6 +74,63 @@ async fn found_test_vm(world: &mut RewindWorld) {
     );
 }
 
+#[when("the operator captures the ZVM and serves the capture with zvm-sim")]
+async fn captures_and_serves(world: &mut RewindWorld) {
+    let file = world.dir.path().join("capture.toml");
+    let args = cli_args(world, &format!("capture --out \"{}\"", file.display()));
+    let answer = world.rewind(args, None).await;
+    assert!(answer.ok, "the capture succeeds: {answer:#?}");
+    let spec = zvm_sim::WorldSpec::from_file(&file).expect("the capture is a world zvm-sim reads");
+    let options = zvm_sim::Options {
+        world: spec,
+        ..zvm_sim::Options::for_tests(world.seed)
+    };
+    world.captured = Some(
+        zvm_sim::start(options)
+            .await
+            .expect("zvm-sim serves the capture"),
+    );
+}
+
+#[when("the operator compares the ZVM with that simulator")]
+async fn compares_with_simulator(world: &mut RewindWorld) {
+    // Against a real ZVM the `ZVM_*` environment configures it as the site named `default`.
+    let site = if world.is_real() { "default" } else { "boston" };
+    let against = world
+        .captured
+        .as_ref()
+        .expect("a captured world served")
+        .local()
+        .url
+        .clone();
+    let report = world.dir.path().join("parity.txt");
+    let line = format!(
+        "parity {site} --against {against} --out \"{}\"",
+        report.display()
+    );
+    let args = cli_args(world, &line);
+    world.rewind(args, None).await;
+}
+
+#[then("the parity report is written, one line per difference")]
+async fn parity_report_written(world: &mut RewindWorld) {
+    let r = result(world);
+    let differences = r["differences"].as_array().expect("differences").clone();
+    let report =
+        std::fs::read_to_string(world.dir.path().join("parity.txt")).expect("the report file");
+    let lines: Vec<&str> = report.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines.len(), differences.len(), "{report}");
+    for line in &lines {
+        eprintln!("parity: {line}");
+    }
+    if !world.is_real() {
+        assert!(
+            differences.is_empty(),
+            "the simulator against its own capture: {report}"
+        );
+    }
+}
+
 #[when("the agent finds the protection of the test VM")]
 async fn agent_finds_test_vm(world: &mut RewindWorld) {
     let vm = world.test_vm();

@@ -55,7 +55,7 @@ pub async fn capture(
         )
     })?;
     if let Some(out) = out {
-        write_new(out, &text)?;
+        crate::output::write_new_file(out, &text)?;
     }
     let captured = Captured {
         file: out.map(Path::to_path_buf),
@@ -78,22 +78,4 @@ pub async fn capture(
         None => text,
     };
     Reply::new(&captured, human)
-}
-
-/// Writes `text` to a new file `path`, whole (through a temporary file beside it).
-fn write_new(path: &Path, text: &str) -> Result<(), CliError> {
-    let failed = |e: &dyn std::fmt::Display| {
-        CliError::new(
-            ErrorKind::Internal,
-            format!("cannot write {}: {e}", path.display()),
-        )
-    };
-    let folder = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or_else(|| Path::new("."));
-    let mut temp = tempfile::NamedTempFile::new_in(folder).map_err(|e| failed(&e))?;
-    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(|e| failed(&e))?;
-    temp.persist_noclobber(path).map_err(|e| failed(&e.error))?;
-    Ok(())
 }

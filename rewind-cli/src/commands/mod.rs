@@ -4,6 +4,7 @@
 pub mod capture;
 pub mod doctor;
 pub mod journal;
+pub mod parity;
 pub mod protection;
 pub mod recover;
 pub mod sites;

@@ -198,3 +198,46 @@ async fn an_anonymized_capture_keeps_the_shape_and_no_original_name_or_address()
         "statuses, RPOs, histories, sizes kept"
     );
 }
+
+#[tokio::test]
+async fn parity_finds_no_difference_between_a_site_and_the_simulator_serving_its_capture() {
+    let env = TestEnv::start(97).await;
+    let (_, world) = captured(&env, &[]).await;
+    let sim = zvm_sim::start(Options {
+        world,
+        ..Options::for_tests(98)
+    })
+    .await
+    .unwrap();
+    let report = env.dir.path().join("parity.txt");
+    let report_text = report.display().to_string();
+    for site in ["boston", "denver"] {
+        let url = if site == "boston" {
+            &sim.local().url
+        } else {
+            &sim.peer().url
+        };
+        let (run, json) = env.rewind_json(&["parity", site, "--against", url]).await;
+        run.expect_code(0);
+        assert_eq!(
+            json["result"]["differences"],
+            serde_json::json!([]),
+            "{site}: {json:#}"
+        );
+        assert!(json["result"]["endpoints"].as_array().unwrap().len() >= 15);
+    }
+    let run = env
+        .rewind(&[
+            "parity",
+            "boston",
+            "--against",
+            &sim.local().url,
+            "--out",
+            &report_text,
+        ])
+        .await;
+    run.expect_code(0);
+    let text = std::fs::read_to_string(&report).unwrap();
+    assert!(text.contains("# no difference in shape"), "{text}");
+    sim.shutdown().await;
+}

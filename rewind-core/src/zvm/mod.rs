@@ -612,6 +612,11 @@ impl ZvmClient {
             .unwrap_or_default())
     }
 
+    /// `GET /v1/vms` as the ZVM wrote it, for the parity report.
+    pub async fn vms_value(&self) -> Result<serde_json::Value, RewindError> {
+        self.read_json("/v1/vms").await
+    }
+
     /// Whether `GET path` answers 200 (what it answers is not read further): a harmless probe of
     /// what this account may read.
     pub async fn can_read(&self, path: &str) -> Result<(), RewindError> {

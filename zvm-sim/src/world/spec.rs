@@ -436,14 +436,27 @@ impl WorldSpec {
     pub fn from_toml(text: &str) -> Result<Self, WorldError> {
         let spec: Self =
             toml::from_str(text).map_err(|e| WorldError::Toml(toml_problem(text, &e)))?;
+        let spec = spec.with_default_accounts();
         spec.resolve()?;
         Ok(spec)
+    }
+
+    /// A world that names no user and no client (a captured one) gets the default world's test
+    /// accounts, so it can be logged in to without a secret in the file.
+    fn with_default_accounts(mut self) -> Self {
+        if self.users.is_empty() && self.clients.is_empty() {
+            let defaults = WorldSpec::default_world();
+            self.users = defaults.users;
+            self.clients = defaults.clients;
+        }
+        self
     }
 
     /// Reads a world from JSON (the same keys as the TOML file) and validates it.
     pub fn from_json(text: &str) -> Result<Self, WorldError> {
         let spec: Self = serde_json::from_str(text)
             .map_err(|e| WorldError::Json(without_value(&e.to_string())))?;
+        let spec = spec.with_default_accounts();
         spec.resolve()?;
         Ok(spec)
     }

@@ -1,0 +1,107 @@
+//! `rewind parity <site> --against <URL>`: where a simulator serving the site's capture answers in
+//! another shape than the site's appliance, one line per difference, in a report to attach to an
+//! issue.
+
+use std::path::{Path, PathBuf};
+
+use rewind_core::config::SiteConfig;
+use rewind_core::parity::{self, Difference};
+use rewind_core::zvm::ZvmClient;
+use rewind_core::{ErrorKind, Rewind};
+use serde::Serialize;
+
+use crate::exit::CliError;
+use crate::output::Reply;
+
+/// The simulator's own test client, which a captured world holds.
+const SIMULATOR_CLIENT: (&str, &str) = ("rewind", "rewind-secret");
+
+/// What `parity` compared and found.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct ParityReport {
+    /// The appliance's site.
+    pub site: String,
+    /// The simulator compared with it.
+    pub against: String,
+    /// The endpoints read from both.
+    pub endpoints: Vec<String>,
+    /// Each difference in shape.
+    pub differences: Vec<Difference>,
+    /// The report file written, if any.
+    pub file: Option<PathBuf>,
+}
+
+/// Reads the same endpoints from site `site` and from the simulator at `against`, and reports
+/// where their shapes differ.
+pub async fn parity(
+    rewind: &Rewind,
+    site: &str,
+    against: &str,
+    out: Option<&Path>,
+) -> Result<Reply, CliError> {
+    rewind.config().require_sites()?;
+    if let Some(out) = out.filter(|o| o.exists()) {
+        return Err(CliError::new(
+            ErrorKind::Usage,
+            format!(
+                "{} exists; parity never writes over a file: give another --out",
+                out.display()
+            ),
+        ));
+    }
+    let real = rewind.client(site)?;
+    let simulated_site =
+        SiteConfig::with_client("simulator", against, SIMULATOR_CLIENT.0, SIMULATOR_CLIENT.1)?;
+    let simulated = ZvmClient::new(
+        &simulated_site,
+        &rewind.config().http,
+        &rewind.config().lookup,
+    )?;
+    let rows: serde_json::Value = real.vms_value().await?;
+    let (vpg, vm) = parity::sample(&rows);
+    let real_answers = parity::read_answers(real, vpg.as_deref(), vm.as_deref()).await?;
+    let simulated_answers = parity::read_answers(&simulated, vpg.as_deref(), vm.as_deref()).await?;
+    let differences = parity::compare(
+        &parity::shape(&real_answers),
+        &parity::shape(&simulated_answers),
+    );
+    let mut report = ParityReport {
+        site: site.to_owned(),
+        against: against.to_owned(),
+        endpoints: real_answers.iter().map(|(e, _)| e.clone()).collect(),
+        differences,
+        file: None,
+    };
+    let text = report_text(&report, real.url().as_str());
+    if let Some(out) = out {
+        crate::output::write_new_file(out, &text)?;
+        report.file = Some(out.to_path_buf());
+    }
+    let human = match &report.file {
+        Some(file) => format!(
+            "{} difference(s); the report is in {}\n",
+            report.differences.len(),
+            file.display()
+        ),
+        None => text,
+    };
+    Reply::new(&report, human)
+}
+
+/// The report: what was compared, then one line per difference.
+fn report_text(report: &ParityReport, url: &str) -> String {
+    let mut text = format!(
+        "# rewind parity: site {} ({url}) against the simulator at {}, {}\n# endpoints: {}\n",
+        report.site,
+        report.against,
+        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        report.endpoints.join(", ")
+    );
+    if report.differences.is_empty() {
+        text.push_str("# no difference in shape\n");
+    }
+    for difference in &report.differences {
+        text.push_str(&format!("{difference}\n"));
+    }
+    text
+}
