@@ -1,6 +1,8 @@
-//! `rewind capture`: a site's inventory into a world file that, served again by zvm-sim, answers
-//! the same inventory (the default world and a generated world of 1,000 VMs); anonymized, the same
-//! shape with no original name or address anywhere in the file.
+//! `rewind capture` of an appliance (the simulator over HTTPS, its self-signed certificates trusted):
+//! a world file that, served again by zvm-sim, answers the same inventory (the default world and a
+//! generated world of 1,000 VMs); anonymized, the same shape with no original name or address
+//! anywhere in the file. And `rewind parity`, which finds no difference between a site and the
+//! simulator serving its capture.
 
 use std::collections::BTreeSet;
 
@@ -9,6 +11,36 @@ use zvm_sim::test_kit::Site;
 use zvm_sim::{Options, WorldSpec};
 
 use crate::env::TestEnv;
+use crate::trust::{over_tls_with, trust_denver};
+
+/// A simulator over HTTPS with `options`, both of its sites trusted by the configuration: the
+/// appliance the captures read. The folder keeps its certificates.
+async fn appliance(options: Options) -> (TestEnv, tempfile::TempDir) {
+    let certs = tempfile::tempdir().unwrap();
+    let (env, boston, _) = over_tls_with(options, certs.path()).await;
+    env.rewind(&["trust", "boston", "--fingerprint", &boston])
+        .await
+        .expect_code(0);
+    trust_denver(&env).await;
+    (env, certs)
+}
+
+/// An HTTP client that trusts the certificates `sim` serves (if any).
+fn client_for(sim: &zvm_sim::Simulator) -> reqwest::Client {
+    let pems = [sim.local(), sim.peer()]
+        .into_iter()
+        .filter_map(|s| s.certificate_pem.as_ref())
+        .map(|pem| reqwest::Certificate::from_pem(&std::fs::read(pem).unwrap()).unwrap())
+        .collect::<Vec<_>>();
+    if pems.is_empty() {
+        reqwest::Client::new()
+    } else {
+        reqwest::Client::builder()
+            .tls_certs_only(pems)
+            .build()
+            .unwrap()
+    }
+}
 
 /// What a site answers of its inventory, one line per thing, identifiers left out (they come from
 /// the seed): VPGs with their settings, `/v1/vms` rows with sizes, OS and address, the VMs no VPG
@@ -72,10 +104,11 @@ async fn inventory(site: &Site) -> BTreeSet<String> {
 }
 
 /// Both sites' inventories.
-async fn both(boston_url: &str, denver_url: &str) -> BTreeSet<String> {
-    let http = reqwest::Client::new();
-    let mut all = inventory(&Site::login(&http, boston_url, "admin", "admin").await).await;
-    all.extend(inventory(&Site::login(&http, denver_url, "admin", "admin").await).await);
+async fn both(sim: &zvm_sim::Simulator) -> BTreeSet<String> {
+    let http = client_for(sim);
+    let (boston, denver) = (&sim.local().url, &sim.peer().url);
+    let mut all = inventory(&Site::login(&http, boston, "admin", "admin").await).await;
+    all.extend(inventory(&Site::login(&http, denver, "admin", "admin").await).await);
     all
 }
 
@@ -99,15 +132,15 @@ async fn served(world: WorldSpec, seed: u64) -> BTreeSet<String> {
     })
     .await
     .unwrap();
-    let seen = both(&sim.local().url, &sim.peer().url).await;
+    let seen = both(&sim).await;
     sim.shutdown().await;
     seen
 }
 
 #[tokio::test]
 async fn a_captured_default_world_served_again_answers_the_same_inventory() {
-    let env = TestEnv::start(91).await;
-    let original = both(&env.sim.local().url, &env.sim.peer().url).await;
+    let (env, _certs) = appliance(Options::for_tests(91)).await;
+    let original = both(&env.sim).await;
     let (text, world) = captured(&env, &[]).await;
     assert!(!text.contains("client_secret"), "no credential of the site");
     assert_eq!(served(world, 92).await, original);
@@ -128,12 +161,12 @@ async fn a_captured_default_world_served_again_answers_the_same_inventory() {
 
 #[tokio::test]
 async fn a_captured_generated_world_of_1000_vms_served_again_answers_the_same_inventory() {
-    let env = TestEnv::start_with(Options {
+    let (env, _certs) = appliance(Options {
         world: WorldSpec::generate(1000, 93),
         ..Options::for_tests(93)
     })
     .await;
-    let original = both(&env.sim.local().url, &env.sim.peer().url).await;
+    let original = both(&env.sim).await;
     let (_, world) = captured(&env, &[]).await;
     assert_eq!(world.vms.len(), 1000);
     assert_eq!(served(world, 94).await, original);
@@ -141,8 +174,8 @@ async fn a_captured_generated_world_of_1000_vms_served_again_answers_the_same_in
 
 #[tokio::test]
 async fn an_anonymized_capture_keeps_the_shape_and_no_original_name_or_address() {
-    let env = TestEnv::start(95).await;
-    let original = both(&env.sim.local().url, &env.sim.peer().url).await;
+    let (env, _certs) = appliance(Options::for_tests(95)).await;
+    let original = both(&env.sim).await;
     let (plain_text, plain) = captured(&env, &[]).await;
     let (text, world) = captured(&env, &["--anonymize"]).await;
     for secret in plain
@@ -201,7 +234,7 @@ async fn an_anonymized_capture_keeps_the_shape_and_no_original_name_or_address()
 
 #[tokio::test]
 async fn parity_finds_no_difference_between_a_site_and_the_simulator_serving_its_capture() {
-    let env = TestEnv::start(97).await;
+    let (env, _certs) = appliance(Options::for_tests(97)).await;
     let (_, world) = captured(&env, &[]).await;
     let sim = zvm_sim::start(Options {
         world,

@@ -5,12 +5,21 @@
 
 use crate::env::TestEnv;
 
-/// A simulator over HTTPS with its certificates in `dir`, and its Boston certificate's SHA-256.
+/// A simulator over HTTPS with its certificates in `dir`, and its Boston certificate's SHA-256
+/// and PEM file.
 pub async fn over_tls(seed: u64, dir: &std::path::Path) -> (TestEnv, String, std::path::PathBuf) {
+    over_tls_with(zvm_sim::Options::for_tests(seed), dir).await
+}
+
+/// [`over_tls`] with these options.
+pub async fn over_tls_with(
+    options: zvm_sim::Options,
+    dir: &std::path::Path,
+) -> (TestEnv, String, std::path::PathBuf) {
     let env = TestEnv::start_with(zvm_sim::Options {
         tls_dir: Some(dir.to_path_buf()),
         tls: true,
-        ..zvm_sim::Options::for_tests(seed)
+        ..options
     })
     .await;
     let pem_file = env
