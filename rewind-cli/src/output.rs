@@ -234,6 +234,20 @@ impl Table {
     }
 }
 
+/// Refuses an `--out` file that exists, before anything is read: `command` never writes over one.
+pub fn refuse_existing(out: Option<&std::path::Path>, command: &str) -> Result<(), CliError> {
+    match out.filter(|o| o.exists()) {
+        Some(out) => Err(CliError::new(
+            ErrorKind::Usage,
+            format!(
+                "{} exists; {command} never writes over a file: give another --out",
+                out.display()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Writes `text` to a new file `path`, whole (through a temporary file beside it, moved into place
 /// only if nothing is there yet): what `capture` and `parity` write never replaces a file.
 pub fn write_new_file(path: &std::path::Path, text: &str) -> Result<(), CliError> {

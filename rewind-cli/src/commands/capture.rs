@@ -35,15 +35,7 @@ pub async fn capture(
     out: Option<&Path>,
 ) -> Result<Reply, CliError> {
     rewind.config().require_sites()?;
-    if let Some(out) = out.filter(|o| o.exists()) {
-        return Err(CliError::new(
-            ErrorKind::Usage,
-            format!(
-                "{} exists; capture never writes over a file: give another --out",
-                out.display()
-            ),
-        ));
-    }
+    crate::output::refuse_existing(out, "capture")?;
     let mut world = capture::capture(rewind.clients()).await?;
     if anonymize {
         world = capture::anonymize(&world);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use rewind_core::config::SiteConfig;
 use rewind_core::parity::{self, Difference};
 use rewind_core::zvm::ZvmClient;
-use rewind_core::{ErrorKind, Rewind};
+use rewind_core::Rewind;
 use serde::Serialize;
 
 use crate::exit::CliError;
@@ -40,15 +40,7 @@ pub async fn parity(
     out: Option<&Path>,
 ) -> Result<Reply, CliError> {
     rewind.config().require_sites()?;
-    if let Some(out) = out.filter(|o| o.exists()) {
-        return Err(CliError::new(
-            ErrorKind::Usage,
-            format!(
-                "{} exists; parity never writes over a file: give another --out",
-                out.display()
-            ),
-        ));
-    }
+    crate::output::refuse_existing(out, "parity")?;
     let real = rewind.client(site)?;
     let simulated_site =
         SiteConfig::with_client("simulator", against, SIMULATOR_CLIENT.0, SIMULATOR_CLIENT.1)?;
