@@ -116,13 +116,21 @@ pub fn run(cli: Cli) -> u8 {
         Command::Parity { site, against, out } => online(&ctx, |rewind| async move {
             commands::parity::parity(&rewind, &site, &against, out.as_deref()).await
         }),
-        Command::Doctor => online(&ctx, |rewind| async move {
+        Command::Doctor => {
             let project = std::env::current_dir().unwrap_or_default();
             let home = directories::BaseDirs::new()
                 .map(|d| d.home_dir().to_path_buf())
                 .unwrap_or_default();
-            commands::doctor::doctor(&rewind, &project, &home).await
-        }),
+            match ctx.rewind() {
+                Ok(rewind) => {
+                    block_on(
+                        async move { commands::doctor::doctor(&rewind, &project, &home).await },
+                    )
+                }
+                // A configuration rewind cannot use is doctor's first finding, not its end.
+                Err(e) => commands::doctor::unusable(&e),
+            }
+        }
         Command::Trust {
             site,
             fingerprint,

@@ -67,11 +67,24 @@ pub struct VpgEntry {
 }
 
 // ---- What the capture reads (this crate's own models of the ZVM's answers) -------------------
+//
+// Every field takes `null` as its default, as a missing one: an appliance writes `null` where it
+// has nothing, and one such field must not fail the whole capture.
+
+fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 struct SiteAnswer {
+    #[serde(deserialize_with = "nullable")]
     site_identifier: String,
+    #[serde(deserialize_with = "nullable")]
     virtualization_site_name: String,
 }
 
@@ -79,30 +92,40 @@ struct SiteAnswer {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 struct LocationAnswer {
+    #[serde(deserialize_with = "nullable")]
     site_identifier: String,
+    #[serde(deserialize_with = "nullable")]
     location: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 struct DatastoreAnswer {
+    #[serde(deserialize_with = "nullable")]
     datastore_name: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 struct HostAnswer {
+    #[serde(deserialize_with = "nullable")]
     virtualization_host_name: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 struct VpgAnswer {
+    #[serde(deserialize_with = "nullable")]
     vpg_identifier: String,
+    #[serde(deserialize_with = "nullable")]
     vpg_name: String,
+    #[serde(deserialize_with = "nullable")]
     status: i64,
+    #[serde(deserialize_with = "nullable")]
     sub_status: i64,
+    #[serde(deserialize_with = "nullable")]
     priority: i64,
+    #[serde(deserialize_with = "nullable")]
     configured_rpo_seconds: u32,
     history_status_api: Option<History>,
     protected_site: Option<Link>,
@@ -112,21 +135,27 @@ struct VpgAnswer {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 struct History {
+    #[serde(deserialize_with = "nullable")]
     configured_history_in_minutes: u32,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 struct VmAnswer {
+    #[serde(deserialize_with = "nullable")]
     vm_identifier: String,
+    #[serde(deserialize_with = "nullable")]
     vm_name: String,
+    #[serde(deserialize_with = "nullable")]
     vpg_identifier: String,
     protected_site: Option<Link>,
+    #[serde(deserialize_with = "nullable")]
     cpu_cores_num: u32,
-    #[serde(rename = "MemorySizeInMB")]
+    #[serde(rename = "MemorySizeInMB", deserialize_with = "nullable")]
     memory_size_in_mb: u32,
-    #[serde(rename = "ProvisionedStorageInMB")]
+    #[serde(rename = "ProvisionedStorageInMB", deserialize_with = "nullable")]
     provisioned_storage_in_mb: u64,
+    #[serde(deserialize_with = "nullable")]
     guest_os: String,
     vm_network_information: Option<Network>,
     vm_perf_metric_info: Option<Perf>,
@@ -135,16 +164,18 @@ struct VmAnswer {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 struct Perf {
+    #[serde(deserialize_with = "nullable")]
     cpu_cores_num: u32,
-    #[serde(rename = "MemorySizeInMB")]
+    #[serde(rename = "MemorySizeInMB", deserialize_with = "nullable")]
     memory_size_in_mb: u32,
-    #[serde(rename = "ProvisionedStorageInMB")]
+    #[serde(rename = "ProvisionedStorageInMB", deserialize_with = "nullable")]
     provisioned_storage_in_mb: u64,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 struct Network {
+    #[serde(deserialize_with = "nullable")]
     network_adapters: Vec<Adapter>,
 }
 
@@ -224,18 +255,30 @@ pub async fn capture(clients: &[Arc<ZvmClient>]) -> Result<WorldFile, RewindErro
     };
     let mut read = Read::default();
     let local = first.site_identifier().await?;
-    let mut sites: Vec<SiteAnswer> = first.read_json("/v1/virtualizationsites").await?;
-    sites.sort_by_key(|s| !s.site_identifier.eq_ignore_ascii_case(&local));
-    read.sites = sites
-        .into_iter()
-        .take(2)
-        .map(|s| (s.site_identifier, s.virtualization_site_name))
-        .collect();
+    let peers: Vec<LocationAnswer> = first.read_json("/v1/peersites").await?;
+    let peer = peers
+        .first()
+        .map(|p| p.site_identifier.clone())
+        .ok_or_else(|| RewindError::UnexpectedResponse {
+            site: first.name().to_owned(),
+            request: "GET /v1/peersites".to_owned(),
+            detail: "it names no paired site, and a simulated world has two sites: capture a \
+                     site that is paired"
+                .to_owned(),
+        })?;
+    let sites: Vec<SiteAnswer> = first.read_json("/v1/virtualizationsites").await?;
+    for id in [&local, &peer] {
+        let name = sites
+            .iter()
+            .find(|s| s.site_identifier.eq_ignore_ascii_case(id))
+            .map(|s| s.virtualization_site_name.clone());
+        read.sites
+            .push((id.clone(), name.unwrap_or_else(|| id.clone())));
+    }
     for (id, _) in read.sites.clone() {
         read_site(first, &id, &mut read).await?;
     }
     let here: LocationAnswer = first.read_json("/v1/localsite").await?;
-    let peers: Vec<LocationAnswer> = first.read_json("/v1/peersites").await?;
     for site in peers.into_iter().chain([here]) {
         read.locations
             .insert(site.site_identifier.to_lowercase(), site.location);

@@ -274,6 +274,7 @@ fn tls_check(
             Check::new(scope, "tls", Verdict::Fail, format!("it presents SHA-256 {}, but ca_cert holds {}: the certificate changed since it was kept", presented.sha256, kept.join(", ")))
                 .fix(format!("if it was renewed on purpose (ask the appliance's administrator), `rewind trust {} --replace --fingerprint {}`", site.name, presented.sha256)),
         ),
+        Standing::IssuedByKept => Some(Check::new(scope, "tls", Verdict::Pass, format!("ca_cert holds the authority that issued its certificate ({})", presented.issuer))),
         Standing::NotYetTrusted => None,
     }
 }
@@ -408,8 +409,11 @@ fn vpg_check(scope: &str, vpgs: &[Vpg]) -> Check {
 }
 
 /// Recovery sites no configured site answers for: FLR, failover tests and clones of their VPGs
-/// cannot run.
+/// cannot run. When a configured site did not answer, it cannot be told apart: nothing is said.
 fn recovery_site_checks(seen: &[Seen]) -> Vec<Check> {
+    if seen.iter().any(|s| s.site_id.is_none()) {
+        return Vec::new();
+    }
     let configured: BTreeSet<String> = seen
         .iter()
         .filter_map(|s| s.site_id.clone())
@@ -440,31 +444,38 @@ fn recovery_site_checks(seen: &[Seen]) -> Vec<Check> {
         entry.1.push(vpg.vpg_name.clone().unwrap_or_default());
     }
     if missing.is_empty() {
-        let any = seen.iter().any(|s| s.site_id.is_some());
-        return if any {
-            vec![Check::new(
-                "local",
-                "recovery sites",
-                Verdict::Pass,
-                "every VPG's recovery site is configured: FLR, failover tests and clones can run",
-            )]
-        } else {
-            Vec::new()
-        };
+        return vec![Check::new(
+            "local",
+            "recovery sites",
+            Verdict::Pass,
+            "every VPG's recovery site is configured: FLR, failover tests and clones can run",
+        )];
     }
     missing
         .into_iter()
-        .map(|(id, (name, vpgs))| {
-            let label = name.clone().unwrap_or_else(|| id.clone());
-            let table = format!("sites.{}", name.as_deref().unwrap_or("recovery").to_lowercase().replace(' ', "-"));
-            Check::new("local", "recovery sites", Verdict::Warn, format!(
-                "{} VPGs recover at site {label} ({id}), which no configured site answers for: {}; their FLR, failover tests and clones cannot run",
-                vpgs.len(),
-                vpgs.join(", ")
-            ))
-            .fix(format!("add its ZVM:\n{}", site_config_example(&table, &label)))
-        })
+        .map(|(id, (name, vpgs))| missing_site(&id, name.as_deref(), &vpgs))
         .collect()
+}
+
+/// The warning of one recovery site no configured site answers for, with the block to add.
+fn missing_site(id: &str, name: Option<&str>, vpgs: &[String]) -> Check {
+    let label = name.unwrap_or(id);
+    let key = name.unwrap_or("recovery").to_lowercase().replace(' ', "-");
+    // A TOML bare key takes letters, digits, `-` and `_`; anything else is quoted.
+    let bare = key
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    let table = if bare {
+        format!("sites.{key}")
+    } else {
+        format!("sites.{key:?}")
+    };
+    Check::new("local", "recovery sites", Verdict::Warn, format!(
+        "{} VPGs recover at site {label} ({id}), which no configured site answers for: {}; their FLR, failover tests and clones cannot run",
+        vpgs.len(),
+        vpgs.join(", ")
+    ))
+    .fix(format!("add its ZVM:\n{}", site_config_example(&table, label)))
 }
 
 /// The configuration, the catalog and the journal.

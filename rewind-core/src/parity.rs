@@ -8,7 +8,8 @@
 //!
 //! Values themselves (names, sizes, times) are not compared: the simulator serves the appliance's
 //! inventory with its own identifiers and figures. An empty list on either side says nothing of
-//! its elements, so they are not compared.
+//! its elements, so they are not compared. An endpoint one side could not read is one line
+//! (`unread`), and is compared on neither side.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -306,30 +307,42 @@ fn joined<T: std::fmt::Display>(set: &BTreeSet<T>) -> String {
         .join(" or ")
 }
 
+/// What one side answered: each endpoint read, and each that could not be, with why.
+#[derive(Debug, Default)]
+pub struct Answers {
+    /// `(endpoint, answer)`.
+    pub read: Vec<(String, Value)>,
+    /// `(endpoint, what failed)`.
+    pub unread: Vec<(String, String)>,
+}
+
 /// Reads every endpoint from `client`; `{vpg}` and `{vm}` are those named `vpg_name` and
-/// `vm_name` there. An endpoint that fails is read as `null` and says so in the report.
+/// `vm_name` there, or, where it has none of those names (an anonymized capture), its own first.
 pub async fn read_answers(
     client: &ZvmClient,
     vpg_name: Option<&str>,
     vm_name: Option<&str>,
-) -> Result<Vec<(String, Value)>, RewindError> {
+) -> Result<Answers, RewindError> {
     let site = client.site_identifier().await?;
     let vpgs: Value = client.read_json("/v1/vpgs").await?;
     let vms: Value = client.read_json("/v1/vms").await?;
     let id_of = |list: &Value, key: &str, name: Option<&str>, id: &str| {
-        list.as_array().and_then(|items| {
-            items
-                .iter()
-                .find(|i| name.is_some_and(|n| i[key] == n))
-                .and_then(|i| i[id].as_str().map(str::to_owned))
-        })
+        let items = list.as_array()?;
+        let named = items.iter().find(|i| name.is_some_and(|n| i[key] == n));
+        named
+            .or_else(|| items.first())
+            .and_then(|i| i[id].as_str().map(str::to_owned))
     };
     let vpg = id_of(&vpgs, "VpgName", vpg_name, "VpgIdentifier");
     let vm = id_of(&vms, "VmName", vm_name, "VmIdentifier");
-    let mut answers = Vec::new();
+    let mut answers = Answers::default();
     for endpoint in ENDPOINTS {
-        let needs = |part: &str, id: &Option<String>| !endpoint.contains(part) || id.is_some();
-        if !needs("{vpg}", &vpg) || !needs("{vm}", &vm) {
+        let lacks = |part: &str, id: &Option<String>| endpoint.contains(part) && id.is_none();
+        if lacks("{vpg}", &vpg) || lacks("{vm}", &vm) {
+            answers.unread.push((
+                endpoint.to_owned(),
+                "it has no VPG or VM to read it for".to_owned(),
+            ));
             continue;
         }
         let path = endpoint
@@ -343,13 +356,41 @@ pub async fn read_answers(
                     vpg.as_deref().unwrap_or_default()
                 ),
             );
-        let answer = client
-            .read_json::<Value>(&path)
-            .await
-            .unwrap_or(Value::Null);
-        answers.push((endpoint.to_owned(), answer));
+        match client.read_json::<Value>(&path).await {
+            Ok(answer) => answers.read.push((endpoint.to_owned(), answer)),
+            Err(e) => answers.unread.push((endpoint.to_owned(), e.to_string())),
+        }
     }
     Ok(answers)
+}
+
+/// The endpoints one side could not read, as differences (`unread`), and the answers both read.
+pub fn unread_differences(real: &Answers, simulated: &Answers) -> Vec<Difference> {
+    let side = |who: &str, answers: &Answers| {
+        answers
+            .unread
+            .iter()
+            .map(|(endpoint, why)| {
+                diff(
+                    &format!("GET {endpoint} "),
+                    "unread",
+                    format!("the {who} could not be read: {why}"),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut out = side("appliance", real);
+    out.extend(side("simulator", simulated));
+    out
+}
+
+/// The answers of the endpoints both sides read.
+pub fn both_read(one: &Answers, other: &Answers) -> Vec<(String, Value)> {
+    one.read
+        .iter()
+        .filter(|(endpoint, _)| other.read.iter().any(|(e, _)| e == endpoint))
+        .cloned()
+        .collect()
 }
 
 /// The VPG and the VM compared one by one: the first VPG by name that has a VM, and that VM.
@@ -432,6 +473,27 @@ mod tests {
         let mut other = answers();
         other[1].1 = json!([]);
         assert_eq!(compare(&shape(&answers()), &shape(&other)), []);
+    }
+
+    #[test]
+    fn an_endpoint_one_side_could_not_read_is_one_line_and_compared_on_neither_side() {
+        let real = Answers {
+            read: answers(),
+            unread: Vec::new(),
+        };
+        let simulated = Answers {
+            read: answers()[1..].to_vec(),
+            unread: vec![("/v1/vpgs".to_owned(), "HTTP 500".to_owned())],
+        };
+        let unread = unread_differences(&real, &simulated);
+        assert_eq!(unread.len(), 1);
+        assert_eq!(unread[0].kind, "unread");
+        assert!(unread[0].detail.contains("simulator") && unread[0].detail.contains("HTTP 500"));
+        let compared = compare(
+            &shape(&both_read(&real, &simulated)),
+            &shape(&both_read(&simulated, &real)),
+        );
+        assert_eq!(compared, [], "/v1/vpgs is compared on neither side");
     }
 
     #[test]

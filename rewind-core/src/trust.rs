@@ -265,15 +265,15 @@ fn pem(der: &[u8]) -> String {
     out
 }
 
-/// The fingerprints of the certificates in a PEM file (a `ca_cert`), in order; empty when it holds
-/// none or cannot be read.
-pub fn kept_fingerprints(path: &Path) -> Vec<String> {
+/// The certificates in a PEM file (a `ca_cert`), in order; empty when it holds none or cannot be
+/// read.
+pub fn kept_certificates(path: &Path) -> Vec<PresentedCertificate> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
     x509_parser::pem::Pem::iter_from_buffer(text.as_bytes())
         .filter_map(Result::ok)
-        .map(|pem| fingerprint(&pem.contents))
+        .filter_map(|pem| describe(&pem.contents).ok())
         .collect()
 }
 
@@ -293,6 +293,9 @@ pub fn kept_certificate_path(config_file: &Path, site: &str) -> PathBuf {
 pub enum Standing {
     /// The site's `ca_cert` holds it already.
     AlreadyTrusted,
+    /// The site's `ca_cert` holds the authority that issued it (a CA bundle, not the appliance's
+    /// own certificate); whether it really signed it, the TLS handshake of every request checks.
+    IssuedByKept,
     /// The site trusts no certificate of its own yet (the platform's roots, or none).
     NotYetTrusted,
     /// The site's `ca_cert` holds other certificates: the appliance's changed, or something else
@@ -308,11 +311,18 @@ pub fn standing(ca_cert: Option<&Path>, presented: &PresentedCertificate) -> Sta
     let Some(path) = ca_cert else {
         return Standing::NotYetTrusted;
     };
-    let kept = kept_fingerprints(path);
-    if kept.iter().any(|k| same_fingerprint(k, &presented.sha256)) {
+    let kept = kept_certificates(path);
+    if kept
+        .iter()
+        .any(|k| same_fingerprint(&k.sha256, &presented.sha256))
+    {
         Standing::AlreadyTrusted
+    } else if !presented.self_signed && kept.iter().any(|k| k.subject == presented.issuer) {
+        Standing::IssuedByKept
     } else {
-        Standing::Changed { kept }
+        Standing::Changed {
+            kept: kept.into_iter().map(|k| k.sha256).collect(),
+        }
     }
 }
 
@@ -351,12 +361,20 @@ pub fn keep(
         site: site.to_owned(),
         detail,
     };
+    // Named from anywhere later: a relative --config must not leave a relative ca_cert.
+    let certificate = &std::path::absolute(certificate).map_err(|e| {
+        fail(format!(
+            "cannot tell where {} is: {e}",
+            certificate.display()
+        ))
+    })?;
     let folder = certificate.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(folder)
         .map_err(|e| fail(format!("cannot create {}: {e}", folder.display())))?;
     let mut file = tempfile::NamedTempFile::new_in(folder)
         .map_err(|e| fail(format!("cannot write in {}: {e}", folder.display())))?;
     std::io::Write::write_all(&mut file, presented.pem.as_bytes())
+        .and_then(|()| file.as_file().sync_all())
         .map_err(|e| fail(format!("cannot write {}: {e}", certificate.display())))?;
     file.persist(certificate).map_err(|e| {
         fail(format!(
@@ -405,12 +423,16 @@ fn defines_site(file: &Path, site: &str) -> bool {
 }
 
 /// Replaces `file` with `text` through a temporary file beside it, keeping its permissions (a
-/// configuration holding a secret stays readable by its owner only).
+/// configuration holding a secret stays readable by its owner only). A symbolic link is followed:
+/// its target is what changes.
 fn write_whole(file: &Path, text: &str) -> Result<(), String> {
+    let file =
+        &std::fs::canonicalize(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     let folder = file.parent().unwrap_or_else(|| Path::new("."));
     let mut temp = tempfile::NamedTempFile::new_in(folder)
         .map_err(|e| format!("cannot write in {}: {e}", folder.display()))?;
     std::io::Write::write_all(&mut temp, text.as_bytes())
+        .and_then(|()| temp.as_file().sync_all())
         .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     if let Ok(meta) = std::fs::metadata(file) {
         let _ = std::fs::set_permissions(temp.path(), meta.permissions());

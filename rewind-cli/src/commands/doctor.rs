@@ -41,6 +41,16 @@ pub async fn doctor(rewind: &Rewind, project: &Path, home: &Path) -> Result<Repl
     ))
 }
 
+/// The diagnosis of a configuration rewind cannot use at all (a `ca_cert` that cannot be read, a
+/// bad URL, no site): one failed check naming it.
+pub fn unusable(error: &CliError) -> Result<Reply, CliError> {
+    let check = Check::new("local", "configuration", Verdict::Fail, error.to_string())
+        .fix("fix what it names, then run `rewind doctor` again");
+    let diagnosis = Diagnosis::of(vec![check]);
+    let human = human(&diagnosis);
+    Ok(Reply::new(&diagnosis, human)?.failed(error.0.kind, error.to_string()))
+}
+
 /// Which hosts' settings (the user's, and this folder's) run `rewind hook pre-tool-use`.
 fn hook_check(project: &Path, home: &Path) -> Check {
     let mut installed = Vec::new();

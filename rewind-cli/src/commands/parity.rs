@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use rewind_core::Rewind;
 use rewind_core::config::SiteConfig;
 use rewind_core::parity::{self, Difference};
 use rewind_core::zvm::ZvmClient;
-use rewind_core::Rewind;
 use serde::Serialize;
 
 use crate::exit::CliError;
@@ -23,7 +23,7 @@ pub struct ParityReport {
     pub site: String,
     /// The simulator compared with it.
     pub against: String,
-    /// The endpoints read from both.
+    /// The endpoints both could read and were compared.
     pub endpoints: Vec<String>,
     /// Each difference in shape.
     pub differences: Vec<Difference>,
@@ -53,14 +53,18 @@ pub async fn parity(
     let (vpg, vm) = parity::sample(&rows);
     let real_answers = parity::read_answers(real, vpg.as_deref(), vm.as_deref()).await?;
     let simulated_answers = parity::read_answers(&simulated, vpg.as_deref(), vm.as_deref()).await?;
-    let differences = parity::compare(
-        &parity::shape(&real_answers),
-        &parity::shape(&simulated_answers),
-    );
+    let mut differences = parity::unread_differences(&real_answers, &simulated_answers);
+    differences.extend(parity::compare(
+        &parity::shape(&parity::both_read(&real_answers, &simulated_answers)),
+        &parity::shape(&parity::both_read(&simulated_answers, &real_answers)),
+    ));
     let mut report = ParityReport {
         site: site.to_owned(),
         against: against.to_owned(),
-        endpoints: real_answers.iter().map(|(e, _)| e.clone()).collect(),
+        endpoints: parity::both_read(&real_answers, &simulated_answers)
+            .into_iter()
+            .map(|(e, _)| e)
+            .collect(),
         differences,
         file: None,
     };

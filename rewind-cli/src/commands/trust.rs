@@ -72,7 +72,12 @@ pub async fn trust(config: &Config, site: &str, yes: Confirmation) -> Result<Rep
         standing,
         kept: None,
     };
-    if result.standing != Standing::AlreadyTrusted {
+    // A certificate already trusted is kept again only to turn verification back on.
+    let nothing_to_do = matches!(
+        result.standing,
+        Standing::AlreadyTrusted | Standing::IssuedByKept
+    ) && !configured.insecure;
+    if !nothing_to_do {
         refuse_a_change(&result, &yes)?;
         confirm(&result, &yes)?;
         let file = config

@@ -142,7 +142,12 @@ async fn a_captured_default_world_served_again_answers_the_same_inventory() {
     let (env, _certs) = appliance(Options::for_tests(91)).await;
     let original = both(&env.sim).await;
     let (text, world) = captured(&env, &[]).await;
-    assert!(!text.contains("client_secret"), "no credential of the site");
+    for secret in ["rewind-secret", "password", "client_secret", "admin"] {
+        assert!(
+            !text.contains(secret),
+            "no account or credential in the file: {secret}"
+        );
+    }
     assert_eq!(served(world, 92).await, original);
     let again = env
         .rewind(&[
@@ -191,6 +196,7 @@ async fn an_anonymized_capture_keeps_the_shape_and_no_original_name_or_address()
                 .flat_map(|s| s.hosts.clone().into_iter().chain(s.datastores.clone())),
         )
         .chain(plain.vms.iter().filter_map(|v| v.ip.clone()))
+        .chain(plain.sites.iter().map(|s| s.location.clone()))
     {
         assert!(
             !text.contains(&format!("\"{secret}\"")),

@@ -35,12 +35,36 @@ async fn trusted(seed: u64, certs: &std::path::Path) -> TestEnv {
     env
 }
 
+/// Every file under `dir` with its length and modification time.
+fn files_under(dir: &std::path::Path) -> Vec<(std::path::PathBuf, u64, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                folders.push(entry.path());
+            } else {
+                out.push((entry.path(), meta.len(), meta.modified().unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 #[tokio::test]
 async fn doctor_passes_a_good_configuration_and_writes_nothing_at_the_zvm() {
     let certs = tempfile::tempdir().unwrap();
     let env = trusted(81, certs.path()).await;
     env.control.clear_calls().await;
+    let before = files_under(env.dir.path());
     let json = doctor(&env, 0).await;
+    assert_eq!(
+        files_under(env.dir.path()),
+        before,
+        "doctor writes nothing on disk"
+    );
     let result = &json["result"];
     assert_eq!(result["failed"], 0, "{json:#}");
     for check in ["reachable", "tls", "credential", "version"] {
@@ -153,5 +177,24 @@ async fn doctor_warns_that_an_operator_account_cannot_restore_files() {
     assert!(
         credential.as_str().unwrap().contains("password grant"),
         "{credential}"
+    );
+}
+
+#[tokio::test]
+async fn doctor_reports_a_ca_cert_it_cannot_read_as_its_finding() {
+    let certs = tempfile::tempdir().unwrap();
+    let (env, _, _) = over_tls(86, certs.path()).await;
+    let broken = env.sites_toml().replacen(
+        "client_secret",
+        "ca_cert = \"/nonexistent/boston.pem\"\nclient_secret",
+        1,
+    );
+    env.write_config_text(&broken);
+    let json = doctor(&env, 2).await;
+    let check = &json["result"]["checks"][0];
+    assert_eq!(check["check"], "configuration", "{json:#}");
+    assert!(
+        check["detail"].as_str().unwrap().contains("ca_cert"),
+        "{json:#}"
     );
 }

@@ -168,3 +168,33 @@ async fn a_site_over_http_has_no_certificate_to_trust() {
     assert!(run.one_error_line().contains("https"), "{}", run.stderr);
     env.rewind(&["trust", "nowhere"]).await.expect_code(2);
 }
+
+#[tokio::test]
+async fn trust_turns_verification_back_on_and_keeps_the_configuration_files_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let certs = tempfile::tempdir().unwrap();
+    let (env, fingerprint, _) = over_tls(74, certs.path()).await;
+    let config = std::fs::read_to_string(env.config_file()).unwrap();
+    env.write_config_text(&config.replacen("client_secret", "insecure = true\nclient_secret", 1));
+    let mode = std::fs::Permissions::from_mode(0o640);
+    std::fs::set_permissions(env.config_file(), mode).unwrap();
+    env.rewind(&["trust", "boston", "--fingerprint", &fingerprint])
+        .await
+        .expect_code(0);
+    let after = std::fs::read_to_string(env.config_file()).unwrap();
+    let boston = after.split("[sites.denver]").next().unwrap();
+    assert!(
+        !boston.contains("insecure"),
+        "verification is on again: {after}"
+    );
+    assert!(boston.contains("ca_cert"), "{after}");
+    let kept = std::fs::metadata(env.config_file())
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(kept, 0o640, "the file keeps its mode");
+    let again = env.rewind(&["trust", "boston"]).await;
+    again.expect_code(0);
+    assert!(again.stdout.contains("already trusted"), "{}", again.stdout);
+}
