@@ -243,8 +243,6 @@ pub(crate) struct Shared {
     world: Mutex<World>,
     /// How long a request's body may take to arrive.
     pub(crate) body_deadline: Duration,
-    /// The Keycloak realm's signing key.
-    pub(crate) realm_keys: realm::RealmKeys,
 }
 
 impl Shared {
@@ -310,7 +308,6 @@ impl SimState {
                 setup,
                 world: Mutex::new(world),
                 body_deadline: options.body_deadline,
-                realm_keys: realm::RealmKeys::default(),
             }),
         })
     }

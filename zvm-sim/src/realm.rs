@@ -2,9 +2,10 @@
 //! is signed with (RS256, as Keycloak's default realm key), the JWKS at Keycloak's `certs` path and
 //! the realm's OpenID configuration, so that a client can check what it was given.
 //!
-//! The key is made when first needed (an `openid` scope, a JWKS read): a 2048-bit RSA key takes
-//! tens of milliseconds, which most simulators never spend. It belongs to the process: a reset
-//! or a restored state keeps it, a new process has another, as a new realm would.
+//! The key signs every access token (and `id_token`) the sites issue. It is made when first needed
+//! and is the process's: every simulator in a process (and both of its sites) signs with it, so a
+//! test run makes one 2048-bit RSA key, not one per simulator; a reset or a restored state keeps it,
+//! a new process has another, as a new realm would.
 
 use std::sync::OnceLock;
 
@@ -76,21 +77,27 @@ impl RealmKey {
     }
 }
 
-/// The realm key of a process, made on first use.
-#[derive(Debug, Default)]
-pub(crate) struct RealmKeys(OnceLock<RealmKey>);
+/// The process's realm key, made on first use.
+static REALM_KEY: OnceLock<RealmKey> = OnceLock::new();
 
-impl RealmKeys {
-    /// The key, made now if it was not yet.
-    pub fn get(&self) -> Result<&RealmKey, SigningError> {
-        if let Some(key) = self.0.get() {
-            return Ok(key);
-        }
-        let made = RealmKey::generate()?;
-        // Two first uses at once: one key wins, and both use it.
-        let _ = self.0.set(made);
-        self.0.get().ok_or(SigningError("be kept"))
+/// The realm key, made now if it was not yet.
+pub(crate) fn realm_key() -> Result<&'static RealmKey, SigningError> {
+    if let Some(key) = REALM_KEY.get() {
+        return Ok(key);
     }
+    let made = RealmKey::generate()?;
+    // Two first uses at once: one key wins, and both use it.
+    let _ = REALM_KEY.set(made);
+    REALM_KEY.get().ok_or(SigningError("be kept"))
+}
+
+/// The `jti` of a compact JWT this realm issued: what the sites keep their access tokens by. `None`
+/// for what is not a JWT (an opaque token of a state saved before tokens were signed).
+pub(crate) fn jwt_id(token: &str) -> Option<String> {
+    let mut parts = token.split('.');
+    let (_, payload, _) = (parts.next()?, parts.next()?, parts.next()?);
+    let claims: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).ok()?).ok()?;
+    claims["jti"].as_str().map(str::to_owned)
 }
 
 /// The realm's issuer, as Keycloak names it: its URL under the base the client used.
@@ -131,9 +138,8 @@ mod tests {
 
     #[test]
     fn a_signed_jwt_verifies_with_the_published_key_and_names_its_kid() {
-        let keys = RealmKeys::default();
-        let key = keys.get().unwrap();
-        assert!(std::ptr::eq(key, keys.get().unwrap()), "made once");
+        let key = realm_key().unwrap();
+        assert!(std::ptr::eq(key, realm_key().unwrap()), "made once");
         let jwt = key.sign(&json!({"sub": "admin"})).unwrap();
         let parts: Vec<&str> = jwt.split('.').collect();
         assert_eq!(parts.len(), 3);
@@ -158,6 +164,14 @@ mod tests {
                 .verify(&RSA_PKCS1_2048_8192_SHA256, forged.as_bytes(), &signature)
                 .is_err()
         );
+    }
+
+    #[test]
+    fn a_jwts_id_is_read_from_its_claims_and_anything_else_has_none() {
+        let jwt = realm_key().unwrap().sign(&json!({"jti": "abc"})).unwrap();
+        assert_eq!(jwt_id(&jwt).as_deref(), Some("abc"));
+        assert_eq!(jwt_id("0123456789abcdef"), None);
+        assert_eq!(jwt_id("a.b.c"), None);
     }
 
     #[test]

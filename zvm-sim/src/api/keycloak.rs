@@ -65,17 +65,14 @@ pub(crate) async fn token(
         Ok(issued) => issued,
         Err(error) => return grant_refused(error).into_response(),
     };
-    if !form.asks_openid() {
-        return token_response(issued, TOKEN_SCOPE, None);
-    }
+    let scope = if form.asks_openid() {
+        OPENID_SCOPE
+    } else {
+        TOKEN_SCOPE
+    };
     let now = ctx.with_world(|_, now| now);
-    let signed = ctx
-        .shared
-        .realm_keys
-        .get()
-        .and_then(|key| key.sign(&id_claims(&issued, &form, &base.0, now)));
-    match signed {
-        Ok(id_token) => token_response(issued, OPENID_SCOPE, Some(id_token)),
+    match signed(&issued, &form, &base.0, now, scope) {
+        Ok((access, id_token)) => token_response(issued, access, scope, id_token),
         Err(error) => KeycloakError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "server_error",
@@ -85,25 +82,46 @@ pub(crate) async fn token(
     }
 }
 
-/// The scopes Keycloak answers when `openid` is asked for: the client's default scopes with it.
-const OPENID_SCOPE: &str = "openid profile email";
+/// The access token, signed, and with `openid` the ID token that names it.
+fn signed(
+    issued: &Issued,
+    form: &Form,
+    base: &str,
+    now: SimTime,
+    scope: &str,
+) -> Result<(String, Option<String>), realm::SigningError> {
+    let key = realm::realm_key()?;
+    let access = key.sign(&access_claims(issued, form, base, now, scope))?;
+    let id_token = match form.asks_openid() {
+        true => Some(key.sign(&id_claims(issued, &access, form, base, now))?),
+        false => None,
+    };
+    Ok((access, id_token))
+}
 
-/// The claims of an ID token, as Keycloak writes them.
-fn id_claims(issued: &Issued, form: &Form, base: &str, now: SimTime) -> Value {
+/// The claims of an access token, as Keycloak writes them; its `jti` is what the site keeps it by.
+fn access_claims(issued: &Issued, form: &Form, base: &str, now: SimTime, scope: &str) -> Value {
+    let mut claims = common_claims(issued, form, base, now);
+    claims["jti"] = json!(issued.access_token);
+    claims["typ"] = json!("Bearer");
+    claims["aud"] = json!("account");
+    claims["scope"] = json!(scope);
+    claims["realm_access"] =
+        json!({"roles": ["default-roles-zerto", issued.principal.role.name()]});
+    claims
+}
+
+/// What an access token and an ID token both say: who, for which client, from when to when.
+fn common_claims(issued: &Issued, form: &Form, base: &str, now: SimTime) -> Value {
     let seconds = now.millis().div_euclid(1000);
     let client = form.field("client_id").unwrap_or_default();
     let name = &issued.principal.name;
     let mut claims = json!({
         "exp": seconds + i64::try_from(issued.expires_in).unwrap_or(i64::MAX),
         "iat": seconds,
-        "auth_time": seconds,
-        "jti": uuid_of(&format!("id/{}", issued.access_token)),
         "iss": realm::issuer(base),
-        "aud": client,
         "sub": uuid_of(&format!("{REALM}/{name}")),
-        "typ": "ID",
         "azp": client,
-        "at_hash": realm::at_hash(&issued.access_token),
         "acr": "1",
         "email_verified": false,
         "preferred_username": name,
@@ -112,6 +130,21 @@ fn id_claims(issued: &Issued, form: &Form, base: &str, now: SimTime) -> Value {
         claims["session_state"] = json!(session);
         claims["sid"] = json!(session);
     }
+    claims
+}
+
+/// The scopes Keycloak answers when `openid` is asked for: the client's default scopes with it.
+const OPENID_SCOPE: &str = "openid profile email";
+
+/// The claims of an ID token, as Keycloak writes them, naming the access token it came with.
+fn id_claims(issued: &Issued, access: &str, form: &Form, base: &str, now: SimTime) -> Value {
+    let mut claims = common_claims(issued, form, base, now);
+    let client = form.field("client_id").unwrap_or_default();
+    claims["jti"] = json!(uuid_of(&format!("id/{}", issued.access_token)));
+    claims["typ"] = json!("ID");
+    claims["aud"] = json!(client);
+    claims["auth_time"] = claims["iat"].clone();
+    claims["at_hash"] = json!(realm::at_hash(access));
     claims
 }
 
@@ -124,11 +157,11 @@ fn uuid_of(text: &str) -> String {
 }
 
 /// `GET /auth/realms/{realm}/protocol/openid-connect/certs`: the realm's JWKS.
-pub(crate) async fn certs(State(ctx): State<SiteCtx>, Path(realm): Path<String>) -> Response {
+pub(crate) async fn certs(Path(realm): Path<String>) -> Response {
     if let Err(missing) = known_realm(&realm) {
         return missing.into_response();
     }
-    match ctx.shared.realm_keys.get() {
+    match realm::realm_key() {
         Ok(key) => Json(key.jwks()).into_response(),
         Err(error) => KeycloakError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -241,9 +274,14 @@ impl Form {
 }
 
 /// Keycloak's success body, which a client must not cache.
-fn token_response(issued: Issued, scope: &str, id_token: Option<String>) -> Response {
+fn token_response(
+    issued: Issued,
+    access: String,
+    scope: &str,
+    id_token: Option<String>,
+) -> Response {
     let mut body = json!({
-        "access_token": issued.access_token,
+        "access_token": access,
         "expires_in": issued.expires_in,
         "refresh_expires_in": issued.refresh.as_ref().map_or(0, |(_, s)| *s),
         "token_type": "Bearer",

@@ -107,14 +107,15 @@ pub(crate) fn keycloak() -> Table {
             post(keycloak::token),
             Implemented(
                 "`password` (public client `zerto-client`), `client_credentials`, `refresh_token`; \
-                 Keycloak's error bodies; `scope=openid` adds an RS256 `id_token` and answers \
-                 `openid profile email`",
+                 Keycloak's error bodies; access tokens are RS256 JWTs of the realm key (`iss`, \
+                 `sub`, `azp`, `realm_access.roles`, `scope`, `jti`), which the ZVM API takes as \
+                 opaque; `scope=openid` adds an `id_token` and answers `openid profile email`",
             ),
         )
         .route(
             "/auth/realms/{realm}/protocol/openid-connect/certs",
             get(keycloak::certs),
-            Implemented("the realm's JWKS: one RS256 key, made when first needed"),
+            Implemented("the realm's JWKS: one RS256 key per process, made when first needed"),
         )
         .route(
             "/auth/realms/{realm}/.well-known/openid-configuration",

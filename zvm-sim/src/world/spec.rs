@@ -211,6 +211,16 @@ pub enum Role {
     Operator,
 }
 
+impl Role {
+    /// Its name, as the world file and a token's realm roles write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Administrator => "Administrator",
+            Role::Operator => "Operator",
+        }
+    }
+}
+
 // Secrets never reach a log line, not even through `{:?}` of the options.
 impl fmt::Debug for UserSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

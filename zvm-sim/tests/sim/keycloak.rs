@@ -415,3 +415,56 @@ async fn scope_openid_answers_an_id_token_signed_with_the_realms_published_key()
         .unwrap();
     assert_eq!(other.status(), StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn the_access_token_is_an_rs256_jwt_of_the_realm_that_the_zvm_api_takes_as_opaque() {
+    let t = spawn(1).await;
+    let body = token_json(&t, &ADMIN).await;
+    let access = body["access_token"].as_str().unwrap().to_owned();
+    let (header, claims) = verified(&t, &access).await;
+    assert_eq!(header["alg"], "RS256");
+    assert_eq!(claims["typ"], "Bearer");
+    assert_eq!(claims["azp"], "zerto-client");
+    assert_eq!(claims["preferred_username"], "admin");
+    assert_eq!(claims["scope"], "profile email");
+    let roles = claims["realm_access"]["roles"].as_array().unwrap();
+    assert!(roles.contains(&Value::from("Administrator")), "{claims}");
+    assert_eq!(
+        claims["exp"].as_i64().unwrap() - claims["iat"].as_i64().unwrap(),
+        300
+    );
+
+    let ask = |token: String| {
+        let url = format!("{}/v1/localsite", t.boston_url());
+        let http = t.http.clone();
+        async move {
+            http.get(url)
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(
+        ask(access.clone()).await,
+        StatusCode::OK,
+        "taken as it was given"
+    );
+    // Another token's id in the same envelope: the site keeps no such token.
+    let parts: Vec<&str> = access.split('.').collect();
+    let mut forged: Value = {
+        use base64::Engine;
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(parts[1])
+            .unwrap();
+        serde_json::from_slice(&bytes).unwrap()
+    };
+    forged["jti"] = Value::from("0".repeat(80));
+    let payload = {
+        use base64::Engine;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(forged.to_string())
+    };
+    let other = format!("{}.{payload}.{}", parts[0], parts[2]);
+    assert_eq!(ask(other).await, StatusCode::UNAUTHORIZED);
+}
