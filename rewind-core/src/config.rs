@@ -234,6 +234,18 @@ impl Default for LookupSettings {
     }
 }
 
+/// `[http.auth]`: who may use rewind-mcp over HTTP. Every request needs a bearer token signed by
+/// this OpenID issuer (its JWKS), naming this audience, not expired (within `leeway`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpAuth {
+    /// The issuer, as its tokens' `iss` names it (a Keycloak realm's URL).
+    pub issuer: Url,
+    /// The audience its tokens must name (`aud`).
+    pub audience: String,
+    /// How far the clocks may disagree on `exp` and `nbf`.
+    pub leeway: Duration,
+}
+
 /// Timeouts and retries of every HTTP call to a ZVM.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpSettings {
@@ -275,6 +287,8 @@ pub struct Config {
     pub lookup: LookupSettings,
     /// HTTP timeouts and read retries.
     pub http: HttpSettings,
+    /// Sign-in to rewind-mcp over HTTP (`[http.auth]`); `None` keeps it loopback-only.
+    pub http_auth: Option<HttpAuth>,
     /// The configuration file that was read, or looked for and not found; `None` when the
     /// configuration was built in code. Named when a site is missing.
     pub file: Option<PathBuf>,
@@ -422,6 +436,48 @@ struct FileHttp {
     connect_timeout_secs: Option<f64>,
     request_timeout_secs: Option<f64>,
     read_retry_secs: Option<f64>,
+    auth: Option<FileHttpAuth>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileHttpAuth {
+    issuer: Option<String>,
+    audience: Option<String>,
+    leeway_secs: Option<f64>,
+}
+
+impl FileHttpAuth {
+    /// `[http.auth]` as rewind-mcp checks tokens by it; the issuer and the audience are required.
+    fn settings(self) -> Result<HttpAuth, ConfigError> {
+        let missing = |key: &str| {
+            ConfigError::BadValue {
+            key: format!("http.auth.{key}"),
+            problem: "it is required: [http.auth] takes issuer (the OpenID issuer URL, e.g. https://zvm.example.com/auth/realms/zerto) and audience (the audience its tokens name for rewind-mcp)".to_owned(),
+        }
+        };
+        let raw = self.issuer.ok_or_else(|| missing("issuer"))?;
+        let issuer = parse_site_url("http.auth", &raw).map_err(|_| ConfigError::BadValue {
+            key: "http.auth.issuer".to_owned(),
+            problem: format!(
+                "{raw:?} is not an http(s) URL without credentials, query or fragment"
+            ),
+        })?;
+        let audience = self
+            .audience
+            .filter(|a| !a.trim().is_empty())
+            .ok_or_else(|| missing("audience"))?;
+        let leeway = seconds(
+            "http.auth.leeway_secs",
+            self.leeway_secs,
+            Duration::from_secs(60),
+        )?;
+        Ok(HttpAuth {
+            issuer,
+            audience,
+            leeway,
+        })
+    }
 }
 
 impl FileGuard {
@@ -776,7 +832,13 @@ impl Config {
         let hook = parsed.hook.unwrap_or_default().settings()?;
         let recover = parsed.recover.unwrap_or_default().settings()?;
         let lookup = parsed.lookup.unwrap_or_default().settings()?;
-        let http = parsed.http.unwrap_or_default().settings()?;
+        let mut file_http = parsed.http.unwrap_or_default();
+        let http_auth = file_http
+            .auth
+            .take()
+            .map(FileHttpAuth::settings)
+            .transpose()?;
+        let http = file_http.settings()?;
         let config = Config {
             sites,
             catalog_path,
@@ -786,6 +848,7 @@ impl Config {
             recover,
             lookup,
             http,
+            http_auth,
             file: looked_at,
             exposed_secret_mode,
         };
@@ -808,6 +871,7 @@ impl Config {
                 recover: RecoverSettings::default(),
                 lookup: LookupSettings::default(),
                 http: HttpSettings::default(),
+                http_auth: None,
                 file: None,
                 exposed_secret_mode: None,
             },
@@ -1001,7 +1065,13 @@ impl ConfigBuilder {
         self
     }
 
-    /// Sets HTTP timeouts and read retries.
+    /// Sets `[http.auth]`: rewind-mcp over HTTP checks bearer tokens by it.
+    pub fn http_auth(mut self, auth: HttpAuth) -> Self {
+        self.config.http_auth = Some(auth);
+        self
+    }
+
+    /// Sets the HTTP timeouts and read retries.
     pub fn http(mut self, http: HttpSettings) -> Self {
         self.config.http = http;
         self

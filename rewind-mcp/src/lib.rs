@@ -18,6 +18,7 @@ pub mod check;
 pub mod progress;
 pub mod reply;
 pub mod server;
+pub mod sign_in;
 pub mod text;
 pub mod tools;
 
@@ -133,6 +134,7 @@ pub async fn serve_http(
         )
         .with_allowed_origins(LOOPBACK_ORIGINS);
     let sessions_end = config.cancellation_token.clone();
+    let auth = rewind.config().http_auth.clone();
     // One RewindServer (so one Rewind, one per-VPG insert queue) shared by every session.
     let server = RewindServer::new(rewind);
     let in_flight = server.in_flight();
@@ -144,9 +146,30 @@ pub async fn serve_http(
         sessions,
         max: limits.max_sessions,
     };
-    let app = axum::Router::new()
-        .nest_service(HTTP_PATH, service)
-        .layer(axum::middleware::from_fn_with_state(cap, refuse_past_cap));
+    let mut app = axum::Router::new().nest_service(HTTP_PATH, service);
+    if let Some(auth) = auth {
+        // Signed in: every request to /mcp carries a token of the issuer; the metadata that says
+        // which issuer is open to all.
+        let verifier = sign_in::Verifier::new(auth);
+        app = app
+            .layer(axum::middleware::from_fn_with_state(
+                verifier.clone(),
+                sign_in::require_token,
+            ))
+            .merge(
+                axum::Router::new()
+                    .route(
+                        sign_in::METADATA_PATH,
+                        axum::routing::get(sign_in::metadata),
+                    )
+                    .route(
+                        &format!("{}{HTTP_PATH}", sign_in::METADATA_PATH),
+                        axum::routing::get(sign_in::metadata),
+                    )
+                    .with_state(verifier),
+            );
+    }
+    let app = app.layer(axum::middleware::from_fn_with_state(cap, refuse_past_cap));
     let served = axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             shutdown.await;

@@ -22,3 +22,4 @@ mod machine;
 mod recovery;
 mod rewind_loop;
 mod secrets;
+mod sign_in;

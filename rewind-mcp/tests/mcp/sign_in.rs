@@ -1,0 +1,138 @@
+//! `[http.auth]`: rewind-mcp over HTTP as an OAuth resource server of the ZVM's Keycloak realm. No
+//! token, a forged signature, another issuer's token, a token for another audience and an expired
+//! one are refused with 401 and the `WWW-Authenticate` header the MCP specification asks for; a
+//! good token is served; the protected-resource metadata names the issuer.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helper::{Setup, TestEnv};
+
+/// The configuration's `[http.auth]`: the Boston realm, for `audience`.
+fn signed_in(env: &TestEnv, audience: &str) {
+    let text = std::fs::read_to_string(env.config_path()).unwrap();
+    let auth = format!(
+        "\n[http.auth]\nissuer = \"{}/auth/realms/zerto\"\naudience = \"{audience}\"\n",
+        env.sim.local().url
+    );
+    std::fs::write(env.config_path(), text + &auth).unwrap();
+}
+
+/// An access token of `site`'s realm for the user admin.
+async fn token(site: &str) -> String {
+    let form = [
+        ("grant_type", "password"),
+        ("client_id", "zerto-client"),
+        ("username", "admin"),
+        ("password", "admin"),
+    ];
+    let answer: Value = reqwest::Client::new()
+        .post(format!(
+            "{site}/auth/realms/zerto/protocol/openid-connect/token"
+        ))
+        .form(&form)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    answer["access_token"].as_str().unwrap().to_owned()
+}
+
+/// `initialize` with this bearer token (if any): the status and the `WWW-Authenticate` header.
+async fn initialize(url: &str, token: Option<&str>) -> (StatusCode, String) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .json(&body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let answer = request.send().await.unwrap();
+    let challenge = answer
+        .headers()
+        .get("www-authenticate")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (answer.status(), challenge)
+}
+
+/// The token with its claims changed and its signature kept: a forgery.
+fn forged(token: &str) -> String {
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let parts: Vec<&str> = token.split('.').collect();
+    let mut claims: Value =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
+    claims["preferred_username"] = json!("root");
+    let body = URL_SAFE_NO_PAD.encode(claims.to_string());
+    format!("{}.{body}.{}", parts[0], parts[2])
+}
+
+#[tokio::test]
+async fn a_signed_in_server_takes_the_realms_token_and_refuses_every_other_with_401() {
+    let env = TestEnv::start(51, Setup::File).await;
+    signed_in(&env, "account");
+    let server = env.http_server().await;
+    let (status, challenge) = initialize(&server.url, None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(
+        challenge.starts_with("Bearer resource_metadata=\""),
+        "{challenge}"
+    );
+    let metadata_url = challenge.split('"').nth(1).unwrap().to_owned();
+    let metadata: Value = reqwest::get(&metadata_url)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let issuer = format!("{}/auth/realms/zerto", env.sim.local().url);
+    assert_eq!(metadata["authorization_servers"], json!([issuer]));
+    assert_eq!(metadata["resource"], server.url.as_str());
+
+    let good = token(&env.sim.local().url).await;
+    assert_eq!(initialize(&server.url, Some(&good)).await.0, StatusCode::OK);
+    for (bad, why) in [
+        (forged(&good), "signature"),
+        (token(&env.sim.peer().url).await, "issued by"),
+        ("not-a-jwt".to_owned(), "not a JWT"),
+    ] {
+        let (status, challenge) = initialize(&server.url, Some(&bad)).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{why}");
+        assert!(challenge.contains("error=\"invalid_token\""), "{challenge}");
+        assert!(challenge.contains(why), "{why}: {challenge}");
+        assert!(!challenge.contains(&bad), "the token is never echoed");
+    }
+}
+
+#[tokio::test]
+async fn a_token_for_another_audience_is_refused() {
+    let env = TestEnv::start(52, Setup::File).await;
+    signed_in(&env, "rewind-mcp");
+    let server = env.http_server().await;
+    let (status, challenge) =
+        initialize(&server.url, Some(&token(&env.sim.local().url).await)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(challenge.contains("audience"), "{challenge}");
+}
+
+#[tokio::test]
+async fn an_expired_token_is_refused() {
+    // A realm whose clock runs two hours behind: every token it issues has expired here.
+    let options = zvm_sim::Options {
+        epoch: Some(chrono::Utc::now() - chrono::Duration::hours(2)),
+        ..zvm_sim::Options::for_tests(53)
+    };
+    let env = TestEnv::start_with(options, Setup::File).await;
+    signed_in(&env, "account");
+    let server = env.http_server().await;
+    let (status, challenge) =
+        initialize(&server.url, Some(&token(&env.sim.local().url).await)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(challenge.contains("expired"), "{challenge}");
+}
