@@ -244,6 +244,32 @@ pub struct HttpAuth {
     pub audience: String,
     /// How far the clocks may disagree on `exp` and `nbf`.
     pub leeway: Duration,
+    /// The role (or scope) a token must carry for each kind of tool.
+    pub roles: ToolRoles,
+}
+
+/// `[http.auth.roles]`: the realm role or scope each kind of tool needs over HTTP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolRoles {
+    /// Finding protection, listing tags, checking a tool, reading the journal.
+    pub read: String,
+    /// Guarding a VM.
+    pub guard: String,
+    /// File-level restore, failover tests and clones.
+    pub recover: String,
+    /// Changing the tool catalog.
+    pub catalog: String,
+}
+
+impl Default for ToolRoles {
+    fn default() -> Self {
+        ToolRoles {
+            read: "rewind-read".to_owned(),
+            guard: "rewind-guard".to_owned(),
+            recover: "rewind-recover".to_owned(),
+            catalog: "rewind-catalog".to_owned(),
+        }
+    }
 }
 
 /// Timeouts and retries of every HTTP call to a ZVM.
@@ -445,6 +471,16 @@ struct FileHttpAuth {
     issuer: Option<String>,
     audience: Option<String>,
     leeway_secs: Option<f64>,
+    roles: Option<FileToolRoles>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileToolRoles {
+    read: Option<String>,
+    guard: Option<String>,
+    recover: Option<String>,
+    catalog: Option<String>,
 }
 
 impl FileHttpAuth {
@@ -472,10 +508,19 @@ impl FileHttpAuth {
             self.leeway_secs,
             Duration::from_secs(60),
         )?;
+        let given = self.roles.unwrap_or_default();
+        let d = ToolRoles::default();
+        let roles = ToolRoles {
+            read: given.read.unwrap_or(d.read),
+            guard: given.guard.unwrap_or(d.guard),
+            recover: given.recover.unwrap_or(d.recover),
+            catalog: given.catalog.unwrap_or(d.catalog),
+        };
         Ok(HttpAuth {
             issuer,
             audience,
             leeway,
+            roles,
         })
     }
 }

@@ -17,6 +17,7 @@ pub mod args;
 pub mod check;
 pub mod progress;
 pub mod reply;
+pub mod roles;
 pub mod server;
 pub mod sign_in;
 pub mod text;

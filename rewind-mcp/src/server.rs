@@ -56,6 +56,21 @@ impl RewindServer {
 #[tool_handler]
 #[prompt_handler]
 impl ServerHandler for RewindServer {
+    /// Every tool call: a signed-in caller without the role the tool needs gets a tool error naming
+    /// it ([`crate::roles`]); the others go to the tool.
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        if let Some(refused) = crate::roles::refusal(self.rewind.config(), &request.name, &context)
+        {
+            return Ok(refused.into());
+        }
+        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        Self::tool_router().call(call).await
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()

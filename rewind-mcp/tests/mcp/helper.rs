@@ -371,6 +371,25 @@ impl HttpServer {
         )
         .await
     }
+
+    /// A client that sends `token` as its bearer token (a server with `[http.auth]`).
+    pub async fn client_with_token<H: ClientHandler>(
+        &self,
+        human: H,
+        token: &str,
+    ) -> RunningService<RoleClient, H> {
+        let config =
+            rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                self.url.clone(),
+            )
+            .auth_header(token.to_owned());
+        connect(
+            human,
+            StreamableHttpClientTransport::from_config(config),
+            Protocol::Legacy,
+        )
+        .await
+    }
 }
 
 async fn connect<H, T, E, A>(

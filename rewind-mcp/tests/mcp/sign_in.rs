@@ -6,7 +6,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helper::{Setup, TestEnv};
+use crate::helper::{Human, Setup, TestEnv, call, expect_guarded, expect_ok, guard, line};
 
 /// The configuration's `[http.auth]`: the Boston realm, for `audience`.
 fn signed_in(env: &TestEnv, audience: &str) {
@@ -20,11 +20,16 @@ fn signed_in(env: &TestEnv, audience: &str) {
 
 /// An access token of `site`'s realm for the user admin.
 async fn token(site: &str) -> String {
+    token_of(site, "admin", "admin").await
+}
+
+/// An access token of `site`'s realm for `user`.
+async fn token_of(site: &str, user: &str, password: &str) -> String {
     let form = [
         ("grant_type", "password"),
         ("client_id", "zerto-client"),
-        ("username", "admin"),
-        ("password", "admin"),
+        ("username", user),
+        ("password", password),
     ];
     let answer: Value = reqwest::Client::new()
         .post(format!(
@@ -135,4 +140,53 @@ async fn an_expired_token_is_refused() {
         initialize(&server.url, Some(&token(&env.sim.local().url).await)).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert!(challenge.contains("expired"), "{challenge}");
+}
+
+#[tokio::test]
+async fn a_caller_without_the_role_a_tool_needs_gets_a_tool_error_naming_it() {
+    let mut world = zvm_sim::WorldSpec::default_world();
+    let user = |name: &str, roles: &[&str]| {
+        let mut spec = world.users[0].clone();
+        spec.name = name.to_owned();
+        spec.password = format!("{name}-password");
+        spec.realm_roles = roles.iter().map(|r| (*r).to_owned()).collect();
+        spec
+    };
+    let alice = user("alice", &["rewind-read", "rewind-guard"]);
+    let bob = user("bob", &["rewind-read"]);
+    world.users.extend([alice, bob]);
+    let options = zvm_sim::Options {
+        world,
+        ..zvm_sim::Options::for_tests(54)
+    };
+    let env = TestEnv::start_with(options, Setup::File).await;
+    signed_in(&env, "account");
+    let server = env.http_server().await;
+    let site = env.sim.local().url.clone();
+
+    let bob = server
+        .client_with_token(
+            Human::unreachable(),
+            &token_of(&site, "bob", "bob-password").await,
+        )
+        .await;
+    expect_ok(&call(&bob, "zerto_find_protection", json!({"vm": "web-01"})).await);
+    let refused = guard(&bob, "web-01", "edit app.conf", "role-1").await;
+    assert_eq!(refused.is_error, Some(true));
+    let said = line(&refused);
+    assert!(
+        said.contains("rewind-guard") && said.contains("bob"),
+        "{said}"
+    );
+    assert!(env.insert_tasks().await.is_empty(), "nothing was inserted");
+    bob.cancel().await.unwrap();
+
+    let alice = server
+        .client_with_token(
+            Human::unreachable(),
+            &token_of(&site, "alice", "alice-password").await,
+        )
+        .await;
+    expect_guarded(&guard(&alice, "web-01", "edit app.conf", "role-2").await);
+    alice.cancel().await.unwrap();
 }

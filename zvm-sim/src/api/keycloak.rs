@@ -106,8 +106,9 @@ fn access_claims(issued: &Issued, form: &Form, base: &str, now: SimTime, scope: 
     claims["typ"] = json!("Bearer");
     claims["aud"] = json!("account");
     claims["scope"] = json!(scope);
-    claims["realm_access"] =
-        json!({"roles": ["default-roles-zerto", issued.principal.role.name()]});
+    let mut roles = vec!["default-roles-zerto", issued.principal.role.name()];
+    roles.extend(issued.principal.realm_roles.iter().map(String::as_str));
+    claims["realm_access"] = json!({ "roles": roles });
     claims
 }
 

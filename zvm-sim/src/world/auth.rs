@@ -22,6 +22,9 @@ pub struct Principal {
     pub name: String,
     /// The ZVM role.
     pub role: Role,
+    /// More realm roles its tokens carry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub realm_roles: Vec<String>,
 }
 
 /// A token request, as the form gave it.
@@ -190,6 +193,7 @@ impl Auth {
             principal: Principal {
                 name: user.name.clone(),
                 role: user.role,
+                realm_roles: user.realm_roles.clone(),
             },
             with_refresh: true,
         })
@@ -217,6 +221,7 @@ impl Auth {
             principal: Principal {
                 name: service_account_name(&client.id),
                 role: client.role,
+                realm_roles: client.realm_roles.clone(),
             },
             with_refresh: false,
         })

@@ -656,6 +656,7 @@ mod tests {
         Principal {
             name: "admin".to_owned(),
             role: Role::Administrator,
+            realm_roles: Vec::new(),
         }
     }
 

@@ -188,6 +188,10 @@ pub struct UserSpec {
     pub password: String,
     /// ZVM role.
     pub role: Role,
+    /// More realm roles its tokens carry (`realm_access.roles`), for services that sign users in
+    /// with the ZVM's Keycloak (rewind-mcp's `[http.auth.roles]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub realm_roles: Vec<String>,
 }
 
 /// A confidential Keycloak client with a service account.
@@ -200,6 +204,9 @@ pub struct ClientSpec {
     pub secret: String,
     /// ZVM role of its service account.
     pub role: Role,
+    /// More realm roles its tokens carry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub realm_roles: Vec<String>,
 }
 
 /// A ZVM role.

@@ -1,0 +1,91 @@
+//! Who may do what over HTTP (`[http.auth.roles]`): each tool needs one realm role (or scope) in
+//! the caller's token: reading (find, tags, check a tool, the journal), guarding, recovering (file
+//! restore, failover test, clone) or changing the catalog. A call without it is a tool error that
+//! names the role, so the agent can say what to ask for. Over stdio, and without `[http.auth]`,
+//! there is no signed-in caller and nothing is checked here.
+
+use rewind_core::config::ToolRoles;
+use rewind_core::{Config, ErrorKind, ErrorReport};
+use rmcp::RoleServer;
+use rmcp::model::CallToolResult;
+use rmcp::service::RequestContext;
+
+use crate::sign_in::Caller;
+
+/// The role tool `tool` needs; `None` for a tool this table does not know, which nobody may call
+/// (a tool added without its role is refused, never taken for a read).
+fn needed<'r>(roles: &'r ToolRoles, tool: &str) -> Option<&'r str> {
+    Some(match tool {
+        "zerto_find_protection" | "zerto_list_tags" | "zerto_check_tool" | "zerto_journal" => {
+            &roles.read
+        }
+        "zerto_guard_before_mutate" => &roles.guard,
+        "zerto_recover_file" | "zerto_failover_test" | "zerto_clone" => &roles.recover,
+        "zerto_add_mutating_tool" | "zerto_add_read_only_tool" => &roles.catalog,
+        _ => return None,
+    })
+}
+
+/// The signed-in caller of an HTTP request, if this is one.
+pub fn caller(context: &RequestContext<RoleServer>) -> Option<&Caller> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Caller>())
+}
+
+/// The tool error of a signed-in caller whose token lacks the role `tool` needs; `None` when the
+/// call may go on.
+pub fn refusal(
+    config: &Config,
+    tool: &str,
+    context: &RequestContext<RoleServer>,
+) -> Option<CallToolResult> {
+    let auth = config.http_auth.as_ref()?;
+    let caller = caller(context)?;
+    let who = caller.name.as_deref().unwrap_or(&caller.subject);
+    let Some(role) = needed(&auth.roles, tool) else {
+        return Some(refused(format!(
+            "{tool} did not run: this server names no role for it, so no caller may use it over HTTP."
+        )));
+    };
+    if caller.roles.iter().any(|r| r == role) {
+        return None;
+    }
+    Some(refused(format!(
+        "{tool} did not run: it needs the role {role:?}, and {who}'s token does not carry it. Nothing was done; ask an administrator of the realm to grant {who} the role {role:?}, then sign in again."
+    )))
+}
+
+/// A refusal as every tool error is shaped (kind `refused`).
+fn refused(message: String) -> CallToolResult {
+    crate::reply::report(ErrorReport::new(ErrorKind::Refused, message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_tool_needs_the_role_of_what_it_does_and_every_tool_has_one() {
+        let roles = ToolRoles::default();
+        assert_eq!(
+            needed(&roles, "zerto_guard_before_mutate"),
+            Some("rewind-guard")
+        );
+        assert_eq!(needed(&roles, "zerto_recover_file"), Some("rewind-recover"));
+        assert_eq!(
+            needed(&roles, "zerto_add_read_only_tool"),
+            Some("rewind-catalog")
+        );
+        assert_eq!(needed(&roles, "zerto_find_protection"), Some("rewind-read"));
+        assert_eq!(needed(&roles, "a_new_tool"), None, "unknown: refused");
+        for tool in crate::RewindServer::tool_router().list_all() {
+            assert!(
+                needed(&roles, &tool.name).is_some(),
+                "{} has a role",
+                tool.name
+            );
+        }
+    }
+}
