@@ -149,18 +149,16 @@ struct VmAnswer {
     #[serde(deserialize_with = "nullable")]
     vpg_identifier: String,
     protected_site: Option<Link>,
-    #[serde(deserialize_with = "nullable")]
-    cpu_cores_num: u32,
-    #[serde(rename = "MemorySizeInMB", deserialize_with = "nullable")]
-    memory_size_in_mb: u32,
-    #[serde(rename = "ProvisionedStorageInMB", deserialize_with = "nullable")]
-    provisioned_storage_in_mb: u64,
+    /// Its size, as a `/v1/vms` row gives it (at the top level).
+    #[serde(flatten)]
+    row_size: Perf,
     #[serde(deserialize_with = "nullable")]
     guest_os: String,
     vm_network_information: Option<Network>,
     vm_perf_metric_info: Option<Perf>,
 }
 
+/// A VM's size: a `/v1/vms` row's own, or a VM's `VmPerfMetricInfo`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "PascalCase")]
 struct Perf {
@@ -188,18 +186,12 @@ struct Adapter {
 impl VmAnswer {
     /// Its size, from a `/v1/vms` row or, for a VM no VPG protects, its performance figures.
     fn size(&self) -> (u32, u32, u64) {
-        match &self.vm_perf_metric_info {
-            Some(p) => (
-                p.cpu_cores_num,
-                p.memory_size_in_mb,
-                p.provisioned_storage_in_mb,
-            ),
-            None => (
-                self.cpu_cores_num,
-                self.memory_size_in_mb,
-                self.provisioned_storage_in_mb,
-            ),
-        }
+        let size = self.vm_perf_metric_info.as_ref().unwrap_or(&self.row_size);
+        (
+            size.cpu_cores_num,
+            size.memory_size_in_mb,
+            size.provisioned_storage_in_mb,
+        )
     }
 
     fn ip(&self) -> Option<String> {

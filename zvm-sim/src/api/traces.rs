@@ -92,11 +92,7 @@ pub(crate) async fn undismiss(
 fn set_dismissed(ctx: &ViewCtx, id: &str, dismissed: bool) -> Result<StatusCode, ApiError> {
     let site = ctx.site;
     ctx.with_world(|world, now| {
-        let seen = world
-            .alerts_on(now)
-            .iter()
-            .any(|a| a.id.eq_ignore_ascii_case(id) && world.vpgs[a.vpg].visible_from(site));
-        if seen && world.set_dismissed(id, dismissed, now) {
+        if world.set_dismissed(site, id, dismissed, now) {
             Ok(StatusCode::OK)
         } else {
             Err(no_alert(id))

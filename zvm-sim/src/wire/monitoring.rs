@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{Link, SiteView};
 use crate::decisions::{SITE_TYPE_VERSION, ZVM_VERSION};
-use crate::world::placement::{Counters, DatastoreLoad, Owner, Space};
+use crate::world::placement::{Counters, DatastoreLoad, Owner, Space, VraLoad};
 
 /// `GET /v1/vras`: one VRA.
 #[derive(Debug, Serialize)]
@@ -201,17 +201,19 @@ pub const VRA_STATUSES: [&str; 10] = [
 impl SiteView<'_> {
     /// The VRAs of the answering site: one per host.
     pub fn vras(&self) -> Vec<VraView> {
-        (0..self.world.site(self.site).hosts.len())
-            .map(|host| self.vra(host))
+        let loads = self.world.vra_loads(self.site);
+        loads
+            .into_iter()
+            .enumerate()
+            .map(|(host, load)| self.vra(host, load))
             .collect()
     }
 
-    /// The VRA of host `host` of the answering site.
-    pub fn vra(&self, host_index: usize) -> VraView {
+    /// The VRA of host `host_index` of the answering site, which replicates `load`.
+    fn vra(&self, host_index: usize, load: VraLoad) -> VraView {
         let site = self.world.site(self.site);
         let host = &site.hosts[host_index];
         let identifier = vra_identifier(&site.server_id, host_index);
-        let load = self.world.vra_load(self.site, host_index);
         let appliance_on = &site.datastores[self.world.vra_datastore(self.site, host_index)];
         let network = site.ip.rsplit_once('.').map_or("10.0.0", |(net, _)| net);
         VraView {
@@ -262,16 +264,18 @@ impl SiteView<'_> {
 
     /// The answering site's datastores.
     pub fn datastores(&self) -> Vec<DatastoreView> {
-        (0..self.world.site(self.site).datastores.len())
-            .map(|index| self.datastore(index))
+        let loads = self.world.datastore_loads(self.site, self.now);
+        loads
+            .into_iter()
+            .enumerate()
+            .map(|(index, load)| self.datastore(index, load))
             .collect()
     }
 
-    /// Datastore `index` of the answering site.
-    pub fn datastore(&self, index: usize) -> DatastoreView {
+    /// Datastore `index` of the answering site, which holds `load`.
+    fn datastore(&self, index: usize, load: DatastoreLoad) -> DatastoreView {
         let site = self.world.site(self.site);
         let datastore = &site.datastores[index];
-        let load: DatastoreLoad = self.world.datastore_load(self.site, index, self.now);
         let used = load.used();
         DatastoreView {
             datastore_identifier: datastore.id.clone(),

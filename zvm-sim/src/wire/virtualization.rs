@@ -205,6 +205,7 @@ impl SiteView<'_> {
     /// The disk devices of `site`: one behind each datastore, which every host sees.
     pub fn devices(&self, site: SiteRole) -> Vec<DeviceView> {
         let s = self.world.site(site);
+        let loads = self.world.datastore_loads(site, self.now);
         s.datastores
             .iter()
             .enumerate()
@@ -215,7 +216,7 @@ impl SiteView<'_> {
                     device_name: format!("VMware Fibre Channel Disk ({naa})"),
                     device_identifier: device.clone(),
                     datastore_identifier: Some(datastore.id.clone()),
-                    size_in_bytes: self.world.datastore_load(site, index, self.now).capacity,
+                    size_in_bytes: loads[index].capacity,
                     host_identifiers: s.hosts.iter().map(|h| h.id.clone()).collect(),
                     vm_identifier: None,
                 }

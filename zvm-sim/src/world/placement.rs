@@ -106,36 +106,44 @@ impl World {
         self.vms[vm].used_mb / 64 * held.min(configured) / configured
     }
 
-    /// What the VRA of host `host` at `site` replicates.
-    pub fn vra_load(&self, site: SiteRole, host: usize) -> VraLoad {
-        let (mut protected_vpgs, mut protected_vms) = (BTreeSet::new(), BTreeSet::new());
-        let mut recovery_vpgs = BTreeSet::new();
-        let mut load = VraLoad::default();
+    /// What the VRA of each host at `site` replicates, by host position: one pass over every
+    /// replica, whatever the number of hosts.
+    pub fn vra_loads(&self, site: SiteRole) -> Vec<VraLoad> {
+        let hosts = self.site(site).hosts.len();
+        let mut protected: Vec<(BTreeSet<usize>, BTreeSet<usize>)> =
+            vec![Default::default(); hosts];
+        let mut recovery_vpgs: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); hosts];
+        let mut loads = vec![VraLoad::default(); hosts];
         for (index, vpg) in self.vpgs.iter().enumerate() {
-            let mut own = false;
+            let mut own = BTreeSet::new();
             for &vm in &vpg.vms {
-                if vpg.protected == site && self.host_at(vm, site) == host {
-                    protected_vpgs.insert(index);
-                    protected_vms.insert(vm);
-                    own = true;
+                let host = self.host_at(vm, site);
+                if vpg.protected == site {
+                    protected[host].0.insert(index);
+                    protected[host].1.insert(vm);
+                    own.insert(host);
                 }
-                if vpg.recovery == site && self.host_at(vm, site) == host {
-                    recovery_vpgs.insert(index);
-                    load.recovery.vms += 1;
-                    load.recovery.volumes += VM_VOLUMES.len();
+                if vpg.recovery == site {
+                    recovery_vpgs[host].insert(index);
+                    loads[host].recovery.vms += 1;
+                    loads[host].recovery.volumes += VM_VOLUMES.len();
                 }
             }
-            if own && vpg.recovery == site {
-                load.self_protected_vpgs += 1;
+            if vpg.recovery == site {
+                own.iter()
+                    .for_each(|&host| loads[host].self_protected_vpgs += 1);
             }
         }
-        load.protected = Counters {
-            vpgs: protected_vpgs.len(),
-            vms: protected_vms.len(),
-            volumes: protected_vms.len() * VM_VOLUMES.len(),
-        };
-        load.recovery.vpgs = recovery_vpgs.len();
-        load
+        for (host, load) in loads.iter_mut().enumerate() {
+            let (vpgs, vms) = &protected[host];
+            load.protected = Counters {
+                vpgs: vpgs.len(),
+                vms: vms.len(),
+                volumes: vms.len() * VM_VOLUMES.len(),
+            };
+            load.recovery.vpgs = recovery_vpgs[host].len();
+        }
+        loads
     }
 
     /// The position among the datastores of `site` of the one holding a VM's disks there: its
@@ -151,36 +159,29 @@ impl World {
         host % self.site(site).datastores.len().max(1)
     }
 
-    /// What datastore `datastore` of `site` holds at `now`: the sum of its [`World::volumes`], and
-    /// the VMs on it that no VPG protects.
-    pub fn datastore_load(&self, site: SiteRole, datastore: usize, now: SimTime) -> DatastoreLoad {
-        let hosts = self.site(site).hosts.len();
-        let mut load = DatastoreLoad {
-            vras: (0..hosts)
-                .filter(|&host| self.vra_datastore(site, host) == datastore)
-                .count(),
-            ..DatastoreLoad::default()
-        };
+    /// What each datastore of `site` holds at `now`, by position: the sum of its
+    /// [`World::volumes`] and the VMs on it that no VPG protects, in one pass over them.
+    pub fn datastore_loads(&self, site: SiteRole, now: SimTime) -> Vec<DatastoreLoad> {
+        let count = self.site(site).datastores.len();
+        let mut loads = vec![DatastoreLoad::default(); count];
+        for host in 0..self.site(site).hosts.len() {
+            loads[self.vra_datastore(site, host)].vras += 1;
+        }
         for (index, vm) in self
             .vms
             .iter()
             .enumerate()
             .filter(|(_, vm)| vm.site == site)
         {
-            if self.datastore_of(index, site) != datastore {
-                continue;
-            }
+            let load = &mut loads[self.datastore_of(index, site)];
             if vm.vpgs.is_empty() {
                 load.unprotected.add(vm.used_mb, vm.provisioned_mb);
             } else {
                 load.outgoing_vms += 1;
             }
         }
-        for volume in self
-            .volumes(site, now)
-            .into_iter()
-            .filter(|v| v.datastore == datastore)
-        {
+        for volume in self.volumes(site, now) {
+            let load = &mut loads[volume.datastore];
             let into = match volume.kind {
                 VolumeKind::Protected => &mut load.protected,
                 VolumeKind::Recovery => &mut load.recovery,
@@ -195,10 +196,12 @@ impl World {
             into.used += volume.space.used;
             into.provisioned += volume.space.provisioned;
         }
-        // Sized to what it holds and a third more.
-        let tib = 1u64 << 40;
-        load.capacity = DATASTORE_CAPACITY_BYTES.max((load.used() * 4 / 3).div_ceil(tib) * tib);
-        load
+        for load in &mut loads {
+            // Sized to what it holds and a third more.
+            let tib = 1u64 << 40;
+            load.capacity = DATASTORE_CAPACITY_BYTES.max((load.used() * 4 / 3).div_ceil(tib) * tib);
+        }
+        loads
     }
 }
 

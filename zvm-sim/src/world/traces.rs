@@ -13,10 +13,10 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::decisions::{self, EVENTS_KEPT, REPORTS_KEPT};
-use crate::world::World;
 use crate::world::clock::SimTime;
 use crate::world::enums::{event_type, status, task_state};
 use crate::world::tasks::Operation;
+use crate::world::{SiteRole, World};
 
 /// The world's events, recovery reports and dismissed alerts.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -300,13 +300,19 @@ impl World {
         events
     }
 
-    /// Whether an alert is on now; dismissing or undismissing it then sets whether it shows as
-    /// dismissed.
-    pub fn set_dismissed(&mut self, alert: &str, dismissed: bool, now: SimTime) -> bool {
+    /// Dismisses (or undismisses) alert `alert` if it is on now at a site `site` sees; whether it
+    /// was.
+    pub fn set_dismissed(
+        &mut self,
+        site: SiteRole,
+        alert: &str,
+        dismissed: bool,
+        now: SimTime,
+    ) -> bool {
         let Some(alert) = self
             .alerts_on(now)
             .into_iter()
-            .find(|a| a.id.eq_ignore_ascii_case(alert))
+            .find(|a| a.id.eq_ignore_ascii_case(alert) && self.vpgs[a.vpg].visible_from(site))
         else {
             return false;
         };
