@@ -117,6 +117,10 @@ pub enum Command {
         /// Only the records of this change id.
         #[arg(long = "change", value_name = "ID")]
         change_id: Option<String>,
+        /// Only the records a team server made for this signed-in person: their user name (any
+        /// case) or their token subject.
+        #[arg(long, value_name = "WHO")]
+        person: Option<String>,
         /// Only the last N matching records (1 or more; leave it out for all of them).
         #[arg(long, value_name = "N", value_parser = record_count)]
         last: Option<usize>,

@@ -158,11 +158,13 @@ pub fn run(cli: Cli) -> u8 {
         Command::Journal {
             vm,
             change_id,
+            person,
             last,
         } => offline(&ctx, |config| {
             let filter = JournalFilter {
                 vm,
                 change_id,
+                person,
                 last,
             };
             commands::journal::journal(&AuditJournal::new(&config.journal_path), &filter)

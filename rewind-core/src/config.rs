@@ -30,6 +30,11 @@
 //! [hook]
 //! window_secs = 900
 //!
+//! [hook.team]                             # optional: guards made through a team server count too
+//! url = "https://rewind.example.com"
+//! token_command = ["oidc-token", "rewind"] # prints the user's access token; else $REWIND_TEAM_TOKEN
+//! timeout_secs = 3
+//!
 //! [recover]
 //! wait_floor_secs = 600                   # each recovery task is waited for at least this long
 //!
@@ -180,14 +185,39 @@ impl Default for GuardSettings {
 pub struct HookSettings {
     /// How long a guard of a VM lets mutating tool calls on that VM through without a new guard.
     pub window: Duration,
+    /// The team server whose guards count too (`[hook.team]`), when this machine's agent guards
+    /// through one.
+    pub team: Option<TeamServer>,
 }
 
 impl Default for HookSettings {
     fn default() -> Self {
         HookSettings {
             window: Duration::from_secs(15 * 60),
+            team: None,
         }
     }
+}
+
+/// The environment variable the hook reads the user's access token for the team server from, when
+/// `[hook.team]` names no `token_command`.
+pub const TEAM_TOKEN_ENV: &str = "REWIND_TEAM_TOKEN";
+
+/// `[hook.team]`: a team server (`rewind-mcp --http` with `[http.auth]`) that this machine's agent
+/// guards through. The hook asks it for its recent guards (`GET /v1/guards`) with the user's own
+/// access token, and judges a call on them and this machine's journal together; a server that
+/// does not answer in `timeout`, or refuses the token, blocks the call (fail closed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TeamServer {
+    /// The server's base URL (`https://rewind.example.com`; its MCP endpoint is `<url>/mcp`).
+    pub url: Url,
+    /// A command that prints the user's access token on stdout (e.g. an OIDC agent's); without
+    /// it, the token is read from [`TEAM_TOKEN_ENV`].
+    pub token_command: Option<Vec<String>>,
+    /// How long the hook waits for the token command and the server together.
+    pub timeout: Duration,
+    /// Trust only this certificate (bundle) for the server's TLS, instead of the system's roots.
+    pub ca_cert: Option<PathBuf>,
 }
 
 /// How long a bounded recover waits for its Zerto tasks.
@@ -442,6 +472,56 @@ struct FileGuard {
 #[serde(deny_unknown_fields)]
 struct FileHook {
     window_secs: Option<f64>,
+    team: Option<FileTeam>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileTeam {
+    url: Option<String>,
+    token_command: Option<Vec<String>>,
+    timeout_secs: Option<f64>,
+    ca_cert: Option<PathBuf>,
+}
+
+impl FileTeam {
+    /// `[hook.team]`: the url is required, the token command must name a program when given.
+    fn settings(self) -> Result<TeamServer, ConfigError> {
+        let bad = |key: &str, problem: String| ConfigError::BadValue {
+            key: format!("hook.team.{key}"),
+            problem,
+        };
+        let raw = self.url.ok_or_else(|| {
+            bad(
+                "url",
+                "it is required: [hook.team] takes url (the team server's base URL, e.g. https://rewind.example.com), and optionally token_command, timeout_secs and ca_cert".to_owned(),
+            )
+        })?;
+        let url = parse_site_url("hook.team", &raw).map_err(|_| {
+            bad(
+                "url",
+                format!("{raw:?} is not an http(s) URL without credentials, query or fragment"),
+            )
+        })?;
+        if let Some(command) = &self.token_command
+            && command.first().is_none_or(|p| p.trim().is_empty())
+        {
+            return Err(bad(
+                "token_command",
+                "it is empty: give the program and its arguments, e.g. [\"oidc-token\", \"rewind\"], or leave it out to read $REWIND_TEAM_TOKEN".to_owned(),
+            ));
+        }
+        Ok(TeamServer {
+            url,
+            token_command: self.token_command,
+            timeout: seconds(
+                "hook.team.timeout_secs",
+                self.timeout_secs,
+                Duration::from_secs(3),
+            )?,
+            ca_cert: self.ca_cert,
+        })
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -545,6 +625,7 @@ impl FileHook {
         let window = HookSettings::default().window;
         Ok(HookSettings {
             window: seconds("hook.window_secs", self.window_secs, window)?,
+            team: self.team.map(FileTeam::settings).transpose()?,
         })
     }
 }

@@ -81,7 +81,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-pub use audit_journal::{AuditJournal, GuardLookup, JournalFilter, JournalRecord};
+pub use audit_journal::{AuditJournal, GuardLookup, JournalFilter, JournalRecord, Person};
 pub use catalog::{CatalogStore, Classification, InvalidEntry, ToolClass};
 pub use codes::Code;
 pub use config::{
@@ -102,6 +102,7 @@ pub use recover::{
     RecoveryTask, RecoveryTaskReport, RecoveryVerdict, Unmount,
 };
 pub use tagged_checkpoint::TagList;
+pub use tokio_util::sync::CancellationToken;
 pub use zvm::ZvmClient;
 
 /// What one configured site looks like right now.
@@ -165,6 +166,9 @@ struct Inner {
 #[derive(Debug, Clone)]
 pub struct Rewind {
     inner: Arc<Inner>,
+    /// The signed-in person this handle acts for ([`Rewind::acting_for`]): journaled with each
+    /// guard and recovery made through it.
+    person: Option<Arc<audit_journal::Person>>,
 }
 
 impl Rewind {
@@ -189,7 +193,23 @@ impl Rewind {
                 own: Default::default(),
                 config,
             }),
+            person: None,
         })
+    }
+
+    /// The same facade (one insert queue, one journal) acting for `person`: each guard and recovery
+    /// made through the handle it returns journals them beside the agent's name. A team server
+    /// makes one per signed-in call.
+    pub fn acting_for(&self, person: audit_journal::Person) -> Rewind {
+        Rewind {
+            inner: self.inner.clone(),
+            person: Some(Arc::new(person)),
+        }
+    }
+
+    /// The person this handle acts for, if any.
+    pub fn person(&self) -> Option<&audit_journal::Person> {
+        self.person.as_deref()
     }
 
     /// Builds the clients and learns each site's identifier from `/v1/localsite`; fails when no site is
@@ -278,6 +298,20 @@ impl Rewind {
         req: GuardRequest,
         progress: &dyn ProgressSink,
     ) -> Result<GuardReport, RewindError> {
+        self.guard_until(req, progress, &CancellationToken::new())
+            .await
+    }
+
+    /// [`Rewind::guard`] that can be told to stop: once `stop` is cancelled, no insert not yet sent
+    /// is sent (a VPG still waiting for its turn ends with an `error` outcome that says so), while
+    /// every insert already sent is read to its end and journaled, as always. The verdict is then
+    /// `not_guarded` unless every protecting VPG was already tagged.
+    pub async fn guard_until(
+        &self,
+        req: GuardRequest,
+        progress: &dyn ProgressSink,
+        stop: &CancellationToken,
+    ) -> Result<GuardReport, RewindError> {
         self.inner.config.require_sites()?;
         let ctx = guard::GuardContext {
             clients: &self.inner.clients,
@@ -286,6 +320,8 @@ impl Rewind {
             settings: &self.inner.config.guard,
             journal: &self.inner.journal,
             window: self.inner.config.hook.window,
+            person: self.person(),
+            stop,
         };
         guard::guard(&ctx, &req, progress).await
     }

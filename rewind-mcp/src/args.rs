@@ -106,6 +106,10 @@ pub struct JournalArgs {
     /// Only the records of this change id.
     #[serde(default)]
     pub change_id: Option<String>,
+    /// Only the records a team server made for this signed-in person: their user name or their
+    /// token subject.
+    #[serde(default)]
+    pub person: Option<String>,
     /// Only the newest records, at most this many (default 20, at most 500).
     #[serde(default)]
     #[schemars(range(min = 1, max = 500))]

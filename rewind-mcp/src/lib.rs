@@ -10,11 +10,14 @@
 //! - [`progress`]: a guard's or a recovery's progress as MCP progress notifications, and the work
 //!   still running on tasks of its own, which the server waits for before it exits.
 //! - [`text`]: every word the model or the human reads: instructions, descriptions, the prompt, the form.
+//! - [`sign_in`] and [`roles`]: who may call over HTTP, and which tools.
+//! - [`guards`]: `GET /v1/guards`, the team server's recent guards for its users' hooks.
 //!
 //! [`serve_stdio`] and [`serve_http`] are what the binary calls once it has a [`Rewind`].
 
 pub mod args;
 pub mod check;
+pub mod guards;
 pub mod progress;
 pub mod reply;
 pub mod roles;
@@ -136,6 +139,7 @@ pub async fn serve_http(
         .with_allowed_origins(LOOPBACK_ORIGINS);
     let sessions_end = config.cancellation_token.clone();
     let auth = rewind.config().http_auth.clone();
+    let rewind_for_guards = rewind.clone();
     // One RewindServer (so one Rewind, one per-VPG insert queue) shared by every session.
     let server = RewindServer::new(rewind);
     let in_flight = server.in_flight();
@@ -147,7 +151,24 @@ pub async fn serve_http(
         sessions,
         max: limits.max_sessions,
     };
-    let mut app = axum::Router::new().nest_service(HTTP_PATH, service);
+    let hosts: std::sync::Arc<Vec<String>> = std::sync::Arc::new(
+        LOOPBACK_HOSTS
+            .iter()
+            .map(|h| h.to_string())
+            .chain(limits.extra_hosts.iter().cloned())
+            .collect(),
+    );
+    // The hooks' read of the journal answers to the same host names as /mcp (which rmcp checks).
+    let guards = axum::Router::new()
+        .route(guards::GUARDS_PATH, axum::routing::get(guards::guards))
+        .with_state(rewind_for_guards)
+        .layer(axum::middleware::from_fn_with_state(
+            hosts,
+            refuse_other_hosts,
+        ));
+    let mut app = axum::Router::new()
+        .nest_service(HTTP_PATH, service)
+        .merge(guards);
     if let Some(auth) = auth {
         // Signed in: every request to /mcp carries a token of the issuer; the metadata that says
         // which issuer is open to all.
@@ -179,6 +200,38 @@ pub async fn serve_http(
         .await;
     in_flight.settle().await;
     served.map_err(|source| ServeError::Http { addr, source })
+}
+
+/// Answers 403 to a request whose `Host` header names none of `hosts` (its port aside), as rmcp
+/// answers one to `/mcp`: a web page reached through DNS rebinding reads nothing.
+async fn refuse_other_hosts(
+    axum::extract::State(hosts): axum::extract::State<std::sync::Arc<Vec<String>>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let host = request
+        .headers()
+        .get(axum::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(host_name)
+        .unwrap_or_default();
+    if hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+        return next.run(request).await;
+    }
+    (
+        axum::http::StatusCode::FORBIDDEN,
+        "this host name is not one rewind-mcp answers to; add it with --allowed-host",
+    )
+        .into_response()
+}
+
+/// The host of a `Host` header, without its port or an IPv6 address's brackets.
+fn host_name(header: &str) -> &str {
+    if let Some(rest) = header.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or_default();
+    }
+    header.split(':').next().unwrap_or_default()
 }
 
 /// The open sessions and how many may be.

@@ -34,6 +34,15 @@ impl RewindServer {
         }
     }
 
+    /// The same server acting for `person` (one insert queue, one journal, one count of work in
+    /// flight): what a signed-in call runs on, so its guards and recoveries journal who it was.
+    fn acting_for(&self, person: rewind_core::Person) -> Self {
+        RewindServer {
+            rewind: self.rewind.acting_for(person),
+            in_flight: self.in_flight.clone(),
+        }
+    }
+
     /// The guards and recoveries still running, which [`InFlight::settle`] waits for.
     pub fn in_flight(&self) -> InFlight {
         self.in_flight.clone()
@@ -57,7 +66,7 @@ impl RewindServer {
 #[prompt_handler]
 impl ServerHandler for RewindServer {
     /// Every tool call: a signed-in caller without the role the tool needs gets a tool error naming
-    /// it ([`crate::roles`]); the others go to the tool.
+    /// it ([`crate::roles`]); the others go to the tool, acting for the caller when signed in.
     async fn call_tool(
         &self,
         request: rmcp::model::CallToolRequestParams,
@@ -67,7 +76,11 @@ impl ServerHandler for RewindServer {
         {
             return Ok(refused.into());
         }
-        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        let server = match crate::roles::caller(&context) {
+            Some(caller) => self.acting_for(caller.person()),
+            None => self.clone(),
+        };
+        let call = rmcp::handler::server::tool::ToolCallContext::new(&server, request, context);
         Self::tool_router().call(call).await
     }
 

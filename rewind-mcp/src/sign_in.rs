@@ -39,6 +39,16 @@ pub struct Caller {
     pub roles: Vec<String>,
 }
 
+impl Caller {
+    /// The person the journal names for this caller.
+    pub fn person(&self) -> rewind_core::Person {
+        rewind_core::Person {
+            subject: self.subject.clone(),
+            name: self.name.clone(),
+        }
+    }
+}
+
 /// Why a token was refused; said in `error_description`, never with the token.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {

@@ -236,6 +236,7 @@ impl RewindServer {
         let filter = JournalFilter {
             vm: given(a.vm),
             change_id: given(a.change_id),
+            person: given(a.person),
             last: Some(last),
         };
         match crate::on_files(&self.rewind, move |r| r.journal().read(&filter)).await {

@@ -39,11 +39,17 @@ pub fn journal_text(read: &JournalRead) -> String {
             read.path.display()
         );
     }
-    let mut t = Table::new(&[
+    // The PERSON column is for a team server's journal; a journal of one user's guards has none.
+    let people = read.records.iter().any(|r| r.person.is_some());
+    let mut heads = vec![
         "TIME", "KIND", "VM", "CHANGE", "VERDICT", "VPGS", "AGENT", "ACTION",
-    ]);
+    ];
+    if people {
+        heads.insert(6, "PERSON");
+    }
+    let mut t = Table::new(&heads);
     for r in &read.records {
-        t.row(vec![
+        let mut row = vec![
             when(Some(r.time)),
             match r.kind {
                 RecordKind::Guard => "guard",
@@ -56,7 +62,11 @@ pub fn journal_text(read: &JournalRead) -> String {
             vpg_counts(r),
             r.agent.clone(),
             r.action.clone(),
-        ]);
+        ];
+        if people {
+            row.insert(6, r.person.as_ref().map_or("-".into(), |p| p.to_string()));
+        }
+        t.row(row);
     }
     let mut out = t.render();
     out.push_str(&format!("\n{}\n", read.headline()));

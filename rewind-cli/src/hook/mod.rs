@@ -19,11 +19,14 @@
 //!   a block in the host's terms (fail closed).
 //!
 //! It reads only the configuration, the catalog and the journal: it never calls a ZVM, and it starts
-//! no async runtime, so it answers in milliseconds. `rewind hook install` ([`install`]) writes it into
+//! no async runtime, so it answers in milliseconds. The one exception is a machine whose agent guards
+//! through a team server (`[hook.team]`, [`team`]): for a mutating call only, it asks that server
+//! for its recent guards, within a short timeout, and fails closed when it cannot. `rewind hook install` ([`install`]) writes it into
 //! a host's settings.
 
 pub mod host;
 pub mod install;
+pub mod team;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -31,7 +34,7 @@ use std::time::Duration;
 
 use rewind_core::audit_journal::{GuardLookup, JournalVm};
 use rewind_core::catalog::CatalogStore;
-use rewind_core::{AuditJournal, Config, JournalFilter, JournalRecord, ToolClass};
+use rewind_core::{AuditJournal, Config, JournalRecord, ToolClass};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -39,6 +42,7 @@ use crate::context::Context;
 use crate::exit::CliError;
 use crate::output;
 pub use host::{Answer, Call, Host, ToolRef};
+use team::{Guards, GuardsError};
 
 /// The hook's decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -247,8 +251,9 @@ fn decide_call(call: &Call, config: &Config) -> Decision {
         ToolClass::Unknown => Decision::ask(class.human_question(), classify_words(&server, &tool)),
         ToolClass::Mutating => {
             let journal = AuditJournal::new(&config.journal_path);
+            let guards = Guards::new(&journal, config.hook.team.as_ref(), config.hook.window);
             mutating(
-                &journal,
+                &guards,
                 config.hook.window,
                 &server,
                 &tool,
@@ -348,7 +353,7 @@ fn unnamed_server(host: Host, tool: &str, found: &[String]) -> Decision {
 
 /// A mutating call: allowed only when each VM it changes was guarded within the window.
 fn mutating(
-    journal: &AuditJournal,
+    guards: &Guards<'_>,
     window: Duration,
     server: &str,
     tool: &str,
@@ -357,8 +362,7 @@ fn mutating(
     tool_input: &Value,
 ) -> Decision {
     let call = MutatingCall {
-        journal,
-        window,
+        guards,
         minutes: window_words(window),
         server,
         tool,
@@ -370,10 +374,9 @@ fn mutating(
     }
 }
 
-/// A call of a mutating tool, judged against the audit journal.
+/// A call of a mutating tool, judged against the audit journal (and a team server's guards).
 struct MutatingCall<'a> {
-    journal: &'a AuditJournal,
-    window: Duration,
+    guards: &'a Guards<'a>,
     /// The window in words.
     minutes: String,
     server: &'a str,
@@ -387,14 +390,15 @@ impl MutatingCall<'_> {
     fn judge_named(&self, vm: &str) -> Decision {
         let (server, tool, minutes) = (self.server, self.tool, &self.minutes);
         let named = quoted(vm);
-        match self.journal.last_guarded(vm, self.window) {
+        match self.guards.last_guarded(vm) {
             Ok(GuardLookup::Guarded(r)) => {
                 Decision::allow(guarded_words(server, tool, &r, minutes))
             }
             Ok(GuardLookup::Ambiguous(candidates)) => ambiguous(server, tool, vm, &candidates),
             Ok(GuardLookup::NotGuarded) => Decision::deny(format!(
-                "{server}/{tool} changes VM {named} (its argument {}), and {named} has no guarded record in rewind's journal from the last {minutes}: {}",
+                "{server}/{tool} changes VM {named} (its argument {}), and {named} has no guarded record in {} from the last {minutes}: {}",
                 self.vm_arg.unwrap_or("?"),
+                self.guards.sources(),
                 self.guard_first(&[&named])
             )),
             Err(e) => self.unreadable(&e),
@@ -403,8 +407,8 @@ impl MutatingCall<'_> {
 
     /// No argument names the VM: look in the input for a VM the journal knows.
     fn judge_mentioned(&self, tool_input: &Value) -> Decision {
-        let known = match self.journal.read(&JournalFilter::default()) {
-            Ok(read) => read.records,
+        let known = match self.guards.known() {
+            Ok(records) => records,
             Err(e) => return self.unreadable(&e),
         };
         let mentioned = mentioned_vms(&known, tool_input);
@@ -425,7 +429,7 @@ impl MutatingCall<'_> {
         let mut unguarded = Vec::new();
         let mut guarded = Vec::new();
         for (id, m) in mentioned {
-            match self.journal.last_guarded(id, self.window) {
+            match self.guards.last_guarded(id) {
                 Ok(GuardLookup::Guarded(r)) => {
                     guarded.push(guarded_words(server, tool, &r, minutes))
                 }
@@ -443,7 +447,8 @@ impl MutatingCall<'_> {
             _ => (format!("VMs {}", unguarded.join(", ")), "have"),
         };
         Decision::deny(format!(
-            "{server}/{tool} is mutating and this call names {names}, which {have} no guarded record in rewind's journal from the last {minutes}: {}",
+            "{server}/{tool} is mutating and this call names {names}, which {have} no guarded record in {} from the last {minutes}: {}",
+            self.guards.sources(),
             self.guard_first(&unguarded)
         ))
     }
@@ -467,11 +472,15 @@ impl MutatingCall<'_> {
         )
     }
 
-    /// The journal cannot be read, so nothing says the VM was guarded (fail closed).
-    fn unreadable(&self, e: &dyn std::fmt::Display) -> Decision {
+    /// The guards cannot be read, so nothing says the VM was guarded (fail closed).
+    fn unreadable(&self, e: &GuardsError) -> Decision {
         let (server, tool) = (self.server, self.tool);
+        let what = match e {
+            GuardsError::Journal(_) => "its audit journal",
+            GuardsError::Team { .. } => "the team server's guards",
+        };
         Decision::fail(format!(
-            "rewind cannot read its audit journal, so it cannot tell whether the VM was guarded; {server}/{tool} is denied (fail closed): {e}"
+            "rewind cannot read {what}, so it cannot tell whether the VM was guarded; {server}/{tool} is denied (fail closed): {e}"
         ))
     }
 
@@ -490,8 +499,13 @@ impl MutatingCall<'_> {
 }
 
 fn guarded_words(server: &str, tool: &str, r: &JournalRecord, minutes: &str) -> String {
+    let for_whom = r
+        .person
+        .as_ref()
+        .map(|p| format!(" for {p}, through the team server"))
+        .unwrap_or_default();
     format!(
-        "{server}/{tool} is mutating, and VM {} was guarded at {} for change {} (within the last {minutes})",
+        "{server}/{tool} is mutating, and VM {} was guarded at {} for change {}{for_whom} (within the last {minutes})",
         r.vm.name,
         crate::commands::protection::when(Some(r.time)),
         r.change_id

@@ -15,5 +15,6 @@ mod machine;
 mod output;
 mod protection;
 mod recover;
+mod team;
 mod tools;
 mod trust;

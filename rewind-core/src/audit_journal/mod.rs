@@ -160,6 +160,39 @@ pub struct JournalVpg {
     pub detail: Option<String>,
 }
 
+/// The signed-in person an agent acted for: the caller of a team server (`rewind-mcp --http` with
+/// `[http.auth]`), as their access token names them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Person {
+    /// The token's subject (`sub`): the identity provider's lasting id of the person.
+    pub subject: String,
+    /// Their name as the token gives it (`preferred_username`, else `name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl Person {
+    /// Whether `who` names this person: their subject exactly, or their name in any case.
+    pub fn answers_to(&self, who: &str) -> bool {
+        let who = who.trim();
+        self.subject == who
+            || self
+                .name
+                .as_deref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(who))
+    }
+}
+
+impl std::fmt::Display for Person {
+    /// `alice (4f1c…)`: the name, then the subject; the subject alone when there is no name.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.name {
+            Some(name) => write!(f, "{name} ({})", self.subject),
+            None => f.write_str(&self.subject),
+        }
+    }
+}
+
 /// One record of the journal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct JournalRecord {
@@ -167,8 +200,12 @@ pub struct JournalRecord {
     pub time: DateTime<Utc>,
     /// Guard or recovery.
     pub kind: RecordKind,
-    /// Who acted.
+    /// Who acted: the agent's own name for a guard, the ZVM account for a recovery.
     pub agent: String,
+    /// The signed-in person the agent acted for, when it acted through a team server. Absent from
+    /// records made over stdio, by the CLI, and by older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person: Option<Person>,
     /// What they did.
     pub action: String,
     /// The change id.
@@ -262,6 +299,8 @@ pub struct GuardIntent<'a> {
     pub takes_over: Option<&'a str>,
     /// The agent.
     pub agent: &'a str,
+    /// The person the agent acts for, if signed in.
+    pub person: Option<&'a Person>,
     /// The action.
     pub action: &'a str,
     /// The change id.
@@ -282,6 +321,7 @@ impl JournalRecord {
             time: Utc::now(),
             kind: RecordKind::Guard,
             agent: i.agent.to_string(),
+            person: i.person.cloned(),
             action: i.action.to_string(),
             change_id: i.change_id.to_string(),
             vm: JournalVm::from(i.vm),
@@ -341,6 +381,8 @@ pub struct JournalFilter {
     pub vm: Option<String>,
     /// Only records of this change id.
     pub change_id: Option<String>,
+    /// Only records made for this person: their subject, or their name in any case ([`Person`]).
+    pub person: Option<String>,
     /// Only the last `n` matching records.
     pub last: Option<usize>,
 }
@@ -351,6 +393,7 @@ impl JournalFilter {
         RecordMatcher {
             vm: self.vm.as_deref().map(VmQuery::new),
             change_id: self.change_id.as_deref().map(str::trim),
+            person: self.person.as_deref(),
         }
     }
 }
@@ -359,6 +402,7 @@ impl JournalFilter {
 struct RecordMatcher<'a> {
     vm: Option<VmQuery>,
     change_id: Option<&'a str>,
+    person: Option<&'a str>,
 }
 
 impl RecordMatcher<'_> {
@@ -370,7 +414,10 @@ impl RecordMatcher<'_> {
                 r.vm.ip_addresses.iter().map(String::as_str),
             )
         });
-        vm_ok && self.change_id.is_none_or(|c| r.change_id == c)
+        let person_ok = self
+            .person
+            .is_none_or(|who| r.person.as_ref().is_some_and(|p| p.answers_to(who)));
+        vm_ok && self.change_id.is_none_or(|c| r.change_id == c) && person_ok
     }
 }
 
@@ -416,7 +463,55 @@ pub enum GuardLookup {
     Ambiguous(Vec<JournalVm>),
 }
 
+/// Whether `r` is a `guarded` guard record written at or after `since`.
+fn is_guarded(r: &JournalRecord, since: DateTime<Utc>) -> bool {
+    r.kind == RecordKind::Guard && r.verdict == "guarded" && r.time >= since
+}
+
 impl GuardLookup {
+    /// What `records` say of the VM reference `vm` for the hook, as [`AuditJournal::last_guarded`]
+    /// tells it from one journal: records of more than one VM answering to `vm` are
+    /// [`GuardLookup::Ambiguous`], whatever their verdicts and ages; else the newest `guarded` record
+    /// written less than `within` ago, if any. `records` may come from several journals (this
+    /// machine's and a team server's).
+    pub fn among(
+        records: impl IntoIterator<Item = JournalRecord>,
+        vm: &str,
+        within: std::time::Duration,
+    ) -> GuardLookup {
+        let since = window_start(within);
+        let query = VmQuery::new(vm);
+        let mut records: Vec<JournalRecord> = records
+            .into_iter()
+            .filter(|r| {
+                query.matches(
+                    Some(&r.vm.id),
+                    Some(&r.vm.name),
+                    r.vm.ip_addresses.iter().map(String::as_str),
+                )
+            })
+            .collect();
+        records.sort_by_key(|r| r.time);
+        let mut vms: Vec<JournalVm> = Vec::new();
+        for r in &records {
+            match vms.iter_mut().find(|v| v.id == r.vm.id) {
+                // The newest record of a VM names it as it is now.
+                Some(known) => *known = r.vm.clone(),
+                None => vms.push(r.vm.clone()),
+            }
+        }
+        if vms.len() > 1 {
+            return GuardLookup::Ambiguous(vms);
+        }
+        records
+            .into_iter()
+            .filter(|r| is_guarded(r, since))
+            .max_by_key(|r| r.time)
+            .map_or(GuardLookup::NotGuarded, |r| {
+                GuardLookup::Guarded(Box::new(r))
+            })
+    }
+
     /// The guarded record, when the reference names one VM guarded within the window.
     pub fn guarded(&self) -> Option<&JournalRecord> {
         match self {
@@ -517,30 +612,39 @@ impl AuditJournal {
         vm: &str,
         within: std::time::Duration,
     ) -> Result<GuardLookup, JournalError> {
-        let since = window_start(within);
         let read = self.read(&JournalFilter {
             vm: Some(vm.to_string()),
             ..Default::default()
         })?;
-        let mut vms: Vec<JournalVm> = Vec::new();
-        for r in &read.records {
-            match vms.iter_mut().find(|v| v.id == r.vm.id) {
-                // The newest record of a VM names it as it is now.
-                Some(known) => *known = r.vm.clone(),
-                None => vms.push(r.vm.clone()),
+        Ok(GuardLookup::among(read.records, vm, within))
+    }
+
+    /// What a hook elsewhere needs of this journal to judge calls as [`AuditJournal::last_guarded`]
+    /// does (a team server's journal, read by its users' hooks): for each VM, its newest record (which
+    /// names it as it is now, so two VMs of one name are still told apart) and its newest `guarded`
+    /// record of the last `within`, oldest first. [`GuardLookup::among`] judges them.
+    pub fn guards_view(
+        &self,
+        within: std::time::Duration,
+    ) -> Result<Vec<JournalRecord>, JournalError> {
+        let since = window_start(within);
+        let records = self.read(&JournalFilter::default())?.records;
+        let mut newest: std::collections::HashMap<&str, (usize, Option<usize>)> =
+            Default::default();
+        for (i, r) in records.iter().enumerate() {
+            let entry = newest.entry(r.vm.id.as_str()).or_insert((i, None));
+            entry.0 = i;
+            if is_guarded(r, since) {
+                entry.1 = Some(i);
             }
         }
-        if vms.len() > 1 {
-            return Ok(GuardLookup::Ambiguous(vms));
-        }
-        Ok(read
-            .records
-            .into_iter()
-            .filter(|r| r.kind == RecordKind::Guard && r.verdict == "guarded" && r.time >= since)
-            .max_by_key(|r| r.time)
-            .map_or(GuardLookup::NotGuarded, |r| {
-                GuardLookup::Guarded(Box::new(r))
-            }))
+        let mut keep: Vec<usize> = newest
+            .values()
+            .flat_map(|(named, guarded)| std::iter::once(*named).chain(*guarded))
+            .collect();
+        keep.sort_unstable();
+        keep.dedup();
+        Ok(keep.into_iter().map(|i| records[i].clone()).collect())
     }
 
     /// The newest guard of the VM `vm_id` for `change_id` written less than `within` ago that
@@ -630,6 +734,7 @@ mod tests {
             time: Utc::now(),
             kind: RecordKind::Guard,
             agent: "claude".into(),
+            person: None,
             action: "edit".into(),
             change_id: change.into(),
             vm: JournalVm {
@@ -679,6 +784,7 @@ mod tests {
             .read(&JournalFilter {
                 change_id: Some("c1".into()),
                 vm: Some("s.db-01".into()),
+                person: None,
                 last: None,
             })
             .unwrap();
@@ -690,6 +796,42 @@ mod tests {
             })
             .unwrap();
         assert_eq!(last.records[0].change_id, "c2");
+    }
+
+    #[test]
+    fn a_record_made_for_a_person_is_found_by_their_name_in_any_case_or_their_subject() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
+        let mut alice = record("web-01", "c1");
+        alice.person = Some(Person {
+            subject: "4f1c-sub".into(),
+            name: Some("alice".into()),
+        });
+        j.append(&alice).unwrap();
+        j.append(&record("web-01", "c2")).unwrap();
+        let changes = |who: &str| -> Vec<String> {
+            j.read(&JournalFilter {
+                person: Some(who.into()),
+                ..Default::default()
+            })
+            .unwrap()
+            .records
+            .into_iter()
+            .map(|r| r.change_id)
+            .collect()
+        };
+        assert_eq!(changes("ALICE"), ["c1"]);
+        assert_eq!(changes("4f1c-sub"), ["c1"]);
+        assert!(changes("bob").is_empty());
+        assert!(
+            changes("4F1C-SUB").is_empty(),
+            "a subject is matched exactly"
+        );
+        let back = &j.read(&JournalFilter::default()).unwrap().records[0];
+        assert_eq!(
+            back.person.as_ref().unwrap().to_string(),
+            "alice (4f1c-sub)"
+        );
     }
 
     /// A journal of two good records of web-01 (c1, c2) with `torn` written as a line between them.
@@ -751,6 +893,7 @@ mod tests {
             attempt_id: id,
             takes_over,
             agent: "claude",
+            person: None,
             action: "edit",
             change_id: "c",
             vm: &vm,

@@ -113,6 +113,7 @@ pub(crate) fn verdict_line(report: &GuardReport) -> JournalRecord {
         time: Utc::now(),
         kind: RecordKind::Guard,
         agent: report.agent.clone(),
+        person: report.person.clone(),
         action: report.action.clone(),
         change_id: report.change_id.clone(),
         vm: JournalVm::from(&report.vm),

@@ -116,6 +116,18 @@ fn task_id_of(o: &Outcome) -> Option<&str> {
     }
 }
 
+/// The outcome of a VPG whose insert was not sent because the guard was told to stop.
+fn stopped(vpg: &VpgProtection) -> Outcome {
+    Outcome::Error {
+        task_id: None,
+        kind: ErrorKind::Refused,
+        message: format!(
+            "the guard was cancelled before its insert into {} was sent; nothing was inserted there; guard again to tag it",
+            vpg.vpg_name
+        ),
+    }
+}
+
 async fn tag_vpg(
     run: &Insert<'_>,
     earlier: Option<&Earlier>,
@@ -132,7 +144,11 @@ async fn tag_vpg(
     } = *run;
     watch.report(Stage::Queued, None, None);
     let slot = ctx.queue.slot(&vpg.vpg_id);
-    let Ok(held) = tokio::time::timeout_at(deadline.into(), slot.lock_owned()).await else {
+    let turn = tokio::select! {
+        held = tokio::time::timeout_at(deadline.into(), slot.lock_owned()) => held.ok(),
+        () = ctx.stop.cancelled() => return stopped(vpg),
+    };
+    let Some(held) = turn else {
         return Outcome::Error {
             task_id: None,
             // A deadline is classed as a slow ZVM is, as `RewindError::Deadline` is.
@@ -287,6 +303,9 @@ async fn turn(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<GuardNote>) -
     }
     if let Some(done) = look_first(run, tries, waited, notes).await {
         return Turn::Done(Box::new(done));
+    }
+    if run.ctx.stop.is_cancelled() {
+        return Turn::Done(Box::new(Inserted::Done(stopped(run.vpg))));
     }
     let (task_id, sent) = match send(run, tries, notes).await {
         Sending::Sent(task_id, sent) => (task_id, sent),

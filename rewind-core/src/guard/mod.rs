@@ -31,7 +31,7 @@ use chrono::Utc;
 use serde::{Deserialize, Serialize};
 
 use crate::audit_journal::change_lock::{ChangeLock, ChangeLockError};
-use crate::audit_journal::{AuditJournal, GuardIntent, JournalError, JournalRecord};
+use crate::audit_journal::{AuditJournal, GuardIntent, JournalError, JournalRecord, Person};
 use crate::config::GuardSettings;
 use crate::error::RewindError;
 use crate::progress::ProgressSink;
@@ -69,6 +69,10 @@ pub(crate) struct GuardContext<'a> {
     pub(crate) journal: &'a AuditJournal,
     /// The hook's window: an earlier attempt younger than this is taken over.
     pub(crate) window: Duration,
+    /// The signed-in person the agent guards for, journaled beside the agent's name.
+    pub(crate) person: Option<&'a Person>,
+    /// Once cancelled, no insert not yet sent is sent ([`crate::Rewind::guard_until`]).
+    pub(crate) stop: &'a tokio_util::sync::CancellationToken,
 }
 
 impl GuardContext<'_> {
@@ -208,6 +212,7 @@ impl Plan {
         log: AttemptLog<'_>,
     ) -> GuardReport {
         let takes_over = self.takes_over();
+        let person = log.intent.person.clone();
         let mut notes = self.notes;
         notes.extend(log.failures.into_inner().unwrap_or_else(|p| p.into_inner()));
         if protection.protecting().next().is_none() {
@@ -220,6 +225,7 @@ impl Plan {
             tag: self.tag,
             vm: protection.vm.clone(),
             agent: req.agent.trim().to_string(),
+            person,
             action: req.action.trim().to_string(),
             change_id: self.change_id,
             vpgs,
@@ -246,6 +252,7 @@ async fn journal_intent<'a>(
         attempt_id: &plan.attempt_id,
         takes_over: takes_over.as_deref(),
         agent: req.agent.trim(),
+        person: ctx.person,
         action: req.action.trim(),
         change_id: &plan.change_id,
         vm: &protection.vm,

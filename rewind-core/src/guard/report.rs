@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::GuardNote;
-use crate::audit_journal::JournalError;
+use crate::audit_journal::{JournalError, Person};
 use crate::codes::Code;
 use crate::error::ErrorKind;
 use crate::progress::{Stage, elapsed_text};
@@ -123,6 +123,9 @@ pub struct GuardReport {
     pub vm: VmRef,
     /// The agent.
     pub agent: String,
+    /// The signed-in person the agent guarded for, through a team server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub person: Option<Person>,
     /// The action.
     pub action: String,
     /// The change id.

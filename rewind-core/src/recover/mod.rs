@@ -709,6 +709,7 @@ impl RecoveryRecord<'_> {
             time: Utc::now(),
             kind: RecordKind::Recovery,
             agent: self.client.principal().to_string(),
+            person: rewind.person().cloned(),
             action: self.action,
             change_id: self.point.change_id.clone(),
             vm: JournalVm::from(self.vm),

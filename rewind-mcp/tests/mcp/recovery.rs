@@ -6,7 +6,7 @@ use crate::helper::{
 };
 use zvm_sim::test_kit::texts;
 
-const APP_CONF: &str = "sda1/etc/app/app.conf";
+pub(crate) const APP_CONF: &str = "sda1/etc/app/app.conf";
 
 #[tokio::test]
 async fn a_file_changed_after_a_guard_is_recovered_from_its_tag() {

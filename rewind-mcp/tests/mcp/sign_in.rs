@@ -6,7 +6,11 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helper::{Human, Setup, TestEnv, call, expect_guarded, expect_ok, guard, line};
+use crate::recovery::APP_CONF;
+
+use crate::helper::{
+    Human, Setup, TestEnv, call, expect_guarded, expect_ok, guard, line, recover_file,
+};
 
 /// The configuration's `[http.auth]`: the Boston realm, for `audience`.
 fn signed_in(env: &TestEnv, audience: &str) {
@@ -188,5 +192,94 @@ async fn a_caller_without_the_role_a_tool_needs_gets_a_tool_error_naming_it() {
         )
         .await;
     expect_guarded(&guard(&alice, "web-01", "edit app.conf", "role-2").await);
+    alice.cancel().await.unwrap();
+}
+
+/// The claims of a JWT, unchecked.
+fn claims(token: &str) -> Value {
+    use base64::Engine;
+    let body = token.split('.').nth(1).unwrap();
+    let decoded = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(body)
+        .unwrap();
+    serde_json::from_slice(&decoded).unwrap()
+}
+
+#[tokio::test]
+async fn a_guard_over_http_journals_the_signed_in_person_and_the_journal_filters_by_them() {
+    // A realm set up for rewind-mcp as Keycloak is: an audience mapper adds "rewind-mcp" to
+    // every access token, and alice holds the roles to read and guard.
+    let mut world = zvm_sim::WorldSpec::default_world();
+    world.audiences = vec!["rewind-mcp".to_owned()];
+    let mut alice = world.users[0].clone();
+    alice.name = "alice".to_owned();
+    alice.password = "alice-password".to_owned();
+    alice.realm_roles = ["rewind-read", "rewind-guard", "rewind-recover"]
+        .map(str::to_owned)
+        .to_vec();
+    world.users.push(alice);
+    let options = zvm_sim::Options {
+        world,
+        ..zvm_sim::Options::for_tests(55)
+    };
+    let env = TestEnv::start_with(options, Setup::File).await;
+    signed_in(&env, "rewind-mcp");
+    let server = env.http_server().await;
+    let token = token_of(&env.sim.local().url, "alice", "alice-password").await;
+    assert_eq!(claims(&token)["aud"], json!(["rewind-mcp", "account"]));
+    let subject = claims(&token)["sub"].as_str().unwrap().to_owned();
+
+    let alice = server.client_with_token(Human::unreachable(), &token).await;
+    let guarded = guard(&alice, "web-01", "edit app.conf", "team-1").await;
+    expect_guarded(&guarded);
+    assert_eq!(
+        guarded.structured_content.as_ref().unwrap()["person"],
+        json!({"subject": subject, "name": "alice"})
+    );
+    let record = env.journal_record("team-1");
+    assert_eq!(
+        record["agent"], "claude-code",
+        "the agent's own name is kept"
+    );
+    assert_eq!(record["person"]["subject"], subject.as_str());
+    assert_eq!(record["person"]["name"], "alice");
+
+    let journal = |person: &str| {
+        call(
+            &alice,
+            "zerto_journal",
+            json!({"person": person, "change_id": "team-1"}),
+        )
+    };
+    let hers = journal("ALICE").await;
+    expect_ok(&hers);
+    let records = &hers.structured_content.as_ref().unwrap()["records"];
+    assert_eq!(records.as_array().unwrap().len(), 1, "{records}");
+    let by_subject = journal(&subject).await;
+    assert_eq!(
+        by_subject.structured_content.as_ref().unwrap()["records"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let nobody = journal("bob").await;
+    assert!(
+        nobody.structured_content.as_ref().unwrap()["records"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    let destination = env.dir.path().join("restored");
+    let recovered = recover_file(&alice, "web-01", "team-1", APP_CONF, &destination).await;
+    expect_ok(&recovered);
+    let records = journal("alice").await;
+    let records = records.structured_content.as_ref().unwrap()["records"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let recovery = records.iter().find(|r| r["kind"] == "recovery").unwrap();
+    assert_eq!(recovery["person"]["subject"], subject.as_str());
     alice.cancel().await.unwrap();
 }

@@ -104,7 +104,16 @@ fn access_claims(issued: &Issued, form: &Form, base: &str, now: SimTime, scope: 
     let mut claims = common_claims(issued, form, base, now);
     claims["jti"] = json!(issued.access_token);
     claims["typ"] = json!("Bearer");
-    claims["aud"] = json!("account");
+    // One audience is a string, several an array, as Keycloak writes them.
+    claims["aud"] = match issued.audiences.as_slice() {
+        [] => json!("account"),
+        more => json!(
+            more.iter()
+                .map(String::as_str)
+                .chain(["account"])
+                .collect::<Vec<_>>()
+        ),
+    };
     claims["scope"] = json!(scope);
     let mut roles = vec!["default-roles-zerto", issued.principal.role.name()];
     roles.extend(issued.principal.realm_roles.iter().map(String::as_str));

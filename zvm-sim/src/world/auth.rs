@@ -68,6 +68,8 @@ pub struct Issued {
     pub session_state: Option<String>,
     /// Who the token is for: the user, or the client's service account.
     pub principal: Principal,
+    /// The audiences its access token names besides `account` ([`Auth::with_audiences`]).
+    pub audiences: Vec<String>,
 }
 
 /// A refused token request, as Keycloak words it.
@@ -126,6 +128,9 @@ pub struct Auth {
     tokens: HashMap<String, Token>,
     refresh_tokens: HashMap<String, Token>,
     lifetimes: Lifetimes,
+    /// What the realm's audience mappers add to every access token.
+    #[serde(default)]
+    audiences: Vec<String>,
 }
 
 impl Auth {
@@ -137,7 +142,14 @@ impl Auth {
             tokens: HashMap::new(),
             refresh_tokens: HashMap::new(),
             lifetimes,
+            audiences: Vec::new(),
         }
+    }
+
+    /// The same realm with audience mappers that add `audiences` to every access token.
+    pub fn with_audiences(mut self, audiences: Vec<String>) -> Self {
+        self.audiences = audiences;
+        self
     }
 
     /// Issues a token at `site`, or says why not.
@@ -299,6 +311,7 @@ impl Auth {
             refresh,
             session_state,
             principal: holder.principal.clone(),
+            audiences: self.audiences.clone(),
         }
     }
 

@@ -58,7 +58,8 @@ impl World {
                 setup.spec.users.clone(),
                 setup.spec.clients.clone(),
                 setup.lifetimes,
-            ),
+            )
+            .with_audiences(setup.spec.audiences.clone()),
             calls: Vec::new(),
             faults: crate::faults::Faults::new(setup.seed),
             traces: Default::default(),

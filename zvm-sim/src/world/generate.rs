@@ -93,6 +93,7 @@ impl WorldSpec {
             vpgs,
             users: defaults.users,
             clients: defaults.clients,
+            audiences: defaults.audiences,
         }
     }
 }

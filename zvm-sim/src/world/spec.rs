@@ -35,6 +35,11 @@ pub struct WorldSpec {
     /// Confidential clients for the client_credentials grant.
     #[serde(default)]
     pub clients: Vec<ClientSpec>,
+    /// Audiences that every access token of the realm names besides `account`, as Keycloak's
+    /// audience mappers add them (an "Audience" mapper in a default client scope): how a realm is
+    /// set up to sign users in to a service such as rewind-mcp (`[http.auth] audience`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub audiences: Vec<String>,
 }
 
 /// A site, served by its own simulated ZVM.

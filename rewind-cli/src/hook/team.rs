@@ -1,0 +1,234 @@
+//! The guards the hook judges a mutating call by: this machine's audit journal and, with
+//! `[hook.team]`, the recent guards of the team server this machine's agent guards through.
+//!
+//! A guard made by a team server is journaled on the server, so the hook asks it
+//! (`GET <url>/v1/guards?within_secs=<window>`) with the user's own access token: from
+//! `token_command`, else `$REWIND_TEAM_TOKEN`. The records are fetched once per call, only for a
+//! mutating tool, and judged together with the local ones ([`GuardLookup::among`]): two VMs of one
+//! name, one in each journal, are still told apart. A server that does not answer within
+//! `timeout_secs`, refuses the token or answers something unreadable makes the hook fail closed;
+//! it never falls back to the local journal alone, which could miss a VM of the same name.
+
+use std::cell::OnceCell;
+use std::time::Duration;
+
+use rewind_core::audit_journal::{GuardLookup, JournalError};
+use rewind_core::config::{TEAM_TOKEN_ENV, TeamServer};
+use rewind_core::{AuditJournal, JournalFilter, JournalRecord};
+use serde::Deserialize;
+
+/// Why the guards cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum GuardsError {
+    /// This machine's journal.
+    #[error("{0}")]
+    Journal(#[from] JournalError),
+    /// The team server.
+    #[error("the team server {url}: {why}")]
+    Team {
+        /// The server's base URL.
+        url: String,
+        /// What went wrong and what to do.
+        why: String,
+    },
+}
+
+/// This machine's journal and, when configured, a team server's recent guards.
+#[derive(Debug)]
+pub struct Guards<'a> {
+    local: &'a AuditJournal,
+    team: Option<&'a TeamServer>,
+    window: Duration,
+    fetched: OnceCell<Result<Vec<JournalRecord>, String>>,
+}
+
+impl<'a> Guards<'a> {
+    /// The guards of `local` and, if given, `team`'s, within `window`.
+    pub fn new(local: &'a AuditJournal, team: Option<&'a TeamServer>, window: Duration) -> Self {
+        Guards {
+            local,
+            team,
+            window,
+            fetched: OnceCell::new(),
+        }
+    }
+
+    /// Where the guards are read from, in words.
+    pub fn sources(&self) -> &'static str {
+        match self.team {
+            None => "rewind's journal",
+            Some(_) => "rewind's journal or the team server's",
+        }
+    }
+
+    /// What the guards say of the VM reference `vm`: as [`AuditJournal::last_guarded`], over both.
+    pub fn last_guarded(&self, vm: &str) -> Result<GuardLookup, GuardsError> {
+        if self.team.is_none() {
+            return Ok(self.local.last_guarded(vm, self.window)?);
+        }
+        let local = self.local.read(&JournalFilter {
+            vm: Some(vm.to_owned()),
+            ..Default::default()
+        })?;
+        let team = self.team_records()?;
+        Ok(GuardLookup::among(
+            local.records.into_iter().chain(team.iter().cloned()),
+            vm,
+            self.window,
+        ))
+    }
+
+    /// Every record the hook knows of, to find the VMs a call's input mentions.
+    pub fn known(&self) -> Result<Vec<JournalRecord>, GuardsError> {
+        let mut records = self.local.read(&JournalFilter::default())?.records;
+        if self.team.is_some() {
+            records.extend(self.team_records()?.iter().cloned());
+        }
+        Ok(records)
+    }
+
+    /// The team server's records, read once.
+    fn team_records(&self) -> Result<&[JournalRecord], GuardsError> {
+        let Some(team) = self.team else {
+            return Ok(&[]);
+        };
+        self.fetched
+            .get_or_init(|| fetch(team, self.window))
+            .as_deref()
+            .map_err(|why| GuardsError::Team {
+                url: team.url.to_string(),
+                why: why.clone(),
+            })
+    }
+}
+
+/// The answer of `GET /v1/guards`.
+#[derive(Deserialize)]
+struct GuardsView {
+    records: Vec<JournalRecord>,
+}
+
+/// Asks `team` for its guards of the last `window`, all within its timeout.
+fn fetch(team: &TeamServer, window: Duration) -> Result<Vec<JournalRecord>, String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the hook's HTTP client: {e}"))?;
+    runtime.block_on(async {
+        tokio::time::timeout(team.timeout, ask(team, window))
+            .await
+            .unwrap_or_else(|_| {
+                Err(format!(
+                    "it did not answer within {} s (hook.team.timeout_secs); check that it runs and this machine reaches it",
+                    team.timeout.as_secs_f64()
+                ))
+            })
+    })
+}
+
+async fn ask(team: &TeamServer, window: Duration) -> Result<Vec<JournalRecord>, String> {
+    let token = token(team).await?;
+    let url = team
+        .url
+        .join("v1/guards")
+        .map_err(|e| format!("its URL cannot take the path v1/guards: {e}"))?;
+    let answer = client(team)?
+        .get(url)
+        .query(&[("within_secs", window.as_secs())])
+        .bearer_auth(token.trim())
+        .send()
+        .await
+        .map_err(|e| format!("{e}; check that it runs and this machine reaches it"))?;
+    let status = answer.status();
+    if status == reqwest::StatusCode::UNAUTHORIZED {
+        return Err(format!(
+            "it refused the access token (401{}); sign in again so that the token command (or ${TEAM_TOKEN_ENV}) gives a fresh one",
+            challenge_reason(&answer)
+        ));
+    }
+    if !status.is_success() {
+        let said: serde_json::Value = answer.json().await.unwrap_or_default();
+        return Err(format!(
+            "it answered {status}{}",
+            said["error"]
+                .as_str()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default()
+        ));
+    }
+    let view: GuardsView = answer.json().await.map_err(|e| {
+        format!("its answer is not the guards a team server gives ({e}); is the URL a rewind-mcp?")
+    })?;
+    Ok(view.records)
+}
+
+/// The `error_description` of a 401's challenge, which never holds the token.
+fn challenge_reason(answer: &reqwest::Response) -> String {
+    answer
+        .headers()
+        .get(reqwest::header::WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split("error_description=\"").nth(1))
+        .and_then(|v| v.split('"').next())
+        .map(|why| format!(": {why}"))
+        .unwrap_or_default()
+}
+
+fn client(team: &TeamServer) -> Result<reqwest::Client, String> {
+    let mut builder = reqwest::Client::builder().timeout(team.timeout);
+    if let Some(path) = &team.ca_cert {
+        let pem = std::fs::read(path).map_err(|e| {
+            format!(
+                "its CA certificate {} cannot be read ({e}); fix hook.team.ca_cert",
+                path.display()
+            )
+        })?;
+        let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+            format!(
+                "its CA certificate {} is not PEM ({e}); fix hook.team.ca_cert",
+                path.display()
+            )
+        })?;
+        builder = builder.tls_certs_only(certs);
+    }
+    builder
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))
+}
+
+/// The user's access token: the token command's output, else `$REWIND_TEAM_TOKEN`.
+async fn token(team: &TeamServer) -> Result<String, String> {
+    let Some(command) = &team.token_command else {
+        return std::env::var(TEAM_TOKEN_ENV)
+            .ok()
+            .filter(|t| !t.trim().is_empty())
+            .ok_or_else(|| {
+                format!(
+                    "no access token: set hook.team.token_command to a command that prints one, or export {TEAM_TOKEN_ENV}"
+                )
+            });
+    };
+    let program = &command[0];
+    let run = tokio::process::Command::new(program)
+        .args(&command[1..])
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .map_err(|e| format!("its token command {program:?} could not run: {e}"))?;
+    if !run.status.success() {
+        // Its stderr is the command's to explain; its stdout may hold a token and is never shown.
+        let said = String::from_utf8_lossy(&run.stderr);
+        return Err(format!(
+            "its token command {program:?} failed ({}): {}",
+            run.status,
+            said.trim()
+        ));
+    }
+    let token = String::from_utf8(run.stdout)
+        .map_err(|_| format!("its token command {program:?} printed something not UTF-8"))?;
+    if token.trim().is_empty() {
+        return Err(format!("its token command {program:?} printed no token"));
+    }
+    Ok(token)
+}

@@ -1,0 +1,227 @@
+//! `[hook.team]`: the hook of a machine whose agent guards through a team server. The team server
+//! (`rewind-mcp --http` with `[http.auth]`, here in this process) journals its guards in its own
+//! home; the agent's machine (this test's home, which holds no ZVM credentials) asks the server
+//! for its recent guards with the user's token, lets a change to a VM it guarded through, denies
+//! one to a VM it did not, and fails closed when the server cannot tell it.
+
+use serde_json::{Value, json};
+
+use crate::env::{CLIENT_ID, CLIENT_SECRET, TestEnv};
+
+/// The team server: its own home, its own journal, signed in by the Boston realm.
+struct TeamServer {
+    url: String,
+    rewind: rewind_core::Rewind,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    served: tokio::task::JoinHandle<()>,
+    _home: tempfile::TempDir,
+}
+
+impl TeamServer {
+    async fn start(env: &TestEnv) -> TeamServer {
+        let home = tempfile::tempdir().unwrap();
+        let config = format!(
+            "journal = \"{}\"\ncatalog = \"{}\"\n[sites.boston]\nurl = \"{}\"\nclient_id = \"{CLIENT_ID}\"\nclient_secret = \"{CLIENT_SECRET}\"\n[http.auth]\nissuer = \"{}/auth/realms/zerto\"\naudience = \"account\"\n",
+            home.path().join("journal.jsonl").display(),
+            home.path().join("catalog.toml").display(),
+            env.sim.local().url,
+            env.sim.local().url,
+        );
+        let path = home.path().join("config.toml");
+        std::fs::write(&path, config).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let config = rewind_core::Config::load_with_env(Some(&path), &|_| None).unwrap();
+        let rewind = rewind_core::Rewind::new(config).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let served = tokio::spawn(rewind_mcp::serve_http(
+            listener,
+            rewind.clone(),
+            rewind_mcp::HttpLimits::default(),
+            async {
+                let _ = stopped.await;
+            },
+        ));
+        let served = tokio::spawn(async move {
+            served.await.unwrap().unwrap();
+        });
+        TeamServer {
+            url,
+            rewind,
+            stop: Some(stop),
+            served,
+            _home: home,
+        }
+    }
+
+    /// A guard the server made for `user`, as a signed-in call of theirs makes it.
+    async fn guard_for(&self, user: &str, vm: &str, change: &str) {
+        let person = rewind_core::Person {
+            subject: format!("sub-of-{user}"),
+            name: Some(user.to_owned()),
+        };
+        let request = rewind_core::GuardRequest {
+            vm: vm.to_owned(),
+            agent: "claude-code".to_owned(),
+            action: "edit app.conf".to_owned(),
+            change_id: change.to_owned(),
+        };
+        let report = self
+            .rewind
+            .acting_for(person)
+            .guard(request, &rewind_core::NoProgress)
+            .await
+            .unwrap();
+        assert_eq!(report.verdict, rewind_core::Verdict::Guarded);
+    }
+
+    async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        self.served.await.unwrap();
+    }
+}
+
+/// A simulator whose realm has carol, who may read what the team server holds, and dave, who
+/// may not.
+async fn start(seed: u64) -> TestEnv {
+    let mut world = zvm_sim::WorldSpec::default_world();
+    for (name, roles) in [("carol", vec!["rewind-read".to_owned()]), ("dave", vec![])] {
+        let mut user = world.users[0].clone();
+        user.name = name.to_owned();
+        user.password = format!("{name}-password");
+        user.realm_roles = roles;
+        world.users.push(user);
+    }
+    TestEnv::start_with(zvm_sim::Options {
+        world,
+        ..zvm_sim::Options::for_tests(seed)
+    })
+    .await
+}
+
+/// An access token of the Boston realm for `user`.
+async fn token(env: &TestEnv, user: &str) -> String {
+    let password = format!("{user}-password");
+    let form = [
+        ("grant_type", "password"),
+        ("client_id", "zerto-client"),
+        ("username", user),
+        ("password", &password),
+    ];
+    let answer: Value = reqwest::Client::new()
+        .post(format!(
+            "{}/auth/realms/zerto/protocol/openid-connect/token",
+            env.sim.local().url
+        ))
+        .form(&form)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    answer["access_token"].as_str().unwrap().to_owned()
+}
+
+/// This machine's configuration: no site, only the team server, whose token `cat` prints.
+fn agent_machine(env: &TestEnv, team_url: &str, token: &str) {
+    let token_file = env.path("team-token");
+    std::fs::write(&token_file, token).unwrap();
+    env.write_config_text(&format!(
+        "[hook.team]\nurl = \"{team_url}\"\ntoken_command = [\"cat\", \"{}\"]\ntimeout_secs = 5\n",
+        token_file.display()
+    ));
+}
+
+/// The hook's decision and reason on a call of vsphere's power_off for `vm`.
+async fn power_off(env: &TestEnv, vm: &str) -> (String, String, i32) {
+    let input = json!({
+        "session_id": "s-1",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": "/work",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__vsphere__power_off",
+        "tool_input": {"vm": vm},
+    });
+    let run = env
+        .rewind_with_stdin(&["hook", "pre-tool-use"], Some(&input.to_string()))
+        .await;
+    let out: Value = run.json();
+    let specific = &out["hookSpecificOutput"];
+    (
+        specific["permissionDecision"].as_str().unwrap().to_owned(),
+        specific["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+        run.code,
+    )
+}
+
+#[tokio::test]
+async fn the_hook_of_another_machine_lets_through_a_change_the_team_server_guarded() {
+    let env = start(81).await;
+    let team = TeamServer::start(&env).await;
+    team.guard_for("alice", "web-01", "team-1").await;
+    agent_machine(&env, &team.url, &token(&env, "carol").await);
+    env.catalog(&["add-mutating", "vsphere", "power_off", "--vm-arg", "vm"])
+        .await;
+
+    let (decision, reason, _) = power_off(&env, "web-01").await;
+    assert_eq!(decision, "allow", "{reason}");
+    assert!(
+        reason.contains("team-1") && reason.contains("alice"),
+        "{reason}"
+    );
+    let (decision, reason, _) = power_off(&env, "db-01").await;
+    assert_eq!(decision, "deny", "{reason}");
+    assert!(reason.contains("guard db-01 first"), "{reason}");
+    assert!(
+        !std::fs::exists(env.journal_file()).unwrap(),
+        "this machine journaled nothing: the guard is the team server's"
+    );
+    team.stop().await;
+}
+
+#[tokio::test]
+async fn a_team_server_that_cannot_tell_blocks_the_change() {
+    let env = start(82).await;
+    let team = TeamServer::start(&env).await;
+    team.guard_for("alice", "web-01", "team-2").await;
+    env.catalog(&["add-mutating", "vsphere", "power_off", "--vm-arg", "vm"])
+        .await;
+
+    // A token the server does not take: refused, and said so without the token.
+    agent_machine(&env, &team.url, "not-a-token");
+    let (decision, reason, code) = power_off(&env, "web-01").await;
+    assert_eq!((decision.as_str(), code), ("deny", 2), "{reason}");
+    assert!(
+        reason.contains("fail closed")
+            && reason.contains("401")
+            && reason.contains("sign in again"),
+        "{reason}"
+    );
+    assert!(!reason.contains("not-a-token"), "{reason}");
+
+    // A user without the read role: refused, naming the role.
+    agent_machine(&env, &team.url, &token(&env, "dave").await);
+    let (decision, reason, code) = power_off(&env, "web-01").await;
+    assert_eq!((decision.as_str(), code), ("deny", 2), "{reason}");
+    assert!(
+        reason.contains("403") && reason.contains("rewind-read"),
+        "{reason}"
+    );
+
+    // The server gone: the call is blocked, naming it.
+    let url = team.url.clone();
+    team.stop().await;
+    agent_machine(&env, &url, &token(&env, "carol").await);
+    let (decision, reason, code) = power_off(&env, "web-01").await;
+    assert_eq!((decision.as_str(), code), ("deny", 2), "{reason}");
+    assert!(
+        reason.contains("fail closed") && reason.contains(&url),
+        "{reason}"
+    );
+}

@@ -1,0 +1,83 @@
+//! `GET /v1/guards`: what a team server's journal says of its recent guards, for the hooks of the
+//! machines whose agents guard through it. An agent's host runs its hook locally, and a guard made
+//! by the team server is journaled on the server, not on that machine: the hook (`[hook.team]`)
+//! asks here, with its user's own access token, and judges the call on this answer and its own
+//! journal together ([`rewind_core::GuardLookup::among`]).
+//!
+//! The answer is [`rewind_core::AuditJournal::guards_view`]: for each VM, its newest record and its
+//! newest `guarded` one of the window. Reading it needs the read role when the server signs callers
+//! in; it changes nothing.
+
+use axum::extract::{Query, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use rewind_core::{JournalRecord, Rewind};
+use serde::{Deserialize, Serialize};
+
+use crate::sign_in::Caller;
+
+/// The path hooks ask.
+pub const GUARDS_PATH: &str = "/v1/guards";
+
+/// The longest window a hook may ask for: a week.
+const MAX_WINDOW_SECS: u64 = 7 * 24 * 60 * 60;
+
+/// The query: the hook's own window, in seconds (the server's hook window when left out).
+#[derive(Debug, Deserialize)]
+pub struct GuardsQuery {
+    within_secs: Option<u64>,
+}
+
+/// The answer.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct GuardsView {
+    /// The window the records were chosen by.
+    pub window_secs: u64,
+    /// For each VM: its newest record, and its newest `guarded` record of the window.
+    pub records: Vec<JournalRecord>,
+}
+
+/// `GET /v1/guards?within_secs=N`.
+pub async fn guards(
+    State(rewind): State<Rewind>,
+    Query(query): Query<GuardsQuery>,
+    request: Request,
+) -> Response {
+    if let Some(refused) = refusal(&rewind, request.extensions().get::<Caller>()) {
+        return refused;
+    }
+    let window_secs = query
+        .within_secs
+        .unwrap_or_else(|| rewind.config().hook.window.as_secs())
+        .min(MAX_WINDOW_SECS);
+    let within = std::time::Duration::from_secs(window_secs);
+    match crate::on_files(&rewind, move |r| r.journal().guards_view(within)).await {
+        Ok(records) => axum::Json(GuardsView {
+            window_secs,
+            records,
+        })
+        .into_response(),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+/// 403 for a signed-in caller without the read role.
+fn refusal(rewind: &Rewind, caller: Option<&Caller>) -> Option<Response> {
+    let auth = rewind.config().http_auth.as_ref()?;
+    let caller = caller?;
+    let role = &auth.roles.read;
+    if caller.roles.iter().any(|r| r == role) {
+        return None;
+    }
+    let who = caller.name.as_deref().unwrap_or(&caller.subject);
+    Some(error(
+        StatusCode::FORBIDDEN,
+        format!(
+            "reading the team server's guards needs the role {role:?}, and {who}'s token does not carry it; ask an administrator of the realm to grant it, then sign in again"
+        ),
+    ))
+}
+
+fn error(status: StatusCode, message: String) -> Response {
+    (status, axum::Json(serde_json::json!({ "error": message }))).into_response()
+}
