@@ -11,6 +11,7 @@
 //!   still running on tasks of its own, which the server waits for before it exits.
 //! - [`text`]: every word the model or the human reads: instructions, descriptions, the prompt, the form.
 //! - [`sign_in`] and [`roles`]: who may call over HTTP, and which tools.
+//! - [`tasks`]: guards and recoveries as MCP tasks, for a client that asks for them.
 //! - [`guards`]: `GET /v1/guards`, the team server's recent guards for its users' hooks.
 //!
 //! [`serve_stdio`] and [`serve_http`] are what the binary calls once it has a [`Rewind`].
@@ -23,6 +24,7 @@ pub mod reply;
 pub mod roles;
 pub mod server;
 pub mod sign_in;
+pub mod tasks;
 pub mod text;
 pub mod tools;
 

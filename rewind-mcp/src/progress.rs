@@ -64,8 +64,11 @@ impl InFlight {
 /// that drops, would drop it half-way: a guard's inserts already sent would no longer be read until
 /// their tasks end, an FLR session would stay mounted, and neither would reach the journal. On its own
 /// task it finishes whatever becomes of the call, and the server waits for it before exiting.
+///
+/// A call running as an MCP task ([`crate::tasks`]) reports its progress as the task's status
+/// message instead: its request was answered with the task's handle.
 pub async fn detached<T, F, Fut>(
-    in_flight: &InFlight,
+    server: &crate::RewindServer,
     ctx: &RequestContext<RoleServer>,
     work: F,
 ) -> Result<T, tokio::task::JoinError>
@@ -76,10 +79,14 @@ where
 {
     let token = ctx.meta.get_progress_token();
     let peer = ctx.peer.clone();
+    let task = server.call.task.clone();
     // Counted before the task starts, so that a session ending right now still waits for it.
-    let running = in_flight.start();
+    let running = server.in_flight.start();
     tokio::spawn(async move {
         let _running = running;
+        if let Some(task) = task {
+            return work(Arc::new(TaskStatus(task))).await;
+        }
         match token {
             Some(token) => {
                 let (sink, forward) = Notifier::start(peer, token);
@@ -130,6 +137,15 @@ impl Notifier {
 impl ProgressSink for Notifier {
     fn update(&self, progress: &TaskProgress) {
         let _ = self.updates.send(progress.clone());
+    }
+}
+
+/// A [`ProgressSink`] that writes each update as an MCP task's status message.
+struct TaskStatus(rmcp::task_manager::TaskContext);
+
+impl ProgressSink for TaskStatus {
+    fn update(&self, progress: &TaskProgress) {
+        self.0.set_status_message(describe(progress));
     }
 }
 

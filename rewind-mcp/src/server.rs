@@ -8,6 +8,7 @@ use rmcp::{ServerHandler, prompt, prompt_handler, prompt_router, tool_handler};
 
 use crate::args::{PromptArgs, given};
 use crate::progress::InFlight;
+use crate::tasks::{AsTask, Tasks};
 use crate::text;
 
 /// The name this server goes by: the one the tool catalog's built-in entries name this server's
@@ -23,6 +24,10 @@ pub struct RewindServer {
     /// The guards and recoveries running on tasks of their own, shared by every session: the server
     /// waits for them before the process ends.
     pub(crate) in_flight: InFlight,
+    /// The MCP tasks of guards and recoveries, shared by every session.
+    pub(crate) tasks: Tasks,
+    /// For a call running as an MCP task: its status and its stop.
+    pub(crate) call: AsTask,
 }
 
 impl RewindServer {
@@ -31,6 +36,16 @@ impl RewindServer {
         RewindServer {
             rewind,
             in_flight: InFlight::default(),
+            tasks: Tasks::default(),
+            call: AsTask::default(),
+        }
+    }
+
+    /// The same server for one call running as an MCP task.
+    pub(crate) fn as_task(&self, call: AsTask) -> Self {
+        RewindServer {
+            call,
+            ..self.clone()
         }
     }
 
@@ -39,7 +54,7 @@ impl RewindServer {
     fn acting_for(&self, person: rewind_core::Person) -> Self {
         RewindServer {
             rewind: self.rewind.acting_for(person),
-            in_flight: self.in_flight.clone(),
+            ..self.clone()
         }
     }
 
@@ -80,8 +95,54 @@ impl ServerHandler for RewindServer {
             Some(caller) => self.acting_for(caller.person()),
             None => self.clone(),
         };
+        if crate::tasks::wanted(&request, &context) {
+            return Ok(self.tasks.start(server, request, context));
+        }
         let call = rmcp::handler::server::tool::ToolCallContext::new(&server, request, context);
         Self::tool_router().call(call).await
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, rmcp::ErrorData> {
+        self.tasks.get(&request.task_id, &context)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.tasks.cancel(&request.task_id, &context)
+    }
+
+    /// `tasks/list` (of the tasks protocol of 2025-11-25, which the extension dropped): the
+    /// caller's tasks. Any other method is unknown.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, rmcp::ErrorData> {
+        if request.method != "tasks/list" {
+            return Err(rmcp::ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ));
+        }
+        if !context
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks())
+        {
+            return Err(rmcp::ErrorData::missing_required_client_capability(
+                rmcp::model::ClientCapabilities::builder()
+                    .enable_tasks()
+                    .build(),
+            ));
+        }
+        Ok(self.tasks.list(&context))
     }
 
     fn get_info(&self) -> ServerConfig {
@@ -89,6 +150,7 @@ impl ServerHandler for RewindServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_prompts()
+                .enable_tasks()
                 .build(),
         )
         .with_server_info(

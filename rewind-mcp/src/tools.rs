@@ -98,8 +98,9 @@ impl RewindServer {
             change_id: a.change_id,
         };
         let rewind = self.rewind.clone();
-        let guard = progress::detached(&self.in_flight, &ctx, move |sink| async move {
-            rewind.guard(request, &*sink).await
+        let stop = self.call.stop.clone();
+        let guard = progress::detached(self, &ctx, move |sink| async move {
+            rewind.guard_until(request, &*sink, &stop).await
         })
         .await;
         match guard {
@@ -290,7 +291,7 @@ impl RewindServer {
             overwrite: false,
         };
         let rewind = self.rewind.clone();
-        let recovered = progress::detached(&self.in_flight, &ctx, move |sink| async move {
+        let recovered = progress::detached(self, &ctx, move |sink| async move {
             rewind.recover_file(request, &*sink).await
         })
         .await;
@@ -334,7 +335,7 @@ impl RewindServer {
         };
         let (vm, change) = (a.vm, a.change_id);
         let rewind = self.rewind.clone();
-        let done = progress::detached(&self.in_flight, &ctx, move |sink| async move {
+        let done = progress::detached(self, &ctx, move |sink| async move {
             rewind.failover_test(&vm, &change, action, &*sink).await
         })
         .await;
@@ -366,7 +367,7 @@ impl RewindServer {
         };
         let (vm, change) = (a.vm, a.change_id);
         let rewind = self.rewind.clone();
-        let done = progress::detached(&self.in_flight, &ctx, move |sink| async move {
+        let done = progress::detached(self, &ctx, move |sink| async move {
             rewind.offsite_clone(&vm, &change, action, &*sink).await
         })
         .await;

@@ -23,3 +23,4 @@ mod recovery;
 mod rewind_loop;
 mod secrets;
 mod sign_in;
+mod tasks;

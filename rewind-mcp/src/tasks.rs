@@ -1,0 +1,243 @@
+//! Guards and recoveries as MCP tasks (the `io.modelcontextprotocol/tasks` extension, served with
+//! rmcp's [`TaskManager`]). A guard or a recovery holds its call open for as long as Zerto's tasks
+//! run; a client that declares the extension gets a task instead, follows it with `tasks/get` (its
+//! status message is the progress, its result the tool's answer), lists its own with `tasks/list`,
+//! and may cancel it with `tasks/cancel`. A client that does not declare it gets today's
+//! synchronous answer, and the other tools always answer at once.
+//!
+//! A cancel never abandons what was sent: the work runs on a task of its own counted in
+//! [`crate::progress::InFlight`], as every guard and recovery does. For a guard, it stops the
+//! inserts not yet sent ([`rewind_core::Rewind::guard_until`]); those already sent are read to
+//! their end and journaled, and only then does the task end, `cancelled`, its status message saying
+//! what the journal holds. A recovery cannot be stopped half-way safely (a mount, a test, a clone
+//! already started), so it runs to its end and the task ends `completed` with its answer. A guard
+//! whose every VPG was tagged before the cancel took effect ends `completed` too: its checkpoints
+//! exist, and hiding them would claim less than what is in Zerto.
+//!
+//! A signed-in caller sees and cancels only the tasks it started.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rewind_core::CancellationToken;
+use rmcp::RoleServer;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, CustomResult, Task,
+};
+use rmcp::service::RequestContext;
+use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
+use serde_json::json;
+
+use crate::RewindServer;
+
+/// The tools that run as tasks for a client that declares the extension.
+pub const TASK_TOOLS: [&str; 4] = [
+    "zerto_guard_before_mutate",
+    "zerto_recover_file",
+    "zerto_failover_test",
+    "zerto_clone",
+];
+
+/// How often a client is told to poll.
+const POLL_INTERVAL_MS: u64 = 500;
+
+/// The tasks of one server, shared by every session: rmcp's manager, and who started each.
+#[derive(Clone, Default)]
+pub struct Tasks {
+    manager: TaskManager,
+    /// Each task's id and the subject of the signed-in caller who started it (`None` unsigned).
+    owners: Arc<Mutex<HashMap<String, Option<String>>>>,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks")
+            .field("running", &self.manager.running_task_count())
+            .finish()
+    }
+}
+
+/// What a tool call running as a task carries into its work: where its progress goes, and the
+/// signal that stops a guard's unsent inserts.
+#[derive(Clone, Default)]
+pub struct AsTask {
+    /// The task's handle (its status message is the progress); `None` for a plain call.
+    pub(crate) task: Option<TaskContext>,
+    /// Cancelled when the client cancels the task.
+    pub(crate) stop: CancellationToken,
+}
+
+impl std::fmt::Debug for AsTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AsTask")
+            .field("task", &self.task.as_ref().map(TaskContext::task_id))
+            .field("stop", &self.stop.is_cancelled())
+            .finish()
+    }
+}
+
+/// Whether this call should run as a task: one of [`TASK_TOOLS`], from a client that declared the
+/// extension.
+pub fn wanted(request: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> bool {
+    TASK_TOOLS.contains(&request.name.as_ref())
+        && context
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks())
+}
+
+/// The subject of the signed-in caller, if any.
+fn owner(context: &RequestContext<RoleServer>) -> Option<String> {
+    crate::roles::caller(context).map(|c| c.subject.clone())
+}
+
+/// How long a task is kept: past every wait of a guard or a recovery (a recovery waits for up to
+/// two Zerto tasks), and at least an hour, so a client that polls late still reads its result.
+fn ttl(server: &RewindServer) -> Duration {
+    let config = server.rewind.config();
+    (config.recover.wait(&config.guard) * 3).max(Duration::from_secs(3600))
+}
+
+impl Tasks {
+    /// Starts `request` as a task on `server` and answers with its handle.
+    pub fn start(
+        &self,
+        server: RewindServer,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        let owner = owner(&context);
+        let options = TaskOptions::new()
+            .with_ttl_ms(ttl(&server).as_millis() as u64)
+            .with_poll_interval_ms(POLL_INTERVAL_MS)
+            .with_status_message(format!("{} started", request.name));
+        let task = self.manager.spawn(options, move |task| {
+            Box::pin(run(server, request, context, task))
+        });
+        self.owners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(task.task_id.clone(), owner);
+        CallToolResponse::Task(CreateTaskResult::new(task))
+    }
+
+    /// `tasks/get`, for the caller that started the task.
+    pub fn get(
+        &self,
+        task_id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, rmcp::ErrorData> {
+        self.check_owner(task_id, context)?;
+        Ok(rmcp::model::GetTaskResult::new(
+            self.manager.get_task(task_id)?,
+        ))
+    }
+
+    /// `tasks/cancel`, for the caller that started the task.
+    pub fn cancel(
+        &self,
+        task_id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.check_owner(task_id, context)?;
+        self.manager.cancel_task(task_id)
+    }
+
+    /// `tasks/list`: the caller's tasks still kept, oldest first.
+    pub fn list(&self, context: &RequestContext<RoleServer>) -> CustomResult {
+        let owner = owner(context);
+        let mut owners = self.owners.lock().unwrap_or_else(|p| p.into_inner());
+        let mut tasks: Vec<Task> = Vec::new();
+        // A task the manager no longer keeps (past its time to live) is forgotten here too.
+        owners.retain(|id, _| self.manager.get_task(id).is_ok());
+        for (id, started_by) in owners.iter() {
+            if *started_by == owner
+                && let Ok(detailed) = self.manager.get_task(id)
+            {
+                tasks.push(detailed.task);
+            }
+        }
+        tasks.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+        CustomResult::new(json!({ "tasks": tasks }))
+    }
+
+    /// A task of another caller is as unknown as one that never was.
+    fn check_owner(
+        &self,
+        task_id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        let owners = self.owners.lock().unwrap_or_else(|p| p.into_inner());
+        match owners.get(task_id) {
+            Some(started_by) if *started_by == owner(context) => Ok(()),
+            _ => Err(rmcp::ErrorData::invalid_params(
+                format!("no task {task_id} of yours is kept here; tasks/list shows yours"),
+                None,
+            )),
+        }
+    }
+}
+
+/// The task's work: the tool, on `server` with the task's progress and stop, and how it ended.
+async fn run(
+    server: RewindServer,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+    task: TaskContext,
+) -> Result<CallToolResult, TaskExit> {
+    let stop = CancellationToken::new();
+    let server = server.as_task(AsTask {
+        task: Some(task.clone()),
+        stop: stop.clone(),
+    });
+    let watch = tokio::spawn({
+        let task = task.clone();
+        async move {
+            task.cancelled().await;
+            stop.cancel();
+        }
+    });
+    let tool = request.name.to_string();
+    let answer = RewindServer::tool_router()
+        .call(ToolCallContext::new(&server, request, context))
+        .await;
+    watch.abort();
+    let result = match answer? {
+        CallToolResponse::Complete(result) => result,
+        _ => {
+            return Err(TaskExit::Error(rmcp::ErrorData::internal_error(
+                format!("{tool} asked for input inside a task, which rewind's tools never do"),
+                None,
+            )));
+        }
+    };
+    if task.is_cancel_requested() && !whole(&result) {
+        task.set_status_message(cancelled_words(&tool, &result));
+        return Err(TaskExit::Cancelled);
+    }
+    Ok(result)
+}
+
+/// Whether a result is a tool's full success: not an error, and for a guard, `guarded`.
+fn whole(result: &CallToolResult) -> bool {
+    let verdict = result
+        .structured_content
+        .as_ref()
+        .and_then(|s| s.get("verdict"))
+        .and_then(|v| v.as_str());
+    result.is_error != Some(true) && verdict.is_none_or(|v| v == "guarded")
+}
+
+/// The status message of a task that ended cancelled: what its work did, as its answer says.
+fn cancelled_words(tool: &str, result: &CallToolResult) -> String {
+    let said = result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.lines().next().unwrap_or_default().to_owned())
+        .unwrap_or_default();
+    format!(
+        "cancelled: {tool} sent nothing more once asked to stop, and what it had sent was read to its end and journaled. {said} (zerto_journal shows the record)"
+    )
+}

@@ -1,0 +1,181 @@
+//! Guards and recoveries as MCP tasks: a client that declares the tasks extension gets a task for a
+//! guard, follows it to its result and finds it in `tasks/list`; a guard task cancelled while one of
+//! its VPGs waits for its turn sends no insert there, reads the inserts it had sent to their end,
+//! journals them, and ends `cancelled` saying so.
+
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolResponse, CancelTaskParams, ClientCapabilities, ClientRequest, CustomRequest,
+    GetTaskParams, GetTaskResult, Implementation, ServerResult, TaskPayload, TaskStatus,
+};
+use rmcp::service::RunningService;
+use rmcp::{ClientHandler, RoleClient};
+use serde_json::{Value, json};
+
+use crate::helper::{Protocol, Setup, TestEnv, params};
+
+/// A client that declares the tasks extension.
+#[derive(Clone, Default)]
+struct Tasker;
+
+impl ClientHandler for Tasker {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            ClientCapabilities::builder().enable_tasks().build(),
+            Implementation::new("test-tasker", "0.1.0"),
+        )
+    }
+}
+
+/// Starts a guard of `vm` for `change` as a task: its id.
+async fn start_guard(
+    client: &RunningService<RoleClient, Tasker>,
+    vm: &str,
+    change: &str,
+) -> String {
+    let args =
+        json!({"vm": vm, "agent": "claude-code", "action": "edit app.conf", "change_id": change});
+    match client
+        .call_tool_once(params("zerto_guard_before_mutate", args))
+        .await
+        .expect("the call is answered")
+    {
+        CallToolResponse::Task(created) => created.task.task_id,
+        other => panic!("a task was asked for and not given: {other:?}"),
+    }
+}
+
+/// Polls the task until it ends (a minute at most).
+async fn until_ended(client: &RunningService<RoleClient, Tasker>, id: &str) -> GetTaskResult {
+    for _ in 0..600 {
+        let got = client
+            .peer()
+            .get_task(GetTaskParams::new(id))
+            .await
+            .expect("tasks/get answers");
+        if got.task.task.status.is_terminal() {
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("task {id} did not end within a minute");
+}
+
+#[tokio::test]
+async fn a_guard_started_as_a_task_is_followed_to_its_result_and_listed() {
+    let env = TestEnv::start(61, Setup::File).await;
+    let client = env.stdio(Tasker, Protocol::Legacy).await;
+    let id = start_guard(&client, "web-01", "task-1").await;
+    let ended = until_ended(&client, &id).await;
+    let TaskPayload::Completed { result } = &ended.task.payload else {
+        panic!("the guard task did not complete: {:?}", ended.task);
+    };
+    let result = Value::Object(result.clone());
+    assert_eq!(
+        result["structuredContent"]["verdict"], "guarded",
+        "{result}"
+    );
+    assert_eq!(env.journal_record("task-1")["verdict"], "guarded");
+
+    let listed = client
+        .peer()
+        .send_request(ClientRequest::CustomRequest(CustomRequest::new(
+            "tasks/list",
+            None,
+        )))
+        .await
+        .expect("tasks/list answers");
+    let ServerResult::CustomResult(listed) = listed else {
+        panic!("tasks/list answered {listed:?}");
+    };
+    let ids: Vec<&str> = listed.0["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["taskId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [id.as_str()]);
+
+    // A read tool answers at once, even to a client that can take tasks.
+    let found = client
+        .call_tool_once(params("zerto_find_protection", json!({"vm": "web-01"})))
+        .await
+        .unwrap();
+    assert!(matches!(found, CallToolResponse::Complete(_)), "{found:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_cancelled_guard_task_sends_nothing_more_and_journals_the_inserts_it_sent() {
+    // Frozen time: no insert ends until the test moves the clock.
+    let options = zvm_sim::Options {
+        time_scale: 0.0,
+        ..zvm_sim::Options::for_tests(62)
+    };
+    let env = TestEnv::start_with(options, Setup::File).await;
+    let client = env.stdio(Tasker, Protocol::Legacy).await;
+
+    // db-01's guard holds web-dr, the VPG it shares with web-01, so web-01's insert there waits.
+    let first = start_guard(&client, "db-01", "db-change").await;
+    env.control.until_an_insert_started().await;
+    let id = start_guard(&client, "web-01", "web-change").await;
+    for _ in 0..200 {
+        if env.control.inserts(None).await.len() >= 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let before = env.control.inserts(None).await.len();
+    assert_eq!(before, 3, "db-01's, and web-01's into its two free VPGs");
+
+    client
+        .peer()
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .expect("tasks/cancel answers");
+    // Let the inserts sent end, and their checkpoints be listed.
+    for _ in 0..20 {
+        env.control.advance(5).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let ended = until_ended(&client, &id).await;
+    assert_eq!(ended.task.task.status, TaskStatus::Cancelled);
+    let said = ended.task.task.status_message.clone().unwrap_or_default();
+    assert!(said.contains("journaled"), "{said}");
+    assert_eq!(
+        env.control.inserts(None).await.len(),
+        before,
+        "nothing was inserted after the cancel"
+    );
+
+    let record = env.journal_record("web-change");
+    assert_eq!(record["verdict"], "not_guarded", "{record}");
+    let outcome = |vpg: &str| -> Value {
+        record["vpgs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["vpg_name"] == vpg)
+            .cloned()
+            .unwrap_or_else(|| panic!("{vpg} in {record}"))
+    };
+    for sent in ["web-local", "web-archive"] {
+        let line = outcome(sent);
+        assert_eq!(line["outcome"], "tagged", "{line}");
+        assert!(line["task_id"].is_string(), "{line}");
+    }
+    let stopped = outcome("web-dr");
+    assert!(
+        stopped["detail"].as_str().unwrap().contains("cancelled"),
+        "{stopped}"
+    );
+
+    let first = until_ended(&client, &first).await;
+    assert_eq!(
+        first.task.task.status,
+        TaskStatus::Completed,
+        "the other guard is untouched"
+    );
+    client.cancel().await.unwrap();
+}
