@@ -276,6 +276,9 @@ pub struct HttpAuth {
     pub leeway: Duration,
     /// The role (or scope) a token must carry for each kind of tool.
     pub roles: ToolRoles,
+    /// The URL clients reach the MCP endpoint at (`https://rewind.example.com/mcp`), when it is not
+    /// `http://<Host>/mcp`: a server behind a TLS proxy. The protected-resource metadata names it.
+    pub resource: Option<Url>,
 }
 
 /// `[http.auth.roles]`: the realm role or scope each kind of tool needs over HTTP.
@@ -550,6 +553,7 @@ struct FileHttp {
 struct FileHttpAuth {
     issuer: Option<String>,
     audience: Option<String>,
+    resource: Option<String>,
     leeway_secs: Option<f64>,
     roles: Option<FileToolRoles>,
 }
@@ -596,11 +600,23 @@ impl FileHttpAuth {
             recover: given.recover.unwrap_or(d.recover),
             catalog: given.catalog.unwrap_or(d.catalog),
         };
+        let resource = match self.resource {
+            None => None,
+            Some(raw) => Some(parse_site_url("http.auth", &raw).map_err(|_| {
+                ConfigError::BadValue {
+                    key: "http.auth.resource".to_owned(),
+                    problem: format!(
+                        "{raw:?} is not an http(s) URL without credentials, query or fragment; give the MCP endpoint's URL as clients reach it, e.g. https://rewind.example.com/mcp"
+                    ),
+                }
+            })?),
+        };
         Ok(HttpAuth {
             issuer,
             audience,
             leeway,
             roles,
+            resource,
         })
     }
 }
@@ -1614,5 +1630,28 @@ wait_floor_secs = 120
         let err =
             Config::load_with_env(Some(&path), &env_of(&[("ZVM_INSECURE", "maybe")])).unwrap_err();
         assert!(err.to_string().contains("ZVM_INSECURE"));
+    }
+
+    #[test]
+    fn a_team_server_needs_a_url_and_a_token_command_names_a_program() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |text: &str| {
+            let path = dir.path().join("config.toml");
+            std::fs::write(&path, text).unwrap();
+            Config::load_with_env(Some(&path), &|_| None)
+        };
+        let team = load("[hook.team]\nurl = \"https://rewind.example.com\"\n")
+            .unwrap()
+            .hook
+            .team
+            .unwrap();
+        assert_eq!(team.url.as_str(), "https://rewind.example.com/");
+        assert_eq!(team.timeout, Duration::from_secs(3));
+        assert_eq!(team.token_command, None);
+        let err = load("[hook.team]\ntimeout_secs = 2\n").unwrap_err();
+        assert!(err.to_string().contains("hook.team.url"), "{err}");
+        let err =
+            load("[hook.team]\nurl = \"https://r.example\"\ntoken_command = []\n").unwrap_err();
+        assert!(err.to_string().contains("hook.team.token_command"), "{err}");
     }
 }

@@ -253,14 +253,23 @@ fn caller(claims: &Value) -> Caller {
     }
 }
 
-/// The URL of this server's metadata, from the request's `Host`.
-fn metadata_url(request: &Request) -> String {
+/// The origin clients reach this server at: `[http.auth] resource`'s, when set (a server behind a
+/// TLS proxy), else `http://` and the request's `Host`.
+fn origin(verifier: &Verifier, request: &Request) -> String {
+    if let Some(resource) = &verifier.auth.resource {
+        return resource.origin().ascii_serialization();
+    }
     let host = request
         .headers()
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("localhost");
-    format!("http://{host}{METADATA_PATH}")
+    format!("http://{host}")
+}
+
+/// The URL of this server's metadata.
+fn metadata_url(verifier: &Verifier, request: &Request) -> String {
+    format!("{}{METADATA_PATH}", origin(verifier, request))
 }
 
 /// 401 with the header the MCP specification asks for.
@@ -303,16 +312,15 @@ pub async fn require_token(
             request.extensions_mut().insert(caller);
             next.run(request).await
         }
-        Err(refusal) => refused(&refusal, &metadata_url(&request)),
+        Err(refusal) => refused(&refusal, &metadata_url(&verifier, &request)),
     }
 }
 
 /// `GET /.well-known/oauth-protected-resource` (and under `/mcp`, as RFC 9728 also allows).
 pub async fn metadata(State(verifier): State<Verifier>, request: Request) -> Response {
-    let host = request
-        .headers()
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost");
-    axum::Json(verifier.metadata(&format!("http://{host}{}", crate::HTTP_PATH))).into_response()
+    let resource = match &verifier.auth.resource {
+        Some(resource) => resource.to_string(),
+        None => format!("{}{}", origin(&verifier, &request), crate::HTTP_PATH),
+    };
+    axum::Json(verifier.metadata(&resource)).into_response()
 }

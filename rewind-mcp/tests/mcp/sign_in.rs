@@ -283,3 +283,29 @@ async fn a_guard_over_http_journals_the_signed_in_person_and_the_journal_filters
     assert_eq!(recovery["person"]["subject"], subject.as_str());
     alice.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn behind_a_tls_proxy_the_metadata_names_the_resource_as_clients_reach_it() {
+    let env = TestEnv::start(56, Setup::File).await;
+    signed_in(&env, "account");
+    let text = std::fs::read_to_string(env.config_path()).unwrap();
+    std::fs::write(
+        env.config_path(),
+        text + "resource = \"https://rewind.example.com/mcp\"\n",
+    )
+    .unwrap();
+    let server = env.http_server().await;
+    let (status, challenge) = initialize(&server.url, None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(
+        challenge.contains(
+            "resource_metadata=\"https://rewind.example.com/.well-known/oauth-protected-resource\""
+        ),
+        "{challenge}"
+    );
+    let here = server
+        .url
+        .replace("/mcp", "/.well-known/oauth-protected-resource");
+    let metadata: Value = reqwest::get(&here).await.unwrap().json().await.unwrap();
+    assert_eq!(metadata["resource"], "https://rewind.example.com/mcp");
+}
