@@ -104,24 +104,13 @@ async fn start(seed: u64) -> TestEnv {
 /// An access token of the Boston realm for `user`.
 async fn token(env: &TestEnv, user: &str) -> String {
     let password = format!("{user}-password");
-    let form = [
-        ("grant_type", "password"),
-        ("client_id", "zerto-client"),
-        ("username", user),
-        ("password", &password),
-    ];
-    let answer: Value = reqwest::Client::new()
-        .post(format!(
-            "{}/auth/realms/zerto/protocol/openid-connect/token",
-            env.sim.local().url
-        ))
-        .form(&form)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let http = reqwest::Client::new();
+    let answer: Value =
+        zvm_sim::test_kit::password_grant(&http, &env.sim.local().url, user, &password)
+            .await
+            .json()
+            .await
+            .unwrap();
     answer["access_token"].as_str().unwrap().to_owned()
 }
 

@@ -27,25 +27,14 @@ async fn token(site: &str) -> String {
     token_of(site, "admin", "admin").await
 }
 
-/// An access token of `site`'s realm for `user`.
+/// An access token of `site`'s realm for `user` (the password grant of `zerto-client`).
 async fn token_of(site: &str, user: &str, password: &str) -> String {
-    let form = [
-        ("grant_type", "password"),
-        ("client_id", "zerto-client"),
-        ("username", user),
-        ("password", password),
-    ];
-    let answer: Value = reqwest::Client::new()
-        .post(format!(
-            "{site}/auth/realms/zerto/protocol/openid-connect/token"
-        ))
-        .form(&form)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let answer: Value =
+        zvm_sim::test_kit::password_grant(&reqwest::Client::new(), site, user, password)
+            .await
+            .json()
+            .await
+            .unwrap();
     answer["access_token"].as_str().unwrap().to_owned()
 }
 
