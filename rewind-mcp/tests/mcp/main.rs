@@ -11,6 +11,8 @@
 //! - `logging`: stderr at the default level carries no third-party log line.
 //! - `machine`: identical guard calls at once, a catalog lock held elsewhere, an unwritable journal.
 //! - `secrets`: at trace level, no password, client secret or token reaches stderr or a result.
+//! - `sign_in`: `[http.auth]`: tokens refused with 401, roles, the person journaled behind a guard.
+//! - `tasks`: guards as MCP tasks: followed, listed, cancelled, and scoped to their caller.
 
 mod asking;
 mod bad_input;

@@ -13,7 +13,7 @@ use crate::helper::{
 };
 
 /// The configuration's `[http.auth]`: the Boston realm, for `audience`.
-fn signed_in(env: &TestEnv, audience: &str) {
+pub(crate) fn signed_in(env: &TestEnv, audience: &str) {
     let text = std::fs::read_to_string(env.config_path()).unwrap();
     let auth = format!(
         "\n[http.auth]\nissuer = \"{}/auth/realms/zerto\"\naudience = \"{audience}\"\n",
@@ -28,7 +28,7 @@ async fn token(site: &str) -> String {
 }
 
 /// An access token of `site`'s realm for `user` (the password grant of `zerto-client`).
-async fn token_of(site: &str, user: &str, password: &str) -> String {
+pub(crate) async fn token_of(site: &str, user: &str, password: &str) -> String {
     let answer: Value =
         zvm_sim::test_kit::password_grant(&reqwest::Client::new(), site, user, password)
             .await

@@ -1,7 +1,8 @@
 //! Guards and recoveries as MCP tasks: a client that declares the tasks extension gets a task for a
 //! guard, follows it to its result and finds it in `tasks/list`; a guard task cancelled while one of
 //! its VPGs waits for its turn sends no insert there, reads the inserts it had sent to their end,
-//! journals them, and ends `cancelled` saying so.
+//! journals them, and ends `cancelled` saying so. Over HTTP, a signed-in caller's task is its own:
+//! another person can neither read, cancel nor list it.
 
 use std::time::Duration;
 
@@ -14,6 +15,7 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Value, json};
 
 use crate::helper::{Protocol, Setup, TestEnv, params};
+use crate::sign_in::{signed_in, token_of};
 
 /// A client that declares the tasks extension.
 #[derive(Clone, Default)]
@@ -78,24 +80,7 @@ async fn a_guard_started_as_a_task_is_followed_to_its_result_and_listed() {
     );
     assert_eq!(env.journal_record("task-1")["verdict"], "guarded");
 
-    let listed = client
-        .peer()
-        .send_request(ClientRequest::CustomRequest(CustomRequest::new(
-            "tasks/list",
-            None,
-        )))
-        .await
-        .expect("tasks/list answers");
-    let ServerResult::CustomResult(listed) = listed else {
-        panic!("tasks/list answered {listed:?}");
-    };
-    let ids: Vec<&str> = listed.0["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["taskId"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, [id.as_str()]);
+    assert_eq!(listed(&client).await, [id.clone()]);
 
     // A read tool answers at once, even to a client that can take tasks.
     let found = client
@@ -178,4 +163,73 @@ async fn a_cancelled_guard_task_sends_nothing_more_and_journals_the_inserts_it_s
         "the other guard is untouched"
     );
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn over_http_a_signed_in_caller_follows_its_own_guard_task_and_no_one_else_sees_it() {
+    let mut world = zvm_sim::WorldSpec::default_world();
+    for (name, roles) in [
+        ("alice", vec!["rewind-read", "rewind-guard"]),
+        ("bob", vec!["rewind-read", "rewind-guard"]),
+    ] {
+        let mut user = world.users[0].clone();
+        user.name = name.to_owned();
+        user.password = format!("{name}-password");
+        user.realm_roles = roles.into_iter().map(str::to_owned).collect();
+        world.users.push(user);
+    }
+    let options = zvm_sim::Options {
+        world,
+        ..zvm_sim::Options::for_tests(63)
+    };
+    let env = TestEnv::start_with(options, Setup::File).await;
+    signed_in(&env, "account");
+    let server = env.http_server().await;
+    let site = env.sim.local().url.clone();
+    let alice = server
+        .client_with_token(Tasker, &token_of(&site, "alice", "alice-password").await)
+        .await;
+    let bob = server
+        .client_with_token(Tasker, &token_of(&site, "bob", "bob-password").await)
+        .await;
+
+    let id = start_guard(&alice, "web-01", "http-task").await;
+    let peeked = bob.peer().get_task(GetTaskParams::new(id.clone())).await;
+    assert!(peeked.is_err(), "bob reads alice's task: {peeked:?}");
+    let cancelled = bob
+        .peer()
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await;
+    assert!(cancelled.is_err(), "bob cancels alice's task");
+    assert!(listed(&bob).await.is_empty());
+    assert_eq!(listed(&alice).await, [id.clone()]);
+
+    let ended = until_ended(&alice, &id).await;
+    assert_eq!(ended.task.task.status, TaskStatus::Completed);
+    let record = env.journal_record("http-task");
+    assert_eq!(record["verdict"], "guarded");
+    assert_eq!(record["person"]["name"], "alice");
+    alice.cancel().await.unwrap();
+    bob.cancel().await.unwrap();
+}
+
+/// The ids `tasks/list` gives this client.
+async fn listed(client: &RunningService<RoleClient, Tasker>) -> Vec<String> {
+    let answer = client
+        .peer()
+        .send_request(ClientRequest::CustomRequest(CustomRequest::new(
+            "tasks/list",
+            None,
+        )))
+        .await
+        .expect("tasks/list answers");
+    let ServerResult::CustomResult(listed) = answer else {
+        panic!("tasks/list answered {answer:?}");
+    };
+    listed.0["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["taskId"].as_str().unwrap().to_owned())
+        .collect()
 }
