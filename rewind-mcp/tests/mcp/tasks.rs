@@ -80,7 +80,7 @@ async fn a_guard_started_as_a_task_is_followed_to_its_result_and_listed() {
     );
     assert_eq!(env.journal_record("task-1")["verdict"], "guarded");
 
-    assert_eq!(listed(&client).await, [id.clone()]);
+    assert_eq!(listed(&client).await, [id.as_str()]);
 
     // A read tool answers at once, even to a client that can take tasks.
     let found = client
@@ -202,7 +202,7 @@ async fn over_http_a_signed_in_caller_follows_its_own_guard_task_and_no_one_else
         .await;
     assert!(cancelled.is_err(), "bob cancels alice's task");
     assert!(listed(&bob).await.is_empty());
-    assert_eq!(listed(&alice).await, [id.clone()]);
+    assert_eq!(listed(&alice).await, [id.as_str()]);
 
     let ended = until_ended(&alice, &id).await;
     assert_eq!(ended.task.task.status, TaskStatus::Completed);
