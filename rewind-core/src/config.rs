@@ -506,6 +506,17 @@ impl FileTeam {
                 format!("{raw:?} is not an http(s) URL without credentials, query or fragment"),
             )
         })?;
+        let loopback = matches!(url.host(), Some(url::Host::Domain("localhost")))
+            || matches!(url.host(), Some(url::Host::Ipv4(ip)) if ip.is_loopback())
+            || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback());
+        if url.scheme() != "https" && !loopback {
+            return Err(bad(
+                "url",
+                format!(
+                    "{raw:?} is not https: the hook sends the user's access token to it, which must not cross the network in the clear; use https (http is taken for a server on this machine only)"
+                ),
+            ));
+        }
         if let Some(command) = &self.token_command
             && command.first().is_none_or(|p| p.trim().is_empty())
         {
@@ -1648,6 +1659,9 @@ wait_floor_secs = 120
         assert_eq!(team.url.as_str(), "https://rewind.example.com/");
         assert_eq!(team.timeout, Duration::from_secs(3));
         assert_eq!(team.token_command, None);
+        let err = load("[hook.team]\nurl = \"http://rewind.example.com\"\n").unwrap_err();
+        assert!(err.to_string().contains("not https"), "{err}");
+        assert!(load("[hook.team]\nurl = \"http://127.0.0.1:8765\"\n").is_ok());
         let err = load("[hook.team]\ntimeout_secs = 2\n").unwrap_err();
         assert!(err.to_string().contains("hook.team.url"), "{err}");
         let err =

@@ -61,10 +61,16 @@ pub async fn guards(
     }
 }
 
-/// 403 for a signed-in caller without the read role.
+/// 403 for a signed-in caller without the read role; 401 for a request without a caller.
 fn refusal(rewind: &Rewind, caller: Option<&Caller>) -> Option<Response> {
     let auth = rewind.config().http_auth.as_ref()?;
-    let caller = caller?;
+    let Some(caller) = caller else {
+        // Signed in, every request reaches here with its caller; one without is refused, never read.
+        return Some(error(
+            StatusCode::UNAUTHORIZED,
+            "no signed-in caller: send the issuer's access token as a bearer token".to_owned(),
+        ));
+    };
     let role = &auth.roles.read;
     if caller.roles.iter().any(|r| r == role) {
         return None;

@@ -212,13 +212,15 @@ async fn refuse_other_hosts(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
-    let host = request
+    let header = request
         .headers()
         .get(axum::http::header::HOST)
         .and_then(|h| h.to_str().ok())
-        .map(host_name)
         .unwrap_or_default();
-    if hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+    // An allowed name matches the header's host whatever its port; an allowed host:port only that.
+    let named =
+        |h: &String| h.eq_ignore_ascii_case(header) || h.eq_ignore_ascii_case(host_name(header));
+    if !header.is_empty() && hosts.iter().any(named) {
         return next.run(request).await;
     }
     (
@@ -231,9 +233,26 @@ async fn refuse_other_hosts(
 /// The host of a `Host` header, without its port or an IPv6 address's brackets.
 fn host_name(header: &str) -> &str {
     if let Some(rest) = header.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or_default();
+        return match rest.split_once(']') {
+            Some((address, port)) if port.is_empty() || port.starts_with(':') => address,
+            _ => "",
+        };
     }
     header.split(':').next().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_name;
+
+    #[test]
+    fn a_host_header_is_read_without_its_port_or_brackets_and_a_malformed_one_names_nothing() {
+        assert_eq!(host_name("rewind.example.com:8443"), "rewind.example.com");
+        assert_eq!(host_name("localhost"), "localhost");
+        assert_eq!(host_name("[::1]:8765"), "::1");
+        assert_eq!(host_name("[::1]"), "::1");
+        assert_eq!(host_name("[::1]junk"), "");
+    }
 }
 
 /// The open sessions and how many may be.

@@ -8,7 +8,7 @@ use rmcp::{ServerHandler, prompt, prompt_handler, prompt_router, tool_handler};
 
 use crate::args::{PromptArgs, given};
 use crate::progress::InFlight;
-use crate::tasks::{AsTask, Tasks};
+use crate::tasks::{TaskCall, Tasks};
 use crate::text;
 
 /// The name this server goes by: the one the tool catalog's built-in entries name this server's
@@ -27,7 +27,7 @@ pub struct RewindServer {
     /// The MCP tasks of guards and recoveries, shared by every session.
     pub(crate) tasks: Tasks,
     /// For a call running as an MCP task: its status and its stop.
-    pub(crate) call: AsTask,
+    pub(crate) call: TaskCall,
 }
 
 impl RewindServer {
@@ -37,12 +37,12 @@ impl RewindServer {
             rewind,
             in_flight: InFlight::default(),
             tasks: Tasks::default(),
-            call: AsTask::default(),
+            call: TaskCall::default(),
         }
     }
 
     /// The same server for one call running as an MCP task.
-    pub(crate) fn as_task(&self, call: AsTask) -> Self {
+    pub(crate) fn as_task(&self, call: TaskCall) -> Self {
         RewindServer {
             call,
             ..self.clone()

@@ -152,6 +152,14 @@ impl Verifier {
         let exp = claims["exp"]
             .as_i64()
             .ok_or_else(|| invalid("it has no expiry".to_owned()))?;
+        if claims["sub"].as_str().is_none_or(|s| s.trim().is_empty()) {
+            // The subject is who the journal names and whose tasks these are: a token without one
+            // would be no one, and share that no one's tasks with every other such token.
+            return Err(invalid(
+                "it names no subject (sub); have the issuer put one in its access tokens"
+                    .to_owned(),
+            ));
+        }
         if now > exp + leeway {
             return Err(invalid("it has expired: sign in again".to_owned()));
         }
@@ -323,4 +331,44 @@ pub async fn metadata(State(verifier): State<Verifier>, request: Request) -> Res
         None => format!("{}{}", origin(&verifier, &request), crate::HTTP_PATH),
     };
     axum::Json(verifier.metadata(&resource)).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verifier() -> Verifier {
+        Verifier::new(HttpAuth {
+            issuer: "https://zvm.example.com/auth/realms/zerto".parse().unwrap(),
+            audience: "rewind-mcp".to_owned(),
+            leeway: Duration::from_secs(60),
+            roles: Default::default(),
+            resource: None,
+        })
+    }
+
+    fn claims() -> Value {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        json!({
+            "iss": "https://zvm.example.com/auth/realms/zerto",
+            "aud": ["rewind-mcp", "account"],
+            "exp": now + 300,
+            "sub": "4f1c",
+        })
+    }
+
+    #[test]
+    fn a_token_that_names_no_subject_is_refused_since_no_one_would_stand_behind_its_records() {
+        let v = verifier();
+        assert_eq!(v.check_claims(&claims()), Ok(()));
+        for sub in [Value::Null, json!(""), json!("  ")] {
+            let mut c = claims();
+            c["sub"] = sub;
+            let refused = v.check_claims(&c).unwrap_err();
+            assert!(refused.to_string().contains("no subject"), "{refused}");
+        }
+    }
 }

@@ -8,8 +8,8 @@
 //! A cancel never abandons what was sent: the work runs on a task of its own counted in
 //! [`crate::progress::InFlight`], as every guard and recovery does. For a guard, it stops the
 //! inserts not yet sent ([`rewind_core::Rewind::guard_until`]); those already sent are read to
-//! their end and journaled, and only then does the task end, `cancelled`, its status message saying
-//! what the journal holds. A recovery cannot be stopped half-way safely (a mount, a test, a clone
+//! their end and journaled, and only then does the task end, `cancelled`, its status message giving
+//! the verdict, the tag and each VPG's outcome with its Zerto task. A recovery cannot be stopped half-way safely (a mount, a test, a clone
 //! already started), so it runs to its end and the task ends `completed` with its answer. A guard
 //! whose every VPG was tagged before the cancel took effect ends `completed` too: its checkpoints
 //! exist, and hiding them would claim less than what is in Zerto.
@@ -62,18 +62,21 @@ impl std::fmt::Debug for Tasks {
 /// What a tool call running as a task carries into its work: where its progress goes, and the
 /// signal that stops a guard's unsent inserts.
 #[derive(Clone, Default)]
-pub struct AsTask {
+pub struct TaskCall {
     /// The task's handle (its status message is the progress); `None` for a plain call.
     pub(crate) task: Option<TaskContext>,
-    /// Cancelled when the client cancels the task.
-    pub(crate) stop: CancellationToken,
+    /// Cancelled when the client cancels the task; `None` for a plain call, which nothing stops.
+    pub(crate) stop: Option<CancellationToken>,
 }
 
-impl std::fmt::Debug for AsTask {
+impl std::fmt::Debug for TaskCall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AsTask")
+        f.debug_struct("TaskCall")
             .field("task", &self.task.as_ref().map(TaskContext::task_id))
-            .field("stop", &self.stop.is_cancelled())
+            .field(
+                "stop",
+                &self.stop.as_ref().map(CancellationToken::is_cancelled),
+            )
             .finish()
     }
 }
@@ -115,10 +118,10 @@ impl Tasks {
         let task = self.manager.spawn(options, move |task| {
             Box::pin(run(server, request, context, task))
         });
-        self.owners
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(task.task_id.clone(), owner);
+        let mut owners = self.owners.lock().unwrap_or_else(|p| p.into_inner());
+        // A task the manager no longer keeps (past its time to live) is forgotten here too.
+        owners.retain(|id, _| self.manager.get_task(id).is_ok());
+        owners.insert(task.task_id.clone(), owner);
         CallToolResponse::Task(CreateTaskResult::new(task))
     }
 
@@ -149,7 +152,6 @@ impl Tasks {
         let owner = owner(context);
         let mut owners = self.owners.lock().unwrap_or_else(|p| p.into_inner());
         let mut tasks: Vec<Task> = Vec::new();
-        // A task the manager no longer keeps (past its time to live) is forgotten here too.
         owners.retain(|id, _| self.manager.get_task(id).is_ok());
         for (id, started_by) in owners.iter() {
             if *started_by == owner
@@ -187,9 +189,9 @@ async fn run(
     task: TaskContext,
 ) -> Result<CallToolResult, TaskExit> {
     let stop = CancellationToken::new();
-    let server = server.as_task(AsTask {
+    let server = server.as_task(TaskCall {
         task: Some(task.clone()),
-        stop: stop.clone(),
+        stop: Some(stop.clone()),
     });
     let watch = tokio::spawn({
         let task = task.clone();
@@ -212,32 +214,55 @@ async fn run(
             )));
         }
     };
-    if task.is_cancel_requested() && !whole(&result) {
-        task.set_status_message(cancelled_words(&tool, &result));
+    if tool == "zerto_guard_before_mutate" && task.is_cancel_requested() && !guarded(&result) {
+        task.set_status_message(cancelled_guard_words(&result));
         return Err(TaskExit::Cancelled);
     }
     Ok(result)
 }
 
-/// Whether a result is a tool's full success: not an error, and for a guard, `guarded`.
-fn whole(result: &CallToolResult) -> bool {
-    let verdict = result
-        .structured_content
-        .as_ref()
-        .and_then(|s| s.get("verdict"))
-        .and_then(|v| v.as_str());
-    result.is_error != Some(true) && verdict.is_none_or(|v| v == "guarded")
+/// Whether a guard's answer is the `guarded` verdict.
+fn guarded(result: &CallToolResult) -> bool {
+    result.is_error != Some(true)
+        && result
+            .structured_content
+            .as_ref()
+            .is_some_and(|s| s["verdict"] == "guarded")
 }
 
-/// The status message of a task that ended cancelled: what its work did, as its answer says.
-fn cancelled_words(tool: &str, result: &CallToolResult) -> String {
-    let said = result
-        .content
-        .first()
-        .and_then(|c| c.as_text())
-        .map(|t| t.text.lines().next().unwrap_or_default().to_owned())
-        .unwrap_or_default();
+/// The status message of a guard task that ended cancelled: its verdict and tag, and each VPG's
+/// outcome with its Zerto task, so that no task id sent or still running is lost with the result.
+fn cancelled_guard_words(result: &CallToolResult) -> String {
+    let Some(report) = result.structured_content.as_ref() else {
+        let said = result
+            .content
+            .first()
+            .and_then(|c| c.as_text())
+            .map(|t| t.text.clone())
+            .unwrap_or_default();
+        return format!("cancelled: the guard did not run to a verdict: {said}");
+    };
+    let vpgs: Vec<String> = report["vpgs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|v| {
+            let task = v["task_id"]
+                .as_str()
+                .map(|t| format!(" (task {t})"))
+                .unwrap_or_default();
+            format!(
+                "{}: {}{task}",
+                v["vpg_name"].as_str().unwrap_or("?"),
+                v["outcome"].as_str().unwrap_or("?")
+            )
+        })
+        .collect();
     format!(
-        "cancelled: {tool} sent nothing more once asked to stop, and what it had sent was read to its end and journaled. {said} (zerto_journal shows the record)"
+        "cancelled: the guard sent no insert once asked to stop; the inserts it had sent were read to their end and journaled. Verdict {}, tag {}: {}. zerto_journal (change {}) shows the record.",
+        report["verdict"].as_str().unwrap_or("?"),
+        report["tag"].as_str().unwrap_or("?"),
+        vpgs.join("; "),
+        report["change_id"].as_str().unwrap_or("?"),
     )
 }

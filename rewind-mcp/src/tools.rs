@@ -100,7 +100,10 @@ impl RewindServer {
         let rewind = self.rewind.clone();
         let stop = self.call.stop.clone();
         let guard = progress::detached(self, &ctx, move |sink| async move {
-            rewind.guard_until(request, &*sink, &stop).await
+            match stop {
+                Some(stop) => rewind.guard_until(request, &*sink, &stop).await,
+                None => rewind.guard(request, &*sink).await,
+            }
         })
         .await;
         match guard {

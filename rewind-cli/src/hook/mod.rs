@@ -21,8 +21,9 @@
 //! It reads only the configuration, the catalog and the journal: it never calls a ZVM, and it starts
 //! no async runtime, so it answers in milliseconds. The one exception is a machine whose agent guards
 //! through a team server (`[hook.team]`, [`team`]): for a mutating call only, it asks that server
-//! for its recent guards, within a short timeout, and fails closed when it cannot. `rewind hook install` ([`install`]) writes it into
-//! a host's settings.
+//! for its recent guards, within a short timeout, and fails closed when it cannot.
+//!
+//! `rewind hook install` ([`install`]) writes it into a host's settings.
 
 pub mod host;
 pub mod install;
@@ -254,7 +255,6 @@ fn decide_call(call: &Call, config: &Config) -> Decision {
             let guards = Guards::new(&journal, config.hook.team.as_ref(), config.hook.window);
             mutating(
                 &guards,
-                config.hook.window,
                 &server,
                 &tool,
                 class.vm.as_deref(),
@@ -354,7 +354,6 @@ fn unnamed_server(host: Host, tool: &str, found: &[String]) -> Decision {
 /// A mutating call: allowed only when each VM it changes was guarded within the window.
 fn mutating(
     guards: &Guards<'_>,
-    window: Duration,
     server: &str,
     tool: &str,
     vm: Option<&str>,
@@ -363,7 +362,7 @@ fn mutating(
 ) -> Decision {
     let call = MutatingCall {
         guards,
-        minutes: window_words(window),
+        minutes: window_words(guards.window()),
         server,
         tool,
         vm_arg,

@@ -53,6 +53,11 @@ impl<'a> Guards<'a> {
         }
     }
 
+    /// How far back a guard counts.
+    pub fn window(&self) -> Duration {
+        self.window
+    }
+
     /// Where the guards are read from, in words.
     pub fn sources(&self) -> &'static str {
         match self.team {
@@ -217,12 +222,16 @@ async fn token(team: &TeamServer) -> Result<String, String> {
         .await
         .map_err(|e| format!("its token command {program:?} could not run: {e}"))?;
     if !run.status.success() {
-        // Its stderr is the command's to explain; its stdout may hold a token and is never shown.
-        let said = String::from_utf8_lossy(&run.stderr);
+        // Its stderr is the command's to explain, cut short; its stdout may hold a token and is
+        // never shown.
+        let said: String = String::from_utf8_lossy(&run.stderr)
+            .trim()
+            .chars()
+            .take(300)
+            .collect();
         return Err(format!(
-            "its token command {program:?} failed ({}): {}",
-            run.status,
-            said.trim()
+            "its token command {program:?} failed ({}): {said}",
+            run.status
         ));
     }
     let token = String::from_utf8(run.stdout)

@@ -620,31 +620,31 @@ impl AuditJournal {
     }
 
     /// What a hook elsewhere needs of this journal to judge calls as [`AuditJournal::last_guarded`]
-    /// does (a team server's journal, read by its users' hooks): for each VM, its newest record (which
-    /// names it as it is now, so two VMs of one name are still told apart) and its newest `guarded`
-    /// record of the last `within`, oldest first. [`GuardLookup::among`] judges them.
+    /// does (a team server's journal, read by its users' hooks), oldest first: for each VM, the
+    /// newest record of each name and set of addresses it has had (so a reference that once named
+    /// it is still seen to, and two VMs answering to one reference are still told apart), and its
+    /// newest `guarded` record of the last `within`. [`GuardLookup::among`] judges them.
     pub fn guards_view(
         &self,
         within: std::time::Duration,
     ) -> Result<Vec<JournalRecord>, JournalError> {
         let since = window_start(within);
         let records = self.read(&JournalFilter::default())?.records;
-        let mut newest: std::collections::HashMap<&str, (usize, Option<usize>)> =
+        let mut keep: std::collections::HashMap<(&str, String, Vec<&str>), usize> =
             Default::default();
+        let mut guarded: std::collections::HashMap<&str, usize> = Default::default();
         for (i, r) in records.iter().enumerate() {
-            let entry = newest.entry(r.vm.id.as_str()).or_insert((i, None));
-            entry.0 = i;
+            let mut ips: Vec<&str> = r.vm.ip_addresses.iter().map(String::as_str).collect();
+            ips.sort_unstable();
+            keep.insert((r.vm.id.as_str(), r.vm.name.to_lowercase(), ips), i);
             if is_guarded(r, since) {
-                entry.1 = Some(i);
+                guarded.insert(r.vm.id.as_str(), i);
             }
         }
-        let mut keep: Vec<usize> = newest
-            .values()
-            .flat_map(|(named, guarded)| std::iter::once(*named).chain(*guarded))
-            .collect();
-        keep.sort_unstable();
-        keep.dedup();
-        Ok(keep.into_iter().map(|i| records[i].clone()).collect())
+        let mut chosen: Vec<usize> = keep.into_values().chain(guarded.into_values()).collect();
+        chosen.sort_unstable();
+        chosen.dedup();
+        Ok(chosen.into_iter().map(|i| records[i].clone()).collect())
     }
 
     /// The newest guard of the VM `vm_id` for `change_id` written less than `within` ago that
@@ -832,6 +832,55 @@ mod tests {
             back.person.as_ref().unwrap().to_string(),
             "alice (4f1c-sub)"
         );
+    }
+
+    #[test]
+    fn the_guards_view_tells_what_the_whole_journal_tells_of_every_reference() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
+        let window = std::time::Duration::from_secs(600);
+        let at = |vm: &str, id: &str, ip: &str, verdict: &str, minutes_ago: i64| {
+            let mut r = record(vm, "c");
+            r.vm.id = id.into();
+            r.vm.ip_addresses = vec![ip.into()];
+            r.verdict = verdict.into();
+            r.time = Utc::now() - chrono::Duration::minutes(minutes_ago);
+            r
+        };
+        // s.a was db (10.0.0.5), and is db-old now; s.b is db, at a new address, guarded just now;
+        // s.c was guarded long ago, s.d gave up its address to s.e.
+        for r in [
+            at("db", "s.a", "10.0.0.5", "guarded", 60),
+            at("db-old", "s.a", "10.0.0.9", "not_guarded", 30),
+            at("db", "s.b", "10.0.0.7", "guarded", 1),
+            at("old-01", "s.c", "10.0.0.8", "guarded", 120),
+            at("app-01", "s.d", "10.0.0.20", "not_guarded", 90),
+            at("app-02", "s.e", "10.0.0.20", "guarded", 2),
+        ] {
+            j.append(&r).unwrap();
+        }
+        let view = j.guards_view(window).unwrap();
+        assert!(view.len() < 7, "only what a hook needs: {}", view.len());
+        for q in [
+            "db",
+            "db-old",
+            "10.0.0.5",
+            "10.0.0.7",
+            "old-01",
+            "app-02",
+            "10.0.0.20",
+            "s.b",
+        ] {
+            assert_eq!(
+                GuardLookup::among(view.clone(), q, window),
+                j.last_guarded(q, window).unwrap(),
+                "{q}"
+            );
+        }
+        assert!(matches!(
+            j.last_guarded("db", window).unwrap(),
+            GuardLookup::Ambiguous(_)
+        ));
     }
 
     /// A journal of two good records of web-01 (c1, c2) with `torn` written as a line between them.

@@ -294,7 +294,22 @@ async fn turn(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<GuardNote>) -
             message: "the deadline came before the insert could be sent; nothing was inserted; guard again".into(),
         })));
     }
-    let waited = match wait_for_running(run, tries.may_exist.is_some(), notes).await {
+    if run.ctx.stop.is_cancelled() {
+        return Turn::Done(Box::new(Inserted::Done(stopped(run.vpg))));
+    }
+    let maybe_ours = tries.may_exist.is_some();
+    let waiting = wait_for_running(run, maybe_ours, notes);
+    // Another client's insert need not be waited for once told to stop; one that may be an earlier
+    // attempt of this change is followed to its end, as what it inserted is this guard's to account for.
+    let waited = if maybe_ours {
+        waiting.await
+    } else {
+        tokio::select! {
+            waited = waiting => waited,
+            () = run.ctx.stop.cancelled() => Err(Inserted::Done(stopped(run.vpg))),
+        }
+    };
+    let waited = match waited {
         Ok(waited) => waited,
         Err(done) => return Turn::Done(Box::new(done)),
     };
