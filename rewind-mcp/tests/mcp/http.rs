@@ -85,6 +85,17 @@ async fn over_http_a_foreign_host_header_is_refused() {
         "loopback is served, got {}",
         local.status()
     );
+
+    // The hooks' read of the journal answers to the same names.
+    let guards = server.url.replace("/mcp", "/v1/guards");
+    let get = |host: &'static str| http.get(&guards).header("Host", host).send();
+    assert_eq!(get("evil.example").await.unwrap().status(), 403);
+    assert_eq!(get("evil.example:80").await.unwrap().status(), 403);
+    assert_eq!(get("[::1]junk").await.unwrap().status(), 403);
+    let served = get("localhost:1").await.unwrap();
+    assert_eq!(served.status(), 200);
+    let view: serde_json::Value = served.json().await.unwrap();
+    assert_eq!(view["records"], json!([]));
 }
 
 #[tokio::test]

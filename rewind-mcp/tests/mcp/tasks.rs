@@ -233,3 +233,86 @@ async fn listed(client: &RunningService<RoleClient, Tasker>) -> Vec<String> {
         .map(|t| t["taskId"].as_str().unwrap().to_owned())
         .collect()
 }
+
+#[tokio::test]
+async fn a_guard_task_cancelled_while_it_waits_for_another_clients_insert_stops_waiting() {
+    // Frozen time: another client's insert into web-dr runs until the test moves the clock.
+    let options = zvm_sim::Options {
+        time_scale: 0.0,
+        ..zvm_sim::Options::for_tests(64)
+    };
+    let env = TestEnv::start_with(options, Setup::File).await;
+    let other = zvm_sim::test_kit::Site::login(
+        &reqwest::Client::new(),
+        &env.sim.local().url,
+        "admin",
+        "admin",
+    )
+    .await;
+    let web_dr = other.vpg_id("web-dr").await;
+    let theirs = other.insert(&web_dr, "someone-elses-change").await;
+    let client = env.stdio(Tasker, Protocol::Legacy).await;
+
+    let id = start_guard(&client, "db-01", "waits").await;
+    // The guard sees their insert running and waits for it.
+    for _ in 0..200 {
+        let calls = env.control.calls_to("/v1/tasks").await;
+        if !calls.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    client
+        .peer()
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .expect("tasks/cancel answers");
+    let ended = until_ended(&client, &id).await;
+    assert_eq!(ended.task.task.status, TaskStatus::Cancelled);
+    assert_eq!(
+        env.control.inserts(None).await.len(),
+        1,
+        "only theirs: the guard sent none"
+    );
+    assert_eq!(other.task_state(&theirs).await, 1, "theirs still runs");
+    let record = env.journal_record("waits");
+    let detail = record["vpgs"][0]["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("cancelled"), "{record}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_recovery_task_cancelled_runs_to_its_end_and_keeps_its_answer() {
+    let env = TestEnv::start(65, Setup::File).await;
+    let client = env.stdio(Tasker, Protocol::Legacy).await;
+    let guard = start_guard(&client, "web-01", "ft-task").await;
+    until_ended(&client, &guard).await;
+
+    let start = json!({"vm": "web-01", "change_id": "ft-task", "action": "start"});
+    let CallToolResponse::Task(created) = client
+        .call_tool_once(params("zerto_failover_test", start))
+        .await
+        .unwrap()
+    else {
+        panic!("a failover test runs as a task");
+    };
+    let id = created.task.task_id;
+    client
+        .peer()
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .unwrap();
+    let ended = until_ended(&client, &id).await;
+    assert_eq!(ended.task.task.status, TaskStatus::Completed);
+    let TaskPayload::Completed { result } = &ended.task.payload else {
+        panic!("{:?}", ended.task);
+    };
+    let next = result["structuredContent"]["next_step"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        next.contains("stop"),
+        "the answer says how to stop the test: {result:?}"
+    );
+    client.cancel().await.unwrap();
+}
