@@ -163,7 +163,7 @@ pub async fn serve_http(
     // The hooks' read of the journal answers to the same host names as /mcp (which rmcp checks).
     let guards = axum::Router::new()
         .route(guards::GUARDS_PATH, axum::routing::get(guards::guards))
-        .with_state(rewind_for_guards)
+        .with_state(guards::GuardsState::new(rewind_for_guards))
         .layer(axum::middleware::from_fn_with_state(
             hosts,
             refuse_other_hosts,

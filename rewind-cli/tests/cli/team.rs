@@ -171,6 +171,12 @@ async fn the_hook_of_another_machine_lets_through_a_change_the_team_server_guard
         !std::fs::exists(env.journal_file()).unwrap(),
         "this machine journaled nothing: the guard is the team server's"
     );
+
+    // A guard the team server makes later is seen by the next call, whatever it answered before.
+    team.guard_for("bob", "db-01", "team-2").await;
+    let (decision, reason, _) = power_off(&env, "db-01").await;
+    assert_eq!(decision, "allow", "{reason}");
+    assert!(reason.contains("bob"), "{reason}");
     team.stop().await;
 }
 
