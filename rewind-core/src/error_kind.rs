@@ -7,7 +7,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
-    /// A rule said no: the VM is ambiguous, not found or protected by nothing, or the ZVM refused.
+    /// A rule said no: the VM is ambiguous, not found or protected by nothing, or the ZVM refused;
+    /// or, for one VPG of a guard, its insert was not sent because the guard was cancelled.
     Refused,
     /// A Zerto task ran and ended Failed or Stopped.
     TaskFailed,
