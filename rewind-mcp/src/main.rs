@@ -92,20 +92,28 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
         }
         Some(addr) => {
             let addr = parse_addr(addr)?;
+            let signed_in = rewind.config().http_auth.is_some();
+            if !addr.ip().is_loopback() && !signed_in {
+                bail!(
+                    "--http {addr} listens beyond this machine, and without [http.auth] anyone who reaches it could guard and recover VMs; \
+                     sign callers in with [http.auth] (issuer, audience: see docs/mcp.md, \"A team server\"), \
+                     or listen on 127.0.0.1 behind a proxy that authenticates"
+                );
+            }
             if !addr.ip().is_loopback() && flags.allowed_hosts.is_empty() {
                 bail!(
                     "--http {addr} listens beyond this machine, and only requests naming localhost, 127.0.0.1 or ::1 are accepted; \
-                     name the host clients will use with --allowed-host (the server has no authentication of its own: put it behind one), \
-                     or listen on 127.0.0.1"
+                     name the host clients will use with --allowed-host, or listen on 127.0.0.1"
                 );
             }
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
             let local = listener.local_addr()?;
-            if !local.ip().is_loopback() {
+            if !signed_in && !flags.allowed_hosts.is_empty() {
                 tracing::warn!(
-                    "serving MCP on {local} beyond loopback without authentication: anyone who can reach it can guard VMs"
+                    "answering to {} without [http.auth]: rewind-mcp checks no caller, so the proxy in front of it must",
+                    flags.allowed_hosts.join(", ")
                 );
             }
             eprintln!(

@@ -149,3 +149,62 @@ async fn over_http_sigterm_finishes_a_running_guard_journals_it_and_leaves_with_
     guard.abort();
     drop(client);
 }
+
+#[tokio::test]
+async fn without_sign_in_the_server_will_not_listen_beyond_loopback() {
+    let env = TestEnv::start(44, Setup::File).await;
+    let run = |args: &'static [&'static str]| {
+        let mut command = env.command(args);
+        command
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        async move {
+            tokio::time::timeout(std::time::Duration::from_secs(60), command.output())
+                .await
+                .expect("it answers at once")
+                .unwrap()
+        }
+    };
+    let refused = run(&[
+        "--http",
+        "0.0.0.0:0",
+        "--allowed-host",
+        "rewind.example.com",
+    ])
+    .await;
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("[http.auth]") && said.contains("127.0.0.1"),
+        "{said}"
+    );
+
+    // Signed in, it does.
+    crate::sign_in::signed_in(&env, "account");
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let mut child = env
+        .command(&[
+            "--http",
+            "0.0.0.0:0",
+            "--allowed-host",
+            "rewind.example.com",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("rewind-mcp starts");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let serving = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.starts_with("rewind-mcp: serving MCP on http://0.0.0.0:") {
+                return true;
+            }
+        }
+        false
+    })
+    .await
+    .expect("rewind-mcp answers within a minute");
+    assert!(serving, "signed in, it listens beyond loopback");
+}
