@@ -86,14 +86,7 @@ impl TeamServer {
 /// A simulator whose realm has carol, who may read what the team server holds, and dave, who
 /// may not.
 async fn start(seed: u64) -> TestEnv {
-    let mut world = zvm_sim::WorldSpec::default_world();
-    for (name, roles) in [("carol", vec!["rewind-read".to_owned()]), ("dave", vec![])] {
-        let mut user = world.users[0].clone();
-        user.name = name.to_owned();
-        user.password = format!("{name}-password");
-        user.realm_roles = roles;
-        world.users.push(user);
-    }
+    let world = zvm_sim::test_kit::world_with_people(&[("carol", &["rewind-read"]), ("dave", &[])]);
     TestEnv::start_with(zvm_sim::Options {
         world,
         ..zvm_sim::Options::for_tests(seed)

@@ -100,8 +100,6 @@ async fn over_http_a_foreign_host_header_is_refused() {
 
 #[tokio::test]
 async fn a_site_without_tls_verification_is_warned_about_once_at_start() {
-    use tokio::io::{AsyncBufReadExt, BufReader};
-
     let env = TestEnv::start(43, Setup::Env).await;
     let mut child = env
         .command(&["--http", "127.0.0.1:0"])
@@ -112,19 +110,7 @@ async fn a_site_without_tls_verification_is_warned_about_once_at_start() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("rewind-mcp starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let before_serving = tokio::time::timeout(std::time::Duration::from_secs(60), async {
-        let mut seen = Vec::new();
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if line.starts_with("rewind-mcp: serving MCP on ") {
-                return seen;
-            }
-            seen.push(line);
-        }
-        panic!("rewind-mcp ended without serving: {seen:?}");
-    })
-    .await
-    .expect("rewind-mcp serves within a minute");
+    let (before_serving, _) = until_serving(&mut child).await;
     let warnings: Vec<&String> = before_serving
         .iter()
         .filter(|l| l.contains("verification is OFF"))
@@ -182,7 +168,6 @@ async fn without_sign_in_the_server_will_not_listen_beyond_loopback() {
 
     // Signed in, it does.
     crate::sign_in::signed_in(&env, "account");
-    use tokio::io::{AsyncBufReadExt, BufReader};
     let mut child = env
         .command(&[
             "--http",
@@ -195,16 +180,27 @@ async fn without_sign_in_the_server_will_not_listen_beyond_loopback() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("rewind-mcp starts");
+    let (_, serving) = until_serving(&mut child).await;
+    assert!(
+        serving.starts_with("rewind-mcp: serving MCP on http://0.0.0.0:"),
+        "signed in, it listens beyond loopback: {serving}"
+    );
+}
+
+/// The lines `child` wrote on stderr before it said where it serves, and that line.
+async fn until_serving(child: &mut tokio::process::Child) -> (Vec<String>, String) {
+    use tokio::io::{AsyncBufReadExt, BufReader};
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let serving = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+    tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        let mut seen = Vec::new();
         while let Some(line) = lines.next_line().await.unwrap() {
-            if line.starts_with("rewind-mcp: serving MCP on http://0.0.0.0:") {
-                return true;
+            if line.starts_with("rewind-mcp: serving MCP on ") {
+                return (seen, line);
             }
+            seen.push(line);
         }
-        false
+        panic!("rewind-mcp ended without serving: {seen:?}");
     })
     .await
-    .expect("rewind-mcp answers within a minute");
-    assert!(serving, "signed in, it listens beyond loopback");
+    .expect("rewind-mcp serves within a minute")
 }

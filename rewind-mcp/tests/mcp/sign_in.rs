@@ -137,17 +137,10 @@ async fn an_expired_token_is_refused() {
 
 #[tokio::test]
 async fn a_caller_without_the_role_a_tool_needs_gets_a_tool_error_naming_it() {
-    let mut world = zvm_sim::WorldSpec::default_world();
-    let user = |name: &str, roles: &[&str]| {
-        let mut spec = world.users[0].clone();
-        spec.name = name.to_owned();
-        spec.password = format!("{name}-password");
-        spec.realm_roles = roles.iter().map(|r| (*r).to_owned()).collect();
-        spec
-    };
-    let alice = user("alice", &["rewind-read", "rewind-guard"]);
-    let bob = user("bob", &["rewind-read"]);
-    world.users.extend([alice, bob]);
+    let world = zvm_sim::test_kit::world_with_people(&[
+        ("alice", &["rewind-read", "rewind-guard"]),
+        ("bob", &["rewind-read"]),
+    ]);
     let options = zvm_sim::Options {
         world,
         ..zvm_sim::Options::for_tests(54)
@@ -198,15 +191,11 @@ fn claims(token: &str) -> Value {
 async fn a_guard_over_http_journals_the_signed_in_person_and_the_journal_filters_by_them() {
     // A realm set up for rewind-mcp as Keycloak is: an audience mapper adds "rewind-mcp" to
     // every access token, and alice holds the roles to read and guard.
-    let mut world = zvm_sim::WorldSpec::default_world();
+    let mut world = zvm_sim::test_kit::world_with_people(&[(
+        "alice",
+        &["rewind-read", "rewind-guard", "rewind-recover"],
+    )]);
     world.audiences = vec!["rewind-mcp".to_owned()];
-    let mut alice = world.users[0].clone();
-    alice.name = "alice".to_owned();
-    alice.password = "alice-password".to_owned();
-    alice.realm_roles = ["rewind-read", "rewind-guard", "rewind-recover"]
-        .map(str::to_owned)
-        .to_vec();
-    world.users.push(alice);
     let options = zvm_sim::Options {
         world,
         ..zvm_sim::Options::for_tests(55)

@@ -167,17 +167,8 @@ async fn a_cancelled_guard_task_sends_nothing_more_and_journals_the_inserts_it_s
 
 #[tokio::test]
 async fn over_http_a_signed_in_caller_follows_its_own_guard_task_and_no_one_else_sees_it() {
-    let mut world = zvm_sim::WorldSpec::default_world();
-    for (name, roles) in [
-        ("alice", vec!["rewind-read", "rewind-guard"]),
-        ("bob", vec!["rewind-read", "rewind-guard"]),
-    ] {
-        let mut user = world.users[0].clone();
-        user.name = name.to_owned();
-        user.password = format!("{name}-password");
-        user.realm_roles = roles.into_iter().map(str::to_owned).collect();
-        world.users.push(user);
-    }
+    let guard: &[&str] = &["rewind-read", "rewind-guard"];
+    let world = zvm_sim::test_kit::world_with_people(&[("alice", guard), ("bob", guard)]);
     let options = zvm_sim::Options {
         world,
         ..zvm_sim::Options::for_tests(63)

@@ -46,6 +46,20 @@ pub fn init_logging() {
         .try_init();
 }
 
+/// The default world with more realm users, as a realm set up for rewind-mcp has them: each
+/// `(name, roles)` signs in with the password `<name>-password`, and its tokens carry `roles`.
+pub fn world_with_people(people: &[(&str, &[&str])]) -> WorldSpec {
+    let mut world = WorldSpec::default_world();
+    for (name, roles) in people {
+        let mut user = world.users[0].clone();
+        user.name = (*name).to_owned();
+        user.password = format!("{name}-password");
+        user.realm_roles = roles.iter().map(|r| (*r).to_owned()).collect();
+        world.users.push(user);
+    }
+    world
+}
+
 /// The default world with these credentials: `admin`'s password, every other user's, and every
 /// service client's secret (tests of secrets use distinctive ones, so a leak is unmistakable).
 pub fn world_with_secrets(
