@@ -78,7 +78,7 @@ pub const CODES: [ExitCodeDoc; 8] = [
     ExitCodeDoc {
         code: INTERRUPTED,
         short: "interrupted twice (a first Ctrl-C or SIGTERM lets a guard or a recovery finish what it started at the ZVM)",
-        meaning: "interrupted twice: a first Ctrl-C (or SIGTERM, as a CI run's timeout or a supervisor sends) during a guard or a recovery lets it finish what it started at the ZVM (its Zerto tasks read to their end, an FLR session unmounted, the journal written); a second one leaves at once",
+        meaning: "interrupted twice: a first Ctrl-C (or SIGTERM, as a CI run's timeout or a supervisor sends) during a guard or a recovery lets it finish what it started at the ZVM (its Zerto tasks read to their end, an FLR session unmounted, the journal written) and start nothing new (a guard's inserts not yet sent are not sent); a second one leaves at once",
     },
 ];
 

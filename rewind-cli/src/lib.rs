@@ -28,7 +28,9 @@ pub mod reference;
 use clap::CommandFactory;
 use std::future::Future;
 
-use rewind_core::{AuditJournal, CatalogStore, Config, GuardRequest, JournalFilter, Rewind};
+use rewind_core::{
+    AuditJournal, CancellationToken, CatalogStore, Config, GuardRequest, JournalFilter, Rewind,
+};
 
 use crate::cli::{Cli, Command, HookCommand};
 use crate::context::{Context, block_on};
@@ -100,8 +102,8 @@ pub fn run(cli: Cli) -> u8 {
                 action,
                 change_id,
             };
-            starting_tasks(&ctx, |rewind| async move {
-                commands::protection::guard(&rewind, req, ctx.quiet).await
+            starting_tasks(&ctx, |rewind, stop| async move {
+                commands::protection::guard(&rewind, req, ctx.quiet, &stop).await
             })
         }
         Command::Tags { vm, change_id } => online(&ctx, |rewind| async move {
@@ -145,7 +147,8 @@ pub fn run(cli: Cli) -> u8 {
                 block_on(async move { commands::trust::trust(&config, &site, yes).await })
             })
         }
-        Command::Recover(command) => starting_tasks(&ctx, |rewind| async move {
+        // A recovery is not stopped half-way: a mount, a test or a clone started runs to its end.
+        Command::Recover(command) => starting_tasks(&ctx, |rewind, _stop| async move {
             commands::recover::recover(&rewind, command, ctx.quiet).await
         }),
         Command::CheckTool { server, tool, vm } => offline(&ctx, |config| {
@@ -253,24 +256,29 @@ where
 }
 
 /// A command that starts Zerto tasks (guard, recover). A first Ctrl-C (or SIGTERM, as a CI run's
-/// timeout or a supervisor sends) does not abandon them: the command goes on until the tasks it
-/// started are read to their end, an FLR session is unmounted and the journal is written, and says
-/// so; a second one leaves at once, with exit code 130.
+/// timeout or a supervisor sends) does not abandon them: it cancels the token the command is
+/// given (a guard then sends no insert it has not sent yet), and the command goes on until the
+/// tasks it started are read to their end, an FLR session is unmounted and the journal is written,
+/// and says so; a second one leaves at once, with exit code 130.
 fn starting_tasks<F, Fut>(ctx: &Context, command: F) -> Result<Reply, CliError>
 where
-    F: FnOnce(Rewind) -> Fut,
+    F: FnOnce(Rewind, CancellationToken) -> Fut,
     Fut: Future<Output = Result<Reply, CliError>>,
 {
     let rewind = ctx.rewind()?;
     block_on(async move {
         let mut stop = Interruptions::new();
-        let work = command(rewind);
+        let told = CancellationToken::new();
+        let work = command(rewind, told.clone());
         tokio::pin!(work);
         tokio::select! {
             result = &mut work => return result,
-            () = stop.next() => output::error_line(
-                "interrupted: finishing what was started at the ZVM (Zerto tasks read to their end, an FLR session unmounted, the journal written); press Ctrl-C again to leave now",
-            ),
+            () = stop.next() => {
+                told.cancel();
+                output::error_line(
+                    "interrupted: finishing what was started at the ZVM (Zerto tasks read to their end, an FLR session unmounted, the journal written), and sending nothing new; press Ctrl-C again to leave now",
+                )
+            }
         }
         tokio::select! {
             result = &mut work => result,

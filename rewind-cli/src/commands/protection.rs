@@ -2,8 +2,8 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use rewind_core::{
-    ErrorKind, FlrAvailability, GuardReport, GuardRequest, Outcome, Protection, Rewind, Stage,
-    TagList, Verdict,
+    CancellationToken, ErrorKind, FlrAvailability, GuardReport, GuardRequest, Outcome, Protection,
+    Rewind, Stage, TagList, Verdict,
 };
 
 use crate::exit::CliError;
@@ -72,9 +72,14 @@ pub fn protection_text(p: &Protection) -> String {
 
 /// `rewind guard <vm> ...`: the result is the core's `GuardReport`; a guard that is not `guarded`
 /// exits non-zero, with the report still printed.
-pub async fn guard(rewind: &Rewind, req: GuardRequest, quiet: bool) -> Result<Reply, CliError> {
+pub async fn guard(
+    rewind: &Rewind,
+    req: GuardRequest,
+    quiet: bool,
+    stop: &CancellationToken,
+) -> Result<Reply, CliError> {
     let progress = ProgressLine::new(format!("guard {}", req.vm), quiet);
-    let report = rewind.guard(req, &progress).await;
+    let report = rewind.guard_until(req, &progress, stop).await;
     progress.finish();
     let report = report?;
     let reply = Reply::new(&report, guard_text(&report))?;

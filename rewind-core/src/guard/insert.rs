@@ -122,7 +122,7 @@ fn stopped(vpg: &VpgProtection) -> Outcome {
         task_id: None,
         kind: ErrorKind::Refused,
         message: format!(
-            "the guard was cancelled before its insert into {} was sent; nothing was inserted there; guard again to tag it",
+            "the guard was told to stop (cancelled, or interrupted) before its insert into {} was sent; nothing was inserted there; guard again to tag it",
             vpg.vpg_name
         ),
     }
