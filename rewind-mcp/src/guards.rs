@@ -4,8 +4,9 @@
 //! asks here, with its user's own access token, and judges the call on this answer and its own
 //! journal together ([`rewind_core::GuardLookup::among`]).
 //!
-//! The answer is [`rewind_core::AuditJournal::guards_view`]: for each VM, its newest record and its
-//! newest `guarded` one of the window. Reading it needs the read role when the server signs callers
+//! The answer is [`rewind_core::AuditJournal::guards_view`]: for each VM, its newest record of each
+//! name and address set and its newest `guarded` one of the window; only those answering to `vm`
+//! when the hook names the VM of its call. Reading it needs the read role when the server signs callers
 //! in; it changes nothing.
 
 use axum::extract::{Query, Request, State};
@@ -26,10 +27,12 @@ pub const GUARDS_PATH: &str = "/v1/guards";
 /// The longest window a hook may ask for: a week.
 const MAX_WINDOW_SECS: u64 = 7 * 24 * 60 * 60;
 
-/// The query: the hook's own window, in seconds (the server's hook window when left out).
+/// The query: the hook's own window, in seconds (the server's hook window when left out), and the
+/// VM reference of the call when the hook knows it (only records that answer to it are sent).
 #[derive(Debug, Deserialize)]
 pub struct GuardsQuery {
     within_secs: Option<u64>,
+    vm: Option<String>,
 }
 
 /// The answer.
@@ -105,13 +108,39 @@ pub async fn guards(
         .min(MAX_WINDOW_SECS);
     let rewind = state.rewind.clone();
     match crate::on_files(&rewind, move |_| state.view(window_secs)).await {
-        Ok(records) => axum::Json(GuardsView {
-            window_secs,
-            records: &records,
-        })
-        .into_response(),
+        Ok(records) => {
+            let of_vm: Vec<JournalRecord>;
+            let records: &[JournalRecord] = match query.vm.as_deref() {
+                None => &records,
+                Some(vm) => {
+                    of_vm = answering_to(&records, vm);
+                    &of_vm
+                }
+            };
+            axum::Json(GuardsView {
+                window_secs,
+                records,
+            })
+            .into_response()
+        }
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
+}
+
+/// The records whose VM answers to `vm` as a hook's reference does: all a judgment of it reads.
+fn answering_to(records: &[JournalRecord], vm: &str) -> Vec<JournalRecord> {
+    let query = rewind_core::vm::VmQuery::new(vm);
+    records
+        .iter()
+        .filter(|r| {
+            query.matches(
+                Some(&r.vm.id),
+                Some(&r.vm.name),
+                r.vm.ip_addresses.iter().map(String::as_str),
+            )
+        })
+        .cloned()
+        .collect()
 }
 
 /// 403 for a signed-in caller without the read role; 401 for a request without a caller.

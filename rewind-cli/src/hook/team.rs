@@ -39,7 +39,10 @@ pub struct Guards<'a> {
     local: &'a AuditJournal,
     team: Option<&'a TeamServer>,
     window: Duration,
-    fetched: OnceCell<Result<Vec<JournalRecord>, String>>,
+    /// Every record the team server gave, once asked for all.
+    all: OnceCell<Result<Vec<JournalRecord>, String>>,
+    /// The records it gave for one VM reference, asked first for it alone.
+    of_vm: OnceCell<(String, Result<Vec<JournalRecord>, String>)>,
 }
 
 impl<'a> Guards<'a> {
@@ -49,7 +52,8 @@ impl<'a> Guards<'a> {
             local,
             team,
             window,
-            fetched: OnceCell::new(),
+            all: OnceCell::new(),
+            of_vm: OnceCell::new(),
         }
     }
 
@@ -75,7 +79,7 @@ impl<'a> Guards<'a> {
             vm: Some(vm.to_owned()),
             ..Default::default()
         })?;
-        let team = self.team_records()?;
+        let team = self.team_records(Some(vm))?;
         Ok(GuardLookup::among(
             local.records.into_iter().chain(team.iter().cloned()),
             vm,
@@ -87,23 +91,35 @@ impl<'a> Guards<'a> {
     pub fn known(&self) -> Result<Vec<JournalRecord>, GuardsError> {
         let mut records = self.local.read(&JournalFilter::default())?.records;
         if self.team.is_some() {
-            records.extend(self.team_records()?.iter().cloned());
+            records.extend(self.team_records(None)?.iter().cloned());
         }
         Ok(records)
     }
 
-    /// The team server's records, read once.
-    fn team_records(&self) -> Result<&[JournalRecord], GuardsError> {
+    /// The team server's records that a judgment of `vm` needs (all of them for `None`): one
+    /// request per call, for the VM alone when that is all the call needs, else for all.
+    fn team_records(&self, vm: Option<&str>) -> Result<&[JournalRecord], GuardsError> {
         let Some(team) = self.team else {
             return Ok(&[]);
         };
-        self.fetched
-            .get_or_init(|| fetch(team, self.window))
-            .as_deref()
-            .map_err(|why| GuardsError::Team {
-                url: team.url.to_string(),
-                why: why.clone(),
-            })
+        let fetched = match (vm, self.all.get()) {
+            (_, Some(all)) => all,
+            (None, None) => self.all.get_or_init(|| fetch(team, self.window, None)),
+            (Some(vm), None) => {
+                let (asked, got) = self
+                    .of_vm
+                    .get_or_init(|| (vm.to_owned(), fetch(team, self.window, Some(vm))));
+                if asked == vm {
+                    got
+                } else {
+                    self.all.get_or_init(|| fetch(team, self.window, None))
+                }
+            }
+        };
+        fetched.as_deref().map_err(|why| GuardsError::Team {
+            url: team.url.to_string(),
+            why: why.clone(),
+        })
     }
 }
 
@@ -113,14 +129,19 @@ struct GuardsView {
     records: Vec<JournalRecord>,
 }
 
-/// Asks `team` for its guards of the last `window`, all within its timeout.
-fn fetch(team: &TeamServer, window: Duration) -> Result<Vec<JournalRecord>, String> {
+/// Asks `team` for its guards of the last `window` (of `vm` only, when given), all within its
+/// timeout.
+fn fetch(
+    team: &TeamServer,
+    window: Duration,
+    vm: Option<&str>,
+) -> Result<Vec<JournalRecord>, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the hook's HTTP client: {e}"))?;
     runtime.block_on(async {
-        tokio::time::timeout(team.timeout, ask(team, window))
+        tokio::time::timeout(team.timeout, ask(team, window, vm))
             .await
             .unwrap_or_else(|_| {
                 Err(format!(
@@ -131,7 +152,11 @@ fn fetch(team: &TeamServer, window: Duration) -> Result<Vec<JournalRecord>, Stri
     })
 }
 
-async fn ask(team: &TeamServer, window: Duration) -> Result<Vec<JournalRecord>, String> {
+async fn ask(
+    team: &TeamServer,
+    window: Duration,
+    vm: Option<&str>,
+) -> Result<Vec<JournalRecord>, String> {
     let token = token(team).await?;
     let url = team
         .url
@@ -139,7 +164,8 @@ async fn ask(team: &TeamServer, window: Duration) -> Result<Vec<JournalRecord>, 
         .map_err(|e| format!("its URL cannot take the path v1/guards: {e}"))?;
     let answer = client(team)?
         .get(url)
-        .query(&[("within_secs", window.as_secs())])
+        .query(&[("within_secs", window.as_secs().to_string())])
+        .query(&vm.map(|vm| ("vm", vm)).into_iter().collect::<Vec<_>>())
         .bearer_auth(token.trim())
         .send()
         .await

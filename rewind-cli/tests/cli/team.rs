@@ -165,6 +165,27 @@ async fn the_hook_of_another_machine_lets_through_a_change_the_team_server_guard
         "this machine journaled nothing: the guard is the team server's"
     );
 
+    // A tool whose VM argument the catalog does not name: the VMs its input mentions are looked
+    // for among all the team server's records.
+    env.catalog(&["add-mutating", "vsphere", "run_script"])
+        .await;
+    let input = json!({
+        "session_id": "s-1",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": "/work",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__vsphere__run_script",
+        "tool_input": {"target": "web-01", "script": "systemctl restart app"},
+    });
+    let run = env
+        .rewind_with_stdin(&["hook", "pre-tool-use"], Some(&input.to_string()))
+        .await;
+    let out: Value = run.json();
+    assert_eq!(
+        out["hookSpecificOutput"]["permissionDecision"], "allow",
+        "{out}"
+    );
+
     // A guard the team server makes later is seen by the next call, whatever it answered before.
     team.guard_for("bob", "db-01", "team-2").await;
     let (decision, reason, _) = power_off(&env, "db-01").await;

@@ -96,6 +96,31 @@ async fn over_http_a_foreign_host_header_is_refused() {
     assert_eq!(served.status(), 200);
     let view: serde_json::Value = served.json().await.unwrap();
     assert_eq!(view["records"], json!([]));
+
+    // After two guards, a hook that names its VM gets that VM's records only.
+    let client = server.client(Human::unreachable(), Protocol::Legacy).await;
+    expect_guarded(&guard(&client, "web-01", "edit", "v-1").await);
+    expect_guarded(&guard(&client, "db-01", "edit", "v-2").await);
+    let vms = |view: serde_json::Value| -> Vec<String> {
+        let mut names: Vec<String> = view["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["vm"]["name"].as_str().unwrap().to_owned())
+            .collect();
+        names.dedup();
+        names
+    };
+    let all = get("localhost").await.unwrap().json().await.unwrap();
+    assert_eq!(vms(all).len(), 2);
+    let of_web = http
+        .get(format!("{guards}?vm=WEB-01"))
+        .header("Host", "localhost")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(vms(of_web.json().await.unwrap()), ["web-01"]);
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]
