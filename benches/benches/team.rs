@@ -77,7 +77,9 @@ fn main() {
         for reference in ["vm-7", "10.0.0.7", "site.vm-1999"] {
             assert_eq!(
                 GuardLookup::among(view.clone(), reference, WINDOW),
-                journal.last_guarded(reference, WINDOW).expect("the journal is read"),
+                journal
+                    .last_guarded(reference, WINDOW)
+                    .expect("the journal is read"),
                 "the view answers {reference} as the whole journal does"
             );
         }

@@ -14,7 +14,8 @@
 //! whose every VPG was tagged before the cancel took effect ends `completed` too: its checkpoints
 //! exist, and hiding them would claim less than what is in Zerto.
 //!
-//! A signed-in caller sees and cancels only the tasks it started.
+//! A signed-in caller sees and cancels only the tasks it started; without sign-in, an HTTP session
+//! only its own.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -47,7 +48,7 @@ const POLL_INTERVAL_MS: u64 = 500;
 #[derive(Clone, Default)]
 pub struct Tasks {
     manager: TaskManager,
-    /// Each task's id and the subject of the signed-in caller who started it (`None` unsigned).
+    /// Each task's id and whose it is ([`owner`]).
     owners: Arc<Mutex<HashMap<String, Option<String>>>>,
 }
 
@@ -90,9 +91,18 @@ pub fn wanted(request: &CallToolRequestParams, context: &RequestContext<RoleServ
             .is_some_and(|c| c.supports_tasks())
 }
 
-/// The subject of the signed-in caller, if any.
+/// Whose a task is: the signed-in caller's subject; without sign-in, over HTTP, the MCP session
+/// that started it (so local sessions do not see each other's); over stdio, the one client's.
 fn owner(context: &RequestContext<RoleServer>) -> Option<String> {
-    crate::roles::caller(context).map(|c| c.subject.clone())
+    if let Some(caller) = crate::roles::caller(context) {
+        return Some(format!("subject {}", caller.subject));
+    }
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.headers.get("mcp-session-id"))
+        .and_then(|id| id.to_str().ok())
+        .map(|id| format!("session {id}"))
 }
 
 /// How long a task is kept: past every wait of a guard or a recovery (a recovery waits for up to

@@ -307,3 +307,26 @@ async fn a_recovery_task_cancelled_runs_to_its_end_and_keeps_its_answer() {
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn over_http_without_sign_in_a_session_sees_only_its_own_tasks() {
+    let env = TestEnv::start(66, Setup::File).await;
+    let server = env.http_server().await;
+    let mine = server.client(Tasker, Protocol::Legacy).await;
+    let theirs = server.client(Tasker, Protocol::Legacy).await;
+    let id = start_guard(&mine, "web-01", "session-task").await;
+    assert!(
+        theirs
+            .peer()
+            .get_task(GetTaskParams::new(id.clone()))
+            .await
+            .is_err(),
+        "another session reads the task"
+    );
+    assert!(listed(&theirs).await.is_empty());
+    assert_eq!(listed(&mine).await, [id.as_str()]);
+    let ended = until_ended(&mine, &id).await;
+    assert_eq!(ended.task.task.status, TaskStatus::Completed);
+    mine.cancel().await.unwrap();
+    theirs.cancel().await.unwrap();
+}
