@@ -8,7 +8,6 @@
 
 use std::path::PathBuf;
 
-use zvm_sim::test_kit::Site;
 pub use zvm_sim::test_kit::{CLIENT_ID, CLIENT_SECRET, Control, INSERT};
 
 /// A client of the control API served at `boston`; over HTTPS it trusts exactly the sites' own
@@ -27,12 +26,4 @@ pub fn control(boston: &str, certificates: &[PathBuf]) -> Control {
         .build()
         .expect("an HTTPS client of the simulator");
     Control::with_client(http, boston)
-}
-
-/// Inserts a tagged checkpoint into the VPG named `vpg` as another client would (a ZVM user,
-/// `admin`, through the site `control` serves), and returns its task id.
-pub async fn insert_as_another_client(control: &Control, vpg: &str, name: &str) -> String {
-    let admin = Site::login(control.http(), control.base(), "admin", "admin").await;
-    let vpg_id = control.vpg_id(vpg).await;
-    admin.insert(&vpg_id, name).await
 }

@@ -132,13 +132,7 @@ fn answering_to(records: &[JournalRecord], vm: &str) -> Vec<JournalRecord> {
     let query = rewind_core::vm::VmQuery::new(vm);
     records
         .iter()
-        .filter(|r| {
-            query.matches(
-                Some(&r.vm.id),
-                Some(&r.vm.name),
-                r.vm.ip_addresses.iter().map(String::as_str),
-            )
-        })
+        .filter(|r| r.vm.answers_to(&query))
         .cloned()
         .collect()
 }
@@ -157,7 +151,7 @@ fn refusal(rewind: &Rewind, caller: Option<&Caller>) -> Option<Response> {
     if caller.roles.iter().any(|r| r == role) {
         return None;
     }
-    let who = caller.name.as_deref().unwrap_or(&caller.subject);
+    let who = caller.who();
     Some(error(
         StatusCode::FORBIDDEN,
         format!(

@@ -43,7 +43,7 @@ pub fn refusal(
 ) -> Option<CallToolResult> {
     let auth = config.http_auth.as_ref()?;
     let caller = caller(context)?;
-    let who = caller.name.as_deref().unwrap_or(&caller.subject);
+    let who = caller.who();
     let Some(role) = needed(&auth.roles, tool) else {
         return Some(refused(format!(
             "{tool} did not run: this server names no role for it, so no caller may use it over HTTP."

@@ -92,7 +92,7 @@ impl ServerHandler for RewindServer {
             return Ok(refused.into());
         }
         let server = match crate::roles::caller(&context) {
-            Some(caller) => self.acting_for(caller.person()),
+            Some(caller) => self.acting_for(caller.person.clone()),
             None => self.clone(),
         };
         if crate::tasks::wanted(&request, &context) {

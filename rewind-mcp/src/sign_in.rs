@@ -31,21 +31,16 @@ const JWKS_REREAD: Duration = Duration::from_secs(30);
 /// Who a checked token is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
-    /// `sub`.
-    pub subject: String,
-    /// `preferred_username` or `name`, when the token has one.
-    pub name: Option<String>,
+    /// `sub`, and `preferred_username` or `name` when the token has one: who the journal names.
+    pub person: rewind_core::Person,
     /// The realm's roles (`realm_access.roles`) and the token's scopes.
     pub roles: Vec<String>,
 }
 
 impl Caller {
-    /// The person the journal names for this caller.
-    pub fn person(&self) -> rewind_core::Person {
-        rewind_core::Person {
-            subject: self.subject.clone(),
-            name: self.name.clone(),
-        }
+    /// How refusals name the caller: their name, else their subject.
+    pub fn who(&self) -> &str {
+        self.person.name.as_deref().unwrap_or(&self.person.subject)
     }
 }
 
@@ -255,8 +250,10 @@ fn caller(claims: &Value) -> Caller {
             .map(str::to_owned),
     );
     Caller {
-        subject: text("sub").unwrap_or_default(),
-        name: text("preferred_username").or_else(|| text("name")),
+        person: rewind_core::Person {
+            subject: text("sub").unwrap_or_default(),
+            name: text("preferred_username").or_else(|| text("name")),
+        },
         roles,
     }
 }

@@ -95,7 +95,7 @@ pub fn wanted(request: &CallToolRequestParams, context: &RequestContext<RoleServ
 /// that started it (so local sessions do not see each other's); over stdio, the one client's.
 fn owner(context: &RequestContext<RoleServer>) -> Option<String> {
     if let Some(caller) = crate::roles::caller(context) {
-        return Some(format!("subject {}", caller.subject));
+        return Some(format!("subject {}", caller.person.subject));
     }
     context
         .extensions
@@ -162,14 +162,16 @@ impl Tasks {
         let owner = owner(context);
         let mut owners = self.owners.lock().unwrap_or_else(|p| p.into_inner());
         let mut tasks: Vec<Task> = Vec::new();
-        owners.retain(|id, _| self.manager.get_task(id).is_ok());
-        for (id, started_by) in owners.iter() {
-            if *started_by == owner
-                && let Ok(detailed) = self.manager.get_task(id)
-            {
-                tasks.push(detailed.task);
+        // A task the manager no longer keeps (past its time to live) is forgotten here too.
+        owners.retain(|id, started_by| match self.manager.get_task(id) {
+            Ok(detailed) => {
+                if *started_by == owner {
+                    tasks.push(detailed.task);
+                }
+                true
             }
-        }
+            Err(_) => false,
+        });
         tasks.sort_by(|a, b| a.created_at.cmp(&b.created_at));
         CustomResult::new(json!({ "tasks": tasks }))
     }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use cucumber::{given, then, when};
 use features::RewindWorld;
-use features::sim::{INSERT, insert_as_another_client};
+use features::sim::INSERT;
 use serde_json::{Value, json};
 
 use super::names;
@@ -46,7 +46,9 @@ async fn another_client_inserts(world: &mut RewindWorld, vpg: String) {
     // the insert still running however slowly the server starts on a busy machine.
     world.agent().await;
     let sim = world.sim().await.clone();
-    let task = insert_as_another_client(&sim, &vpg, "nightly | by the operations team").await;
+    let task = sim
+        .insert_as_another_client(&vpg, "nightly | by the operations team")
+        .await;
     // The scenario is about a guard that meets this insert still running.
     let t = sim
         .wait_for_task("the other client's insert", Duration::from_secs(5), |t| {

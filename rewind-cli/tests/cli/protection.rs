@@ -235,12 +235,7 @@ async fn first_signal_lets_the_guard_finish_and_journal(signal: &str, seed: u64)
     env.control
         .wait_for_task("an insert's start", within, |t| t["State"] == 1)
         .await;
-    let pid = guard.id().unwrap().to_string();
-    let sent = std::process::Command::new("kill")
-        .args([signal, &pid])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    self::signal(&guard, signal);
     let out = guard.wait_with_output().await.unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -254,38 +249,32 @@ async fn first_signal_lets_the_guard_finish_and_journal(signal: &str, seed: u64)
     assert!(journal.contains("\"verdict\":\"guarded\""), "{journal}");
 }
 
+/// Sends `signal` (as `kill` takes it) to `child`.
+fn signal(child: &tokio::process::Child, signal: &str) {
+    let pid = child.id().expect("the child runs").to_string();
+    let sent = std::process::Command::new("kill")
+        .args([signal, &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
 #[tokio::test]
 async fn a_first_ctrl_c_sends_no_insert_the_guard_had_not_sent() {
     let env = TestEnv::start(21).await;
     // Another client's insert into web-dr runs for long: db-01's guard waits for it.
     env.control.task_duration(30_000).await;
-    let other = zvm_sim::test_kit::Site::login(
-        &reqwest::Client::new(),
-        &env.sim.local().url,
-        "admin",
-        "admin",
-    )
-    .await;
-    let web_dr = other.vpg_id("web-dr").await;
-    other.insert(&web_dr, "someone-elses-change").await;
+    env.control
+        .insert_as_another_client("web-dr", "someone-elses-change")
+        .await;
     env.control.clear_calls().await;
     let guard = env
         .command(&guard_args("db-01", "a", "b", "waits"))
         .spawn()
         .unwrap();
     // The guard has looked for inserts running at the VPG: it now waits for theirs.
-    for _ in 0..500 {
-        if !env.control.calls_to("/v1/tasks").await.is_empty() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    let pid = guard.id().unwrap().to_string();
-    let sent = std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    env.control.until_a_call_to("/v1/tasks").await;
+    signal(&guard, "-INT");
     let out = guard.wait_with_output().await.unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);

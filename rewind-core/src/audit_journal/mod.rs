@@ -123,6 +123,18 @@ pub struct JournalVm {
     pub site: Option<String>,
 }
 
+impl JournalVm {
+    /// Whether `query` means this VM, as find_protection matches a query: its identifier, its name
+    /// (any case), its host name's first label, or one of its addresses.
+    pub fn answers_to(&self, query: &VmQuery) -> bool {
+        query.matches(
+            Some(&self.id),
+            Some(&self.name),
+            self.ip_addresses.iter().map(String::as_str),
+        )
+    }
+}
+
 impl From<&VmRef> for JournalVm {
     fn from(vm: &VmRef) -> Self {
         JournalVm {
@@ -407,13 +419,7 @@ struct RecordMatcher<'a> {
 
 impl RecordMatcher<'_> {
     fn matches(&self, r: &JournalRecord) -> bool {
-        let vm_ok = self.vm.as_ref().is_none_or(|q| {
-            q.matches(
-                Some(&r.vm.id),
-                Some(&r.vm.name),
-                r.vm.ip_addresses.iter().map(String::as_str),
-            )
-        });
+        let vm_ok = self.vm.as_ref().is_none_or(|q| r.vm.answers_to(q));
         let person_ok = self
             .person
             .is_none_or(|who| r.person.as_ref().is_some_and(|p| p.answers_to(who)));
@@ -483,13 +489,7 @@ impl GuardLookup {
         let query = VmQuery::new(vm);
         let mut records: Vec<JournalRecord> = records
             .into_iter()
-            .filter(|r| {
-                query.matches(
-                    Some(&r.vm.id),
-                    Some(&r.vm.name),
-                    r.vm.ip_addresses.iter().map(String::as_str),
-                )
-            })
+            .filter(|r| r.vm.answers_to(&query))
             .collect();
         records.sort_by_key(|r| r.time);
         let mut vms: Vec<JournalVm> = Vec::new();

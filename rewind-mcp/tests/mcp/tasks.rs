@@ -233,26 +233,15 @@ async fn a_guard_task_cancelled_while_it_waits_for_another_clients_insert_stops_
         ..zvm_sim::Options::for_tests(64)
     };
     let env = TestEnv::start_with(options, Setup::File).await;
-    let other = zvm_sim::test_kit::Site::login(
-        &reqwest::Client::new(),
-        &env.sim.local().url,
-        "admin",
-        "admin",
-    )
-    .await;
-    let web_dr = other.vpg_id("web-dr").await;
-    let theirs = other.insert(&web_dr, "someone-elses-change").await;
+    let theirs = env
+        .control
+        .insert_as_another_client("web-dr", "someone-elses-change")
+        .await;
     let client = env.stdio(Tasker, Protocol::Legacy).await;
 
     let id = start_guard(&client, "db-01", "waits").await;
     // The guard sees their insert running and waits for it.
-    for _ in 0..200 {
-        let calls = env.control.calls_to("/v1/tasks").await;
-        if !calls.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    env.control.until_a_call_to("/v1/tasks").await;
     client
         .peer()
         .cancel_task(CancelTaskParams::new(id.clone()))
@@ -265,7 +254,11 @@ async fn a_guard_task_cancelled_while_it_waits_for_another_clients_insert_stops_
         1,
         "only theirs: the guard sent none"
     );
-    assert_eq!(other.task_state(&theirs).await, 1, "theirs still runs");
+    assert_eq!(
+        zvm_sim::test_kit::state_of(&env.control.task(&theirs).await),
+        1,
+        "theirs still runs"
+    );
     let record = env.journal_record("waits");
     let detail = record["vpgs"][0]["detail"].as_str().unwrap_or_default();
     assert!(detail.contains("cancelled"), "{record}");

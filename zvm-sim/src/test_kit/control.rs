@@ -129,6 +129,27 @@ impl Control {
             .to_owned()
     }
 
+    /// Inserts a tagged checkpoint into the VPG named `vpg` as another client would (a ZVM user,
+    /// `admin`, through the site this control serves), and returns its task id.
+    pub async fn insert_as_another_client(&self, vpg: &str, name: &str) -> String {
+        let admin = super::Site::login(self.http(), self.base(), "admin", "admin").await;
+        let vpg_id = self.vpg_id(vpg).await;
+        admin.insert(&vpg_id, name).await
+    }
+
+    /// Waits ([`DEADLINE`] at most) until either site received a call whose path starts with
+    /// `prefix`.
+    pub async fn until_a_call_to(&self, prefix: &str) {
+        let start = Instant::now();
+        while self.calls_to(prefix).await.is_empty() {
+            assert!(
+                start.elapsed() < DEADLINE,
+                "no call to {prefix} within {DEADLINE:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Every task of both sites that a ZVM still lists, oldest first.
     pub async fn tasks(&self) -> Vec<Value> {
         list(self.get("tasks").await)
