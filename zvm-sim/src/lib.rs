@@ -241,6 +241,8 @@ pub enum StartError {
 pub(crate) struct Shared {
     setup: Setup,
     world: Mutex<World>,
+    /// What the control API changed in the realm (keys, discovery); not part of the saved world.
+    realm: Mutex<realm::RealmControl>,
     /// How long a request's body may take to arrive.
     pub(crate) body_deadline: Duration,
 }
@@ -255,11 +257,19 @@ impl Shared {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Locks the realm's controls (poisoning ignored, as for the world).
+    pub(crate) fn realm(&self) -> MutexGuard<'_, realm::RealmControl> {
+        self.realm
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// `POST /_sim/reset`: the initial world of this seed again, as if just started: clock back to
     /// the epoch, start-up timings and time scale, no tokens, no tasks, an empty call log.
     pub(crate) fn reset(&self) -> Result<(), WorldError> {
         let fresh = World::new(&self.setup)?;
         *self.lock() = fresh;
+        *self.realm() = realm::RealmControl::default();
         Ok(())
     }
 
@@ -307,6 +317,7 @@ impl SimState {
             shared: Arc::new(Shared {
                 setup,
                 world: Mutex::new(world),
+                realm: Mutex::default(),
                 body_deadline: options.body_deadline,
             }),
         })

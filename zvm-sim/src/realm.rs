@@ -4,10 +4,14 @@
 //!
 //! The key signs every access token (and `id_token`) the sites issue. It is made when first needed
 //! and is the process's: every simulator in a process (and both of its sites) signs with it, so a
-//! test run makes one 2048-bit RSA key, not one per simulator; a reset or a restored state keeps it,
-//! a new process has another, as a new realm would.
+//! test run makes one 2048-bit RSA key, not one per simulator; a restored state keeps it, a new
+//! process has another, as a new realm would.
+//!
+//! The control API can change one simulator's realm as an administrator or an attacker would
+//! ([`RealmControl`]): rotate to a new key (both published, the new one signing), withdraw a key
+//! from the JWKS, and make the OpenID configuration name another issuer or JWKS. A reset undoes it.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use aws_lc_rs::rsa::{KeyPair, KeySize};
 use aws_lc_rs::signature::{KeyPair as _, RSA_PKCS1_SHA256};
@@ -63,32 +67,118 @@ impl RealmKey {
         Ok(format!("{input}.{}", b64(&signature)))
     }
 
-    /// `GET .../protocol/openid-connect/certs`: the JWKS, Keycloak's shape.
-    pub fn jwks(&self) -> Value {
+    /// The key's id, as its tokens' headers and the JWKS name it.
+    pub fn kid(&self) -> &str {
+        &self.kid
+    }
+
+    /// The public key as one entry of a JWKS, Keycloak's shape.
+    pub fn jwk(&self) -> Value {
         let public = self.pair.public_key();
-        json!({"keys": [{
+        json!({
             "kid": self.kid,
             "kty": "RSA",
             "alg": "RS256",
             "use": "sig",
             "n": b64(public.modulus().big_endian_without_leading_zero()),
             "e": b64(public.exponent().big_endian_without_leading_zero()),
-        }]})
+        })
     }
 }
 
 /// The process's realm key, made on first use.
-static REALM_KEY: OnceLock<RealmKey> = OnceLock::new();
+static REALM_KEY: OnceLock<Arc<RealmKey>> = OnceLock::new();
 
 /// The realm key, made now if it was not yet.
-pub(crate) fn realm_key() -> Result<&'static RealmKey, SigningError> {
+pub(crate) fn realm_key() -> Result<&'static Arc<RealmKey>, SigningError> {
     if let Some(key) = REALM_KEY.get() {
         return Ok(key);
     }
-    let made = RealmKey::generate()?;
+    let made = Arc::new(RealmKey::generate()?);
     // Two first uses at once: one key wins, and both use it.
     let _ = REALM_KEY.set(made);
     REALM_KEY.get().ok_or(SigningError("be kept"))
+}
+
+/// What the control API changed in one simulator's realm.
+#[derive(Debug, Default)]
+pub(crate) struct RealmControl {
+    /// Keys made by rotation, oldest first; the newest one still published signs.
+    added: Vec<Arc<RealmKey>>,
+    /// The ids of keys no longer in the JWKS.
+    withdrawn: Vec<String>,
+    /// The `issuer` the OpenID configuration names instead of the realm's own.
+    pub issuer: Option<String>,
+    /// The `jwks_uri` the OpenID configuration names instead of the realm's own.
+    pub jwks_uri: Option<String>,
+}
+
+impl RealmControl {
+    /// Every key of the realm, the process's first, and whether it is published.
+    pub fn keys(&self) -> Result<Vec<(Arc<RealmKey>, bool)>, SigningError> {
+        let mut all = vec![realm_key()?.clone()];
+        all.extend(self.added.iter().cloned());
+        Ok(all
+            .into_iter()
+            .map(|k| {
+                let published = !self.withdrawn.contains(&k.kid);
+                (k, published)
+            })
+            .collect())
+    }
+
+    /// The key tokens are signed with: the newest published one, else the newest of all (its
+    /// tokens then verify with no published key, as a realm whose JWKS lost its key).
+    pub fn signing(&self) -> Result<Arc<RealmKey>, SigningError> {
+        let keys = self.keys()?;
+        let newest_published = keys.iter().rev().find(|(_, published)| *published);
+        let (key, _) = newest_published
+            .or(keys.last())
+            .ok_or(SigningError("be found"))?;
+        Ok(key.clone())
+    }
+
+    /// Makes a new key, which signs from now on; the others stay published.
+    pub fn rotate(&mut self) -> Result<String, SigningError> {
+        let key = Arc::new(RealmKey::generate()?);
+        let kid = key.kid.clone();
+        self.added.push(key);
+        Ok(kid)
+    }
+
+    /// Takes key `kid` out of the JWKS; `false` when the realm has no such key.
+    pub fn withdraw(&mut self, kid: &str) -> Result<bool, SigningError> {
+        if !self.keys()?.iter().any(|(k, _)| k.kid == kid) {
+            return Ok(false);
+        }
+        if !self.withdrawn.iter().any(|w| w == kid) {
+            self.withdrawn.push(kid.to_owned());
+        }
+        Ok(true)
+    }
+
+    /// The JWKS: every published key.
+    pub fn jwks(&self) -> Result<Value, SigningError> {
+        let keys: Vec<Value> = self
+            .keys()?
+            .into_iter()
+            .filter(|(_, published)| *published)
+            .map(|(k, _)| k.jwk())
+            .collect();
+        Ok(json!({ "keys": keys }))
+    }
+
+    /// The OpenID configuration under `base`, with the overrides.
+    pub fn openid_configuration(&self, base: &str) -> Value {
+        let mut document = openid_configuration(base);
+        if let Some(issuer) = &self.issuer {
+            document["issuer"] = json!(issuer);
+        }
+        if let Some(jwks_uri) = &self.jwks_uri {
+            document["jwks_uri"] = json!(jwks_uri);
+        }
+        document
+    }
 }
 
 /// The `jti` of a compact JWT this realm issued: what the sites keep their access tokens by. `None`
@@ -139,14 +229,13 @@ mod tests {
     #[test]
     fn a_signed_jwt_verifies_with_the_published_key_and_names_its_kid() {
         let key = realm_key().unwrap();
-        assert!(std::ptr::eq(key, realm_key().unwrap()), "made once");
+        assert!(Arc::ptr_eq(key, realm_key().unwrap()), "made once");
         let jwt = key.sign(&json!({"sub": "admin"})).unwrap();
         let parts: Vec<&str> = jwt.split('.').collect();
         assert_eq!(parts.len(), 3);
         let header: Value =
             serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[0]).unwrap()).unwrap();
-        let jwks = key.jwks();
-        let jwk = &jwks["keys"][0];
+        let jwk = &key.jwk();
         assert_eq!(header["kid"], jwk["kid"]);
         let component = |name: &str| URL_SAFE_NO_PAD.decode(jwk[name].as_str().unwrap()).unwrap();
         let public = RsaPublicKeyComponents {

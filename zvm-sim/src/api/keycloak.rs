@@ -71,7 +71,7 @@ pub(crate) async fn token(
         TOKEN_SCOPE
     };
     let now = ctx.with_world(|_, now| now);
-    match signed(&issued, &form, &base.0, now, scope) {
+    match signed(&ctx, &issued, &form, &base.0, now, scope) {
         Ok((access, id_token)) => token_response(issued, access, scope, id_token),
         Err(error) => KeycloakError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -84,13 +84,14 @@ pub(crate) async fn token(
 
 /// The access token, signed, and with `openid` the ID token that names it.
 fn signed(
+    ctx: &SiteCtx,
     issued: &Issued,
     form: &Form,
     base: &str,
     now: SimTime,
     scope: &str,
 ) -> Result<(String, Option<String>), realm::SigningError> {
-    let key = realm::realm_key()?;
+    let key = ctx.shared.realm().signing()?;
     let access = key.sign(&access_claims(issued, form, base, now, scope))?;
     let id_token = match form.asks_openid() {
         true => Some(key.sign(&id_claims(issued, &access, form, base, now))?),
@@ -167,12 +168,12 @@ fn uuid_of(text: &str) -> String {
 }
 
 /// `GET /auth/realms/{realm}/protocol/openid-connect/certs`: the realm's JWKS.
-pub(crate) async fn certs(Path(realm): Path<String>) -> Response {
+pub(crate) async fn certs(State(ctx): State<SiteCtx>, Path(realm): Path<String>) -> Response {
     if let Err(missing) = known_realm(&realm) {
         return missing.into_response();
     }
-    match realm::realm_key() {
-        Ok(key) => Json(key.jwks()).into_response(),
+    match ctx.shared.realm().jwks() {
+        Ok(jwks) => Json(jwks).into_response(),
         Err(error) => KeycloakError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "server_error",
@@ -183,9 +184,13 @@ pub(crate) async fn certs(Path(realm): Path<String>) -> Response {
 }
 
 /// `GET /auth/realms/{realm}/.well-known/openid-configuration`.
-pub(crate) async fn openid_configuration(Path(realm): Path<String>, base: BaseUrl) -> Response {
+pub(crate) async fn openid_configuration(
+    State(ctx): State<SiteCtx>,
+    Path(realm): Path<String>,
+    base: BaseUrl,
+) -> Response {
     match known_realm(&realm) {
-        Ok(()) => Json(realm::openid_configuration(&base.0)).into_response(),
+        Ok(()) => Json(ctx.shared.realm().openid_configuration(&base.0)).into_response(),
         Err(missing) => missing.into_response(),
     }
 }

@@ -7,9 +7,11 @@
 //!
 //! - this module: reset, saved state, clock, timings, VPGs, resync, status, calls, tasks, guest
 //!   files;
-//! - [`faults`]: the fault rules.
+//! - [`faults`]: the fault rules;
+//! - [`realm`]: the Keycloak realm's keys and OpenID configuration.
 
 mod faults;
+mod realm;
 
 use std::net::SocketAddr;
 
@@ -56,6 +58,10 @@ pub(crate) fn router() -> Router<SiteCtx> {
             get(faults::list).post(faults::add).delete(faults::clear),
         )
         .route("/faults/{id}", axum::routing::delete(faults::remove))
+        .route("/realm", get(realm::show))
+        .route("/realm/keys", post(realm::rotate))
+        .route("/realm/keys/{kid}", axum::routing::delete(realm::withdraw))
+        .route("/realm/discovery", axum::routing::put(realm::discovery))
         .route(
             "/state",
             get(save_state)

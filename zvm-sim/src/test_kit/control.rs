@@ -275,6 +275,34 @@ impl Control {
         self.delete("faults").await;
     }
 
+    /// The realm's keys (`Kid`, `Published`, `Signing`) and its discovery overrides.
+    pub async fn realm(&self) -> Value {
+        self.get("realm").await
+    }
+
+    /// Rotates the realm to a new signing key (the older ones stay published); the new key's id.
+    pub async fn rotate_realm_key(&self) -> String {
+        let realm = self.ok(Method::POST, "realm/keys", None).await;
+        let signing = realm["Keys"].as_array().and_then(|keys| {
+            keys.iter()
+                .find(|k| k["Signing"] == true)
+                .and_then(|k| k["Kid"].as_str())
+        });
+        signing.expect("a signing key after rotation").to_owned()
+    }
+
+    /// Takes the realm's key `kid` out of its JWKS.
+    pub async fn withdraw_realm_key(&self, kid: &str) {
+        self.delete(&format!("realm/keys/{kid}")).await;
+    }
+
+    /// Makes the realm's OpenID configuration name `issuer` and `jwks_uri` instead of its own
+    /// (`None`: its own).
+    pub async fn realm_discovery(&self, issuer: Option<&str>, jwks_uri: Option<&str>) {
+        let body = json!({"Issuer": issuer, "JwksUri": jwks_uri});
+        self.ok(Method::PUT, "realm/discovery", Some(body)).await;
+    }
+
     /// Task duration and listing lag, in milliseconds, for tasks started from now on.
     pub async fn timing(&self, task_ms: u64, lag_ms: u64) {
         self.post(

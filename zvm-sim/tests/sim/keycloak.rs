@@ -468,3 +468,78 @@ async fn the_access_token_is_an_rs256_jwt_of_the_realm_that_the_zvm_api_takes_as
     let other = format!("{}.{payload}.{}", parts[0], parts[2]);
     assert_eq!(ask(other).await, StatusCode::UNAUTHORIZED);
 }
+
+/// The kid a JWT's header names.
+fn kid_of(jwt: &str) -> String {
+    use base64::Engine;
+    let head = jwt.split('.').next().unwrap();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(head)
+        .unwrap();
+    let header: Value = serde_json::from_slice(&bytes).unwrap();
+    header["kid"].as_str().unwrap().to_owned()
+}
+
+/// The kids the realm's JWKS publishes.
+async fn published(t: &zvm_sim::test_kit::TestSim) -> Vec<String> {
+    let url = format!(
+        "{}/auth/realms/zerto/protocol/openid-connect/certs",
+        t.boston_url()
+    );
+    let jwks = get_json(t, &url).await;
+    jwks["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kid"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_realm_rotates_to_a_new_key_withdraws_one_and_names_another_issuer_until_reset() {
+    let t = spawn(1).await;
+    let first = kid_of(token_json(&t, &ADMIN).await["access_token"].as_str().unwrap());
+    assert_eq!(published(&t).await, [first.clone()]);
+
+    let second = t.control.rotate_realm_key().await;
+    assert_ne!(second, first);
+    let access = token_json(&t, &ADMIN).await["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(kid_of(&access), second, "the new key signs");
+    verified(&t, &access).await;
+    assert_eq!(published(&t).await, [first.clone(), second.clone()]);
+
+    t.control.withdraw_realm_key(&first).await;
+    assert_eq!(published(&t).await, [second.clone()]);
+    let (status, _) = t
+        .control
+        .request(reqwest::Method::DELETE, "realm/keys/no-such-kid", None)
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let config_url = format!(
+        "{}/auth/realms/zerto/.well-known/openid-configuration",
+        t.boston_url()
+    );
+    t.control
+        .realm_discovery(Some("https://evil.example.com/realms/x"), None)
+        .await;
+    let config = get_json(&t, &config_url).await;
+    assert_eq!(config["issuer"], "https://evil.example.com/realms/x");
+    assert!(
+        config["jwks_uri"]
+            .as_str()
+            .unwrap()
+            .starts_with(t.boston_url())
+    );
+
+    t.control.post("reset", serde_json::json!({})).await;
+    assert_eq!(published(&t).await, [first.clone()]);
+    let config = get_json(&t, &config_url).await;
+    assert_eq!(
+        config["issuer"],
+        format!("{}/auth/realms/zerto", t.boston_url())
+    );
+}
