@@ -268,17 +268,26 @@ impl Default for LookupSettings {
 /// this OpenID issuer (its JWKS), naming this audience, not expired (within `leeway`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpAuth {
-    /// The issuer, as its tokens' `iss` names it (a Keycloak realm's URL).
-    pub issuer: Url,
+    /// The issuer exactly as its tokens' `iss` names it (a Keycloak realm's URL): https, or http on
+    /// this machine only.
+    pub issuer: String,
     /// The audience its tokens must name (`aud`).
     pub audience: String,
-    /// How far the clocks may disagree on `exp` and `nbf`.
+    /// How far the clocks may disagree on `exp`, `nbf` and `iat`.
     pub leeway: Duration,
     /// The role (or scope) a token must carry for each kind of tool.
     pub roles: ToolRoles,
     /// The URL clients reach the MCP endpoint at (`https://rewind.example.com/mcp`), when it is not
     /// `http://<Host>/mcp`: a server behind a TLS proxy. The protected-resource metadata names it.
     pub resource: Option<Url>,
+    /// The only certificates trusted for the issuer (a PEM bundle): a realm with its own CA.
+    pub ca_cert: Option<PathBuf>,
+    /// The issuer's JWKS, when it is not where the issuer's OpenID configuration says (or is on
+    /// another origin than the issuer, which is followed only when named here).
+    pub jwks_uri: Option<Url>,
+    /// How long keys read from the JWKS are trusted without a fresh read: a key the issuer stops
+    /// publishing is distrusted within this long.
+    pub jwks_max_age: Duration,
 }
 
 /// `[http.auth.roles]`: the realm role or scope each kind of tool needs over HTTP.
@@ -506,10 +515,7 @@ impl FileTeam {
                 format!("{raw:?} is not an http(s) URL without credentials, query or fragment"),
             )
         })?;
-        let loopback = matches!(url.host(), Some(url::Host::Domain("localhost")))
-            || matches!(url.host(), Some(url::Host::Ipv4(ip)) if ip.is_loopback())
-            || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback());
-        if url.scheme() != "https" && !loopback {
+        if url.scheme() != "https" && !is_loopback(&url) {
             return Err(bad(
                 "url",
                 format!(
@@ -567,6 +573,9 @@ struct FileHttpAuth {
     resource: Option<String>,
     leeway_secs: Option<f64>,
     roles: Option<FileToolRoles>,
+    ca_cert: Option<PathBuf>,
+    jwks_uri: Option<String>,
+    jwks_max_age_secs: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -594,6 +603,37 @@ impl FileHttpAuth {
                 "{raw:?} is not an http(s) URL without credentials, query or fragment"
             ),
         })?;
+        if issuer.scheme() != "https" && !is_loopback(&issuer) {
+            return Err(ConfigError::BadValue {
+                key: "http.auth.issuer".to_owned(),
+                problem: format!(
+                    "{raw:?} is not https: rewind-mcp reads the issuer's signing keys from it, and anyone on the path to an http issuer could replace them and sign in as anyone; use https (with ca_cert for a realm with its own certificate), or http for an issuer on this machine only"
+                ),
+            });
+        }
+        let jwks_uri = match self.jwks_uri {
+            None => None,
+            Some(raw) => Some(parse_site_url("http.auth", &raw).map_err(|_| {
+                ConfigError::BadValue {
+                    key: "http.auth.jwks_uri".to_owned(),
+                    problem: format!(
+                        "{raw:?} is not an http(s) URL without credentials, query or fragment; give the issuer's JWKS URL, e.g. https://zvm.example.com/auth/realms/zerto/protocol/openid-connect/certs"
+                    ),
+                }
+            })?),
+        };
+        if let Some(jwks) = jwks_uri
+            .as_ref()
+            .filter(|u| u.scheme() != "https" && !is_loopback(u))
+        {
+            return Err(ConfigError::BadValue {
+                key: "http.auth.jwks_uri".to_owned(),
+                problem: format!(
+                    "{:?} is not https: the signing keys read from it must not cross the network in the clear; use https, or http on this machine only",
+                    jwks.as_str()
+                ),
+            });
+        }
         let audience = self
             .audience
             .filter(|a| !a.trim().is_empty())
@@ -623,11 +663,19 @@ impl FileHttpAuth {
             })?),
         };
         Ok(HttpAuth {
-            issuer,
+            // Kept as written: tokens' `iss` is compared to it exactly.
+            issuer: raw.trim().to_owned(),
             audience,
             leeway,
             roles,
             resource,
+            ca_cert: self.ca_cert,
+            jwks_uri,
+            jwks_max_age: seconds(
+                "http.auth.jwks_max_age_secs",
+                self.jwks_max_age_secs,
+                Duration::from_secs(300),
+            )?,
         })
     }
 }
@@ -767,6 +815,16 @@ pub fn parse_site_url(site: &str, raw: &str) -> Result<Url, ConfigError> {
         ));
     }
     Ok(url)
+}
+
+/// Whether `url` names this machine: `localhost` or a loopback address.
+pub fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
 }
 
 /// A URL fit for a message: any user info is dropped.
@@ -1667,5 +1725,50 @@ wait_floor_secs = 120
         let err =
             load("[hook.team]\nurl = \"https://r.example\"\ntoken_command = []\n").unwrap_err();
         assert!(err.to_string().contains("hook.team.token_command"), "{err}");
+    }
+
+    #[test]
+    fn a_sign_in_issuer_beyond_this_machine_must_be_https_and_is_kept_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let load = |auth: &str| {
+            let path = dir.path().join("config.toml");
+            std::fs::write(
+                &path,
+                format!("[http.auth]\naudience = \"rewind-mcp\"\n{auth}"),
+            )
+            .unwrap();
+            Config::load_with_env(Some(&path), &|_| None)
+        };
+        let err = load("issuer = \"http://zvm.example.com/auth/realms/zerto\"\n").unwrap_err();
+        let said = err.to_string();
+        assert!(
+            said.contains("http.auth.issuer") && said.contains("not https"),
+            "{said}"
+        );
+        let auth = load("issuer = \"http://127.0.0.1:9669/auth/realms/zerto/\"\n")
+            .unwrap()
+            .http_auth
+            .unwrap();
+        assert_eq!(
+            auth.issuer, "http://127.0.0.1:9669/auth/realms/zerto/",
+            "not trimmed"
+        );
+        assert_eq!(auth.jwks_max_age, Duration::from_secs(300));
+        let err = load(
+            "issuer = \"https://zvm.example.com/auth/realms/zerto\"\njwks_uri = \"http://keys.example.com/certs\"\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("http.auth.jwks_uri"), "{err}");
+        let auth = load(
+            "issuer = \"https://zvm.example.com/auth/realms/zerto\"\nca_cert = \"/etc/zerto/realm.pem\"\njwks_max_age_secs = 30\n",
+        )
+        .unwrap()
+        .http_auth
+        .unwrap();
+        assert_eq!(
+            auth.ca_cert.as_deref(),
+            Some(Path::new("/etc/zerto/realm.pem"))
+        );
+        assert_eq!(auth.jwks_max_age, Duration::from_secs(30));
     }
 }

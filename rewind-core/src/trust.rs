@@ -182,6 +182,16 @@ pub async fn presented_certificate(
     })
 }
 
+/// The certificates of a `ca_cert` file (a PEM bundle), to be the only ones an HTTP client trusts
+/// for one server; the reason as a sentence when the file cannot be read or holds none.
+pub fn pinned_certificates(path: &Path) -> Result<Vec<reqwest::Certificate>, String> {
+    let pem = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    reqwest::Certificate::from_pem_bundle(&pem)
+        .ok()
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| format!("{} holds no PEM certificate", path.display()))
+}
+
 /// What a DER certificate says.
 pub fn describe(der: &[u8]) -> Result<PresentedCertificate, String> {
     let (_, cert) = x509_parser::parse_x509_certificate(der).map_err(|e| e.to_string())?;

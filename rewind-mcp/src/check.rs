@@ -175,8 +175,12 @@ async fn ask_human(
     } else {
         given_answer(&question, state.as_deref(), responses.as_ref())
     };
+    let may_remember = match crate::roles::cannot_change_catalog(rewind.config(), ctx) {
+        None => Ok(()),
+        Some(why) => Err(why),
+    };
     match answer {
-        Ok(answer) => answered(rewind, classification, answer).await,
+        Ok(answer) => answered(rewind, classification, answer, may_remember).await,
         Err(Unanswered::AskThroughClient) => question.input_required().into(),
         Err(Unanswered::NotAsked(why)) => not_asked(classification, &why).into(),
     }
@@ -332,11 +336,13 @@ fn not_asked(classification: Classification, why: &str) -> CallToolResult {
     done(classification, Next::AskHuman, message, Some(human))
 }
 
-/// Reads the human's answer to the form, and remembers it when they asked for that.
+/// Reads the human's answer to the form, and remembers it when they asked for that and the caller
+/// may change the catalog (`may_remember`: why not, otherwise).
 async fn answered(
     rewind: &Rewind,
     classification: Classification,
     answer: ElicitResult,
+    may_remember: Result<(), String>,
 ) -> CallToolResponse {
     let form = match FormAnswer::read(answer) {
         Ok(form) => form,
@@ -349,7 +355,13 @@ async fn answered(
         note: None,
     };
     if form.remember {
-        match remember(rewind, &classification, form.checkpoint).await {
+        let remembered = match may_remember {
+            Ok(()) => remember(rewind, &classification, form.checkpoint).await,
+            Err(why) => Err(format!(
+                "the answer was not remembered: {why}; it holds for this call only"
+            )),
+        };
+        match remembered {
             Ok(class) => human.remembered_as = Some(class),
             Err(note) => human.note = Some(note),
         }
@@ -418,10 +430,15 @@ async fn remember(
 
 /// What to do after the human answered, said for the model with how the answer was remembered.
 fn after_answer(question: &Question<'_>, human: &HumanAnswer, checkpoint: bool) -> (Next, String) {
-    let remembered = match human.remembered_as {
-        Some(ToolClass::Mutating) => " It is now recorded as mutating in the catalog.",
-        Some(ToolClass::ReadOnly) => " It is now recorded as read-only in the catalog.",
-        _ => "",
+    let remembered = match (human.remembered_as, &human.note) {
+        (Some(ToolClass::Mutating), _) => {
+            " It is now recorded as mutating in the catalog.".to_owned()
+        }
+        (Some(ToolClass::ReadOnly), _) => {
+            " It is now recorded as read-only in the catalog.".to_owned()
+        }
+        (_, Some(note)) => format!(" Note: {note}; the next call of it asks again."),
+        _ => String::new(),
     };
     if checkpoint {
         (

@@ -40,6 +40,35 @@ struct Flags {
     #[arg(long, value_name = "N", default_value_t = 64, requires = "http",
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     max_sessions: u32,
+    /// Over HTTP with [http.auth], the most sessions one person may hold; one more is answered 429
+    /// with Retry-After, to that person only.
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "http",
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_sessions_per_person: u32,
+    /// Over HTTP, the most guards and recoveries running at once (as MCP tasks or not); one more is
+    /// answered 503 with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "http",
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_tasks: u32,
+    /// Over HTTP with [http.auth], the most guards and recoveries one person may run at once; one
+    /// more is answered 429 with Retry-After, to that person only.
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "http",
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_tasks_per_person: u32,
+    /// Over HTTP, the most connections open at once; one more is answered 503 and closed.
+    #[arg(long, value_name = "N", default_value_t = 512, requires = "http",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_connections: u32,
+    /// Over HTTP, how long a client has to send a request's headers, and a kept-alive connection
+    /// waits for its next request, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 10, requires = "http",
+          value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    header_read_secs: u64,
+    /// Over HTTP, how long a connection on which nothing moves either way is kept, in seconds
+    /// (an event stream sends a keep-alive every 15 s).
+    #[arg(long, value_name = "SECS", default_value_t = 120, requires = "http",
+          value_parser = clap::value_parser!(u64).range(20..=86_400))]
+    idle_secs: u64,
     /// Over HTTP, how long a session with no message either way is kept, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 120, requires = "http",
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
@@ -106,6 +135,7 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
                      name the host clients will use with --allowed-host, or listen on 127.0.0.1"
                 );
             }
+            let service = rewind_mcp::HttpService::new(rewind, http_limits(&flags))?;
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
@@ -122,24 +152,20 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
             );
             let stopped = Arc::new(AtomicI32::new(0));
             let code = stopped.clone();
-            let limits = rewind_mcp::HttpLimits {
-                extra_hosts: flags.allowed_hosts.clone(),
-                max_sessions: flags.max_sessions as usize,
-                session_idle: std::time::Duration::from_secs(flags.session_idle_secs),
-            };
-            rewind_mcp::serve_http(listener, rewind, limits, async move {
-                code.store(interrupted().await, Ordering::SeqCst);
-                // The server now finishes the guards and recoveries still running; a second Ctrl-C
-                // or SIGTERM leaves at once, as the rewind CLI's second Ctrl-C does.
-                tokio::spawn(async {
-                    let code = interrupted().await;
-                    eprintln!(
-                        "rewind-mcp: interrupted again: leaving now; what was started may still run at the ZVM: a guard shows as interrupted in the journal, and the next guard of that VM and change takes it over; check zerto_list_tags and the ZVM's tasks"
-                    );
-                    std::process::exit(code);
-                });
-            })
-            .await?;
+            service
+                .serve(listener, async move {
+                    code.store(interrupted().await, Ordering::SeqCst);
+                    // The server now finishes the guards and recoveries still running; a second
+                    // Ctrl-C or SIGTERM leaves at once, as the rewind CLI's second Ctrl-C does.
+                    tokio::spawn(async {
+                        let code = interrupted().await;
+                        eprintln!(
+                            "rewind-mcp: interrupted again: leaving now; what was started may still run at the ZVM: a guard shows as interrupted in the journal, and the next guard of that VM and change takes it over; check zerto_list_tags and the ZVM's tasks"
+                        );
+                        std::process::exit(code);
+                    });
+                })
+                .await?;
             // Stopped by SIGTERM (a service manager, a container runtime): leave as a terminated
             // process does, once the work is finished, so the supervisor sees what stopped it.
             let code = stopped.load(Ordering::SeqCst);
@@ -149,6 +175,26 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The HTTP server's bounds, from the flags.
+fn http_limits(flags: &Flags) -> rewind_mcp::HttpLimits {
+    let n = |v: u32| v as usize;
+    rewind_mcp::HttpLimits {
+        extra_hosts: flags.allowed_hosts.clone(),
+        caps: rewind_mcp::sessions::Caps {
+            sessions: n(flags.max_sessions),
+            sessions_per_person: n(flags.max_sessions_per_person),
+            tasks: n(flags.max_tasks),
+            tasks_per_person: n(flags.max_tasks_per_person),
+        },
+        session_idle: std::time::Duration::from_secs(flags.session_idle_secs),
+        connections: rewind_mcp::listen::ConnectionLimits {
+            max_connections: n(flags.max_connections),
+            header_read: std::time::Duration::from_secs(flags.header_read_secs),
+            idle: std::time::Duration::from_secs(flags.idle_secs),
+        },
+    }
 }
 
 /// The exit code of a process that leaves because of SIGTERM (128 + 15).
@@ -237,9 +283,12 @@ fn init_logs(flags: &Flags) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
         tracing_subscriber::EnvFilter::new(format!("{others},rewind_mcp={own},rewind_core={own}"))
     });
+    // Session ids are what a client presents to use its session: logged as short hashes only.
+    let format = tracing_subscriber::fmt::format().with_ansi(false);
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(false)
+        .event_format(rewind_mcp::logs::HashSessionIds(format))
         .init();
 }

@@ -57,6 +57,23 @@ pub fn refusal(
     )))
 }
 
+/// Why a signed-in caller may not change the catalog, in words; `None` when they may, or when
+/// nobody is signed in (stdio, or HTTP without `[http.auth]`).
+pub fn cannot_change_catalog(
+    config: &Config,
+    context: &RequestContext<RoleServer>,
+) -> Option<String> {
+    let role = &config.http_auth.as_ref()?.roles.catalog;
+    let caller = caller(context)?;
+    if caller.roles.iter().any(|r| r == role) {
+        return None;
+    }
+    Some(format!(
+        "remembering an answer for every call changes the catalog, which needs the role {role:?}, and {}'s token does not carry it",
+        caller.who()
+    ))
+}
+
 /// A refusal as every tool error is shaped (kind `refused`).
 fn refused(message: String) -> CallToolResult {
     crate::reply::report(ErrorReport::new(ErrorKind::Refused, message))

@@ -28,6 +28,9 @@ pub struct RewindServer {
     pub(crate) tasks: Tasks,
     /// For a call running as an MCP task: its status and its stop.
     pub(crate) call: TaskCall,
+    /// Served over HTTP, to callers on other machines: answers say nothing of this machine's
+    /// files (the journal's path).
+    pub(crate) over_http: bool,
 }
 
 impl RewindServer {
@@ -38,6 +41,15 @@ impl RewindServer {
             in_flight: InFlight::default(),
             tasks: Tasks::default(),
             call: TaskCall::default(),
+            over_http: false,
+        }
+    }
+
+    /// The same server, served over HTTP.
+    pub fn over_http(self) -> Self {
+        RewindServer {
+            over_http: true,
+            ..self
         }
     }
 

@@ -1,32 +1,28 @@
 //! Sign-in over HTTP (`[http.auth]`): rewind-mcp as an OAuth 2.1 resource server, as the MCP
 //! specification asks. Every request to `/mcp` carries a bearer token that the server checks
-//! itself: an RS256 signature by a key of the issuer's JWKS (found through its OpenID
-//! configuration, and read again when a token names a key it does not know), the issuer, the
-//! audience, and the expiry within a small leeway. A refusal is 401 with the `WWW-Authenticate`
-//! header that points to the protected-resource metadata (RFC 9728), served at
-//! `/.well-known/oauth-protected-resource`.
+//! itself: an RS256 signature by a key of the issuer ([`crate::issuer_keys`]), the issuer exactly,
+//! the audience, the expiry, `nbf` and `iat` within a small leeway, and a subject. A refusal is 401
+//! with the `WWW-Authenticate` header that points to the protected-resource metadata (RFC 9728),
+//! served at `/.well-known/oauth-protected-resource`.
+//!
+//! The JWT itself (its parts, the signature, the registered claims) is checked by `jsonwebtoken`;
+//! what is kept here is the policy: which issuer and keys, and the rules that crate leaves open.
 
-use std::collections::HashMap;
-use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use aws_lc_rs::signature::{RSA_PKCS1_2048_8192_SHA256, RsaPublicKeyComponents};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::errors::ErrorKind as JwtError;
+use jsonwebtoken::{Algorithm, Validation};
 use rewind_core::config::HttpAuth;
 use serde_json::{Value, json};
-use tokio::sync::Mutex;
+
+use crate::issuer_keys::{IssuerKeys, KeyRefusal};
 
 /// The path of the protected-resource metadata.
 pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
-
-/// The least time between two reads of the JWKS for an unknown key id, so that tokens naming keys
-/// nobody has cannot make the server hammer the issuer.
-const JWKS_REREAD: Duration = Duration::from_secs(30);
 
 /// Who a checked token is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,195 +40,145 @@ impl Caller {
     }
 }
 
-/// Why a token was refused; said in `error_description`, never with the token.
+/// Why a request was refused; said in `error_description`, never with the token.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     /// No `Authorization: Bearer` header.
     #[error("no bearer token: sign in to the issuer and send its access token")]
     NoToken,
+    /// More than one `Authorization` header: which one counts is not for the server to guess.
+    #[error("the request has more than one Authorization header: send one bearer token")]
+    TwoTokens,
     /// Not a token this server can read or verify.
     #[error("the token is not valid: {0}")]
     Invalid(String),
-}
-
-/// The issuer's keys, by `kid`, and when they were last read.
-#[derive(Debug, Default)]
-struct Keys {
-    by_id: HashMap<String, (Vec<u8>, Vec<u8>)>,
-    read_at: Option<Instant>,
 }
 
 /// Checks bearer tokens by one `[http.auth]`.
 #[derive(Debug, Clone)]
 pub struct Verifier {
     auth: HttpAuth,
-    http: reqwest::Client,
-    keys: Arc<Mutex<Keys>>,
+    keys: IssuerKeys,
+    validation: Validation,
 }
 
 impl Verifier {
-    /// A verifier of `auth`'s issuer; nothing is read yet.
-    pub fn new(auth: HttpAuth) -> Verifier {
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
-            .build()
-            .unwrap_or_default();
-        Verifier {
+    /// A verifier of `auth`'s issuer; its keys are read once [`Verifier::keep_keys_fresh`] is
+    /// called. Fails when `[http.auth] ca_cert` cannot be read.
+    pub fn new(auth: HttpAuth) -> Result<Verifier, String> {
+        let keys = IssuerKeys::new(&auth)?;
+        let mut validation = Validation::new(Algorithm::RS256);
+        validation.set_issuer(&[&auth.issuer]);
+        validation.set_audience(&[&auth.audience]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        validation.leeway = auth.leeway.as_secs();
+        validation.validate_nbf = true;
+        Ok(Verifier {
             auth,
-            http,
-            keys: Arc::new(Mutex::new(Keys::default())),
-        }
+            keys,
+            validation,
+        })
     }
 
-    /// The issuer's URL as tokens name it (no trailing slash).
-    fn issuer(&self) -> String {
-        self.auth.issuer.as_str().trim_end_matches('/').to_owned()
+    /// Reads the issuer's keys now and keeps them fresh in the background.
+    pub fn keep_keys_fresh(&self) {
+        self.keys.keep_fresh();
     }
 
-    /// Checks `token`: signature, issuer, audience, expiry.
+    /// Checks `token`: signature, issuer, audience, times, subject.
     pub async fn check(&self, token: &str) -> Result<Caller, Refusal> {
         let invalid = |why: &str| Refusal::Invalid(why.to_owned());
-        let parts: Vec<&str> = token.split('.').collect();
-        let [head, body, signature] = parts[..] else {
-            return Err(invalid("it is not a JWT"));
-        };
-        let decode = |part: &str| {
-            URL_SAFE_NO_PAD
-                .decode(part)
-                .map_err(|_| invalid("it is not base64url"))
-        };
-        let header: Value = serde_json::from_slice(&decode(head)?)
-            .map_err(|_| invalid("its header is not JSON"))?;
-        if header["alg"] != "RS256" {
+        let header = jsonwebtoken::decode_header(token).map_err(|e| match e.kind() {
+            JwtError::InvalidAlgorithmName | JwtError::UnsupportedAlgorithm => {
+                invalid("only RS256 tokens are taken")
+            }
+            _ => invalid("it is not a JWT"),
+        })?;
+        if header.alg != Algorithm::RS256 {
             return Err(invalid("only RS256 tokens are taken"));
         }
-        let kid = header["kid"].as_str().unwrap_or_default();
-        let (n, e) = self.key(kid).await?;
-        RsaPublicKeyComponents { n, e }
-            .verify(
-                &RSA_PKCS1_2048_8192_SHA256,
-                format!("{head}.{body}").as_bytes(),
-                &decode(signature)?,
-            )
-            .map_err(|_| invalid("its signature is not the issuer's"))?;
-        let claims: Value = serde_json::from_slice(&decode(body)?)
-            .map_err(|_| invalid("its claims are not JSON"))?;
-        self.check_claims(&claims)?;
+        let kid = header
+            .kid
+            .ok_or_else(|| invalid("it names no signing key (kid)"))?;
+        let key = self.keys.key(&kid).await.map_err(|refused| match refused {
+            KeyRefusal::Unknown => invalid("it is signed by a key the issuer does not publish"),
+            KeyRefusal::Unread(why) => Refusal::Invalid(format!(
+                "the issuer's signing keys cannot be read ({why}), so no token can be checked; the server's administrator finds more in its log"
+            )),
+        })?;
+        let claims = jsonwebtoken::decode::<Value>(token, &key, &self.validation)
+            .map_err(|e| self.refusal(&e, token))?
+            .claims;
+        self.check_policy(&claims)?;
         Ok(caller(&claims))
     }
 
-    fn check_claims(&self, claims: &Value) -> Result<(), Refusal> {
-        let invalid = |why: String| Refusal::Invalid(why);
-        if claims["iss"].as_str().map(|i| i.trim_end_matches('/')) != Some(self.issuer().as_str()) {
-            return Err(invalid(format!(
-                "it was issued by {}, not by {}",
-                claims["iss"],
-                self.issuer()
-            )));
-        }
-        let audience = &self.auth.audience;
-        let names_audience = match &claims["aud"] {
-            Value::String(a) => a == audience,
-            Value::Array(all) => all.iter().any(|a| a == audience.as_str()),
-            _ => false,
+    /// A `jsonwebtoken` error as the sentence a caller reads.
+    fn refusal(&self, error: &jsonwebtoken::errors::Error, token: &str) -> Refusal {
+        let why = match error.kind() {
+            JwtError::InvalidSignature => "its signature is not the issuer's".to_owned(),
+            JwtError::ExpiredSignature => "it has expired: sign in again".to_owned(),
+            JwtError::ImmatureSignature => "it is not valid yet".to_owned(),
+            JwtError::InvalidAlgorithm => "only RS256 tokens are taken".to_owned(),
+            JwtError::InvalidIssuer => {
+                // Read only to say so: the signature was checked before the issuer.
+                let named = jsonwebtoken::dangerous::insecure_decode_claims::<Value>(token)
+                    .map(|c| c["iss"].clone())
+                    .unwrap_or(Value::Null);
+                format!(
+                    "it was issued by {named}, not by {:?} (compared exactly)",
+                    self.auth.issuer
+                )
+            }
+            JwtError::InvalidAudience => {
+                format!("it is not for the audience {:?}", self.auth.audience)
+            }
+            JwtError::MissingRequiredClaim(claim) if claim == "sub" => NO_SUBJECT.to_owned(),
+            JwtError::MissingRequiredClaim(claim) => format!("it has no {claim} claim"),
+            JwtError::InvalidClaimFormat(claim) => format!("its {claim} claim cannot be read"),
+            _ => "it is not a JWT".to_owned(),
         };
-        if !names_audience {
-            return Err(invalid(format!("it is not for the audience {audience:?}")));
+        Refusal::Invalid(why)
+    }
+
+    /// What `jsonwebtoken` leaves open: a subject that says who, and an `iat` not in the future.
+    fn check_policy(&self, claims: &Value) -> Result<(), Refusal> {
+        if claims["sub"].as_str().is_none_or(|s| s.trim().is_empty()) {
+            // The subject is who the journal names and whose sessions and tasks these are: a
+            // token without one would be no one, and share that no one's with every other such.
+            return Err(Refusal::Invalid(NO_SUBJECT.to_owned()));
         }
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
-            .as_secs() as i64;
-        let leeway = self.auth.leeway.as_secs() as i64;
-        let exp = claims["exp"]
-            .as_i64()
-            .ok_or_else(|| invalid("it has no expiry".to_owned()))?;
-        if claims["sub"].as_str().is_none_or(|s| s.trim().is_empty()) {
-            // The subject is who the journal names and whose tasks these are: a token without one
-            // would be no one, and share that no one's tasks with every other such token.
-            return Err(invalid(
-                "it names no subject (sub); have the issuer put one in its access tokens"
-                    .to_owned(),
-            ));
-        }
-        if now > exp + leeway {
-            return Err(invalid("it has expired: sign in again".to_owned()));
-        }
-        if claims["nbf"].as_i64().is_some_and(|nbf| now + leeway < nbf) {
-            return Err(invalid("it is not valid yet".to_owned()));
+            .as_secs();
+        let leeway = self.auth.leeway.as_secs();
+        match &claims["iat"] {
+            Value::Null => {}
+            Value::Number(n) if n.as_u64().is_some_and(|iat| iat <= now + leeway) => {}
+            Value::Number(_) => {
+                return Err(Refusal::Invalid(
+                    "it was issued in the future (iat): the issuer's clock or this server's is wrong".to_owned(),
+                ));
+            }
+            _ => return Err(Refusal::Invalid("its iat claim cannot be read".to_owned())),
         }
         Ok(())
-    }
-
-    /// The key `kid` of the issuer, reading its JWKS when the key is not known (at most every
-    /// [`JWKS_REREAD`]).
-    async fn key(&self, kid: &str) -> Result<(Vec<u8>, Vec<u8>), Refusal> {
-        let mut keys = self.keys.lock().await;
-        if let Some(key) = keys.by_id.get(kid) {
-            return Ok(key.clone());
-        }
-        if keys.read_at.is_none_or(|at| at.elapsed() >= JWKS_REREAD) {
-            keys.read_at = Some(Instant::now());
-            match self.read_jwks().await {
-                Ok(read) => keys.by_id = read,
-                Err(why) => tracing::warn!("cannot read the JWKS of {}: {why}", self.issuer()),
-            }
-        }
-        keys.by_id.get(kid).cloned().ok_or_else(|| {
-            Refusal::Invalid("it is signed by a key the issuer does not publish".to_owned())
-        })
-    }
-
-    /// The issuer's RSA keys: its OpenID configuration names its JWKS.
-    async fn read_jwks(&self) -> Result<HashMap<String, (Vec<u8>, Vec<u8>)>, String> {
-        let get = |url: String| async move {
-            let answer = self
-                .http
-                .get(&url)
-                .send()
-                .await
-                .map_err(|e| e.to_string())?;
-            answer
-                .error_for_status()
-                .map_err(|e| e.to_string())?
-                .json::<Value>()
-                .await
-                .map_err(|e| e.to_string())
-        };
-        let config = get(format!(
-            "{}/.well-known/openid-configuration",
-            self.issuer()
-        ))
-        .await?;
-        let jwks_uri = config["jwks_uri"]
-            .as_str()
-            .ok_or("the OpenID configuration names no jwks_uri")?;
-        let jwks = get(jwks_uri.to_owned()).await?;
-        let decode = |v: &Value| v.as_str().and_then(|s| URL_SAFE_NO_PAD.decode(s).ok());
-        Ok(jwks["keys"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|k| k["kty"] == "RSA")
-            .filter_map(|k| {
-                Some((
-                    k["kid"].as_str()?.to_owned(),
-                    (decode(&k["n"])?, decode(&k["e"])?),
-                ))
-            })
-            .collect())
     }
 
     /// `GET /.well-known/oauth-protected-resource`: this resource and who issues its tokens.
     pub fn metadata(&self, resource: &str) -> Value {
         json!({
             "resource": resource,
-            "authorization_servers": [self.issuer()],
+            "authorization_servers": [self.auth.issuer],
             "bearer_methods_supported": ["header"],
             "resource_name": "Zerto AI Rewind (rewind-mcp)",
         })
     }
 }
+
+/// Why a token without a subject is refused.
+const NO_SUBJECT: &str = "it names no subject (sub); have the issuer put one in its access tokens";
 
 fn caller(claims: &Value) -> Caller {
     let text = |key: &str| claims[key].as_str().map(str::to_owned);
@@ -277,16 +223,25 @@ fn metadata_url(verifier: &Verifier, request: &Request) -> String {
     format!("{}{METADATA_PATH}", origin(verifier, request))
 }
 
-/// 401 with the header the MCP specification asks for.
+/// 401 with the header the MCP specification asks for; 400 for a malformed request (RFC 6750 3.1).
 fn refused(refusal: &Refusal, metadata: &str) -> Response {
     let mut challenge = format!("Bearer resource_metadata=\"{metadata}\"");
-    if let Refusal::Invalid(why) = refusal {
+    let (status, error) = match refusal {
+        Refusal::NoToken => (StatusCode::UNAUTHORIZED, None),
+        Refusal::TwoTokens => (StatusCode::BAD_REQUEST, Some("invalid_request")),
+        Refusal::Invalid(_) => (StatusCode::UNAUTHORIZED, Some("invalid_token")),
+    };
+    if let Some(error) = error {
+        let why = match refusal {
+            Refusal::Invalid(why) => why.clone(),
+            other => other.to_string(),
+        };
         challenge.push_str(&format!(
-            ", error=\"invalid_token\", error_description=\"{}\"",
+            ", error=\"{error}\", error_description=\"{}\"",
             why.replace('"', "'")
         ));
     }
-    let mut response = (StatusCode::UNAUTHORIZED, refusal.to_string()).into_response();
+    let mut response = (status, refusal.to_string()).into_response();
     if let Ok(value) = HeaderValue::from_str(&challenge) {
         response
             .headers_mut()
@@ -301,16 +256,17 @@ pub async fn require_token(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let token = request
-        .headers()
-        .get(header::AUTHORIZATION)
+    let mut given = request.headers().get_all(header::AUTHORIZATION).iter();
+    let (first, second) = (given.next(), given.next());
+    let token = first
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, token)| token.trim().to_owned());
-    let checked = match token {
-        Some(token) => verifier.check(&token).await,
-        None => Err(Refusal::NoToken),
+    let checked = match (token, second) {
+        (_, Some(_)) => Err(Refusal::TwoTokens),
+        (Some(token), None) => verifier.check(&token).await,
+        (None, None) => Err(Refusal::NoToken),
     };
     match checked {
         Ok(caller) => {
@@ -333,26 +289,35 @@ pub async fn metadata(State(verifier): State<Verifier>, request: Request) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn verifier() -> Verifier {
         Verifier::new(HttpAuth {
-            issuer: "https://zvm.example.com/auth/realms/zerto".parse().unwrap(),
+            issuer: "https://zvm.example.com/auth/realms/zerto".to_owned(),
             audience: "rewind-mcp".to_owned(),
             leeway: Duration::from_secs(60),
             roles: Default::default(),
             resource: None,
+            ca_cert: None,
+            jwks_uri: None,
+            jwks_max_age: Duration::from_secs(300),
         })
+        .unwrap()
+    }
+
+    fn now() -> u64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
     }
 
     fn claims() -> Value {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_secs();
         json!({
             "iss": "https://zvm.example.com/auth/realms/zerto",
             "aud": ["rewind-mcp", "account"],
-            "exp": now + 300,
+            "exp": now() + 300,
+            "iat": now(),
             "sub": "4f1c",
         })
     }
@@ -360,12 +325,23 @@ mod tests {
     #[test]
     fn a_token_that_names_no_subject_is_refused_since_no_one_would_stand_behind_its_records() {
         let v = verifier();
-        assert_eq!(v.check_claims(&claims()), Ok(()));
+        assert_eq!(v.check_policy(&claims()), Ok(()));
         for sub in [Value::Null, json!(""), json!("  ")] {
             let mut c = claims();
             c["sub"] = sub;
-            let refused = v.check_claims(&c).unwrap_err();
+            let refused = v.check_policy(&c).unwrap_err();
             assert!(refused.to_string().contains("no subject"), "{refused}");
         }
+    }
+
+    #[test]
+    fn a_token_issued_in_the_future_beyond_the_leeway_is_refused() {
+        let v = verifier();
+        let mut c = claims();
+        c["iat"] = json!(now() + 30);
+        assert_eq!(v.check_policy(&c), Ok(()), "within the leeway");
+        c["iat"] = json!(now() + 3600);
+        let refused = v.check_policy(&c).unwrap_err();
+        assert!(refused.to_string().contains("future"), "{refused}");
     }
 }

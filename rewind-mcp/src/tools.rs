@@ -244,13 +244,26 @@ impl RewindServer {
             last: Some(last),
         };
         match crate::on_files(&self.rewind, move |r| r.journal().read(&filter)).await {
-            Ok(read) => reply::ok(
-                Said::new(
-                    read.headline(),
-                    "A guard's tag is what a recovery goes back to (by its change id); guarding the same VM and change again within the hook window takes an interrupted or still-running attempt over.",
-                ),
-                &read,
-            ),
+            Ok(mut read) => {
+                if self.over_http {
+                    // The caller is on another machine: where this one keeps its files is not theirs.
+                    read.path = None;
+                }
+                reply::ok(
+                    Said::new(
+                        read.headline(),
+                        "A guard's tag is what a recovery goes back to (by its change id); guarding the same VM and change again within the hook window takes an interrupted or still-running attempt over.",
+                    ),
+                    &read,
+                )
+            }
+            Err(e) if self.over_http => {
+                tracing::warn!("zerto_journal: {e}");
+                reply::report(rewind_core::ErrorReport::new(
+                    rewind_core::ErrorKind::Internal,
+                    "zerto_journal did not run: the team server's journal cannot be read now. Nothing was changed; its administrator finds why in the server's log.",
+                ))
+            }
             Err(e) => reply::failure(&e.into()),
         }
     }

@@ -34,10 +34,8 @@ fn vpg_counts(r: &JournalRecord) -> String {
 /// which file, how many lines could not be read).
 pub fn journal_text(read: &JournalRead) -> String {
     if read.records.is_empty() {
-        return format!(
-            "no matching record in the journal {}\n",
-            read.path.display()
-        );
+        let path = read.path.as_deref().unwrap_or(std::path::Path::new("?"));
+        return format!("no matching record in the journal {}\n", path.display());
     }
     // The PERSON column is for a team server's journal; a journal of one user's guards has none.
     let people = read.records.iter().any(|r| r.person.is_some());

@@ -208,18 +208,8 @@ fn challenge_reason(answer: &reqwest::Response) -> String {
 fn client(team: &TeamServer) -> Result<reqwest::Client, String> {
     let mut builder = reqwest::Client::builder().timeout(team.timeout);
     if let Some(path) = &team.ca_cert {
-        let pem = std::fs::read(path).map_err(|e| {
-            format!(
-                "its CA certificate {} cannot be read ({e}); fix hook.team.ca_cert",
-                path.display()
-            )
-        })?;
-        let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
-            format!(
-                "its CA certificate {} is not PEM ({e}); fix hook.team.ca_cert",
-                path.display()
-            )
-        })?;
+        let certs = rewind_core::trust::pinned_certificates(path)
+            .map_err(|why| format!("its CA certificate: {why}; fix hook.team.ca_cert"))?;
         builder = builder.tls_certs_only(certs);
     }
     builder

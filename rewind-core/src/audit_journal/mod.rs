@@ -430,8 +430,10 @@ impl RecordMatcher<'_> {
 /// Records read back.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct JournalRead {
-    /// The journal file.
-    pub path: PathBuf,
+    /// The journal file; left out where the reader is on another machine (a team server's
+    /// caller), whom this machine's paths do not concern.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
     /// Matching records, oldest first.
     pub records: Vec<JournalRecord>,
     /// Lines that could not be read and were skipped.
@@ -442,11 +444,11 @@ impl JournalRead {
     /// One line for humans: how many records were read from which file, and how many lines could not
     /// be read.
     pub fn headline(&self) -> String {
-        let mut line = format!(
-            "{} journal record(s) from {}",
-            self.records.len(),
-            self.path.display()
-        );
+        let from = match &self.path {
+            Some(path) => path.display().to_string(),
+            None => "the server's journal".to_owned(),
+        };
+        let mut line = format!("{} journal record(s) from {from}", self.records.len());
         if self.skipped_lines > 0 {
             line.push_str(&format!(
                 " ({} unreadable line(s) skipped)",
@@ -682,7 +684,7 @@ impl AuditJournal {
     pub fn read(&self, filter: &JournalFilter) -> Result<JournalRead, JournalError> {
         let Some((records, skipped_lines)) = file::read_records(&self.path)? else {
             return Ok(JournalRead {
-                path: self.path.clone(),
+                path: Some(self.path.clone()),
                 records: Vec::new(),
                 skipped_lines: 0,
             });
@@ -697,7 +699,7 @@ impl AuditJournal {
             records.drain(..drop);
         }
         Ok(JournalRead {
-            path: self.path.clone(),
+            path: Some(self.path.clone()),
             records,
             skipped_lines,
         })

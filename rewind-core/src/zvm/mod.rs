@@ -211,7 +211,7 @@ fn is_transient(status: StatusCode) -> bool {
 
 /// A reqwest error as a sentence, with its sources (which name the cause, e.g. "Connection refused"),
 /// never with a request body.
-fn describe(e: &reqwest::Error) -> String {
+pub fn describe(e: &reqwest::Error) -> String {
     let mut out = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
@@ -312,21 +312,12 @@ impl ZvmClient {
             .timeout(http.request_timeout)
             .user_agent(concat!("zerto-ai-rewind/", env!("CARGO_PKG_VERSION")));
         if let Some(path) = &site.ca_cert {
-            let pem = std::fs::read(path).map_err(|e| {
+            let certs = crate::trust::pinned_certificates(path).map_err(|problem| {
                 RewindError::Config(crate::config::ConfigError::BadValue {
                     key: format!("sites.{}.ca_cert", site.name),
-                    problem: format!("cannot read {}: {e}", path.display()),
+                    problem,
                 })
             })?;
-            let certs = reqwest::Certificate::from_pem_bundle(&pem)
-                .ok()
-                .filter(|c| !c.is_empty())
-                .ok_or_else(|| {
-                    RewindError::Config(crate::config::ConfigError::BadValue {
-                        key: format!("sites.{}.ca_cert", site.name),
-                        problem: format!("{} holds no PEM certificate", path.display()),
-                    })
-                })?;
             // Pinned: only the given certificates are trusted for this site, not the platform's roots.
             builder = builder.tls_certs_only(certs);
         }

@@ -20,6 +20,9 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 pub use zvm_sim::test_kit::Control;
 
+/// Where the server serves MCP.
+pub const MCP_PATH: &str = "/mcp";
+
 /// The service client the configuration uses.
 pub const CLIENT_ID: &str = "rewind";
 /// Its secret: it must never appear in an answer.
@@ -232,26 +235,41 @@ impl TestEnv {
 
     /// The binary as an HTTP server on a free loopback port, with more flags.
     pub async fn http_server_with(&self, flags: &[&str]) -> HttpServer {
+        self.http_server_logging(flags, None).await
+    }
+
+    /// The binary as an HTTP server on a free loopback port, with more flags, logging at
+    /// `RUST_LOG=filter` when given; its stderr is kept ([`HttpServer::log`]).
+    pub async fn http_server_logging(&self, flags: &[&str], filter: Option<&str>) -> HttpServer {
         let mut args = vec!["--http", "127.0.0.1:0"];
         args.extend_from_slice(flags);
-        let mut child = self
-            .command(&args)
+        let mut command = self.command(&args);
+        if let Some(filter) = filter {
+            command.env("RUST_LOG", filter);
+        }
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .expect("rewind-mcp starts");
         let mut lines = BufReader::new(child.stderr.take().expect("stderr is piped")).lines();
+        let log: Arc<Mutex<Vec<String>>> = Arc::default();
+        let kept = log.clone();
         let url = tokio::time::timeout(Duration::from_secs(60), async {
             while let Some(line) = lines.next_line().await.expect("stderr is readable") {
                 if logging() {
                     eprintln!("{line}");
                 }
+                kept.lock().unwrap().push(line.clone());
                 if let Some(url) = line.strip_prefix("rewind-mcp: serving MCP on ") {
                     return url.trim().to_string();
                 }
             }
-            panic!("rewind-mcp ended without serving HTTP");
+            panic!(
+                "rewind-mcp ended without serving HTTP: {:?}",
+                kept.lock().unwrap()
+            );
         })
         .await
         .expect("rewind-mcp says where it serves within a minute");
@@ -261,11 +279,13 @@ impl TestEnv {
                 if logging() {
                     eprintln!("{line}");
                 }
+                kept.lock().unwrap().push(line);
             }
         });
         HttpServer {
             _process: child,
             url,
+            log,
         }
     }
 
@@ -350,9 +370,21 @@ pub struct HttpServer {
     _process: tokio::process::Child,
     /// `http://127.0.0.1:PORT/mcp`.
     pub url: String,
+    /// Every line it wrote on stderr so far.
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 impl HttpServer {
+    /// What it wrote on stderr so far, one line each.
+    pub fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Its URL with `/mcp` replaced by `path`.
+    pub fn at(&self, path: &str) -> String {
+        self.url.replace(crate::helper::MCP_PATH, path)
+    }
+
     /// The server's process, to signal it or wait for it.
     pub fn process(&mut self) -> &mut tokio::process::Child {
         &mut self._process

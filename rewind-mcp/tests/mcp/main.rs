@@ -4,6 +4,7 @@
 //! - `listing`: the tools with their annotations, the instructions, the prompt, a clean stdout.
 //! - `rewind_loop`: find, guard, list tags, journal; the errors a tool answers with; bad arguments.
 //! - `bad_input`: bad arguments to every tool, refused as usage errors that change nothing.
+//! - `attacks`: the team server against a careful attacker (docs/mcp.md's threat model).
 //! - `asking`: check_tool's three classes, the human asked (yes, no, remember) on both protocol
 //!   generations, and the client that cannot be asked.
 //! - `recovery`: a file recovered from its tag, a failover test and a clone; their arguments.
@@ -15,6 +16,7 @@
 //! - `tasks`: guards as MCP tasks: followed, listed, cancelled, and scoped to their caller.
 
 mod asking;
+mod attacks;
 mod bad_input;
 mod helper;
 mod http;

@@ -498,8 +498,12 @@ async fn published(t: &zvm_sim::test_kit::TestSim) -> Vec<String> {
 #[tokio::test]
 async fn the_realm_rotates_to_a_new_key_withdraws_one_and_names_another_issuer_until_reset() {
     let t = spawn(1).await;
-    let first = kid_of(token_json(&t, &ADMIN).await["access_token"].as_str().unwrap());
-    assert_eq!(published(&t).await, [first.clone()]);
+    let first = kid_of(
+        token_json(&t, &ADMIN).await["access_token"]
+            .as_str()
+            .unwrap(),
+    );
+    assert_eq!(published(&t).await, [first.as_str()]);
 
     let second = t.control.rotate_realm_key().await;
     assert_ne!(second, first);
@@ -512,7 +516,7 @@ async fn the_realm_rotates_to_a_new_key_withdraws_one_and_names_another_issuer_u
     assert_eq!(published(&t).await, [first.clone(), second.clone()]);
 
     t.control.withdraw_realm_key(&first).await;
-    assert_eq!(published(&t).await, [second.clone()]);
+    assert_eq!(published(&t).await, [second.as_str()]);
     let (status, _) = t
         .control
         .request(reqwest::Method::DELETE, "realm/keys/no-such-kid", None)
@@ -536,7 +540,7 @@ async fn the_realm_rotates_to_a_new_key_withdraws_one_and_names_another_issuer_u
     );
 
     t.control.post("reset", serde_json::json!({})).await;
-    assert_eq!(published(&t).await, [first.clone()]);
+    assert_eq!(published(&t).await, [first.as_str()]);
     let config = get_json(&t, &config_url).await;
     assert_eq!(
         config["issuer"],
