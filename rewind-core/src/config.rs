@@ -42,8 +42,9 @@
 //! inventory_max_age_secs = 30             # 0 reads the inventories for every lookup
 //!
 //! [http]
-//! connect_timeout_secs = 5
+//! connect_timeout_secs = 3
 //! request_timeout_secs = 30
+//! connect_retry_secs = 3
 //! read_retry_secs = 15
 //! ```
 
@@ -152,6 +153,44 @@ pub struct SiteConfig {
     pub ca_cert: Option<PathBuf>,
     /// Accept any TLS certificate. An explicit last resort, warned about on every run.
     pub insecure: bool,
+    /// Which of its settings the `ZVM_*` environment gave, so messages name what to fix where it
+    /// was set.
+    pub from_env: FromEnv,
+}
+
+/// Which settings of the site `default` came from the `ZVM_*` environment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FromEnv {
+    /// `ZVM_URL`.
+    pub url: bool,
+    /// `ZVM_CLIENT_ID` and `ZVM_CLIENT_SECRET`, or `ZVM_USERNAME` and `ZVM_PASSWORD`.
+    pub credentials: bool,
+}
+
+impl SiteConfig {
+    /// Where the site's URL is set, as a message names it: `ZVM_URL` or `[sites.<name>] url`.
+    pub fn url_setting(&self) -> String {
+        match self.from_env.url {
+            true => "ZVM_URL".to_owned(),
+            false => format!("[sites.{}] url", self.name),
+        }
+    }
+
+    /// Where the site's credentials are set, as a message names them.
+    pub fn credentials_setting(&self) -> String {
+        let (id, secret) = match self.credentials {
+            Credentials::Client { .. } => ("client_id", "client_secret"),
+            Credentials::Password { .. } => ("username", "password"),
+        };
+        match self.from_env.credentials {
+            true => format!(
+                "ZVM_{} and ZVM_{}",
+                id.to_ascii_uppercase(),
+                secret.to_ascii_uppercase()
+            ),
+            false => format!("{id} and {secret} in [sites.{}]", self.name),
+        }
+    }
 }
 
 /// How the guard waits and retries.
@@ -321,16 +360,20 @@ pub struct HttpSettings {
     pub connect_timeout: Duration,
     /// How long one request may take, connection included.
     pub request_timeout: Duration,
-    /// How long a read (and a token request) keeps being retried on connection refused, 502, 503 and
-    /// 504, with capped, jittered backoff.
+    /// How long a connection that was refused keeps being tried again, with capped, jittered
+    /// backoff: a ZVM restarting comes back within it, and one that is down is said soon.
+    pub connect_retry: Duration,
+    /// How long a read (and a token request) whose answer was started keeps being retried on 502,
+    /// 503, 504 and a lost answer, with capped, jittered backoff.
     pub read_retry: Duration,
 }
 
 impl Default for HttpSettings {
     fn default() -> Self {
         HttpSettings {
-            connect_timeout: Duration::from_secs(5),
+            connect_timeout: Duration::from_secs(3),
             request_timeout: Duration::from_secs(30),
+            connect_retry: Duration::from_secs(3),
             read_retry: Duration::from_secs(15),
         }
     }
@@ -463,6 +506,9 @@ struct FileConfig {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileSite {
+    /// Not a key of the file: which settings `merge_env` took from the environment.
+    #[serde(skip)]
+    from_env: FromEnv,
     url: Option<String>,
     client_id: Option<String>,
     client_secret: Option<Secret>,
@@ -561,6 +607,7 @@ struct FileLookup {
 struct FileHttp {
     connect_timeout_secs: Option<f64>,
     request_timeout_secs: Option<f64>,
+    connect_retry_secs: Option<f64>,
     read_retry_secs: Option<f64>,
     auth: Option<FileHttpAuth>,
 }
@@ -744,6 +791,11 @@ impl FileHttp {
                 self.request_timeout_secs,
                 d.request_timeout,
             )?,
+            connect_retry: seconds(
+                "http.connect_retry_secs",
+                self.connect_retry_secs,
+                d.connect_retry,
+            )?,
             read_retry: seconds("http.read_retry_secs", self.read_retry_secs, d.read_retry)?,
         })
     }
@@ -853,9 +905,18 @@ impl FileSite {
                 });
             }
         };
+        let from_env = self.from_env.credentials;
+        // The names the user wrote: `client_secret` in a file, `ZVM_CLIENT_SECRET` in the environment.
         let cred_err = |problem: &str| ConfigError::Credentials {
             site: name.to_string(),
-            problem: problem.to_string(),
+            problem: match from_env {
+                true => ["client_id", "client_secret", "username", "password"]
+                    .iter()
+                    .fold(problem.to_string(), |text, key| {
+                        text.replace(key, &format!("ZVM_{}", key.to_ascii_uppercase()))
+                    }),
+                false => problem.to_string(),
+            },
         };
         let client = match (self.client_id, self.client_secret) {
             (Some(id), Some(secret)) if !id.trim().is_empty() => Some(Credentials::Client {
@@ -911,6 +972,7 @@ impl FileSite {
             credentials,
             ca_cert: self.ca_cert,
             insecure: self.insecure.unwrap_or(false),
+            from_env: self.from_env,
         })
     }
 }
@@ -951,6 +1013,7 @@ fn merge_env(
     let mut site = base.unwrap_or_default();
     if url.is_some() {
         site.url = url;
+        site.from_env.url = true;
     }
     // Credentials from the environment replace the file's as a pair, so a client in the file and a user
     // in the environment do not end up both set.
@@ -959,11 +1022,13 @@ fn merge_env(
         site.client_secret = client_secret.map(Secret::new);
         site.username = None;
         site.password = None;
+        site.from_env.credentials = true;
     } else if username.is_some() || password.is_some() {
         site.username = username;
         site.password = password.map(Secret::new);
         site.client_id = None;
         site.client_secret = None;
+        site.from_env.credentials = true;
     }
     if let Some(ca) = ca_cert {
         site.ca_cert = Some(PathBuf::from(ca));
@@ -1312,6 +1377,7 @@ impl SiteConfig {
             },
             ca_cert: None,
             insecure: false,
+            from_env: FromEnv::default(),
         })
     }
 
@@ -1331,6 +1397,7 @@ impl SiteConfig {
             },
             ca_cert: None,
             insecure: false,
+            from_env: FromEnv::default(),
         })
     }
 }

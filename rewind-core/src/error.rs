@@ -210,19 +210,38 @@ pub enum RewindError {
         candidates: Vec<Candidate>,
     },
 
-    /// The ZVM of a site cannot be reached.
-    #[error(
-        "the ZVM of site {site} ({url}) cannot be reached during {request}: {detail}; check the URL, the network and that the appliance is up"
-    )]
+    /// The ZVM of a site cannot be reached: what the connection met, in plain words, with the URL
+    /// actually asked.
+    #[error("{}", unreachable_said(.site, .url, .request, *.cause, .detail, .url_setting))]
     Unreachable {
         /// The configured site.
         site: String,
-        /// Its URL.
+        /// The URL asked (the token endpoint's while signing in).
         url: String,
         /// What was being done.
         request: String,
-        /// What failed (no secret).
+        /// What the connection met.
+        cause: Unreached,
+        /// What the network library said (no secret).
         detail: String,
+        /// Where the site's URL is set: `[sites.<name>] url`, or `ZVM_URL`.
+        url_setting: String,
+    },
+
+    /// The site's URL leads to a server whose token endpoint is not Keycloak's: a URL with a path
+    /// (`.../v1`), or not the appliance.
+    #[error(
+        "{url} answered HTTP {status}: it is not a Keycloak token endpoint, so site {site} cannot sign in; is {url_setting} the appliance's base URL (https://host[:port], no path)?"
+    )]
+    NotTokenEndpoint {
+        /// The configured site.
+        site: String,
+        /// The token URL asked.
+        url: String,
+        /// What it answered.
+        status: u16,
+        /// Where the site's URL is set.
+        url_setting: String,
     },
 
     /// The ZVM of a site presented a TLS certificate that rewind does not trust; nothing was sent.
@@ -240,7 +259,7 @@ pub enum RewindError {
 
     /// The ZVM of a site would not authenticate rewind.
     #[error(
-        "site {site} ({url}) did not authenticate rewind: {detail}; check the site's client id and secret (or user and password)"
+        "site {site} ({url}) did not authenticate rewind: {detail}; check {credentials_setting}"
     )]
     Auth {
         /// The configured site.
@@ -249,6 +268,9 @@ pub enum RewindError {
         url: String,
         /// What Keycloak or the ZVM said (never the secret).
         detail: String,
+        /// Where the credentials are set: `client_id and client_secret in [sites.<name>]`, or
+        /// `ZVM_CLIENT_ID and ZVM_CLIENT_SECRET`.
+        credentials_setting: String,
     },
 
     /// A ZVM answered a request with an error status.
@@ -480,6 +502,7 @@ impl RewindError {
             RewindError::Zvm { status, .. } if *status >= 500 => ErrorKind::Connection,
             RewindError::Zvm { .. } => ErrorKind::Refused,
             RewindError::Unreachable { .. }
+            | RewindError::NotTokenEndpoint { .. }
             | RewindError::Untrusted { .. }
             | RewindError::Auth { .. }
             | RewindError::Deadline { .. } => ErrorKind::Connection,
@@ -533,6 +556,58 @@ impl RewindError {
         report.candidates = self.candidates().to_vec();
         report.hint = self.hint();
         report
+    }
+}
+
+/// What a connection to a ZVM met instead of an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unreached {
+    /// Nothing listens at that address and port: the connection was refused.
+    Refused,
+    /// The host name does not resolve.
+    NoSuchHost,
+    /// The URL says https, and the server there speaks plain HTTP.
+    PlainHttp,
+    /// No connection within `[http] connect_timeout_secs`.
+    ConnectTimeout,
+    /// Connected, and no answer came (a timeout or a reset): the request may have been read.
+    NoAnswer,
+    /// Another network failure, said in the library's words.
+    Other,
+}
+
+/// [`RewindError::Unreachable`] in words: what was met, at which URL, and the next step.
+fn unreachable_said(
+    site: &str,
+    url: &str,
+    request: &str,
+    cause: Unreached,
+    detail: &str,
+    url_setting: &str,
+) -> String {
+    let host = url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| url.to_owned());
+    match cause {
+        Unreached::Refused => format!(
+            "nothing listens at {url} (site {site}): the appliance is down or the port is wrong; check {url_setting}, or leave the site out with --site"
+        ),
+        Unreached::NoSuchHost => {
+            format!("no such host {host} (site {site}, {url}); check the spelling of {url_setting}")
+        }
+        Unreached::PlainHttp => format!(
+            "{url} (site {site}) speaks plain HTTP, not HTTPS; use http:// in {url_setting}, or the appliance's HTTPS port"
+        ),
+        Unreached::ConnectTimeout => format!(
+            "no connection to {url} (site {site}) within the connect timeout: the appliance is down or a firewall drops the traffic; check it from this machine, or leave the site out with --site"
+        ),
+        Unreached::NoAnswer => {
+            format!("the ZVM of site {site} did not answer {request} ({detail})")
+        }
+        Unreached::Other => format!(
+            "the ZVM of site {site} cannot be reached at {url} ({detail}); check {url_setting}, the network and that the appliance is up"
+        ),
     }
 }
 

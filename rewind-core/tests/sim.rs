@@ -6,6 +6,7 @@ mod common;
 mod recover;
 // find_protection on large worlds, and what a long-lived client keeps.
 mod lookup;
+mod reach;
 
 use std::sync::Mutex;
 use std::time::Duration;

@@ -352,17 +352,23 @@ impl Op<'_> {
                     self.operation.name(),
                     self.point.vpg_name
                 );
+                // What the network said, without the advice a read gets.
+                let said = e.detail();
                 let e = match e.at(self.client, &self.request) {
                     RewindError::Unreachable {
                         site,
                         url,
                         request,
-                        detail,
+                        cause,
+                        url_setting,
+                        ..
                     } if unknown => RewindError::Unreachable {
-                        detail: format!("{detail}; {may_have_begun}"),
+                        detail: format!("{said}; {may_have_begun}"),
                         site,
                         url,
                         request,
+                        cause,
+                        url_setting,
                     },
                     RewindError::Zvm {
                         site,

@@ -30,10 +30,11 @@ use url::Url;
 
 use crate::config::{HttpSettings, LookupSettings, SiteConfig};
 use crate::error::RewindError;
+use crate::error::Unreached;
 use flight::SingleFlight;
 use inventory::Inventory;
 use kept::Kept;
-use retry::RetryPolicy;
+use retry::Budgets;
 use token::{TOKEN_PATH, TokenCache};
 use wire::{
     Checkpoint, CloneStart, ErrorBody, FailoverTestStart, FailoverTestStop, FlrBrowse, FlrDownload,
@@ -44,9 +45,14 @@ use wire::{
 /// Why one HTTP exchange with a ZVM failed, before it is given a site and a request to name.
 #[derive(Debug, Clone)]
 pub(crate) enum CallError {
-    /// The request never reached the ZVM (connection refused, no route, TLS refused): nothing happened
-    /// there.
-    NotSent { detail: String },
+    /// The request never reached the ZVM (connection refused, no such host, no connection in
+    /// time, TLS to a plain-HTTP server): nothing happened there.
+    NotSent {
+        cause: Unreached,
+        /// The URL asked.
+        url: String,
+        detail: String,
+    },
     /// The ZVM's TLS certificate is not trusted: the handshake failed before anything was sent, and
     /// trying again cannot change that.
     Untrusted { detail: String },
@@ -57,31 +63,45 @@ pub(crate) enum CallError {
     /// Authentication failed: the token endpoint refused the credentials, or the ZVM answered 401 even
     /// to a fresh token.
     Auth { detail: String },
+    /// The token URL answered with a status that no Keycloak token endpoint answers (404, 405).
+    NotTokenEndpoint { url: String, status: u16 },
     /// The answer could not be read.
     Decode { detail: String },
 }
 
+/// When a failed exchange may be sent again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Retry {
+    /// Not at all: trying again cannot change the outcome, or could do the thing twice.
+    Never,
+    /// Within the connect budget (`[http] connect_retry_secs`): nothing was sent.
+    Connect,
+    /// Within the read budget (`[http] read_retry_secs`): an answer was started, and lost or refused
+    /// for now.
+    Read,
+}
+
 impl CallError {
-    fn from_reqwest(e: &reqwest::Error) -> CallError {
+    /// A failure to send `url`, by what reqwest met.
+    fn from_reqwest(e: &reqwest::Error, url: &str) -> CallError {
+        let detail = describe(e);
         if e.is_connect() {
-            let detail = describe(e);
             // reqwest does not expose the TLS library's error as a type; its message names the
             // certificate (rustls: "invalid peer certificate: UnknownIssuer", native TLS: "certificate
             // verify failed").
             if detail.to_lowercase().contains("certificate") {
-                CallError::Untrusted { detail }
-            } else {
-                CallError::NotSent { detail }
+                return CallError::Untrusted { detail };
             }
-        } else if e.is_builder() {
-            CallError::Decode {
-                detail: describe(e),
-            }
-        } else {
-            CallError::Lost {
-                detail: describe(e),
-            }
+            return CallError::NotSent {
+                cause: unreached(e, &detail),
+                url: url.to_owned(),
+                detail,
+            };
         }
+        if e.is_builder() {
+            return CallError::Decode { detail };
+        }
+        CallError::Lost { detail }
     }
 
     /// Whether a write that failed this way may nevertheless have happened at the ZVM: its answer was
@@ -91,9 +111,10 @@ impl CallError {
         match self {
             CallError::Lost { .. } | CallError::Decode { .. } => true,
             CallError::Status { status, .. } => *status >= 500,
-            CallError::NotSent { .. } | CallError::Untrusted { .. } | CallError::Auth { .. } => {
-                false
-            }
+            CallError::NotSent { .. }
+            | CallError::Untrusted { .. }
+            | CallError::Auth { .. }
+            | CallError::NotTokenEndpoint { .. } => false,
         }
     }
 
@@ -119,8 +140,11 @@ impl CallError {
             CallError::Status { status, message } => {
                 format!("the ZVM refused {write} with HTTP {status} ({message})")
             }
-            CallError::NotSent { detail } | CallError::Untrusted { detail } => {
+            CallError::NotSent { detail, .. } | CallError::Untrusted { detail } => {
                 format!("{write} could not be sent ({detail})")
+            }
+            CallError::NotTokenEndpoint { url, status } => {
+                format!("{write} could not be sent: {url} is no token endpoint (HTTP {status})")
             }
             CallError::Auth { detail } => {
                 format!("{write} was refused for authentication ({detail})")
@@ -131,7 +155,8 @@ impl CallError {
     /// A short description for notes.
     pub(crate) fn detail(&self) -> String {
         match self {
-            CallError::NotSent { detail }
+            CallError::NotTokenEndpoint { url, status } => format!("{url} answered HTTP {status}"),
+            CallError::NotSent { detail, .. }
             | CallError::Untrusted { detail }
             | CallError::Lost { detail }
             | CallError::Auth { detail }
@@ -140,35 +165,66 @@ impl CallError {
         }
     }
 
-    /// Whether a read may be tried again after this failure.
-    fn is_retryable_read(&self) -> bool {
+    /// When an exchange that failed this way may be sent again; `idempotent` says whether sending
+    /// it twice does no harm.
+    pub(crate) fn retry(&self, idempotent: bool) -> Retry {
         match self {
-            CallError::NotSent { .. } | CallError::Lost { .. } => true,
-            CallError::Status { status, .. } => {
-                StatusCode::from_u16(*status).is_ok_and(is_transient)
+            // Refused, or another failure to connect: a ZVM that is restarting comes back soon. A
+            // name that does not resolve, TLS to plain HTTP or a connect timeout already waited
+            // will not change in seconds.
+            CallError::NotSent {
+                cause: Unreached::Refused | Unreached::Other,
+                ..
+            } => Retry::Connect,
+            CallError::NotSent { .. } => Retry::Never,
+            CallError::Lost { .. } if idempotent => Retry::Read,
+            CallError::Status { status, .. }
+                if idempotent && StatusCode::from_u16(*status).is_ok_and(is_transient) =>
+            {
+                Retry::Read
             }
-            CallError::Untrusted { .. } | CallError::Auth { .. } | CallError::Decode { .. } => {
-                false
-            }
+            _ => Retry::Never,
         }
     }
 
     /// Names the site and the request.
     pub(crate) fn at(self, client: &ZvmClient, request: &str) -> RewindError {
         let site = client.name.clone();
-        let url = client.base.to_string();
         let request = request.to_string();
         match self {
-            CallError::NotSent { detail } | CallError::Lost { detail } => {
-                RewindError::Unreachable {
-                    site,
-                    url,
-                    request,
-                    detail,
-                }
-            }
-            CallError::Untrusted { detail } => RewindError::Untrusted { site, url, detail },
-            CallError::Auth { detail, .. } => RewindError::Auth { site, url, detail },
+            CallError::NotSent { cause, url, detail } => RewindError::Unreachable {
+                site,
+                url,
+                request,
+                cause,
+                detail,
+                url_setting: client.url_setting.clone(),
+            },
+            CallError::Lost { detail } => RewindError::Unreachable {
+                site,
+                url: client.base.to_string(),
+                request,
+                cause: Unreached::NoAnswer,
+                detail: format!("{detail}; it may be busy or restarting: try again"),
+                url_setting: client.url_setting.clone(),
+            },
+            CallError::Untrusted { detail } => RewindError::Untrusted {
+                site,
+                url: client.base.to_string(),
+                detail,
+            },
+            CallError::Auth { detail } => RewindError::Auth {
+                site,
+                url: client.base.to_string(),
+                detail,
+                credentials_setting: client.credentials_setting.clone(),
+            },
+            CallError::NotTokenEndpoint { url, status } => RewindError::NotTokenEndpoint {
+                site,
+                url,
+                status,
+                url_setting: client.url_setting.clone(),
+            },
             CallError::Status { status, message } => RewindError::Zvm {
                 site,
                 request,
@@ -182,6 +238,33 @@ impl CallError {
                 detail,
             },
         }
+    }
+}
+
+/// What a failed connection met, from reqwest's error and its sources.
+fn unreached(e: &reqwest::Error, detail: &str) -> Unreached {
+    if e.is_timeout() {
+        return Unreached::ConnectTimeout;
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::ConnectionRefused
+        {
+            return Unreached::Refused;
+        }
+        source = s.source();
+    }
+    // hyper-util and rustls say these only in words.
+    let said = detail.to_ascii_lowercase();
+    if said.contains("dns error") || said.contains("failed to lookup address") {
+        Unreached::NoSuchHost
+    } else if said.contains("invalidcontenttype") || said.contains("corrupt message") {
+        Unreached::PlainHttp
+    } else if said.contains("connection refused") {
+        Unreached::Refused
+    } else {
+        Unreached::Other
     }
 }
 
@@ -277,7 +360,10 @@ pub struct ZvmClient {
     principal: String,
     http: reqwest::Client,
     tokens: TokenCache,
-    retry: RetryPolicy,
+    retries: Budgets,
+    /// Where the site's URL and credentials are set, for messages that say what to fix.
+    url_setting: String,
+    credentials_setting: String,
     /// The site's own identity, read once from `/v1/localsite`.
     local: OnceCell<LocalSite>,
     /// Learnt timings; a std mutex because it is never held across an await.
@@ -332,7 +418,7 @@ impl ZvmClient {
             })
         })?;
         let base = site.url.clone();
-        let retry = RetryPolicy::with_budget(http.read_retry);
+        let retries = Budgets::of(http);
         let token_url = join(&base, TOKEN_PATH);
         Ok(ZvmClient {
             name: site.name.clone(),
@@ -341,11 +427,13 @@ impl ZvmClient {
                 client.clone(),
                 token_url,
                 site.credentials.clone(),
-                retry.clone(),
+                retries.clone(),
             ),
             http: client,
             base,
-            retry,
+            retries,
+            url_setting: site.url_setting(),
+            credentials_setting: site.credentials_setting(),
             local: OnceCell::new(),
             timings: StdMutex::new(Timings::default()),
             vm_listing: SingleFlight::default(),
@@ -437,19 +525,14 @@ impl ZvmClient {
                         .unwrap_or_else(|| text.chars().take(300).collect());
                     CallError::Status { status, message }
                 }
-                Err(e) => CallError::from_reqwest(&e),
+                Err(e) => CallError::from_reqwest(&e, url),
             };
-            let retryable = if idempotent {
-                failure.is_retryable_read()
-            } else {
-                matches!(failure, CallError::NotSent { .. })
-            };
-            match self.retry.next_delay(attempt, started) {
-                Some(delay) if retryable => {
+            match self.retries.after(&failure, idempotent, attempt, started) {
+                Some(delay) => {
                     tracing::debug!(site = %self.name, %path, attempt, ?delay, "retrying after {failure:?}");
                     tokio::time::sleep(delay).await;
                 }
-                _ => return Err(failure),
+                None => return Err(failure),
             }
         }
     }
@@ -1208,34 +1291,34 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn only_connection_failures_and_gateway_statuses_are_retryable() {
-        assert!(
-            CallError::NotSent {
-                detail: String::new()
-            }
-            .is_retryable_read()
-        );
-        assert!(
-            CallError::Status {
-                status: 503,
-                message: String::new()
-            }
-            .is_retryable_read()
-        );
-        assert!(
-            !CallError::Status {
-                status: 500,
-                message: String::new()
-            }
-            .is_retryable_read()
-        );
-        assert!(
-            !CallError::Status {
-                status: 404,
-                message: String::new()
-            }
-            .is_retryable_read()
-        );
+    fn a_refused_connection_is_retried_within_the_connect_budget_and_a_lost_read_within_the_read_one()
+     {
+        let not_sent = |cause| CallError::NotSent {
+            cause,
+            url: String::new(),
+            detail: String::new(),
+        };
+        let status = |status| CallError::Status {
+            status,
+            message: String::new(),
+        };
+        let lost = CallError::Lost {
+            detail: String::new(),
+        };
+        assert_eq!(not_sent(Unreached::Refused).retry(false), Retry::Connect);
+        for settled in [
+            Unreached::NoSuchHost,
+            Unreached::PlainHttp,
+            Unreached::ConnectTimeout,
+        ] {
+            assert_eq!(not_sent(settled).retry(true), Retry::Never, "{settled:?}");
+        }
+        assert_eq!(status(503).retry(true), Retry::Read);
+        assert_eq!(lost.retry(true), Retry::Read);
+        assert_eq!(lost.retry(false), Retry::Never, "a write may have happened");
+        assert_eq!(status(503).retry(false), Retry::Never);
+        assert_eq!(status(500).retry(true), Retry::Never);
+        assert_eq!(status(404).retry(true), Retry::Never);
     }
 
     #[test]

@@ -1,10 +1,51 @@
 //! The retry policy for transient failures: capped, jittered exponential backoff inside a deadline.
 //!
-//! Only reads (and token requests) are retried on connection refused, 502, 503 and 504. A write is
-//! retried only when the request provably never left (the connection was refused); any other doubt about
-//! a write goes back to the caller, who reconciles (see `guard`).
+//! A connection refused is tried again within the connect budget, whatever the exchange: nothing
+//! was sent. Only reads (and token requests) are retried on 502, 503, 504 and a lost answer, within
+//! the read budget; any other doubt about a write goes back to the caller, who reconciles (see
+//! `guard`). A host that does not resolve, TLS to plain HTTP and a connect timeout are said at once.
 
 use std::time::{Duration, Instant};
+
+use super::{CallError, Retry};
+use crate::config::HttpSettings;
+
+/// A client's two retry budgets: for connections refused (nothing was sent), and for answers that
+/// were started and lost or refused for now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Budgets {
+    /// `[http] connect_retry_secs`.
+    pub connect: RetryPolicy,
+    /// `[http] read_retry_secs`.
+    pub read: RetryPolicy,
+}
+
+impl Budgets {
+    /// The budgets of `http`.
+    pub fn of(http: &HttpSettings) -> Budgets {
+        Budgets {
+            connect: RetryPolicy::with_budget(http.connect_retry),
+            read: RetryPolicy::with_budget(http.read_retry),
+        }
+    }
+
+    /// The delay before attempt `attempt + 1` of an exchange that began at `started` and failed
+    /// with `failure`; `None` when it is not sent again.
+    pub(crate) fn after(
+        &self,
+        failure: &CallError,
+        idempotent: bool,
+        attempt: u32,
+        started: Instant,
+    ) -> Option<Duration> {
+        let policy = match failure.retry(idempotent) {
+            Retry::Never => return None,
+            Retry::Connect => &self.connect,
+            Retry::Read => &self.read,
+        };
+        policy.next_delay(attempt, started)
+    }
+}
 
 /// Capped, jittered exponential backoff bounded by a deadline.
 #[derive(Debug, Clone, PartialEq)]

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
 use super::CallError;
-use super::retry::RetryPolicy;
+use super::retry::Budgets;
 use super::wire::{TokenError, TokenResponse};
 use crate::config::{Credentials, PASSWORD_GRANT_CLIENT_ID};
 
@@ -65,7 +65,7 @@ pub(crate) struct TokenCache {
     http: reqwest::Client,
     token_url: String,
     credentials: Credentials,
-    retry: RetryPolicy,
+    retries: Budgets,
     /// Held across the token request: this is what makes the fetch single-flight.
     slot: Mutex<Slot>,
     /// How many token requests have ended, counted under the slot's lock and read before waiting for
@@ -87,13 +87,13 @@ impl TokenCache {
         http: reqwest::Client,
         token_url: String,
         credentials: Credentials,
-        retry: RetryPolicy,
+        retries: Budgets,
     ) -> Self {
         TokenCache {
             http,
             token_url,
             credentials,
-            retry,
+            retries,
             slot: Mutex::new(Slot::default()),
             requests_ended: AtomicU64::new(0),
         }
@@ -197,6 +197,14 @@ impl TokenCache {
                     status: resp.status().as_u16(),
                     message: "the token endpoint is unavailable".into(),
                 },
+                // Keycloak's token endpoint answers a POST with 200, 400 or 401: anything that
+                // does not know the path is not one (a URL with a path, or not the appliance).
+                Ok(resp) if matches!(resp.status().as_u16(), 404 | 405) => {
+                    return Err(CallError::NotTokenEndpoint {
+                        url: self.token_url.clone(),
+                        status: resp.status().as_u16(),
+                    });
+                }
                 Ok(resp) => {
                     let status = resp.status();
                     let body: TokenError = resp.json().await.unwrap_or_default();
@@ -222,11 +230,12 @@ impl TokenCache {
                         ),
                     });
                 }
-                Err(e) => CallError::from_reqwest(&e),
+                Err(e) => CallError::from_reqwest(&e, &self.token_url),
             };
-            match self.retry.next_delay(attempt, started) {
-                Some(delay) if failure.is_retryable_read() => tokio::time::sleep(delay).await,
-                _ => return Err(failure),
+            // A token request is a read: sending it twice does no harm.
+            match self.retries.after(&failure, true, attempt, started) {
+                Some(delay) => tokio::time::sleep(delay).await,
+                None => return Err(failure),
             }
         }
     }
