@@ -42,6 +42,7 @@ fn record(i: usize, n: usize) -> JournalRecord {
         notes: Vec::new(),
         details: None,
         attempt: None,
+        sites: None,
     }
 }
 

@@ -47,6 +47,10 @@ pub struct GlobalArgs {
     /// from ZVM_CLIENT_ID + ZVM_CLIENT_SECRET or ZVM_USERNAME + ZVM_PASSWORD, or from [sites.default]).
     #[arg(long, global = true, value_name = "URL")]
     pub zvm: Option<String>,
+    /// Ask only this configured site (repeatable), e.g. while another is down: a VM name is then
+    /// resolved at these sites alone, and every answer says so. Commands that ask no ZVM ignore it.
+    #[arg(long = "site", global = true, value_name = "NAME")]
+    pub sites: Vec<String>,
     /// Print one JSON document on stdout instead of tables.
     #[arg(long, global = true)]
     pub json: bool,

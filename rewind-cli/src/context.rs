@@ -17,6 +17,8 @@ pub struct Context {
     pub zvm: Option<String>,
     /// `--config`.
     pub config_file: Option<PathBuf>,
+    /// `--site`: the only sites to ask (all when empty).
+    pub sites: Vec<String>,
     /// `--json`.
     pub json: bool,
     /// `-q` given: no progress line.
@@ -29,6 +31,7 @@ impl Context {
         Context {
             zvm: global.zvm.clone(),
             config_file: global.config.clone(),
+            sites: global.sites.clone(),
             json: global.json,
             quiet: global.quiet > 0,
         }
@@ -47,7 +50,8 @@ impl Context {
     /// A [`Rewind`] for commands that talk to a ZVM, from [`Context::config_warned`]. Nothing is sent yet: each command's first call learns
     /// what it needs, so one unreachable site fails only what needs that site.
     pub fn rewind(&self) -> Result<Rewind, CliError> {
-        Ok(Rewind::new(self.config_warned()?)?)
+        let rewind = Rewind::new(self.config_warned()?)?;
+        Ok(rewind.only_sites(&self.sites)?)
     }
 
     /// The configuration for a command the operator runs, its warnings (TLS verification off, a

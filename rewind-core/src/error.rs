@@ -244,6 +244,21 @@ pub enum RewindError {
         url_setting: String,
     },
 
+    /// Some of the sites asked could not answer, and the VM could not be told apart without them:
+    /// nothing was done. The message names each site with what it met, what the others found, and
+    /// the ways on (the VM's identifier, or `--site` with the sites that answered).
+    #[error("{}", sites_down_said(.query, .down, .answered, .found))]
+    SitesDown {
+        /// The query as given.
+        query: String,
+        /// Each site that could not answer, with its error.
+        down: Vec<SiteDown>,
+        /// The configured sites that answered.
+        answered: Vec<String>,
+        /// The VMs the sites that answered know by the query.
+        found: Vec<Candidate>,
+    },
+
     /// The ZVM of a site presented a TLS certificate that rewind does not trust; nothing was sent.
     #[error(
         "the ZVM of site {site} ({url}) presented a TLS certificate that rewind does not trust ({detail}), so nothing was sent to it; run `rewind trust {site}` to see the certificate it presents and keep it as the site's ca_cert (it says so if it changed since it was kept), or trust its CA with ca_cert in [sites.{site}] (ZVM_CA_CERT for the site named default); as a last resort, turn verification off with insecure = true (ZVM_INSECURE=1)"
@@ -502,6 +517,7 @@ impl RewindError {
             RewindError::Zvm { status, .. } if *status >= 500 => ErrorKind::Connection,
             RewindError::Zvm { .. } => ErrorKind::Refused,
             RewindError::Unreachable { .. }
+            | RewindError::SitesDown { .. }
             | RewindError::NotTokenEndpoint { .. }
             | RewindError::Untrusted { .. }
             | RewindError::Auth { .. }
@@ -520,6 +536,41 @@ impl RewindError {
             }
             RewindError::LocalFile { .. } => ErrorKind::Internal,
             RewindError::FlrAborted { error, .. } => error.kind(),
+        }
+    }
+
+    /// What a site met, in a few words, for a message that names several sites: "nothing listens
+    /// at URL", "its certificate is not trusted".
+    pub fn in_brief(&self) -> String {
+        match self {
+            RewindError::Unreachable { cause, url, .. } => match cause {
+                Unreached::Refused => format!("nothing listens at {url}"),
+                Unreached::NoSuchHost => format!(
+                    "no such host {}",
+                    url::Url::parse(url)
+                        .ok()
+                        .and_then(|u| u.host_str().map(str::to_owned))
+                        .unwrap_or_else(|| url.clone())
+                ),
+                Unreached::PlainHttp => format!("{url} speaks plain HTTP"),
+                Unreached::ConnectTimeout => format!("no connection to {url} in time"),
+                Unreached::NoAnswer => "it did not answer".to_owned(),
+                Unreached::Other => format!("{url} cannot be reached"),
+            },
+            RewindError::Untrusted { site, .. } => {
+                format!("its certificate is not trusted: `rewind trust {site}`")
+            }
+            RewindError::Auth { .. } => "it did not authenticate rewind".to_owned(),
+            RewindError::NotTokenEndpoint { url, .. } => format!("{url} is no token endpoint"),
+            RewindError::Zvm { status, .. } => format!("it answered HTTP {status}"),
+            RewindError::Deadline { .. } => "it did not answer before the deadline".to_owned(),
+            other => {
+                let said = other.to_string();
+                match said.char_indices().nth(100) {
+                    Some((at, _)) => format!("{}...", &said[..at]),
+                    None => said,
+                }
+            }
         }
     }
 
@@ -556,6 +607,49 @@ impl RewindError {
         report.candidates = self.candidates().to_vec();
         report.hint = self.hint();
         report
+    }
+}
+
+/// A site that could not answer a lookup, and why.
+#[derive(Debug)]
+pub struct SiteDown {
+    /// The configured site.
+    pub site: String,
+    /// What it met.
+    pub error: Box<RewindError>,
+}
+
+/// [`RewindError::SitesDown`] in words, on one line.
+fn sites_down_said(
+    query: &str,
+    down: &[SiteDown],
+    answered: &[String],
+    found: &[Candidate],
+) -> String {
+    let names: Vec<&str> = down.iter().map(|d| d.site.as_str()).collect();
+    let why: Vec<String> = down
+        .iter()
+        .map(|d| format!("{} ({})", d.site, d.error.in_brief()))
+        .collect();
+    let head = match down.len() {
+        1 => format!("site {} cannot be asked", why[0]),
+        _ => format!("sites {} cannot be asked", why.join(", ")),
+    };
+    let them = names.join(", ");
+    let here = answered.join(" and ");
+    let only = answered
+        .iter()
+        .map(|s| format!("--site {s}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    match found {
+        [one] => format!(
+            "{head}; {query:?} is {} ({}) at {}: to go on without {them}, repeat with its identifier {} or with {only}",
+            one.vm_name, one.vm_id, one.site, one.vm_id
+        ),
+        _ => format!(
+            "{head}; {here} knows no VM {query:?}: repeat when {them} answers, or with {only} to look there alone"
+        ),
     }
 }
 

@@ -169,6 +169,11 @@ pub struct Rewind {
     /// The signed-in person this handle acts for ([`Rewind::acting_for`]): journaled with each
     /// guard and recovery made through it.
     person: Option<Arc<audit_journal::Person>>,
+    /// The clients of the sites this handle asks: every configured site's, or those named to
+    /// [`Rewind::only_sites`].
+    asked: Arc<[Arc<ZvmClient>]>,
+    /// The configured sites this handle leaves out.
+    left_out: Arc<[String]>,
 }
 
 impl Rewind {
@@ -184,6 +189,7 @@ impl Rewind {
             .iter()
             .map(|s| ZvmClient::new(s, &config.http, &config.lookup).map(Arc::new))
             .collect::<Result<Vec<_>, _>>()?;
+        let asked: Arc<[Arc<ZvmClient>]> = clients.clone().into();
         Ok(Rewind {
             inner: Arc::new(Inner {
                 catalog: CatalogStore::new(&config.catalog_path),
@@ -194,6 +200,38 @@ impl Rewind {
                 config,
             }),
             person: None,
+            asked,
+            left_out: Arc::new([]),
+        })
+    }
+
+    /// The same facade asking only the configured sites named in `sites` (all of them when
+    /// `sites` is empty): a VM name is then resolved at those alone, and every answer says so. A
+    /// name that is not configured is refused.
+    pub fn only_sites(&self, sites: &[String]) -> Result<Rewind, RewindError> {
+        if sites.is_empty() {
+            return Ok(self.clone());
+        }
+        for name in sites {
+            self.client(name)?;
+        }
+        let named = |c: &Arc<ZvmClient>| sites.iter().any(|s| s == c.name());
+        Ok(Rewind {
+            asked: self
+                .inner
+                .clients
+                .iter()
+                .filter(|c| named(c))
+                .cloned()
+                .collect(),
+            left_out: self
+                .inner
+                .clients
+                .iter()
+                .filter(|c| !named(c))
+                .map(|c| c.name().to_owned())
+                .collect(),
+            ..self.clone()
         })
     }
 
@@ -202,8 +240,8 @@ impl Rewind {
     /// makes one per signed-in call.
     pub fn acting_for(&self, person: audit_journal::Person) -> Rewind {
         Rewind {
-            inner: self.inner.clone(),
             person: Some(Arc::new(person)),
+            ..self.clone()
         }
     }
 
@@ -226,9 +264,10 @@ impl Rewind {
         &self.inner.config
     }
 
-    /// The clients of the configured sites.
+    /// The clients of the sites this handle asks: every configured site's, unless
+    /// [`Rewind::only_sites`] chose some.
     pub fn clients(&self) -> &[Arc<ZvmClient>] {
-        &self.inner.clients
+        &self.asked
     }
 
     /// The client of the site configured as `name`.
@@ -251,7 +290,7 @@ impl Rewind {
 
     /// Every configured site's reachability and identity, read now.
     pub async fn sites(&self) -> Vec<SiteStatus> {
-        futures::future::join_all(self.inner.clients.iter().map(|c| async move {
+        futures::future::join_all(self.asked.iter().map(|c| async move {
             let insecure = self.inner.config.site(c.name()).is_some_and(|s| s.insecure);
             match c.read_local_site().await {
                 Ok(l) => SiteStatus {
@@ -283,7 +322,7 @@ impl Rewind {
     /// in, across the configured sites.
     pub async fn find_protection(&self, query: &str) -> Result<Protection, RewindError> {
         self.inner.config.require_sites()?;
-        protection::find_protection(&self.inner.clients, query).await
+        protection::find_protection(&self.asked, &self.left_out, query).await
     }
 
     /// Guards a VM before it is changed: a tagged checkpoint in every protecting VPG, each insert's task
@@ -314,7 +353,8 @@ impl Rewind {
     ) -> Result<GuardReport, RewindError> {
         self.inner.config.require_sites()?;
         let ctx = guard::GuardContext {
-            clients: &self.inner.clients,
+            clients: &self.asked,
+            left_out: &self.left_out,
             queue: &self.inner.queue,
             own: &self.inner.own,
             settings: &self.inner.config.guard,
@@ -336,7 +376,7 @@ impl Rewind {
     ) -> Result<TagList, RewindError> {
         let change_id = change_id.map(recover::check_change).transpose()?;
         let protection = self.find_protection(vm).await?;
-        Ok(tagged_checkpoint::list_tags(&self.inner.clients, &protection, change_id).await)
+        Ok(tagged_checkpoint::list_tags(&self.asked, &protection, change_id).await)
     }
 
     /// File-level recovery: mounts the VM's disks at the change's tagged checkpoint at the VPG's

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::codes::Code;
-use crate::error::{Candidate, RewindError};
+use crate::error::{Candidate, RewindError, SiteDown};
 pub use crate::vm::{SiteRef, VmQuery, VmRef};
 use crate::zvm::ZvmClient;
 use crate::zvm::inventory::Inventory;
@@ -102,6 +102,11 @@ pub struct Protection {
     pub vm: VmRef,
     /// Every VPG the VM is in, protecting or not, by name.
     pub vpgs: Vec<VpgProtection>,
+    /// The configured sites whose ZVMs answered, when not every configured site did (some were left
+    /// out with `--site`, or could not answer a lookup by identifier): a VM of the same name, or a
+    /// VPG that only another site lists, would not be seen. Absent when every site answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asked: Option<Vec<String>>,
     /// Things the answer could not check (e.g. a site's inventory that could not be read).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<ProtectionNote>,
@@ -118,6 +123,18 @@ pub enum ProtectionNote {
         /// Why it could not be read.
         error: String,
     },
+    /// Only some configured sites were asked, as the caller chose (`--site`).
+    OnlyAsked {
+        /// The sites asked.
+        asked: Vec<String>,
+        /// The configured sites left out.
+        left_out: Vec<String>,
+    },
+    /// Some sites could not answer; the VM was found by its identifier at the others.
+    FoundWithoutThem {
+        /// The sites that could not answer, each with what it met.
+        down: Vec<String>,
+    },
 }
 
 impl std::fmt::Display for ProtectionNote {
@@ -126,6 +143,17 @@ impl std::fmt::Display for ProtectionNote {
             ProtectionNote::InventoryUnreadable { site, error } => write!(
                 f,
                 "the inventory of site {site} could not be read, so an unprotected VM of the same name there would not be seen: {error}"
+            ),
+            ProtectionNote::OnlyAsked { asked, left_out } => write!(
+                f,
+                "only {} was asked (--site): a VM of the same name, or a VPG only {} lists, would not be seen",
+                asked.join(" and "),
+                left_out.join(" and ")
+            ),
+            ProtectionNote::FoundWithoutThem { down } => write!(
+                f,
+                "{} could not be asked; the VM was found by its identifier without it, and a VPG only it lists would not be seen",
+                down.join(", ")
             ),
         }
     }
@@ -239,14 +267,17 @@ fn link_id(link: &Option<Link>) -> String {
         .unwrap_or_default()
 }
 
-/// Resolves `query` across the configured sites.
+/// Resolves `query` at the sites of `clients`; `left_out` names the configured sites the caller
+/// chose not to ask. A site that cannot answer stops a lookup by name (another VM of that name may be
+/// there), and not one by identifier that a site which answered knows.
 pub(crate) async fn find_protection(
     clients: &[Arc<ZvmClient>],
+    left_out: &[String],
     query: &str,
 ) -> Result<Protection, RewindError> {
     let query = validate_query(query)?;
     let matcher = VmQuery::new(query);
-    let answers = ask_every_site(clients, &matcher).await?;
+    let (answers, down) = ask_every_site(clients, &matcher).await?;
     let sites = Sites { answers: &answers };
     let groups = sites.protected_matches(&matcher);
     let mut notes = Vec::new();
@@ -258,6 +289,24 @@ pub(crate) async fn find_protection(
         return Err(RewindError::AmbiguousVm {
             query: query.to_string(),
             candidates,
+        });
+    }
+    if !down.is_empty() {
+        let by_identifier = groups
+            .keys()
+            .next()
+            .is_some_and(|id| id.eq_ignore_ascii_case(query));
+        if !by_identifier {
+            let mut found: Vec<Candidate> =
+                groups.values().map(|rows| candidate_of(rows)).collect();
+            found.extend(unprotected.values().cloned());
+            return Err(sites_down(query, down, &answers, found));
+        }
+        notes.push(ProtectionNote::FoundWithoutThem {
+            down: down
+                .iter()
+                .map(|(site, e)| format!("{site} ({})", e.in_brief()))
+                .collect(),
         });
     }
     let Some(rows) = groups.into_values().next() else {
@@ -275,33 +324,78 @@ pub(crate) async fn find_protection(
         .map(|(i, row)| sites.vpg_protection(i, row))
         .collect();
     vpgs.sort_by(|a, b| a.vpg_name.cmp(&b.vpg_name).then(a.vpg_id.cmp(&b.vpg_id)));
+    let answered: Vec<String> = answers.iter().map(|a| a.client.name().to_owned()).collect();
+    if !left_out.is_empty() {
+        notes.push(ProtectionNote::OnlyAsked {
+            asked: answered.clone(),
+            left_out: left_out.to_vec(),
+        });
+    }
+    let asked = (!left_out.is_empty() || !down.is_empty()).then_some(answered);
     Ok(Protection {
         query: query.to_string(),
         vm: sites.vm_ref(&rows),
         vpgs,
+        asked,
         notes,
     })
 }
 
-/// Asks every configured ZVM for its own site, the rows the query matches and its site's inventory,
-/// at once; then reads by identifier, at every site, the rows of the VMs that an inventory or a kept
-/// listing matched and no filter returned.
+/// The error of a lookup by name that sites could not answer. When none answered, the first
+/// site's own error, which names its fix (with every site down there is no way on to offer).
+fn sites_down(
+    query: &str,
+    mut down: Vec<(String, RewindError)>,
+    answers: &[SiteAnswer],
+    found: Vec<Candidate>,
+) -> RewindError {
+    if answers.is_empty() {
+        return down.remove(0).1;
+    }
+    RewindError::SitesDown {
+        query: query.to_string(),
+        down: down
+            .into_iter()
+            .map(|(site, error)| SiteDown {
+                site,
+                error: Box::new(error),
+            })
+            .collect(),
+        answered: answers.iter().map(|a| a.client.name().to_owned()).collect(),
+        found,
+    }
+}
+
+/// Asks every site of `clients` for its own site, the rows the query matches and its site's
+/// inventory, at once; then reads by identifier, at every site that answered, the rows of the VMs
+/// that an inventory or a kept listing matched and no filter returned. The sites that could not
+/// answer come back apart, each with its error.
 async fn ask_every_site(
     clients: &[Arc<ZvmClient>],
     matcher: &VmQuery,
-) -> Result<Vec<SiteAnswer>, RewindError> {
+) -> Result<(Vec<SiteAnswer>, Vec<(String, RewindError)>), RewindError> {
     // A site lists the rows of its own VMs and of the peers' VMs it recovers: the VMs of every
     // configured site estimate what a whole listing holds.
     let vms: usize = clients.iter().map(|c| c.vms_seen()).sum();
-    let found =
-        futures::future::try_join_all(clients.iter().map(|c| ask_site(c, matcher, vms))).await?;
-    let (mut answers, listed): (Vec<SiteAnswer>, Vec<Vec<String>>) = found.into_iter().unzip();
+    let asked = futures::future::join_all(clients.iter().map(|c| ask_site(c, matcher, vms))).await;
+    let mut answers = Vec::new();
+    let mut listed = Vec::new();
+    let mut down = Vec::new();
+    for (client, answer) in clients.iter().zip(asked) {
+        match answer {
+            Ok((answer, ids)) => {
+                answers.push(answer);
+                listed.push(ids);
+            }
+            Err(e) => down.push((client.name().to_owned(), e)),
+        }
+    }
     let unread = without_rows(&answers, listed.into_iter().flatten(), matcher);
     if !unread.is_empty() {
         futures::future::try_join_all(answers.iter_mut().map(|a| a.read_rows_of(&unread, matcher)))
             .await?;
     }
-    Ok(answers)
+    Ok((answers, down))
 }
 
 /// One configured ZVM's answer, and the identifiers its kept listing matched (for a query that no

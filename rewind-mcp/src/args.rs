@@ -30,6 +30,10 @@ pub const MAX_LIST: usize = 100;
 pub struct FindArgs {
     /// The VM: its name, host name, IP address or vmIdentifier.
     pub vm: String,
+    /// Ask only these configured sites (e.g. while another site is down); the answer then says
+    /// so. Leave it out to ask every site.
+    #[serde(default)]
+    pub sites: Vec<String>,
 }
 
 /// `zerto_guard_before_mutate`.
@@ -45,6 +49,10 @@ pub struct GuardArgs {
     /// An id you choose for this change, reused to find and recover from its tag, e.g.
     /// upgrade-nginx-2026-11-29 (at most 40 characters).
     pub change_id: String,
+    /// Ask only these configured sites (e.g. while another site is down); the answer then says
+    /// so. Leave it out to ask every site.
+    #[serde(default)]
+    pub sites: Vec<String>,
 }
 
 /// `zerto_list_tags`.
@@ -56,6 +64,10 @@ pub struct ListTagsArgs {
     /// Only the tags of this change: its change id, or a tag exactly.
     #[serde(default)]
     pub change_id: Option<String>,
+    /// Ask only these configured sites (e.g. while another site is down); the answer then says
+    /// so. Leave it out to ask every site.
+    #[serde(default)]
+    pub sites: Vec<String>,
 }
 
 /// `zerto_check_tool`.
@@ -131,6 +143,10 @@ pub struct RecoverFileArgs {
     /// under their guest path (<destination>/sda1/etc/app/app.conf); an existing file is never
     /// replaced.
     pub destination: String,
+    /// Ask only these configured sites (e.g. while another site is down); the answer then says
+    /// so. Leave it out to ask every site.
+    #[serde(default)]
+    pub sites: Vec<String>,
 }
 
 /// What to do with a failover test.
@@ -159,6 +175,10 @@ pub struct FailoverTestArgs {
     /// With stop: what the test showed, in a few words.
     #[serde(default)]
     pub summary: Option<String>,
+    /// Ask only these configured sites (e.g. while another site is down); the answer then says
+    /// so. Leave it out to ask every site.
+    #[serde(default)]
+    pub sites: Vec<String>,
 }
 
 /// What to do with an offsite clone.
@@ -181,6 +201,10 @@ pub struct CloneArgs {
     pub change_id: String,
     /// start or abort.
     pub action: CloneAction,
+    /// Ask only these configured sites (e.g. while another site is down); the answer then says
+    /// so. Leave it out to ask every site.
+    #[serde(default)]
+    pub sites: Vec<String>,
 }
 
 /// The arguments of the `rewind` prompt.

@@ -102,8 +102,22 @@ pub async fn serve(
     Ok(())
 }
 
-/// Answers a connection past the bound, briefly, and closes it.
+/// Answers a connection past the bound, briefly, and closes it. The request's head is read first
+/// (a second at most): an answer sent before the request would be a protocol error to the client,
+/// not a 503 it can wait on.
 async fn refuse(mut stream: TcpStream) {
+    use tokio::io::AsyncReadExt;
+    let mut head = Vec::new();
+    let mut buffer = [0u8; 1024];
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        while head.len() < 8192 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => head.extend_from_slice(&buffer[..n]),
+            }
+        }
+    })
+    .await;
     let answer = format!(
         "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{BUSY}",
         BUSY.len()

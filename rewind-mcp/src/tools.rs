@@ -66,7 +66,11 @@ impl RewindServer {
     )]
     async fn find_protection(&self, args: JsonObject) -> CallToolResult {
         let a: args::FindArgs = arguments!("zerto_find_protection", args);
-        match self.rewind.find_protection(&a.vm).await {
+        let rewind = match self.asking(&a.sites) {
+            Ok(rewind) => rewind,
+            Err(refused) => return refused,
+        };
+        match rewind.find_protection(&a.vm).await {
             Ok(p) => reply::ok(protection_said(&p), &p),
             Err(e) => reply::failure(&e),
         }
@@ -97,7 +101,10 @@ impl RewindServer {
             action: a.action,
             change_id: a.change_id,
         };
-        let rewind = self.rewind.clone();
+        let rewind = match self.asking(&a.sites) {
+            Ok(rewind) => rewind,
+            Err(refused) => return refused,
+        };
         let stop = self.call.stop.clone();
         let guard = progress::detached(self, &ctx, move |sink| async move {
             match stop {
@@ -123,7 +130,11 @@ impl RewindServer {
     async fn list_tags(&self, args: JsonObject) -> CallToolResult {
         let a: args::ListTagsArgs = arguments!("zerto_list_tags", args);
         let change_id = given(a.change_id);
-        match self.rewind.list_tags(&a.vm, change_id.as_deref()).await {
+        let rewind = match self.asking(&a.sites) {
+            Ok(rewind) => rewind,
+            Err(refused) => return refused,
+        };
+        match rewind.list_tags(&a.vm, change_id.as_deref()).await {
             Ok(tags) => tags_answer(&tags),
             Err(e) => reply::failure(&e),
         }
@@ -287,6 +298,10 @@ impl RewindServer {
         args: JsonObject,
     ) -> CallToolResult {
         let a: args::RecoverFileArgs = arguments!("zerto_recover_file", args);
+        let rewind = match self.asking(&a.sites) {
+            Ok(rewind) => rewind,
+            Err(refused) => return refused,
+        };
         let destination = std::path::PathBuf::from(a.destination.trim());
         if !destination.is_absolute() {
             return reply::bad_arguments(&args::BadArguments {
@@ -306,7 +321,6 @@ impl RewindServer {
             destination,
             overwrite: false,
         };
-        let rewind = self.rewind.clone();
         let recovered = progress::detached(self, &ctx, move |sink| async move {
             rewind.recover_file(request, &*sink).await
         })
@@ -349,8 +363,11 @@ impl RewindServer {
                 });
             }
         };
+        let rewind = match self.asking(&a.sites) {
+            Ok(rewind) => rewind,
+            Err(refused) => return refused,
+        };
         let (vm, change) = (a.vm, a.change_id);
-        let rewind = self.rewind.clone();
         let done = progress::detached(self, &ctx, move |sink| async move {
             rewind.failover_test(&vm, &change, action, &*sink).await
         })
@@ -381,8 +398,11 @@ impl RewindServer {
             args::CloneAction::Start => CloneAction::Start,
             args::CloneAction::Abort => CloneAction::Abort,
         };
+        let rewind = match self.asking(&a.sites) {
+            Ok(rewind) => rewind,
+            Err(refused) => return refused,
+        };
         let (vm, change) = (a.vm, a.change_id);
-        let rewind = self.rewind.clone();
         let done = progress::detached(self, &ctx, move |sink| async move {
             rewind.offsite_clone(&vm, &change, action, &*sink).await
         })
@@ -392,6 +412,16 @@ impl RewindServer {
             Ok(Err(e)) => reply::failure(&e),
             Err(e) => stopped("the offsite clone", &e),
         }
+    }
+}
+
+impl RewindServer {
+    /// The facade asking only `sites` (every site when none is named); a name that is not
+    /// configured is the tool's answer.
+    fn asking(&self, sites: &[String]) -> Result<rewind_core::Rewind, CallToolResult> {
+        self.rewind
+            .only_sites(sites)
+            .map_err(|e| reply::failure(&e))
     }
 }
 

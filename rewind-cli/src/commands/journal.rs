@@ -39,11 +39,16 @@ pub fn journal_text(read: &JournalRead) -> String {
     }
     // The PERSON column is for a team server's journal; a journal of one user's guards has none.
     let people = read.records.iter().any(|r| r.person.is_some());
+    // The SITES column, for a guard that asked only some sites (`--site`, or sites that were down).
+    let some_sites = read.records.iter().any(|r| r.sites.is_some());
     let mut heads = vec![
         "TIME", "KIND", "VM", "CHANGE", "VERDICT", "VPGS", "AGENT", "ACTION",
     ];
     if people {
         heads.insert(6, "PERSON");
+    }
+    if some_sites {
+        heads.push("SITES ASKED");
     }
     let mut t = Table::new(&heads);
     for r in &read.records {
@@ -63,6 +68,9 @@ pub fn journal_text(read: &JournalRead) -> String {
         ];
         if people {
             row.insert(6, r.person.as_ref().map_or("-".into(), |p| p.to_string()));
+        }
+        if some_sites {
+            row.push(r.sites.as_ref().map_or("all".into(), |s| s.join(",")));
         }
         t.row(row);
     }

@@ -316,3 +316,42 @@ async fn a_site_without_tls_verification_is_warned_about_once_per_run() {
         .count();
     assert_eq!(warned, 1, "{run:#?}");
 }
+
+#[tokio::test]
+async fn with_denver_down_a_guard_says_the_way_on_and_site_boston_takes_it_which_the_journal_shows()
+{
+    let env = TestEnv::start(19).await;
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("http://127.0.0.1:{}", free.local_addr().unwrap().port());
+    drop(free);
+    let text = env.sites_toml().replace(&env.sim.peer().url, &dead);
+    env.write_config_text(&text);
+
+    let refused = env
+        .rewind(&guard_args("web-01", "me", "edit app.conf", "down-1"))
+        .await;
+    refused.expect_code(5);
+    let said = refused.one_error_line();
+    assert!(
+        said.contains("site denver") && said.contains("--site boston"),
+        "{said}"
+    );
+
+    let mut args = vec!["--site", "boston"];
+    args.extend(guard_args("web-01", "me", "edit app.conf", "down-1"));
+    let guarded = env.rewind(&args).await;
+    guarded.expect_code(0);
+    assert!(
+        guarded.stdout.starts_with("GUARDED: web-01"),
+        "{guarded:#?}"
+    );
+    assert!(
+        guarded.stdout.contains("only boston was asked"),
+        "{guarded:#?}"
+    );
+
+    let journal = env.rewind(&["journal"]).await;
+    journal.expect_code(0);
+    assert!(journal.stdout.contains("SITES ASKED"), "{journal:#?}");
+    assert!(journal.stdout.contains("boston"), "{journal:#?}");
+}

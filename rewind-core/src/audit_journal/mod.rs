@@ -241,6 +241,10 @@ pub struct JournalRecord {
     /// recoveries and from guards journaled before intents were written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<Attempt>,
+    /// The configured sites the VM was looked up at, when not every configured site was (some left
+    /// out with `--site`, or down while the VM was found by its identifier). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sites: Option<Vec<String>>,
 }
 
 /// One attempt of a guard, as its lines in the journal name it.
@@ -321,6 +325,8 @@ pub struct GuardIntent<'a> {
     pub vm: &'a VmRef,
     /// The tag about to be inserted.
     pub tag: &'a str,
+    /// The sites the VM was looked up at, when not every configured site was.
+    pub sites: Option<&'a [String]>,
     /// The protecting VPGs it is about to be inserted into: (identifier, name).
     pub vpgs: Vec<(&'a str, &'a str)>,
 }
@@ -348,6 +354,7 @@ impl JournalRecord {
                 .collect(),
             notes: Vec::new(),
             details: None,
+            sites: i.sites.map(<[String]>::to_vec),
             attempt: Some(Attempt {
                 id: i.attempt_id.to_string(),
                 phase: Phase::Intent,
@@ -750,6 +757,7 @@ mod tests {
             notes: vec![],
             details: None,
             attempt: None,
+            sites: None,
         }
     }
 
@@ -949,6 +957,7 @@ mod tests {
             change_id: "c",
             vm: &vm,
             tag: "ai:claude | edit | vm=web-01 | change=c | t",
+            sites: None,
             vpgs: vec![("vpg-1", "web-local"), ("vpg-2", "web-dr")],
         });
         j.append(&intent).unwrap();

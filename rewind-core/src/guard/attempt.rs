@@ -121,6 +121,7 @@ pub(crate) fn verdict_line(report: &GuardReport) -> JournalRecord {
         vpgs,
         notes,
         details: None,
+        sites: report.sites.clone(),
         attempt: Some(Attempt {
             id: report.attempt_id.clone(),
             phase: Phase::Verdict,

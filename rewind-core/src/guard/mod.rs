@@ -61,6 +61,8 @@ pub struct GuardRequest {
 /// What a guard needs from the facade.
 pub(crate) struct GuardContext<'a> {
     pub(crate) clients: &'a [Arc<ZvmClient>],
+    /// The configured sites left out of this guard's lookup (`--site`).
+    pub(crate) left_out: &'a [String],
     pub(crate) queue: &'a VpgQueue,
     pub(crate) own: &'a OwnTasks,
     pub(crate) settings: &'a GuardSettings,
@@ -125,7 +127,7 @@ async fn look_up(
 ) -> Result<Protection, RewindError> {
     tokio::time::timeout_at(
         deadline.into(),
-        protection::find_protection(ctx.clients, query),
+        protection::find_protection(ctx.clients, ctx.left_out, query),
     )
     .await
     .map_err(|_| RewindError::Deadline {
@@ -233,6 +235,7 @@ impl Plan {
             notes,
             attempt_id: self.attempt_id,
             takes_over,
+            sites: protection.asked.clone(),
             journal_error: None,
         }
     }
@@ -257,6 +260,7 @@ async fn journal_intent<'a>(
         change_id: &plan.change_id,
         vm: &protection.vm,
         tag: &plan.tag,
+        sites: protection.asked.as_deref(),
         vpgs: protection
             .protecting()
             .map(|v| (v.vpg_id.as_str(), v.vpg_name.as_str()))

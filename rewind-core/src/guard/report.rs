@@ -142,6 +142,10 @@ pub struct GuardReport {
     /// The earlier attempt of this VM and change that this guard took over, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub takes_over: Option<String>,
+    /// The configured sites that answered the lookup, when not every configured site did
+    /// ([`crate::Protection::asked`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sites: Option<Vec<String>>,
     /// Why the verdict could not be written to the audit journal. The guard is then
     /// `not_guarded` whatever Zerto holds, since the hook decides from the journal: each VPG's outcome
     /// still says what is in Zerto.

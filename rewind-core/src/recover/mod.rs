@@ -485,7 +485,7 @@ pub(crate) async fn resolve(
     change: &str,
 ) -> Result<(Protection, Vec<RecoveryPoint>), RewindError> {
     let protection = rewind.find_protection(vm).await?;
-    let tags = crate::tagged_checkpoint::list_tags(&rewind.inner.clients, &protection, None).await;
+    let tags = crate::tagged_checkpoint::list_tags(rewind.clients(), &protection, None).await;
     let points = recovery_points(&protection, &tags, change);
     if points.is_empty() {
         let found = tags
@@ -728,6 +728,7 @@ impl RecoveryRecord<'_> {
             notes: self.notes.iter().map(ToString::to_string).collect(),
             details: Some(self.details),
             attempt: None,
+            sites: None,
         };
         match rewind.journal().append_off_runtime(record).await {
             Ok(()) => None,

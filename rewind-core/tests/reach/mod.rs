@@ -171,3 +171,118 @@ async fn a_refused_connection_is_tried_again_within_the_connect_budget_only() {
     proxy.abort();
     assert!(found.is_ok(), "{:?}", found.err());
 }
+
+/// A loopback URL nothing listens at.
+fn dead_url() -> String {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://127.0.0.1:{}", free.local_addr().unwrap().port());
+    drop(free);
+    url
+}
+
+/// Both sites configured, Denver's ZVM dead.
+async fn denver_down(seed: u64) -> (TestEnv, rewind_core::Rewind) {
+    let env = TestEnv::start_with(
+        zvm_sim::Options::for_tests(seed),
+        crate::common::Sites::Both,
+    )
+    .await;
+    let dead = dead_url();
+    let rewind = env.rewind_with(|mut c| {
+        c.sites[1] = rewind_core::SiteConfig::with_client(
+            "denver",
+            &dead,
+            crate::common::CLIENT_ID,
+            crate::common::CLIENT_SECRET,
+        )
+        .unwrap();
+        c
+    });
+    (env, rewind)
+}
+
+#[tokio::test]
+async fn a_dead_dr_site_stops_a_lookup_by_name_saying_the_ways_on() {
+    let (_env, rewind) = denver_down(311).await;
+    let err = rewind.find_protection("web-01").await.unwrap_err();
+    let RewindError::SitesDown {
+        down,
+        answered,
+        found,
+        ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!(down.len(), 1);
+    assert_eq!(down[0].site, "denver");
+    assert!(matches!(
+        *down[0].error,
+        RewindError::Unreachable {
+            cause: Unreached::Refused,
+            ..
+        }
+    ));
+    assert_eq!(answered, &["boston"]);
+    assert_eq!(found.len(), 1);
+    let said = one_short_line(&err);
+    assert!(said.contains("--site boston"), "{said}");
+    assert!(said.contains(&found[0].vm_id), "{said}");
+    assert!(said.contains("nothing listens"), "{said}");
+}
+
+#[tokio::test]
+async fn with_site_boston_a_guard_goes_on_and_its_record_says_which_sites_were_asked() {
+    let (env, rewind) = denver_down(312).await;
+    let boston = rewind.only_sites(&["boston".to_owned()]).unwrap();
+    let found = boston.find_protection("web-01").await.unwrap();
+    assert_eq!(found.asked.as_deref(), Some(&["boston".to_owned()][..]));
+    assert!(
+        found.summary().contains("only boston was asked"),
+        "{}",
+        found.summary()
+    );
+    let report = boston
+        .guard(
+            crate::common::request("web-01", "down-1"),
+            &rewind_core::NoProgress,
+        )
+        .await
+        .unwrap();
+    assert_eq!(report.verdict, rewind_core::Verdict::Guarded, "{report:?}");
+    let read = env
+        .rewind
+        .journal()
+        .read(&rewind_core::JournalFilter {
+            change_id: Some("down-1".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(
+        read.records[0].sites.as_deref(),
+        Some(&["boston".to_owned()][..])
+    );
+    let refused = rewind.only_sites(&["paris".to_owned()]).unwrap_err();
+    assert!(
+        matches!(refused, RewindError::UnknownSite { .. }),
+        "{refused:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_vm_identifier_is_resolved_by_the_site_that_knows_it_while_another_is_down() {
+    let (env, rewind) = denver_down(313).await;
+    let id = env
+        .rewind
+        .find_protection("web-01")
+        .await
+        .unwrap()
+        .vm
+        .id
+        .clone();
+    let found = rewind.find_protection(&id).await.unwrap();
+    assert_eq!(found.vm.name, "web-01");
+    assert_eq!(found.vpgs.len(), 3, "Boston lists every VPG of its own VM");
+    assert_eq!(found.asked.as_deref(), Some(&["boston".to_owned()][..]));
+    assert!(found.summary().contains("denver"), "{}", found.summary());
+}

@@ -339,3 +339,21 @@ async fn on_sigterm_a_guard_still_running_is_finished_and_journaled_before_the_s
     guard.abort();
     drop(client);
 }
+
+#[tokio::test]
+async fn with_a_site_down_the_agent_is_told_the_way_on_and_sites_takes_it() {
+    let env = TestEnv::start(38, Setup::File).await;
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("http://127.0.0.1:{}", free.local_addr().unwrap().port());
+    drop(free);
+    env.edit_config(&env.sim.peer().url, &dead);
+    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let refused = guard(&client, "web-01", "edit app.conf", "down-1").await;
+    expect_error_saying(&refused, "--site boston");
+    let args = json!({"vm": "web-01", "agent": "claude-code", "action": "edit app.conf",
+                      "change_id": "down-1", "sites": ["boston"]});
+    let guarded = call(&client, "zerto_guard_before_mutate", args).await;
+    expect_guarded(&guarded);
+    assert_eq!(structured(&guarded)["sites"], json!(["boston"]));
+    client.cancel().await.unwrap();
+}
