@@ -87,7 +87,7 @@ pub fn run(cli: Cli) -> u8 {
         }) => hook_install(host, scope, print, program),
         // A completion script is not a result: `--json` does not apply.
         Command::Completions { shell } => return completions(shell),
-        Command::Find { vm } => online(&ctx, |rewind| async move {
+        Command::Find { vm } => online(&ctx, name, |rewind| async move {
             commands::protection::find(&rewind, &vm).await
         }),
         Command::Guard {
@@ -106,16 +106,16 @@ pub fn run(cli: Cli) -> u8 {
                 commands::protection::guard(&rewind, req, ctx.quiet, &stop).await
             })
         }
-        Command::Tags { vm, change_id } => online(&ctx, |rewind| async move {
+        Command::Tags { vm, change_id } => online(&ctx, name, |rewind| async move {
             commands::protection::tags(&rewind, &vm, change_id.as_deref()).await
         }),
-        Command::Sites => online(&ctx, |rewind| async move {
+        Command::Sites => online(&ctx, name, |rewind| async move {
             commands::sites::sites(&rewind).await
         }),
-        Command::Capture { anonymize, out } => online(&ctx, |rewind| async move {
+        Command::Capture { anonymize, out } => online(&ctx, name, |rewind| async move {
             commands::capture::capture(&rewind, anonymize, out.as_deref()).await
         }),
-        Command::Parity { site, against, out } => online(&ctx, |rewind| async move {
+        Command::Parity { site, against, out } => online(&ctx, name, |rewind| async move {
             commands::parity::parity(&rewind, &site, &against, out.as_deref()).await
         }),
         Command::Doctor => {
@@ -246,13 +246,19 @@ fn command_name(args: &[String]) -> String {
 }
 
 /// A command that talks to the configured ZVMs: the full configuration, a `Rewind`, a runtime.
-fn online<F, Fut>(ctx: &Context, command: F) -> Result<Reply, CliError>
+/// A slow ZVM is named on a progress line (on a terminal) once an exchange has taken a second.
+fn online<F, Fut>(ctx: &Context, name: &str, command: F) -> Result<Reply, CliError>
 where
     F: FnOnce(Rewind) -> Fut,
     Fut: Future<Output = Result<Reply, CliError>>,
 {
     let rewind = ctx.rewind()?;
-    block_on(command(rewind))
+    block_on(async move {
+        let line = progress::ProgressLine::new(name, ctx.quiet).watching(&rewind);
+        let result = command(rewind).await;
+        line.finish();
+        result
+    })
 }
 
 /// A command that starts Zerto tasks (guard, recover). A first Ctrl-C (or SIGTERM, as a CI run's

@@ -1,7 +1,8 @@
-//! The live progress line on stderr while rewind waits on Zerto tasks: for each VPG, its task, the
-//! task's state and progress, and the time so far. Drawn by indicatif from the core's
-//! [`ProgressSink`] updates, and silent when stderr is not a terminal (a script or a log file gets
-//! only the result).
+//! The live progress line on stderr while rewind waits: for each VPG, its task, the task's state and
+//! progress, and the time so far; before any task, once an exchange with a ZVM has taken a second,
+//! which site it waits for, for what and since when. Drawn by indicatif from the core's
+//! [`ProgressSink`] updates and [`Rewind::waiting`], and silent when stderr is not a terminal (a
+//! script or a log file gets only the result).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -9,7 +10,8 @@ use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
-use rewind_core::{ProgressSink, Stage, TaskProgress};
+use rewind_core::zvm::SLOW_EXCHANGE;
+use rewind_core::{ProgressSink, Rewind, Stage, TaskProgress, Waiting};
 
 /// How often the line is redrawn between updates, so the time so far keeps counting while the core
 /// waits between two polls of a task.
@@ -19,6 +21,9 @@ const TICK: Duration = Duration::from_millis(250);
 /// stored or one line is formatted.
 type Latest = Arc<Mutex<BTreeMap<String, (TaskProgress, Instant)>>>;
 
+/// Where the exchanges under way are read from, once the line watches a [`Rewind`].
+type Waits = Arc<Mutex<Option<Rewind>>>;
+
 /// The progress line of one operation.
 pub struct ProgressLine {
     /// Draws the line on stderr, and redraws it every [`TICK`] once the first update came. Its draw
@@ -26,8 +31,13 @@ pub struct ProgressLine {
     bar: ProgressBar,
     /// What the updates store and the bar's template reads on every draw.
     latest: Latest,
-    /// The steady tick starts with the first update, so no empty line is ever drawn.
-    ticking: Once,
+    /// The steady tick starts with the first update (or the first slow exchange), so no empty
+    /// line is ever drawn.
+    ticking: Arc<Once>,
+    /// The facade whose exchanges under way the line names before any task runs.
+    waits: Waits,
+    /// Starts the tick once an exchange has been waited on for a second.
+    watcher: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl fmt::Debug for ProgressLine {
@@ -44,15 +54,16 @@ impl ProgressLine {
     pub fn new(label: impl Into<String>, quiet: bool) -> ProgressLine {
         let label = label.into();
         let latest = Latest::default();
+        let waits = Waits::default();
         let target = if quiet {
             ProgressDrawTarget::hidden()
         } else {
             ProgressDrawTarget::stderr()
         };
         let line = {
-            let latest = latest.clone();
+            let (latest, waits) = (latest.clone(), waits.clone());
             move |state: &ProgressState, w: &mut dyn fmt::Write| {
-                let _ = w.write_str(&current_line(&label, state.elapsed(), &latest));
+                let _ = w.write_str(&current_line(&label, state.elapsed(), &latest, &waits));
             }
         };
         let style = ProgressStyle::with_template("{line}")
@@ -61,12 +72,37 @@ impl ProgressLine {
         ProgressLine {
             bar: ProgressBar::with_draw_target(None, target).with_style(style),
             latest,
-            ticking: Once::new(),
+            ticking: Arc::new(Once::new()),
+            waits,
+            watcher: None,
         }
+    }
+
+    /// The same line, naming what `rewind` waits for at the ZVMs once an exchange has taken a
+    /// second and no task has begun. Call it within the command's runtime.
+    pub fn watching(mut self, rewind: &Rewind) -> ProgressLine {
+        if self.bar.is_hidden() {
+            return self;
+        }
+        *self.waits.lock().unwrap_or_else(|p| p.into_inner()) = Some(rewind.clone());
+        let (bar, ticking, rewind) = (self.bar.clone(), self.ticking.clone(), rewind.clone());
+        self.watcher = Some(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(TICK).await;
+                if rewind.waiting().iter().any(|w| w.since >= SLOW_EXCHANGE) {
+                    ticking.call_once(|| bar.enable_steady_tick(TICK));
+                    return;
+                }
+            }
+        }));
+        self
     }
 
     /// Stops redrawing and clears the line, so that what follows starts on a clean line.
     pub fn finish(&self) {
+        if let Some(watcher) = &self.watcher {
+            watcher.abort();
+        }
         self.bar.finish_and_clear();
     }
 }
@@ -94,11 +130,25 @@ impl ProgressSink for ProgressLine {
 }
 
 /// The line from the latest updates, their times moved on to now, cut to the terminal's width less
-/// one column (a line that fills the last column would wrap on some terminals).
-fn current_line(label: &str, elapsed: Duration, latest: &Latest) -> String {
+/// one column (a line that fills the last column would wrap on some terminals). Before any update,
+/// the exchanges under way.
+fn current_line(label: &str, elapsed: Duration, latest: &Latest, waits: &Waits) -> String {
     let Ok(latest) = latest.lock() else {
         return String::new();
     };
+    let width = usize::from(console::Term::stderr().size().1);
+    if latest.is_empty() {
+        let waiting = match &*waits.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(rewind) => rewind.waiting(),
+            None => Vec::new(),
+        };
+        return waiting_line(
+            label,
+            elapsed.as_millis() as u64,
+            &waiting,
+            width.saturating_sub(1),
+        );
+    }
     let now: Vec<TaskProgress> = latest
         .values()
         .map(|(p, at)| {
@@ -109,7 +159,6 @@ fn current_line(label: &str, elapsed: Duration, latest: &Latest) -> String {
             p
         })
         .collect();
-    let width = usize::from(console::Term::stderr().size().1);
     render(
         label,
         elapsed.as_millis() as u64,
@@ -148,6 +197,34 @@ fn vpg_part(p: &TaskProgress) -> String {
     )
 }
 
+/// The line before any task: `find web-01 [1.2 s] waiting for boston: signing in (1.2 s)`.
+fn waiting_line(label: &str, elapsed_ms: u64, waiting: &[Waiting], width: usize) -> String {
+    let parts: Vec<String> = waiting.iter().map(ToString::to_string).collect();
+    let line = match parts.is_empty() {
+        true => format!(
+            "{label} [{}]",
+            rewind_core::progress::elapsed_text(elapsed_ms)
+        ),
+        false => format!(
+            "{label} [{}] waiting for {}",
+            rewind_core::progress::elapsed_text(elapsed_ms),
+            parts.join(" | ")
+        ),
+    };
+    cut(line, width)
+}
+
+/// `line` cut to `width` characters, an ellipsis at the cut.
+fn cut(line: String, width: usize) -> String {
+    if line.chars().count() > width && width > 1 {
+        let mut cut: String = line.chars().take(width - 1).collect();
+        cut.push('…');
+        cut
+    } else {
+        line
+    }
+}
+
 /// The whole line, cut to `width` characters.
 fn render<'a>(
     label: &str,
@@ -161,18 +238,29 @@ fn render<'a>(
         rewind_core::progress::elapsed_text(elapsed_ms),
         parts.join(" | ")
     );
-    if line.chars().count() > width && width > 1 {
-        let mut cut: String = line.chars().take(width - 1).collect();
-        cut.push('…');
-        cut
-    } else {
-        line
-    }
+    cut(line, width)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn before_any_task_the_line_names_what_each_site_is_waited_for_and_since_when() {
+        let waiting = [Waiting {
+            site: "denver".into(),
+            what: "signing in".into(),
+            since: Duration::from_millis(1300),
+        }];
+        assert_eq!(
+            waiting_line("find web-01", 1400, &waiting, 200),
+            "find web-01 [1.4 s] waiting for denver: signing in (1.3 s)"
+        );
+        assert_eq!(
+            waiting_line("find web-01", 200, &[], 200),
+            "find web-01 [200 ms]"
+        );
+    }
     use rewind_core::Code;
     use std::time::Duration;
 

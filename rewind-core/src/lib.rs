@@ -92,7 +92,7 @@ pub use error::{Candidate, ErrorKind, ErrorReport, RecoveryRefusal, RewindError}
 pub use guard::{
     Culprit, GuardNote, GuardReport, GuardRequest, Outcome, RunningInsert, Verdict, VpgGuard,
 };
-pub use progress::{NoProgress, ProgressSink, Stage, TaskProgress};
+pub use progress::{NoProgress, ProgressSink, Stage, TaskProgress, Waiting};
 pub use protection::{
     FlrAvailability, Protection, ProtectionNote, SiteRef, VmQuery, VmRef, VpgProtection,
 };
@@ -257,6 +257,14 @@ impl Rewind {
         let rewind = Rewind::new(config)?;
         futures::future::try_join_all(rewind.inner.clients.iter().map(|c| c.local_site())).await?;
         Ok(rewind)
+    }
+
+    /// The exchanges with the ZVMs this handle asks that are under way, longest first: what a
+    /// person watching a slow command is waiting for.
+    pub fn waiting(&self) -> Vec<progress::Waiting> {
+        let mut all: Vec<progress::Waiting> = self.asked.iter().flat_map(|c| c.waiting()).collect();
+        all.sort_by_key(|w| std::cmp::Reverse(w.since));
+        all
     }
 
     /// The configuration.

@@ -60,6 +60,29 @@ pub fn elapsed_text(ms: u64) -> String {
     }
 }
 
+/// An exchange with a ZVM that has not ended yet: what a person watching is waiting for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiting {
+    /// The configured site.
+    pub site: String,
+    /// What is asked: `signing in`, `GET /v1/vms`.
+    pub what: String,
+    /// For how long.
+    pub since: Duration,
+}
+
+impl std::fmt::Display for Waiting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {} ({})",
+            self.site,
+            self.what,
+            elapsed_text(self.since.as_millis() as u64)
+        )
+    }
+}
+
 /// Receives progress updates. Called from the waiting code between polls; keep it quick.
 pub trait ProgressSink: Send + Sync {
     /// One update.

@@ -78,7 +78,7 @@ pub async fn guard(
     quiet: bool,
     stop: &CancellationToken,
 ) -> Result<Reply, CliError> {
-    let progress = ProgressLine::new(format!("guard {}", req.vm), quiet);
+    let progress = ProgressLine::new(format!("guard {}", req.vm), quiet).watching(rewind);
     let report = rewind.guard_until(req, &progress, stop).await;
     progress.finish();
     let report = report?;

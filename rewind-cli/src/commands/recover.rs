@@ -28,7 +28,7 @@ pub async fn recover(
             to,
             overwrite,
         } => {
-            let progress = ProgressLine::new(format!("recover file {vm}"), quiet);
+            let progress = ProgressLine::new(format!("recover file {vm}"), quiet).watching(rewind);
             let report = rewind
                 .recover_file(
                     RecoverFileRequest {
@@ -58,7 +58,7 @@ pub async fn recover(
                     },
                 ),
             };
-            let progress = ProgressLine::new(format!("{label} {vm}"), quiet);
+            let progress = ProgressLine::new(format!("{label} {vm}"), quiet).watching(rewind);
             let report = rewind.failover_test(&vm, &change, action, &progress).await;
             progress.finish();
             task_reply(&report?)
@@ -68,7 +68,7 @@ pub async fn recover(
                 CloneActionArg::Start => ("clone start", CloneAction::Start),
                 CloneActionArg::Abort => ("clone abort", CloneAction::Abort),
             };
-            let progress = ProgressLine::new(format!("{label} {vm}"), quiet);
+            let progress = ProgressLine::new(format!("{label} {vm}"), quiet).watching(rewind);
             let report = rewind.offsite_clone(&vm, &change, action, &progress).await;
             progress.finish();
             task_reply(&report?)

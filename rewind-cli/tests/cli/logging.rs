@@ -39,3 +39,54 @@ async fn log_lines_on_a_stderr_that_is_not_a_terminal_carry_no_colour_codes() {
         run.stderr
     );
 }
+
+/// A Keycloak that takes 2.5 s to answer at Boston.
+async fn slow_boston_sign_in(env: &TestEnv) {
+    env.control
+        .fault(
+            serde_json::json!({"Method": "POST", "Path": "/auth/**", "Site": "Boston",
+                                  "Action": "Latency", "LatencyMs": 2500}),
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn with_v_a_slow_zvm_is_named_in_the_log_with_what_is_awaited_and_since_when() {
+    let env = TestEnv::start(63).await;
+    slow_boston_sign_in(&env).await;
+    let run = env.rewind(&["-v", "find", "web-01"]).await;
+    run.expect_code(0);
+    let waited = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("waiting for site boston: signing in at http://"))
+        .unwrap_or_else(|| panic!("no line names the wait:\n{}", run.stderr));
+    assert!(waited.contains("for 1."), "{waited}");
+}
+
+#[tokio::test]
+async fn on_a_terminal_a_slow_zvm_is_named_on_the_progress_line() {
+    let env = TestEnv::start(64).await;
+    slow_boston_sign_in(&env).await;
+    // util-linux `script` runs the command on a pseudo-terminal, as a person's shell would.
+    let rewind = env.command(&["find", "web-01"]);
+    let rewind = rewind.as_std();
+    let line: Vec<String> = std::iter::once(rewind.get_program())
+        .chain(rewind.get_args())
+        .map(|a| format!("'{}'", a.to_string_lossy()))
+        .collect();
+    let out = tokio::process::Command::new("script")
+        .args(["-qec", &line.join(" "), "/dev/null"])
+        .env_clear()
+        .envs(rewind.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .env("TERM", "xterm")
+        .output()
+        .await
+        .expect("script runs");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("waiting for boston: signing in"),
+        "the terminal showed:\n{shown}"
+    );
+    assert!(shown.contains("3 VPG(s)"), "{shown}");
+}

@@ -383,6 +383,56 @@ pub struct ZvmClient {
     /// Concurrent reads of the running inserts share one exchange (each guard reads them before its
     /// insert, whatever its VPG).
     running_inserts: SingleFlight<Vec<Task>>,
+    /// The exchanges under way, for a person watching ([`ZvmClient::waiting`]).
+    under_way: Arc<StdMutex<UnderWay>>,
+}
+
+/// The exchanges of one client under way, by a number of their own.
+#[derive(Debug, Default)]
+struct UnderWay {
+    next: u64,
+    exchanges: Vec<(u64, String, Instant)>,
+}
+
+/// An exchange counted as under way until dropped.
+struct Awaited {
+    under_way: Arc<StdMutex<UnderWay>>,
+    id: u64,
+}
+
+impl Drop for Awaited {
+    fn drop(&mut self) {
+        let mut under_way = self.under_way.lock().unwrap_or_else(|p| p.into_inner());
+        under_way.exchanges.retain(|(id, _, _)| *id != self.id);
+    }
+}
+
+/// After how long an exchange is said to be awaited: in the log at `-v`, and on a progress line.
+pub const SLOW_EXCHANGE: Duration = Duration::from_secs(1);
+
+/// Runs `exchange`, saying in the log (info) once it has taken [`SLOW_EXCHANGE`], then every
+/// five seconds, what is awaited, where and since when.
+async fn noted_when_slow<F: std::future::Future>(
+    exchange: F,
+    site: &str,
+    what: &str,
+    url: &str,
+) -> F::Output {
+    tokio::pin!(exchange);
+    let started = Instant::now();
+    let mut next = SLOW_EXCHANGE;
+    loop {
+        match tokio::time::timeout_at((started + next).into(), &mut exchange).await {
+            Ok(done) => return done,
+            Err(_) => {
+                tracing::info!(
+                    "waiting for site {site}: {what} at {url}, for {:.1} s",
+                    started.elapsed().as_secs_f64()
+                );
+                next += Duration::from_secs(5);
+            }
+        }
+    }
 }
 
 impl ZvmClient {
@@ -443,7 +493,34 @@ impl ZvmClient {
             lookups: AtomicUsize::new(0),
             vms_seen: AtomicUsize::new(0),
             running_inserts: SingleFlight::default(),
+            under_way: Arc::default(),
         })
+    }
+
+    /// Counts `what` as under way until the value returned is dropped.
+    fn awaiting(&self, what: String) -> Awaited {
+        let mut under_way = self.under_way.lock().unwrap_or_else(|p| p.into_inner());
+        under_way.next += 1;
+        let id = under_way.next;
+        under_way.exchanges.push((id, what, Instant::now()));
+        Awaited {
+            under_way: self.under_way.clone(),
+            id,
+        }
+    }
+
+    /// The exchanges with this ZVM under way, oldest first.
+    pub fn waiting(&self) -> Vec<crate::progress::Waiting> {
+        let under_way = self.under_way.lock().unwrap_or_else(|p| p.into_inner());
+        under_way
+            .exchanges
+            .iter()
+            .map(|(_, what, since)| crate::progress::Waiting {
+                site: self.name.clone(),
+                what: what.clone(),
+                since: since.elapsed(),
+            })
+            .collect()
     }
 
     /// The configured name of this site.
@@ -483,7 +560,16 @@ impl ZvmClient {
         let mut refreshes = 0;
         loop {
             attempt += 1;
-            let token = self.tokens.get().await?;
+            let token = {
+                let _awaited = self.awaiting("signing in".to_owned());
+                noted_when_slow(
+                    self.tokens.get(),
+                    &self.name,
+                    "signing in",
+                    self.tokens.url(),
+                )
+                .await?
+            };
             let mut req = self
                 .http
                 .request(method.clone(), url)
@@ -498,7 +584,12 @@ impl ZvmClient {
             if let Some(b) = body {
                 req = req.json(b);
             }
-            let failure = match req.send().await {
+            let what = format!("{method} {path}");
+            let sent = {
+                let _awaited = self.awaiting(what.clone());
+                noted_when_slow(req.send(), &self.name, &what, url).await
+            };
+            let failure = match sent {
                 Ok(resp) if resp.status() == StatusCode::UNAUTHORIZED => {
                     if refreshes >= TOKEN_REFRESHES {
                         return Err(CallError::Auth {

@@ -99,6 +99,11 @@ impl TokenCache {
         }
     }
 
+    /// The token endpoint's URL.
+    pub(crate) fn url(&self) -> &str {
+        &self.token_url
+    }
+
     /// A valid token: the cached one, or a new one fetched while every other caller waits for it (and
     /// shares its error, if it fails).
     pub(crate) async fn get(&self) -> Result<Token, CallError> {
