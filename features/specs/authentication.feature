@@ -32,5 +32,5 @@ Feature: Authentication
     When the operator runs `rewind find web-01`
     Then rewind refuses with exit code 5
     And the answer names a configured site that "did not authenticate rewind"
-    And the answer says "check the site's client id and secret"
+    And the answer says "check client_id and client_secret in [sites."
     And the answer does not show "not-the-secret-8d1f"

@@ -543,20 +543,14 @@ impl RewindError {
     /// at URL", "its certificate is not trusted".
     pub fn in_brief(&self) -> String {
         match self {
-            RewindError::Unreachable { cause, url, .. } => match cause {
-                Unreached::Refused => format!("nothing listens at {url}"),
-                Unreached::NoSuchHost => format!(
-                    "no such host {}",
-                    url::Url::parse(url)
-                        .ok()
-                        .and_then(|u| u.host_str().map(str::to_owned))
-                        .unwrap_or_else(|| url.clone())
-                ),
-                Unreached::PlainHttp => format!("{url} speaks plain HTTP"),
-                Unreached::ConnectTimeout => format!("no connection to {url} in time"),
-                Unreached::NoAnswer => "it did not answer".to_owned(),
-                Unreached::Other => format!("{url} cannot be reached"),
-            },
+            RewindError::Unreachable { cause, url, .. } => {
+                // Where the connection went, not the path asked: that is what several VPGs share.
+                let url = url::Url::parse(url)
+                    .map(|u| u.origin().ascii_serialization())
+                    .unwrap_or_else(|_| url.clone());
+                brief_unreached(*cause, &url)
+            }
+
             RewindError::Untrusted { site, .. } => {
                 format!("its certificate is not trusted: `rewind trust {site}`")
             }
@@ -668,6 +662,18 @@ pub enum Unreached {
     NoAnswer,
     /// Another network failure, said in the library's words.
     Other,
+}
+
+/// What a connection to `origin` met, in a few words.
+fn brief_unreached(cause: Unreached, origin: &str) -> String {
+    match cause {
+        Unreached::Refused => format!("nothing listens at {origin}"),
+        Unreached::NoSuchHost => format!("no such host {origin}"),
+        Unreached::PlainHttp => format!("{origin} speaks plain HTTP"),
+        Unreached::ConnectTimeout => format!("no connection to {origin} in time"),
+        Unreached::NoAnswer => format!("{origin} did not answer"),
+        Unreached::Other => format!("{origin} cannot be reached"),
+    }
 }
 
 /// [`RewindError::Unreachable`] in words: what was met, at which URL, and the next step.

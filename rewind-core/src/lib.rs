@@ -90,7 +90,8 @@ pub use config::{
 };
 pub use error::{Candidate, ErrorKind, ErrorReport, RecoveryRefusal, RewindError};
 pub use guard::{
-    Culprit, GuardNote, GuardReport, GuardRequest, Outcome, RunningInsert, Verdict, VpgGuard,
+    Culprit, GuardNext, GuardNote, GuardReport, GuardRequest, Outcome, RunningInsert, Verdict,
+    VpgGuard,
 };
 pub use progress::{NoProgress, ProgressSink, Stage, TaskProgress, Waiting};
 pub use protection::{

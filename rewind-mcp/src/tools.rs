@@ -25,7 +25,7 @@
 //!   Not idempotent: a second start is refused by the ZVM or starts another.
 
 use rewind_core::{
-    CloneAction, ErrorKind, ErrorReport, FailoverTestAction, GuardReport, GuardRequest,
+    CloneAction, ErrorKind, ErrorReport, FailoverTestAction, GuardNext, GuardReport, GuardRequest,
     JournalFilter, Outcome, Protection, RecoverFileReport, RecoverFileRequest, RecoveryOperation,
     RecoveryTaskReport, RecoveryVerdict, TagList, Verdict,
 };
@@ -476,7 +476,7 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
                     "{first}. No VPG of {} is protecting, so nothing was tagged",
                     report.vm.name
                 ),
-                "Do not make the change: tell the human that Zerto cannot rewind it.",
+                not_guarded_next(report),
             ),
             report,
             true,
@@ -484,7 +484,7 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
         Verdict::NotGuarded => reply::answer(
             Said::new(
                 format!("{first}. {}", problems.join("; ")),
-                "Do not make the change: show the human this result.",
+                not_guarded_next(report),
             ),
             report,
             true,
@@ -503,6 +503,29 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
             report,
             true,
         ),
+    }
+}
+
+/// What the agent does after a guard that ended `not_guarded`: never the change; the way on when
+/// there is one.
+fn not_guarded_next(report: &GuardReport) -> String {
+    let again = format!(
+        "call zerto_guard_before_mutate again with vm {} and change_id {}",
+        report.vm.name, report.change_id
+    );
+    match report.next() {
+        Some(GuardNext::AgainOnceAnswering { sites }) => format!(
+            "Do not make the change yet. Once the ZVM of {} answers, {again}: it takes over what was sent. Tell the human which site could not be reached.",
+            sites.join(" and ")
+        ),
+        Some(GuardNext::AgainAfterSync { vpgs }) => format!(
+            "Do not make the change yet: {} is syncing, and a tag taken during a sync is no point to go back to. When the sync is over (zerto_find_protection shows it), {again}.",
+            vpgs.join(", ")
+        ),
+        Some(GuardNext::NothingToTag) => {
+            "Do not make the change: tell the human that Zerto cannot rewind it.".to_owned()
+        }
+        _ => "Do not make the change: show the human this result.".to_owned(),
     }
 }
 

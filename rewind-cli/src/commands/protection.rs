@@ -2,8 +2,8 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use rewind_core::{
-    CancellationToken, ErrorKind, FlrAvailability, GuardReport, GuardRequest, Outcome, Protection,
-    Rewind, Stage, TagList, Verdict,
+    CancellationToken, ErrorKind, FlrAvailability, GuardNext, GuardReport, GuardRequest, Outcome,
+    Protection, Rewind, Stage, TagList, Verdict,
 };
 
 use crate::exit::CliError;
@@ -167,8 +167,8 @@ pub fn guard_text(r: &GuardReport) -> String {
 /// ([`GuardReport::problems`]), or the journal's problem, and what to do.
 pub fn guard_failure(r: &GuardReport) -> Option<(ErrorKind, String)> {
     let kind = r.error_kind()?;
+    let next = r.next()?;
     let what = format!("{} is NOT guarded for change {}", r.vm.name, r.change_id);
-    let advice = "do not rely on Zerto to rewind this change";
     if let Some(journal) = &r.journal_error {
         return Some((kind, format!("{what}: {journal}")));
     }
@@ -184,16 +184,36 @@ pub fn guard_failure(r: &GuardReport) -> Option<(ErrorKind, String)> {
         ),
         Verdict::NotGuarded => {
             let problems = r.problems();
-            if problems.is_empty() {
-                format!(
-                    "{what}: none of its VPGs is protecting, so no tagged checkpoint was taken (see the reasons above); {advice}"
-                )
-            } else {
-                format!("{what}: {}; {advice}", problems.join("; "))
-            }
+            let why = match problems.is_empty() {
+                true => "none of its VPGs is protecting, so no tagged checkpoint was taken (see the reasons above)".to_owned(),
+                false => problems.join("; "),
+            };
+            format!("{what}: {why}; {}", next_step(r, &next))
         }
     };
     Some((kind, line))
+}
+
+/// The one next step after a guard that is not guarded, for a person at the command line.
+fn next_step(r: &GuardReport, next: &GuardNext) -> String {
+    let again = format!("--change {}", r.change_id);
+    match next {
+        GuardNext::AgainOnceAnswering { sites } => format!(
+            "once {} answers, guard again with {again}: it takes over what was sent; until then do not rely on Zerto to rewind this change",
+            sites.join(" and ")
+        ),
+        GuardNext::AgainAfterLooking => format!(
+            "look at the VPGs named in the ZVM, then guard again with {again}; until then do not rely on Zerto to rewind this change"
+        ),
+        GuardNext::AgainAfterSync { vpgs } => format!(
+            "guard again when the sync of {} is over (`rewind find {}` shows it)",
+            vpgs.join(", "),
+            r.vm.name
+        ),
+        GuardNext::NothingToTag | GuardNext::ListTagsLater | GuardNext::FixJournal => {
+            "do not rely on Zerto to rewind this change".to_owned()
+        }
+    }
 }
 
 /// `rewind tags <vm> [--change ID]`: the result is the core's `TagList`. A VPG whose checkpoints could

@@ -355,3 +355,41 @@ async fn with_denver_down_a_guard_says_the_way_on_and_site_boston_takes_it_which
     assert!(journal.stdout.contains("SITES ASKED"), "{journal:#?}");
     assert!(journal.stdout.contains("boston"), "{journal:#?}");
 }
+
+#[tokio::test]
+async fn a_zvm_lost_in_the_middle_of_a_guard_is_said_once_in_a_short_line_with_the_way_on() {
+    let env = TestEnv::start(20).await;
+    env.control.task_duration(4000).await;
+    let guard = env
+        .command(&guard_args("web-01", "me", "edit app.conf", "lost-1"))
+        .spawn()
+        .expect("rewind starts");
+    env.control.until_an_insert_started().await;
+    let TestEnv { sim, dir, control } = env;
+    // The appliance goes away while the inserts run.
+    drop(sim);
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        guard.wait_with_output(),
+    )
+    .await
+    .expect("the guard ends")
+    .unwrap();
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    let line = lines[0];
+    assert!(
+        line.chars().count() <= 400,
+        "{} characters: {line}",
+        line.len()
+    );
+    assert_eq!(line.matches("nothing listens at").count(), 1, "{line}");
+    assert!(
+        line.contains("web-archive, web-dr, web-local"),
+        "the VPGs are named once: {line}"
+    );
+    assert!(line.contains("guard again with --change lost-1"), "{line}");
+    drop((dir, control));
+}

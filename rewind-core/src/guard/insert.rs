@@ -52,6 +52,7 @@ pub(super) async fn guard_vpg(
         None => Outcome::Error {
             task_id: None,
             kind: ErrorKind::Usage,
+            cause: None,
             message: format!(
                 "no configured site reaches the ZVM {} of this VPG",
                 vpg.zvm_site
@@ -121,6 +122,7 @@ fn stopped(vpg: &VpgProtection) -> Outcome {
     Outcome::Error {
         task_id: None,
         kind: ErrorKind::Refused,
+        cause: None,
         message: format!(
             "the guard was told to stop (cancelled, or interrupted) before its insert into {} was sent; nothing was inserted there; guard again to tag it",
             vpg.vpg_name
@@ -153,6 +155,7 @@ async fn tag_vpg(
             task_id: None,
             // A deadline is classed as a slow ZVM is, as `RewindError::Deadline` is.
             kind: ErrorKind::Connection,
+            cause: None,
             message: format!(
                 "the deadline came while this VPG was busy with an earlier guard of this process; nothing was inserted into {}; guard again",
                 vpg.vpg_name
@@ -204,6 +207,7 @@ async fn tag_vpg(
                 Err(e) => Outcome::Error {
                     task_id: Some(task_id),
                     kind: e.kind(),
+                    cause: Some(e.in_brief()),
                     message: format!(
                         "the insert Completed, but its checkpoint could not be looked for: {e}; list the tags of this VM to check"
                     ),
@@ -291,6 +295,7 @@ async fn turn(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<GuardNote>) -
         return Turn::Done(Box::new(Inserted::Done(Outcome::Error {
             task_id: None,
             kind: ErrorKind::Connection,
+                    cause: None,
             message: "the deadline came before the insert could be sent; nothing was inserted; guard again".into(),
         })));
     }
@@ -389,6 +394,7 @@ async fn look_first(
         Err(e) => Some(Inserted::Done(Outcome::Error {
             task_id: None,
             kind: e.kind(),
+            cause: Some(e.in_brief()),
             message: format!(
                 "a checkpoint with the tag {tag:?} may already exist in VPG {}, and looking for it failed: {e}; nothing more was inserted, so that the tag is not inserted twice; guard again",
                 vpg.vpg_name
@@ -422,6 +428,7 @@ async fn send(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<GuardNote>) -
             Sending::Ends(Turn::Done(Box::new(Inserted::Done(Outcome::Error {
                 task_id: None,
                 kind: e.kind(),
+                cause: Some(e.in_brief()),
                 message: e.to_string(),
             }))))
         }
@@ -437,11 +444,12 @@ async fn after_unknown(
     notes: &mut Vec<GuardNote>,
 ) -> Turn {
     let (ctx, client, vpg, tag) = (run.ctx, run.client, run.vpg, run.tag);
-    let error = |task_id: Option<String>, kind, message| {
+    let error = |task_id: Option<String>, kind, message, cause: Option<String>| {
         Turn::Done(Box::new(Inserted::Done(Outcome::Error {
             task_id,
             kind,
             message,
+            cause,
         })))
     };
     match reconcile(ctx, client, vpg, tag, run.deadline, run.watch, notes).await {
@@ -460,6 +468,7 @@ async fn after_unknown(
                 "{what}, and insert task {task_id}, which may be ours, could not be followed: {e}; look at the task, and for the tag {tag:?} in VPG {}, before guarding again",
                 vpg.vpg_name
             ),
+            Some(e.in_brief()),
         ),
         Ok(Reconciled::NotInserted) if tries.resent < ctx.settings.lost_response_retries => {
             tries.resent += 1;
@@ -479,6 +488,7 @@ async fn after_unknown(
                 tries.resent + 1,
                 client.name()
             ),
+            None,
         ),
         Err(e) => error(
             None,
@@ -487,6 +497,7 @@ async fn after_unknown(
                 "{what}, and looking for the tag failed: {e}; look for the tag {tag:?} in VPG {} before guarding again",
                 vpg.vpg_name
             ),
+            Some(e.in_brief()),
         ),
     }
 }
@@ -516,6 +527,7 @@ async fn follow(run: &Insert<'_>, task_id: &str, sent: Instant) -> Result<Task, 
         Err(e) => Err(Inserted::Done(Outcome::Error {
             task_id: Some(task_id.to_string()),
             kind: e.kind(),
+            cause: Some(e.in_brief()),
             message: format!(
                 "insert task {task_id} was started but could not be followed: {e}; the insert may still complete, look at the task in the ZVM"
             ),
@@ -634,6 +646,7 @@ async fn wait_for_running(
                 return Err(Inserted::Done(Outcome::Error {
                     task_id: None,
                     kind: ErrorKind::Connection,
+                    cause: None,
                     message: format!(
                         "the deadline came while waiting for insert task {other_id} of {whose} at this VPG; nothing more was inserted; guard again"
                     ),

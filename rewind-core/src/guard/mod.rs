@@ -43,7 +43,7 @@ use attempt::AttemptLog;
 use insert::guard_vpg;
 pub use note::{Culprit, GuardNote, RunningInsert};
 pub(crate) use queue::{OwnTasks, VpgQueue};
-pub use report::{GuardReport, Outcome, Verdict, VpgGuard, verdict};
+pub use report::{GuardNext, GuardReport, Outcome, Verdict, VpgGuard, verdict};
 
 /// What a guard is asked to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -70,6 +70,10 @@ pub enum Outcome {
         kind: ErrorKind,
         /// What went wrong and what to do.
         message: String,
+        /// What the ZVM met, in a few words, when an error of its own ended the VPG ("nothing
+        /// listens at URL"): one cause shared by several VPGs is said once.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cause: Option<String>,
     },
 }
 
@@ -110,6 +114,32 @@ impl VpgGuard {
             Outcome::Tagged { .. } | Outcome::Skipped { .. } => None,
         }
     }
+}
+
+/// What to do after a guard that did not end `guarded`: the one next step each front words for
+/// its reader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GuardNext {
+    /// The ZVM of these sites could not be asked or followed: guard again with the same change id
+    /// once they answer; that guard takes over what this one sent.
+    AgainOnceAnswering {
+        /// The configured sites.
+        sites: Vec<String>,
+    },
+    /// A task failed or a ZVM refused: look at the VPGs named, then guard again with the same
+    /// change id.
+    AgainAfterLooking,
+    /// Tasks were still running: list the change's tags in a while.
+    ListTagsLater,
+    /// No VPG could be tagged because these are syncing: guard again when the sync is over.
+    AgainAfterSync {
+        /// The VPGs syncing.
+        vpgs: Vec<String>,
+    },
+    /// No VPG protects the VM: Zerto cannot rewind a change to it.
+    NothingToTag,
+    /// The verdict could not be journaled: make the journal writable, then guard again.
+    FixJournal,
 }
 
 /// The result of a guard.
@@ -283,10 +313,93 @@ impl GuardReport {
         }
     }
 
-    /// What went wrong, one line per VPG that is neither tagged nor skipped
-    /// ([`VpgGuard::problem`]); empty when the guard is `guarded` or no VPG is protecting.
+    /// What went wrong, in short lines naming the VPGs: one line for the VPGs that met the same
+    /// cause at their ZVM ("VPGs web-dr, web-local: nothing listens at URL, after their inserts were
+    /// sent"), one per VPG otherwise ([`VpgGuard::problem`]); empty when the guard is `guarded` or no
+    /// VPG is protecting.
     pub fn problems(&self) -> Vec<String> {
-        self.vpgs.iter().filter_map(VpgGuard::problem).collect()
+        let mut lines: Vec<String> = Vec::new();
+        let mut shared: Vec<(&str, Vec<&VpgGuard>)> = Vec::new();
+        for v in &self.vpgs {
+            match &v.outcome {
+                Outcome::Error {
+                    cause: Some(cause), ..
+                } => match shared.iter_mut().find(|(c, _)| c == cause) {
+                    Some((_, vpgs)) => vpgs.push(v),
+                    None => shared.push((cause, vec![v])),
+                },
+                _ => lines.extend(v.problem()),
+            }
+        }
+        let grouped = shared.into_iter().map(|(cause, vpgs)| {
+            let names: Vec<&str> = vpgs.iter().map(|v| v.vpg_name.as_str()).collect();
+            let sent = vpgs.iter().any(|v| {
+                matches!(
+                    v.outcome,
+                    Outcome::Error {
+                        task_id: Some(_),
+                        ..
+                    }
+                )
+            });
+            let after = if sent {
+                ", after their inserts were sent"
+            } else {
+                ""
+            };
+            match names.as_slice() {
+                [one] => format!(
+                    "VPG {one}: {cause}{}",
+                    after.replace("their inserts were", "its insert was")
+                ),
+                many => format!("VPGs {}: {cause}{after}", many.join(", ")),
+            }
+        });
+        grouped.chain(lines).collect()
+    }
+
+    /// What to do next after a guard that is not `guarded`; `None` when it is.
+    pub fn next(&self) -> Option<GuardNext> {
+        if self.journal_error.is_some() {
+            return Some(GuardNext::FixJournal);
+        }
+        match self.verdict {
+            Verdict::Guarded => None,
+            Verdict::StillRunning => Some(GuardNext::ListTagsLater),
+            Verdict::NotGuarded => Some(self.next_when_not_guarded()),
+        }
+    }
+
+    fn next_when_not_guarded(&self) -> GuardNext {
+        let mut sites: Vec<String> = Vec::new();
+        for v in &self.vpgs {
+            if let Outcome::Error {
+                kind: ErrorKind::Connection,
+                ..
+            } = v.outcome
+                && !sites.contains(&v.site)
+            {
+                sites.push(v.site.clone());
+            }
+        }
+        if !sites.is_empty() {
+            return GuardNext::AgainOnceAnswering { sites };
+        }
+        if self.vpgs.iter().any(|v| v.problem().is_some()) {
+            return GuardNext::AgainAfterLooking;
+        }
+        let syncing: Vec<String> = self
+            .vpgs
+            .iter()
+            .filter(
+                |v| matches!(&v.outcome, Outcome::Skipped { reason } if reason.contains("syncing")),
+            )
+            .map(|v| v.vpg_name.clone())
+            .collect();
+        match syncing.is_empty() {
+            true => GuardNext::NothingToTag,
+            false => GuardNext::AgainAfterSync { vpgs: syncing },
+        }
     }
 
     /// The task ids still running, for a caller that wants to follow them.
@@ -341,6 +454,35 @@ mod tests {
         }
     }
 
+    /// A report of web-01 with `verdict` and no VPG.
+    fn report_of(verdict: Verdict) -> GuardReport {
+        GuardReport {
+            verdict,
+            tag: "t".into(),
+            vm: crate::vm::VmRef {
+                id: "s.vm-1".into(),
+                name: "web-01".into(),
+                site: crate::vm::SiteRef {
+                    id: "s".into(),
+                    name: "Boston".into(),
+                    configured_as: Some("boston".into()),
+                },
+                ip_addresses: vec![],
+            },
+            agent: "claude-code".into(),
+            person: None,
+            action: "edit".into(),
+            change_id: "c-1".into(),
+            vpgs: vec![],
+            elapsed_ms: 0,
+            notes: vec![],
+            attempt_id: "a".into(),
+            takes_over: None,
+            sites: None,
+            journal_error: None,
+        }
+    }
+
     fn tagged() -> Outcome {
         Outcome::Tagged {
             task_id: Some("t".into()),
@@ -379,10 +521,43 @@ mod tests {
                 vg(Outcome::Error {
                     task_id: None,
                     kind: ErrorKind::Connection,
-                    message: "x".into()
+                    message: "x".into(),
+                    cause: None,
                 })
             ]),
             Verdict::NotGuarded
+        );
+    }
+
+    #[test]
+    fn vpgs_that_met_one_cause_are_named_once_with_it_and_the_next_step_waits_for_their_site() {
+        let lost = |name: &str| VpgGuard {
+            vpg_name: name.into(),
+            site: "boston".into(),
+            ..vg(Outcome::Error {
+                task_id: Some(format!("task-of-{name}")),
+                kind: ErrorKind::Connection,
+                message: format!(
+                    "insert task task-of-{name} was started but could not be followed"
+                ),
+                cause: Some("nothing listens at http://zvm:443".into()),
+            })
+        };
+        let report = GuardReport {
+            vpgs: vec![lost("web-dr"), lost("web-local")],
+            ..report_of(Verdict::NotGuarded)
+        };
+        assert_eq!(
+            report.problems(),
+            [
+                "VPGs web-dr, web-local: nothing listens at http://zvm:443, after their inserts were sent"
+            ]
+        );
+        assert_eq!(
+            report.next(),
+            Some(GuardNext::AgainOnceAnswering {
+                sites: vec!["boston".into()]
+            })
         );
     }
 
@@ -414,6 +589,7 @@ mod tests {
                     task_id: None,
                     kind: ErrorKind::Refused,
                     message: "HTTP 403".into(),
+                    cause: None,
                 },
             ),
             named(

@@ -357,3 +357,21 @@ async fn with_a_site_down_the_agent_is_told_the_way_on_and_sites_takes_it() {
     assert_eq!(structured(&guarded)["sites"], json!(["boston"]));
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_vm_whose_only_vpg_is_syncing_is_told_to_guard_again_when_the_sync_is_over() {
+    let (env, client) = TestEnv::with_client(39, Setup::File).await;
+    env.control.resync("app-tier", 600).await;
+    let refused = guard(&client, "app-01", "upgrade", "sync-1").await;
+    assert!(is_error(&refused), "{}", line(&refused));
+    let next = structured(&refused)["next_step"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        next.contains("app-tier is syncing") && next.contains("When the sync is over"),
+        "{next}"
+    );
+    assert!(!next.contains("cannot rewind"), "{next}");
+    client.cancel().await.unwrap();
+}
