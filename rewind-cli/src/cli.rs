@@ -229,6 +229,10 @@ pub enum RecoverCommand {
     File {
         /// The VM.
         vm: String,
+        /// Who recovers, journaled beside you (the person at this machine): an agent's name, or
+        /// yours when left out.
+        #[arg(long, env = "REWIND_AGENT")]
+        agent: Option<String>,
         /// The change id of the guard (its newest tag is used), or a tag exactly.
         #[arg(long = "change", value_name = "ID")]
         change: String,
@@ -248,6 +252,10 @@ pub enum RecoverCommand {
     Test {
         /// The VM.
         vm: String,
+        /// Who recovers, journaled beside you (the person at this machine): an agent's name, or
+        /// yours when left out.
+        #[arg(long, env = "REWIND_AGENT")]
+        agent: Option<String>,
         /// The change id of the guard, or a tag exactly.
         #[arg(long = "change", value_name = "ID")]
         change: String,
@@ -259,6 +267,10 @@ pub enum RecoverCommand {
     Clone {
         /// The VM.
         vm: String,
+        /// Who recovers, journaled beside you (the person at this machine): an agent's name, or
+        /// yours when left out.
+        #[arg(long, env = "REWIND_AGENT")]
+        agent: Option<String>,
         /// The change id of the guard, or a tag exactly.
         #[arg(long = "change", value_name = "ID")]
         change: String,

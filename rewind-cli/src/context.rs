@@ -49,8 +49,12 @@ impl Context {
 
     /// A [`Rewind`] for commands that talk to a ZVM, from [`Context::config_warned`]. Nothing is sent yet: each command's first call learns
     /// what it needs, so one unreachable site fails only what needs that site.
+    /// Every guard and recovery made through it journals the person at this machine.
     pub fn rewind(&self) -> Result<Rewind, CliError> {
-        let rewind = Rewind::new(self.config_warned()?)?;
+        let mut rewind = Rewind::new(self.config_warned()?)?;
+        if let Some(person) = rewind_core::Person::local() {
+            rewind = rewind.acting_for(person);
+        }
         Ok(rewind.only_sites(&self.sites)?)
     }
 

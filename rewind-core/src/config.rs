@@ -207,6 +207,9 @@ pub struct GuardSettings {
     /// How many times an insert whose outcome was unknown (no answer came, or one that could not be
     /// read, or a 5xx), and of which no trace was found, is sent again.
     pub lost_response_retries: u32,
+    /// How far back a change id's earlier uses are looked for: a guard is refused when, within it,
+    /// the id was used by another agent, action or person, or by a recovery.
+    pub change_id_horizon: Duration,
 }
 
 impl Default for GuardSettings {
@@ -215,6 +218,7 @@ impl Default for GuardSettings {
             deadline: Duration::from_secs(60),
             back_to_back_retries: None,
             lost_response_retries: 1,
+            change_id_horizon: Duration::from_secs(30 * 24 * 60 * 60),
         }
     }
 }
@@ -524,6 +528,8 @@ struct FileGuard {
     deadline_secs: Option<f64>,
     back_to_back_retries: Option<u32>,
     lost_response_retries: Option<u32>,
+    /// In days.
+    change_id_horizon: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -737,6 +743,11 @@ impl FileGuard {
             lost_response_retries: self
                 .lost_response_retries
                 .unwrap_or(defaults.lost_response_retries),
+            change_id_horizon: seconds(
+                "guard.change_id_horizon",
+                self.change_id_horizon.map(|days| days * 86_400.0),
+                defaults.change_id_horizon,
+            )?,
         })
     }
 }

@@ -360,6 +360,19 @@ pub enum RewindError {
         waited_secs: f64,
     },
 
+    /// The change id was used within the horizon for another change (another agent, action or
+    /// person), or its change was recovered: a guard under it would tie a new change to old tags.
+    /// Nothing was sent.
+    #[error(
+        "change id {change_id:?} is taken: {earlier}; a change id ties one change's tags together, so choose a new one for this change (e.g. {change_id}-2)"
+    )]
+    ChangeIdTaken {
+        /// The change id asked for.
+        change_id: String,
+        /// The earlier use, in words: when, by whom, for what, on which VM.
+        earlier: String,
+    },
+
     /// A site name that is not configured.
     #[error(
         "no site named {name:?} is configured (configured: {configured}); use one of those names"
@@ -509,6 +522,7 @@ impl RewindError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             RewindError::Config(_)
+            | RewindError::ChangeIdTaken { .. }
             | RewindError::InvalidInput { .. }
             | RewindError::UnknownSite { .. } => ErrorKind::Usage,
             RewindError::VmNotFound { .. }

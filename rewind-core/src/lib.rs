@@ -175,6 +175,9 @@ pub struct Rewind {
     asked: Arc<[Arc<ZvmClient>]>,
     /// The configured sites this handle leaves out.
     left_out: Arc<[String]>,
+    /// Who acts through this handle, for recoveries ([`Rewind::as_agent`]); a guard names its agent
+    /// in its request.
+    agent: Option<Arc<str>>,
 }
 
 impl Rewind {
@@ -203,6 +206,7 @@ impl Rewind {
             person: None,
             asked,
             left_out: Arc::new([]),
+            agent: None,
         })
     }
 
@@ -244,6 +248,20 @@ impl Rewind {
             person: Some(Arc::new(person)),
             ..self.clone()
         }
+    }
+
+    /// The same facade, its recoveries journaled as made by `agent` (an agent's name, or the person
+    /// at the command line); without it, as made by the ZVM account.
+    pub fn as_agent(&self, agent: &str) -> Rewind {
+        Rewind {
+            agent: Some(Arc::from(agent.trim())),
+            ..self.clone()
+        }
+    }
+
+    /// Who acts through this handle, if it was said ([`Rewind::as_agent`]).
+    pub fn agent(&self) -> Option<&str> {
+        self.agent.as_deref()
     }
 
     /// The person this handle acts for, if any.

@@ -5,6 +5,7 @@ mod common;
 // Bounded recover (FLR, failover test, clone) lives in its own module of this one test binary.
 mod recover;
 // find_protection on large worlds, and what a long-lived client keeps.
+mod change_ids;
 mod lookup;
 mod reach;
 

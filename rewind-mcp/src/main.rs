@@ -112,7 +112,14 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
     }
     // Rewind::new sends nothing: a ZVM that is down shows up in the tools' answers, not as a server
     // that will not start.
-    let rewind = Rewind::new(config).context("the ZVM clients could not be built")?;
+    let mut rewind = Rewind::new(config).context("the ZVM clients could not be built")?;
+    // Without sign-in, the person behind every guard and recovery is the one running the server;
+    // signed in, each call acts for its caller instead.
+    if rewind.config().http_auth.is_none()
+        && let Some(person) = rewind_core::Person::local()
+    {
+        rewind = rewind.acting_for(person);
+    }
     match &flags.http {
         None => {
             let server = rewind_mcp::RewindServer::new(rewind);

@@ -298,7 +298,7 @@ impl RewindServer {
         args: JsonObject,
     ) -> CallToolResult {
         let a: args::RecoverFileArgs = arguments!("zerto_recover_file", args);
-        let rewind = match self.asking(&a.sites) {
+        let rewind = match self.recovering(&a.sites, &ctx) {
             Ok(rewind) => rewind,
             Err(refused) => return refused,
         };
@@ -363,7 +363,7 @@ impl RewindServer {
                 });
             }
         };
-        let rewind = match self.asking(&a.sites) {
+        let rewind = match self.recovering(&a.sites, &ctx) {
             Ok(rewind) => rewind,
             Err(refused) => return refused,
         };
@@ -398,7 +398,7 @@ impl RewindServer {
             args::CloneAction::Start => CloneAction::Start,
             args::CloneAction::Abort => CloneAction::Abort,
         };
-        let rewind = match self.asking(&a.sites) {
+        let rewind = match self.recovering(&a.sites, &ctx) {
             Ok(rewind) => rewind,
             Err(refused) => return refused,
         };
@@ -422,6 +422,20 @@ impl RewindServer {
         self.rewind
             .only_sites(sites)
             .map_err(|e| reply::failure(&e))
+    }
+
+    /// [`RewindServer::asking`] for a recovery, journaled as made by the MCP client that called
+    /// (the name it gave at initialize), beside the person.
+    fn recovering(
+        &self,
+        sites: &[String],
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<rewind_core::Rewind, CallToolResult> {
+        let rewind = self.asking(sites)?;
+        Ok(match ctx.peer.peer_info() {
+            Some(info) => rewind.as_agent(&info.client_info.name),
+            None => rewind,
+        })
     }
 }
 

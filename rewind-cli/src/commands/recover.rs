@@ -20,6 +20,7 @@ pub async fn recover(
     command: RecoverCommand,
     quiet: bool,
 ) -> Result<Reply, CliError> {
+    let rewind = &as_agent(rewind, &command);
     match command {
         RecoverCommand::File {
             vm,
@@ -27,6 +28,7 @@ pub async fn recover(
             paths,
             to,
             overwrite,
+            ..
         } => {
             let progress = ProgressLine::new(format!("recover file {vm}"), quiet).watching(rewind);
             let report = rewind
@@ -45,7 +47,9 @@ pub async fn recover(
             let report = report?;
             Reply::new(&report, file_text(&report))
         }
-        RecoverCommand::Test { vm, change, action } => {
+        RecoverCommand::Test {
+            vm, change, action, ..
+        } => {
             let (label, action) = match action {
                 TestAction::Start => ("failover test start", FailoverTestAction::Start),
                 TestAction::Stop {
@@ -63,7 +67,9 @@ pub async fn recover(
             progress.finish();
             task_reply(&report?)
         }
-        RecoverCommand::Clone { vm, change, action } => {
+        RecoverCommand::Clone {
+            vm, change, action, ..
+        } => {
             let (label, action) = match action {
                 CloneActionArg::Start => ("clone start", CloneAction::Start),
                 CloneActionArg::Abort => ("clone abort", CloneAction::Abort),
@@ -73,6 +79,21 @@ pub async fn recover(
             progress.finish();
             task_reply(&report?)
         }
+    }
+}
+
+/// The facade acting as the recovery's agent: `--agent` (or `REWIND_AGENT`), else the person at
+/// this machine.
+fn as_agent(rewind: &Rewind, command: &RecoverCommand) -> Rewind {
+    let given = match command {
+        RecoverCommand::File { agent, .. }
+        | RecoverCommand::Test { agent, .. }
+        | RecoverCommand::Clone { agent, .. } => agent.as_deref(),
+    };
+    let person = rewind.person().and_then(|p| p.name.as_deref());
+    match given.filter(|a| !a.trim().is_empty()).or(person) {
+        Some(agent) => rewind.as_agent(agent),
+        None => rewind.clone(),
     }
 }
 

@@ -393,3 +393,32 @@ async fn a_zvm_lost_in_the_middle_of_a_guard_is_said_once_in_a_short_line_with_t
     assert!(line.contains("guard again with --change lost-1"), "{line}");
     drop((dir, control));
 }
+
+#[tokio::test]
+async fn a_change_id_reused_for_another_action_exits_2_naming_the_earlier_guard() {
+    let env = TestEnv::start(21).await;
+    env.rewind(&guard_args("web-01", "me", "edit app.conf", "time-1"))
+        .await
+        .expect_code(0);
+    let refused = env
+        .rewind(&guard_args("web-01", "other", "drop table", "time-1"))
+        .await;
+    refused.expect_code(2);
+    let said = refused.one_error_line();
+    assert!(
+        said.contains("change id \"time-1\" is taken") && said.contains("\"edit app.conf\""),
+        "{said}"
+    );
+    assert!(said.contains("choose a new one"), "{said}");
+    // Every CLI guard names the person at this machine beside the agent.
+    let journal = env
+        .rewind(&["--json", "journal", "--change", "time-1"])
+        .await;
+    let person = &journal.json()["result"]["records"][0]["person"];
+    assert!(
+        person["subject"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("local:")),
+        "{person}"
+    );
+}

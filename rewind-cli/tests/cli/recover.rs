@@ -247,3 +247,39 @@ async fn a_recovery_site_not_configured_is_one_error_line_then_the_table_to_add(
     assert!(hint.starts_with("[sites.denver]\n"), "{hint}");
     assert!(!json["error"]["message"].as_str().unwrap().contains('\n'));
 }
+
+#[tokio::test]
+async fn a_recovery_journals_its_agent_from_rewind_agent_beside_the_person_at_this_machine() {
+    let env = TestEnv::start(39).await;
+    guard_then_change(&env).await;
+    let to = env.dir.path().join("back");
+    let to = to.to_str().unwrap();
+    let mut recover = env.command(&[
+        "recover",
+        "file",
+        "web-01",
+        "--change",
+        "c1",
+        "--path",
+        "sda1/etc/hostname",
+        "--to",
+        to,
+    ]);
+    let out = recover
+        .env("REWIND_AGENT", "fixer-bot")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let journal = env.rewind(&["--json", "journal", "--change", "c1"]).await;
+    let json = journal.json();
+    let records = json["result"]["records"].as_array().unwrap();
+    let recovery = records.iter().find(|r| r["kind"] == "recovery").unwrap();
+    assert_eq!(recovery["agent"], "fixer-bot", "{recovery}");
+    assert!(
+        recovery["person"]["subject"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("local:")),
+        "{recovery}"
+    );
+}

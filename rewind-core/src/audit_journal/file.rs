@@ -35,11 +35,15 @@ impl Appender {
     /// in a 0700 folder) when missing. Once the place of the write is known, and before it is made,
     /// `placed` is told where it begins (a fencing newline included) and where its first line
     /// begins; it returns what to do should the write fail.
+    ///
+    /// `written` runs once the write succeeded, with the journal's lock still held: what it appends
+    /// elsewhere (the change index) comes in the journal's order.
     pub(super) fn append<U: FnOnce()>(
         &mut self,
         line: &[u8],
         sync: bool,
         placed: impl FnOnce(u64, u64) -> U,
+        written: impl FnOnce(),
     ) -> Result<(), JournalError> {
         let path = self.path.clone();
         let err = |source| JournalError::Write {
@@ -49,12 +53,15 @@ impl Appender {
         let file = self.file().map_err(err)?;
         lock(file, &path, LockMode::Exclusive, LOCK_WAIT)
             .map_err(|e| JournalError::locking(&path, e, true))?;
-        let written = write_whole(file, line, sync, placed);
+        let outcome = write_whole(file, line, sync, placed);
+        if outcome.is_ok() {
+            written();
+        }
         let _ = file.unlock();
-        if written.is_err() {
+        if outcome.is_err() {
             self.open = None;
         }
-        written.map_err(err)
+        outcome.map_err(err)
     }
 
     /// The journal, open for appending: the one held, while the path still names it.

@@ -22,6 +22,8 @@
 //! the journal's recent lines (`recent.rs`), not by reading the whole journal.
 
 pub mod change_lock;
+mod changes;
+pub use changes::ChangeUse;
 mod file;
 mod fold;
 mod recent;
@@ -184,6 +186,18 @@ pub struct Person {
 }
 
 impl Person {
+    /// The person at this machine: the login name of the user running the process, at this host
+    /// (`local:alice@laptop`), for guards and recoveries made by the CLI or a server on stdio.
+    /// `None` when the user cannot be told.
+    pub fn local() -> Option<Person> {
+        let user = local_user()?;
+        let host = local_host().unwrap_or_else(|| "localhost".to_owned());
+        Some(Person {
+            subject: format!("local:{user}@{host}"),
+            name: Some(user),
+        })
+    }
+
     /// Whether `who` names this person: their subject exactly, or their name in any case.
     pub fn answers_to(&self, who: &str) -> bool {
         let who = who.trim();
@@ -193,6 +207,31 @@ impl Person {
                 .as_deref()
                 .is_some_and(|n| n.eq_ignore_ascii_case(who))
     }
+}
+
+/// The login name of the user running this process.
+fn local_user() -> Option<String> {
+    #[cfg(unix)]
+    {
+        let uid = nix::unistd::Uid::current();
+        if let Ok(Some(user)) = nix::unistd::User::from_uid(uid) {
+            return Some(user.name);
+        }
+    }
+    ["USER", "LOGNAME", "USERNAME"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|u| !u.trim().is_empty()))
+}
+
+/// This machine's host name.
+fn local_host() -> Option<String> {
+    #[cfg(unix)]
+    {
+        if let Ok(name) = nix::unistd::gethostname() {
+            return name.into_string().ok().filter(|n| !n.is_empty());
+        }
+    }
+    std::env::var("COMPUTERNAME").ok()
 }
 
 impl std::fmt::Display for Person {
@@ -212,7 +251,8 @@ pub struct JournalRecord {
     pub time: DateTime<Utc>,
     /// Guard or recovery.
     pub kind: RecordKind,
-    /// Who acted: the agent's own name for a guard, the ZVM account for a recovery.
+    /// Who acted: the agent's own name (for a recovery, the one it was made as, else the ZVM
+    /// account).
     pub agent: String,
     /// The signed-in person the agent acted for, when it acted through a team server. Absent from
     /// records made over stdio, by the CLI, and by older versions.
@@ -588,14 +628,17 @@ impl AuditJournal {
     /// lock (at most [`crate::local_state::LOCK_WAIT`]) and the sync: on a runtime, use
     /// [`AuditJournal::append_off_runtime`].
     pub fn append(&self, record: &JournalRecord) -> Result<(), JournalError> {
-        self.writer.append(line_of(record)?, key_of(record), true)
+        let use_of_change = changes::ChangeUse::of(record, 0);
+        self.writer
+            .append(line_of(record)?, key_of(record), use_of_change, true)
     }
 
     /// [`AuditJournal::append`] for async code: the journal's writer thread does the write, the lock wait
     /// and the sync, and no runtime worker waits on the file.
     pub async fn append_off_runtime(&self, record: JournalRecord) -> Result<(), JournalError> {
+        let use_of_change = changes::ChangeUse::of(&record, 0);
         self.writer
-            .append_async(line_of(&record)?, key_of(&record), true)
+            .append_async(line_of(&record)?, key_of(&record), use_of_change, true)
             .await
     }
 
@@ -603,9 +646,20 @@ impl AuditJournal {
     /// (it is written), but not a power cut. For a guard's task lines, which only save a later
     /// attempt a look: its intent, which accounts for the insert, is synced.
     pub async fn append_unsynced(&self, record: JournalRecord) -> Result<(), JournalError> {
+        let use_of_change = changes::ChangeUse::of(&record, 0);
         self.writer
-            .append_async(line_of(&record)?, key_of(&record), false)
+            .append_async(line_of(&record)?, key_of(&record), use_of_change, false)
             .await
+    }
+
+    /// Every use of `change_id` (a guard attempt, a recovery) journaled since `since`, oldest
+    /// first, read from the change index beside the journal, never from the whole journal.
+    pub fn change_uses(
+        &self,
+        change_id: &str,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<ChangeUse>, JournalError> {
+        changes::uses_of(&self.path, change_id.trim(), since)
     }
 
     /// What the journal says of `vm` for the PreToolUse hook, which asks it before letting a mutating

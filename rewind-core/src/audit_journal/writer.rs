@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use chrono::{DateTime, Utc};
 
 use super::JournalError;
+use super::changes::{self, ChangeUse};
 use super::file::Appender;
 use super::recent::RecentLines;
 
@@ -22,6 +23,8 @@ struct Job {
     line: Vec<u8>,
     /// The line's change id and time, for this process's index of recent lines.
     key: (String, DateTime<Utc>),
+    /// The use of its change id it records, for the change index (its end is learnt when written).
+    use_of_change: Option<ChangeUse>,
     sync: bool,
     done: Done,
 }
@@ -73,12 +76,14 @@ impl Writer {
         &self,
         line: Vec<u8>,
         key: (String, DateTime<Utc>),
+        use_of_change: Option<ChangeUse>,
         sync: bool,
     ) -> Result<(), JournalError> {
         let (tx, rx) = mpsc::sync_channel(1);
         self.send(Job {
             line,
             key,
+            use_of_change,
             sync,
             done: Done::Blocking(tx),
         })?;
@@ -90,12 +95,14 @@ impl Writer {
         &self,
         line: Vec<u8>,
         key: (String, DateTime<Utc>),
+        use_of_change: Option<ChangeUse>,
         sync: bool,
     ) -> Result<(), JournalError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         self.send(Job {
             line,
             key,
+            use_of_change,
             sync,
             done: Done::Async(tx),
         })?;
@@ -127,6 +134,8 @@ fn write_all(path: &std::path::Path, recent: &Mutex<RecentLines>, jobs: &mpsc::R
         batch.extend(jobs.try_iter());
         let sync = batch.iter().any(|j| j.sync);
         let lines: Vec<u8> = batch.iter().flat_map(|j| j.line.iter().copied()).collect();
+        // Where each line ends in the journal, learnt as the write is placed, for the change index.
+        let ends = std::cell::RefCell::new(Vec::with_capacity(batch.len()));
         // The index is told before the write, so that a look made while it and its sync run does
         // not parse these lines back (it waits for them to be in the file); and told again if the
         // write fails and is cut back off.
@@ -135,6 +144,7 @@ fn write_all(path: &std::path::Path, recent: &Mutex<RecentLines>, jobs: &mpsc::R
             let lines = batch.iter().map(|j| {
                 let line = (j.key.0.as_str(), j.key.1, at, j.line.len());
                 at += j.line.len() as u64;
+                ends.borrow_mut().push(at);
                 line
             });
             let lines: Vec<_> = lines.collect();
@@ -142,7 +152,19 @@ fn write_all(path: &std::path::Path, recent: &Mutex<RecentLines>, jobs: &mpsc::R
             lock(recent).written_here(began, lines);
             move || lock(recent).not_written(began, &changes)
         };
-        match journal.append(&lines, sync, placed) {
+        let index = || {
+            let uses: Vec<ChangeUse> = batch
+                .iter()
+                .zip(ends.borrow().iter())
+                .filter_map(|(j, end)| {
+                    let mut u = j.use_of_change.clone()?;
+                    u.end = *end;
+                    Some(u)
+                })
+                .collect();
+            changes::append(path, &uses);
+        };
+        match journal.append(&lines, sync, placed, index) {
             Ok(()) => batch.into_iter().for_each(|j| j.done.send(Ok(()))),
             Err(e) => batch
                 .into_iter()

@@ -100,6 +100,7 @@ pub(crate) async fn guard(
     check_part("action", &req.action, MAX_ACTION)?;
     let change_id = check_part("change_id", &req.change_id, MAX_CHANGE_ID)?;
     check_part("vm", &req.vm, 255)?;
+    change_id_is_this_changes(ctx, req, change_id)?;
     let protection = look_up(ctx, &req.vm, deadline).await?;
     let fresh_tag = build_tag(&req.agent, &req.action, &protection.vm.name, change_id, at)?;
     let lock = change_lock(ctx, &protection.vm, change_id, deadline).await?;
@@ -117,6 +118,59 @@ pub(crate) async fn guard(
     }
     drop(lock);
     Ok(report)
+}
+
+/// Refuses a change id that, within the horizon, another agent, action or person used, or that a
+/// recovery used: the tags of one change id must be one change's. The same agent, action and person
+/// go on (and take an earlier attempt of the same VM over). Read from the change index, before
+/// anything is sent.
+fn change_id_is_this_changes(
+    ctx: &GuardContext<'_>,
+    req: &GuardRequest,
+    change_id: &str,
+) -> Result<(), RewindError> {
+    let since = chrono::Duration::from_std(ctx.settings.change_id_horizon)
+        .ok()
+        .and_then(|h| Utc::now().checked_sub_signed(h))
+        .unwrap_or(chrono::DateTime::<Utc>::MIN_UTC);
+    // A journal that cannot be read cannot take this guard's intent either.
+    let uses = ctx
+        .journal
+        .change_uses(change_id, since)
+        .map_err(|source| RewindError::NotJournaled { source })?;
+    let person = ctx.person.map(|p| p.subject.as_str());
+    let other = uses.iter().rev().find(|u| {
+        u.kind == crate::audit_journal::RecordKind::Recovery
+            || u.agent != req.agent.trim()
+            || u.action != req.action.trim()
+            || u.person.as_deref() != person
+    });
+    match other {
+        None => Ok(()),
+        Some(u) => Err(RewindError::ChangeIdTaken {
+            change_id: change_id.to_owned(),
+            earlier: earlier_use(u),
+        }),
+    }
+}
+
+/// An earlier use of a change id, in words.
+fn earlier_use(u: &crate::audit_journal::ChangeUse) -> String {
+    let when = u.time.format("%Y-%m-%d %H:%M UTC");
+    let who = match &u.person {
+        Some(person) => format!("{} for {person}", u.agent),
+        None => u.agent.clone(),
+    };
+    match u.kind {
+        crate::audit_journal::RecordKind::Recovery => format!(
+            "its change was recovered on {} at {when} ({}, by {who})",
+            u.vm_name, u.action
+        ),
+        crate::audit_journal::RecordKind::Guard => format!(
+            "{who} guarded {} with it at {when} to {:?}",
+            u.vm_name, u.action
+        ),
+    }
 }
 
 /// Finds the one VM `query` means, and every VPG it is in, before the deadline.

@@ -708,7 +708,10 @@ impl RecoveryRecord<'_> {
         let record = JournalRecord {
             time: Utc::now(),
             kind: RecordKind::Recovery,
-            agent: self.client.principal().to_string(),
+            agent: rewind
+                .agent()
+                .unwrap_or(self.client.principal())
+                .to_string(),
             person: rewind.person().cloned(),
             action: self.action,
             change_id: self.point.change_id.clone(),
