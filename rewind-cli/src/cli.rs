@@ -233,6 +233,10 @@ pub enum RecoverCommand {
         /// yours when left out.
         #[arg(long, env = "REWIND_AGENT")]
         agent: Option<String>,
+        /// Recover from the tag in this VPG (name or identifier) instead of the one rewind
+        /// prefers (a locally replicated VPG first).
+        #[arg(long, value_name = "VPG")]
+        vpg: Option<String>,
         /// The change id of the guard (its newest tag is used), or a tag exactly.
         #[arg(long = "change", value_name = "ID")]
         change: String,
@@ -256,6 +260,10 @@ pub enum RecoverCommand {
         /// yours when left out.
         #[arg(long, env = "REWIND_AGENT")]
         agent: Option<String>,
+        /// Recover from the tag in this VPG (name or identifier) instead of the one rewind
+        /// prefers (a locally replicated VPG first).
+        #[arg(long, value_name = "VPG")]
+        vpg: Option<String>,
         /// The change id of the guard, or a tag exactly.
         #[arg(long = "change", value_name = "ID")]
         change: String,
@@ -271,6 +279,10 @@ pub enum RecoverCommand {
         /// yours when left out.
         #[arg(long, env = "REWIND_AGENT")]
         agent: Option<String>,
+        /// Recover from the tag in this VPG (name or identifier) instead of the one rewind
+        /// prefers (a locally replicated VPG first).
+        #[arg(long, value_name = "VPG")]
+        vpg: Option<String>,
         /// The change id of the guard, or a tag exactly.
         #[arg(long = "change", value_name = "ID")]
         change: String,

@@ -111,6 +111,15 @@ pub const BUILTIN_READ_ONLY: &[(&str, &str)] = &[
     (VSCODE, "tool_search"),
     (VSCODE, "vscode_askQuestions"),
     (VSCODE, "manage_todo_list"),
+    // The names VS Code documents for the same reads (its tools reference, `#read/readFile`,
+    // `#search/codebase`, ...), which a hook may be sent.
+    (VSCODE, "readFile"),
+    (VSCODE, "problems"),
+    (VSCODE, "changes"),
+    (VSCODE, "codebase"),
+    (VSCODE, "fileSearch"),
+    (VSCODE, "listDirectory"),
+    (VSCODE, "textSearch"),
     // GitHub Copilot CLI 1.0: its own names, and Claude Code's, which it sends to a hook of
     // `.claude/settings.json`.
     (COPILOT_CLI, "view"),
@@ -808,6 +817,17 @@ mod tests {
             q.contains("Bash") && q.contains("claude-code") && q.contains("web-01"),
             "{q}"
         );
+    }
+
+    #[test]
+    fn vs_codes_documented_read_names_are_read_only_as_its_internal_ones_are() {
+        let (_d, s) = store();
+        for tool in ["read_file", "readFile", "listDirectory", "codebase"] {
+            let c = s.classify("vscode", tool, None).unwrap();
+            assert_eq!(c.class, ToolClass::ReadOnly, "{tool}");
+        }
+        let edit = s.classify("vscode", "editFiles", None).unwrap();
+        assert_eq!(edit.class, ToolClass::Unknown);
     }
 
     #[test]

@@ -177,13 +177,16 @@ pub enum RewindError {
 
     /// No VM at any configured site matches the query.
     #[error(
-        "no VM named or identified {query:?} exists at {sites}; check the spelling, or give the vmIdentifier, or configure the site that runs it"
+        "no VM named or identified {query:?} exists at {sites}{}",
+        did_you_mean(.near)
     )]
     VmNotFound {
         /// The query as given.
         query: String,
         /// The configured sites that were searched.
         sites: String,
+        /// The names of VMs there that are near the query (a typo away), nearest first.
+        near: Vec<String>,
     },
 
     /// The VM exists but no VPG protects it, so it cannot be guarded.
@@ -658,6 +661,16 @@ fn sites_down_said(
         _ => format!(
             "{head}; {here} knows no VM {query:?}: repeat when {them} answers, or with {only} to look there alone"
         ),
+    }
+}
+
+/// The end of [`RewindError::VmNotFound`]'s message: the names near the query, or what to check.
+fn did_you_mean(near: &[String]) -> String {
+    match near {
+        [] => "; check the spelling, or give the vmIdentifier, or configure the site that runs it"
+            .to_owned(),
+        [one] => format!("; did you mean {one}?"),
+        many => format!("; did you mean one of {}?", many.join(", ")),
     }
 }
 

@@ -178,6 +178,8 @@ pub struct Rewind {
     /// Who acts through this handle, for recoveries ([`Rewind::as_agent`]); a guard names its agent
     /// in its request.
     agent: Option<Arc<str>>,
+    /// The one VPG a recovery through this handle uses ([`Rewind::only_vpg`]).
+    vpg: Option<Arc<str>>,
 }
 
 impl Rewind {
@@ -207,6 +209,7 @@ impl Rewind {
             asked,
             left_out: Arc::new([]),
             agent: None,
+            vpg: None,
         })
     }
 
@@ -257,6 +260,20 @@ impl Rewind {
             agent: Some(Arc::from(agent.trim())),
             ..self.clone()
         }
+    }
+
+    /// The same facade, its recoveries made from the change's tag in VPG `vpg` (its name or
+    /// identifier) alone, instead of the one rewind prefers (a locally replicated VPG first).
+    pub fn only_vpg(&self, vpg: &str) -> Rewind {
+        Rewind {
+            vpg: Some(Arc::from(vpg.trim())),
+            ..self.clone()
+        }
+    }
+
+    /// The VPG chosen for recoveries, if one was ([`Rewind::only_vpg`]).
+    pub fn chosen_vpg(&self) -> Option<&str> {
+        self.vpg.as_deref()
     }
 
     /// Who acts through this handle, if it was said ([`Rewind::as_agent`]).

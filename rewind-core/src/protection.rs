@@ -736,6 +736,42 @@ fn flr_availability(answers: &[SiteAnswer], row: &VmRow, recovery: &SiteRef) -> 
 
 /// Nothing protected and nothing in the configured sites' own inventories matched: look at every site
 /// each ZVM knows (peers included) before saying that no such VM exists.
+/// The names of VMs at the sites nearest `query`, a typo or two from it, three at most:
+/// from the sites' inventories and their listings of protected VMs (read whole, on this path only).
+async fn near_names(answers: &[SiteAnswer], query: &str) -> Vec<String> {
+    let wanted = query.to_lowercase();
+    // A short name is one typo from many others; a long one may take two.
+    let most = if wanted.chars().count() >= 8 { 2 } else { 1 };
+    let mut near: BTreeMap<(usize, String), ()> = BTreeMap::new();
+    let mut consider = |name: &str| {
+        let distance = strsim::damerau_levenshtein(&wanted, &name.to_lowercase());
+        if distance > 0 && distance <= most {
+            near.insert((distance, name.to_owned()), ());
+        }
+    };
+    for a in answers {
+        if let Ok(inventory) = &a.inventory {
+            inventory.names().for_each(&mut consider);
+        }
+        if let Ok(listing) = a.client.vms_kept().await {
+            listing
+                .iter()
+                .filter_map(|r| r.vm_name.as_deref())
+                .for_each(&mut consider);
+        }
+    }
+    // The nearest only: a name one typo away is what was meant, not one two typos away.
+    let nearest = near.keys().next().map(|(d, _)| *d);
+    let mut names: Vec<String> = Vec::new();
+    for (_, name) in near.into_keys().filter(|(d, _)| Some(*d) == nearest) {
+        if !names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+            names.push(name);
+        }
+    }
+    names.truncate(3);
+    names
+}
+
 async fn not_found_anywhere(
     answers: &[SiteAnswer],
     matcher: &VmQuery,
@@ -782,6 +818,7 @@ async fn not_found_anywhere(
                 .map(|a| format!("{} ({})", a.client.name(), a.site_name))
                 .collect::<Vec<_>>()
                 .join(", "),
+            near: near_names(answers, query).await,
         }),
         1 => Err(RewindError::VmNotProtected {
             query: query.to_string(),

@@ -147,6 +147,10 @@ pub struct RecoverFileArgs {
     /// so. Leave it out to ask every site.
     #[serde(default)]
     pub sites: Vec<String>,
+    /// Recover from the tag in this VPG (name or identifier) instead of the one the server prefers
+    /// (a locally replicated VPG first).
+    #[serde(default)]
+    pub vpg: Option<String>,
 }
 
 /// What to do with a failover test.
@@ -179,6 +183,10 @@ pub struct FailoverTestArgs {
     /// so. Leave it out to ask every site.
     #[serde(default)]
     pub sites: Vec<String>,
+    /// Recover from the tag in this VPG (name or identifier) instead of the one the server prefers
+    /// (a locally replicated VPG first).
+    #[serde(default)]
+    pub vpg: Option<String>,
 }
 
 /// What to do with an offsite clone.
@@ -205,6 +213,10 @@ pub struct CloneArgs {
     /// so. Leave it out to ask every site.
     #[serde(default)]
     pub sites: Vec<String>,
+    /// Recover from the tag in this VPG (name or identifier) instead of the one the server prefers
+    /// (a locally replicated VPG first).
+    #[serde(default)]
+    pub vpg: Option<String>,
 }
 
 /// The arguments of the `rewind` prompt.

@@ -298,7 +298,7 @@ impl RewindServer {
         args: JsonObject,
     ) -> CallToolResult {
         let a: args::RecoverFileArgs = arguments!("zerto_recover_file", args);
-        let rewind = match self.recovering(&a.sites, &ctx) {
+        let rewind = match self.recovering(&a.sites, a.vpg.as_deref(), &ctx) {
             Ok(rewind) => rewind,
             Err(refused) => return refused,
         };
@@ -363,7 +363,7 @@ impl RewindServer {
                 });
             }
         };
-        let rewind = match self.recovering(&a.sites, &ctx) {
+        let rewind = match self.recovering(&a.sites, a.vpg.as_deref(), &ctx) {
             Ok(rewind) => rewind,
             Err(refused) => return refused,
         };
@@ -398,7 +398,7 @@ impl RewindServer {
             args::CloneAction::Start => CloneAction::Start,
             args::CloneAction::Abort => CloneAction::Abort,
         };
-        let rewind = match self.recovering(&a.sites, &ctx) {
+        let rewind = match self.recovering(&a.sites, a.vpg.as_deref(), &ctx) {
             Ok(rewind) => rewind,
             Err(refused) => return refused,
         };
@@ -425,17 +425,21 @@ impl RewindServer {
     }
 
     /// [`RewindServer::asking`] for a recovery, journaled as made by the MCP client that called
-    /// (the name it gave at initialize), beside the person.
+    /// (the name it gave at initialize), beside the person; from the tag in `vpg` when given.
     fn recovering(
         &self,
         sites: &[String],
+        vpg: Option<&str>,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<rewind_core::Rewind, CallToolResult> {
-        let rewind = self.asking(sites)?;
-        Ok(match ctx.peer.peer_info() {
-            Some(info) => rewind.as_agent(&info.client_info.name),
-            None => rewind,
-        })
+        let mut rewind = self.asking(sites)?;
+        if let Some(info) = ctx.peer.peer_info() {
+            rewind = rewind.as_agent(&info.client_info.name);
+        }
+        if let Some(vpg) = vpg.filter(|v| !v.trim().is_empty()) {
+            rewind = rewind.only_vpg(vpg);
+        }
+        Ok(rewind)
     }
 }
 
@@ -554,6 +558,16 @@ fn tags_answer(tags: &TagList) -> CallToolResult {
         .filter(|v| v.error.is_some())
         .map(|v| v.vpg_name.as_str())
         .collect();
+    let none = tags.vpgs.iter().all(|v| v.tags.is_empty());
+    if unread.is_empty() && none {
+        return reply::ok(
+            Said::new(
+                tags.headline(),
+                "No tagged checkpoint is listed, so there is nothing to recover from. Before changing this VM, call zerto_guard_before_mutate; if a guard of this change ended guarded, tell the human that its tags are no longer in the journal's history.",
+            ),
+            tags,
+        );
+    }
     if unread.is_empty() {
         return reply::ok(
             Said::new(

@@ -13,8 +13,14 @@ use crate::output::Reply;
 
 /// Runs every check. A failed check makes the command fail, with the kind of the first one.
 pub async fn doctor(rewind: &Rewind, project: &Path, home: &Path) -> Result<Reply, CliError> {
-    rewind.config().require_sites()?;
     let mut diagnosis = rewind.doctor().await;
+    // No site is a finding, and the local checks still run: the catalog, the journal and the hook
+    // are what an agent's first call meets whatever the ZVMs.
+    if let Err(no_sites) = rewind.config().require_sites() {
+        let check = Check::new("local", "configuration", Verdict::Fail, no_sites.to_string())
+            .fix("set ZVM_URL with ZVM_CLIENT_ID and ZVM_CLIENT_SECRET, or add a [sites.<name>] table (docs/configuration.md)");
+        diagnosis.checks.insert(0, check);
+    }
     diagnosis.checks.push(hook_check(project, home));
     let diagnosis = Diagnosis::of(diagnosis.checks);
     let human = human(&diagnosis);

@@ -20,7 +20,7 @@ pub async fn recover(
     command: RecoverCommand,
     quiet: bool,
 ) -> Result<Reply, CliError> {
-    let rewind = &as_agent(rewind, &command);
+    let rewind = &narrowed(rewind, &command);
     match command {
         RecoverCommand::File {
             vm,
@@ -82,19 +82,23 @@ pub async fn recover(
     }
 }
 
-/// The facade acting as the recovery's agent: `--agent` (or `REWIND_AGENT`), else the person at
-/// this machine.
-fn as_agent(rewind: &Rewind, command: &RecoverCommand) -> Rewind {
-    let given = match command {
-        RecoverCommand::File { agent, .. }
-        | RecoverCommand::Test { agent, .. }
-        | RecoverCommand::Clone { agent, .. } => agent.as_deref(),
+/// The facade acting as the recovery's agent (`--agent` or `REWIND_AGENT`, else the person at this
+/// machine), from the VPG `--vpg` names when it names one.
+fn narrowed(rewind: &Rewind, command: &RecoverCommand) -> Rewind {
+    let (agent, vpg) = match command {
+        RecoverCommand::File { agent, vpg, .. }
+        | RecoverCommand::Test { agent, vpg, .. }
+        | RecoverCommand::Clone { agent, vpg, .. } => (agent.as_deref(), vpg.as_deref()),
     };
     let person = rewind.person().and_then(|p| p.name.as_deref());
-    match given.filter(|a| !a.trim().is_empty()).or(person) {
+    let mut rewind = match agent.filter(|a| !a.trim().is_empty()).or(person) {
         Some(agent) => rewind.as_agent(agent),
         None => rewind.clone(),
+    };
+    if let Some(vpg) = vpg {
+        rewind = rewind.only_vpg(vpg);
     }
+    rewind
 }
 
 /// A file recovery as people read it: the core's headline, the tag, one row per file, and the

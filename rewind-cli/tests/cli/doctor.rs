@@ -198,3 +198,21 @@ async fn doctor_reports_a_ca_cert_it_cannot_read_as_its_finding() {
         "{json:#}"
     );
 }
+
+#[tokio::test]
+async fn with_no_site_doctor_says_so_and_still_checks_the_catalog_the_journal_and_the_hook() {
+    let env = TestEnv::start(87).await;
+    env.write_config_text("");
+    let (run, json) = env.rewind_json(&["doctor"]).await;
+    run.expect_code(2);
+    let checks = json["result"]["checks"].as_array().unwrap();
+    let named = |check: &str| checks.iter().any(|c| c["check"] == check);
+    assert!(named("configuration"), "{json:#}");
+    assert!(named("hook"), "{json:#}");
+    assert!(
+        checks.iter().any(|c| c["scope"] == "local"
+            && c["check"] != "configuration"
+            && c["check"] != "hook"),
+        "the local files are checked too: {json:#}"
+    );
+}

@@ -283,3 +283,36 @@ async fn a_recovery_journals_its_agent_from_rewind_agent_beside_the_person_at_th
         "{recovery}"
     );
 }
+
+#[tokio::test]
+async fn a_clone_from_the_vpg_named_says_which_vm_it_made_and_an_unknown_vpg_is_refused() {
+    let env = TestEnv::start(40).await;
+    env.guard("web-01", "me", "c1").await;
+    let (run, json) = env
+        .rewind_json(&[
+            "recover", "clone", "web-01", "--change", "c1", "--vpg", "web-dr", "start",
+        ])
+        .await;
+    run.expect_code(0);
+    let result = &json["result"];
+    assert_eq!(result["from"]["vpg_name"], "web-dr", "{json:#}");
+    assert_eq!(result["clone_vm"]["name"], "web-01-clone", "{json:#}");
+    assert_eq!(result["clone_vm"]["site"], "Denver", "{json:#}");
+    assert!(result["clone_vm"]["vm_id"].is_string(), "{json:#}");
+
+    let refused = env
+        .rewind(&[
+            "recover",
+            "test",
+            "web-01",
+            "--change",
+            "c1",
+            "--vpg",
+            "no-such-vpg",
+            "start",
+        ])
+        .await;
+    refused.expect_code(2);
+    let said = refused.one_error_line();
+    assert!(said.contains("web-archive, web-dr, web-local"), "{said}");
+}

@@ -413,7 +413,7 @@ impl Destination {
                         return Err(unsafe_path(
                             &at.display().to_string(),
                             format!(
-                                "the file exists and overwriting was not asked for; move it away, choose another destination, or ask to overwrite (recovering {guest})"
+                                "the file exists and overwriting was not asked for: choose another (empty) destination, or move the file away; only a person replaces files, with `rewind recover file --overwrite` (recovering {guest})"
                             ),
                         ));
                     }

@@ -394,9 +394,24 @@ pub struct RecoveryTaskReport {
     pub task: RecoveryTask,
     /// How long it took.
     pub elapsed_ms: u64,
+    /// The VM an offsite clone made, once its task Completed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clone_vm: Option<CloneVm>,
     /// Things worth knowing.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<RecoveryNote>,
+}
+
+/// The VM an offsite clone made: Zerto names it after the VM with `-clone`, at the VPG's recovery
+/// site.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct CloneVm {
+    /// Its name.
+    pub name: String,
+    /// Its identifier, when the recovery site's inventory lists it.
+    pub vm_id: Option<String>,
+    /// The site it runs at.
+    pub site: String,
 }
 
 /// The result of [`crate::Rewind::failover_test`].
@@ -450,10 +465,23 @@ impl RecoveryTaskReport {
                 }
             ));
         }
+        if let Some(clone) = &self.clone_vm {
+            out.push_str(&format!("\n  {clone}"));
+        }
         for n in &self.notes {
             out.push_str(&format!("\n  note: {n}"));
         }
         out
+    }
+}
+
+impl std::fmt::Display for CloneVm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the clone is VM {} at site {}", self.name, self.site)?;
+        match &self.vm_id {
+            Some(id) => write!(f, " ({id})"),
+            None => f.write_str(" (not yet in the site's inventory)"),
+        }
     }
 }
 
@@ -487,6 +515,11 @@ pub(crate) async fn resolve(
     let protection = rewind.find_protection(vm).await?;
     let tags = crate::tagged_checkpoint::list_tags(rewind.clients(), &protection, None).await;
     let points = recovery_points(&protection, &tags, change);
+    if let Some(vpg) = rewind.chosen_vpg()
+        && !points.is_empty()
+    {
+        return only_in(points, vpg, change).map(|points| (protection, points));
+    }
     if points.is_empty() {
         let found = tags
             .vpgs
@@ -519,6 +552,29 @@ pub(crate) async fn resolve(
         });
     }
     Ok((protection, points))
+}
+
+/// The recovery point of VPG `vpg` (name or identifier) among `points`, or a refusal naming the VPGs
+/// that hold the change's tag.
+fn only_in(
+    points: Vec<RecoveryPoint>,
+    vpg: &str,
+    change: &str,
+) -> Result<Vec<RecoveryPoint>, RewindError> {
+    let named = |p: &RecoveryPoint| {
+        p.vpg_name.eq_ignore_ascii_case(vpg) || p.vpg_id.eq_ignore_ascii_case(vpg)
+    };
+    if points.iter().any(named) {
+        return Ok(points.into_iter().filter(named).collect());
+    }
+    let holding: Vec<&str> = points.iter().map(|p| p.vpg_name.as_str()).collect();
+    Err(RewindError::InvalidInput {
+        field: "vpg",
+        problem: format!(
+            "VPG {vpg:?} holds no tagged checkpoint of change {change:?}; the VPGs that hold one are {}: give one of them",
+            holding.join(", ")
+        ),
+    })
 }
 
 /// Locally replicated VPGs first, then the others in name order (the order find_protection gives).

@@ -16,9 +16,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{
-    CloneAction, Ended, FailoverTestAction, RecoveryNote, RecoveryOperation, RecoveryPoint,
-    RecoveryRecord, RecoveryTask, RecoveryTaskReport, RecoveryVerdict, await_task, check_change,
-    client_of, preference, recovery_wait, resolve, task_site, watch,
+    CloneAction, CloneVm, Ended, FailoverTestAction, RecoveryNote, RecoveryOperation,
+    RecoveryPoint, RecoveryRecord, RecoveryTask, RecoveryTaskReport, RecoveryVerdict, await_task,
+    check_change, client_of, preference, recovery_wait, resolve, task_site, watch,
 };
 use crate::Rewind;
 use crate::codes::STATE_IN_PROGRESS;
@@ -508,6 +508,12 @@ impl Op<'_> {
         if let Some(note) = self.journal(word, Some(&task), None).await {
             self.notes.push(note);
         }
+        let clone_vm = match (&self.operation, verdict) {
+            (RecoveryOperation::CloneStart, RecoveryVerdict::Completed) => {
+                Some(self.clone_vm().await)
+            }
+            _ => None,
+        };
         RecoveryTaskReport {
             operation: self.operation,
             verdict,
@@ -517,7 +523,30 @@ impl Op<'_> {
             site: self.client.name().to_string(),
             task,
             elapsed_ms: self.began.elapsed().as_millis() as u64,
+            clone_vm,
             notes: self.notes,
         }
     }
+
+    /// The VM a Completed clone made: named as Zerto names it, and looked for in the recovery
+    /// site's inventory (which lists the VMs no VPG protects, as a new clone is).
+    async fn clone_vm(&self) -> CloneVm {
+        let name = format!("{}{CLONE_SUFFIX}", self.vm.name);
+        let site = &self.point.recovery_site;
+        let vm_id = match self.client.site_vms(&site.id).await {
+            Ok(vms) => vms
+                .iter()
+                .find(|v| v.vm_name.as_deref() == Some(name.as_str()))
+                .and_then(|v| v.vm_identifier.clone()),
+            Err(_) => None,
+        };
+        CloneVm {
+            name,
+            vm_id,
+            site: site.name.clone(),
+        }
+    }
 }
+
+/// What Zerto adds to a VM's name to name its offsite clone.
+const CLONE_SUFFIX: &str = "-clone";

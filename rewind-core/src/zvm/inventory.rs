@@ -39,6 +39,11 @@ impl Inventory {
         self.vms.is_empty()
     }
 
+    /// The names of its VMs.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.vms.iter().filter_map(|v| v.vm_name.as_deref())
+    }
+
     /// The VMs whose lowercase name or identifier is one of `keys` (each already lowercase), each
     /// once, in the inventory's order.
     pub fn with_keys<'a>(&self, keys: impl IntoIterator<Item = &'a str>) -> Vec<&SiteVm> {

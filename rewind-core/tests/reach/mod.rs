@@ -286,3 +286,25 @@ async fn a_vm_identifier_is_resolved_by_the_site_that_knows_it_while_another_is_
     assert_eq!(found.asked.as_deref(), Some(&["boston".to_owned()][..]));
     assert!(found.summary().contains("denver"), "{}", found.summary());
 }
+
+#[tokio::test]
+async fn a_mistyped_vm_name_is_answered_with_the_names_near_it() {
+    let env = TestEnv::start(314).await;
+    for typed in ["web01", "wbe-01", "WEB-O1"] {
+        let err = env.rewind.find_protection(typed).await.unwrap_err();
+        let RewindError::VmNotFound { near, .. } = &err else {
+            panic!("{typed}: {err:?}");
+        };
+        assert_eq!(near, &["web-01"], "{typed}");
+        assert!(
+            one_short_line(&err).ends_with("did you mean web-01?"),
+            "{err}"
+        );
+    }
+    let err = env
+        .rewind
+        .find_protection("nothing-like-it")
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("check the spelling"), "{err}");
+}

@@ -375,3 +375,17 @@ async fn a_vm_whose_only_vpg_is_syncing_is_told_to_guard_again_when_the_sync_is_
     assert!(!next.contains("cannot rewind"), "{next}");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn no_tagged_checkpoint_is_not_answered_with_a_recovery() {
+    let (_env, client) = TestEnv::with_client(40, Setup::File).await;
+    let listed = list_tags(&client, "web-01", "never-guarded").await;
+    expect_ok(&listed);
+    let next = structured(&listed)["next_step"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(next.contains("nothing to recover from"), "{next}");
+    assert!(!next.contains("zerto_recover_file"), "{next}");
+    client.cancel().await.unwrap();
+}

@@ -65,3 +65,21 @@ async fn the_binary_prints_its_seed_and_where_each_site_listens() {
     assert!(clock.status().is_success());
     child.kill().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_start_up_error_is_one_line_without_a_backtrace_even_with_rust_backtrace_set() {
+    let out = Command::new(env!("CARGO_BIN_EXE_zvm-sim"))
+        .args(["--listen", "127.0.0.1:0", "--peer-listen", "127.0.0.1:0"])
+        .args(["--world", "/no/such/world.toml"])
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .await
+        .expect("the binary runs");
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(lines.len(), 1, "{said}");
+    assert!(lines[0].starts_with("zvm-sim: "), "{said}");
+    assert!(lines[0].contains("/no/such/world.toml"), "{said}");
+    assert!(!said.contains("backtrace"), "{said}");
+}
