@@ -471,7 +471,11 @@ pub fn anonymize(world: &WorldFile) -> WorldFile {
             .enumerate()
             .map(|(n, s)| SiteEntry {
                 name: format!("site-{}", n + 1),
-                location: String::new(),
+                // Replaced, not emptied: a site that has a location keeps having one.
+                location: match s.location.is_empty() {
+                    true => String::new(),
+                    false => format!("location-{}", n + 1),
+                },
                 hosts: (1..=s.hosts.len()).map(|h| format!("esx{h:02}")).collect(),
                 datastores: (1..=s.datastores.len())
                     .map(|d| format!("ds-{d:02}"))
@@ -521,6 +525,22 @@ pub fn anonymize(world: &WorldFile) -> WorldFile {
             })
             .collect(),
     }
+}
+
+/// The names `anonymize` gives the VPG `vpg` and the VM `vm` of `world`: how a comparison finds, in
+/// a simulator serving the anonymized capture, the VPG and VM it read at the appliance.
+pub fn anonymized_names(
+    world: &WorldFile,
+    vpg: &str,
+    vm: &str,
+) -> (Option<String>, Option<String>) {
+    let anonymized = anonymize(world);
+    let vpg_at = world.vpgs.iter().position(|v| v.name == vpg);
+    let vm_at = world.vms.iter().position(|v| v.name == vm);
+    (
+        vpg_at.map(|i| anonymized.vpgs[i].name.clone()),
+        vm_at.map(|i| anonymized.vms[i].name.clone()),
+    )
 }
 
 /// The world file's text: a header saying what it is, then the TOML.

@@ -31,6 +31,29 @@ pub struct ParityReport {
     pub file: Option<PathBuf>,
 }
 
+/// The names of the VPG and VM compared one by one, at the simulator: the appliance's own, or, when
+/// the simulator serves an anonymized capture (it knows no VPG of that name), the names the same
+/// anonymization gives them, so that both sides answer for the same VPG and VM.
+async fn simulated_names(
+    rewind: &Rewind,
+    simulated: &ZvmClient,
+    vpg: Option<String>,
+    vm: Option<String>,
+) -> Result<(Option<String>, Option<String>), CliError> {
+    let (Some(vpg), Some(vm)) = (vpg, vm) else {
+        return Ok((None, None));
+    };
+    let listed: serde_json::Value = simulated.vpgs_value().await?;
+    let knows = listed
+        .as_array()
+        .is_some_and(|all| all.iter().any(|v| v["VpgName"] == vpg.as_str()));
+    if knows {
+        return Ok((Some(vpg), Some(vm)));
+    }
+    let world = rewind_core::capture::capture(rewind.clients()).await?;
+    Ok(rewind_core::capture::anonymized_names(&world, &vpg, &vm))
+}
+
 /// Reads the same endpoints from site `site` and from the simulator at `against`, and reports
 /// where their shapes differ.
 pub async fn parity(
@@ -52,7 +75,9 @@ pub async fn parity(
     let rows: serde_json::Value = real.vms_value().await?;
     let (vpg, vm) = parity::sample(&rows);
     let real_answers = parity::read_answers(real, vpg.as_deref(), vm.as_deref()).await?;
-    let simulated_answers = parity::read_answers(&simulated, vpg.as_deref(), vm.as_deref()).await?;
+    let (sim_vpg, sim_vm) = simulated_names(rewind, &simulated, vpg, vm).await?;
+    let simulated_answers =
+        parity::read_answers(&simulated, sim_vpg.as_deref(), sim_vm.as_deref()).await?;
     let mut differences = parity::unread_differences(&real_answers, &simulated_answers);
     differences.extend(parity::compare(
         &parity::shape(&parity::both_read(&real_answers, &simulated_answers)),

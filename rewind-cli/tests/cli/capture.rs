@@ -280,3 +280,25 @@ async fn parity_finds_no_difference_between_a_site_and_the_simulator_serving_its
     assert!(text.contains("# no difference in shape"), "{text}");
     sim.shutdown().await;
 }
+
+#[tokio::test]
+async fn parity_finds_no_difference_with_the_simulator_serving_an_anonymized_capture() {
+    let (env, _certs) = appliance(Options::for_tests(99)).await;
+    let (_, world) = captured(&env, &["--anonymize"]).await;
+    let sim = zvm_sim::start(Options {
+        world,
+        ..Options::for_tests(100)
+    })
+    .await
+    .unwrap();
+    let (run, json) = env
+        .rewind_json(&["parity", "boston", "--against", &sim.local().url])
+        .await;
+    run.expect_code(0);
+    assert_eq!(
+        json["result"]["differences"],
+        serde_json::json!([]),
+        "{json:#}"
+    );
+    sim.shutdown().await;
+}

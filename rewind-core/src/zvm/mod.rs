@@ -782,6 +782,11 @@ impl ZvmClient {
         self.read_json("/v1/vms").await
     }
 
+    /// `GET /v1/vpgs` as JSON, unmodelled: for the parity comparison.
+    pub async fn vpgs_value(&self) -> Result<serde_json::Value, RewindError> {
+        self.read_json("/v1/vpgs").await
+    }
+
     /// Whether `GET path` answers 200 (what it answers is not read further): a harmless probe of
     /// what this account may read.
     pub async fn can_read(&self, path: &str) -> Result<(), RewindError> {
