@@ -68,6 +68,14 @@ fn results(g: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
             g.subschema_for::<rewind_core::doctor::Diagnosis>(),
         ),
         (
+            "capture",
+            g.subschema_for::<crate::commands::capture::Captured>(),
+        ),
+        (
+            "parity",
+            g.subschema_for::<crate::commands::parity::ParityReport>(),
+        ),
+        (
             "hook install",
             g.subschema_for::<crate::hook::install::Installed>(),
         ),

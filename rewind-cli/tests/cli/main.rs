@@ -7,6 +7,7 @@ mod env;
 mod capture;
 mod demo;
 mod doctor;
+mod documented;
 mod exit_codes;
 mod hook;
 mod hosts;
