@@ -264,7 +264,7 @@ pub enum RewindError {
 
     /// The ZVM of a site presented a TLS certificate that rewind does not trust; nothing was sent.
     #[error(
-        "the ZVM of site {site} ({url}) presented a TLS certificate that rewind does not trust ({detail}), so nothing was sent to it; run `rewind trust {site}` to see the certificate it presents and keep it as the site's ca_cert (it says so if it changed since it was kept), or trust its CA with ca_cert in [sites.{site}] (ZVM_CA_CERT for the site named default); as a last resort, turn verification off with insecure = true (ZVM_INSECURE=1)"
+        "the ZVM of site {site} ({url}) presented a certificate rewind does not trust ({detail}); nothing was sent: run `rewind trust {site}` to see it and keep it as ca_cert, or set ca_cert in [sites.{site}] to its CA (ZVM_CA_CERT for the site named default)"
     )]
     Untrusted {
         /// The configured site.
