@@ -125,6 +125,10 @@ pub enum Command {
         /// case) or their token subject.
         #[arg(long, value_name = "WHO")]
         person: Option<String>,
+        /// Only records written since TIME: 2026-12-01T08:00:00Z, a day (2026-12-01), or a time ago
+        /// (90m, 12h, 7d). Found by bisecting the journal, so a journal of years is not read whole.
+        #[arg(long, value_name = "TIME", value_parser = rewind_core::audit_journal::since_of)]
+        since: Option<chrono::DateTime<chrono::Utc>>,
         /// Only the last N matching records (1 or more; leave it out for all of them).
         #[arg(long, value_name = "N", value_parser = record_count)]
         last: Option<usize>,

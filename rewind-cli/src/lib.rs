@@ -162,12 +162,14 @@ pub fn run(cli: Cli) -> u8 {
             vm,
             change_id,
             person,
+            since,
             last,
         } => offline(&ctx, |config| {
             let filter = JournalFilter {
                 vm,
                 change_id,
                 person,
+                since,
                 last,
             };
             commands::journal::journal(&AuditJournal::new(&config.journal_path), &filter)

@@ -190,10 +190,20 @@ impl Rewind {
     /// Nothing is logged here: the configuration's warnings ([`Config::warnings`], such as TLS
     /// verification turned off) are the front's to show, once per run.
     pub fn new(config: Config) -> Result<Rewind, RewindError> {
+        // What each client learns of its ZVM's timings is kept beside the journal for the next
+        // process (a CLI guard is a process of its own).
+        let timings = config
+            .journal_path
+            .parent()
+            .unwrap_or(std::path::Path::new("."))
+            .join("timings");
         let clients = config
             .sites
             .iter()
-            .map(|s| ZvmClient::new(s, &config.http, &config.lookup).map(Arc::new))
+            .map(|s| {
+                ZvmClient::new(s, &config.http, &config.lookup)
+                    .map(|c| Arc::new(c.keeping_timings_in(&timings)))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let asked: Arc<[Arc<ZvmClient>]> = clients.clone().into();
         Ok(Rewind {

@@ -727,8 +727,7 @@ async fn guard_of_web_01_tags_every_protecting_vpg_reports_progress_is_listed_by
         .read(&JournalFilter {
             vm: Some("web-01".into()),
             change_id: Some("chg-web".into()),
-            person: None,
-            last: None,
+            ..Default::default()
         })
         .unwrap();
     assert_eq!(journal.records.len(), 1);

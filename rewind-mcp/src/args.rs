@@ -122,6 +122,10 @@ pub struct JournalArgs {
     /// token subject.
     #[serde(default)]
     pub person: Option<String>,
+    /// Only records written since this time: 2026-12-01T08:00:00Z, a day (2026-12-01), or a time
+    /// ago (90m, 12h, 7d).
+    #[serde(default)]
+    pub since: Option<String>,
     /// Only the newest records, at most this many (default 20, at most 500).
     #[serde(default)]
     #[schemars(range(min = 1, max = 500))]

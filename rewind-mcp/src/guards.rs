@@ -4,7 +4,8 @@
 //! asks here, with its user's own access token, and judges the call on this answer and its own
 //! journal together ([`rewind_core::GuardLookup::among`]).
 //!
-//! The answer is [`rewind_core::AuditJournal::guards_view`]: for each VM, its newest record of each
+//! The answer is a [`rewind_core::audit_journal::GuardsView`], read on from where the last ask
+//! left the journal: for each VM, its newest record of each
 //! name and address set and its newest `guarded` one of the window; only those answering to `vm`
 //! when the hook names the VM of its call. Reading it needs the read role when the server signs callers
 //! in; it changes nothing.
@@ -13,7 +14,7 @@ use axum::extract::{Query, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use rewind_core::audit_journal::JournalError;
 use rewind_core::{JournalRecord, Rewind};
@@ -45,50 +46,48 @@ pub struct GuardsView<'a> {
     pub records: &'a [JournalRecord],
 }
 
-/// What `/v1/guards` serves from: the facade, and the last view it read.
+/// What `/v1/guards` serves from: the facade, and the view kept up with its journal.
 #[derive(Debug, Clone)]
 pub struct GuardsState {
     rewind: Rewind,
-    last: Arc<Mutex<Option<LastView>>>,
+    kept: Arc<Mutex<Kept>>,
 }
 
-/// A view and what it was read from: the journal's length and time of change, and the window. A
-/// hook asks on every mutating call and a guard appends far less often, so most asks are answered
-/// without reading the journal (a read of 100,000 records took 0.6 s in a release build).
-#[derive(Debug)]
-struct LastView {
-    key: (u64, Option<SystemTime>, u64),
-    records: Arc<Vec<JournalRecord>>,
+/// The view, and its last answer with what it was made from: how far the view had read, and the
+/// window. A hook asks on every mutating call and a guard appends far less often, so most asks are
+/// answered from it; after an append, only the lines appended are read.
+#[derive(Debug, Default)]
+struct Kept {
+    view: rewind_core::audit_journal::GuardsView,
+    last: Option<Answered>,
 }
+
+/// An answer, and what it was made from: how far the view had read, and the window.
+type Answered = ((u64, u64), Arc<Vec<JournalRecord>>);
 
 impl GuardsState {
     /// The state of `rewind`'s journal, with nothing read yet.
     pub fn new(rewind: Rewind) -> GuardsState {
         GuardsState {
             rewind,
-            last: Arc::default(),
+            kept: Arc::default(),
         }
     }
 
-    /// The view of the last `window_secs`, read again only when the journal changed. Safe to keep:
-    /// the hook judges every record by its own window again ([`rewind_core::GuardLookup::among`]).
+    /// The view of the last `window_secs`. Safe to keep: the hook judges every record by its own
+    /// window again ([`rewind_core::GuardLookup::among`]).
     fn view(&self, window_secs: u64) -> Result<Arc<Vec<JournalRecord>>, JournalError> {
         let journal = self.rewind.journal();
-        let stat = std::fs::metadata(journal.path()).ok();
-        let key = (
-            stat.as_ref().map_or(0, |m| m.len()),
-            stat.and_then(|m| m.modified().ok()),
-            window_secs,
-        );
-        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(view) = last.as_ref().filter(|v| v.key == key) {
-            return Ok(view.records.clone());
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        kept.view.refresh(journal.path())?;
+        let key = (kept.view.read_to(), window_secs);
+        if let Some((made_from, records)) = &kept.last
+            && *made_from == key
+        {
+            return Ok(records.clone());
         }
-        let records = Arc::new(journal.guards_view(Duration::from_secs(window_secs))?);
-        *last = Some(LastView {
-            key,
-            records: records.clone(),
-        });
+        let records = Arc::new(kept.view.records(Duration::from_secs(window_secs)));
+        kept.last = Some((key, records.clone()));
         Ok(records)
     }
 }

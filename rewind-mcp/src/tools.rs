@@ -248,10 +248,24 @@ impl RewindServer {
                 });
             }
         };
+        let since = match given(a.since)
+            .map(|s| rewind_core::audit_journal::since_of(&s))
+            .transpose()
+        {
+            Ok(since) => since,
+            Err(why) => {
+                return reply::bad_arguments(&args::BadArguments {
+                    message: format!(
+                        "zerto_journal did not run: since is wrong: {why}. Nothing was done; call it again with corrected arguments."
+                    ),
+                });
+            }
+        };
         let filter = JournalFilter {
             vm: given(a.vm),
             change_id: given(a.change_id),
             person: given(a.person),
+            since,
             last: Some(last),
         };
         match crate::on_files(&self.rewind, move |r| r.journal().read(&filter)).await {

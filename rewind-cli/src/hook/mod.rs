@@ -407,7 +407,7 @@ impl MutatingCall<'_> {
     /// No argument names the VM: look in the input for a VM the journal knows.
     fn judge_mentioned(&self, tool_input: &Value) -> Decision {
         let known = match self.guards.known() {
-            Ok(records) => records,
+            Ok(vms) => vms,
             Err(e) => return self.unreadable(&e),
         };
         let mentioned = mentioned_vms(&known, tool_input);
@@ -564,16 +564,10 @@ struct Mentioned<'a> {
 
 /// The VMs of the journal (by identifier, each as its newest record names it) whose name, identifier
 /// or one of whose IP addresses appears in the tool input as a whole word.
-fn mentioned_vms<'a>(
-    records: &'a [JournalRecord],
-    input: &Value,
-) -> BTreeMap<String, Mentioned<'a>> {
+fn mentioned_vms<'a>(known: &'a [JournalVm], input: &Value) -> BTreeMap<String, Mentioned<'a>> {
     let mut texts = Vec::new();
     strings(input, &mut texts);
-    let mut vms: BTreeMap<String, &JournalVm> = BTreeMap::new();
-    for r in records {
-        vms.insert(r.vm.id.clone(), &r.vm);
-    }
+    let vms: BTreeMap<String, &JournalVm> = known.iter().map(|vm| (vm.id.clone(), vm)).collect();
     vms.into_iter()
         .filter_map(|(id, vm)| {
             let words: Vec<String> = [vm.name.as_str(), vm.id.as_str()]

@@ -12,9 +12,10 @@
 use std::cell::OnceCell;
 use std::time::Duration;
 
+use rewind_core::audit_journal::JournalVm;
 use rewind_core::audit_journal::{GuardLookup, JournalError};
 use rewind_core::config::{TEAM_TOKEN_ENV, TeamServer};
-use rewind_core::{AuditJournal, JournalFilter, JournalRecord};
+use rewind_core::{AuditJournal, JournalRecord};
 use serde::Deserialize;
 
 /// Why the guards cannot be read.
@@ -75,25 +76,30 @@ impl<'a> Guards<'a> {
         if self.team.is_none() {
             return Ok(self.local.last_guarded(vm, self.window)?);
         }
-        let local = self.local.read(&JournalFilter {
-            vm: Some(vm.to_owned()),
-            ..Default::default()
-        })?;
         let team = self.team_records(Some(vm))?;
-        Ok(GuardLookup::among(
-            local.records.into_iter().chain(team.iter().cloned()),
+        let recent = self.local.recent(self.window)?;
+        Ok(GuardLookup::judged(
+            self.local.namings()?,
+            recent.into_iter().chain(team.iter().cloned()),
             vm,
             self.window,
         ))
     }
 
-    /// Every record the hook knows of, to find the VMs a call's input mentions.
-    pub fn known(&self) -> Result<Vec<JournalRecord>, GuardsError> {
-        let mut records = self.local.read(&JournalFilter::default())?.records;
+    /// Every VM the hook knows of, each as it was last named, to find the VMs a call's input
+    /// mentions: from this machine's VM index, and the team server's records.
+    pub fn known(&self) -> Result<Vec<JournalVm>, GuardsError> {
+        let mut named: Vec<(chrono::DateTime<chrono::Utc>, JournalVm)> = self.local.namings()?;
         if self.team.is_some() {
-            records.extend(self.team_records(None)?.iter().cloned());
+            let team = self.team_records(None)?;
+            named.extend(team.iter().map(|r| (r.time, r.vm.clone())));
         }
-        Ok(records)
+        named.sort_by_key(|(time, _)| *time);
+        let mut newest: std::collections::BTreeMap<String, JournalVm> = Default::default();
+        for (_, vm) in named {
+            newest.insert(vm.id.clone(), vm);
+        }
+        Ok(newest.into_values().collect())
     }
 
     /// The team server's records that a judgment of `vm` needs (all of them for `None`): one

@@ -8,9 +8,7 @@
 //! partial record is left; and it syncs the data to disk before the lock is let go.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
-#[cfg(not(unix))]
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::{JournalError, JournalRecord};
@@ -157,10 +155,33 @@ fn last_byte(mut file: &File, len: u64) -> std::io::Result<u8> {
     Ok(last[0])
 }
 
-/// Every record of the journal at `path` in file order, and how many lines could not be read; `None`
-/// when there is no journal yet.
-pub(super) fn read_records(
+/// Which lines a read parses.
+#[derive(Debug, Default)]
+pub(super) struct Wanted {
+    /// From this time on (the file bisected to a little before it).
+    pub(super) since: Option<chrono::DateTime<chrono::Utc>>,
+    /// Lines holding one of these texts (compared with the line lowercased in ASCII).
+    pub(super) holding: Option<Vec<Vec<u8>>>,
+}
+
+impl Wanted {
+    fn takes(&self, line: &[u8]) -> bool {
+        let Some(texts) = &self.holding else {
+            return true;
+        };
+        let lower = line.to_ascii_lowercase();
+        texts
+            .iter()
+            .any(|t| lower.windows(t.len()).any(|w| w.eq_ignore_ascii_case(t)))
+    }
+}
+
+/// Every record of the journal at `path` in file order that `wanted` takes (from where a bisection
+/// finds its time, and only lines holding its texts), and how many of those lines could not be
+/// read; `None` when there is no journal yet.
+pub(super) fn read_records_of(
     path: &Path,
+    wanted: &Wanted,
 ) -> Result<Option<(Vec<JournalRecord>, usize)>, JournalError> {
     let err = |source| JournalError::Read {
         path: path.to_path_buf(),
@@ -178,9 +199,19 @@ pub(super) fn read_records(
     // Split on bytes, not `lines()`: a line torn inside a multi-byte character is not UTF-8, and
     // must be skipped like any other unreadable line rather than end the whole read.
     let read = (|| {
-        for line in BufReader::new(&file).split(b'\n') {
+        let start = match wanted.since {
+            Some(since) => bisect(&file, since)?,
+            None => 0,
+        };
+        let mut reader = BufReader::new(&file);
+        reader.seek(SeekFrom::Start(start))?;
+        if start > 0 {
+            // The line the bisection landed in the middle of.
+            reader.read_until(b'\n', &mut Vec::new())?;
+        }
+        for line in reader.split(b'\n') {
             let line = line?;
-            if line.trim_ascii().is_empty() {
+            if line.trim_ascii().is_empty() || !wanted.takes(&line) {
                 continue;
             }
             match serde_json::from_slice::<JournalRecord>(&line) {
@@ -193,4 +224,87 @@ pub(super) fn read_records(
     let _ = file.unlock();
     read.map_err(err)?;
     Ok(Some((records, skipped_lines)))
+}
+
+/// Where to start reading for records of `since` on: an offset whose next whole line was written
+/// before `since` less the slack, found by halving (a stretch of 64 KiB is then read on).
+fn bisect(file: &File, since: chrono::DateTime<chrono::Utc>) -> std::io::Result<u64> {
+    let horizon = since.checked_sub_signed(ORDER_SLACK).unwrap_or(since);
+    let (mut low, mut high) = (0u64, file.metadata()?.len());
+    while high - low > RECENT_FIRST {
+        let middle = low + (high - low) / 2;
+        let mut reader = BufReader::new(file);
+        reader.seek(SeekFrom::Start(middle))?;
+        reader.read_until(b'\n', &mut Vec::new())?;
+        let mut line = Vec::new();
+        reader.read_until(b'\n', &mut line)?;
+        let time = serde_json::from_slice::<JournalRecord>(&line).map(|r| r.time);
+        match time {
+            Ok(time) if time < horizon => low = middle,
+            // Later, or a line that cannot be read: the start is before it.
+            _ => high = middle,
+        }
+    }
+    Ok(low)
+}
+
+/// How far lines may be out of time order: a batch written together, two processes' clocks.
+const ORDER_SLACK: chrono::Duration = chrono::Duration::seconds(60);
+
+/// How much of the journal's end is read first when only its recent records are wanted; twice as
+/// much each time that does not reach back far enough.
+const RECENT_FIRST: u64 = 64 * 1024;
+
+/// The records of the journal at `path` written since `since` (with those a little older that the
+/// same stretch holds), in file order: read from the end back, never the whole file. A line still
+/// being written is left out. `None` when there is no journal yet.
+pub(super) fn records_since(
+    path: &Path,
+    since: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<Vec<JournalRecord>>, JournalError> {
+    let err = |source| JournalError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(err(e)),
+    };
+    let len = file.metadata().map_err(err)?.len();
+    let horizon = since.checked_sub_signed(ORDER_SLACK).unwrap_or(since);
+    let mut span = RECENT_FIRST.min(len);
+    loop {
+        let from = len - span;
+        let mut bytes = Vec::with_capacity(span as usize);
+        file.seek(SeekFrom::Start(from))
+            .and_then(|_| (&mut file).take(span).read_to_end(&mut bytes))
+            .map_err(err)?;
+        let records = whole_records(&bytes, from == 0);
+        let reaches_back = records.first().is_some_and(|r| r.time < horizon);
+        if from == 0 || reaches_back {
+            return Ok(Some(records));
+        }
+        span = (span * 2).min(len);
+    }
+}
+
+/// The records of the whole lines of `bytes`: the first line is cut unless `at_start`, and a last
+/// line without its newline is still being written.
+fn whole_records(bytes: &[u8], at_start: bool) -> Vec<JournalRecord> {
+    let whole = match at_start {
+        true => bytes,
+        false => match bytes.iter().position(|b| *b == b'\n') {
+            Some(at) => &bytes[at + 1..],
+            None => &[],
+        },
+    };
+    let complete = match whole.iter().rposition(|b| *b == b'\n') {
+        Some(at) => &whole[..at],
+        None => &[],
+    };
+    complete
+        .split(|b| *b == b'\n')
+        .filter_map(|line| serde_json::from_slice(line).ok())
+        .collect()
 }

@@ -24,6 +24,10 @@
 pub mod change_lock;
 mod changes;
 pub use changes::ChangeUse;
+mod view;
+mod vms;
+pub use view::GuardsView;
+pub use vms::Naming;
 mod file;
 mod fold;
 mod recent;
@@ -442,11 +446,60 @@ pub struct JournalFilter {
     pub change_id: Option<String>,
     /// Only records made for this person: their subject, or their name in any case ([`Person`]).
     pub person: Option<String>,
+    /// Only records written at or after this time: found by bisecting the file, which is in time
+    /// order within a small slack, so a journal of years is not read whole.
+    pub since: Option<DateTime<Utc>>,
     /// Only the last `n` matching records.
     pub last: Option<usize>,
 }
 
+/// A time to read the journal from, as a person writes it: RFC 3339 (`2026-12-01T08:00:00Z`), a
+/// day (`2026-12-01`, from its midnight UTC), or a time ago (`90m`, `12h`, `7d`).
+pub fn since_of(text: &str) -> Result<DateTime<Utc>, String> {
+    let text = text.trim();
+    if let Ok(time) = DateTime::parse_from_rfc3339(text) {
+        return Ok(time.with_timezone(&Utc));
+    }
+    if let Ok(day) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        return Ok(day.and_time(chrono::NaiveTime::MIN).and_utc());
+    }
+    let ago = text
+        .char_indices()
+        .last()
+        .and_then(|(at, unit)| {
+            let n: i64 = text[..at].parse().ok()?;
+            match unit {
+                'm' => chrono::Duration::try_minutes(n),
+                'h' => chrono::Duration::try_hours(n),
+                'd' => chrono::Duration::try_days(n),
+                _ => None,
+            }
+        })
+        .and_then(|d| Utc::now().checked_sub_signed(d));
+    ago.ok_or_else(|| {
+        format!(
+            "{text:?} is not a time: give 2026-12-01T08:00:00Z, a day (2026-12-01), or a time ago (90m, 12h, 7d)"
+        )
+    })
+}
+
 impl JournalFilter {
+    /// The texts a line must hold one of to be parsed at all: a VM query's words, or the change
+    /// id as JSON writes it. `None` when every line must be parsed.
+    fn prefilter(&self) -> Option<Vec<Vec<u8>>> {
+        if let Some(change) = self.change_id.as_deref() {
+            let quoted = serde_json::to_string(change.trim()).ok()?;
+            return Some(vec![format!("\"change_id\":{quoted}").into_bytes()]);
+        }
+        let vm = self.vm.as_deref()?.trim();
+        // Lines are compared lowercased in ASCII only: a name in other letters is parsed as is.
+        if !vm.is_ascii() {
+            return None;
+        }
+        let query = VmQuery::new(vm);
+        Some(query.keys().map(|k| k.as_bytes().to_vec()).collect())
+    }
+
     /// The filter made ready to test many records.
     fn matcher(&self) -> RecordMatcher<'_> {
         RecordMatcher {
@@ -534,19 +587,36 @@ impl GuardLookup {
         vm: &str,
         within: std::time::Duration,
     ) -> GuardLookup {
+        GuardLookup::judged(std::iter::empty(), records, vm, within)
+    }
+
+    /// [`GuardLookup::among`] with more ways VMs were named than `records` hold (`namings`: when,
+    /// and the VM as named then; a journal's VM index): two VMs answering to `vm` in either are
+    /// ambiguous; the newest `guarded` record of the one VM, among `records`, decides.
+    pub fn judged(
+        namings: impl IntoIterator<Item = (DateTime<Utc>, JournalVm)>,
+        records: impl IntoIterator<Item = JournalRecord>,
+        vm: &str,
+        within: std::time::Duration,
+    ) -> GuardLookup {
         let since = window_start(within);
         let query = VmQuery::new(vm);
-        let mut records: Vec<JournalRecord> = records
+        let records: Vec<JournalRecord> = records
             .into_iter()
             .filter(|r| r.vm.answers_to(&query))
             .collect();
-        records.sort_by_key(|r| r.time);
+        let mut named: Vec<(DateTime<Utc>, JournalVm)> = namings
+            .into_iter()
+            .filter(|(_, v)| v.answers_to(&query))
+            .chain(records.iter().map(|r| (r.time, r.vm.clone())))
+            .collect();
+        named.sort_by_key(|(time, _)| *time);
         let mut vms: Vec<JournalVm> = Vec::new();
-        for r in &records {
-            match vms.iter_mut().find(|v| v.id == r.vm.id) {
-                // The newest record of a VM names it as it is now.
-                Some(known) => *known = r.vm.clone(),
-                None => vms.push(r.vm.clone()),
+        for (_, vm) in named {
+            match vms.iter_mut().find(|v| v.id == vm.id) {
+                // The newest naming of a VM names it as it is now.
+                Some(known) => *known = vm,
+                None => vms.push(vm),
             }
         }
         if vms.len() > 1 {
@@ -628,17 +698,15 @@ impl AuditJournal {
     /// lock (at most [`crate::local_state::LOCK_WAIT`]) and the sync: on a runtime, use
     /// [`AuditJournal::append_off_runtime`].
     pub fn append(&self, record: &JournalRecord) -> Result<(), JournalError> {
-        let use_of_change = changes::ChangeUse::of(record, 0);
         self.writer
-            .append(line_of(record)?, key_of(record), use_of_change, true)
+            .append(line_of(record)?, key_of(record), indexed(record), true)
     }
 
     /// [`AuditJournal::append`] for async code: the journal's writer thread does the write, the lock wait
     /// and the sync, and no runtime worker waits on the file.
     pub async fn append_off_runtime(&self, record: JournalRecord) -> Result<(), JournalError> {
-        let use_of_change = changes::ChangeUse::of(&record, 0);
         self.writer
-            .append_async(line_of(&record)?, key_of(&record), use_of_change, true)
+            .append_async(line_of(&record)?, key_of(&record), indexed(&record), true)
             .await
     }
 
@@ -646,9 +714,8 @@ impl AuditJournal {
     /// (it is written), but not a power cut. For a guard's task lines, which only save a later
     /// attempt a look: its intent, which accounts for the insert, is synced.
     pub async fn append_unsynced(&self, record: JournalRecord) -> Result<(), JournalError> {
-        let use_of_change = changes::ChangeUse::of(&record, 0);
         self.writer
-            .append_async(line_of(&record)?, key_of(&record), use_of_change, false)
+            .append_async(line_of(&record)?, key_of(&record), indexed(&record), false)
             .await
     }
 
@@ -675,11 +742,28 @@ impl AuditJournal {
         vm: &str,
         within: std::time::Duration,
     ) -> Result<GuardLookup, JournalError> {
-        let read = self.read(&JournalFilter {
-            vm: Some(vm.to_string()),
-            ..Default::default()
-        })?;
-        Ok(GuardLookup::among(read.records, vm, within))
+        Ok(GuardLookup::judged(
+            self.namings()?,
+            self.recent(within)?,
+            vm,
+            within,
+        ))
+    }
+
+    /// Every way the journal has named each VM (when, and the VM as named then), oldest first,
+    /// from the VM index beside it: what tells two VMs of one name apart whatever the age of their
+    /// records. Its cost follows the number of VMs, not of records.
+    pub fn namings(&self) -> Result<Vec<(DateTime<Utc>, JournalVm)>, JournalError> {
+        Ok(vms::namings(&self.path)?
+            .into_iter()
+            .map(|n| (n.time, n.vm))
+            .collect())
+    }
+
+    /// The records written in the last `within`, folded, read from the journal's end back.
+    pub fn recent(&self, within: std::time::Duration) -> Result<Vec<JournalRecord>, JournalError> {
+        let records = file::records_since(&self.path, window_start(within))?.unwrap_or_default();
+        Ok(fold::fold(records, &self.locks_dir()))
     }
 
     /// What a hook elsewhere needs of this journal to judge calls as [`AuditJournal::last_guarded`]
@@ -691,23 +775,9 @@ impl AuditJournal {
         &self,
         within: std::time::Duration,
     ) -> Result<Vec<JournalRecord>, JournalError> {
-        let since = window_start(within);
-        let records = self.read(&JournalFilter::default())?.records;
-        let mut keep: std::collections::HashMap<(&str, String, Vec<&str>), usize> =
-            Default::default();
-        let mut guarded: std::collections::HashMap<&str, usize> = Default::default();
-        for (i, r) in records.iter().enumerate() {
-            let mut ips: Vec<&str> = r.vm.ip_addresses.iter().map(String::as_str).collect();
-            ips.sort_unstable();
-            keep.insert((r.vm.id.as_str(), r.vm.name.to_lowercase(), ips), i);
-            if is_guarded(r, since) {
-                guarded.insert(r.vm.id.as_str(), i);
-            }
-        }
-        let mut chosen: Vec<usize> = keep.into_values().chain(guarded.into_values()).collect();
-        chosen.sort_unstable();
-        chosen.dedup();
-        Ok(chosen.into_iter().map(|i| records[i].clone()).collect())
+        let mut view = GuardsView::default();
+        view.refresh(&self.path)?;
+        Ok(view.records(within))
     }
 
     /// The newest guard of the VM `vm_id` for `change_id` written less than `within` ago that
@@ -743,7 +813,11 @@ impl AuditJournal {
     /// Reads back the records that match `filter`, oldest first, with the lines of each guard
     /// attempt folded into one record (see the module's docs).
     pub fn read(&self, filter: &JournalFilter) -> Result<JournalRead, JournalError> {
-        let Some((records, skipped_lines)) = file::read_records(&self.path)? else {
+        let wanted = file::Wanted {
+            since: filter.since,
+            holding: filter.prefilter(),
+        };
+        let Some((records, skipped_lines)) = file::read_records_of(&self.path, &wanted)? else {
             return Ok(JournalRead {
                 path: Some(self.path.clone()),
                 records: Vec::new(),
@@ -753,7 +827,7 @@ impl AuditJournal {
         let matcher = filter.matcher();
         let mut records: Vec<JournalRecord> = fold::fold(records, &self.locks_dir())
             .into_iter()
-            .filter(|r| matcher.matches(r))
+            .filter(|r| matcher.matches(r) && filter.since.is_none_or(|s| r.time >= s))
             .collect();
         if let Some(n) = filter.last {
             let drop = records.len().saturating_sub(n);
@@ -770,6 +844,11 @@ impl AuditJournal {
 /// What the index of recent lines keeps of a record.
 fn key_of(record: &JournalRecord) -> (String, DateTime<Utc>) {
     (record.change_id.clone(), record.time)
+}
+
+/// What the indexes beside the journal learn of a record: the use of its change id, and its VM.
+fn indexed(record: &JournalRecord) -> (Option<changes::ChangeUse>, JournalVm) {
+    (changes::ChangeUse::of(record, 0), record.vm.clone())
 }
 
 /// A record as one journal line, with its newline.
@@ -848,8 +927,7 @@ mod tests {
             .read(&JournalFilter {
                 change_id: Some("c1".into()),
                 vm: Some("s.db-01".into()),
-                person: None,
-                last: None,
+                ..Default::default()
             })
             .unwrap();
         assert_eq!(c1.records.len(), 1);
@@ -1326,5 +1404,108 @@ mod tests {
         let read = j.read(&JournalFilter::default()).unwrap();
         assert_eq!(read.records.len(), 80);
         assert_eq!(read.skipped_lines, 0);
+    }
+
+    /// A guard record of `vm` for `change`, written `hours` hours ago.
+    fn aged(vm: &str, change: &str, hours: i64) -> JournalRecord {
+        JournalRecord {
+            time: Utc::now() - chrono::Duration::hours(hours),
+            ..record(vm, change)
+        }
+    }
+
+    #[test]
+    fn since_reads_from_a_bisection_and_a_change_only_the_lines_holding_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
+        // A few thousand older records, then the last day's.
+        for i in 0..3000 {
+            j.append(&aged(
+                &format!("vm-{}", i % 50),
+                &format!("old-{i}"),
+                3000 - i,
+            ))
+            .unwrap();
+        }
+        for i in 0..5 {
+            j.append(&aged("web-01", &format!("new-{i}"), 5 - i))
+                .unwrap();
+        }
+        let recent = j
+            .read(&JournalFilter {
+                since: Some(Utc::now() - chrono::Duration::hours(24)),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(recent.records.len(), 5 + 23, "{}", recent.records.len());
+        let one = j
+            .read(&JournalFilter {
+                change_id: Some("old-17".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(one.records.len(), 1);
+        let of_vm = j
+            .read(&JournalFilter {
+                vm: Some("WEB-01".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(of_vm.records.len(), 5);
+    }
+
+    #[test]
+    fn a_time_to_read_from_is_a_time_a_day_or_a_time_ago() {
+        assert!(since_of("2026-12-01T08:00:00Z").is_ok());
+        assert_eq!(
+            since_of("2026-12-01").unwrap().to_rfc3339(),
+            "2026-12-01T00:00:00+00:00"
+        );
+        let ago = since_of("12h").unwrap();
+        assert!(
+            (Utc::now() - ago - chrono::Duration::hours(12))
+                .num_seconds()
+                .abs()
+                < 5
+        );
+        assert!(since_of("yesterday").unwrap_err().contains("7d"));
+    }
+
+    #[test]
+    fn every_naming_of_every_vm_is_indexed_and_made_again_when_the_index_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let j = AuditJournal::new(&path);
+        j.append(&aged("web-01", "a", 5000)).unwrap();
+        let mut renamed = record("web-01", "b");
+        renamed.vm.name = "web-01-new".into();
+        j.append(&renamed).unwrap();
+        j.append(&record("web-01", "c")).unwrap();
+        j.append(&record("db-01", "d")).unwrap();
+        let names = |j: &AuditJournal| -> Vec<String> {
+            j.namings()
+                .unwrap()
+                .into_iter()
+                .map(|(_, v)| v.name)
+                .collect()
+        };
+        assert_eq!(names(&j), ["web-01", "web-01-new", "web-01", "db-01"]);
+        assert!(dir.path().join("journal.vms").exists());
+
+        // Lines written by a process that indexes nothing (an older version) are caught up.
+        let mut line = serde_json::to_vec(&record("app-01", "e")).unwrap();
+        line.push(b'\n');
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(&line)
+            .unwrap();
+        assert_eq!(names(&j).last().map(String::as_str), Some("app-01"));
+
+        std::fs::remove_file(dir.path().join("journal.vms")).unwrap();
+        let fresh = AuditJournal::new(&path);
+        assert_eq!(names(&fresh).len(), 5, "made again from the journal");
     }
 }

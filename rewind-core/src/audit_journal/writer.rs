@@ -13,10 +13,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{DateTime, Utc};
 
-use super::JournalError;
 use super::changes::{self, ChangeUse};
 use super::file::Appender;
 use super::recent::RecentLines;
+use super::{JournalError, JournalVm, vms};
 
 /// One line to append, and where its outcome goes.
 struct Job {
@@ -25,6 +25,8 @@ struct Job {
     key: (String, DateTime<Utc>),
     /// The use of its change id it records, for the change index (its end is learnt when written).
     use_of_change: Option<ChangeUse>,
+    /// The VM it names, for the VM index.
+    vm: JournalVm,
     sync: bool,
     done: Done,
 }
@@ -76,14 +78,16 @@ impl Writer {
         &self,
         line: Vec<u8>,
         key: (String, DateTime<Utc>),
-        use_of_change: Option<ChangeUse>,
+        indexed: (Option<ChangeUse>, JournalVm),
         sync: bool,
     ) -> Result<(), JournalError> {
         let (tx, rx) = mpsc::sync_channel(1);
+        let (use_of_change, vm) = indexed;
         self.send(Job {
             line,
             key,
             use_of_change,
+            vm,
             sync,
             done: Done::Blocking(tx),
         })?;
@@ -95,14 +99,16 @@ impl Writer {
         &self,
         line: Vec<u8>,
         key: (String, DateTime<Utc>),
-        use_of_change: Option<ChangeUse>,
+        indexed: (Option<ChangeUse>, JournalVm),
         sync: bool,
     ) -> Result<(), JournalError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
+        let (use_of_change, vm) = indexed;
         self.send(Job {
             line,
             key,
             use_of_change,
+            vm,
             sync,
             done: Done::Async(tx),
         })?;
@@ -129,17 +135,21 @@ impl Writer {
 /// file is gone.
 fn write_all(path: &std::path::Path, recent: &Mutex<RecentLines>, jobs: &mpsc::Receiver<Job>) {
     let mut journal = Appender::new(path.to_path_buf());
+    let mut vm_index = vms::Writer::default();
     while let Ok(first) = jobs.recv() {
         let mut batch = vec![first];
         batch.extend(jobs.try_iter());
         let sync = batch.iter().any(|j| j.sync);
         let lines: Vec<u8> = batch.iter().flat_map(|j| j.line.iter().copied()).collect();
-        // Where each line ends in the journal, learnt as the write is placed, for the change index.
+        // Where the write begins and each line ends in the journal, learnt as the write is placed,
+        // for the indexes.
         let ends = std::cell::RefCell::new(Vec::with_capacity(batch.len()));
+        let began = std::cell::Cell::new(0u64);
         // The index is told before the write, so that a look made while it and its sync run does
         // not parse these lines back (it waits for them to be in the file); and told again if the
         // write fails and is cut back off.
-        let placed = |began: u64, first_line: u64| {
+        let placed = |start: u64, first_line: u64| {
+            began.set(start);
             let mut at = first_line;
             let lines = batch.iter().map(|j| {
                 let line = (j.key.0.as_str(), j.key.1, at, j.line.len());
@@ -149,8 +159,8 @@ fn write_all(path: &std::path::Path, recent: &Mutex<RecentLines>, jobs: &mpsc::R
             });
             let lines: Vec<_> = lines.collect();
             let changes: Vec<String> = lines.iter().map(|l| l.0.to_string()).collect();
-            lock(recent).written_here(began, lines);
-            move || lock(recent).not_written(began, &changes)
+            lock(recent).written_here(start, lines);
+            move || lock(recent).not_written(start, &changes)
         };
         let index = || {
             let uses: Vec<ChangeUse> = batch
@@ -163,6 +173,10 @@ fn write_all(path: &std::path::Path, recent: &Mutex<RecentLines>, jobs: &mpsc::R
                 })
                 .collect();
             changes::append(path, &uses);
+            let named: Vec<(DateTime<Utc>, &JournalVm)> =
+                batch.iter().map(|j| (j.key.1, &j.vm)).collect();
+            let end = ends.borrow().last().copied().unwrap_or(began.get());
+            vm_index.written(path, &named, began.get(), end);
         };
         match journal.append(&lines, sync, placed, index) {
             Ok(()) => batch.into_iter().for_each(|j| j.done.send(Ok(()))),

@@ -22,9 +22,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
+use std::path::PathBuf;
+
 use chrono::{DateTime, Utc};
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use sha2::Digest;
 use tokio::sync::OnceCell;
 use url::Url;
 
@@ -385,7 +389,24 @@ pub struct ZvmClient {
     running_inserts: SingleFlight<Vec<Task>>,
     /// The exchanges under way, for a person watching ([`ZvmClient::waiting`]).
     under_way: Arc<StdMutex<UnderWay>>,
+    /// Where the learnt timings are kept for the next process ([`ZvmClient::keeping_timings_in`]).
+    timings_file: Option<PathBuf>,
 }
+
+/// Learnt timings as kept on disk for the next process: per site, small, replaced whole.
+#[derive(Debug, Serialize, Deserialize)]
+struct KeptTimings {
+    /// The site's URL, so a file of another site is not taken.
+    url: String,
+    /// When they were written.
+    written: chrono::DateTime<chrono::Utc>,
+    insert_ms: Option<u64>,
+    listing_ms: Option<u64>,
+}
+
+/// How old kept timings may be and still be taken: an appliance's timings change with its load and
+/// version, and a week-old figure is only a guess.
+const KEPT_TIMINGS_MAX_AGE: chrono::Duration = chrono::Duration::days(7);
 
 /// The exchanges of one client under way, by a number of their own.
 #[derive(Debug, Default)]
@@ -494,7 +515,58 @@ impl ZvmClient {
             vms_seen: AtomicUsize::new(0),
             running_inserts: SingleFlight::default(),
             under_way: Arc::default(),
+            timings_file: None,
         })
+    }
+
+    /// The same client, starting from the timings a process kept in `dir` for this site (when
+    /// fresh and readable), and keeping what it learns there: a fresh process polls as a
+    /// long-lived one does.
+    pub fn keeping_timings_in(mut self, dir: &std::path::Path) -> ZvmClient {
+        let digest = sha2::Sha256::digest(self.base.as_str().as_bytes());
+        let file = dir.join(format!("{}.json", &hex::encode(digest)[..16]));
+        let kept = std::fs::read(&file)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<KeptTimings>(&bytes).ok())
+            .filter(|k| k.url == self.base.as_str())
+            .filter(|k| chrono::Utc::now() - k.written <= KEPT_TIMINGS_MAX_AGE);
+        if let Some(kept) = kept
+            && let Ok(mut t) = self.timings.lock()
+        {
+            t.insert = Ewma(kept.insert_ms.map(Duration::from_millis));
+            t.listing = Ewma(kept.listing_ms.map(Duration::from_millis));
+        }
+        self.timings_file = Some(file);
+        self
+    }
+
+    /// Writes what was learnt where the next process finds it; a failure only costs the next
+    /// process some polls.
+    fn keep_timings(&self) {
+        let Some(file) = &self.timings_file else {
+            return;
+        };
+        let (insert, listing) = self.learnt();
+        let kept = KeptTimings {
+            url: self.base.to_string(),
+            written: chrono::Utc::now(),
+            insert_ms: insert.map(|d| d.as_millis() as u64),
+            listing_ms: listing.map(|d| d.as_millis() as u64),
+        };
+        let written = (|| -> std::io::Result<()> {
+            let dir = file.parent().unwrap_or(std::path::Path::new("."));
+            crate::local_state::create_private_dir(dir)?;
+            let mut temporary = tempfile::NamedTempFile::new_in(dir)?;
+            serde_json::to_writer(&mut temporary, &kept)?;
+            temporary.persist(file).map_err(|e| e.error)?;
+            Ok(())
+        })();
+        if let Err(e) = written {
+            tracing::debug!(
+                "the learnt timings of site {} were not kept: {e}",
+                self.name
+            );
+        }
     }
 
     /// Counts `what` as under way until the value returned is dropped.
@@ -1227,6 +1299,7 @@ impl ZvmClient {
         if let Ok(mut t) = self.timings.lock() {
             t.insert.observe(took);
         }
+        self.keep_timings();
     }
 
     /// Remembers how long listing took.
@@ -1234,6 +1307,7 @@ impl ZvmClient {
         if let Ok(mut t) = self.timings.lock() {
             t.listing.observe(took);
         }
+        self.keep_timings();
     }
 
     /// What was learnt so far: (insert duration, listing lag).

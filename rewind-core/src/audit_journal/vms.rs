@@ -1,0 +1,280 @@
+//! The index of the VMs the journal names, kept beside it (`journal.vms`): a line each time a VM is
+//! named otherwise than its last line says (a new VM, a new name, new addresses), and
+//! `journal.vms.end`, how much of the journal the index covers. It is what keeps two VMs answering to
+//! one name ambiguous whatever the age of their records, without reading the journal: the hook reads
+//! it on every mutating call, and its cost does not grow with the number of guards.
+//!
+//! The journal's writer appends to it, with the journal's lock held, after each write. A reader
+//! that finds the journal longer than the index covers reads only the rest; an index that is
+//! missing, or covers more than the journal holds (a journal replaced or cut), is made again from
+//! the journal under its lock.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::{JournalError, JournalRecord, JournalVm};
+use crate::local_state::{LOCK_WAIT, LockMode, lock, open_private};
+
+/// One way the journal named a VM, from when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Naming {
+    /// The time of the first record that named it so (since its last other naming).
+    #[serde(rename = "t")]
+    pub time: DateTime<Utc>,
+    /// The VM as that record names it.
+    pub vm: JournalVm,
+}
+
+/// A VM as a record named it, and when.
+type Named = (DateTime<Utc>, JournalVm);
+
+/// The index of `journal`.
+fn index_path(journal: &Path) -> PathBuf {
+    journal.with_extension("vms")
+}
+
+/// Where the index says how far it covers the journal.
+fn end_path(journal: &Path) -> PathBuf {
+    journal.with_extension("vms.end")
+}
+
+/// The journal writer's side: the last naming of each VM, to append only what changed.
+#[derive(Debug, Default)]
+pub(super) struct Writer {
+    last: Option<HashMap<String, JournalVm>>,
+}
+
+impl Writer {
+    /// After a write, from offset `began` to `end`, of records naming `vms` (in order): appends the
+    /// namings that changed and says the index covers `end`. Called with the journal's lock held; a
+    /// failure is left for a reader to mend from the journal.
+    pub(super) fn written(
+        &mut self,
+        journal: &Path,
+        vms: &[(DateTime<Utc>, &JournalVm)],
+        began: u64,
+        end: u64,
+    ) {
+        if let Err(e) = self.write(journal, vms, began, end) {
+            // The next reader finds the index behind (or gone) and mends it.
+            self.last = None;
+            let _ = std::fs::remove_file(end_path(journal));
+            tracing::debug!("the VM index of {} was not written: {e}", journal.display());
+        }
+    }
+
+    fn write(
+        &mut self,
+        journal: &Path,
+        vms: &[(DateTime<Utc>, &JournalVm)],
+        began: u64,
+        end: u64,
+    ) -> Result<(), JournalError> {
+        let covered = match read_end(journal)? {
+            Some(covered) if covered <= began && index_path(journal).exists() => covered,
+            // Missing or stale: made again from the whole journal, this write included.
+            _ => {
+                self.last = Some(last_of(&made_from_journal(journal)?));
+                return Ok(());
+            }
+        };
+        if self.last.is_none() {
+            self.last = Some(last_of(&read_index(journal)?.unwrap_or_default()));
+        }
+        let last = self.last.get_or_insert_with(HashMap::new);
+        // Another process (or an older version) wrote since the index was last told: its records
+        // are indexed first.
+        let others = match covered < began {
+            true => vms_in_journal(journal, covered, Some(began))?.0,
+            false => Vec::new(),
+        };
+        let ours = vms.iter().map(|(t, vm)| (*t, (*vm).clone()));
+        let mut lines = Vec::new();
+        for (time, vm) in others.into_iter().chain(ours) {
+            let key = vm.id.to_lowercase();
+            if last.get(&key) != Some(&vm) {
+                serde_json::to_writer(
+                    &mut lines,
+                    &Naming {
+                        time,
+                        vm: vm.clone(),
+                    },
+                )
+                .map_err(|e| JournalError::Encode(e.to_string()))?;
+                lines.push(b'\n');
+                last.insert(key, vm);
+            }
+        }
+        if !lines.is_empty() {
+            let mut options = OpenOptions::new();
+            options.create(true).append(true);
+            open_private(&index_path(journal), &mut options, true)
+                .and_then(|mut f| f.write_all(&lines))
+                .map_err(|e| write_error(&index_path(journal), e))?;
+        }
+        write_end(journal, end)
+    }
+}
+
+/// The newest naming of each VM.
+fn last_of(namings: &[Naming]) -> HashMap<String, JournalVm> {
+    namings
+        .iter()
+        .map(|n| (n.vm.id.to_lowercase(), n.vm.clone()))
+        .collect()
+}
+
+/// Every naming of every VM the journal at `journal` names, oldest first.
+pub(super) fn namings(journal: &Path) -> Result<Vec<Naming>, JournalError> {
+    let len = match std::fs::metadata(journal) {
+        Ok(m) => m.len(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(read_error(journal, e)),
+    };
+    let covered = read_end(journal)?;
+    match (covered, read_index(journal)?) {
+        (Some(covered), Some(mut namings)) if covered <= len => {
+            if covered < len {
+                let mut last = last_of(&namings);
+                for (time, vm) in vms_in_journal(journal, covered, None)?.0 {
+                    if last.get(&vm.id.to_lowercase()) != Some(&vm) {
+                        last.insert(vm.id.to_lowercase(), vm.clone());
+                        namings.push(Naming { time, vm });
+                    }
+                }
+            }
+            Ok(namings)
+        }
+        _ => rebuild(journal),
+    }
+}
+
+/// Makes the index again from the whole journal, under the journal's lock (its writer appends to
+/// the index under the same lock, and must not append to a file being replaced).
+fn rebuild(journal: &Path) -> Result<Vec<Naming>, JournalError> {
+    let file = open_private(journal, OpenOptions::new().read(true), false)
+        .map_err(|e| read_error(journal, e))?;
+    lock(&file, journal, LockMode::Exclusive, LOCK_WAIT)
+        .map_err(|e| JournalError::locking(journal, e, true))?;
+    let made = made_from_journal(journal);
+    let _ = file.unlock();
+    made
+}
+
+/// The index made from the whole journal, written in place (the caller holds the journal's lock).
+fn made_from_journal(journal: &Path) -> Result<Vec<Naming>, JournalError> {
+    let (vms, end) = vms_in_journal(journal, 0, None)?;
+    let mut last: HashMap<String, JournalVm> = HashMap::new();
+    let mut namings = Vec::new();
+    let mut bytes = Vec::new();
+    for (time, vm) in vms {
+        if last.get(&vm.id.to_lowercase()) != Some(&vm) {
+            last.insert(vm.id.to_lowercase(), vm.clone());
+            let naming = Naming { time, vm };
+            serde_json::to_writer(&mut bytes, &naming)
+                .map_err(|e| JournalError::Encode(e.to_string()))?;
+            bytes.push(b'\n');
+            namings.push(naming);
+        }
+    }
+    replace(&index_path(journal), &bytes)?;
+    write_end(journal, end)?;
+    Ok(namings)
+}
+
+/// Every naming of the index, oldest first; `None` when there is none.
+fn read_index(journal: &Path) -> Result<Option<Vec<Naming>>, JournalError> {
+    let path = index_path(journal);
+    let file = match File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(read_error(&path, e)),
+    };
+    let mut namings = Vec::new();
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line.map_err(|e| read_error(&path, e))?;
+        if let Ok(naming) = serde_json::from_slice(&line) {
+            namings.push(naming);
+        }
+    }
+    Ok(Some(namings))
+}
+
+/// How much of the journal the index covers; `None` when that is not known.
+fn read_end(journal: &Path) -> Result<Option<u64>, JournalError> {
+    let path = end_path(journal);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(text.trim().parse().ok()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(read_error(&path, e)),
+    }
+}
+
+/// Says the index covers the journal's first `end` bytes, replacing the file whole.
+fn write_end(journal: &Path, end: u64) -> Result<(), JournalError> {
+    replace(&end_path(journal), format!("{end}\n").as_bytes())
+}
+
+/// Writes `bytes` to `path` through a temporary file moved into place.
+fn replace(path: &Path, bytes: &[u8]) -> Result<(), JournalError> {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let mut temporary =
+        tempfile::NamedTempFile::new_in(folder).map_err(|e| write_error(path, e))?;
+    temporary
+        .write_all(bytes)
+        .map_err(|e| write_error(path, e))?;
+    temporary
+        .persist(path)
+        .map_err(|e| write_error(path, e.error))?;
+    Ok(())
+}
+
+/// The VM (with its time) of every whole record of the journal from offset `from` (to `to`, when
+/// given), and where the last whole line read ends.
+fn vms_in_journal(
+    journal: &Path,
+    from: u64,
+    to: Option<u64>,
+) -> Result<(Vec<Named>, u64), JournalError> {
+    let mut file = File::open(journal).map_err(|e| read_error(journal, e))?;
+    file.seek(SeekFrom::Start(from))
+        .map_err(|e| read_error(journal, e))?;
+    let mut reader = BufReader::new(file);
+    let mut vms = Vec::new();
+    let mut at = from;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| read_error(journal, e))?;
+        // The end, or a line still being written: left for a later look.
+        if n == 0 || line.last() != Some(&b'\n') || to.is_some_and(|to| at + n as u64 > to) {
+            break;
+        }
+        at += n as u64;
+        if let Ok(record) = serde_json::from_slice::<JournalRecord>(&line) {
+            vms.push((record.time, record.vm));
+        }
+    }
+    Ok((vms, at))
+}
+
+fn read_error(path: &Path, source: std::io::Error) -> JournalError {
+    JournalError::Read {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn write_error(path: &Path, source: std::io::Error) -> JournalError {
+    JournalError::Write {
+        path: path.to_path_buf(),
+        source,
+    }
+}
