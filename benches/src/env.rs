@@ -116,6 +116,11 @@ impl BenchEnv {
         &self.rewind
     }
 
+    /// The simulator, for a client configured elsewhere (a `rewind` process's configuration file).
+    pub fn sim(&self) -> &Simulator {
+        &self.sim
+    }
+
     /// The timings the simulator runs with.
     pub fn timing(&self) -> Timing {
         self.timing

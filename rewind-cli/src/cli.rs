@@ -113,8 +113,16 @@ pub enum Command {
     /// clone. The production VM keeps running; Failover Live and Move are never used.
     #[command(subcommand)]
     Recover(RecoverCommand),
-    /// Read the audit journal: every guard and recovery, oldest first.
+    /// Read the audit journal: every guard and recovery, oldest first. `rewind journal archive`
+    /// moves old records to a file of their own.
+    #[command(args_conflicts_with_subcommands = true)]
     Journal {
+        #[command(subcommand)]
+        command: Option<JournalCommand>,
+        /// Read this journal file instead of the configured one: an archive, a copy from another
+        /// machine.
+        #[arg(long, value_name = "FILE")]
+        file: Option<PathBuf>,
         /// Only the records of this VM (name, host name, IP address or vmIdentifier).
         #[arg(long)]
         vm: Option<String>,
@@ -191,6 +199,25 @@ pub enum Command {
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
+    },
+}
+
+/// `rewind journal ...`.
+#[derive(Debug, Subcommand)]
+pub enum JournalCommand {
+    /// Move the records written before TIME to the end of an archive file, so a journal that grows
+    /// for years stays small. Guards wait meanwhile and append to the journal that is left; records
+    /// the guard and the hook still read (the change-id horizon, the hook window) are refused.
+    Archive {
+        /// Records written before TIME move: 2026-06-01T00:00:00Z, a day (2026-06-01), or a time ago
+        /// (90d).
+        #[arg(long, value_name = "TIME", value_parser = rewind_core::audit_journal::since_of)]
+        before: chrono::DateTime<chrono::Utc>,
+        /// The archive, a JSON-lines file they are appended to (made, readable by you only, when
+        /// missing); `rewind journal --file FILE` reads it. Default: `journal-until-<day>.jsonl`
+        /// beside the journal.
+        #[arg(long, value_name = "FILE")]
+        to: Option<PathBuf>,
     },
 }
 
@@ -368,6 +395,10 @@ impl Command {
             Command::Recover(RecoverCommand::File { .. }) => "recover file",
             Command::Recover(RecoverCommand::Test { .. }) => "recover test",
             Command::Recover(RecoverCommand::Clone { .. }) => "recover clone",
+            Command::Journal {
+                command: Some(JournalCommand::Archive { .. }),
+                ..
+            } => "journal archive",
             Command::Journal { .. } => "journal",
             Command::Sites => "sites",
             Command::Trust { .. } => "trust",

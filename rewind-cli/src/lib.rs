@@ -32,7 +32,7 @@ use rewind_core::{
     AuditJournal, CancellationToken, CatalogStore, Config, GuardRequest, JournalFilter, Rewind,
 };
 
-use crate::cli::{Cli, Command, HookCommand};
+use crate::cli::{Cli, Command, HookCommand, JournalCommand};
 use crate::context::{Context, block_on};
 use crate::exit::CliError;
 use crate::output::{Printer, Reply};
@@ -159,6 +159,14 @@ pub fn run(cli: Cli) -> u8 {
             commands::tools::catalog(&CatalogStore::new(&config.catalog_path), &command)
         }),
         Command::Journal {
+            command: Some(JournalCommand::Archive { before, to }),
+            ..
+        } => offline(&ctx, |config| {
+            commands::journal::archive(&config, before, to)
+        }),
+        Command::Journal {
+            command: None,
+            file,
             vm,
             change_id,
             person,
@@ -172,7 +180,8 @@ pub fn run(cli: Cli) -> u8 {
                 since,
                 last,
             };
-            commands::journal::journal(&AuditJournal::new(&config.journal_path), &filter)
+            let path = file.unwrap_or(config.journal_path);
+            commands::journal::journal(&AuditJournal::new(path), &filter)
         }),
         #[cfg(feature = "demo")]
         Command::Demo { seed } => block_on(demo::demo(seed, ctx.json, ctx.quiet)),

@@ -58,6 +58,10 @@ fn results(g: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
             "journal",
             g.subschema_for::<rewind_core::audit_journal::JournalRead>(),
         ),
+        (
+            "journal archive",
+            g.subschema_for::<rewind_core::audit_journal::Archived>(),
+        ),
         ("sites", g.subschema_for::<Vec<rewind_core::SiteStatus>>()),
         (
             "trust",

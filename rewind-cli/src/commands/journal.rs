@@ -1,7 +1,11 @@
-//! `rewind journal`: the audit journal, read back. It reads only the journal file.
+//! `rewind journal`: the audit journal, read back (it reads only the journal file); `rewind journal
+//! archive`: its old records moved to a file of their own.
 
-use rewind_core::audit_journal::{JournalRead, RecordKind};
-use rewind_core::{AuditJournal, JournalFilter, JournalRecord};
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use rewind_core::audit_journal::{ArchiveError, Archived, JournalRead, RecordKind, Retention};
+use rewind_core::{AuditJournal, Config, ErrorKind, JournalFilter, JournalRecord};
 
 use crate::commands::protection::when;
 use crate::exit::CliError;
@@ -12,6 +16,69 @@ use crate::output::{Reply, Table};
 pub fn journal(journal: &AuditJournal, filter: &JournalFilter) -> Result<Reply, CliError> {
     let read = journal.read(filter)?;
     Reply::new(&read, journal_text(&read))
+}
+
+/// Moves the records written before `before` to `to` (by default `journal-until-<day>.jsonl` beside
+/// the journal), keeping what the guard (the change-id horizon) and the hook (its window) read.
+pub fn archive(
+    config: &Config,
+    before: DateTime<Utc>,
+    to: Option<PathBuf>,
+) -> Result<Reply, CliError> {
+    let journal = AuditJournal::new(&config.journal_path);
+    let to = to.unwrap_or_else(|| {
+        let name = format!("journal-until-{}.jsonl", before.format("%Y-%m-%d"));
+        config.journal_path.with_file_name(name)
+    });
+    let kept = config.guard.change_id_horizon.max(config.hook.window);
+    let retention = Retention {
+        keep_since: Utc::now() - chrono::Duration::from_std(kept).unwrap_or(chrono::Duration::MAX),
+    };
+    let archived = journal
+        .archive(before, &to, retention)
+        .map_err(|e| match e {
+            ArchiveError::Journal(e) => CliError::from(e),
+            refused => CliError::new(ErrorKind::Usage, refused.to_string()),
+        })?;
+    Reply::new(&archived, archived_text(&archived))
+}
+
+/// What an archive did, for people.
+fn archived_text(a: &Archived) -> String {
+    let day = a.before.format("%Y-%m-%d");
+    if a.lines_moved == 0 {
+        return format!(
+            "nothing in the journal {} was written before {day}; nothing moved\n",
+            a.journal.display()
+        );
+    }
+    let lines = |n: u64| format!("{n} line{}", if n == 1 { "" } else { "s" });
+    let kept = match a.oldest_kept {
+        Some(t) => format!(
+            "{} stay{} in {}, the oldest from {}",
+            lines(a.lines_kept),
+            if a.lines_kept == 1 { "s" } else { "" },
+            a.journal.display(),
+            when(Some(t))
+        ),
+        None => format!("the journal {} is empty now", a.journal.display()),
+    };
+    format!(
+        "moved {} ({}) written before {day} to {}\n{kept}\nread the archive with: rewind journal --file {}\n",
+        lines(a.lines_moved),
+        size(a.bytes_moved),
+        a.archive.display(),
+        a.archive.display()
+    )
+}
+
+/// A size in bytes as people read it: `840 KB`, `74.2 MB`.
+fn size(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} bytes"),
+        1_000..1_000_000 => format!("{} KB", bytes / 1_000),
+        _ => format!("{:.1} MB", bytes as f64 / 1e6),
+    }
 }
 
 /// How a record's VPGs ended, counted: `2 tagged, 1 skipped`.

@@ -79,7 +79,7 @@ impl<'a> Guards<'a> {
         let team = self.team_records(Some(vm))?;
         let recent = self.local.recent(self.window)?;
         Ok(GuardLookup::judged(
-            self.local.namings()?,
+            self.local.namings_of(Some(vm))?,
             recent.into_iter().chain(team.iter().cloned()),
             vm,
             self.window,

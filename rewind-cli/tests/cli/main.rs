@@ -11,6 +11,7 @@ mod documented;
 mod exit_codes;
 mod hook;
 mod hosts;
+mod journal;
 mod logging;
 mod machine;
 mod output;

@@ -216,7 +216,7 @@ fn uses_in_journal(journal: &Path, from: u64) -> Result<Vec<ChangeUse>, JournalE
 
 /// Makes the index of `journal` again from the whole journal, into a temporary file moved into
 /// place.
-fn rebuild(journal: &Path, index: &Path) -> Result<(), JournalError> {
+pub(super) fn rebuild(journal: &Path, index: &Path) -> Result<(), JournalError> {
     let uses = uses_in_journal(journal, 0)?;
     let mut bytes = Vec::new();
     for u in &uses {

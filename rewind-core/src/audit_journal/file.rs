@@ -48,9 +48,10 @@ impl Appender {
             path: path.clone(),
             source,
         };
-        let file = self.file().map_err(err)?;
-        lock(file, &path, LockMode::Exclusive, LOCK_WAIT)
-            .map_err(|e| JournalError::locking(&path, e, true))?;
+        let file = self.locked().map_err(|e| match e {
+            Locked::Io(e) => err(e),
+            Locked::Lock(e) => JournalError::locking(&path, e, true),
+        })?;
         let outcome = write_whole(file, line, sync, placed);
         if outcome.is_ok() {
             written();
@@ -60,6 +61,30 @@ impl Appender {
             self.open = None;
         }
         outcome.map_err(err)
+    }
+
+    /// The journal, open for appending and locked. A journal replaced while this waited for the
+    /// lock (an administrator's archive, `rewind journal archive`) is opened again by its name, so no
+    /// line goes to the file moved away.
+    fn locked(&mut self) -> Result<&File, Locked> {
+        let path = self.path.clone();
+        loop {
+            let file = self.file().map_err(Locked::Io)?;
+            lock(file, &path, LockMode::Exclusive, LOCK_WAIT).map_err(Locked::Lock)?;
+            let held = file_id(&file.metadata().map_err(Locked::Io)?);
+            let named = std::fs::metadata(&path).ok().map(|m| file_id(&m));
+            if named == Some(held) || held.is_none() {
+                break;
+            }
+            let _ = file.unlock();
+            self.open = None;
+        }
+        match &self.open {
+            Some((file, _)) => Ok(file),
+            None => Err(Locked::Io(std::io::Error::other(
+                "the journal was not opened",
+            ))),
+        }
     }
 
     /// The journal, open for appending: the one held, while the path still names it.
@@ -77,6 +102,12 @@ impl Appender {
             None => Err(std::io::Error::other("the journal was not opened")),
         }
     }
+}
+
+/// Why the journal could not be opened and locked.
+enum Locked {
+    Io(std::io::Error),
+    Lock(crate::local_state::LockError),
 }
 
 /// Opens the journal at `path` for appending, creating it (0600, in a 0700 folder) when missing.
@@ -165,7 +196,8 @@ pub(super) struct Wanted {
 }
 
 impl Wanted {
-    fn takes(&self, line: &[u8]) -> bool {
+    /// Whether `line` is to be parsed.
+    pub(super) fn takes(&self, line: &[u8]) -> bool {
         let Some(texts) = &self.holding else {
             return true;
         };

@@ -21,6 +21,8 @@
 //! waits on the file. A guard finds an earlier attempt of its change through this process's index of
 //! the journal's recent lines (`recent.rs`), not by reading the whole journal.
 
+mod archive;
+pub use archive::{ArchiveError, Archived, Retention};
 pub mod change_lock;
 mod changes;
 pub use changes::ChangeUse;
@@ -719,6 +721,18 @@ impl AuditJournal {
             .await
     }
 
+    /// Moves the records written before `before` to the end of `archive` (created when missing),
+    /// keeping what `retention` says the guard and the hook still read; see [`archive`]. Writers
+    /// wait meanwhile, and append to the journal that is left.
+    pub fn archive(
+        &self,
+        before: DateTime<Utc>,
+        archive: &Path,
+        retention: Retention,
+    ) -> Result<Archived, ArchiveError> {
+        archive::archive(&self.path, archive, before, retention)
+    }
+
     /// Every use of `change_id` (a guard attempt, a recovery) journaled since `since`, oldest
     /// first, read from the change index beside the journal, never from the whole journal.
     pub fn change_uses(
@@ -743,7 +757,7 @@ impl AuditJournal {
         within: std::time::Duration,
     ) -> Result<GuardLookup, JournalError> {
         Ok(GuardLookup::judged(
-            self.namings()?,
+            self.namings_of(Some(vm))?,
             self.recent(within)?,
             vm,
             within,
@@ -754,7 +768,28 @@ impl AuditJournal {
     /// from the VM index beside it: what tells two VMs of one name apart whatever the age of their
     /// records. Its cost follows the number of VMs, not of records.
     pub fn namings(&self) -> Result<Vec<(DateTime<Utc>, JournalVm)>, JournalError> {
-        Ok(vms::namings(&self.path)?
+        self.namings_of(None)
+    }
+
+    /// [`AuditJournal::namings`], of the VMs that may answer to `vm` when it is given: the index
+    /// lines that cannot name it (they hold none of its words) are not parsed. Some namings of other
+    /// VMs may come too; [`GuardLookup::judged`] tells them apart.
+    pub fn namings_of(
+        &self,
+        vm: Option<&str>,
+    ) -> Result<Vec<(DateTime<Utc>, JournalVm)>, JournalError> {
+        let holding = vm.and_then(|vm| {
+            JournalFilter {
+                vm: Some(vm.to_owned()),
+                ..JournalFilter::default()
+            }
+            .prefilter()
+        });
+        let wanted = file::Wanted {
+            since: None,
+            holding,
+        };
+        Ok(vms::namings(&self.path, &wanted)?
             .into_iter()
             .map(|n| (n.time, n.vm))
             .collect())
@@ -1469,6 +1504,42 @@ mod tests {
                 < 5
         );
         assert!(since_of("yesterday").unwrap_err().contains("7d"));
+    }
+
+    #[test]
+    fn the_guards_view_reads_only_what_was_appended_since_its_last_look() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let j = AuditJournal::new(&path);
+        j.append(&record("web-01", "c1")).unwrap();
+        j.append(&record("db-01", "c2")).unwrap();
+        let mut view = GuardsView::default();
+        view.refresh(&path).unwrap();
+        let window = std::time::Duration::from_secs(900);
+        assert_eq!(view.records(window), j.guards_view(window).unwrap());
+        // web-01's line is spoilt in place (same file, same length): a view that read the journal
+        // again would lose it; one that reads on from where it was keeps it.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let first = text.lines().next().unwrap();
+        let spoilt = text.replacen(first, &"x".repeat(first.len()), 1);
+        std::fs::write(&path, spoilt).unwrap();
+        let read_to = view.read_to();
+        j.append(&record("files-01", "c3")).unwrap();
+        view.refresh(&path).unwrap();
+        assert!(view.read_to() > read_to);
+        let names = |records: Vec<JournalRecord>| -> Vec<String> {
+            records.into_iter().map(|r| r.vm.name).collect()
+        };
+        assert_eq!(names(view.records(window)), ["web-01", "db-01", "files-01"]);
+        assert_eq!(names(j.guards_view(window).unwrap()), ["db-01", "files-01"]);
+        // A journal replaced by another file is read from its start.
+        let other = dir.path().join("other.jsonl");
+        AuditJournal::new(&other)
+            .append(&record("app-01", "c4"))
+            .unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        view.refresh(&path).unwrap();
+        assert_eq!(names(view.records(window)), ["app-01"]);
     }
 
     #[test]

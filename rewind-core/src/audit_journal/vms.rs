@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{JournalError, JournalRecord, JournalVm};
+use super::file::Wanted;
+use super::{JournalError, JournalVm};
 use crate::local_state::{LOCK_WAIT, LockMode, lock, open_private};
 
 /// One way the journal named a VM, from when.
@@ -29,9 +30,6 @@ pub struct Naming {
     /// The VM as that record names it.
     pub vm: JournalVm,
 }
-
-/// A VM as a record named it, and when.
-type Named = (DateTime<Utc>, JournalVm);
 
 /// The index of `journal`.
 fn index_path(journal: &Path) -> PathBuf {
@@ -87,38 +85,44 @@ impl Writer {
             self.last = Some(last_of(&read_index(journal)?.unwrap_or_default()));
         }
         let last = self.last.get_or_insert_with(HashMap::new);
+        let mut changed = Vec::new();
         // Another process (or an older version) wrote since the index was last told: its records
         // are indexed first.
-        let others = match covered < began {
-            true => vms_in_journal(journal, covered, Some(began))?.0,
-            false => Vec::new(),
-        };
-        let ours = vms.iter().map(|(t, vm)| (*t, (*vm).clone()));
-        let mut lines = Vec::new();
-        for (time, vm) in others.into_iter().chain(ours) {
-            let key = vm.id.to_lowercase();
-            if last.get(&key) != Some(&vm) {
-                serde_json::to_writer(
-                    &mut lines,
-                    &Naming {
-                        time,
-                        vm: vm.clone(),
-                    },
-                )
-                .map_err(|e| JournalError::Encode(e.to_string()))?;
-                lines.push(b'\n');
-                last.insert(key, vm);
-            }
+        if covered < began {
+            vms_in_journal(journal, covered, Some(began), |time, vm| {
+                changed.extend(renamed(last, time, vm));
+            })?;
         }
-        if !lines.is_empty() {
-            let mut options = OpenOptions::new();
-            options.create(true).append(true);
-            open_private(&index_path(journal), &mut options, true)
-                .and_then(|mut f| f.write_all(&lines))
-                .map_err(|e| write_error(&index_path(journal), e))?;
+        for (time, vm) in vms {
+            changed.extend(renamed(last, *time, (*vm).clone()));
         }
+        append_namings(journal, &changed)?;
         write_end(journal, end)
     }
+}
+
+/// Appends `namings` to the index of `journal` (the caller holds the journal's lock).
+fn append_namings(journal: &Path, namings: &[Naming]) -> Result<(), JournalError> {
+    if namings.is_empty() {
+        return Ok(());
+    }
+    let lines = encoded(namings)?;
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    open_private(&index_path(journal), &mut options, true)
+        .and_then(|mut f| f.write_all(&lines))
+        .map_err(|e| write_error(&index_path(journal), e))
+}
+
+/// `namings` as index lines.
+fn encoded(namings: &[Naming]) -> Result<Vec<u8>, JournalError> {
+    let mut lines = Vec::new();
+    for naming in namings {
+        serde_json::to_writer(&mut lines, naming)
+            .map_err(|e| JournalError::Encode(e.to_string()))?;
+        lines.push(b'\n');
+    }
+    Ok(lines)
 }
 
 /// The newest naming of each VM.
@@ -129,29 +133,59 @@ fn last_of(namings: &[Naming]) -> HashMap<String, JournalVm> {
         .collect()
 }
 
-/// Every naming of every VM the journal at `journal` names, oldest first.
-pub(super) fn namings(journal: &Path) -> Result<Vec<Naming>, JournalError> {
+/// Every naming of every VM the journal at `journal` names, oldest first; of the index, only the
+/// lines `wanted` takes are parsed (what the journal holds beyond the index, all of it).
+pub(super) fn namings(journal: &Path, wanted: &Wanted) -> Result<Vec<Naming>, JournalError> {
     let len = match std::fs::metadata(journal) {
         Ok(m) => m.len(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(read_error(journal, e)),
     };
     let covered = read_end(journal)?;
-    match (covered, read_index(journal)?) {
+    match (covered, read_index_taking(journal, wanted)?) {
         (Some(covered), Some(mut namings)) if covered <= len => {
             if covered < len {
                 let mut last = last_of(&namings);
-                for (time, vm) in vms_in_journal(journal, covered, None)?.0 {
-                    if last.get(&vm.id.to_lowercase()) != Some(&vm) {
-                        last.insert(vm.id.to_lowercase(), vm.clone());
-                        namings.push(Naming { time, vm });
+                vms_in_journal(journal, covered, None, |time, vm| {
+                    if let Some(naming) = renamed(&mut last, time, vm) {
+                        namings.push(naming);
                     }
-                }
+                })?;
             }
             Ok(namings)
         }
         _ => rebuild(journal),
     }
+}
+
+/// Brings the index up to the journal's end (the caller holds the journal's lock): what it does not
+/// cover yet is appended, or it is made again when missing or stale. Returns how much of the
+/// journal it covers.
+pub(super) fn bring_up_to_date(journal: &Path) -> Result<u64, JournalError> {
+    let len = std::fs::metadata(journal)
+        .map_err(|e| read_error(journal, e))?
+        .len();
+    match (read_end(journal)?, read_index(journal)?) {
+        (Some(covered), Some(namings)) if covered <= len => {
+            let mut last = last_of(&namings);
+            let mut changed = Vec::new();
+            let end = vms_in_journal(journal, covered, None, |time, vm| {
+                changed.extend(renamed(&mut last, time, vm));
+            })?;
+            append_namings(journal, &changed)?;
+            write_end(journal, end)?;
+        }
+        _ => {
+            made_from_journal(journal)?;
+        }
+    }
+    Ok(read_end(journal)?.unwrap_or(0))
+}
+
+/// After the journal's first `cut` bytes were moved to an archive, with the index covering
+/// `covered` bytes of the journal as it was: the index keeps every naming and covers what is left.
+pub(super) fn journal_cut(journal: &Path, covered: u64, cut: u64) -> Result<(), JournalError> {
+    write_end(journal, covered.saturating_sub(cut))
 }
 
 /// Makes the index again from the whole journal, under the journal's lock (its writer appends to
@@ -168,27 +202,39 @@ fn rebuild(journal: &Path) -> Result<Vec<Naming>, JournalError> {
 
 /// The index made from the whole journal, written in place (the caller holds the journal's lock).
 fn made_from_journal(journal: &Path) -> Result<Vec<Naming>, JournalError> {
-    let (vms, end) = vms_in_journal(journal, 0, None)?;
     let mut last: HashMap<String, JournalVm> = HashMap::new();
     let mut namings = Vec::new();
-    let mut bytes = Vec::new();
-    for (time, vm) in vms {
-        if last.get(&vm.id.to_lowercase()) != Some(&vm) {
-            last.insert(vm.id.to_lowercase(), vm.clone());
-            let naming = Naming { time, vm };
-            serde_json::to_writer(&mut bytes, &naming)
-                .map_err(|e| JournalError::Encode(e.to_string()))?;
-            bytes.push(b'\n');
+    let end = vms_in_journal(journal, 0, None, |time, vm| {
+        if let Some(naming) = renamed(&mut last, time, vm) {
             namings.push(naming);
         }
-    }
-    replace(&index_path(journal), &bytes)?;
+    })?;
+    replace(&index_path(journal), &encoded(&namings)?)?;
     write_end(journal, end)?;
     Ok(namings)
 }
 
+/// The naming of `vm` at `time` when it differs from its `last`, which it then becomes.
+fn renamed(
+    last: &mut HashMap<String, JournalVm>,
+    time: DateTime<Utc>,
+    vm: JournalVm,
+) -> Option<Naming> {
+    let key = vm.id.to_lowercase();
+    if last.get(&key) == Some(&vm) {
+        return None;
+    }
+    last.insert(key, vm.clone());
+    Some(Naming { time, vm })
+}
+
 /// Every naming of the index, oldest first; `None` when there is none.
 fn read_index(journal: &Path) -> Result<Option<Vec<Naming>>, JournalError> {
+    read_index_taking(journal, &Wanted::default())
+}
+
+/// The namings of the index on the lines `wanted` takes, oldest first; `None` when there is none.
+fn read_index_taking(journal: &Path, wanted: &Wanted) -> Result<Option<Vec<Naming>>, JournalError> {
     let path = index_path(journal);
     let file = match File::open(&path) {
         Ok(f) => f,
@@ -198,6 +244,9 @@ fn read_index(journal: &Path) -> Result<Option<Vec<Naming>>, JournalError> {
     let mut namings = Vec::new();
     for line in BufReader::new(file).split(b'\n') {
         let line = line.map_err(|e| read_error(&path, e))?;
+        if !wanted.takes(&line) {
+            continue;
+        }
         if let Ok(naming) = serde_json::from_slice(&line) {
             namings.push(naming);
         }
@@ -234,18 +283,26 @@ fn replace(path: &Path, bytes: &[u8]) -> Result<(), JournalError> {
     Ok(())
 }
 
-/// The VM (with its time) of every whole record of the journal from offset `from` (to `to`, when
-/// given), and where the last whole line read ends.
+/// What the index reads of a record: its time and its VM, nothing else parsed.
+#[derive(Deserialize)]
+struct Named {
+    time: DateTime<Utc>,
+    vm: JournalVm,
+}
+
+/// Gives `each` the VM (with its time) of every whole record of the journal from offset `from` (to
+/// `to`, when given), one at a time so that a journal of years is never held; returns where the
+/// last whole line read ends.
 fn vms_in_journal(
     journal: &Path,
     from: u64,
     to: Option<u64>,
-) -> Result<(Vec<Named>, u64), JournalError> {
+    mut each: impl FnMut(DateTime<Utc>, JournalVm),
+) -> Result<u64, JournalError> {
     let mut file = File::open(journal).map_err(|e| read_error(journal, e))?;
     file.seek(SeekFrom::Start(from))
         .map_err(|e| read_error(journal, e))?;
     let mut reader = BufReader::new(file);
-    let mut vms = Vec::new();
     let mut at = from;
     let mut line = Vec::new();
     loop {
@@ -258,11 +315,11 @@ fn vms_in_journal(
             break;
         }
         at += n as u64;
-        if let Ok(record) = serde_json::from_slice::<JournalRecord>(&line) {
-            vms.push((record.time, record.vm));
+        if let Ok(record) = serde_json::from_slice::<Named>(&line) {
+            each(record.time, record.vm);
         }
     }
-    Ok((vms, at))
+    Ok(at)
 }
 
 fn read_error(path: &Path, source: std::io::Error) -> JournalError {

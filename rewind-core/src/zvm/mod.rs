@@ -1508,6 +1508,78 @@ pub(crate) mod tests {
         assert!(err.to_string().contains("no PEM certificate"), "{err}");
     }
 
+    /// A client of `url` keeping its timings in `dir`, as a new process makes it.
+    fn keeping_in(dir: &std::path::Path, url: &str) -> ZvmClient {
+        let site = SiteConfig::with_client("boston", url, "c", "s").unwrap();
+        ZvmClient::new(&site, &HttpSettings::default(), &LookupSettings::default())
+            .unwrap()
+            .keeping_timings_in(dir)
+    }
+
+    #[test]
+    fn a_new_client_starts_from_the_timings_an_earlier_one_kept_for_its_site() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = "http://127.0.0.1:9";
+        let first = keeping_in(dir.path(), url);
+        assert_eq!(first.learnt(), (None, None), "nothing kept yet");
+        first.observe_insert(Duration::from_secs(2));
+        first.observe_listing(Duration::from_millis(500));
+        let learnt = (
+            Some(Duration::from_secs(2)),
+            Some(Duration::from_millis(500)),
+        );
+        assert_eq!(keeping_in(dir.path(), url).learnt(), learnt);
+        // Another site's client takes none of them.
+        assert_eq!(
+            keeping_in(dir.path(), "http://127.0.0.1:10").learnt(),
+            (None, None)
+        );
+    }
+
+    #[test]
+    fn kept_timings_that_are_stale_unreadable_or_another_sites_are_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = "http://127.0.0.1:9";
+        keeping_in(dir.path(), url).observe_insert(Duration::from_secs(2));
+        let file = std::fs::read_dir(dir.path())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let kept: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        let write = |value: serde_json::Value| std::fs::write(&file, value.to_string()).unwrap();
+        let mut stale = kept.clone();
+        stale["written"] = serde_json::json!(chrono::Utc::now() - chrono::Duration::days(8));
+        write(stale);
+        assert_eq!(
+            keeping_in(dir.path(), url).learnt(),
+            (None, None),
+            "a week old"
+        );
+        let mut other = kept.clone();
+        other["url"] = serde_json::json!("http://127.0.0.1:10/");
+        write(other);
+        assert_eq!(
+            keeping_in(dir.path(), url).learnt(),
+            (None, None),
+            "another site's"
+        );
+        std::fs::write(&file, "{not json").unwrap();
+        assert_eq!(
+            keeping_in(dir.path(), url).learnt(),
+            (None, None),
+            "unreadable"
+        );
+        write(kept);
+        assert_eq!(
+            keeping_in(dir.path(), url).learnt().0,
+            Some(Duration::from_secs(2)),
+            "as kept"
+        );
+    }
+
     #[test]
     fn concurrent_lookups_share_a_whole_listing_only_when_it_costs_less() {
         let site = SiteConfig::with_client("boston", "http://127.0.0.1:9", "c", "s").unwrap();

@@ -81,16 +81,28 @@ pub fn predict_from_progress(elapsed: Duration, progress: u8) -> Option<Duration
         .then(|| elapsed.mul_f64(100.0 / (f64::from(progress) + 1.0)))
 }
 
+/// The latest a task at `p` % after `elapsed` can end: its progress is at least `p` %, and it has run
+/// for at most `elapsed` (counted from the send), so it needs at most `elapsed × 100 / p` in all,
+/// however late the ZVM started it.
+pub fn latest_from_progress(elapsed: Duration, progress: u8) -> Option<Duration> {
+    (1..100)
+        .contains(&progress)
+        .then(|| elapsed.mul_f64(100.0 / f64::from(progress)))
+}
+
 /// The predicted total wait for a task, counted from when the write that started it was sent, after
 /// `elapsed`, given its last reported `progress` (if it was read and reports one) and the insert
 /// duration `learnt` from earlier inserts (if any).
 ///
 /// Before the first reading, the first poll aims at [`FIRST_POLL_OF_LEARNT`] of the learnt duration.
-/// After it, progress predicts the end ([`predict_from_progress`]), but `elapsed` counts from the send,
-/// and a busy ZVM or network starts the task later: then the task did not run for part of `elapsed`,
-/// and the prediction overshoots (read at 1 % 60 ms after its POST, a 50 ms task would be predicted to
-/// need 3 s). What was learnt caps it: the task has about the rest of a learnt duration to go. Where
-/// the task runs longer than learnt, the cap only brings one more reading.
+/// After it, with a learnt duration, the next poll aims at the latest end that duration allows: the
+/// rest of it after the progress read (progress is an integer, so a task at `p` % has at most
+/// `100 − p` % to go), but never past the latest end the progress itself allows (a task faster than
+/// learnt). Aiming at the earliest end instead (`elapsed × 100 / (p + 1)`) reads a task of 2 s a
+/// few milliseconds before it ends, and then again and again: four reads where two do. With nothing
+/// learnt, progress predicts the end ([`predict_from_progress`]); `elapsed` counts from the send, and
+/// a busy ZVM or network starts the task later, so that prediction can overshoot (read at 1 % 60 ms
+/// after its POST, a 50 ms task would be predicted to need 3 s), which [`wait_task`] bounds.
 pub fn predict_total(
     elapsed: Duration,
     progress: Option<u8>,
@@ -99,13 +111,14 @@ pub fn predict_total(
     let Some(p) = progress else {
         return learnt.map(|d| d.mul_f64(FIRST_POLL_OF_LEARNT));
     };
-    let from_progress = predict_from_progress(elapsed, p);
-    let from_learnt =
-        learnt.map(|d| elapsed + d.mul_f64(f64::from(100u8.saturating_sub(p)) / 100.0));
-    match (from_progress, from_learnt) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
+    let Some(d) = learnt else {
+        return predict_from_progress(elapsed, p);
+    };
+    let from_learnt = elapsed + d.mul_f64(f64::from(100u8.saturating_sub(p)) / 100.0);
+    Some(match latest_from_progress(elapsed, p) {
+        Some(latest) => latest.min(from_learnt),
+        None => from_learnt,
+    })
 }
 
 /// Who is being waited for, for progress updates.
@@ -336,12 +349,29 @@ mod tests {
     }
 
     #[test]
-    fn a_task_started_on_time_is_predicted_from_its_progress() {
-        // Read at 74 % 37.5 ms after the POST of a 50 ms task that was learnt at 50 ms.
+    fn a_task_started_on_time_is_read_at_the_latest_end_its_learnt_duration_allows() {
+        // Read at 74 % 37.5 ms after the POST of a 50 ms task that was learnt at 50 ms: it has at
+        // most 26 % of 50 ms to go.
         let predicted = predict_total(Duration::from_micros(37_500), Some(74), Some(MS(50)));
-        assert_eq!(predicted, Some(MS(50)));
+        assert_eq!(predicted, Some(Duration::from_micros(50_500)));
+        // An appliance's 2 s insert read at 75 % after 1.5 s: at 2 s, not 1.974 s.
+        let secs = Duration::from_secs;
+        assert_eq!(
+            predict_total(MS(1500), Some(75), Some(secs(2))),
+            Some(secs(2))
+        );
         // A task still at 0 % has about all of a learnt duration to go.
         assert_eq!(predict_total(MS(5), Some(0), Some(MS(50))), Some(MS(55)));
+    }
+
+    #[test]
+    fn a_task_faster_than_learnt_is_read_by_the_latest_end_its_progress_allows() {
+        // At 90 % after 90 ms, a task learnt at 200 ms needs at most 100 ms in all.
+        assert_eq!(
+            predict_total(MS(90), Some(90), Some(MS(200))),
+            Some(MS(100))
+        );
+        assert_eq!(latest_from_progress(MS(90), 0), None);
     }
 
     #[test]
