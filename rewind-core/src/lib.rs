@@ -155,6 +155,9 @@ struct Inner {
     config: Config,
     /// One client per configured site, in configuration order.
     clients: Vec<Arc<ZvmClient>>,
+    /// What is learnt of each configured site's timings, kept beside the journal for the next
+    /// process (a CLI guard is a process of its own).
+    timings: Vec<zvm::timings::SiteTimings>,
     /// The per-VPG insert queue: one process never inserts twice at once into one VPG.
     queue: guard::VpgQueue,
     /// The insert tasks this process started, so they are never taken for another client's.
@@ -190,9 +193,7 @@ impl Rewind {
     /// Nothing is logged here: the configuration's warnings ([`Config::warnings`], such as TLS
     /// verification turned off) are the front's to show, once per run.
     pub fn new(config: Config) -> Result<Rewind, RewindError> {
-        // What each client learns of its ZVM's timings is kept beside the journal for the next
-        // process (a CLI guard is a process of its own).
-        let timings = config
+        let kept = config
             .journal_path
             .parent()
             .unwrap_or(std::path::Path::new("."))
@@ -200,17 +201,19 @@ impl Rewind {
         let clients = config
             .sites
             .iter()
-            .map(|s| {
-                ZvmClient::new(s, &config.http, &config.lookup)
-                    .map(|c| Arc::new(c.keeping_timings_in(&timings)))
-            })
+            .map(|s| ZvmClient::new(s, &config.http, &config.lookup).map(Arc::new))
             .collect::<Result<Vec<_>, _>>()?;
+        let timings = clients
+            .iter()
+            .map(|c| zvm::timings::SiteTimings::kept_in(c.name(), c.url().as_str(), &kept))
+            .collect();
         let asked: Arc<[Arc<ZvmClient>]> = clients.clone().into();
         Ok(Rewind {
             inner: Arc::new(Inner {
                 catalog: CatalogStore::new(&config.catalog_path),
                 journal: AuditJournal::new(&config.journal_path),
                 clients,
+                timings,
                 queue: Default::default(),
                 own: Default::default(),
                 config,
@@ -408,6 +411,7 @@ impl Rewind {
         self.inner.config.require_sites()?;
         let ctx = guard::GuardContext {
             clients: &self.asked,
+            timings: &self.inner.timings,
             left_out: &self.left_out,
             queue: &self.inner.queue,
             own: &self.inner.own,

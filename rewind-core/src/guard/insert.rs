@@ -1,745 +1,796 @@
-//! Tagging one VPG: take its place in the queue, follow or adopt what an earlier attempt left there,
-//! wait for any insert running at it, insert, read the task to its end, retry after a back-to-back
-//! failure, and wait until the checkpoint is listed.
+//! The insert into one VPG, as one machine: an enum of steps and one loop that checks the deadline
+//! and the stop signal once per step. Read top to bottom:
+//!
+//! 1. [`Step::Queued`]: take the VPG's place in this process's queue; the VPG is held from the
+//!    insert until its task is terminal, so one process never inserts twice at once into one VPG.
+//! 2. [`Step::MayExist`]: whenever a checkpoint with this tag may already exist (an earlier attempt
+//!    of this change inserted here, the answer to our insert was lost, or an insert that may be an
+//!    earlier attempt's ran meanwhile), follow the inserts that may be ours to their end, then look
+//!    for the tag before any insert: never two checkpoints of one tag in one VPG.
+//! 3. [`Step::Wait`]: wait for every insert running at the VPG (another client's, or one this process
+//!    left running when an earlier guard's deadline came), since ours would fail while it runs.
+//! 4. [`Step::Send`], [`Step::Follow`], [`Step::Settle`]: insert, read the task to its end; a
+//!    back-to-back failure goes round again (bounded), any other failure ends the VPG.
+//! 5. [`Step::Listing`]: release the VPG and wait until the checkpoint is listed.
+//!
+//! The machine speaks to the ZVM through [`InsertPort`] alone, so its tests script the port.
 
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
+use tokio::sync::OwnedMutexGuard;
 
 use super::GuardContext;
-use super::attempt::{self, AttemptLog, Earlier};
 use super::note::{Culprit, GuardNote, RunningInsert};
-use super::reconcile::{Reconciled, reconcile};
-use super::report::{Outcome, VpgGuard};
+use super::problem::{Met, VpgProblem};
+use super::queue::{back_to_back_culprit, initiated_by, maybe_ours};
+use super::record::{AttemptLog, Earlier};
+use super::report::Outcome;
+use crate::audit_journal::OUTCOME_PENDING;
 use crate::codes::{Code, STATE_COMPLETED, STATE_IN_PROGRESS};
-use crate::error::ErrorKind;
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::VpgProtection;
-use crate::zvm::ZvmClient;
+use crate::zvm::port::{InsertPort, Sent};
 use crate::zvm::task::{ListedFrom, TaskWait, Watch, wait_listed, wait_task};
+use crate::zvm::timings::SiteTimings;
 use crate::zvm::wire::{INSERT_TASK_TYPE, Task};
 
-/// How the locked part of one VPG's guard ended.
-pub(super) enum Inserted {
-    /// The insert Completed; the checkpoint is still to be seen listed.
-    Completed {
-        task: Task,
-        task_id: String,
-        at: Instant,
-    },
-    /// An insert of unknown outcome was reconciled and the checkpoint was found.
-    Found {
-        task_id: Option<String>,
-        checkpoint_id: String,
-        timestamp: Option<DateTime<Utc>>,
-    },
-    /// Anything else.
+/// Runs the machine for one VPG through `port`: its outcome and its notes, in order.
+pub(super) async fn run(
+    at: &Place<'_>,
+    port: &impl InsertPort,
+    timings: &SiteTimings,
+    earlier: Option<&Earlier>,
+    sink: &dyn ProgressSink,
+) -> (Outcome, Vec<GuardNote>) {
+    let watch = Watch {
+        sink,
+        site: port.site(),
+        vpg_id: &at.vpg.vpg_id,
+        vpg_name: &at.vpg.vpg_name,
+        task_type: INSERT_TASK_TYPE,
+        began: Instant::now(),
+    };
+    let mut machine = Machine::new(at, port, timings, earlier, &watch);
+    let outcome = machine.run().await;
+    watch.report(Stage::Done, outcome.task_id(), None);
+    (outcome, machine.notes)
+}
+
+/// Where the insert happens: the guard, the VPG, the tag, the attempt's journal lines, the deadline.
+pub(super) struct Place<'a> {
+    pub(super) ctx: &'a GuardContext<'a>,
+    pub(super) vpg: &'a VpgProtection,
+    pub(super) tag: &'a str,
+    pub(super) log: &'a AttemptLog<'a>,
+    pub(super) deadline: Instant,
+}
+
+/// The steps of one VPG's insert.
+#[derive(Debug)]
+enum Step {
+    /// Waiting for this process's turn at the VPG.
+    Queued,
+    /// A checkpoint with this tag may already exist: follow what may be ours, then look for it.
+    MayExist(MayExist),
+    /// Waiting for every insert running at the VPG.
+    Wait,
+    /// Sending the insert.
+    Send,
+    /// Reading the insert task, sent at `sent`, to its end.
+    Follow { task_id: String, sent: Instant },
+    /// The insert task, sent at `at`, is terminal.
+    Settle(Ended),
+    /// The insert Completed `at`; the VPG is released and its checkpoint is waited for.
+    Listing(Ended),
+    /// The VPG is settled.
     Done(Outcome),
 }
 
-/// One VPG's guard.
-pub(super) async fn guard_vpg(
-    ctx: &GuardContext<'_>,
-    vpg: &VpgProtection,
-    tag: &str,
-    earlier: Option<&Earlier>,
-    log: &AttemptLog<'_>,
-    deadline: Instant,
-    sink: &dyn ProgressSink,
-) -> VpgGuard {
-    let mut notes = Vec::new();
-    let outcome = match ctx.client(&vpg.zvm_site) {
-        None => Outcome::Error {
-            task_id: None,
-            kind: ErrorKind::Usage,
-            cause: None,
-            message: format!(
-                "no configured site reaches the ZVM {} of this VPG",
-                vpg.zvm_site
-            ),
-        },
-        Some(client) => {
-            let watch = Watch {
-                sink,
-                site: client.name(),
-                vpg_id: &vpg.vpg_id,
-                vpg_name: &vpg.vpg_name,
-                task_type: INSERT_TASK_TYPE,
-                began: Instant::now(),
-            };
-            let run = Insert {
-                ctx,
-                client,
-                vpg,
-                tag,
-                log,
-                deadline,
-                watch: &watch,
-            };
-            let outcome = tag_vpg(&run, earlier, &mut notes).await;
-            watch.report(Stage::Done, task_id_of(&outcome), None);
-            outcome
-        }
-    };
-    VpgGuard {
-        vpg_id: vpg.vpg_id.clone(),
-        vpg_name: vpg.vpg_name.clone(),
-        site: vpg.zvm_site.clone(),
-        outcome,
-        notes,
+/// An insert task read to its end, and when.
+#[derive(Debug)]
+struct Ended {
+    task_id: String,
+    task: Box<Task>,
+    at: Instant,
+}
+
+impl Ended {
+    fn now(task_id: String, task: Task) -> Ended {
+        let (task, at) = (Box::new(task), Instant::now());
+        Ended { task_id, task, at }
     }
 }
 
-/// What the insert into one VPG works with.
-struct Insert<'a> {
-    ctx: &'a GuardContext<'a>,
-    client: &'a ZvmClient,
-    vpg: &'a VpgProtection,
-    tag: &'a str,
-    log: &'a AttemptLog<'a>,
-    deadline: Instant,
+/// Why a checkpoint with this tag may already exist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum MayExist {
+    /// An earlier attempt of this change inserted here: the task it learnt is followed first.
+    EarlierAttempt,
+    /// No answer to our insert could be read (what happened, in words): the inserts that may be
+    /// ours are followed to their end first.
+    LostAnswer(String),
+    /// An insert that may be an earlier attempt's ran at the VPG meanwhile.
+    RanMeanwhile,
+    /// An earlier look missed, and a ZVM may still be working on what may be ours: one look more.
+    StillMay,
+}
+
+/// One VPG's insert in progress.
+struct Machine<'a, P> {
+    at: &'a Place<'a>,
+    port: &'a P,
+    timings: &'a SiteTimings,
+    earlier: Option<&'a Earlier>,
     watch: &'a Watch<'a>,
-}
-
-/// How long a task ran by the ZVM's own clock, when it says. The client learns insert durations from
-/// this rather than from how long it took to see the task end: that includes the client's own lateness,
-/// and under load late polls would teach it to place the next first poll later still (with 256
-/// concurrent guards, a task's end was seen 41 ms late at the median; learning the ZVM's duration, 13 ms).
-fn zvm_duration(task: &Task) -> Option<Duration> {
-    (task.completed? - task.started?).to_std().ok()
-}
-
-fn task_id_of(o: &Outcome) -> Option<&str> {
-    match o {
-        Outcome::Tagged { task_id, .. } | Outcome::Error { task_id, .. } => task_id.as_deref(),
-        Outcome::Failed { task_id, .. } | Outcome::StillRunning { task_id, .. } => Some(task_id),
-        Outcome::Skipped { .. } => None,
-    }
-}
-
-/// The outcome of a VPG whose insert was not sent because the guard was told to stop.
-fn stopped(vpg: &VpgProtection) -> Outcome {
-    Outcome::Error {
-        task_id: None,
-        kind: ErrorKind::Refused,
-        cause: None,
-        message: format!(
-            "the guard was told to stop (cancelled, or interrupted) before its insert into {} was sent; nothing was inserted there; guard again to tag it",
-            vpg.vpg_name
-        ),
-    }
-}
-
-async fn tag_vpg(
-    run: &Insert<'_>,
-    earlier: Option<&Earlier>,
-    notes: &mut Vec<GuardNote>,
-) -> Outcome {
-    let Insert {
-        ctx,
-        client,
-        vpg,
-        tag,
-        deadline,
-        watch,
-        ..
-    } = *run;
-    watch.report(Stage::Queued, None, None);
-    let slot = ctx.queue.slot(&vpg.vpg_id);
-    let turn = tokio::select! {
-        held = tokio::time::timeout_at(deadline.into(), slot.lock_owned()) => held.ok(),
-        () = ctx.stop.cancelled() => return stopped(vpg),
-    };
-    let Some(held) = turn else {
-        return Outcome::Error {
-            task_id: None,
-            // A deadline is classed as a slow ZVM is, as `RewindError::Deadline` is.
-            kind: ErrorKind::Connection,
-            cause: None,
-            message: format!(
-                "the deadline came while this VPG was busy with an earlier guard of this process; nothing was inserted into {}; guard again",
-                vpg.vpg_name
-            ),
-        };
-    };
-    let inserted = insert_locked(run, earlier, notes).await;
-    // The VPG is free for the next insert as soon as this one's task is terminal.
-    drop(held);
-    match inserted {
-        Inserted::Done(outcome) => outcome,
-        Inserted::Found {
-            task_id,
-            checkpoint_id,
-            timestamp,
-        } => Outcome::Tagged {
-            task_id,
-            task_state: Some(Code::task_state(STATE_COMPLETED)),
-            checkpoint_id,
-            timestamp,
-        },
-        Inserted::Completed { task, task_id, at } => {
-            watch.report(Stage::Listing, Some(&task_id), Some(&task));
-            let since = task.started.map(|t| t - chrono::Duration::seconds(60));
-            let from = ListedFrom::Completion {
-                at,
-                insert_took: zvm_duration(&task).or(client.learnt().0),
-            };
-            match wait_listed(client, &vpg.vpg_id, tag, since, from, deadline).await {
-                Ok(Some((cp, lag))) => {
-                    client.observe_listing(lag);
-                    Outcome::Tagged {
-                        task_id: Some(task_id),
-                        task_state: task.state().map(Code::task_state),
-                        checkpoint_id: cp.checkpoint_identifier.unwrap_or_default(),
-                        timestamp: cp.time_stamp,
-                    }
-                }
-                Ok(None) => {
-                    notes.push(GuardNote::NotListedYet {
-                        task_id: task_id.clone(),
-                    });
-                    Outcome::StillRunning {
-                        task_id,
-                        task_state: task.state().map(Code::task_state),
-                        stage: Stage::Listing,
-                    }
-                }
-                Err(e) => Outcome::Error {
-                    task_id: Some(task_id),
-                    kind: e.kind(),
-                    cause: Some(e.in_brief()),
-                    message: format!(
-                        "the insert Completed, but its checkpoint could not be looked for: {e}; list the tags of this VM to check"
-                    ),
-                },
-            }
-        }
-    }
-}
-
-/// Inserts (holding the VPG's lock) until the task is terminal. What an earlier attempt of this
-/// change inserted is followed or adopted first; an insert running at the VPG is waited for before
-/// each insert; a back-to-back failure is retried after a jittered pause, until the deadline; an
-/// insert of unknown outcome is reconciled. Whenever a checkpoint with this tag may already exist (an
-/// earlier attempt's, or one of this guard whose answer was lost), it is looked for before any
-/// insert: never two checkpoints of one tag in one VPG.
-async fn insert_locked(
-    run: &Insert<'_>,
-    earlier: Option<&Earlier>,
-    notes: &mut Vec<GuardNote>,
-) -> Inserted {
-    if let Some(e) = earlier
-        && let Some(settled) = attempt::follow_earlier_task(
-            run.ctx,
-            run.client,
-            run.vpg,
-            e,
-            run.deadline,
-            run.watch,
-            notes,
-        )
-        .await
-    {
-        return settled;
-    }
-    let mut tries = Tries::new(run, earlier);
-    loop {
-        if let Turn::Done(done) = turn(run, &mut tries, notes).await {
-            return *done;
-        }
-    }
-}
-
-/// What the insert loop carries from one turn to the next.
-struct Tries {
+    /// The VPG's place in this process's queue, held from the insert until its task is terminal.
+    held: Option<OwnedMutexGuard<()>>,
     /// Until when a checkpoint with this tag, if there is one, may still be on its way to being
     /// listed; `None` while none can exist.
     may_exist: Option<Instant>,
+    /// Whether the tag was looked for since the last insert, so the next send needs no look.
+    looked: bool,
     /// How far back the VPG's checkpoints are read when the tag is looked for.
     since: Option<DateTime<Utc>>,
     /// Retries after another insert made ours fail.
     back_to_back: u32,
     /// Inserts sent again after one whose outcome was unknown turned out not to have happened.
     resent: u32,
+    /// After a lost answer, the insert tasks that may be ours, all ended.
+    candidates: Vec<Task>,
+    notes: Vec<GuardNote>,
 }
 
-impl Tries {
-    fn new(run: &Insert<'_>, earlier: Option<&Earlier>) -> Tries {
+impl<'a, P: InsertPort> Machine<'a, P> {
+    fn new(
+        at: &'a Place<'a>,
+        port: &'a P,
+        timings: &'a SiteTimings,
+        earlier: Option<&'a Earlier>,
+        watch: &'a Watch<'a>,
+    ) -> Self {
         let from = match earlier {
             Some(e) => {
-                e.at - chrono::Duration::from_std(run.ctx.settings.deadline).unwrap_or_default()
+                e.at - chrono::Duration::from_std(at.ctx.settings.deadline).unwrap_or_default()
             }
             None => Utc::now(),
         };
-        Tries {
-            may_exist: earlier.map(|e| attempt::earlier_look_until(run.client, e)),
+        Machine {
+            at,
+            port,
+            timings,
+            earlier,
+            watch,
+            held: None,
+            may_exist: earlier.map(|e| earlier_look_until(timings, e)),
+            looked: false,
             since: Some(from - chrono::Duration::minutes(10)),
             back_to_back: 0,
             resent: 0,
+            candidates: Vec::new(),
+            notes: Vec::new(),
         }
     }
-}
 
-/// What one turn of the insert loop came to.
-enum Turn {
-    /// Go round again: another insert ran meanwhile, or ours is to be sent again.
-    Again,
-    /// The VPG is settled, one way or the other (boxed: a task is large, and most turns go round).
-    Done(Box<Inserted>),
-}
-
-/// One turn: wait for any insert running at the VPG, look for the tag when it may exist, insert, read
-/// the task to its end, and settle or go round again.
-async fn turn(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<GuardNote>) -> Turn {
-    if Instant::now() >= run.deadline {
-        return Turn::Done(Box::new(Inserted::Done(Outcome::Error {
-            task_id: None,
-            kind: ErrorKind::Connection,
-                    cause: None,
-            message: "the deadline came before the insert could be sent; nothing was inserted; guard again".into(),
-        })));
-    }
-    if run.ctx.stop.is_cancelled() {
-        return Turn::Done(Box::new(Inserted::Done(stopped(run.vpg))));
-    }
-    let maybe_ours = tries.may_exist.is_some();
-    let waiting = wait_for_running(run, maybe_ours, notes);
-    // Another client's insert need not be waited for once told to stop; one that may be an earlier
-    // attempt of this change is followed to its end, as what it inserted is this guard's to account for.
-    let waited = if maybe_ours {
-        waiting.await
-    } else {
-        tokio::select! {
-            waited = waiting => waited,
-            () = run.ctx.stop.cancelled() => Err(Inserted::Done(stopped(run.vpg))),
-        }
-    };
-    let waited = match waited {
-        Ok(waited) => waited,
-        Err(done) => return Turn::Done(Box::new(done)),
-    };
-    if waited && another_insert_after_a_pause(run).await {
-        return Turn::Again;
-    }
-    if let Some(done) = look_first(run, tries, waited, notes).await {
-        return Turn::Done(Box::new(done));
-    }
-    if run.ctx.stop.is_cancelled() {
-        return Turn::Done(Box::new(Inserted::Done(stopped(run.vpg))));
-    }
-    let (task_id, sent) = match send(run, tries, notes).await {
-        Sending::Sent(task_id, sent) => (task_id, sent),
-        Sending::Ends(turn) => return turn,
-    };
-    let task = match follow(run, &task_id, sent).await {
-        Ok(task) => task,
-        Err(done) => return Turn::Done(Box::new(done)),
-    };
-    settle(run, tries, task_id, task, sent, notes).await
-}
-/// After waiting for another client's insert: every guard that waited for the same insert (other
-/// processes', other machines') wakes when it ends, so a random pause spreads them out, and the first
-/// to insert is seen running by the others (which then wait for it) instead of all inserting at once
-/// and all but one failing. True when an insert runs again after the pause. This process's own
-/// guards of one VPG take turns in its queue and never wait here for each other.
-async fn another_insert_after_a_pause(run: &Insert<'_>) -> bool {
-    let (learnt, _) = run.client.learnt();
-    let typical = learnt
-        .unwrap_or(Duration::from_millis(500))
-        .clamp(Duration::from_millis(20), Duration::from_secs(2));
-    let pause = typical.mul_f64(rand::random::<f64>() * 0.5);
-    tokio::time::sleep(pause.min(run.deadline.saturating_duration_since(Instant::now()))).await;
-    let vpg_id = run.vpg.vpg_id.as_str();
-    run.client
-        .insert_tasks(vpg_id, true)
-        .await
-        .is_ok_and(|running| {
-            running
-                .iter()
-                .filter_map(|t| t.task_identifier.as_deref())
-                .any(|id| run.ctx.own.ended(vpg_id, id) != Some(true))
-        })
-}
-
-/// When a checkpoint with this tag may exist already, looks for it before any insert: `Some` when
-/// that settles the VPG (it was found, or looking failed and nothing more may be inserted).
-async fn look_first(
-    run: &Insert<'_>,
-    tries: &mut Tries,
-    waited: bool,
-    notes: &mut Vec<GuardNote>,
-) -> Option<Inserted> {
-    let until = tries.may_exist?;
-    let until = if waited {
-        Instant::now() + attempt::listing_grace(run.client)
-    } else {
-        until
-    };
-    let (client, vpg, tag) = (run.client, run.vpg, run.tag);
-    match attempt::look_for_tag(
-        client,
-        vpg,
-        tag,
-        tries.since,
-        until.min(run.deadline),
-        notes,
-    )
-    .await
-    {
-        Ok(Some(found)) => Some(found),
-        Ok(None) => {
-            tries.may_exist = Some(Instant::now());
-            None
-        }
-        Err(e) => Some(Inserted::Done(Outcome::Error {
-            task_id: None,
-            kind: e.kind(),
-            cause: Some(e.in_brief()),
-            message: format!(
-                "a checkpoint with the tag {tag:?} may already exist in VPG {}, and looking for it failed: {e}; nothing more was inserted, so that the tag is not inserted twice; guard again",
-                vpg.vpg_name
-            ),
-        })),
-    }
-}
-
-/// What sending the insert came to.
-enum Sending {
-    /// The ZVM took it: its task id, and when it was sent.
-    Sent(String, Instant),
-    /// The turn ends here.
-    Ends(Turn),
-}
-
-/// Sends the insert. An answer of unknown outcome is reconciled before anything else is sent.
-async fn send(run: &Insert<'_>, tries: &mut Tries, notes: &mut Vec<GuardNote>) -> Sending {
-    let vpg_id = run.vpg.vpg_id.as_str();
-    run.watch.report(Stage::Inserting, None, None);
-    let sent = Instant::now();
-    match run.client.insert_tagged_checkpoint(vpg_id, run.tag).await {
-        Ok(task_id) => Sending::Sent(task_id, sent),
-        Err(e) if e.outcome_unknown() => {
-            let what = e.what_happened_to("the insert");
-            notes.push(GuardNote::OutcomeUnknown { what: what.clone() });
-            Sending::Ends(after_unknown(run, tries, &what, notes).await)
-        }
-        Err(e) => {
-            let e = e.at(run.client, &format!("POST /v1/vpgs/{vpg_id}/checkpoints"));
-            Sending::Ends(Turn::Done(Box::new(Inserted::Done(Outcome::Error {
-                task_id: None,
-                kind: e.kind(),
-                cause: Some(e.in_brief()),
-                message: e.to_string(),
-            }))))
+    /// The one loop: each step is checked against the deadline and the stop signal, then taken.
+    async fn run(&mut self) -> Outcome {
+        let mut step = Step::Queued;
+        loop {
+            step = match self.check(step) {
+                Step::Done(outcome) => return outcome,
+                Step::Queued => self.queued().await,
+                Step::MayExist(why) => self.may_exist(why).await,
+                Step::Wait => self.wait().await,
+                Step::Send => self.send().await,
+                Step::Follow { task_id, sent } => self.follow(task_id, sent).await,
+                Step::Settle(ended) => self.settle(ended).await,
+                Step::Listing(ended) => self.listing(ended).await,
+            };
         }
     }
-}
 
-/// After an insert whose outcome is unknown (`what` says why): what the reconciliation found settles
-/// the VPG, or, when the insert did not happen, it is sent again (a bounded number of times).
-async fn after_unknown(
-    run: &Insert<'_>,
-    tries: &mut Tries,
-    what: &str,
-    notes: &mut Vec<GuardNote>,
-) -> Turn {
-    let (ctx, client, vpg, tag) = (run.ctx, run.client, run.vpg, run.tag);
-    let error = |task_id: Option<String>, kind, message, cause: Option<String>| {
-        Turn::Done(Box::new(Inserted::Done(Outcome::Error {
-            task_id,
-            kind,
-            message,
-            cause,
-        })))
-    };
-    match reconcile(ctx, client, vpg, tag, run.deadline, run.watch, notes).await {
-        Ok(Reconciled::Found(found)) => Turn::Done(Box::new(found)),
-        Ok(Reconciled::StillRunning(task_id, task)) => {
-            Turn::Done(Box::new(Inserted::Done(Outcome::StillRunning {
-                task_id,
-                task_state: task.state().map(Code::task_state),
-                stage: Stage::Running,
-            })))
+    /// The step itself, or what the deadline or the stop signal makes of it. Only steps before the
+    /// insert is sent are stopped; a sent insert is followed (up to the deadline), since what it
+    /// inserted is this guard's to account for. Looks bound themselves and look at least once.
+    fn check(&self, step: Step) -> Step {
+        let late = Instant::now() >= self.at.deadline;
+        let stopped = self.at.ctx.stop.is_cancelled();
+        match step {
+            Step::Queued | Step::Wait | Step::Send if stopped => self.stopped(),
+            Step::Wait | Step::Send if late => Step::Done(VpgProblem::DeadlineBeforeInsert.into()),
+            Step::Follow { task_id, .. } if late => Step::Done(still_running(task_id, None)),
+            step => step,
         }
-        Ok(Reconciled::Unfollowed(task_id, e)) => error(
-            Some(task_id.clone()),
-            e.kind(),
-            format!(
-                "{what}, and insert task {task_id}, which may be ours, could not be followed: {e}; look at the task, and for the tag {tag:?} in VPG {}, before guarding again",
-                vpg.vpg_name
-            ),
-            Some(e.in_brief()),
-        ),
-        Ok(Reconciled::NotInserted) if tries.resent < ctx.settings.lost_response_retries => {
-            tries.resent += 1;
-            notes.push(GuardNote::InsertingAgain {
-                resent: tries.resent,
-                of: ctx.settings.lost_response_retries,
-            });
-            // A ZVM may still be working on the lost request: look once more first.
-            tries.may_exist = Some(Instant::now());
-            Turn::Again
-        }
-        Ok(Reconciled::NotInserted) => error(
-            None,
-            ErrorKind::Connection,
-            format!(
-                "the insert was sent {} times and each time its outcome was unknown, the last time because {what}; no checkpoint with the tag exists; check the network to the ZVM of {} and guard again",
-                tries.resent + 1,
-                client.name()
-            ),
-            None,
-        ),
-        Err(e) => error(
-            None,
-            e.kind(),
-            format!(
-                "{what}, and looking for the tag failed: {e}; look for the tag {tag:?} in VPG {} before guarding again",
-                vpg.vpg_name
-            ),
-            Some(e.in_brief()),
-        ),
     }
-}
 
-/// Reads the insert task `task_id`, sent at `sent`, to its end, journaling its id meanwhile: `Err`
-/// when that settles the VPG (it still runs at the deadline, or cannot be followed).
-async fn follow(run: &Insert<'_>, task_id: &str, sent: Instant) -> Result<Task, Inserted> {
-    let (client, vpg_id) = (run.client, run.vpg.vpg_id.as_str());
-    run.ctx.own.record(vpg_id, task_id, None, false);
-    let (learnt, _) = client.learnt();
-    // The task id is journaled while the task is followed: the intent, synced before the insert,
-    // already accounts for it, and the task line only saves a later attempt a look.
-    let (_, waited) = tokio::join!(
-        run.log.sent(vpg_id, task_id),
-        wait_task(client, task_id, sent, run.deadline, learnt, run.watch)
-    );
-    match waited {
-        Ok(TaskWait::Terminal(task)) => {
-            run.ctx.own.record(vpg_id, task_id, task.started, true);
-            Ok(task)
-        }
-        Ok(TaskWait::StillRunning(last)) => Err(Inserted::Done(Outcome::StillRunning {
-            task_id: task_id.to_string(),
-            task_state: last.as_ref().and_then(Task::state).map(Code::task_state),
-            stage: Stage::Running,
-        })),
-        Err(e) => Err(Inserted::Done(Outcome::Error {
-            task_id: Some(task_id.to_string()),
-            kind: e.kind(),
-            cause: Some(e.in_brief()),
-            message: format!(
-                "insert task {task_id} was started but could not be followed: {e}; the insert may still complete, look at the task in the ZVM"
-            ),
-        })),
+    fn stopped(&self) -> Step {
+        let vpg = self.at.vpg.vpg_name.clone();
+        Step::Done(VpgProblem::Stopped { vpg }.into())
     }
-}
 
-/// A terminal insert task: Completed settles the VPG; a back-to-back failure is retried (after
-/// waiting out an insert it cannot name), until the cap if there is one; any other failure is one.
-async fn settle(
-    run: &Insert<'_>,
-    tries: &mut Tries,
-    task_id: String,
-    task: Task,
-    sent: Instant,
-    notes: &mut Vec<GuardNote>,
-) -> Turn {
-    let (ctx, client, vpg_id) = (run.ctx, run.client, run.vpg.vpg_id.as_str());
-    let state = task.state().unwrap_or(-1);
-    if state == STATE_COMPLETED {
-        client.observe_insert(zvm_duration(&task).unwrap_or_else(|| sent.elapsed()));
-        return Turn::Done(Box::new(Inserted::Completed {
-            task,
-            task_id,
-            at: Instant::now(),
-        }));
-    }
-    let reason = task.complete_reason.clone().unwrap_or_default();
-    let retry_allowed = ctx
-        .settings
-        .back_to_back_retries
-        .is_none_or(|cap| tries.back_to_back < cap);
-    let culprit = match retry_allowed {
-        true => back_to_back_culprit(client, vpg_id, &task_id, &task).await,
-        false => None,
-    };
-    let Some(culprit) = culprit else {
-        return Turn::Done(Box::new(Inserted::Done(Outcome::Failed {
-            task_id,
-            task_state: Code::task_state(state),
-            complete_reason: reason,
-        })));
-    };
-    tries.back_to_back += 1;
-    let unnamed = culprit == Culprit::Unnamed;
-    notes.push(GuardNote::BackToBack {
-        task_id,
-        state: Code::task_state(state),
-        culprit,
-        reason,
-        retry: tries.back_to_back,
-    });
-    if unnamed {
-        // No task to wait for: the insert that ran is waited out for about its length.
-        let pause = client.learnt().0.unwrap_or(Duration::from_millis(500));
-        tokio::time::sleep(pause.min(run.deadline.saturating_duration_since(Instant::now()))).await;
-    }
-    Turn::Again
-}
-
-/// Waits for every insert running at the VPG (another client's, or one this process left running
-/// when an earlier guard's deadline came) before an insert, since ours would fail while it runs.
-/// `Ok(true)` when one was waited for; `Err` with the outcome when the deadline came first.
-/// `maybe_ours` says that a running insert may be an earlier attempt of this change whose answer
-/// was lost with its process.
-async fn wait_for_running(
-    run: &Insert<'_>,
-    maybe_ours: bool,
-    notes: &mut Vec<GuardNote>,
-) -> Result<bool, Inserted> {
-    let Insert {
-        ctx,
-        client,
-        vpg,
-        deadline,
-        watch,
-        ..
-    } = *run;
-    let vpg_id = vpg.vpg_id.as_str();
-    let running = match client.insert_tasks(vpg_id, true).await {
-        Ok(running) => running,
-        Err(e) => {
-            notes.push(GuardNote::RunningUnchecked {
-                error: e.to_string(),
-            });
-            return Ok(false);
-        }
-    };
-    let mut waited = false;
-    for other in running {
-        let Some(other_id) = other.task_identifier.clone() else {
-            continue;
+    /// Takes the VPG's place in the queue, then follows an earlier attempt or waits for inserts.
+    async fn queued(&mut self) -> Step {
+        self.watch.report(Stage::Queued, None, None);
+        let slot = self.at.ctx.queue.slot(&self.at.vpg.vpg_id);
+        let turn = tokio::select! {
+            held = tokio::time::timeout_at(self.at.deadline.into(), slot.lock_owned()) => held.ok(),
+            () = self.at.ctx.stop.cancelled() => return self.stopped(),
         };
-        // One this process saw end is listed only by a read sent before it ended: passed over.
-        let initiated_by = initiated_by(&other);
-        let whose = match ctx.own.ended(vpg_id, &other_id) {
-            Some(true) => continue,
-            Some(false) => RunningInsert::EarlierGuardOfThisProcess,
-            None if maybe_ours => RunningInsert::AnotherClientOrEarlierAttempt { initiated_by },
-            None => RunningInsert::AnotherClient { initiated_by },
+        let Some(held) = turn else {
+            let vpg = self.at.vpg.vpg_name.clone();
+            return Step::Done(VpgProblem::BusyInThisProcess { vpg }.into());
         };
-        notes.push(GuardNote::WaitedForRunning {
-            task_id: other_id.clone(),
-            whose: whose.clone(),
-        });
-        watch.report(Stage::Queued, Some(&other_id), Some(&other));
-        let (learnt, _) = client.learnt();
-        match wait_task(client, &other_id, Instant::now(), deadline, learnt, watch).await {
-            Ok(TaskWait::Terminal(t)) => {
-                waited = true;
-                if ctx.own.contains(vpg_id, &other_id) {
-                    ctx.own.record(vpg_id, &other_id, t.started, true);
+        self.held = Some(held);
+        match self.earlier {
+            Some(_) => Step::MayExist(MayExist::EarlierAttempt),
+            None => Step::Wait,
+        }
+    }
+
+    /// Follows the inserts that may be ours to their end, then looks for the tag.
+    async fn may_exist(&mut self, why: MayExist) -> Step {
+        let followed = match &why {
+            MayExist::EarlierAttempt => self.follow_earlier().await,
+            MayExist::LostAnswer(what) => self.follow_maybe_ours(what).await,
+            MayExist::RanMeanwhile | MayExist::StillMay => Ok(self.since),
+        };
+        let since = match followed {
+            Ok(since) => since,
+            Err(step) => return step,
+        };
+        let until = match &why {
+            MayExist::EarlierAttempt | MayExist::StillMay => {
+                self.may_exist.unwrap_or_else(Instant::now)
+            }
+            MayExist::LostAnswer(_) | MayExist::RanMeanwhile => {
+                Instant::now() + listing_grace(self.timings)
+            }
+        };
+        let lag = self.timings.learnt().listing;
+        let (vpg_id, tag) = (self.at.vpg.vpg_id.as_str(), self.at.tag);
+        let deadline = until.min(self.at.deadline);
+        // The lag a look sees is not learnt: it does not start at a completion.
+        let found = wait_listed(
+            self.port,
+            vpg_id,
+            tag,
+            since,
+            ListedFrom::Now,
+            deadline,
+            lag,
+        )
+        .await;
+        self.looked = true;
+        match found {
+            Ok(Some((cp, _))) => Step::Done(self.found(&why, cp)),
+            Ok(None) => self.missed(why),
+            Err(e) => Step::Done(self.unread(why, &e)),
+        }
+    }
+
+    /// The earlier attempt's insert task, when it learnt one, read to its end: `Err` with the next
+    /// step when that settles the VPG (it Completed: its checkpoint is adopted; it still runs).
+    async fn follow_earlier(&mut self) -> Result<Option<DateTime<Utc>>, Step> {
+        let Some(earlier) = self.earlier else {
+            return Ok(self.since);
+        };
+        let Some(id) = earlier.task_id.clone() else {
+            return Ok(self.since);
+        };
+        let (attempt, task_id) = (earlier.attempt.clone(), id.clone());
+        let vpg_id = self.at.vpg.vpg_id.as_str();
+        let learnt = self.timings.learnt().insert;
+        let waited = wait_task(
+            self.port,
+            &id,
+            Instant::now(),
+            self.at.deadline,
+            learnt,
+            self.watch,
+        )
+        .await;
+        match waited {
+            Ok(TaskWait::Terminal(task)) => {
+                self.at.ctx.own.record(vpg_id, &id, task.started, true);
+                if task.state() == Some(STATE_COMPLETED) {
+                    self.notes
+                        .push(GuardNote::EarlierInsertCompleted { attempt, task_id });
+                    return Err(Step::Listing(Ended::now(id, task)));
                 }
+                self.notes.push(GuardNote::EarlierInsertEnded {
+                    attempt,
+                    task_id,
+                    state: task.state().map(Code::task_state),
+                    reason: task.complete_reason.clone().unwrap_or_default(),
+                });
             }
-            Ok(TaskWait::StillRunning(_)) => {
-                return Err(Inserted::Done(Outcome::Error {
-                    task_id: None,
-                    kind: ErrorKind::Connection,
-                    cause: None,
-                    message: format!(
-                        "the deadline came while waiting for insert task {other_id} of {whose} at this VPG; nothing more was inserted; guard again"
-                    ),
-                }));
+            Ok(TaskWait::StillRunning(last)) => {
+                self.notes
+                    .push(GuardNote::EarlierInsertStillRunning { attempt, task_id });
+                return Err(Step::Done(still_running(id, last.as_ref())));
             }
-            Err(e) => notes.push(GuardNote::RunningUnfollowed {
-                task_id: other_id,
+            Err(e) => self.notes.push(GuardNote::EarlierInsertUnreadable {
+                attempt,
+                task_id,
                 error: e.to_string(),
             }),
         }
+        Ok(self.since)
     }
-    Ok(waited)
-}
 
-/// Who started `task`, as a note names them.
-fn initiated_by(task: &Task) -> String {
-    task.initiated_by
-        .as_deref()
-        .unwrap_or("unknown")
-        .to_string()
-}
-
-/// Finds the insert that was running at the VPG while ours ran (the back-to-back rule): another insert
-/// task of the VPG that started no later than ours and had not ended when ours started. Falls back to
-/// the reason's words when the ZVM does not relate tasks to VPGs.
-async fn back_to_back_culprit(
-    client: &ZvmClient,
-    vpg_id: &str,
-    ours: &str,
-    task: &Task,
-) -> Option<Culprit> {
-    if let Ok(tasks) = client.insert_tasks(vpg_id, false).await {
-        let overlapping = tasks.into_iter().filter(|t| {
-            t.task_identifier.as_deref() != Some(ours)
-                && match (t.started, task.started) {
-                    (Some(theirs), Some(mine)) => {
-                        theirs <= mine && t.completed.is_none_or(|c| c >= mine)
-                    }
-                    _ => t.state() == Some(STATE_IN_PROGRESS),
-                }
-        });
-        let mut overlapping: Vec<Task> = overlapping.collect();
-        overlapping.sort_by_key(|t| {
-            (
-                t.state() != Some(STATE_IN_PROGRESS),
-                std::cmp::Reverse(t.started),
+    /// After an insert of unknown outcome: the VPG's insert tasks that may be ours, each still
+    /// running read to its end. `Ok` with how far back to look for the tag; `Err` with the next step
+    /// when one still runs at the deadline, or cannot be read or followed.
+    async fn follow_maybe_ours(&mut self, what: &str) -> Result<Option<DateTime<Utc>>, Step> {
+        let vpg_id = self.at.vpg.vpg_id.as_str();
+        let tasks = match self.port.inserts(vpg_id).await {
+            Ok(tasks) => tasks,
+            Err(e) => {
+                return Err(Step::Done(
+                    self.unread(MayExist::LostAnswer(what.into()), &e),
+                ));
+            }
+        };
+        let newest = tasks.iter().filter_map(|t| t.started).max();
+        let learnt = self.timings.learnt().insert;
+        let mut candidates = maybe_ours(self.at.ctx.own, vpg_id, tasks, newest);
+        for c in candidates
+            .iter_mut()
+            .filter(|c| c.state() == Some(STATE_IN_PROGRESS))
+        {
+            let id = c.task_identifier.clone().unwrap_or_default();
+            match wait_task(
+                self.port,
+                &id,
+                Instant::now(),
+                self.at.deadline,
+                learnt,
+                self.watch,
             )
-        });
-        if let Some(t) = overlapping.into_iter().next() {
-            return Some(Culprit::AnotherClient {
-                initiated_by: initiated_by(&t),
-                task_id: t.task_identifier.unwrap_or_default(),
-            });
+            .await
+            {
+                Ok(TaskWait::Terminal(t)) => *c = t,
+                Ok(TaskWait::StillRunning(last)) => {
+                    self.notes.push(GuardNote::MaybeOursStillRunning {
+                        task_id: id.clone(),
+                    });
+                    let last = last.unwrap_or_else(|| c.clone());
+                    return Err(Step::Done(still_running(id, Some(&last))));
+                }
+                Err(e) => {
+                    let (tag, vpg) = (self.at.tag.to_string(), self.at.vpg.vpg_name.clone());
+                    let (what, met) = (what.to_string(), Met::from(&e));
+                    let problem = VpgProblem::MaybeOursUnfollowed {
+                        what,
+                        task_id: id,
+                        tag,
+                        vpg,
+                        met,
+                    };
+                    return Err(Step::Done(problem.into()));
+                }
+            }
+        }
+        self.candidates = candidates;
+        let since = self
+            .candidates
+            .iter()
+            .filter_map(|t| t.started)
+            .min()
+            .or(newest);
+        Ok(since.map(|t| t - chrono::Duration::seconds(60)))
+    }
+
+    /// The tag was found: the VPG is tagged.
+    fn found(&mut self, why: &MayExist, cp: crate::zvm::wire::Checkpoint) -> Outcome {
+        let task_id = match why {
+            MayExist::LostAnswer(_) => {
+                let task_id = self.newest_completed();
+                self.notes.push(GuardNote::FoundAfterUnknown {
+                    checkpoint_id: cp.checkpoint_identifier.clone(),
+                    task_id: task_id.clone(),
+                });
+                task_id
+            }
+            _ => {
+                self.notes.push(GuardNote::TagAlreadyListed {
+                    checkpoint_id: cp.checkpoint_identifier.clone(),
+                });
+                None
+            }
+        };
+        Outcome::Tagged {
+            task_id,
+            task_state: Some(Code::task_state(STATE_COMPLETED)),
+            checkpoint_id: cp.checkpoint_identifier.unwrap_or_default(),
+            timestamp: cp.time_stamp,
         }
     }
-    let reason = task
-        .complete_reason
-        .as_deref()
-        .unwrap_or_default()
-        .to_lowercase();
-    let says_so = (reason.contains("another")
-        || reason.contains("already")
-        || reason.contains("in progress"))
-        && (reason.contains("checkpoint") || reason.contains("insert"));
-    says_so.then_some(Culprit::Unnamed)
+
+    /// The tag was not found: after a lost answer, the insert did not happen and is sent again (a
+    /// bounded number of times); else the insert goes ahead.
+    fn missed(&mut self, why: MayExist) -> Step {
+        self.may_exist = Some(Instant::now());
+        let MayExist::LostAnswer(what) = why else {
+            return match why {
+                MayExist::EarlierAttempt => Step::Wait,
+                _ => Step::Send,
+            };
+        };
+        let cap = self.at.ctx.settings.lost_response_retries;
+        if self.resent >= cap {
+            let (sent, site) = (self.resent + 1, self.port.site().to_string());
+            return Step::Done(VpgProblem::UnknownEachTime { sent, what, site }.into());
+        }
+        self.resent += 1;
+        self.notes.push(GuardNote::InsertingAgain {
+            resent: self.resent,
+            of: cap,
+        });
+        // A ZVM may still be working on the lost request: look once more first.
+        self.looked = false;
+        Step::Wait
+    }
+
+    /// Looking for the tag failed: nothing more is inserted, so that the tag is not inserted twice.
+    fn unread(&self, why: MayExist, e: &crate::error::RewindError) -> Outcome {
+        let (tag, vpg, met) = (
+            self.at.tag.to_string(),
+            self.at.vpg.vpg_name.clone(),
+            Met::from(e),
+        );
+        match why {
+            MayExist::LostAnswer(what) => VpgProblem::UnknownAndUnread {
+                what,
+                tag,
+                vpg,
+                met,
+            },
+            _ => VpgProblem::MayExistUnread { tag, vpg, met },
+        }
+        .into()
+    }
+
+    /// Waits for every insert running at the VPG; then, after a pause, goes round again when another
+    /// started meanwhile, looks for the tag when it may exist, or sends.
+    async fn wait(&mut self) -> Step {
+        let maybe_ours = self.may_exist.is_some();
+        let stop = self.at.ctx.stop;
+        // Another client's insert need not be waited for once told to stop; one that may be an
+        // earlier attempt of this change is followed to its end, as what it inserted is this
+        // guard's to account for.
+        let waited = if maybe_ours {
+            self.wait_for_running(true).await
+        } else {
+            tokio::select! {
+                waited = self.wait_for_running(false) => waited,
+                () = stop.cancelled() => return self.stopped(),
+            }
+        };
+        let waited = match waited {
+            Ok(waited) => waited,
+            Err(step) => return step,
+        };
+        if waited && self.another_insert_after_a_pause().await {
+            return Step::Wait;
+        }
+        match (maybe_ours, waited, self.looked) {
+            (true, true, _) => Step::MayExist(MayExist::RanMeanwhile),
+            (true, false, false) => Step::MayExist(MayExist::StillMay),
+            _ => Step::Send,
+        }
+    }
+
+    /// Waits for each insert running at the VPG that this process did not see end. `Ok(true)` when
+    /// one was waited for; `Err` with the next step when the deadline came first.
+    async fn wait_for_running(&mut self, maybe_ours: bool) -> Result<bool, Step> {
+        let (ctx, vpg_id) = (self.at.ctx, self.at.vpg.vpg_id.as_str());
+        let running = match self.port.running_inserts(vpg_id).await {
+            Ok(running) => running,
+            Err(e) => {
+                self.notes.push(GuardNote::RunningUnchecked {
+                    error: e.to_string(),
+                });
+                return Ok(false);
+            }
+        };
+        let mut waited = false;
+        for other in running {
+            let Some(other_id) = other.task_identifier.clone() else {
+                continue;
+            };
+            // One this process saw end is listed only by a read sent before it ended: passed over.
+            let initiated_by = initiated_by(&other);
+            let whose = match ctx.own.ended(vpg_id, &other_id) {
+                Some(true) => continue,
+                Some(false) => RunningInsert::EarlierGuardOfThisProcess,
+                None if maybe_ours => RunningInsert::AnotherClientOrEarlierAttempt { initiated_by },
+                None => RunningInsert::AnotherClient { initiated_by },
+            };
+            self.notes.push(GuardNote::WaitedForRunning {
+                task_id: other_id.clone(),
+                whose: whose.clone(),
+            });
+            self.watch
+                .report(Stage::Queued, Some(&other_id), Some(&other));
+            let learnt = self.timings.learnt().insert;
+            match wait_task(
+                self.port,
+                &other_id,
+                Instant::now(),
+                self.at.deadline,
+                learnt,
+                self.watch,
+            )
+            .await
+            {
+                Ok(TaskWait::Terminal(t)) => {
+                    waited = true;
+                    if ctx.own.contains(vpg_id, &other_id) {
+                        ctx.own.record(vpg_id, &other_id, t.started, true);
+                    }
+                }
+                Ok(TaskWait::StillRunning(_)) => {
+                    let problem = VpgProblem::DeadlineWaitingFor {
+                        task_id: other_id,
+                        whose,
+                    };
+                    return Err(Step::Done(problem.into()));
+                }
+                Err(e) => self.notes.push(GuardNote::RunningUnfollowed {
+                    task_id: other_id,
+                    error: e.to_string(),
+                }),
+            }
+        }
+        Ok(waited)
+    }
+
+    /// After waiting for another client's insert: every guard that waited for the same insert
+    /// (other processes', other machines') wakes when it ends, so a random pause spreads them out,
+    /// and the first to insert is seen running by the others instead of all inserting at once and
+    /// all but one failing. True when an insert runs again after the pause.
+    async fn another_insert_after_a_pause(&self) -> bool {
+        let typical = self
+            .timings
+            .learnt()
+            .insert
+            .unwrap_or(Duration::from_millis(500))
+            .clamp(Duration::from_millis(20), Duration::from_secs(2));
+        let pause = typical.mul_f64(rand::random::<f64>() * 0.5);
+        tokio::time::sleep(pause.min(self.at.deadline.saturating_duration_since(Instant::now())))
+            .await;
+        let vpg_id = self.at.vpg.vpg_id.as_str();
+        self.port
+            .running_inserts(vpg_id)
+            .await
+            .is_ok_and(|running| {
+                running
+                    .iter()
+                    .filter_map(|t| t.task_identifier.as_deref())
+                    .any(|id| self.at.ctx.own.ended(vpg_id, id) != Some(true))
+            })
+    }
+
+    /// Sends the insert. An answer of unknown outcome makes the tag one that may exist.
+    async fn send(&mut self) -> Step {
+        self.watch.report(Stage::Inserting, None, None);
+        let sent = Instant::now();
+        self.looked = false;
+        match self.port.insert(&self.at.vpg.vpg_id, self.at.tag).await {
+            Ok(Sent::Task(task_id)) => Step::Follow { task_id, sent },
+            Ok(Sent::Unknown(what)) => {
+                self.notes
+                    .push(GuardNote::OutcomeUnknown { what: what.clone() });
+                Step::MayExist(MayExist::LostAnswer(what))
+            }
+            Err(e) => Step::Done(VpgProblem::Refused { met: Met::from(&e) }.into()),
+        }
+    }
+
+    /// Reads the insert task to its end, journaling its id meanwhile.
+    async fn follow(&mut self, task_id: String, sent: Instant) -> Step {
+        let (ctx, vpg_id) = (self.at.ctx, self.at.vpg.vpg_id.as_str());
+        ctx.own.record(vpg_id, &task_id, None, false);
+        let learnt = self.timings.learnt().insert;
+        // The task id is journaled while the task is followed: the intent, synced before the
+        // insert, already accounts for it, and the task line only saves a later attempt a look.
+        let (_, waited) = tokio::join!(
+            self.at.log.sent(vpg_id, &task_id),
+            wait_task(
+                self.port,
+                &task_id,
+                sent,
+                self.at.deadline,
+                learnt,
+                self.watch
+            )
+        );
+        match waited {
+            Ok(TaskWait::Terminal(task)) => {
+                ctx.own.record(vpg_id, &task_id, task.started, true);
+                Step::Settle(Ended {
+                    task_id,
+                    task: Box::new(task),
+                    at: sent,
+                })
+            }
+            Ok(TaskWait::StillRunning(last)) => Step::Done(still_running(task_id, last.as_ref())),
+            Err(e) => Step::Done(
+                VpgProblem::Unfollowed {
+                    task_id,
+                    met: Met::from(&e),
+                }
+                .into(),
+            ),
+        }
+    }
+
+    /// A terminal insert task: Completed goes on to listing; a back-to-back failure goes round again
+    /// (after waiting out an insert it cannot name), until the cap if there is one; any other
+    /// failure ends the VPG.
+    async fn settle(&mut self, ended: Ended) -> Step {
+        let Ended {
+            task_id,
+            task,
+            at: sent,
+        } = ended;
+        let state = task.state().unwrap_or(-1);
+        if state == STATE_COMPLETED {
+            self.timings
+                .observe_insert(zvm_duration(&task).unwrap_or_else(|| sent.elapsed()));
+            return Step::Listing(Ended::now(task_id, *task));
+        }
+        let reason = task.complete_reason.clone().unwrap_or_default();
+        let settings = self.at.ctx.settings;
+        let retry_allowed = settings
+            .back_to_back_retries
+            .is_none_or(|cap| self.back_to_back < cap);
+        let culprit = match retry_allowed {
+            true => back_to_back_culprit(self.port, &self.at.vpg.vpg_id, &task_id, &task).await,
+            false => None,
+        };
+        let Some(culprit) = culprit else {
+            let task_state = Code::task_state(state);
+            return Step::Done(Outcome::Failed {
+                task_id,
+                task_state,
+                complete_reason: reason,
+            });
+        };
+        self.back_to_back += 1;
+        let unnamed = culprit == Culprit::Unnamed;
+        let (state, retry) = (Code::task_state(state), self.back_to_back);
+        self.notes.push(GuardNote::BackToBack {
+            task_id,
+            state,
+            culprit,
+            reason,
+            retry,
+        });
+        if unnamed {
+            // No task to wait for: the insert that ran is waited out for about its length.
+            let pause = self
+                .timings
+                .learnt()
+                .insert
+                .unwrap_or(Duration::from_millis(500));
+            tokio::time::sleep(
+                pause.min(self.at.deadline.saturating_duration_since(Instant::now())),
+            )
+            .await;
+        }
+        Step::Wait
+    }
+
+    /// Releases the VPG (the next insert may go as soon as this one's task is terminal) and waits
+    /// until the checkpoint is listed.
+    async fn listing(&mut self, ended: Ended) -> Step {
+        let Ended { task_id, task, at } = ended;
+        self.held = None;
+        self.watch
+            .report(Stage::Listing, Some(&task_id), Some(&task));
+        let since = task.started.map(|t| t - chrono::Duration::seconds(60));
+        let insert_took = zvm_duration(&task).or(self.timings.learnt().insert);
+        let from = ListedFrom::Completion { at, insert_took };
+        let (vpg_id, lag) = (self.at.vpg.vpg_id.as_str(), self.timings.learnt().listing);
+        let task_state = task.state().map(Code::task_state);
+        match wait_listed(
+            self.port,
+            vpg_id,
+            self.at.tag,
+            since,
+            from,
+            self.at.deadline,
+            lag,
+        )
+        .await
+        {
+            Ok(Some((cp, lag))) => {
+                self.timings.observe_listing(lag);
+                Step::Done(Outcome::Tagged {
+                    task_id: Some(task_id),
+                    task_state,
+                    checkpoint_id: cp.checkpoint_identifier.unwrap_or_default(),
+                    timestamp: cp.time_stamp,
+                })
+            }
+            Ok(None) => {
+                self.notes.push(GuardNote::NotListedYet {
+                    task_id: task_id.clone(),
+                });
+                Step::Done(Outcome::StillRunning {
+                    task_id,
+                    task_state,
+                    stage: Stage::Listing,
+                })
+            }
+            Err(e) => Step::Done(
+                VpgProblem::NotLookedFor {
+                    task_id,
+                    met: Met::from(&e),
+                }
+                .into(),
+            ),
+        }
+    }
+
+    /// The newest Completed insert that may be ours, taken as ours and recorded as this process's.
+    fn newest_completed(&self) -> Option<String> {
+        // The first of the newest, as they are listed.
+        let newest = self
+            .candidates
+            .iter()
+            .rev()
+            .filter(|t| t.state() == Some(STATE_COMPLETED))
+            .max_by_key(|t| t.started)?;
+        let id = newest.task_identifier.clone()?;
+        self.at
+            .ctx
+            .own
+            .record(&self.at.vpg.vpg_id, &id, newest.started, true);
+        Some(id)
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_insert_is_learnt_by_the_zvms_clock_not_by_when_the_client_saw_it_end() {
-        let task = |started: &str, completed: Option<&str>| Task {
-            started: crate::zvm::wire::parse_time(started),
-            completed: completed.and_then(crate::zvm::wire::parse_time),
-            ..Task::default()
-        };
-        assert_eq!(
-            zvm_duration(&task(
-                "2026-01-01T00:00:00.000Z",
-                Some("2026-01-01T00:00:00.047Z")
-            )),
-            Some(Duration::from_millis(47))
-        );
-        assert_eq!(zvm_duration(&task("2026-01-01T00:00:00.000Z", None)), None);
-        assert_eq!(
-            zvm_duration(&task(
-                "2026-01-01T00:00:01.000Z",
-                Some("2026-01-01T00:00:00.000Z")
-            )),
-            None,
-            "a completion before the start is not learnt"
-        );
+/// A VPG whose insert task `task_id` still runs at the deadline, last read as `last`.
+fn still_running(task_id: String, last: Option<&Task>) -> Outcome {
+    let task_state = last.and_then(Task::state).map(Code::task_state);
+    Outcome::StillRunning {
+        task_id,
+        task_state,
+        stage: Stage::Running,
     }
+}
+
+/// How long a task ran by the ZVM's own clock, when it says. Insert durations are learnt from this
+/// rather than from how long it took to see the task end: that includes the client's own lateness,
+/// and under load late polls would teach it to place the next first poll later still (with 256
+/// concurrent guards, a task's end was seen 41 ms late at the median; learning the ZVM's duration,
+/// 13 ms).
+pub(super) fn zvm_duration(task: &Task) -> Option<Duration> {
+    (task.completed? - task.started?).to_std().ok()
+}
+
+/// How long a checkpoint that may be this guard's can take to show after its insert: four times the
+/// listing lag learnt, within 2 to 30 s.
+fn listing_grace(timings: &SiteTimings) -> Duration {
+    timings
+        .learnt()
+        .listing
+        .map(|l| l * 4)
+        .unwrap_or_default()
+        .clamp(Duration::from_secs(2), Duration::from_secs(30))
+}
+
+/// Until when a look for an earlier attempt's tag waits: a grace after its last line, when that is
+/// recent (its insert may still be on its way to being listed); else one look.
+fn earlier_look_until(timings: &SiteTimings, earlier: &Earlier) -> Instant {
+    let grace = if earlier.outcome == OUTCOME_PENDING {
+        // The insert may have been sent just before the process died, so it may still run.
+        listing_grace(timings) + timings.learnt().insert.unwrap_or_default()
+    } else {
+        listing_grace(timings)
+    };
+    earlier.written() + grace
 }

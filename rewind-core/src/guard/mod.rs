@@ -17,12 +17,14 @@
 //! dropped. The verdict is `guarded` only when at least one VPG is protecting and every protecting VPG
 //! was tagged.
 
-mod attempt;
 mod insert;
 mod note;
+mod problem;
 mod queue;
-mod reconcile;
+mod record;
 mod report;
+#[cfg(test)]
+mod scripted;
 
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
@@ -39,10 +41,11 @@ use crate::protection::{self, Protection};
 use crate::tagged_checkpoint::{MAX_ACTION, MAX_AGENT, MAX_CHANGE_ID, build_tag, check_part};
 use crate::vm::VmRef;
 use crate::zvm::ZvmClient;
-use attempt::AttemptLog;
-use insert::guard_vpg;
+use crate::zvm::timings::SiteTimings;
 pub use note::{Culprit, GuardNote, RunningInsert};
+pub use problem::{Met, VpgProblem};
 pub(crate) use queue::{OwnTasks, VpgQueue};
+use record::AttemptLog;
 pub use report::{GuardNext, GuardReport, Outcome, Verdict, VpgGuard, verdict};
 
 /// What a guard is asked to do.
@@ -61,6 +64,8 @@ pub struct GuardRequest {
 /// What a guard needs from the facade.
 pub(crate) struct GuardContext<'a> {
     pub(crate) clients: &'a [Arc<ZvmClient>],
+    /// What is learnt of each configured site's timings.
+    pub(crate) timings: &'a [SiteTimings],
     /// The configured sites left out of this guard's lookup (`--site`).
     pub(crate) left_out: &'a [String],
     pub(crate) queue: &'a VpgQueue,
@@ -80,6 +85,10 @@ pub(crate) struct GuardContext<'a> {
 impl GuardContext<'_> {
     fn client(&self, site: &str) -> Option<&Arc<ZvmClient>> {
         self.clients.iter().find(|c| c.name() == site)
+    }
+
+    fn timings(&self, site: &str) -> Option<&SiteTimings> {
+        self.timings.iter().find(|t| t.site() == site)
     }
 }
 
@@ -111,7 +120,7 @@ pub(crate) async fn guard(
     report.elapsed_ms = began.elapsed().as_millis() as u64;
     if let Err(e) = ctx
         .journal
-        .append_off_runtime(attempt::verdict_line(&report))
+        .append_off_runtime(record::verdict_line(&report))
         .await
     {
         report.not_journaled(&e);
@@ -233,7 +242,7 @@ fn take_over(
     let tag = match earlier.as_ref().and_then(|r| Some((r, r.tag()?))) {
         Some((record, tag)) => {
             notes.push(GuardNote::TookOver {
-                attempt: attempt::attempt_name(record),
+                attempt: record::attempt_name(record),
                 change_id: change_id.to_string(),
                 verdict: record.verdict.clone(),
             });
@@ -244,7 +253,7 @@ fn take_over(
     Ok(Plan {
         earlier,
         tag,
-        attempt_id: attempt::new_attempt_id(),
+        attempt_id: record::new_attempt_id(),
         change_id: change_id.to_string(),
         notes,
     })
@@ -357,10 +366,45 @@ async fn tag_every_vpg(
         let earlier = plan
             .earlier
             .as_ref()
-            .and_then(|r| attempt::Earlier::at_vpg(r, &v.vpg_id));
+            .and_then(|r| record::Earlier::at_vpg(r, &v.vpg_id));
         guard_vpg(ctx, v, &plan.tag, earlier.as_ref(), log, deadline, sink).await
     }))
     .await
+}
+
+/// One VPG's guard.
+async fn guard_vpg(
+    ctx: &GuardContext<'_>,
+    vpg: &protection::VpgProtection,
+    tag: &str,
+    earlier: Option<&record::Earlier>,
+    log: &AttemptLog<'_>,
+    deadline: Instant,
+    sink: &dyn ProgressSink,
+) -> VpgGuard {
+    let (outcome, notes) = match (ctx.client(&vpg.zvm_site), ctx.timings(&vpg.zvm_site)) {
+        (Some(client), Some(timings)) => {
+            let at = insert::Place {
+                ctx,
+                vpg,
+                tag,
+                log,
+                deadline,
+            };
+            insert::run(&at, client.as_ref(), timings, earlier, sink).await
+        }
+        _ => {
+            let site = vpg.zvm_site.clone();
+            (VpgProblem::NoSite { site }.into(), Vec::new())
+        }
+    };
+    VpgGuard {
+        vpg_id: vpg.vpg_id.clone(),
+        vpg_name: vpg.vpg_name.clone(),
+        site: vpg.zvm_site.clone(),
+        outcome,
+        notes,
+    }
 }
 
 /// How much longer than its deadline an attempt's lines may span: its verdict is written after the

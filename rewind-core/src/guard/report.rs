@@ -94,6 +94,19 @@ pub struct VpgGuard {
     pub notes: Vec<GuardNote>,
 }
 
+impl Outcome {
+    /// The insert task of the outcome, when there is one.
+    pub fn task_id(&self) -> Option<&str> {
+        match self {
+            Outcome::Tagged { task_id, .. } | Outcome::Error { task_id, .. } => task_id.as_deref(),
+            Outcome::Failed { task_id, .. } | Outcome::StillRunning { task_id, .. } => {
+                Some(task_id)
+            }
+            Outcome::Skipped { .. } => None,
+        }
+    }
+}
+
 impl VpgGuard {
     /// What went wrong at this VPG, in one line naming it: a failed task with its reason, an error,
     /// or a task still running. `None` when it was tagged or skipped.

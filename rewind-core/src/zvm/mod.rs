@@ -13,8 +13,10 @@
 mod flight;
 pub mod inventory;
 mod kept;
+pub(crate) mod port;
 pub mod retry;
 pub mod task;
+pub(crate) mod timings;
 pub(crate) mod token;
 pub mod wire;
 
@@ -22,13 +24,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
-use std::path::PathBuf;
-
 use chrono::{DateTime, Utc};
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use sha2::Digest;
 use tokio::sync::OnceCell;
 use url::Url;
 
@@ -312,33 +310,6 @@ pub fn describe(e: &reqwest::Error) -> String {
     out
 }
 
-/// An exponentially weighted average of a duration, the memory behind adaptive polling.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Ewma(Option<Duration>);
-
-impl Ewma {
-    pub(crate) fn get(&self) -> Option<Duration> {
-        self.0
-    }
-
-    pub(crate) fn observe(&mut self, d: Duration) {
-        self.0 = Some(match self.0 {
-            None => d,
-            Some(old) => old.mul_f64(0.7) + d.mul_f64(0.3),
-        });
-    }
-}
-
-/// What the client has learnt about this ZVM's timings, to place its first polls well.
-#[derive(Debug, Default)]
-pub(crate) struct Timings {
-    /// How long an insert task takes: its own duration by the ZVM's clock when the task gives its start
-    /// and end, else from the POST to seeing it terminal (which includes the client's own lateness).
-    pub(crate) insert: Ewma,
-    /// How long a Completed insert takes to be listed.
-    pub(crate) listing: Ewma,
-}
-
 /// How one exchange may be retried and how long it may take.
 #[derive(Debug, Clone, Copy)]
 struct How {
@@ -370,8 +341,6 @@ pub struct ZvmClient {
     credentials_setting: String,
     /// The site's own identity, read once from `/v1/localsite`.
     local: OnceCell<LocalSite>,
-    /// Learnt timings; a std mutex because it is never held across an await.
-    pub(crate) timings: StdMutex<Timings>,
     /// Concurrent `/v1/vms` reads with the same filters share one exchange.
     vm_listing: SingleFlight<Vec<VmRow>>,
     /// Concurrent reads of one site's inventory share one exchange.
@@ -389,24 +358,7 @@ pub struct ZvmClient {
     running_inserts: SingleFlight<Vec<Task>>,
     /// The exchanges under way, for a person watching ([`ZvmClient::waiting`]).
     under_way: Arc<StdMutex<UnderWay>>,
-    /// Where the learnt timings are kept for the next process ([`ZvmClient::keeping_timings_in`]).
-    timings_file: Option<PathBuf>,
 }
-
-/// Learnt timings as kept on disk for the next process: per site, small, replaced whole.
-#[derive(Debug, Serialize, Deserialize)]
-struct KeptTimings {
-    /// The site's URL, so a file of another site is not taken.
-    url: String,
-    /// When they were written.
-    written: chrono::DateTime<chrono::Utc>,
-    insert_ms: Option<u64>,
-    listing_ms: Option<u64>,
-}
-
-/// How old kept timings may be and still be taken: an appliance's timings change with its load and
-/// version, and a week-old figure is only a guess.
-const KEPT_TIMINGS_MAX_AGE: chrono::Duration = chrono::Duration::days(7);
 
 /// The exchanges of one client under way, by a number of their own.
 #[derive(Debug, Default)]
@@ -506,7 +458,6 @@ impl ZvmClient {
             url_setting: site.url_setting(),
             credentials_setting: site.credentials_setting(),
             local: OnceCell::new(),
-            timings: StdMutex::new(Timings::default()),
             vm_listing: SingleFlight::default(),
             site_listing: SingleFlight::default(),
             kept_vms: Arc::new(Kept::new(lookup.inventory_max_age)),
@@ -515,58 +466,7 @@ impl ZvmClient {
             vms_seen: AtomicUsize::new(0),
             running_inserts: SingleFlight::default(),
             under_way: Arc::default(),
-            timings_file: None,
         })
-    }
-
-    /// The same client, starting from the timings a process kept in `dir` for this site (when
-    /// fresh and readable), and keeping what it learns there: a fresh process polls as a
-    /// long-lived one does.
-    pub fn keeping_timings_in(mut self, dir: &std::path::Path) -> ZvmClient {
-        let digest = sha2::Sha256::digest(self.base.as_str().as_bytes());
-        let file = dir.join(format!("{}.json", &hex::encode(digest)[..16]));
-        let kept = std::fs::read(&file)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<KeptTimings>(&bytes).ok())
-            .filter(|k| k.url == self.base.as_str())
-            .filter(|k| chrono::Utc::now() - k.written <= KEPT_TIMINGS_MAX_AGE);
-        if let Some(kept) = kept
-            && let Ok(mut t) = self.timings.lock()
-        {
-            t.insert = Ewma(kept.insert_ms.map(Duration::from_millis));
-            t.listing = Ewma(kept.listing_ms.map(Duration::from_millis));
-        }
-        self.timings_file = Some(file);
-        self
-    }
-
-    /// Writes what was learnt where the next process finds it; a failure only costs the next
-    /// process some polls.
-    fn keep_timings(&self) {
-        let Some(file) = &self.timings_file else {
-            return;
-        };
-        let (insert, listing) = self.learnt();
-        let kept = KeptTimings {
-            url: self.base.to_string(),
-            written: chrono::Utc::now(),
-            insert_ms: insert.map(|d| d.as_millis() as u64),
-            listing_ms: listing.map(|d| d.as_millis() as u64),
-        };
-        let written = (|| -> std::io::Result<()> {
-            let dir = file.parent().unwrap_or(std::path::Path::new("."));
-            crate::local_state::create_private_dir(dir)?;
-            let mut temporary = tempfile::NamedTempFile::new_in(dir)?;
-            serde_json::to_writer(&mut temporary, &kept)?;
-            temporary.persist(file).map_err(|e| e.error)?;
-            Ok(())
-        })();
-        if let Err(e) = written {
-            tracing::debug!(
-                "the learnt timings of site {} were not kept: {e}",
-                self.name
-            );
-        }
     }
 
     /// Counts `what` as under way until the value returned is dropped.
@@ -1293,30 +1193,6 @@ impl ZvmClient {
         let text = self.write(Method::POST, &path, None).await?;
         Ok(task_id_from_body(&text))
     }
-
-    /// Remembers how long an insert task took (see [`Timings::insert`]).
-    pub(crate) fn observe_insert(&self, took: Duration) {
-        if let Ok(mut t) = self.timings.lock() {
-            t.insert.observe(took);
-        }
-        self.keep_timings();
-    }
-
-    /// Remembers how long listing took.
-    pub(crate) fn observe_listing(&self, took: Duration) {
-        if let Ok(mut t) = self.timings.lock() {
-            t.listing.observe(took);
-        }
-        self.keep_timings();
-    }
-
-    /// What was learnt so far: (insert duration, listing lag).
-    pub(crate) fn learnt(&self) -> (Option<Duration>, Option<Duration>) {
-        self.timings
-            .lock()
-            .map(|t| (t.insert.get(), t.listing.get()))
-            .unwrap_or((None, None))
-    }
 }
 
 /// What one exchange with a ZVM costs, in rows of a listing (see
@@ -1506,78 +1382,6 @@ pub(crate) mod tests {
         let err = ZvmClient::new(&site, &HttpSettings::default(), &LookupSettings::default())
             .unwrap_err();
         assert!(err.to_string().contains("no PEM certificate"), "{err}");
-    }
-
-    /// A client of `url` keeping its timings in `dir`, as a new process makes it.
-    fn keeping_in(dir: &std::path::Path, url: &str) -> ZvmClient {
-        let site = SiteConfig::with_client("boston", url, "c", "s").unwrap();
-        ZvmClient::new(&site, &HttpSettings::default(), &LookupSettings::default())
-            .unwrap()
-            .keeping_timings_in(dir)
-    }
-
-    #[test]
-    fn a_new_client_starts_from_the_timings_an_earlier_one_kept_for_its_site() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = "http://127.0.0.1:9";
-        let first = keeping_in(dir.path(), url);
-        assert_eq!(first.learnt(), (None, None), "nothing kept yet");
-        first.observe_insert(Duration::from_secs(2));
-        first.observe_listing(Duration::from_millis(500));
-        let learnt = (
-            Some(Duration::from_secs(2)),
-            Some(Duration::from_millis(500)),
-        );
-        assert_eq!(keeping_in(dir.path(), url).learnt(), learnt);
-        // Another site's client takes none of them.
-        assert_eq!(
-            keeping_in(dir.path(), "http://127.0.0.1:10").learnt(),
-            (None, None)
-        );
-    }
-
-    #[test]
-    fn kept_timings_that_are_stale_unreadable_or_another_sites_are_ignored() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = "http://127.0.0.1:9";
-        keeping_in(dir.path(), url).observe_insert(Duration::from_secs(2));
-        let file = std::fs::read_dir(dir.path())
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
-        let kept: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-        let write = |value: serde_json::Value| std::fs::write(&file, value.to_string()).unwrap();
-        let mut stale = kept.clone();
-        stale["written"] = serde_json::json!(chrono::Utc::now() - chrono::Duration::days(8));
-        write(stale);
-        assert_eq!(
-            keeping_in(dir.path(), url).learnt(),
-            (None, None),
-            "a week old"
-        );
-        let mut other = kept.clone();
-        other["url"] = serde_json::json!("http://127.0.0.1:10/");
-        write(other);
-        assert_eq!(
-            keeping_in(dir.path(), url).learnt(),
-            (None, None),
-            "another site's"
-        );
-        std::fs::write(&file, "{not json").unwrap();
-        assert_eq!(
-            keeping_in(dir.path(), url).learnt(),
-            (None, None),
-            "unreadable"
-        );
-        write(kept);
-        assert_eq!(
-            keeping_in(dir.path(), url).learnt().0,
-            Some(Duration::from_secs(2)),
-            "as kept"
-        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
-use super::ZvmClient;
+use super::port::InsertPort;
 use super::wire::{Checkpoint, Task};
 use crate::codes::{Code, is_terminal};
 use crate::error::RewindError;
@@ -159,7 +159,7 @@ pub(crate) enum TaskWait {
 /// Polls `GET /v1/tasks/{id}` until the task is terminal or `deadline` passes. `sent` is when the write
 /// that started it was sent, the origin of every prediction.
 pub(crate) async fn wait_task(
-    client: &ZvmClient,
+    client: &impl InsertPort,
     task_id: &str,
     sent: Instant,
     deadline: Instant,
@@ -213,7 +213,7 @@ pub(crate) enum ListedFrom {
 }
 
 /// Polls the VPG's checkpoints (from `since` on, the ZVM's clock) until one carries `tag`, or `deadline`
-/// passes, with the listing lag this client has learnt.
+/// passes, with the listing lag learnt of the site (`learnt_lag`).
 ///
 /// The first look is immediate: on a ZVM without listing lag, or after a long task, the checkpoint is
 /// usually there already; and a wait from [`ListedFrom::Now`] looks for a tag that may have been
@@ -228,18 +228,18 @@ pub(crate) enum ListedFrom {
 /// it settled some 8 ms after the checkpoint was listed. A first look that finds it halves what is
 /// learnt, until a look misses and the middle is the lag again.
 pub(crate) async fn wait_listed(
-    client: &ZvmClient,
+    client: &impl InsertPort,
     vpg_id: &str,
     tag: &str,
     since: Option<DateTime<Utc>>,
     from: ListedFrom,
     deadline: Instant,
+    learnt_lag: Option<Duration>,
 ) -> Result<Option<(Checkpoint, Duration)>, RewindError> {
     let (completed, insert_took) = match from {
         ListedFrom::Completion { at, insert_took } => (at, insert_took),
         ListedFrom::Now => (Instant::now(), None),
     };
-    let (_, learnt_lag) = client.learnt();
     let predicted = learnt_lag.map(|d| d.mul_f64(0.9));
     let mut past_polls = 0;
     let mut first = predicted.is_none() || insert_took.is_none();
@@ -262,7 +262,7 @@ pub(crate) async fn wait_listed(
         }
         first = false;
         let sent_at = completed.elapsed();
-        let checkpoints = client.checkpoints(vpg_id, since).await?;
+        let checkpoints = client.checkpoints_since(vpg_id, since).await?;
         if let Some(c) = find_tag(checkpoints, tag) {
             return Ok(Some((c, (missed_at + sent_at) / 2)));
         }

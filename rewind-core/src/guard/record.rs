@@ -9,20 +9,14 @@
 //! tagged checkpoint per VPG, however often it is guarded.
 
 use std::sync::Mutex as StdMutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 
-use super::insert::Inserted;
-use super::{GuardContext, GuardNote, GuardReport, Outcome, Verdict, VpgGuard};
+use super::{GuardNote, GuardReport, Outcome, Verdict, VpgGuard};
 use crate::audit_journal::{
-    Attempt, AuditJournal, JournalRecord, JournalVm, JournalVpg, OUTCOME_PENDING, Phase, RecordKind,
+    Attempt, AuditJournal, JournalRecord, JournalVm, JournalVpg, Phase, RecordKind,
 };
-use crate::codes::{Code, STATE_COMPLETED};
-use crate::error::RewindError;
-use crate::protection::VpgProtection;
-use crate::zvm::ZvmClient;
-use crate::zvm::task::{ListedFrom, TaskWait, Watch, wait_listed, wait_task};
 
 /// What an earlier attempt of this VM and change left at one VPG, from the journal.
 #[derive(Debug, Clone)]
@@ -53,7 +47,7 @@ impl Earlier {
     }
 
     /// The instant (this process's clock) at which its last line was written.
-    fn written(&self) -> Instant {
+    pub(super) fn written(&self) -> Instant {
         let age = (Utc::now() - self.at).to_std().unwrap_or_default();
         Instant::now().checked_sub(age).unwrap_or_else(Instant::now)
     }
@@ -190,102 +184,4 @@ fn verdict_word(v: Verdict) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default()
-}
-
-/// How long a checkpoint that may be this guard's can take to show after its insert: four times the
-/// listing lag learnt, within 2 to 30 s.
-pub(crate) fn listing_grace(client: &ZvmClient) -> Duration {
-    let (_, lag) = client.learnt();
-    lag.map(|l| l * 4)
-        .unwrap_or_default()
-        .clamp(Duration::from_secs(2), Duration::from_secs(30))
-}
-
-/// Follows the insert task an earlier attempt learnt at this VPG. `Some` when that settles the VPG:
-/// the task Completed (its checkpoint is adopted and still to be seen listed), or it still runs at the
-/// deadline. `None` when an insert is still needed: it failed, or it could not be read (then the tag
-/// is looked for before any insert).
-pub(crate) async fn follow_earlier_task(
-    ctx: &GuardContext<'_>,
-    client: &ZvmClient,
-    vpg: &VpgProtection,
-    earlier: &Earlier,
-    deadline: Instant,
-    watch: &Watch<'_>,
-    notes: &mut Vec<GuardNote>,
-) -> Option<Inserted> {
-    let id = earlier.task_id.as_deref()?;
-    let (attempt, task_id) = (earlier.attempt.clone(), id.to_string());
-    let (learnt, _) = client.learnt();
-    match wait_task(client, id, Instant::now(), deadline, learnt, watch).await {
-        Ok(TaskWait::Terminal(task)) => {
-            ctx.own.record(&vpg.vpg_id, id, task.started, true);
-            if task.state() == Some(STATE_COMPLETED) {
-                notes.push(GuardNote::EarlierInsertCompleted { attempt, task_id });
-                return Some(Inserted::Completed {
-                    task,
-                    task_id: id.to_string(),
-                    at: Instant::now(),
-                });
-            }
-            notes.push(GuardNote::EarlierInsertEnded {
-                attempt,
-                task_id,
-                state: task.state().map(Code::task_state),
-                reason: task.complete_reason.clone().unwrap_or_default(),
-            });
-            None
-        }
-        Ok(TaskWait::StillRunning(last)) => {
-            notes.push(GuardNote::EarlierInsertStillRunning { attempt, task_id });
-            Some(Inserted::Done(super::Outcome::StillRunning {
-                task_id: id.to_string(),
-                task_state: last.as_ref().and_then(|t| t.state()).map(Code::task_state),
-                stage: crate::progress::Stage::Running,
-            }))
-        }
-        Err(e) => {
-            notes.push(GuardNote::EarlierInsertUnreadable {
-                attempt,
-                task_id,
-                error: e.to_string(),
-            });
-            None
-        }
-    }
-}
-
-/// Looks for `tag` among the VPG's checkpoints, until `until` (at least once): a checkpoint found
-/// is adopted. `since_earlier` bounds the listing for a tag an earlier attempt wrote.
-pub(crate) async fn look_for_tag(
-    client: &ZvmClient,
-    vpg: &VpgProtection,
-    tag: &str,
-    since: Option<DateTime<Utc>>,
-    until: Instant,
-    notes: &mut Vec<GuardNote>,
-) -> Result<Option<Inserted>, RewindError> {
-    let found = wait_listed(client, &vpg.vpg_id, tag, since, ListedFrom::Now, until).await?;
-    Ok(found.map(|(cp, _)| {
-        notes.push(GuardNote::TagAlreadyListed {
-            checkpoint_id: cp.checkpoint_identifier.clone(),
-        });
-        Inserted::Found {
-            task_id: None,
-            checkpoint_id: cp.checkpoint_identifier.unwrap_or_default(),
-            timestamp: cp.time_stamp,
-        }
-    }))
-}
-
-/// Until when a look for an earlier attempt's tag waits: a grace after its last line, when that is
-/// recent (its insert may still be on its way to being listed); else one look.
-pub(crate) fn earlier_look_until(client: &ZvmClient, earlier: &Earlier) -> Instant {
-    let grace = if earlier.outcome == OUTCOME_PENDING {
-        // The insert may have been sent just before the process died, so it may still run.
-        listing_grace(client) + client.learnt().0.unwrap_or_default()
-    } else {
-        listing_grace(client)
-    };
-    earlier.written() + grace
 }

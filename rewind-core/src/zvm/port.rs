@@ -1,0 +1,88 @@
+//! The narrow port between a guard's insert machine and one site's ZVM: the five exchanges an insert
+//! needs, each failing with one error type that names its site and request ([`RewindError`]).
+//!
+//! [`ZvmClient`] is the port of a real (or simulated) ZVM; the machine's own tests script one.
+
+use std::future::Future;
+
+use chrono::{DateTime, Utc};
+
+use super::ZvmClient;
+use super::wire::{Checkpoint, Task};
+use crate::error::RewindError;
+
+/// What sending an insert came to, when the ZVM did not refuse it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Sent {
+    /// The ZVM took it: its task id.
+    Task(String),
+    /// It may or may not have happened (no answer, one that could not be read, a 5xx): what
+    /// happened to it, in words for a note.
+    Unknown(String),
+}
+
+/// The exchanges of one VPG's insert with its site's ZVM.
+pub(crate) trait InsertPort: Sync {
+    /// The configured site.
+    fn site(&self) -> &str;
+
+    /// The insert tasks running at the VPG.
+    fn running_inserts(
+        &self,
+        vpg_id: &str,
+    ) -> impl Future<Output = Result<Vec<Task>, RewindError>> + Send;
+
+    /// The VPG's recent insert tasks, running or ended.
+    fn inserts(&self, vpg_id: &str) -> impl Future<Output = Result<Vec<Task>, RewindError>> + Send;
+
+    /// Sends the insert of a checkpoint tagged `tag`, once.
+    fn insert(
+        &self,
+        vpg_id: &str,
+        tag: &str,
+    ) -> impl Future<Output = Result<Sent, RewindError>> + Send;
+
+    /// Reads one task.
+    fn task(&self, task_id: &str) -> impl Future<Output = Result<Task, RewindError>> + Send;
+
+    /// The VPG's checkpoints from `since` on (the ZVM's clock), or all of them.
+    fn checkpoints_since(
+        &self,
+        vpg_id: &str,
+        since: Option<DateTime<Utc>>,
+    ) -> impl Future<Output = Result<Vec<Checkpoint>, RewindError>> + Send;
+}
+
+impl InsertPort for ZvmClient {
+    fn site(&self) -> &str {
+        self.name()
+    }
+
+    async fn running_inserts(&self, vpg_id: &str) -> Result<Vec<Task>, RewindError> {
+        self.insert_tasks(vpg_id, true).await
+    }
+
+    async fn inserts(&self, vpg_id: &str) -> Result<Vec<Task>, RewindError> {
+        self.insert_tasks(vpg_id, false).await
+    }
+
+    async fn insert(&self, vpg_id: &str, tag: &str) -> Result<Sent, RewindError> {
+        match self.insert_tagged_checkpoint(vpg_id, tag).await {
+            Ok(task_id) => Ok(Sent::Task(task_id)),
+            Err(e) if e.outcome_unknown() => Ok(Sent::Unknown(e.what_happened_to("the insert"))),
+            Err(e) => Err(e.at(self, &format!("POST /v1/vpgs/{vpg_id}/checkpoints"))),
+        }
+    }
+
+    async fn task(&self, task_id: &str) -> Result<Task, RewindError> {
+        ZvmClient::task(self, task_id).await
+    }
+
+    async fn checkpoints_since(
+        &self,
+        vpg_id: &str,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<Vec<Checkpoint>, RewindError> {
+        self.checkpoints(vpg_id, since).await
+    }
+}
