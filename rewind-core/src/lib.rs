@@ -104,7 +104,7 @@ pub use recover::{
 };
 pub use tagged_checkpoint::TagList;
 pub use tokio_util::sync::CancellationToken;
-pub use zvm::ZvmClient;
+pub use zvm::{Site, ZvmClient};
 
 /// What one configured site looks like right now.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -153,11 +153,9 @@ impl SiteStatus {
 #[derive(Debug)]
 struct Inner {
     config: Config,
-    /// One client per configured site, in configuration order.
-    clients: Vec<Arc<ZvmClient>>,
-    /// What is learnt of each configured site's timings, kept beside the journal for the next
-    /// process (a CLI guard is a process of its own).
-    timings: Vec<zvm::timings::SiteTimings>,
+    /// One per configured site, in configuration order: its client, and what is kept of it
+    /// between calls (shared reads, kept listings, learnt timings).
+    sites: Vec<Arc<Site>>,
     /// The per-VPG insert queue: one process never inserts twice at once into one VPG.
     queue: guard::VpgQueue,
     /// The insert tasks this process started, so they are never taken for another client's.
@@ -173,9 +171,9 @@ pub struct Rewind {
     /// The signed-in person this handle acts for ([`Rewind::acting_for`]): journaled with each
     /// guard and recovery made through it.
     person: Option<Arc<audit_journal::Person>>,
-    /// The clients of the sites this handle asks: every configured site's, or those named to
+    /// The sites this handle asks: every configured site, or those named to
     /// [`Rewind::only_sites`].
-    asked: Arc<[Arc<ZvmClient>]>,
+    asked: Arc<[Arc<Site>]>,
     /// The configured sites this handle leaves out.
     left_out: Arc<[String]>,
     /// Who acts through this handle, for recoveries ([`Rewind::as_agent`]); a guard names its agent
@@ -198,22 +196,28 @@ impl Rewind {
             .parent()
             .unwrap_or(std::path::Path::new("."))
             .join("timings");
-        let clients = config
+        // What is learnt of each site's timings is kept beside the journal for the next process
+        // (a CLI guard is a process of its own).
+        let site = |s: &config::SiteConfig| -> Result<Arc<Site>, RewindError> {
+            let client = ZvmClient::new(s, &config.http)?;
+            let timings = zvm::timings::SiteTimings::kept_in(&s.name, client.url().as_str(), &kept);
+            Ok(Arc::new(Site::new(
+                Arc::new(client),
+                &config.lookup,
+                timings,
+            )))
+        };
+        let sites = config
             .sites
             .iter()
-            .map(|s| ZvmClient::new(s, &config.http, &config.lookup).map(Arc::new))
+            .map(site)
             .collect::<Result<Vec<_>, _>>()?;
-        let timings = clients
-            .iter()
-            .map(|c| zvm::timings::SiteTimings::kept_in(c.name(), c.url().as_str(), &kept))
-            .collect();
-        let asked: Arc<[Arc<ZvmClient>]> = clients.clone().into();
+        let asked: Arc<[Arc<Site>]> = sites.clone().into();
         Ok(Rewind {
             inner: Arc::new(Inner {
                 catalog: CatalogStore::new(&config.catalog_path),
                 journal: AuditJournal::new(&config.journal_path),
-                clients,
-                timings,
+                sites,
                 queue: Default::default(),
                 own: Default::default(),
                 config,
@@ -236,18 +240,18 @@ impl Rewind {
         for name in sites {
             self.client(name)?;
         }
-        let named = |c: &Arc<ZvmClient>| sites.iter().any(|s| s == c.name());
+        let named = |c: &Arc<Site>| sites.iter().any(|s| s == c.name());
         Ok(Rewind {
             asked: self
                 .inner
-                .clients
+                .sites
                 .iter()
                 .filter(|c| named(c))
                 .cloned()
                 .collect(),
             left_out: self
                 .inner
-                .clients
+                .sites
                 .iter()
                 .filter(|c| !named(c))
                 .map(|c| c.name().to_owned())
@@ -304,14 +308,18 @@ impl Rewind {
     pub async fn connect(config: Config) -> Result<Rewind, RewindError> {
         config.require_sites()?;
         let rewind = Rewind::new(config)?;
-        futures::future::try_join_all(rewind.inner.clients.iter().map(|c| c.local_site())).await?;
+        futures::future::try_join_all(rewind.inner.sites.iter().map(|c| c.local_site())).await?;
         Ok(rewind)
     }
 
     /// The exchanges with the ZVMs this handle asks that are under way, longest first: what a
     /// person watching a slow command is waiting for.
     pub fn waiting(&self) -> Vec<progress::Waiting> {
-        let mut all: Vec<progress::Waiting> = self.asked.iter().flat_map(|c| c.waiting()).collect();
+        let mut all: Vec<progress::Waiting> = self
+            .asked
+            .iter()
+            .flat_map(|c| c.client().waiting())
+            .collect();
         all.sort_by_key(|w| std::cmp::Reverse(w.since));
         all
     }
@@ -323,21 +331,22 @@ impl Rewind {
 
     /// The clients of the sites this handle asks: every configured site's, unless
     /// [`Rewind::only_sites`] chose some.
-    pub fn clients(&self) -> &[Arc<ZvmClient>] {
-        &self.asked
+    pub fn clients(&self) -> Vec<Arc<ZvmClient>> {
+        self.asked.iter().map(|s| s.client().clone()).collect()
     }
 
     /// The client of the site configured as `name`.
     pub fn client(&self, name: &str) -> Result<&Arc<ZvmClient>, RewindError> {
         self.inner
-            .clients
+            .sites
             .iter()
             .find(|c| c.name() == name)
+            .map(|s| s.client())
             .ok_or_else(|| RewindError::UnknownSite {
                 name: name.to_string(),
                 configured: self
                     .inner
-                    .clients
+                    .sites
                     .iter()
                     .map(|c| c.name().to_string())
                     .collect::<Vec<_>>()
@@ -347,7 +356,8 @@ impl Rewind {
 
     /// Every configured site's reachability and identity, read now.
     pub async fn sites(&self) -> Vec<SiteStatus> {
-        futures::future::join_all(self.asked.iter().map(|c| async move {
+        futures::future::join_all(self.asked.iter().map(|s| async move {
+            let c = s.client();
             let insecure = self.inner.config.site(c.name()).is_some_and(|s| s.insecure);
             match c.read_local_site().await {
                 Ok(l) => SiteStatus {
@@ -410,8 +420,7 @@ impl Rewind {
     ) -> Result<GuardReport, RewindError> {
         self.inner.config.require_sites()?;
         let ctx = guard::GuardContext {
-            clients: &self.asked,
-            timings: &self.inner.timings,
+            sites: &self.asked,
             left_out: &self.left_out,
             queue: &self.inner.queue,
             own: &self.inner.own,
@@ -434,7 +443,7 @@ impl Rewind {
     ) -> Result<TagList, RewindError> {
         let change_id = change_id.map(recover::check_change).transpose()?;
         let protection = self.find_protection(vm).await?;
-        Ok(tagged_checkpoint::list_tags(&self.asked, &protection, change_id).await)
+        Ok(tagged_checkpoint::list_tags(&self.clients(), &protection, change_id).await)
     }
 
     /// File-level recovery: mounts the VM's disks at the change's tagged checkpoint at the VPG's

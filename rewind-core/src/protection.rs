@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::codes::Code;
 use crate::error::{Candidate, RewindError, SiteDown};
 pub use crate::vm::{SiteRef, VmQuery, VmRef};
-use crate::zvm::ZvmClient;
+use crate::zvm::Site;
 use crate::zvm::inventory::Inventory;
 use crate::zvm::wire::{Link, SiteVm, VmRow};
 
@@ -252,7 +252,7 @@ fn site_vm_matches(query: &VmQuery, vm: &SiteVm) -> bool {
 
 /// What one configured site contributed.
 struct SiteAnswer {
-    client: Arc<ZvmClient>,
+    site: Arc<Site>,
     site_id: String,
     site_name: String,
     /// The rows (read by this lookup) of the VMs the query matches.
@@ -271,7 +271,7 @@ fn link_id(link: &Option<Link>) -> String {
 /// chose not to ask. A site that cannot answer stops a lookup by name (another VM of that name may be
 /// there), and not one by identifier that a site which answered knows.
 pub(crate) async fn find_protection(
-    clients: &[Arc<ZvmClient>],
+    clients: &[Arc<Site>],
     left_out: &[String],
     query: &str,
 ) -> Result<Protection, RewindError> {
@@ -324,7 +324,7 @@ pub(crate) async fn find_protection(
         .map(|(i, row)| sites.vpg_protection(i, row))
         .collect();
     vpgs.sort_by(|a, b| a.vpg_name.cmp(&b.vpg_name).then(a.vpg_id.cmp(&b.vpg_id)));
-    let answered: Vec<String> = answers.iter().map(|a| a.client.name().to_owned()).collect();
+    let answered: Vec<String> = answers.iter().map(|a| a.site.name().to_owned()).collect();
     if !left_out.is_empty() {
         notes.push(ProtectionNote::OnlyAsked {
             asked: answered.clone(),
@@ -361,7 +361,7 @@ fn sites_down(
                 error: Box::new(error),
             })
             .collect(),
-        answered: answers.iter().map(|a| a.client.name().to_owned()).collect(),
+        answered: answers.iter().map(|a| a.site.name().to_owned()).collect(),
         found,
     }
 }
@@ -371,7 +371,7 @@ fn sites_down(
 /// that an inventory or a kept listing matched and no filter returned. The sites that could not
 /// answer come back apart, each with its error.
 async fn ask_every_site(
-    clients: &[Arc<ZvmClient>],
+    clients: &[Arc<Site>],
     matcher: &VmQuery,
 ) -> Result<(Vec<SiteAnswer>, Vec<(String, RewindError)>), RewindError> {
     // A site lists the rows of its own VMs and of the peers' VMs it recovers: the VMs of every
@@ -401,7 +401,7 @@ async fn ask_every_site(
 /// One configured ZVM's answer, and the identifiers its kept listing matched (for a query that no
 /// filter takes).
 async fn ask_site(
-    c: &Arc<ZvmClient>,
+    c: &Arc<Site>,
     matcher: &VmQuery,
     listing_size: usize,
 ) -> Result<(SiteAnswer, Vec<String>), RewindError> {
@@ -417,7 +417,7 @@ async fn ask_site(
     );
     let (rows, listed) = found?;
     let answer = SiteAnswer {
-        client: c.clone(),
+        site: c.clone(),
         site_id,
         site_name,
         rows,
@@ -430,7 +430,7 @@ async fn ask_site(
 /// whole listing they share, read now too); or, for a query that no filter takes, the identifiers of
 /// the VMs it matches in the kept listing.
 async fn filtered_or_listed(
-    c: &Arc<ZvmClient>,
+    c: &Arc<Site>,
     matcher: &VmQuery,
     listing_size: usize,
 ) -> Result<(Vec<VmRow>, Vec<String>), RewindError> {
@@ -515,7 +515,7 @@ impl SiteAnswer {
     /// Reads, now, the rows of these VMs at this site (`vmIdentifier`), and adds those the query
     /// still matches.
     async fn read_rows_of(&mut self, ids: &[String], matcher: &VmQuery) -> Result<(), RewindError> {
-        let client = &self.client;
+        let client = &self.site;
         let answers = futures::future::try_join_all(
             ids.iter().map(|id| client.vms_where("vmIdentifier", id)),
         )
@@ -546,7 +546,7 @@ impl<'a> Sites<'a> {
     /// A site as a VPG names it, with the configured site that reaches its ZVM.
     fn site_ref(&self, id: String, name: Option<String>) -> SiteRef {
         SiteRef {
-            configured_as: self.configured(&id).map(|a| a.client.name().to_string()),
+            configured_as: self.configured(&id).map(|a| a.site.name().to_string()),
             name: name
                 .or_else(|| self.configured(&id).map(|a| a.site_name.clone()))
                 .unwrap_or_default(),
@@ -581,7 +581,7 @@ impl<'a> Sites<'a> {
                 Ok(inventory) => inventory,
                 Err(e) => {
                     notes.push(ProtectionNote::InventoryUnreadable {
-                        site: a.client.name().to_string(),
+                        site: a.site.name().to_string(),
                         error: e.to_string(),
                     });
                     continue;
@@ -663,7 +663,7 @@ impl<'a> Sites<'a> {
             .configured_as
             .clone()
             .or_else(|| recovery_site.configured_as.clone())
-            .unwrap_or_else(|| self.answers[i].client.name().to_string());
+            .unwrap_or_else(|| self.answers[i].site.name().to_string());
         let flr = flr_availability(self.answers, row, &recovery_site);
         VpgProtection {
             vpg_id: row
@@ -716,7 +716,7 @@ fn flr_availability(answers: &[SiteAnswer], row: &VmRow, recovery: &SiteRef) -> 
     // The recovery site's own row says whether its ZVM can run FLR for this VM.
     let flag = answers
         .iter()
-        .find(|a| a.client.name() == site)
+        .find(|a| a.site.name() == site)
         .and_then(|a| {
             a.rows.iter().find(|r| {
                 r.vm_identifier == row.vm_identifier && r.vpg_identifier == row.vpg_identifier
@@ -753,7 +753,7 @@ async fn near_names(answers: &[SiteAnswer], query: &str) -> Vec<String> {
         if let Ok(inventory) = &a.inventory {
             inventory.names().for_each(&mut consider);
         }
-        if let Ok(listing) = a.client.vms_kept().await {
+        if let Ok(listing) = a.site.vms_kept().await {
             listing
                 .iter()
                 .filter_map(|r| r.vm_name.as_deref())
@@ -780,7 +780,7 @@ async fn not_found_anywhere(
     let mut seen: HashSet<String> = answers.iter().map(|a| a.site_id.to_lowercase()).collect();
     let mut found: BTreeMap<String, Candidate> = BTreeMap::new();
     for a in answers {
-        let Ok(sites) = a.client.virtualization_sites().await else {
+        let Ok(sites) = a.site.client().virtualization_sites().await else {
             continue;
         };
         for s in sites {
@@ -790,7 +790,7 @@ async fn not_found_anywhere(
             if !seen.insert(id.to_lowercase()) {
                 continue;
             }
-            let Ok(vms) = a.client.site_vms(&id).await else {
+            let Ok(vms) = a.site.site_vms(&id).await else {
                 continue;
             };
             for vm in vms.iter().filter(|v| site_vm_matches(matcher, v)) {
@@ -815,7 +815,7 @@ async fn not_found_anywhere(
             query: query.to_string(),
             sites: answers
                 .iter()
-                .map(|a| format!("{} ({})", a.client.name(), a.site_name))
+                .map(|a| format!("{} ({})", a.site.name(), a.site_name))
                 .collect::<Vec<_>>()
                 .join(", "),
             near: near_names(answers, query).await,

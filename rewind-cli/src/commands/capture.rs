@@ -36,7 +36,7 @@ pub async fn capture(
 ) -> Result<Reply, CliError> {
     rewind.config().require_sites()?;
     crate::output::refuse_existing(out, "capture")?;
-    let mut world = capture::capture(rewind.clients()).await?;
+    let mut world = capture::capture(&rewind.clients()).await?;
     if anonymize {
         world = capture::anonymize(&world);
     }

@@ -50,7 +50,7 @@ async fn simulated_names(
     if knows {
         return Ok((Some(vpg), Some(vm)));
     }
-    let world = rewind_core::capture::capture(rewind.clients()).await?;
+    let world = rewind_core::capture::capture(&rewind.clients()).await?;
     Ok(rewind_core::capture::anonymized_names(&world, &vpg, &vm))
 }
 
@@ -67,11 +67,7 @@ pub async fn parity(
     let real = rewind.client(site)?;
     let simulated_site =
         SiteConfig::with_client("simulator", against, SIMULATOR_CLIENT.0, SIMULATOR_CLIENT.1)?;
-    let simulated = ZvmClient::new(
-        &simulated_site,
-        &rewind.config().http,
-        &rewind.config().lookup,
-    )?;
+    let simulated = ZvmClient::new(&simulated_site, &rewind.config().http)?;
     let rows: serde_json::Value = real.vms_value().await?;
     let (vpg, vm) = parity::sample(&rows);
     let real_answers = parity::read_answers(real, vpg.as_deref(), vm.as_deref()).await?;

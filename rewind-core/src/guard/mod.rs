@@ -40,8 +40,7 @@ use crate::progress::ProgressSink;
 use crate::protection::{self, Protection};
 use crate::tagged_checkpoint::{MAX_ACTION, MAX_AGENT, MAX_CHANGE_ID, build_tag, check_part};
 use crate::vm::VmRef;
-use crate::zvm::ZvmClient;
-use crate::zvm::timings::SiteTimings;
+use crate::zvm::Site;
 pub use note::{Culprit, GuardNote, RunningInsert};
 pub use problem::{Met, VpgProblem};
 pub(crate) use queue::{OwnTasks, VpgQueue};
@@ -63,9 +62,7 @@ pub struct GuardRequest {
 
 /// What a guard needs from the facade.
 pub(crate) struct GuardContext<'a> {
-    pub(crate) clients: &'a [Arc<ZvmClient>],
-    /// What is learnt of each configured site's timings.
-    pub(crate) timings: &'a [SiteTimings],
+    pub(crate) sites: &'a [Arc<Site>],
     /// The configured sites left out of this guard's lookup (`--site`).
     pub(crate) left_out: &'a [String],
     pub(crate) queue: &'a VpgQueue,
@@ -83,12 +80,8 @@ pub(crate) struct GuardContext<'a> {
 }
 
 impl GuardContext<'_> {
-    fn client(&self, site: &str) -> Option<&Arc<ZvmClient>> {
-        self.clients.iter().find(|c| c.name() == site)
-    }
-
-    fn timings(&self, site: &str) -> Option<&SiteTimings> {
-        self.timings.iter().find(|t| t.site() == site)
+    fn site(&self, name: &str) -> Option<&Arc<Site>> {
+        self.sites.iter().find(|s| s.name() == name)
     }
 }
 
@@ -190,7 +183,7 @@ async fn look_up(
 ) -> Result<Protection, RewindError> {
     tokio::time::timeout_at(
         deadline.into(),
-        protection::find_protection(ctx.clients, ctx.left_out, query),
+        protection::find_protection(ctx.sites, ctx.left_out, query),
     )
     .await
     .map_err(|_| RewindError::Deadline {
@@ -382,8 +375,8 @@ async fn guard_vpg(
     deadline: Instant,
     sink: &dyn ProgressSink,
 ) -> VpgGuard {
-    let (outcome, notes) = match (ctx.client(&vpg.zvm_site), ctx.timings(&vpg.zvm_site)) {
-        (Some(client), Some(timings)) => {
+    let (outcome, notes) = match ctx.site(&vpg.zvm_site) {
+        Some(site) => {
             let at = insert::Place {
                 ctx,
                 vpg,
@@ -391,9 +384,9 @@ async fn guard_vpg(
                 log,
                 deadline,
             };
-            insert::run(&at, client.as_ref(), timings, earlier, sink).await
+            insert::run(&at, site.as_ref(), site.timings(), earlier, sink).await
         }
-        _ => {
+        None => {
             let site = vpg.zvm_site.clone();
             (VpgProblem::NoSite { site }.into(), Vec::new())
         }

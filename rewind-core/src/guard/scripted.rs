@@ -232,8 +232,7 @@ async fn check(name: &str, script: Script, around: Around, expect: Expect) {
     );
     let settings = GuardSettings::default();
     let ctx = GuardContext {
-        clients: &[],
-        timings: &[],
+        sites: &[],
         left_out: &[],
         queue: &queue,
         own: &own,

@@ -513,7 +513,7 @@ pub(crate) async fn resolve(
     change: &str,
 ) -> Result<(Protection, Vec<RecoveryPoint>), RewindError> {
     let protection = rewind.find_protection(vm).await?;
-    let tags = crate::tagged_checkpoint::list_tags(rewind.clients(), &protection, None).await;
+    let tags = crate::tagged_checkpoint::list_tags(&rewind.clients(), &protection, None).await;
     let points = recovery_points(&protection, &tags, change);
     if let Some(vpg) = rewind.chosen_vpg()
         && !points.is_empty()

@@ -9,18 +9,26 @@
 //!   inserts) share one exchange.
 //! - `kept`: a site's inventory and its whole VM listing, reused for a bounded time.
 //! - `inventory`: a site's inventory indexed by name and identifier.
+//! - `site`: one configured site as the facade keeps it: its client, the reads concurrent callers
+//!   share, the kept listings and the learnt timings ([`Site`]). [`ZvmClient`] itself is HTTP,
+//!   tokens and retry only.
+//! - `timings`: what is learnt of a site's insert and listing times, kept for the next process.
+//! - `port`: the narrow port between the guard's insert machine and a site.
 
 mod flight;
 pub mod inventory;
 mod kept;
 pub(crate) mod port;
 pub mod retry;
+mod site;
 pub mod task;
 pub(crate) mod timings;
 pub(crate) mod token;
 pub mod wire;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use port::Sent;
+pub use site::Site;
+
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
@@ -30,12 +38,9 @@ use serde::de::DeserializeOwned;
 use tokio::sync::OnceCell;
 use url::Url;
 
-use crate::config::{HttpSettings, LookupSettings, SiteConfig};
+use crate::config::{HttpSettings, SiteConfig};
 use crate::error::RewindError;
 use crate::error::Unreached;
-use flight::SingleFlight;
-use inventory::Inventory;
-use kept::Kept;
 use retry::Budgets;
 use token::{TOKEN_PATH, TokenCache};
 use wire::{
@@ -191,7 +196,7 @@ impl CallError {
 
     /// Names the site and the request.
     pub(crate) fn at(self, client: &ZvmClient, request: &str) -> RewindError {
-        let site = client.name.clone();
+        let site = client.id.name.clone();
         let request = request.to_string();
         match self {
             CallError::NotSent { cause, url, detail } => RewindError::Unreachable {
@@ -200,32 +205,32 @@ impl CallError {
                 request,
                 cause,
                 detail,
-                url_setting: client.url_setting.clone(),
+                url_setting: client.id.url_setting.clone(),
             },
             CallError::Lost { detail } => RewindError::Unreachable {
                 site,
-                url: client.base.to_string(),
+                url: client.id.base.to_string(),
                 request,
                 cause: Unreached::NoAnswer,
                 detail: format!("{detail}; it may be busy or restarting: try again"),
-                url_setting: client.url_setting.clone(),
+                url_setting: client.id.url_setting.clone(),
             },
             CallError::Untrusted { detail } => RewindError::Untrusted {
                 site,
-                url: client.base.to_string(),
+                url: client.id.base.to_string(),
                 detail,
             },
             CallError::Auth { detail } => RewindError::Auth {
                 site,
-                url: client.base.to_string(),
+                url: client.id.base.to_string(),
                 detail,
-                credentials_setting: client.credentials_setting.clone(),
+                credentials_setting: client.id.credentials_setting.clone(),
             },
             CallError::NotTokenEndpoint { url, status } => RewindError::NotTokenEndpoint {
                 site,
                 url,
                 status,
-                url_setting: client.url_setting.clone(),
+                url_setting: client.id.url_setting.clone(),
             },
             CallError::Status { status, message } => RewindError::Zvm {
                 site,
@@ -330,34 +335,27 @@ pub const BROWSE_PAGES: usize = 200;
 /// The client of one configured site's ZVM.
 #[derive(Debug)]
 pub struct ZvmClient {
-    name: String,
-    base: Url,
-    principal: String,
+    /// Which site this is, and where its settings are.
+    id: Identity,
     http: reqwest::Client,
     tokens: TokenCache,
     retries: Budgets,
-    /// Where the site's URL and credentials are set, for messages that say what to fix.
-    url_setting: String,
-    credentials_setting: String,
     /// The site's own identity, read once from `/v1/localsite`.
     local: OnceCell<LocalSite>,
-    /// Concurrent `/v1/vms` reads with the same filters share one exchange.
-    vm_listing: SingleFlight<Vec<VmRow>>,
-    /// Concurrent reads of one site's inventory share one exchange.
-    site_listing: SingleFlight<Vec<SiteVm>>,
-    /// The whole `/v1/vms` listing, kept for IP-address lookups.
-    kept_vms: Arc<Kept<Vec<VmRow>>>,
-    /// Sites' inventories, kept for lookups.
-    kept_site_vms: Arc<Kept<Inventory>>,
-    /// Lookups in flight, and how many VMs the site had when its inventory was last read: together
-    /// they say when one shared read of the whole listing costs less than each lookup's own.
-    lookups: AtomicUsize,
-    vms_seen: AtomicUsize,
-    /// Concurrent reads of the running inserts share one exchange (each guard reads them before its
-    /// insert, whatever its VPG).
-    running_inserts: SingleFlight<Vec<Task>>,
     /// The exchanges under way, for a person watching ([`ZvmClient::waiting`]).
     under_way: Arc<StdMutex<UnderWay>>,
+}
+
+/// Which site a client is of, and where its settings are, for messages that say what to fix.
+#[derive(Debug)]
+struct Identity {
+    /// The configured name.
+    name: String,
+    base: Url,
+    /// Who signs in (the client id, or the user).
+    principal: String,
+    url_setting: String,
+    credentials_setting: String,
 }
 
 /// The exchanges of one client under way, by a number of their own.
@@ -411,11 +409,7 @@ async fn noted_when_slow<F: std::future::Future>(
 impl ZvmClient {
     /// Builds the client of one site: its own reqwest client (connect and request timeouts, TLS trust
     /// as configured) and its own token cache. Nothing is sent yet.
-    pub fn new(
-        site: &SiteConfig,
-        http: &HttpSettings,
-        lookup: &LookupSettings,
-    ) -> Result<ZvmClient, RewindError> {
+    pub fn new(site: &SiteConfig, http: &HttpSettings) -> Result<ZvmClient, RewindError> {
         let mut builder = reqwest::Client::builder()
             .connect_timeout(http.connect_timeout)
             .timeout(http.request_timeout)
@@ -444,8 +438,13 @@ impl ZvmClient {
         let retries = Budgets::of(http);
         let token_url = join(&base, TOKEN_PATH);
         Ok(ZvmClient {
-            name: site.name.clone(),
-            principal: site.credentials.principal().to_string(),
+            id: Identity {
+                name: site.name.clone(),
+                principal: site.credentials.principal().to_string(),
+                base,
+                url_setting: site.url_setting(),
+                credentials_setting: site.credentials_setting(),
+            },
             tokens: TokenCache::new(
                 client.clone(),
                 token_url,
@@ -453,18 +452,8 @@ impl ZvmClient {
                 retries.clone(),
             ),
             http: client,
-            base,
             retries,
-            url_setting: site.url_setting(),
-            credentials_setting: site.credentials_setting(),
             local: OnceCell::new(),
-            vm_listing: SingleFlight::default(),
-            site_listing: SingleFlight::default(),
-            kept_vms: Arc::new(Kept::new(lookup.inventory_max_age)),
-            kept_site_vms: Arc::new(Kept::new(lookup.inventory_max_age)),
-            lookups: AtomicUsize::new(0),
-            vms_seen: AtomicUsize::new(0),
-            running_inserts: SingleFlight::default(),
             under_way: Arc::default(),
         })
     }
@@ -488,7 +477,7 @@ impl ZvmClient {
             .exchanges
             .iter()
             .map(|(_, what, since)| crate::progress::Waiting {
-                site: self.name.clone(),
+                site: self.id.name.clone(),
                 what: what.clone(),
                 since: since.elapsed(),
             })
@@ -497,17 +486,17 @@ impl ZvmClient {
 
     /// The configured name of this site.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.id.name
     }
 
     /// The ZVM's base URL.
     pub fn url(&self) -> &Url {
-        &self.base
+        &self.id.base
     }
 
     /// The client id or user name this client acts as (as tasks' `InitiatedBy` may show it).
     pub fn principal(&self) -> &str {
-        &self.principal
+        &self.id.principal
     }
 
     /// One exchange at a full URL of this ZVM, named `path` in messages, with retries: 401 → drop the
@@ -536,7 +525,7 @@ impl ZvmClient {
                 let _awaited = self.awaiting("signing in".to_owned());
                 noted_when_slow(
                     self.tokens.get(),
-                    &self.name,
+                    &self.id.name,
                     "signing in",
                     self.tokens.url(),
                 )
@@ -559,7 +548,7 @@ impl ZvmClient {
             let what = format!("{method} {path}");
             let sent = {
                 let _awaited = self.awaiting(what.clone());
-                noted_when_slow(req.send(), &self.name, &what, url).await
+                noted_when_slow(req.send(), &self.id.name, &what, url).await
             };
             let failure = match sent {
                 Ok(resp) if resp.status() == StatusCode::UNAUTHORIZED => {
@@ -567,7 +556,7 @@ impl ZvmClient {
                         return Err(CallError::Auth {
                             detail: format!(
                                 "the ZVM answered 401 to {method} {path} even with a new token of {:?} ({refreshes} new tokens in a row)",
-                                self.principal
+                                self.id.principal
                             ),
                         });
                     }
@@ -592,7 +581,7 @@ impl ZvmClient {
             };
             match self.retries.after(&failure, idempotent, attempt, started) {
                 Some(delay) => {
-                    tracing::debug!(site = %self.name, %path, attempt, ?delay, "retrying after {failure:?}");
+                    tracing::debug!(site = %self.id.name, %path, attempt, ?delay, "retrying after {failure:?}");
                     tokio::time::sleep(delay).await;
                 }
                 None => return Err(failure),
@@ -615,7 +604,7 @@ impl ZvmClient {
             timeout: None,
         };
         let resp = self
-            .call_url(method, &join(&self.base, path), path, query, body, how)
+            .call_url(method, &join(&self.id.base, path), path, query, body, how)
             .await
             .map_err(|e| e.at(self, &request))?;
         let bytes = resp.bytes().await.map_err(|e| {
@@ -656,7 +645,7 @@ impl ZvmClient {
         let site: LocalSite = self.get_json("/v1/localsite", &[]).await?;
         if site.site_identifier.is_none() {
             return Err(RewindError::UnexpectedResponse {
-                site: self.name.clone(),
+                site: self.id.name.clone(),
                 request: "GET /v1/localsite".into(),
                 detail: "it has no SiteIdentifier".into(),
             });
@@ -676,65 +665,19 @@ impl ZvmClient {
     }
 
     /// `GET /v1/vms?{filter}={value}`: the rows (one per VM and VPG) that filter keeps, read now.
-    /// Callers that ask for the same while a read is in flight share its answer.
-    pub async fn vms_where(
+    pub(crate) async fn vms_filtered(
         &self,
         filter: &'static str,
         value: &str,
-    ) -> Result<Arc<Vec<VmRow>>, RewindError> {
-        let query = [(filter, value.to_string())];
-        let key = format!("{filter}={}", value.to_ascii_lowercase());
-        self.vm_listing
-            .run(&key, || self.get_list("/v1/vms", &query))
-            .await
-    }
-
-    /// `GET /v1/vms`: every protected VM, one row per VM and VPG, as kept for lookups (see
-    /// [`LookupSettings::inventory_max_age`]): what the ZVM's filters cannot answer (an IP address) is
-    /// looked up in it, and the rows of what it finds are read again by identifier.
-    pub async fn vms_kept(self: &Arc<Self>) -> Result<Arc<Vec<VmRow>>, RewindError> {
-        let client = self.clone();
-        self.kept_vms
-            .get("/v1/vms", move || async move { client.all_vms().await })
+    ) -> Result<Vec<VmRow>, RewindError> {
+        self.get_list("/v1/vms", &[(filter, value.to_string())])
             .await
     }
 
     /// `GET /v1/vms`: every protected VM, one row per VM and VPG, read now (a site's whole listing:
-    /// a lookup asks for [`ZvmClient::vms_where`] instead).
+    /// a lookup reads by filter instead).
     pub async fn vms(&self) -> Result<Vec<VmRow>, RewindError> {
-        Ok(Arc::unwrap_or_clone(self.all_vms().await?))
-    }
-
-    /// Counts a lookup in flight at this client until the token returned is dropped.
-    pub(crate) fn lookup_begins(self: &Arc<Self>) -> LookupInFlight {
-        self.lookups.fetch_add(1, Ordering::Relaxed);
-        LookupInFlight(self.clone())
-    }
-
-    /// How many VMs this site's inventory held when last read (0 before it was). The inventory
-    /// (`/v1/virtualizationsites/{id}/vms`) lists the VMs no VPG protects, on an appliance as in
-    /// zvm-sim (SW10: "eligible VMs for protection that are not currently protected"), so this
-    /// takes a site for smaller than its `/v1/vms` listing and shares a listing sooner.
-    pub(crate) fn vms_seen(&self) -> usize {
-        self.vms_seen.load(Ordering::Relaxed)
-    }
-
-    /// Whether the lookups in flight would cost less by sharing one read of the whole listing (as
-    /// fresh as their own reads, since it is sent after they asked) than by each sending its
-    /// filtered reads: when there are several, and at least a tenth as many as `listing_size` (one
-    /// lookup alone shares nothing). An exchange costs the client and the ZVM about what ten rows of
-    /// a listing do; under 64 concurrent guards in a site of 332 VMs, their 128 filtered reads cost
-    /// more than the one listing they replaced.
-    pub(crate) fn whole_listing_is_cheaper(&self, listing_size: usize) -> bool {
-        let lookups = self.lookups.load(Ordering::Relaxed);
-        lookups > 1 && listing_size > 0 && lookups * ROWS_PER_EXCHANGE >= listing_size
-    }
-
-    /// [`ZvmClient::vms`], shared with callers that ask while it is in flight.
-    pub(crate) async fn all_vms(&self) -> Result<Arc<Vec<VmRow>>, RewindError> {
-        self.vm_listing
-            .run("", || self.get_list("/v1/vms", &[]))
-            .await
+        self.get_list("/v1/vms", &[]).await
     }
 
     /// `GET path`, read as `T` (an absent or `null` body as `T`'s default): for the capture, which
@@ -800,31 +743,23 @@ impl ZvmClient {
             .await
     }
 
-    /// `GET /v1/tasks?type=InsertTaggedCP` (and `status=1` when `running_only`), reduced to the inserts
-    /// into `vpg_id`. The running inserts are read before every insert, by every guard whatever its VPG,
-    /// so callers that ask for them while a read is in flight share its answer; the full list serves
-    /// the rarer look back after a failed or lost insert, and is always read afresh.
-    pub async fn insert_tasks(
-        &self,
-        vpg_id: &str,
-        running_only: bool,
-    ) -> Result<Vec<Task>, RewindError> {
+    /// `GET /v1/tasks?type=InsertTaggedCP` (and `status=1` when `running_only`): every VPG's.
+    pub(crate) async fn insert_tasks(&self, running_only: bool) -> Result<Vec<Task>, RewindError> {
         let mut query = vec![("type", INSERT_TASK_TYPE.to_string())];
-        let tasks: Arc<Vec<Task>> = if running_only {
+        if running_only {
             query.push(("status", "1".to_string()));
-            self.running_inserts
-                .run("", || self.get_list("/v1/tasks", &query))
-                .await?
-        } else {
-            Arc::new(self.get_list("/v1/tasks", &query).await?)
-        };
-        // Filtered here as well: a ZVM that ignores a filter must not make another task look like ours.
-        Ok(tasks
-            .iter()
-            .filter(|t| t.is_insert() && t.concerns_vpg(vpg_id))
-            .filter(|t| !running_only || t.state() == Some(task::STATE_IN_PROGRESS))
-            .cloned()
-            .collect())
+        }
+        self.get_list("/v1/tasks", &query).await
+    }
+
+    /// `POST /v1/vpgs/{id}/checkpoints`, its answer as the insert machine reads it: an outcome that
+    /// may or may not have happened is an answer, not an error.
+    pub(crate) async fn insert(&self, vpg_id: &str, tag: &str) -> Result<Sent, RewindError> {
+        match self.insert_tagged_checkpoint(vpg_id, tag).await {
+            Ok(task_id) => Ok(Sent::Task(task_id)),
+            Err(e) if e.outcome_unknown() => Ok(Sent::Unknown(e.what_happened_to("the insert"))),
+            Err(e) => Err(e.at(self, &format!("POST /v1/vpgs/{vpg_id}/checkpoints"))),
+        }
     }
 
     /// `GET /v1/virtualizationsites`.
@@ -833,29 +768,9 @@ impl ZvmClient {
     }
 
     /// `GET /v1/virtualizationsites/{id}/vms`: every VM of that site, protected or not, read now.
-    /// Callers that ask while a read of the same site is in flight share its answer.
-    pub async fn site_vms(&self, site_id: &str) -> Result<Arc<Vec<SiteVm>>, RewindError> {
+    pub async fn site_vms(&self, site_id: &str) -> Result<Vec<SiteVm>, RewindError> {
         let path = format!("/v1/virtualizationsites/{}/vms", segment(site_id));
-        self.site_listing
-            .run(&path, || self.get_list(&path, &[]))
-            .await
-    }
-
-    /// [`ZvmClient::site_vms`], indexed, as kept for lookups (see
-    /// [`LookupSettings::inventory_max_age`]).
-    pub async fn site_vms_kept(
-        self: &Arc<Self>,
-        site_id: &str,
-    ) -> Result<Arc<Inventory>, RewindError> {
-        let (client, site_id) = (self.clone(), site_id.to_string());
-        let key = site_id.to_ascii_lowercase();
-        self.kept_site_vms
-            .get(&key, move || async move {
-                let vms = client.site_vms(&site_id).await?;
-                client.vms_seen.store(vms.len(), Ordering::Relaxed);
-                Ok(Arc::new(Inventory::new(Arc::unwrap_or_clone(vms))))
-            })
-            .await
+        self.get_list(&path, &[]).await
     }
 
     /// `POST /v1/vpgs/{id}/checkpoints {"CheckpointName": tag}` → the insert's task id. Never retried
@@ -928,7 +843,7 @@ impl ZvmClient {
             timeout: None,
         };
         let resp = self
-            .call_url(method, &join(&self.base, path), path, &[], body, how)
+            .call_url(method, &join(&self.id.base, path), path, &[], body, how)
             .await?;
         resp.text().await.map_err(|e| CallError::Lost {
             detail: describe(&e),
@@ -964,7 +879,7 @@ impl ZvmClient {
         let path = format!("/v1/vpgs/{}", segment(vpg_id));
         let one: OneOrMany<Vpg> = self.get_json(&path, &[]).await?;
         one.first().ok_or_else(|| RewindError::UnexpectedResponse {
-            site: self.name.clone(),
+            site: self.id.name.clone(),
             request: format!("GET {path}"),
             detail: "the answer holds no VPG".into(),
         })
@@ -1023,7 +938,7 @@ impl ZvmClient {
         let path = format!("/v1/flrs/{}", segment(session_id));
         let one: OneOrMany<FlrSession> = self.get_json(&path, &[]).await?;
         one.first().ok_or_else(|| RewindError::UnexpectedResponse {
-            site: self.name.clone(),
+            site: self.id.name.clone(),
             request: format!("GET {path}"),
             detail: "the answer holds no FLR session".into(),
         })
@@ -1086,12 +1001,12 @@ impl ZvmClient {
                 .and_then(|(_, v)| v.as_str())
                 .map(str::to_string)
                 .ok_or_else(|| RewindError::UnexpectedResponse {
-                    site: self.name.clone(),
+                    site: self.id.name.clone(),
                     request,
                     detail: "the answer holds no URL".into(),
                 }),
             other => Err(RewindError::UnexpectedResponse {
-                site: self.name.clone(),
+                site: self.id.name.clone(),
                 request,
                 detail: format!(
                     "the answer is not a URL: {}",
@@ -1107,20 +1022,21 @@ impl ZvmClient {
     pub async fn download(&self, url: &str) -> Result<reqwest::Response, RewindError> {
         let request = "GET <download URL>".to_string();
         let resolved = self
+            .id
             .base
             .join(url)
             .map_err(|e| RewindError::UnexpectedResponse {
-                site: self.name.clone(),
+                site: self.id.name.clone(),
                 request: request.clone(),
                 detail: format!("the download URL {url:?} does not parse: {e}"),
             })?;
-        if resolved.origin() != self.base.origin() {
+        if resolved.origin() != self.id.base.origin() {
             return Err(RewindError::UnexpectedResponse {
-                site: self.name.clone(),
+                site: self.id.name.clone(),
                 request,
                 detail: format!(
                     "the download URL {resolved} is not on this ZVM ({}); rewind does not send its token to another host",
-                    self.base
+                    self.id.base
                 ),
             });
         }
@@ -1195,17 +1111,15 @@ impl ZvmClient {
     }
 }
 
-/// What one exchange with a ZVM costs, in rows of a listing (see
-/// [`ZvmClient::whole_listing_is_cheaper`]).
-const ROWS_PER_EXCHANGE: usize = 10;
-
-/// A lookup in flight at a client; dropping it ends the count.
-pub(crate) struct LookupInFlight(Arc<ZvmClient>);
-
-impl Drop for LookupInFlight {
-    fn drop(&mut self) {
-        self.0.lookups.fetch_sub(1, Ordering::Relaxed);
-    }
+/// The inserts into `vpg_id` among `tasks` (only those still running when `running_only`): filtered
+/// here as well, since a ZVM that ignores a filter must not make another task look like ours.
+pub(crate) fn inserts_into(tasks: &[Task], vpg_id: &str, running_only: bool) -> Vec<Task> {
+    tasks
+        .iter()
+        .filter(|t| t.is_insert() && t.concerns_vpg(vpg_id))
+        .filter(|t| !running_only || t.state() == Some(task::STATE_IN_PROGRESS))
+        .cloned()
+        .collect()
 }
 
 /// How many new tokens one call takes after 401s before it reports an authentication error: a token
@@ -1372,44 +1286,14 @@ pub(crate) mod tests {
         let mut site =
             SiteConfig::with_client("boston", "https://zvm.example", "rewind", "x").unwrap();
         site.ca_cert = Some("/nonexistent/ca.pem".into());
-        let err = ZvmClient::new(&site, &HttpSettings::default(), &LookupSettings::default())
-            .unwrap_err();
+        let err = ZvmClient::new(&site, &HttpSettings::default()).unwrap_err();
         assert!(err.to_string().contains("sites.boston.ca_cert"), "{err}");
         let dir = tempfile::tempdir().unwrap();
         let empty = dir.path().join("empty.pem");
         std::fs::write(&empty, "not a certificate").unwrap();
         site.ca_cert = Some(empty);
-        let err = ZvmClient::new(&site, &HttpSettings::default(), &LookupSettings::default())
-            .unwrap_err();
+        let err = ZvmClient::new(&site, &HttpSettings::default()).unwrap_err();
         assert!(err.to_string().contains("no PEM certificate"), "{err}");
-    }
-
-    #[test]
-    fn concurrent_lookups_share_a_whole_listing_only_when_it_costs_less() {
-        let site = SiteConfig::with_client("boston", "http://127.0.0.1:9", "c", "s").unwrap();
-        let settings = (&HttpSettings::default(), &LookupSettings::default());
-        let client = Arc::new(ZvmClient::new(&site, settings.0, settings.1).unwrap());
-        let first = client.lookup_begins();
-        assert!(
-            !client.whole_listing_is_cheaper(5),
-            "one lookup alone shares nothing"
-        );
-        let more: Vec<LookupInFlight> = (0..7).map(|_| client.lookup_begins()).collect();
-        assert!(
-            client.whole_listing_is_cheaper(80),
-            "8 lookups, 10 rows each"
-        );
-        assert!(!client.whole_listing_is_cheaper(81));
-        assert!(
-            !client.whole_listing_is_cheaper(0),
-            "a site whose size is not known yet"
-        );
-        drop(more);
-        assert!(
-            !client.whole_listing_is_cheaper(2),
-            "the count ends with the lookups"
-        );
-        drop(first);
     }
 
     #[test]

@@ -53,25 +53,30 @@ pub(crate) trait InsertPort: Sync {
     ) -> impl Future<Output = Result<Vec<Checkpoint>, RewindError>> + Send;
 }
 
+/// A client alone is a port without shared reads: what a recovery's task waits use.
 impl InsertPort for ZvmClient {
     fn site(&self) -> &str {
         self.name()
     }
 
     async fn running_inserts(&self, vpg_id: &str) -> Result<Vec<Task>, RewindError> {
-        self.insert_tasks(vpg_id, true).await
+        Ok(super::inserts_into(
+            &self.insert_tasks(true).await?,
+            vpg_id,
+            true,
+        ))
     }
 
     async fn inserts(&self, vpg_id: &str) -> Result<Vec<Task>, RewindError> {
-        self.insert_tasks(vpg_id, false).await
+        Ok(super::inserts_into(
+            &self.insert_tasks(false).await?,
+            vpg_id,
+            false,
+        ))
     }
 
     async fn insert(&self, vpg_id: &str, tag: &str) -> Result<Sent, RewindError> {
-        match self.insert_tagged_checkpoint(vpg_id, tag).await {
-            Ok(task_id) => Ok(Sent::Task(task_id)),
-            Err(e) if e.outcome_unknown() => Ok(Sent::Unknown(e.what_happened_to("the insert"))),
-            Err(e) => Err(e.at(self, &format!("POST /v1/vpgs/{vpg_id}/checkpoints"))),
-        }
+        ZvmClient::insert(self, vpg_id, tag).await
     }
 
     async fn task(&self, task_id: &str) -> Result<Task, RewindError> {

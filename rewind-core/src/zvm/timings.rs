@@ -99,11 +99,6 @@ impl SiteTimings {
         }
     }
 
-    /// The configured site these are of.
-    pub(crate) fn site(&self) -> &str {
-        &self.site
-    }
-
     /// What was learnt so far.
     pub(crate) fn learnt(&self) -> Learnt {
         let a = self.averages.lock().unwrap_or_else(|p| p.into_inner());
