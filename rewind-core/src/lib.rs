@@ -26,6 +26,11 @@
 //! - `fuzzing` (hidden): the entry points of the fuzz targets and of the tests that replay their
 //!   corpora; not part of the API.
 //!
+//! The facade, [`Rewind`], sits on top: it uses the modules and none uses it back. A module that
+//! works for it is handed a narrow context the facade builds for each call (a guard's
+//! `GuardContext`, a recovery's `RecoverContext`, the sites and configuration [`doctor`] checks),
+//! never the facade itself; `tests/module_graph.rs` counts `lib.rs` too.
+//!
 //! The library never imports the simulator's types; its tests start `zvm-sim` in-process and talk to it
 //! over HTTP only.
 
@@ -326,20 +331,7 @@ impl Rewind {
 
     /// The client of the site configured as `name`.
     pub fn client(&self, name: &str) -> Result<&Arc<ZvmClient>, RewindError> {
-        self.inner
-            .clients
-            .iter()
-            .find(|c| c.name() == name)
-            .ok_or_else(|| RewindError::UnknownSite {
-                name: name.to_string(),
-                configured: self
-                    .inner
-                    .clients
-                    .iter()
-                    .map(|c| c.name().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
+        protection::site_client(&self.inner.clients, name)
     }
 
     /// Every configured site's reachability and identity, read now.
@@ -449,7 +441,7 @@ impl Rewind {
         req: RecoverFileRequest,
         progress: &dyn ProgressSink,
     ) -> Result<RecoverFileReport, RewindError> {
-        recover::recover_file(self, &req, progress).await
+        recover::recover_file(&self.recover_context(), &req, progress).await
     }
 
     /// Starts a failover test of the VM at the change's tagged checkpoint (only that VM of its VPG), or
@@ -463,7 +455,7 @@ impl Rewind {
         action: FailoverTestAction,
         progress: &dyn ProgressSink,
     ) -> Result<FailoverTestReport, RewindError> {
-        recover::failover_test(self, vm, change, &action, progress).await
+        recover::failover_test(&self.recover_context(), vm, change, &action, progress).await
     }
 
     /// Starts an offsite clone of the VM at the change's tagged checkpoint, or aborts the clone in
@@ -477,7 +469,21 @@ impl Rewind {
         action: CloneAction,
         progress: &dyn ProgressSink,
     ) -> Result<CloneReport, RewindError> {
-        recover::clone(self, vm, change, action, progress).await
+        recover::clone(&self.recover_context(), vm, change, action, progress).await
+    }
+
+    /// What a recovery through this handle needs: its sites, journal, agent, person and VPG.
+    fn recover_context(&self) -> recover::RecoverContext<'_> {
+        recover::RecoverContext {
+            config: &self.inner.config,
+            configured: &self.inner.clients,
+            clients: &self.asked,
+            left_out: &self.left_out,
+            journal: &self.inner.journal,
+            agent: self.agent(),
+            person: self.person(),
+            vpg: self.chosen_vpg(),
+        }
     }
 
     /// The newest guard of `vm` that ended `guarded` within the hook's window, if any, or the VMs it
@@ -488,6 +494,12 @@ impl Rewind {
             .inner
             .journal
             .last_guarded(vm, self.inner.config.hook.window)?)
+    }
+
+    /// Runs every check of every site this handle asks, then the local ones (the catalog, the
+    /// journal): [`doctor`].
+    pub async fn doctor(&self) -> doctor::Diagnosis {
+        doctor::diagnose(&self.inner.config, &self.asked).await
     }
 
     /// The tool catalog.

@@ -267,6 +267,25 @@ fn link_id(link: &Option<Link>) -> String {
         .unwrap_or_default()
 }
 
+/// The client of the site configured as `name`, among `configured`; a name that is not configured
+/// is refused, listing those that are.
+pub(crate) fn site_client<'a>(
+    configured: &'a [Arc<ZvmClient>],
+    name: &str,
+) -> Result<&'a Arc<ZvmClient>, RewindError> {
+    configured
+        .iter()
+        .find(|c| c.name() == name)
+        .ok_or_else(|| RewindError::UnknownSite {
+            name: name.to_string(),
+            configured: configured
+                .iter()
+                .map(|c| c.name().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
 /// Resolves `query` at the sites of `clients`; `left_out` names the configured sites the caller
 /// chose not to ask. A site that cannot answer stops a lookup by name (another VM of that name may be
 /// there), and not one by identifier that a site which answered knows.
