@@ -13,6 +13,8 @@
 //! - [`catalog`]: read_only / mutating / unknown tools, persisted; the question for the human.
 //! - [`audit_journal`]: the append-only audit journal (not Zerto's VPG journal): a guard's intent,
 //!   task and verdict lines, written by one writer thread, folded into records; the change locks.
+//! - [`hook`]: the pre-tool hook's judgement of one call (allow, deny, ask, fail closed, each with
+//!   its typed reason), pure: the front reads the host's input, the catalog and the guards.
 //! - [`error`]: [`RewindError`], which wraps the configuration's, the catalog's and the journal's.
 //! - [`zvm`]: the HTTP client of one ZVM: timeouts, TLS, the single-flight token cache, read retries,
 //!   the client's own wire models ([`zvm::wire`]) and adaptive waiting for Zerto tasks.
@@ -72,6 +74,7 @@ pub mod error_kind;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod guard;
+pub mod hook;
 pub mod local_state;
 pub mod parity;
 pub mod progress;
