@@ -3,8 +3,9 @@
 //! empty journal), must not panic, malformed input is denied and nothing but a read-only tool is
 //! allowed.
 
-use rewind_cli::hook::Permission;
+use rewind_cli::hook::Decision;
 use rewind_cli::hook::fuzzing::{check, decide_without_zvm};
+use rewind_core::hook::{Allowed, Failure, Question};
 use zvm_sim::test_kit::Corpus;
 
 /// A corpus file as the hook reads its standard input.
@@ -23,17 +24,35 @@ fn every_hook_input_of_the_corpus_is_decided_without_panic_and_garbage_is_denied
 #[test]
 fn the_corpus_seeds_get_the_decisions_the_hook_promises() {
     let corpus = Corpus::of("hook_stdin");
-    let decide = |name: &str| decide_without_zvm(&text(corpus.seed(name))).permission;
-    assert_eq!(decide("read"), Permission::Allow);
-    assert_eq!(decide("bash"), Permission::Ask);
+    let decide = |name: &str| decide_without_zvm(&text(corpus.seed(name)));
+    let read_only = |d: Decision| matches!(d, Decision::Allow(Allowed::ReadOnly { .. }));
+    let unknown = |d: Decision| matches!(d, Decision::Ask(Question::UnknownTool { .. }));
+    assert!(read_only(decide("read")));
+    assert!(unknown(decide("bash")));
     // Each host's own shape: the decision before it is put in the host's terms.
-    assert_eq!(decide("vscode_read"), Permission::Allow);
-    assert_eq!(decide("copilot_cli_bash"), Permission::Ask);
-    assert_eq!(decide("codex_bash"), Permission::Ask);
-    assert_eq!(decide("gemini_mcp"), Permission::Ask);
-    assert_eq!(decide("cursor_shell"), Permission::Ask);
-    assert_eq!(decide("copilot_cli_args_not_json"), Permission::Deny);
-    assert_eq!(decide("not_json"), Permission::Deny);
-    assert_eq!(decide("other_event"), Permission::Deny);
-    assert_eq!(decide("control_char_tool"), Permission::Deny);
+    assert!(read_only(decide("vscode_read")));
+    for seed in [
+        "copilot_cli_bash",
+        "codex_bash",
+        "gemini_mcp",
+        "cursor_shell",
+    ] {
+        assert!(unknown(decide(seed)), "{seed}");
+    }
+    // Input that is JSON but not what the host sends, and input that is not JSON at all.
+    for seed in ["copilot_cli_args_not_json", "other_event"] {
+        let d = decide(seed);
+        assert!(
+            matches!(d, Decision::FailClosed(Failure::HostInput { .. })),
+            "{seed}: {d:?}"
+        );
+    }
+    assert!(matches!(
+        decide("not_json"),
+        Decision::FailClosed(Failure::NotHookInput { .. })
+    ));
+    assert!(matches!(
+        decide("control_char_tool"),
+        Decision::FailClosed(Failure::Catalog { .. })
+    ));
 }

@@ -8,18 +8,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::codes::Code;
-use crate::config::{Credentials, SiteConfig, site_config_example};
+use crate::config::{Config, Credentials, SiteConfig, site_config_example};
 use crate::error::RewindError;
 use crate::protection::not_protecting_reason;
 use crate::trust::{self, Standing, TrustError};
 use crate::zvm::ZvmClient;
 use crate::zvm::wire::Vpg;
-use crate::{Config, Rewind};
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -112,34 +112,32 @@ struct Seen {
     vpgs: Vec<Vpg>,
 }
 
-impl Rewind {
-    /// Runs every check of every configured site, then the local ones.
-    pub async fn doctor(&self) -> Diagnosis {
-        let timeout = self.config().http.connect_timeout;
-        let per_site = futures::future::join_all(self.clients().iter().map(|client| async move {
-            let site = self.config().site(client.name());
-            match site {
-                Some(site) => site_checks(client, site, timeout).await,
-                None => (
-                    Vec::new(),
-                    Seen {
-                        site_id: None,
-                        vpgs: Vec::new(),
-                    },
-                ),
-            }
-        }))
-        .await;
-        let mut checks = Vec::new();
-        let mut seen = Vec::new();
-        for (site_checks, site_seen) in per_site {
-            checks.extend(site_checks);
-            seen.push(site_seen);
+/// Runs every check of the sites of `clients`, as `config` configures them, then the local ones:
+/// [`crate::Rewind::doctor`].
+pub(crate) async fn diagnose(config: &Config, clients: &[Arc<ZvmClient>]) -> Diagnosis {
+    let timeout = config.http.connect_timeout;
+    let per_site = futures::future::join_all(clients.iter().map(|client| async move {
+        match config.site(client.name()) {
+            Some(site) => site_checks(client, site, timeout).await,
+            None => (
+                Vec::new(),
+                Seen {
+                    site_id: None,
+                    vpgs: Vec::new(),
+                },
+            ),
         }
-        checks.extend(recovery_site_checks(&seen));
-        checks.extend(local_checks(self.config()));
-        Diagnosis::of(checks)
+    }))
+    .await;
+    let mut checks = Vec::new();
+    let mut seen = Vec::new();
+    for (site_checks, site_seen) in per_site {
+        checks.extend(site_checks);
+        seen.push(site_seen);
     }
+    checks.extend(recovery_site_checks(&seen));
+    checks.extend(local_checks(config));
+    Diagnosis::of(checks)
 }
 
 /// The checks of one site, in the order a first run meets them; one that fails ends them.

@@ -13,6 +13,8 @@
 //! - [`catalog`]: read_only / mutating / unknown tools, persisted; the question for the human.
 //! - [`audit_journal`]: the append-only audit journal (not Zerto's VPG journal): a guard's intent,
 //!   task and verdict lines, written by one writer thread, folded into records; the change locks.
+//! - [`hook`]: the pre-tool hook's judgement of one call (allow, deny, ask, fail closed, each with
+//!   its typed reason), pure: the front reads the host's input, the catalog and the guards.
 //! - [`error`]: [`RewindError`], which wraps the configuration's, the catalog's and the journal's.
 //! - [`zvm`]: the HTTP client of one ZVM: timeouts, TLS, the single-flight token cache, read retries,
 //!   the client's own wire models ([`zvm::wire`]) and adaptive waiting for Zerto tasks.
@@ -25,6 +27,11 @@
 //!   Failover Live and Move have no code path.
 //! - `fuzzing` (hidden): the entry points of the fuzz targets and of the tests that replay their
 //!   corpora; not part of the API.
+//!
+//! The facade, [`Rewind`], sits on top: it uses the modules and none uses it back. A module that
+//! works for it is handed a narrow context the facade builds for each call (a guard's
+//! `GuardContext`, a recovery's `RecoverContext`, the sites and configuration [`doctor`] checks),
+//! never the facade itself; `tests/module_graph.rs` counts `lib.rs` too.
 //!
 //! The library never imports the simulator's types; its tests start `zvm-sim` in-process and talk to it
 //! over HTTP only.
@@ -67,6 +74,7 @@ pub mod error_kind;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod guard;
+pub mod hook;
 pub mod local_state;
 pub mod parity;
 pub mod progress;
@@ -337,21 +345,7 @@ impl Rewind {
 
     /// The client of the site configured as `name`.
     pub fn client(&self, name: &str) -> Result<&Arc<ZvmClient>, RewindError> {
-        self.inner
-            .sites
-            .iter()
-            .find(|c| c.name() == name)
-            .map(|s| s.client())
-            .ok_or_else(|| RewindError::UnknownSite {
-                name: name.to_string(),
-                configured: self
-                    .inner
-                    .sites
-                    .iter()
-                    .map(|c| c.name().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
+        protection::site_client(&self.inner.sites, name)
     }
 
     /// Every configured site's reachability and identity, read now.
@@ -443,7 +437,7 @@ impl Rewind {
     ) -> Result<TagList, RewindError> {
         let change_id = change_id.map(recover::check_change).transpose()?;
         let protection = self.find_protection(vm).await?;
-        Ok(tagged_checkpoint::list_tags(&self.clients(), &protection, change_id).await)
+        Ok(tagged_checkpoint::list_tags(&self.asked, &protection, change_id).await)
     }
 
     /// File-level recovery: mounts the VM's disks at the change's tagged checkpoint at the VPG's
@@ -462,7 +456,7 @@ impl Rewind {
         req: RecoverFileRequest,
         progress: &dyn ProgressSink,
     ) -> Result<RecoverFileReport, RewindError> {
-        recover::recover_file(self, &req, progress).await
+        recover::recover_file(&self.recover_context(), &req, progress).await
     }
 
     /// Starts a failover test of the VM at the change's tagged checkpoint (only that VM of its VPG), or
@@ -476,7 +470,7 @@ impl Rewind {
         action: FailoverTestAction,
         progress: &dyn ProgressSink,
     ) -> Result<FailoverTestReport, RewindError> {
-        recover::failover_test(self, vm, change, &action, progress).await
+        recover::failover_test(&self.recover_context(), vm, change, &action, progress).await
     }
 
     /// Starts an offsite clone of the VM at the change's tagged checkpoint, or aborts the clone in
@@ -490,7 +484,21 @@ impl Rewind {
         action: CloneAction,
         progress: &dyn ProgressSink,
     ) -> Result<CloneReport, RewindError> {
-        recover::clone(self, vm, change, action, progress).await
+        recover::clone(&self.recover_context(), vm, change, action, progress).await
+    }
+
+    /// What a recovery through this handle needs: its sites, journal, agent, person and VPG.
+    fn recover_context(&self) -> recover::RecoverContext<'_> {
+        recover::RecoverContext {
+            config: &self.inner.config,
+            configured: &self.inner.sites,
+            sites: &self.asked,
+            left_out: &self.left_out,
+            journal: &self.inner.journal,
+            agent: self.agent(),
+            person: self.person(),
+            vpg: self.chosen_vpg(),
+        }
     }
 
     /// The newest guard of `vm` that ended `guarded` within the hook's window, if any, or the VMs it
@@ -501,6 +509,12 @@ impl Rewind {
             .inner
             .journal
             .last_guarded(vm, self.inner.config.hook.window)?)
+    }
+
+    /// Runs every check of every site this handle asks, then the local ones (the catalog, the
+    /// journal): [`doctor`].
+    pub async fn doctor(&self) -> doctor::Diagnosis {
+        doctor::diagnose(&self.inner.config, &self.clients()).await
     }
 
     /// The tool catalog.

@@ -23,9 +23,9 @@ use serde::Serialize;
 use crate::codes::Code;
 use crate::error::{Candidate, RewindError, SiteDown};
 pub use crate::vm::{SiteRef, VmQuery, VmRef};
-use crate::zvm::Site;
 use crate::zvm::inventory::Inventory;
 use crate::zvm::wire::{Link, SiteVm, VmRow};
+use crate::zvm::{Site, ZvmClient};
 
 /// The substatuses that are a sync: a VPG in one of them is not protecting.
 pub const SYNC_SUBSTATUSES: [i64; 8] = [1, 3, 4, 6, 11, 12, 13, 23];
@@ -265,6 +265,26 @@ fn link_id(link: &Option<Link>) -> String {
     link.as_ref()
         .and_then(|l| l.identifier.clone())
         .unwrap_or_default()
+}
+
+/// The client of the site configured as `name`, among `configured`; a name that is not configured
+/// is refused, listing those that are.
+pub(crate) fn site_client<'a>(
+    configured: &'a [Arc<Site>],
+    name: &str,
+) -> Result<&'a Arc<ZvmClient>, RewindError> {
+    configured
+        .iter()
+        .find(|c| c.name() == name)
+        .map(|s| s.client())
+        .ok_or_else(|| RewindError::UnknownSite {
+            name: name.to_string(),
+            configured: configured
+                .iter()
+                .map(|c| c.name().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
 }
 
 /// Resolves `query` at the sites of `clients`; `left_out` names the configured sites the caller

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::error::RewindError;
 use crate::protection::Protection;
 use crate::vm::VmRef;
-use crate::zvm::ZvmClient;
+use crate::zvm::Site;
 
 /// The longest agent name in a tag.
 pub const MAX_AGENT: usize = 30;
@@ -198,7 +198,7 @@ impl TagList {
 /// Lists the tagged checkpoints of the VM of `protection`, keeping only those of `change_id` (a change
 /// id or a tag exactly) when given.
 pub(crate) async fn list_tags(
-    clients: &[Arc<ZvmClient>],
+    sites: &[Arc<Site>],
     protection: &Protection,
     change_id: Option<&str>,
 ) -> TagList {
@@ -210,7 +210,11 @@ pub(crate) async fn list_tags(
             tags: Vec::new(),
             error: None,
         };
-        let Some(client) = clients.iter().find(|c| c.name() == v.zvm_site) else {
+        let Some(client) = sites
+            .iter()
+            .find(|c| c.name() == v.zvm_site)
+            .map(|s| s.client())
+        else {
             out.error = Some(format!("the site {} is not configured", v.zvm_site));
             return out;
         };

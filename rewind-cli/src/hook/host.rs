@@ -210,7 +210,7 @@ fn check_event(host: Host, input: &Map<String, Value>) -> Result<(), String> {
         Some(e) if expected.contains(&e) => Ok(()),
         Some(e) => Err(format!(
             "it is for the event {:?}, and rewind's hook handles {} only: install it under that event",
-            super::quoted(e),
+            rewind_core::hook::quoted(e),
             expected.join(", ")
         )),
     }

@@ -2,19 +2,19 @@
 //! `[hook.team]`, the recent guards of the team server this machine's agent guards through.
 //!
 //! A guard made by a team server is journaled on the server, so the hook asks it
-//! (`GET <url>/v1/guards?within_secs=<window>`) with the user's own access token: from
-//! `token_command`, else `$REWIND_TEAM_TOKEN`. The records are fetched once per call, only for a
-//! mutating tool, and judged together with the local ones ([`GuardLookup::among`]): two VMs of one
-//! name, one in each journal, are still told apart. A server that does not answer within
-//! `timeout_secs`, refuses the token or answers something unreadable makes the hook fail closed;
-//! it never falls back to the local journal alone, which could miss a VM of the same name.
+//! (`GET <url>/v1/guards?within_secs=<window>`, with `&vm=<reference>` when the call names its VM by
+//! an argument) with the user's own access token: from `token_command`, else `$REWIND_TEAM_TOKEN`.
+//! The records are fetched once per call, only for a mutating tool, and judged together with the
+//! local ones ([`rewind_core::hook::judge`]): two VMs of one name, one in each journal, are still
+//! told apart. A server that does not answer within `timeout_secs`, refuses the token or answers
+//! something unreadable makes the hook fail closed; it never falls back to the local journal alone,
+//! which could miss a VM of the same name.
 
-use std::cell::OnceCell;
 use std::time::Duration;
 
-use rewind_core::audit_journal::JournalVm;
-use rewind_core::audit_journal::{GuardLookup, JournalError};
+use rewind_core::audit_journal::JournalError;
 use rewind_core::config::{TEAM_TOKEN_ENV, TeamServer};
+use rewind_core::hook::{GuardRecords, GuardSource, Sources, Wanted};
 use rewind_core::{AuditJournal, JournalRecord};
 use serde::Deserialize;
 
@@ -34,16 +34,22 @@ pub enum GuardsError {
     },
 }
 
+impl GuardsError {
+    /// Which guards could not be read.
+    pub fn which(&self) -> GuardSource {
+        match self {
+            GuardsError::Journal(_) => GuardSource::Journal,
+            GuardsError::Team { .. } => GuardSource::TeamServer,
+        }
+    }
+}
+
 /// This machine's journal and, when configured, a team server's recent guards.
 #[derive(Debug)]
 pub struct Guards<'a> {
     local: &'a AuditJournal,
     team: Option<&'a TeamServer>,
     window: Duration,
-    /// Every record the team server gave, once asked for all.
-    all: OnceCell<Result<Vec<JournalRecord>, String>>,
-    /// The records it gave for one VM reference, asked first for it alone.
-    of_vm: OnceCell<(String, Result<Vec<JournalRecord>, String>)>,
 }
 
 impl<'a> Guards<'a> {
@@ -53,78 +59,44 @@ impl<'a> Guards<'a> {
             local,
             team,
             window,
-            all: OnceCell::new(),
-            of_vm: OnceCell::new(),
         }
     }
 
-    /// How far back a guard counts.
-    pub fn window(&self) -> Duration {
-        self.window
-    }
-
-    /// Where the guards are read from, in words.
-    pub fn sources(&self) -> &'static str {
-        match self.team {
-            None => "rewind's journal",
-            Some(_) => "rewind's journal or the team server's",
-        }
-    }
-
-    /// What the guards say of the VM reference `vm`: as [`AuditJournal::last_guarded`], over both.
-    pub fn last_guarded(&self, vm: &str) -> Result<GuardLookup, GuardsError> {
-        if self.team.is_none() {
-            return Ok(self.local.last_guarded(vm, self.window)?);
-        }
-        let team = self.team_records(Some(vm))?;
-        let recent = self.local.recent(self.window)?;
-        Ok(GuardLookup::judged(
-            self.local.namings_of(Some(vm))?,
-            recent.into_iter().chain(team.iter().cloned()),
-            vm,
-            self.window,
-        ))
-    }
-
-    /// Every VM the hook knows of, each as it was last named, to find the VMs a call's input
-    /// mentions: from this machine's VM index, and the team server's records.
-    pub fn known(&self) -> Result<Vec<JournalVm>, GuardsError> {
-        let mut named: Vec<(chrono::DateTime<chrono::Utc>, JournalVm)> = self.local.namings()?;
-        if self.team.is_some() {
-            let team = self.team_records(None)?;
-            named.extend(team.iter().map(|r| (r.time, r.vm.clone())));
-        }
-        named.sort_by_key(|(time, _)| *time);
-        let mut newest: std::collections::BTreeMap<String, JournalVm> = Default::default();
-        for (_, vm) in named {
-            newest.insert(vm.id.clone(), vm);
-        }
-        Ok(newest.into_values().collect())
-    }
-
-    /// The team server's records that a judgment of `vm` needs (all of them for `None`): one
-    /// request per call, for the VM alone when that is all the call needs, else for all.
-    fn team_records(&self, vm: Option<&str>) -> Result<&[JournalRecord], GuardsError> {
-        let Some(team) = self.team else {
-            return Ok(&[]);
-        };
-        let fetched = match (vm, self.all.get()) {
-            (_, Some(all)) => all,
-            (None, None) => self.all.get_or_init(|| fetch(team, self.window, None)),
-            (Some(vm), None) => {
-                let (asked, got) = self
-                    .of_vm
-                    .get_or_init(|| (vm.to_owned(), fetch(team, self.window, Some(vm))));
-                if asked == vm {
-                    got
-                } else {
-                    self.all.get_or_init(|| fetch(team, self.window, None))
-                }
+    /// The guards a judgement needs: for a VM reference, the journal's namings that may answer to
+    /// it and the team server's guards of it alone; else every naming and all the team server's
+    /// guards; with the journal's records of the window either way. The team server is asked once.
+    pub fn read(&self, wanted: &Wanted) -> Result<GuardRecords, GuardsError> {
+        let (mut namings, team) = match wanted {
+            Wanted::Vm(vm) => {
+                let team = self.team_records(Some(vm))?;
+                (self.local.namings_of(Some(vm))?, team)
+            }
+            Wanted::All => {
+                let namings = self.local.namings()?;
+                (namings, self.team_records(None)?)
             }
         };
-        fetched.as_deref().map_err(|why| GuardsError::Team {
+        let mut records = self.local.recent(self.window)?;
+        namings.extend(team.iter().map(|r| (r.time, r.vm.clone())));
+        records.extend(team);
+        Ok(GuardRecords {
+            namings,
+            records,
+            sources: match self.team {
+                None => Sources::Journal,
+                Some(_) => Sources::JournalAndTeamServer,
+            },
+        })
+    }
+
+    /// The team server's records of `vm` (all of them for `None`); none without a team server.
+    fn team_records(&self, vm: Option<&str>) -> Result<Vec<JournalRecord>, GuardsError> {
+        let Some(team) = self.team else {
+            return Ok(Vec::new());
+        };
+        fetch(team, self.window, vm).map_err(|why| GuardsError::Team {
             url: team.url.to_string(),
-            why: why.clone(),
+            why,
         })
     }
 }

@@ -601,7 +601,17 @@ impl GuardLookup {
         vm: &str,
         within: std::time::Duration,
     ) -> GuardLookup {
-        let since = window_start(within);
+        GuardLookup::judged_since(namings, records, vm, window_start(within))
+    }
+
+    /// [`GuardLookup::judged`] for a window that began at `since`: what the hook's judgement, which
+    /// is told the time, asks.
+    pub fn judged_since(
+        namings: impl IntoIterator<Item = (DateTime<Utc>, JournalVm)>,
+        records: impl IntoIterator<Item = JournalRecord>,
+        vm: &str,
+        since: DateTime<Utc>,
+    ) -> GuardLookup {
         let query = VmQuery::new(vm);
         let records: Vec<JournalRecord> = records
             .into_iter()

@@ -24,11 +24,10 @@ use std::time::{Duration, Instant};
 
 use super::destination::{Destination, GuestPath, RecoveredFile, parse_paths};
 use super::{
-    Ended, RecoverFileReport, RecoverFileRequest, RecoveryNote, RecoveryPoint, RecoveryRecord,
-    RecoveryTask, Unmount, await_task, check_change, client_of, pick_for_flr, recovery_wait,
-    resolve, watch,
+    Ended, RecoverContext, RecoverFileReport, RecoverFileRequest, RecoveryNote, RecoveryPoint,
+    RecoveryRecord, RecoveryTask, Unmount, await_task, check_change, client_of, pick_for_flr,
+    recovery_wait, resolve, watch,
 };
-use crate::Rewind;
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::VmRef;
@@ -47,7 +46,7 @@ const DOWNLOAD_ATTEMPTS: u32 = 3;
 
 /// Runs [`crate::Rewind::recover_file`].
 pub(crate) async fn recover_file(
-    rewind: &Rewind,
+    ctx: &RecoverContext<'_>,
     req: &RecoverFileRequest,
     sink: &dyn ProgressSink,
 ) -> Result<RecoverFileReport, RewindError> {
@@ -60,9 +59,9 @@ pub(crate) async fn recover_file(
         destination.precheck(p)?;
     }
 
-    let (protection, points) = resolve(rewind, &req.vm, change).await?;
+    let (protection, points) = resolve(ctx, &req.vm, change).await?;
     let (point, site) = pick_for_flr(&protection.vm, &points)?;
-    let client = client_of(rewind, &site)?;
+    let client = client_of(ctx, &site)?;
     let mut run = Run {
         client: client.clone(),
         vm: &protection.vm,
@@ -71,7 +70,7 @@ pub(crate) async fn recover_file(
         paths: &paths,
         destination: &destination,
         sink,
-        wait: recovery_wait(rewind),
+        wait: recovery_wait(ctx),
         mount: None,
         files: Vec::new(),
         notes: Vec::new(),
@@ -83,7 +82,7 @@ pub(crate) async fn recover_file(
     let session = match run.mount().await {
         Ok(session) => session,
         Err(e) => {
-            run.journal(rewind, None, None, Some(&e)).await;
+            run.journal(ctx, None, None, Some(&e)).await;
             return Err(e);
         }
     };
@@ -91,12 +90,7 @@ pub(crate) async fn recover_file(
     let unmount = run.unmount(&session).await;
     run.guard.session = None;
     let journal_problem = run
-        .journal(
-            rewind,
-            Some(&session),
-            Some(&unmount),
-            outcome.as_ref().err(),
-        )
+        .journal(ctx, Some(&session), Some(&unmount), outcome.as_ref().err())
         .await;
     match outcome {
         Ok(()) => Ok(run.report(session, unmount, journal_problem, began)),
@@ -109,7 +103,7 @@ impl Run<'_> {
     /// note (the recovery itself stands).
     async fn journal(
         &self,
-        rewind: &Rewind,
+        ctx: &RecoverContext<'_>,
         session: Option<&str>,
         unmount: Option<&Unmount>,
         error: Option<&RewindError>,
@@ -138,7 +132,7 @@ impl Run<'_> {
                 "unmount": unmount,
             }),
         }
-        .append(rewind)
+        .append(ctx)
         .await
     }
 

@@ -41,25 +41,59 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::Rewind;
-use crate::audit_journal::{JournalRecord, JournalVm, JournalVpg, RecordKind};
+use crate::audit_journal::{
+    AuditJournal, JournalRecord, JournalVm, JournalVpg, Person, RecordKind,
+};
 use crate::codes::{Code, STATE_COMPLETED};
+use crate::config::Config;
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::{ProgressSink, Stage, elapsed_text};
 use crate::protection::{FlrAvailability, Protection, SiteRef, VmRef};
 use crate::tagged_checkpoint::TagList;
-use crate::zvm::ZvmClient;
 use crate::zvm::task::{TaskWait, Watch, wait_task};
 use crate::zvm::wire::Task;
+use crate::zvm::{Site, ZvmClient};
 
 pub use destination::{GuestPath, MAX_GUEST_PATH, RecoveredFile, parse_paths};
 pub use note::RecoveryNote;
 
-/// How long each recovery task of `rewind` is waited for: its configuration's
+/// What a recovery needs of the facade, and nothing more: the configuration, the sites' clients,
+/// the journal, and who acts and from which VPG. [`crate::Rewind`] builds one for each call, as it
+/// builds a guard's [`crate::guard::GuardContext`], so recover never sees the facade it serves.
+#[derive(Debug)]
+pub(crate) struct RecoverContext<'a> {
+    /// The configuration: whether any site is configured, and how long a recovery task is waited
+    /// for.
+    pub(crate) config: &'a Config,
+    /// Every configured site's client: a recovery's task goes to the site its VPG names, whether
+    /// or not the VM was looked up there.
+    pub(crate) configured: &'a [Arc<Site>],
+    /// The sites the VM is looked up at ([`crate::Rewind::only_sites`]).
+    pub(crate) sites: &'a [Arc<Site>],
+    /// The configured sites left out of the lookup.
+    pub(crate) left_out: &'a [String],
+    /// Where each recovery is journaled.
+    pub(crate) journal: &'a AuditJournal,
+    /// Who acts ([`crate::Rewind::as_agent`]); without it, the ZVM account.
+    pub(crate) agent: Option<&'a str>,
+    /// The signed-in person the agent acts for, journaled beside it.
+    pub(crate) person: Option<&'a Person>,
+    /// The one VPG to recover from ([`crate::Rewind::only_vpg`]), when one was chosen.
+    pub(crate) vpg: Option<&'a str>,
+}
+
+impl RecoverContext<'_> {
+    /// The VM `query` means and every VPG it is in, at the sites this recovery asks.
+    async fn find_protection(&self, query: &str) -> Result<Protection, RewindError> {
+        self.config.require_sites()?;
+        crate::protection::find_protection(self.sites, self.left_out, query).await
+    }
+}
+
+/// How long each recovery task of `ctx` is waited for: its configuration's
 /// [`crate::RecoverSettings::wait`].
-pub(crate) fn recovery_wait(rewind: &Rewind) -> Duration {
-    let config = rewind.config();
-    config.recover.wait(&config.guard)
+pub(crate) fn recovery_wait(ctx: &RecoverContext<'_>) -> Duration {
+    ctx.config.recover.wait(&ctx.config.guard)
 }
 
 /// The longest change id or tag accepted.
@@ -508,14 +542,14 @@ pub fn check_change(change: &str) -> Result<&str, RewindError> {
 
 /// The VM, its protection and the change's recovery points, or a refusal that lists the tags found.
 pub(crate) async fn resolve(
-    rewind: &Rewind,
+    ctx: &RecoverContext<'_>,
     vm: &str,
     change: &str,
 ) -> Result<(Protection, Vec<RecoveryPoint>), RewindError> {
-    let protection = rewind.find_protection(vm).await?;
-    let tags = crate::tagged_checkpoint::list_tags(&rewind.clients(), &protection, None).await;
+    let protection = ctx.find_protection(vm).await?;
+    let tags = crate::tagged_checkpoint::list_tags(ctx.sites, &protection, None).await;
     let points = recovery_points(&protection, &tags, change);
-    if let Some(vpg) = rewind.chosen_vpg()
+    if let Some(vpg) = ctx.vpg
         && !points.is_empty()
     {
         return only_in(points, vpg, change).map(|points| (protection, points));
@@ -740,8 +774,8 @@ pub(crate) async fn await_task(
 }
 
 /// The client of a configured site.
-fn client_of(rewind: &Rewind, site: &str) -> Result<Arc<ZvmClient>, RewindError> {
-    rewind.client(site).cloned()
+fn client_of(ctx: &RecoverContext<'_>, site: &str) -> Result<Arc<ZvmClient>, RewindError> {
+    crate::protection::site_client(ctx.configured, site).cloned()
 }
 
 /// One journal record of a recovery.
@@ -760,15 +794,12 @@ pub(crate) struct RecoveryRecord<'a> {
 impl RecoveryRecord<'_> {
     /// Appends the record; a journal that cannot be written is returned as a note (the recovery
     /// itself stands).
-    pub(crate) async fn append(self, rewind: &Rewind) -> Option<RecoveryNote> {
+    pub(crate) async fn append(self, ctx: &RecoverContext<'_>) -> Option<RecoveryNote> {
         let record = JournalRecord {
             time: Utc::now(),
             kind: RecordKind::Recovery,
-            agent: rewind
-                .agent()
-                .unwrap_or(self.client.principal())
-                .to_string(),
-            person: rewind.person().cloned(),
+            agent: ctx.agent.unwrap_or(self.client.principal()).to_string(),
+            person: ctx.person.cloned(),
             action: self.action,
             change_id: self.point.change_id.clone(),
             vm: JournalVm::from(self.vm),
@@ -789,7 +820,7 @@ impl RecoveryRecord<'_> {
             attempt: None,
             sites: None,
         };
-        match rewind.journal().append_off_runtime(record).await {
+        match ctx.journal.append_off_runtime(record).await {
             Ok(()) => None,
             Err(e) => {
                 // The report's notes carry it to the front; a log line would say it twice.

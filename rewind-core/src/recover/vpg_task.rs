@@ -16,11 +16,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{
-    CloneAction, CloneVm, Ended, FailoverTestAction, RecoveryNote, RecoveryOperation,
-    RecoveryPoint, RecoveryRecord, RecoveryTask, RecoveryTaskReport, RecoveryVerdict, await_task,
-    check_change, client_of, preference, recovery_wait, resolve, task_site, watch,
+    CloneAction, CloneVm, Ended, FailoverTestAction, RecoverContext, RecoveryNote,
+    RecoveryOperation, RecoveryPoint, RecoveryRecord, RecoveryTask, RecoveryTaskReport,
+    RecoveryVerdict, await_task, check_change, client_of, preference, recovery_wait, resolve,
+    task_site, watch,
 };
-use crate::Rewind;
 use crate::codes::STATE_IN_PROGRESS;
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::ProgressSink;
@@ -33,7 +33,7 @@ pub const MAX_SUMMARY: usize = 1000;
 
 /// Runs [`crate::Rewind::failover_test`].
 pub(crate) async fn failover_test(
-    rewind: &Rewind,
+    ctx: &RecoverContext<'_>,
     vm: &str,
     change: &str,
     action: &FailoverTestAction,
@@ -45,11 +45,11 @@ pub(crate) async fn failover_test(
     if let FailoverTestAction::Stop { summary, .. } = action {
         check_summary(summary)?;
     }
-    let (protection, points) = resolve(rewind, vm, change).await?;
+    let (protection, points) = resolve(ctx, vm, change).await?;
     match action {
         FailoverTestAction::Start => {
             start(
-                rewind,
+                ctx,
                 &protection.vm,
                 &points,
                 Start::FailoverTest,
@@ -59,13 +59,13 @@ pub(crate) async fn failover_test(
             .await
         }
         FailoverTestAction::Stop { success, summary } => {
-            let (point, client, notes) = running_test(rewind, &protection.vm, &points).await?;
+            let (point, client, notes) = running_test(ctx, &protection.vm, &points).await?;
             let sent = Instant::now();
             let asked = client
                 .failover_test_stop(&point.vpg_id, *success, summary.trim())
                 .await;
             let op = Op {
-                rewind,
+                ctx,
                 client: &client,
                 vm: &protection.vm,
                 point,
@@ -86,7 +86,7 @@ pub(crate) async fn failover_test(
 
 /// Runs [`crate::Rewind::offsite_clone`].
 pub(crate) async fn clone(
-    rewind: &Rewind,
+    ctx: &RecoverContext<'_>,
     vm: &str,
     change: &str,
     action: CloneAction,
@@ -95,14 +95,11 @@ pub(crate) async fn clone(
     let began = Instant::now();
     let change = check_change(change)?;
     crate::protection::validate_query(vm)?;
-    let (protection, points) = resolve(rewind, vm, change).await?;
+    let (protection, points) = resolve(ctx, vm, change).await?;
     match action {
-        CloneAction::Start => {
-            start(rewind, &protection.vm, &points, Start::Clone, sink, began).await
-        }
+        CloneAction::Start => start(ctx, &protection.vm, &points, Start::Clone, sink, began).await,
         CloneAction::Abort => {
-            let (point, client, clone_task) =
-                running_clone(rewind, &protection.vm, &points).await?;
+            let (point, client, clone_task) = running_clone(ctx, &protection.vm, &points).await?;
             let sent = Instant::now();
             let asked = client.clone_abort(&point.vpg_id).await;
             let mut notes = Vec::new();
@@ -120,7 +117,7 @@ pub(crate) async fn clone(
                 Err(_) => false,
             };
             let op = Op {
-                rewind,
+                ctx,
                 client: &client,
                 vm: &protection.vm,
                 point,
@@ -203,7 +200,7 @@ impl Start {
 /// Starts a failover test or a clone of `vm` alone at the preferred tagged checkpoint of the change
 /// (a locally replicated VPG first), and reads its task until it is terminal.
 async fn start(
-    rewind: &Rewind,
+    ctx: &RecoverContext<'_>,
     vm: &VmRef,
     points: &[RecoveryPoint],
     how: Start,
@@ -211,11 +208,11 @@ async fn start(
     began: Instant,
 ) -> Result<RecoveryTaskReport, RewindError> {
     let point = preference(points)[0];
-    let client = client_of(rewind, &task_site(point))?;
+    let client = client_of(ctx, &task_site(point))?;
     let sent = Instant::now();
     let asked = how.send(&client, point, &[vm.id.as_str()]).await;
     let op = Op {
-        rewind,
+        ctx,
         client: &client,
         vm,
         point,
@@ -253,14 +250,14 @@ fn check_summary(summary: &str) -> Result<(), RewindError> {
 
 /// The VPG of the change where a failover test is running, and the client to stop it with.
 async fn running_test<'a>(
-    rewind: &Rewind,
+    ctx: &RecoverContext<'_>,
     vm: &VmRef,
     points: &'a [RecoveryPoint],
 ) -> Result<(&'a RecoveryPoint, Arc<ZvmClient>, Vec<RecoveryNote>), RewindError> {
     let mut running = Vec::new();
     let mut looked = Vec::new();
     for p in preference(points) {
-        let client = client_of(rewind, &task_site(p))?;
+        let client = client_of(ctx, &task_site(p))?;
         let vpg = client.vpg(&p.vpg_id).await?;
         match vpg.running_failover_test() {
             Some(stage) => running.push((p, client, stage.to_string())),
@@ -287,13 +284,13 @@ async fn running_test<'a>(
 
 /// The VPG of the change with a clone in progress, its client, and the clone's task.
 async fn running_clone<'a>(
-    rewind: &Rewind,
+    ctx: &RecoverContext<'_>,
     vm: &VmRef,
     points: &'a [RecoveryPoint],
 ) -> Result<(&'a RecoveryPoint, Arc<ZvmClient>, String), RewindError> {
     let mut looked = Vec::new();
     for p in preference(points) {
-        let client = client_of(rewind, &task_site(p))?;
+        let client = client_of(ctx, &task_site(p))?;
         let tasks = client.tasks_of_type(CLONE_TASK_TYPE).await?;
         let running = tasks
             .into_iter()
@@ -313,7 +310,7 @@ async fn running_clone<'a>(
 
 /// One operation sent, to be waited for, journaled and reported.
 struct Op<'a> {
-    rewind: &'a Rewind,
+    ctx: &'a RecoverContext<'a>,
     client: &'a ZvmClient,
     vm: &'a VmRef,
     point: &'a RecoveryPoint,
@@ -408,7 +405,7 @@ impl Op<'_> {
         clone_task: &str,
         sent: Instant,
     ) -> Result<RecoveryTaskReport, RewindError> {
-        let deadline = sent + recovery_wait(self.rewind);
+        let deadline = sent + recovery_wait(self.ctx);
         let w = watch(self.sink, self.client.name(), self.point, self.task_type);
         let ended = await_task(self.client, clone_task, sent, deadline, &w).await?;
         let (verdict, task) = match ended {
@@ -430,7 +427,7 @@ impl Op<'_> {
 
     /// Waits for `task_id`; Failed or Stopped is a `TaskFailed` error.
     async fn follow(self, task_id: &str, sent: Instant) -> Result<RecoveryTaskReport, RewindError> {
-        let deadline = sent + recovery_wait(self.rewind);
+        let deadline = sent + recovery_wait(self.ctx);
         let w = watch(self.sink, self.client.name(), self.point, self.task_type);
         let ended = match await_task(self.client, task_id, sent, deadline, &w).await {
             Ok(ended) => ended,
@@ -496,7 +493,7 @@ impl Op<'_> {
                 "site": self.client.name(),
             }),
         }
-        .append(self.rewind)
+        .append(self.ctx)
         .await
     }
 
