@@ -440,6 +440,26 @@ impl World {
         self.tasks[key].id.clone()
     }
 
+    /// Another client's tagged checkpoint insert into the VPG `vpg_id` at `site`, as an
+    /// `InsertAsAnotherClient` fault makes it just before a client's own: its task identifier, or
+    /// `None` when no VPG of that identifier is visible there (the client's request then meets the
+    /// 404 it would have met anyway).
+    pub fn insert_as_another_client(
+        &mut self,
+        site: SiteRole,
+        vpg_id: &str,
+        now: SimTime,
+    ) -> Option<String> {
+        let vpg = self.visible_vpg(site, vpg_id).ok()?;
+        let another = Principal {
+            name: decisions::ANOTHER_CLIENT.to_owned(),
+            role: spec::Role::Administrator,
+            realm_roles: Vec::new(),
+        };
+        let name = decisions::ANOTHER_CLIENTS_CHECKPOINT;
+        Some(self.insert_tagged_checkpoint(site, vpg, name, &another, now))
+    }
+
     /// A task reaches its end: the world carries out its operation and the task records the
     /// outcome. A task that was stopped earlier (its end already recorded) changes nothing.
     fn end_task(&mut self, key: TaskKey, at: SimTime) {
