@@ -12,7 +12,7 @@ mod reach;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use common::{CLIENT_SECRET, Mischief, Proxy, Sites, TestEnv, request};
+use common::{CLIENT_SECRET, Sites, TestEnv, request};
 use rewind_core::audit_journal::JournalFilter;
 use rewind_core::{
     Culprit, FlrAvailability, GuardNote, NoProgress, Outcome, ProgressSink, Rewind, RewindError,
@@ -261,20 +261,26 @@ async fn a_token_lifetime_of_billions_of_years_is_kept_a_day_not_a_panic() {
 #[tokio::test]
 async fn reads_are_retried_through_connection_refused_until_the_zvm_answers() {
     let env = TestEnv::start(5).await;
-    // A port that nobody listens on yet; the proxy opens it a moment after the first call.
-    let port = {
+    // A port that nobody listens on yet; a simulator of the same seed opens it a moment after the
+    // first call.
+    let addr = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
+        l.local_addr().unwrap()
     };
-    let url = format!("http://127.0.0.1:{port}");
+    let url = format!("http://{addr}");
     let rewind = env.rewind_with(|mut c| {
         c.sites[0] = env.boston_at(&url);
         c
     });
-    let target = env.sim.local().url.clone();
     let opener = tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(300)).await;
-        Proxy::start_on(&format!("127.0.0.1:{port}"), &target, Mischief::None).await
+        let options = zvm_sim::Options {
+            listen: addr,
+            ..zvm_sim::Options::for_tests(5)
+        };
+        zvm_sim::start(options)
+            .await
+            .expect("the simulator opens the port")
     });
     let protection = rewind
         .find_protection("web-01")
@@ -287,30 +293,43 @@ async fn reads_are_retried_through_connection_refused_until_the_zvm_answers() {
 #[tokio::test]
 async fn reads_answered_503_are_retried_and_succeed() {
     let env = TestEnv::start(21).await;
-    let proxy = Proxy::start(&env.sim.local().url, Mischief::UnavailableTwice).await;
-    let rewind = env.rewind_with(|mut c| {
-        c.sites[0] = env.boston_at(&proxy.url);
-        c
-    });
-    let vpgs = rewind
+    env.control
+        .fault(serde_json::json!({"Method": "GET", "Path": "/v1/**", "Action": "Respond", "Status": 503,
+            "Body": "unavailable", "Count": 2}))
+        .await;
+    let vpgs = env
+        .rewind
         .client("boston")
         .unwrap()
         .vpgs()
         .await
         .expect("retried past two 503s");
     assert!(!vpgs.is_empty());
+    assert_eq!(env.control.faults().await[0]["Fired"], 2, "both were met");
 }
 
 #[tokio::test]
 async fn tls_trusts_a_pinned_certificate_refuses_an_unknown_one_at_once_saying_how_and_warns_of_insecure()
  {
-    let env = TestEnv::start(22).await;
-    let (proxy, pem) = Proxy::start_tls(&env.sim.local().url).await;
+    // The simulator serves HTTPS with a self-signed certificate of its own, for 127.0.0.1.
+    let options = zvm_sim::Options {
+        tls: true,
+        ..zvm_sim::Options::for_tests(22)
+    };
+    let env = TestEnv::start_with(options, Sites::Boston).await;
+    let https = env.sim.local().url.clone();
+    assert!(https.starts_with("https://"), "{https}");
     let ca = env.dir.path().join("zvm-ca.pem");
-    std::fs::write(&ca, pem).unwrap();
+    let pem = env
+        .sim
+        .local()
+        .certificate_pem
+        .as_ref()
+        .expect("its certificate");
+    std::fs::copy(pem, &ca).unwrap();
 
     let pinned = env.rewind_with(|mut c| {
-        c.sites[0] = env.boston_at(&proxy.url);
+        c.sites[0] = env.boston_at(&https);
         c.sites[0].ca_cert = Some(ca.clone());
         c
     });
@@ -322,7 +341,7 @@ async fn tls_trusts_a_pinned_certificate_refuses_an_unknown_one_at_once_saying_h
     // An untrusted certificate is said so, with how to trust it, and is not retried: a read retry
     // budget of ten minutes would hold the answer back that long.
     let untrusted = env.rewind_with(|mut c| {
-        c.sites[0] = env.boston_at(&proxy.url);
+        c.sites[0] = env.boston_at(&https);
         c.http.read_retry = Duration::from_secs(600);
         c
     });
@@ -344,7 +363,7 @@ async fn tls_trusts_a_pinned_certificate_refuses_an_unknown_one_at_once_saying_h
     }
 
     let config = env.config_with(|mut c| {
-        c.sites[0] = env.boston_at(&proxy.url);
+        c.sites[0] = env.boston_at(&https);
         c.sites[0].insecure = true;
         c
     });
@@ -801,12 +820,15 @@ async fn concurrent_guards_of_vms_sharing_a_vpg_are_both_guarded_without_a_faile
 #[tokio::test]
 async fn another_clients_insert_that_fails_ours_is_waited_for_and_ours_retried() {
     let env = TestEnv::start(16).await;
-    let proxy = Proxy::start(&env.sim.local().url, Mischief::ForeignInsertFirst).await;
-    let rewind = env.rewind_with(|mut c| {
-        c.sites[0] = env.boston_at(&proxy.url);
-        c
-    });
-    let report = rewind
+    // Another client's insert into the VPG goes in just before ours.
+    env.control
+        .fault(
+            serde_json::json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
+            "Action": "InsertAsAnotherClient", "Count": 1}),
+        )
+        .await;
+    let report = env
+        .rewind
         .guard(request("app-01", "chg-b2b"), &NoProgress)
         .await
         .unwrap();
@@ -837,9 +859,14 @@ async fn another_clients_insert_that_fails_ours_is_waited_for_and_ours_retried()
 #[tokio::test]
 async fn a_lost_insert_answer_causes_no_second_insert() {
     let env = TestEnv::start(17).await;
-    let proxy = Proxy::start(&env.sim.local().url, Mischief::LoseAnswer).await;
+    // The insert is applied, and its answer never comes: the client's timeout ends the wait.
+    env.control
+        .fault(
+            serde_json::json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
+            "Action": "WithholdResponse", "Count": 1}),
+        )
+        .await;
     let rewind = env.rewind_with(|mut c| {
-        c.sites[0] = env.boston_at(&proxy.url);
         c.http.request_timeout = Duration::from_millis(700);
         c
     });

@@ -73,6 +73,19 @@ pub fn service_account_name(client_id: &str) -> String {
 /// stops sending midway gets 408 instead of holding a connection and a task for ever.
 pub const BODY_DEADLINE: Duration = Duration::from_secs(30);
 
+/// A `WithholdResponse` fault keeps a connection silent at most this long (real time), then closes
+/// it: a client without a timeout is not held for ever, and a simulator that stops is not held up.
+pub const WITHHOLD_FOR: Duration = Duration::from_secs(60 * 60);
+/// A `CutResponse` fault waits this long (real time) after sending half the body before it drops
+/// the connection, so the status, headers and that half are on the wire first, as when a
+/// connection breaks mid-transfer.
+pub const CUT_AFTER: Duration = Duration::from_millis(50);
+/// An `InsertAsAnotherClient` fault inserts as this ZVM user (an operator in the ZVM's UI, the
+/// `InitiatedBy` a client sees on the task) ...
+pub const ANOTHER_CLIENT: &str = "admin";
+/// ... a tagged checkpoint of this name.
+pub const ANOTHER_CLIENTS_CHECKPOINT: &str = "another client's checkpoint";
+
 /// The latest moment the simulated clock shows (the last millisecond of the year 9999, the end of
 /// what ISO 8601's four-digit years and the wire format can write). A clock move past it is refused,
 /// and a fast clock stops there, rather than wrapping around to 1970.

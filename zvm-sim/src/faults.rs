@@ -3,7 +3,9 @@
 //! A rule matches requests by method, path pattern and (optionally) site, fires with a
 //! probability, at most `count` times if a count is given, and does one thing: answer with a
 //! status and body instead of the handler, add latency, let the handler run and then drop the
-//! connection without an answer, or revoke every token of the site.
+//! connection without an answer, keep it silent, or cut its answer off halfway, revoke every token
+//! of the site, or have another client insert a tagged checkpoint into the VPG first. A rule may
+//! wait for another: it matches nothing until that one has fired.
 //!
 //! **Decisions do not depend on how concurrent requests interleave.** A shared random stream
 //! would hand its numbers out in arrival order, so two runs of the same concurrent load would see
@@ -45,9 +47,20 @@ pub enum FaultAction {
     },
     /// The handler runs and its effect stays; the connection is then closed without an answer.
     LoseResponse,
+    /// The handler runs and its effect stays; then no answer comes and the connection stays open
+    /// and silent, so the client's own timeout ends the wait (at most
+    /// [`crate::decisions::WITHHOLD_FOR`], after which the connection is closed).
+    WithholdResponse,
+    /// The handler runs and its effect stays; its status, headers and the first half of its body
+    /// are sent, with the whole body's length announced, then the connection drops.
+    CutResponse,
     /// Every access and refresh token of the site that received the request is revoked; the
     /// request then goes on (and meets a 401 if it carried one of them).
     RevokeTokens,
+    /// Another client inserts a tagged checkpoint into the same VPG just before the request runs;
+    /// the request then goes on (and its insert meets the back-to-back rule). It acts on tagged
+    /// checkpoint inserts only, so a rule with it matches nothing else.
+    InsertAsAnotherClient,
 }
 
 impl FaultAction {
@@ -57,9 +70,41 @@ impl FaultAction {
             FaultAction::Respond { .. } => FaultKind::Respond,
             FaultAction::Latency { .. } => FaultKind::Latency,
             FaultAction::LoseResponse => FaultKind::LoseResponse,
+            FaultAction::WithholdResponse => FaultKind::WithholdResponse,
+            FaultAction::CutResponse => FaultKind::CutResponse,
             FaultAction::RevokeTokens => FaultKind::RevokeTokens,
+            FaultAction::InsertAsAnotherClient => FaultKind::InsertAsAnotherClient,
         }
     }
+
+    /// Whether the action can act on this request at all: another client's insert needs an insert
+    /// to go before (`POST /v1/vpgs/{id}/checkpoints`); every other action acts on any request.
+    fn acts_on(&self, method: &str, path: &str) -> bool {
+        match self {
+            FaultAction::InsertAsAnotherClient => inserted_vpg(method, path).is_some(),
+            _ => true,
+        }
+    }
+}
+
+/// The VPG identifier of a tagged checkpoint insert, `POST /v1/vpgs/{id}/checkpoints` (matched
+/// case-insensitively, as the router matches `/v1` paths); `None` for any other request.
+pub fn inserted_vpg<'a>(method: &str, path: &'a str) -> Option<&'a str> {
+    if !method.eq_ignore_ascii_case("POST") {
+        return None;
+    }
+    let mut segments = path.trim_start_matches('/').split('/');
+    let v1 = segments.next()?;
+    let vpgs = segments.next()?;
+    let vpg = segments.next()?;
+    let checkpoints = segments.next()?;
+    let whole = segments.next().is_none();
+    (whole
+        && v1.eq_ignore_ascii_case("v1")
+        && vpgs.eq_ignore_ascii_case("vpgs")
+        && checkpoints.eq_ignore_ascii_case("checkpoints")
+        && !vpg.is_empty())
+    .then_some(vpg)
 }
 
 /// The kinds of fault action, named as rules and the call log spell them.
@@ -71,18 +116,38 @@ pub enum FaultKind {
     Latency,
     /// See [`FaultAction::LoseResponse`].
     LoseResponse,
+    /// See [`FaultAction::WithholdResponse`].
+    WithholdResponse,
+    /// See [`FaultAction::CutResponse`].
+    CutResponse,
     /// See [`FaultAction::RevokeTokens`].
     RevokeTokens,
+    /// See [`FaultAction::InsertAsAnotherClient`].
+    InsertAsAnotherClient,
 }
 
 impl FaultKind {
-    /// The name: `Respond`, `Latency`, `LoseResponse` or `RevokeTokens`.
+    /// Every kind, in the order the control API lists them.
+    pub const ALL: [FaultKind; 7] = [
+        FaultKind::Respond,
+        FaultKind::Latency,
+        FaultKind::LoseResponse,
+        FaultKind::WithholdResponse,
+        FaultKind::CutResponse,
+        FaultKind::RevokeTokens,
+        FaultKind::InsertAsAnotherClient,
+    ];
+
+    /// The name, as rules and the call log spell it: `Respond`, `Latency`, `LoseResponse`, ...
     pub fn name(self) -> &'static str {
         match self {
             FaultKind::Respond => "Respond",
             FaultKind::Latency => "Latency",
             FaultKind::LoseResponse => "LoseResponse",
+            FaultKind::WithholdResponse => "WithholdResponse",
+            FaultKind::CutResponse => "CutResponse",
             FaultKind::RevokeTokens => "RevokeTokens",
+            FaultKind::InsertAsAnotherClient => "InsertAsAnotherClient",
         }
     }
 }
@@ -207,6 +272,9 @@ pub struct FaultRule {
     pub matched: u64,
     /// Firings so far.
     pub fired: u64,
+    /// Whether the rule it waits for ([`NewRule::after`]) has fired; it stays armed even if that
+    /// rule is removed later. Always true for a rule that waits for none.
+    pub armed: bool,
     /// Per request identity: how many matching requests with it this rule has seen.
     pub occurrences: HashMap<String, u64>,
 }
@@ -225,6 +293,9 @@ pub struct NewRule {
     pub probability: f64,
     /// At most this many firings, if given.
     pub count: Option<u64>,
+    /// The identifier of an older rule this one waits for: it matches nothing until that one has
+    /// fired (a lost mount, then the sessions that cannot be read).
+    pub after: Option<u64>,
     /// What it does.
     pub action: FaultAction,
 }
@@ -237,6 +308,7 @@ impl NewRule {
                 .as_deref()
                 .is_none_or(|m| m.eq_ignore_ascii_case(method))
             && self.path.matches(path)
+            && self.action.acts_on(method, path)
     }
 }
 
@@ -287,12 +359,18 @@ impl Faults {
         self.next_id += 1;
         self.rules.push(FaultRule {
             id,
+            armed: rule.after.is_none(),
             asked: rule,
             matched: 0,
             fired: 0,
             occurrences: HashMap::new(),
         });
         id
+    }
+
+    /// Whether a rule with this identifier exists (what [`NewRule::after`] may name).
+    pub fn contains(&self, id: u64) -> bool {
+        self.rules.iter().any(|r| r.id == id)
     }
 
     /// Removes one rule; returns whether it existed.
@@ -309,7 +387,8 @@ impl Faults {
 
     /// Decides what happens to one request. Latency rules that fire add up; of the other rules,
     /// the first (oldest) that fires acts. Every matching rule counts the request, fired or not,
-    /// so each rule's decisions stay independent of the others.
+    /// so each rule's decisions stay independent of the others. A rule that waits for another is
+    /// armed by that one's firing on an earlier request, never on this one.
     pub fn decide(
         &mut self,
         site: SiteRole,
@@ -325,9 +404,18 @@ impl Faults {
             query.unwrap_or("")
         );
         let identity_hash = fnv1a(identity.as_bytes());
+        let fired_before: Vec<u64> = self
+            .rules
+            .iter()
+            .filter(|r| r.fired > 0)
+            .map(|r| r.id)
+            .collect();
         let mut decision = Decision::default();
         for rule in &mut self.rules {
-            if !rule.asked.applies_to(site, method, path) {
+            if !rule.armed {
+                rule.armed = rule.asked.after.is_some_and(|a| fired_before.contains(&a));
+            }
+            if !rule.armed || !rule.asked.applies_to(site, method, path) {
                 continue;
             }
             rule.matched += 1;
@@ -470,6 +558,7 @@ mod tests {
             site: None,
             probability,
             count,
+            after: None,
             action,
         }
     }
@@ -516,5 +605,71 @@ mod tests {
         assert_eq!(faults.rules[0].matched, 3);
         let post = faults.decide(SiteRole::Peer, "POST", "/v1/vms", None);
         assert!(post.notes.is_empty(), "the method must match");
+    }
+
+    #[test]
+    fn a_rule_waiting_for_another_matches_nothing_until_that_one_fired_on_an_earlier_request() {
+        let mut faults = Faults::new(3);
+        let first = faults.add(NewRule {
+            path: pattern("/v1/flrs"),
+            method: Some("POST".to_owned()),
+            ..rule(1.0, Some(1), FaultAction::WithholdResponse)
+        });
+        let respond = FaultAction::Respond {
+            status: 500,
+            body: None,
+            headers: Vec::new(),
+        };
+        faults.add(NewRule {
+            path: pattern("/v1/**"),
+            method: None,
+            after: Some(first),
+            ..rule(1.0, None, respond.clone())
+        });
+        let read = |faults: &mut Faults| faults.decide(SiteRole::Local, "GET", "/v1/flrs", None);
+        assert_eq!(read(&mut faults).action, None, "not armed yet");
+        assert_eq!(faults.rules[1].matched, 0, "an unarmed rule counts nothing");
+        let mount = faults.decide(SiteRole::Local, "POST", "/v1/flrs", None);
+        assert_eq!(
+            mount.action,
+            Some(FaultAction::WithholdResponse),
+            "armed only after it"
+        );
+        assert_eq!(read(&mut faults).action, Some(respond.clone()));
+        faults.remove(first);
+        assert_eq!(
+            read(&mut faults).action,
+            Some(respond),
+            "it stays armed once the rule it waited for is gone"
+        );
+    }
+
+    #[test]
+    fn another_clients_insert_acts_on_tagged_checkpoint_inserts_only() {
+        let mut faults = Faults::new(5);
+        faults.add(NewRule {
+            method: None,
+            ..rule(1.0, None, FaultAction::InsertAsAnotherClient)
+        });
+        let fires = |faults: &mut Faults, method: &str, path: &str| {
+            faults
+                .decide(SiteRole::Local, method, path, None)
+                .action
+                .is_some()
+        };
+        assert!(fires(&mut faults, "POST", "/v1/vpgs/abc/checkpoints"));
+        assert!(fires(&mut faults, "post", "/V1/VPGs/abc/Checkpoints"));
+        assert!(!fires(&mut faults, "GET", "/v1/vpgs/abc/checkpoints"));
+        assert!(!fires(
+            &mut faults,
+            "POST",
+            "/v1/vpgs/abc/checkpoints/stats"
+        ));
+        assert!(!fires(&mut faults, "POST", "/v1/vpgs/abc/FailoverTest"));
+        assert_eq!(faults.rules[0].matched, 2, "the others do not match it");
+        assert_eq!(
+            inserted_vpg("POST", "/v1/vpgs/abc/checkpoints"),
+            Some("abc")
+        );
     }
 }

@@ -12,7 +12,7 @@ use rewind_core::{
 };
 use sha2::{Digest, Sha256};
 
-use crate::common::{Mischief, Proxy, Sites, TestEnv};
+use crate::common::{Sites, TestEnv};
 
 const APP_CONF: &str = "sda1/etc/app/app.conf";
 
@@ -965,14 +965,16 @@ async fn a_download_cut_off_halfway_is_fetched_again_and_only_whole_bytes_are_wr
     let env = TestEnv::start(118).await;
     let original = env.control.file("web-01", APP_CONF).await;
     guard(&env, "web-01", "chg-cut").await;
-    let proxy = Proxy::start(&env.sim.local().url, Mischief::CutFirstDownload).await;
-    let rewind = env.rewind_with(|mut c| {
-        c.sites[0] = env.boston_at(&proxy.url);
-        c
-    });
+    // The first download sends half the file, with the whole length announced, then drops.
+    env.control
+        .fault(serde_json::json!({
+            "Method": "GET", "Path": "/v1/flrs/*/downloads/*", "Action": "CutResponse", "Count": 1
+        }))
+        .await;
     env.control.clear_calls().await;
     let out = env.dir.path().join("cut");
-    let report = rewind
+    let report = env
+        .rewind
         .recover_file(request("web-01", "chg-cut", &[APP_CONF], &out), &NoProgress)
         .await
         .unwrap();
@@ -1076,9 +1078,20 @@ async fn a_lost_mount_answer_is_reconciled_to_the_session_it_created_which_is_th
 async fn a_lost_mount_whose_sessions_cannot_be_read_says_the_mount_may_have_happened() {
     let env = TestEnv::start(117).await;
     guard(&env, "web-01", "chg-lost-unread").await;
-    let proxy = Proxy::start(&env.sim.local().url, Mischief::LoseMountThenSessions).await;
+    // The mount is made and its answer never comes; from then on the sessions cannot be read.
+    let lost = env
+        .control
+        .fault(serde_json::json!({
+            "Method": "POST", "Path": "/v1/flrs", "Action": "WithholdResponse", "Count": 1
+        }))
+        .await;
+    env.control
+        .fault(serde_json::json!({
+            "Method": "GET", "Path": "/v1/flrs", "Action": "Respond", "Status": 500,
+            "Body": {"Message": "the FLR sessions cannot be read now"}, "After": lost["Id"]
+        }))
+        .await;
     let rewind = env.rewind_with(|mut c| {
-        c.sites[0] = env.boston_at(&proxy.url);
         c.http.request_timeout = std::time::Duration::from_millis(700);
         c
     });

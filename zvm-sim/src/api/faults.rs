@@ -5,9 +5,14 @@
 //! Losing a response takes two layers. This one lets the handler run (its effect stays), drops the
 //! response and marks it [`LoseConnection`]; [`close_lost_connections`], outside the call log,
 //! then closes the connection through axum-server's `ConnectionShutdown` and never answers, so the
-//! client sees the connection closed before a response: a transport error, not a clean answer.
+//! client sees the connection closed before a response: a transport error, not a clean answer. A
+//! withheld response is marked the same way, to be closed only after
+//! [`decisions::WITHHOLD_FOR`], so the client's own timeout comes first. A cut response is sent
+//! from here: half its body, then a body error, which makes the server drop the connection.
 
 use std::time::Duration;
+
+use bytes::Bytes;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -17,15 +22,20 @@ use axum::response::{IntoResponse, Response};
 
 use crate::api::call_log::StartedTask;
 use crate::api::{ApiError, SiteCtx};
-use crate::faults::{FaultAction, FaultNote};
+use crate::decisions;
+use crate::faults::{FaultAction, FaultNote, inserted_vpg};
 
 /// The rules that fired on a request, for the call log.
 #[derive(Debug, Clone)]
 pub(crate) struct FaultsApplied(pub Vec<FaultNote>);
 
-/// Marks a response that must never reach the client.
+/// Marks a response that must never reach the client: its connection is closed at once, or, when
+/// withheld, held silent until the client gives up (at most [`decisions::WITHHOLD_FOR`]).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct LoseConnection;
+pub(crate) struct LoseConnection {
+    /// How long the connection stays open and silent before it is closed.
+    silent_for: Duration,
+}
 
 /// Applies the fault rules to one request.
 pub(crate) async fn apply(State(ctx): State<SiteCtx>, request: Request, next: Next) -> Response {
@@ -40,8 +50,17 @@ pub(crate) async fn apply(State(ctx): State<SiteCtx>, request: Request, next: Ne
         let decision = world
             .faults
             .decide(ctx.site, &method, &path, query.as_deref());
-        if decision.action == Some(FaultAction::RevokeTokens) {
-            world.auth.revoke_all(ctx.site);
+        match decision.action {
+            Some(FaultAction::RevokeTokens) => world.auth.revoke_all(ctx.site),
+            Some(FaultAction::InsertAsAnotherClient) => {
+                // The rule matches inserts only, so the path names a VPG.
+                if let Some(vpg) = inserted_vpg(&method, &path) {
+                    let now = world.clock.now();
+                    world.advance(now);
+                    world.insert_as_another_client(ctx.site, vpg, now);
+                }
+            }
+            _ => {}
         }
         decision
     };
@@ -57,24 +76,61 @@ pub(crate) async fn apply(State(ctx): State<SiteCtx>, request: Request, next: Ne
             body,
             headers,
         }) => injected(status, body, &headers),
-        Some(FaultAction::LoseResponse) => {
-            let answered = next.run(request).await;
-            let mut lost = Response::new(Body::empty());
-            *lost.status_mut() = answered.status();
-            if let Some(task) = answered.extensions().get::<StartedTask>() {
-                lost.extensions_mut().insert(task.clone());
-            }
-            lost.extensions_mut().insert(LoseConnection);
-            lost
+        Some(FaultAction::LoseResponse) => lost(next.run(request).await, Duration::ZERO),
+        Some(FaultAction::WithholdResponse) => {
+            lost(next.run(request).await, decisions::WITHHOLD_FOR)
         }
-        Some(FaultAction::Latency { .. } | FaultAction::RevokeTokens) | None => {
-            next.run(request).await
-        }
+        Some(FaultAction::CutResponse) => cut(next.run(request).await).await,
+        Some(
+            FaultAction::Latency { .. }
+            | FaultAction::RevokeTokens
+            | FaultAction::InsertAsAnotherClient,
+        )
+        | None => next.run(request).await,
     };
     response
         .extensions_mut()
         .insert(FaultsApplied(decision.notes));
     response
+}
+
+/// The handler's answer, never to be sent: an empty response with its status and the task it
+/// started (for the call log), marked to close its connection after `silent_for`.
+fn lost(answered: Response, silent_for: Duration) -> Response {
+    let mut lost = Response::new(Body::empty());
+    *lost.status_mut() = answered.status();
+    if let Some(task) = answered.extensions().get::<StartedTask>() {
+        lost.extensions_mut().insert(task.clone());
+    }
+    lost.extensions_mut().insert(LoseConnection { silent_for });
+    lost
+}
+
+/// The handler's answer cut off halfway: its status and headers, the whole body's length, the
+/// first half of the body, then (after [`decisions::CUT_AFTER`]) a body error, on which the server
+/// drops the connection, as a connection that breaks mid-transfer does.
+async fn cut(answered: Response) -> Response {
+    let (mut parts, body) = answered.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    let half = bytes.slice(..bytes.len() / 2);
+    let chunks: [Result<Bytes, std::io::Error>; 2] = [
+        Ok(half),
+        Err(std::io::Error::other(
+            "a CutResponse fault dropped the connection",
+        )),
+    ];
+    let chunks = futures::StreamExt::then(futures::stream::iter(chunks), |chunk| async move {
+        if chunk.is_err() {
+            tokio::time::sleep(decisions::CUT_AFTER).await;
+        }
+        chunk
+    });
+    parts
+        .headers
+        .insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
+    Response::from_parts(parts, Body::from_stream(chunks))
 }
 
 /// The answer of a `Respond` rule: its body, or the ZVM's answer for that status.
@@ -113,9 +169,10 @@ fn injected(
 }
 
 /// The outermost layer of a served site: it runs the request on a task of its own (see the module
-/// map in `api`), and a response marked [`LoseConnection`] closes its
-/// connection instead of being sent. Without axum-server's `ConnectionShutdown` (a router used
-/// in-process with `oneshot`), the marked response is returned as it is: an empty body.
+/// map in `api`), and a response marked [`LoseConnection`] closes its connection (at once, or
+/// after holding it silent) instead of being sent. Without axum-server's `ConnectionShutdown` (a
+/// router used in-process with `oneshot`), the marked response is returned as it is, at once: an
+/// empty body.
 pub(crate) async fn close_lost_connections(request: Request, next: Next) -> Response {
     let shutdown = request
         .extensions()
@@ -131,9 +188,13 @@ pub(crate) async fn close_lost_connections(request: Request, next: Next) -> Resp
         ))
         .into_response(),
     };
-    if response.extensions().get::<LoseConnection>().is_some()
+    if let Some(&LoseConnection { silent_for }) = response.extensions().get::<LoseConnection>()
         && let Some(shutdown) = shutdown
     {
+        if !silent_for.is_zero() {
+            // A client that gives up meanwhile closes the connection, which drops this future.
+            tokio::time::sleep(silent_for).await;
+        }
         shutdown.shutdown();
         // The connection's task drops this future as it closes the connection: nothing is sent.
         std::future::pending::<()>().await;

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::api::{ApiError, JsonBody, SiteCtx};
-use crate::faults::{FaultAction, FaultRule, NewRule, PathPattern};
+use crate::faults::{FaultAction, FaultKind, FaultRule, NewRule, PathPattern};
 use crate::world::{SiteRole, World};
 
 /// A rule as `/_sim/faults` shows it.
@@ -21,6 +21,8 @@ pub(crate) struct FaultRuleView {
     site: Option<String>,
     probability: f64,
     count: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    after: Option<u64>,
     action: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     status: Option<u16>,
@@ -53,7 +55,11 @@ fn view(world: &World, rule: &FaultRule) -> FaultRuleView {
             None,
         ),
         FaultAction::Latency { millis } => (None, None, None, Some(*millis)),
-        FaultAction::LoseResponse | FaultAction::RevokeTokens => (None, None, None, None),
+        FaultAction::LoseResponse
+        | FaultAction::WithholdResponse
+        | FaultAction::CutResponse
+        | FaultAction::RevokeTokens
+        | FaultAction::InsertAsAnotherClient => (None, None, None, None),
     };
     FaultRuleView {
         id,
@@ -62,6 +68,7 @@ fn view(world: &World, rule: &FaultRule) -> FaultRuleView {
         site: rule.site.map(|s| world.site(s).name.clone()),
         probability: rule.probability,
         count: rule.count,
+        after: rule.after,
         action: rule.action.kind().name(),
         status,
         body,
@@ -94,7 +101,7 @@ pub(crate) async fn add(
     if let Some(key) = body.keys().find(|k| !RULE_KEYS.contains(k)) {
         return Err(ApiError::BadRequest(format!(
             "A fault rule has no key '{key}': it takes Path, Method, Site, Probability, Count, \
-             Action, Status, Body, Headers and LatencyMs."
+             After, Action, Status, Body, Headers and LatencyMs."
         )));
     }
     let method = match body.text("Method")? {
@@ -123,8 +130,15 @@ pub(crate) async fn add(
         ));
     }
     let action = action(&body)?;
+    let after = whole(&body, "After")?;
     let site_name = body.text("Site")?.map(str::to_owned);
     ctx.with_world(|world, _| {
+        if let Some(after) = after.filter(|&a| !world.faults.contains(a)) {
+            return Err(ApiError::BadRequest(format!(
+                "After is {after}, and there is no fault rule {after}: give the Id of a rule \
+                 added before this one (GET /_sim/faults lists them)."
+            )));
+        }
         let site = match site_name {
             None => None,
             Some(name) => Some(
@@ -147,6 +161,7 @@ pub(crate) async fn add(
             site,
             probability,
             count,
+            after,
             action,
         });
         let rule = world
@@ -160,12 +175,13 @@ pub(crate) async fn add(
 }
 
 /// The keys of a fault rule, lowercased (body keys are matched case-insensitively).
-const RULE_KEYS: [&str; 10] = [
+const RULE_KEYS: [&str; 11] = [
     "path",
     "method",
     "site",
     "probability",
     "count",
+    "after",
     "action",
     "status",
     "body",
@@ -255,10 +271,18 @@ fn action(body: &JsonBody) -> Result<FaultAction, ApiError> {
             Ok(FaultAction::Latency { millis })
         }
         "loseresponse" => Ok(FaultAction::LoseResponse),
+        "withholdresponse" => Ok(FaultAction::WithholdResponse),
+        "cutresponse" => Ok(FaultAction::CutResponse),
         "revoketokens" => Ok(FaultAction::RevokeTokens),
-        _ => Err(ApiError::BadRequest(format!(
-            "Action '{name}' is not a fault: use Respond, Latency, LoseResponse or RevokeTokens."
-        ))),
+        "insertasanotherclient" => Ok(FaultAction::InsertAsAnotherClient),
+        _ => {
+            let names: Vec<&str> = FaultKind::ALL.iter().map(|k| k.name()).collect();
+            let (last, others) = names.split_last().unwrap_or((&"", &[]));
+            Err(ApiError::BadRequest(format!(
+                "Action '{name}' is not a fault: use {} or {last}.",
+                others.join(", ")
+            )))
+        }
     }
 }
 

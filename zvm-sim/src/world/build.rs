@@ -1,7 +1,7 @@
 //! Building the initial world from a [`Setup`]: every identifier, address and size drawn from the
 //! seed's world stream, every guest given its default files, every replicating VPG a full history.
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use bytes::Bytes;
 use rand::{RngExt, SeedableRng};
@@ -14,6 +14,7 @@ use crate::world::enums::status;
 use crate::world::files::{self, GuestFacts, GuestFiles};
 use crate::world::journal::{Journal, Numbering};
 use crate::world::spec::{ResolvedVpg, SiteSpec, VmSpec, VpgSpec, WorldError};
+use crate::world::tasks::Tasks;
 use crate::world::{Datastore, Host, Setup, Site, SiteRole, Vm, Vpg, World, guid};
 
 impl World {
@@ -52,7 +53,7 @@ impl World {
             sites,
             vms,
             vpgs,
-            tasks: Vec::new(),
+            tasks: Tasks::default(),
             flrs: Vec::new(),
             auth: Auth::new(
                 setup.spec.users.clone(),
@@ -63,7 +64,6 @@ impl World {
             calls: Vec::new(),
             faults: crate::faults::Faults::new(setup.seed),
             traces: Default::default(),
-            task_by_id: HashMap::new(),
             rng: runtime,
             events: BinaryHeap::new(),
             next_event: 0,

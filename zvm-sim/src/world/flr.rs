@@ -14,7 +14,7 @@ use crate::world::clock::SimTime;
 use crate::world::enums::task_state;
 use crate::world::files::{FileAt, Node, NodeKind, PathError};
 use crate::world::journal::Checkpoint;
-use crate::world::tasks::{Operation, Planned};
+use crate::world::tasks::{Operation, Planned, TaskKey};
 use crate::world::{Refusal, SiteRole, World, guid};
 use serde::{Deserialize, Serialize};
 
@@ -73,9 +73,9 @@ pub struct FlrSession {
     /// Where it is in its life.
     pub state: FlrState,
     /// The `FlrJournalMount` task.
-    pub mount_task: usize,
+    pub mount_task: TaskKey,
     /// The `FlrJournalUnmount` task, once asked for.
-    pub unmount_task: Option<usize>,
+    pub unmount_task: Option<TaskKey>,
     /// `MountTime`: when the mount completed.
     pub mounted_at: Option<SimTime>,
     /// The downloads asked for.

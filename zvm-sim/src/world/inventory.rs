@@ -8,6 +8,7 @@ use crate::world::clock::SimTime;
 use crate::world::files::GuestFiles;
 use crate::world::journal::Journal;
 use crate::world::spec::GuestOs;
+use crate::world::tasks::{TaskKey, Tasks};
 
 /// An ESXi host of a site.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -103,9 +104,9 @@ pub struct Vm {
 #[serde(rename_all = "PascalCase")]
 pub struct FailoverTestRun {
     /// The `FailOverTest` task.
-    pub start_task: usize,
+    pub start_task: TaskKey,
     /// The `StopFailOverTest` task, once asked for.
-    pub stop_task: Option<usize>,
+    pub stop_task: Option<TaskKey>,
     /// The VMs tested.
     pub vms: Vec<usize>,
 }
@@ -147,14 +148,14 @@ pub struct Vpg {
     /// Per VM: when the last failover test that included it was stopped.
     pub vm_last_test: BTreeMap<usize, SimTime>,
     /// The `Clone` task running, if any.
-    pub clone_task: Option<usize>,
+    pub clone_task: Option<TaskKey>,
     /// The `FailOver` or `Move` task running, if any.
-    pub live_task: Option<usize>,
+    pub live_task: Option<TaskKey>,
     /// Bumped by every resync and status pin, so an outdated resync end is ignored.
     pub generation: u64,
-    /// Insert tasks at this VPG that have not ended, oldest first (positions in `World::tasks`),
-    /// so refusing a second insert does not scan every task ever run.
-    pub running_inserts: Vec<usize>,
+    /// Insert tasks at this VPG that have not ended, oldest first, so refusing a second insert
+    /// does not scan every task ever run.
+    pub running_inserts: Vec<TaskKey>,
     /// `Priority`.
     pub priority: u8,
     /// `ConfiguredRpoSeconds`.
@@ -168,7 +169,7 @@ pub struct Vpg {
 impl Vpg {
     /// `RunningFailOverTestApi.Stage` of its running failover test: `Starting` while the start
     /// task runs, `InTest` once it completed, `Stopping` while the stop task runs.
-    pub fn test_stage(&self, tasks: &[crate::world::tasks::Task]) -> Option<&'static str> {
+    pub fn test_stage(&self, tasks: &Tasks) -> Option<&'static str> {
         let test = self.test.as_ref()?;
         Some(if test.stop_task.is_some() {
             "Stopping"

@@ -42,7 +42,7 @@ pub use inventory::{Datastore, Host, Resync, Site, Vm, Vpg};
 
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashSet};
 
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
@@ -53,7 +53,7 @@ use clock::{Clock, SimTime};
 use enums::{VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_state};
 use flr::FlrSession;
 use spec::WorldSpec;
-use tasks::{Operation, Planned, Task};
+use tasks::{Operation, Planned, Task, TaskKey, Tasks};
 
 /// Which of the two simulated ZVMs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -161,7 +161,7 @@ pub struct Setup {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all_fields = "PascalCase")]
 enum Event {
-    TaskEnds(usize),
+    TaskEnds(TaskKey),
     ResyncEnds { vpg: usize, generation: u64 },
 }
 
@@ -189,7 +189,7 @@ pub struct World {
     /// Every VPG.
     pub vpgs: Vec<Vpg>,
     /// The tasks of both sites a ZVM still lists, oldest first (see `age_out_tasks`).
-    pub tasks: Vec<Task>,
+    pub tasks: Tasks,
     /// The FLR sessions of both sites, oldest first.
     pub flrs: Vec<FlrSession>,
     /// Keycloak.
@@ -200,7 +200,6 @@ pub struct World {
     pub faults: crate::faults::Faults,
     /// Events, recovery reports and dismissed alerts.
     pub traces: traces::Traces,
-    task_by_id: HashMap<String, usize>,
     /// VMs and VPGs by identifier and name.
     index: index::Index,
     /// Runtime random choices (task ids, tokens, jitter). The initial world uses a separate stream,
@@ -249,8 +248,8 @@ impl World {
     /// [`decisions::TASK_RETENTION`] ago and, beyond the [`decisions::TASKS_KEPT`] most recently
     /// started terminal tasks, the older ones. A task the world still refers to (running, or named by
     /// a failover test, clone, live operation, FLR session or pending event) is kept whatever its
-    /// age. Tasks keep their order; as their positions change, every reference to one is rewritten.
-    /// Only simulated time and the requests decide what goes, so a seed's run stays repeatable.
+    /// age. Each task keeps its key, so forgetting one is a removal and no reference changes. Only
+    /// simulated time and the requests decide what goes, so a seed's run stays repeatable.
     fn age_out_tasks(&mut self, now: SimTime) {
         let retention = i64::try_from(decisions::TASK_RETENTION.as_millis()).unwrap_or(i64::MAX);
         self.forget_tasks(now, retention, decisions::TASKS_KEPT);
@@ -259,70 +258,54 @@ impl World {
     /// [`World::age_out_tasks`] with its bounds given: `retention_ms` after their end, `kept` terminal
     /// tasks at most.
     fn forget_tasks(&mut self, now: SimTime, retention_ms: i64, kept: usize) {
-        let mut referred = vec![false; self.tasks.len()];
-        self.visit_task_references(|task| referred[*task] = true);
-        let mut keep = vec![true; self.tasks.len()];
+        let referred: HashSet<TaskKey> = self.task_references().collect();
         let mut terminal_kept = 0;
-        for (index, task) in self.tasks.iter().enumerate().rev() {
+        let mut forgotten = Vec::new();
+        for (key, task) in self.tasks.keyed().rev() {
             let Some(ended) = &task.ended else {
                 continue;
             };
-            if referred[index] {
+            if referred.contains(&key) {
                 continue;
             }
             if now.millis_since(ended.at) > retention_ms || terminal_kept >= kept {
-                keep[index] = false;
+                forgotten.push(key);
             } else {
                 terminal_kept += 1;
             }
         }
-        if !keep.contains(&false) {
-            return;
+        for key in forgotten {
+            self.tasks.remove(key);
         }
-        let mut moved_to = vec![usize::MAX; self.tasks.len()];
-        let tasks = std::mem::take(&mut self.tasks);
-        for (index, task) in tasks.into_iter().enumerate() {
-            if keep[index] {
-                moved_to[index] = self.tasks.len();
-                self.tasks.push(task);
-            }
-        }
-        self.visit_task_references(|task| *task = moved_to[*task]);
-        self.task_by_id = self
-            .tasks
-            .iter()
-            .enumerate()
-            .map(|(index, task)| (task.id.to_ascii_lowercase(), index))
-            .collect();
     }
 
-    /// Calls `visit` with every position in `tasks` that the rest of the world holds: running
-    /// inserts, failover tests, clones and live operations of VPGs, FLR sessions, and task ends still
-    /// to come.
-    fn visit_task_references(&mut self, mut visit: impl FnMut(&mut usize)) {
-        for vpg in &mut self.vpgs {
-            vpg.running_inserts.iter_mut().for_each(&mut visit);
-            if let Some(test) = &mut vpg.test {
-                visit(&mut test.start_task);
-                test.stop_task.iter_mut().for_each(&mut visit);
-            }
-            vpg.clone_task.iter_mut().for_each(&mut visit);
-            vpg.live_task.iter_mut().for_each(&mut visit);
-        }
-        for session in &mut self.flrs {
-            visit(&mut session.mount_task);
-            session.unmount_task.iter_mut().for_each(&mut visit);
-        }
-        let events = std::mem::take(&mut self.events);
-        self.events = events
-            .into_iter()
-            .map(|Reverse(mut scheduled)| {
-                if let Event::TaskEnds(task) = &mut scheduled.event {
-                    visit(task);
-                }
-                Reverse(scheduled)
-            })
-            .collect();
+    /// Every task the rest of the world holds: running inserts, failover tests, clones and live
+    /// operations of VPGs, FLR sessions, and task ends still to come.
+    fn task_references(&self) -> impl Iterator<Item = TaskKey> + '_ {
+        let of_vpgs = self.vpgs.iter().flat_map(|vpg| {
+            let test = vpg
+                .test
+                .iter()
+                .flat_map(|t| std::iter::once(t.start_task).chain(t.stop_task));
+            vpg.running_inserts
+                .iter()
+                .copied()
+                .chain(test)
+                .chain(vpg.clone_task)
+                .chain(vpg.live_task)
+        });
+        let of_flrs = self
+            .flrs
+            .iter()
+            .flat_map(|session| std::iter::once(session.mount_task).chain(session.unmount_task));
+        let of_events = self
+            .events
+            .iter()
+            .filter_map(|Reverse(scheduled)| match scheduled.event {
+                Event::TaskEnds(task) => Some(task),
+                Event::ResyncEnds { .. } => None,
+            });
+        of_vpgs.chain(of_flrs).chain(of_events)
     }
 
     fn schedule(&mut self, at: SimTime, event: Event) {
@@ -379,9 +362,7 @@ impl World {
 
     /// A task by identifier (case-insensitive).
     pub fn task_by_id(&self, id: &str) -> Option<&Task> {
-        self.task_by_id
-            .get(&id.to_ascii_lowercase())
-            .map(|&index| &self.tasks[index])
+        self.tasks.by_id(id)
     }
 
     /// Whether the VPG writes checkpoints now (and so can take a tagged one).
@@ -390,9 +371,9 @@ impl World {
         decisions::writes_checkpoints(v.status, v.sub_status)
     }
 
-    /// Starts a task at `site` for `vpg` and schedules its end; returns its position. A task planned
-    /// to fail runs a fraction of its duration (the refusal is only visible to a client that reads
-    /// the task).
+    /// Starts a task at `site` for `vpg` and schedules its end; returns its key. A task planned to
+    /// fail runs a fraction of its duration (the refusal is only visible to a client that reads the
+    /// task).
     pub(crate) fn start_task(
         &mut self,
         site: SiteRole,
@@ -401,9 +382,8 @@ impl World {
         planned: Planned,
         by: &Principal,
         now: SimTime,
-    ) -> usize {
-        // The count bound of the task history, applied before the new task takes its place, so the
-        // position returned stays true.
+    ) -> TaskKey {
+        // The count bound of the task history, applied in bulk: past twice the kept count, down to it.
         if self.tasks.len() >= 2 * decisions::TASKS_KEPT {
             self.age_out_tasks(now);
         }
@@ -413,9 +393,8 @@ impl World {
             Planned::Fail(_) => (duration as f64 * REFUSED_TASK_FRACTION).round() as i64,
         };
         let id = self.new_task_id(site);
-        let index = self.tasks.len();
-        self.tasks.push(Task {
-            id: id.clone(),
+        let key = self.tasks.add(Task {
+            id,
             site,
             operation,
             vpg,
@@ -425,9 +404,8 @@ impl World {
             planned,
             ended: None,
         });
-        self.task_by_id.insert(id.to_ascii_lowercase(), index);
-        self.schedule(now.plus_millis(runs_for), Event::TaskEnds(index));
-        index
+        self.schedule(now.plus_millis(runs_for), Event::TaskEnds(key));
+        key
     }
 
     /// `POST /v1/vpgs/{id}/checkpoints`: starts an `InsertTaggedCP` task at `site` and returns its
@@ -457,40 +435,60 @@ impl World {
         let operation = Operation::InsertTaggedCheckpoint {
             name: name.to_owned(),
         };
-        let index = self.start_task(site, vpg, operation, planned, by, now);
-        self.vpgs[vpg].running_inserts.push(index);
-        self.tasks[index].id.clone()
+        let key = self.start_task(site, vpg, operation, planned, by, now);
+        self.vpgs[vpg].running_inserts.push(key);
+        self.tasks[key].id.clone()
+    }
+
+    /// Another client's tagged checkpoint insert into the VPG `vpg_id` at `site`, as an
+    /// `InsertAsAnotherClient` fault makes it just before a client's own: its task identifier, or
+    /// `None` when no VPG of that identifier is visible there (the client's request then meets the
+    /// 404 it would have met anyway).
+    pub fn insert_as_another_client(
+        &mut self,
+        site: SiteRole,
+        vpg_id: &str,
+        now: SimTime,
+    ) -> Option<String> {
+        let vpg = self.visible_vpg(site, vpg_id).ok()?;
+        let another = Principal {
+            name: decisions::ANOTHER_CLIENT.to_owned(),
+            role: spec::Role::Administrator,
+            realm_roles: Vec::new(),
+        };
+        let name = decisions::ANOTHER_CLIENTS_CHECKPOINT;
+        Some(self.insert_tagged_checkpoint(site, vpg, name, &another, now))
     }
 
     /// A task reaches its end: the world carries out its operation and the task records the
     /// outcome. A task that was stopped earlier (its end already recorded) changes nothing.
-    fn end_task(&mut self, index: usize, at: SimTime) {
-        if !self.tasks[index].is_running() {
+    fn end_task(&mut self, key: TaskKey, at: SimTime) {
+        if !self.tasks[key].is_running() {
             return;
         }
-        let operation = self.tasks[index].operation.clone();
+        let operation = self.tasks[key].operation.clone();
         let (state, reason) = match &operation {
-            Operation::InsertTaggedCheckpoint { name } => self.finish_insert(index, name, at),
+            Operation::InsertTaggedCheckpoint { name } => self.finish_insert(key, name, at),
             Operation::FlrMount { session } => self.finish_flr_mount(session, at),
             Operation::FlrUnmount { session } => self.finish_flr_unmount(session),
             Operation::FailoverTest { .. } => self.finish_failover_test(),
-            Operation::StopFailoverTest { .. } => self.finish_stop_failover_test(index, at),
+            Operation::StopFailoverTest { .. } => self.finish_stop_failover_test(key, at),
             Operation::Clone { checkpoint, vms } => {
-                self.finish_clone(self.tasks[index].vpg, *checkpoint, vms, at)
+                self.finish_clone(self.tasks[key].vpg, *checkpoint, vms, at)
             }
-            Operation::Failover { .. } | Operation::Move { .. } => self.finish_live(index, at),
+            Operation::Failover { .. } | Operation::Move { .. } => self.finish_live(key, at),
             Operation::ForceSync { generation } => {
-                self.finish_force_sync(self.tasks[index].vpg, *generation)
+                self.finish_force_sync(self.tasks[key].vpg, *generation)
             }
         };
-        self.trace_task(index, state, &reason, at);
-        self.tasks[index].end(state, reason, at);
+        self.trace_task(key, state, &reason, at);
+        self.tasks[key].end(state, reason, at);
     }
 
-    fn finish_insert(&mut self, index: usize, name: &str, at: SimTime) -> (u8, String) {
-        let task = &self.tasks[index];
+    fn finish_insert(&mut self, key: TaskKey, name: &str, at: SimTime) -> (u8, String) {
+        let task = &self.tasks[key];
         let vpg = &mut self.vpgs[task.vpg];
-        vpg.running_inserts.retain(|&t| t != index);
+        vpg.running_inserts.retain(|&t| t != key);
         match &task.planned {
             Planned::Fail(reason) => (task_state::FAILED, reason.clone()),
             Planned::Complete if !vpg.journal.covers(task.started, at) => (
@@ -684,6 +682,7 @@ mod tests {
         w.timings.task_duration_ms = 48 * HOUR_MS;
         let web_dr = vpg(&w, "web-dr");
         let long = insert(&mut w, web_dr, "long", 2_000);
+        let key = w.vpgs[web_dr].running_inserts[0];
         // The first one ended at 1 s: it is kept a day after that, to the millisecond.
         w.advance(SimTime::from_millis(1_000 + 24 * HOUR_MS));
         assert!(w.task_by_id(&old).is_some(), "within a day of its end");
@@ -693,9 +692,14 @@ mod tests {
             "forgotten a day after its end"
         );
         assert_eq!(listed(&w), [long.as_str()]);
-        // Its references followed it: the VPG's running insert, and the end still to come.
-        let running = w.vpgs[web_dr].running_inserts[0];
-        assert_eq!(w.tasks[running].id, long);
+        // What refers to the task kept still names it: the VPG's running insert, and the end still
+        // to come.
+        assert_eq!(
+            w.vpgs[web_dr].running_inserts,
+            [key],
+            "its key did not change"
+        );
+        assert_eq!(w.tasks[key].id, long);
         w.advance(SimTime::from_millis(2_000 + 49 * HOUR_MS));
         let ended = w.task_by_id(&long).unwrap().ended.clone().unwrap();
         assert_eq!(ended.state, task_state::COMPLETED);
@@ -731,12 +735,17 @@ mod tests {
             expected,
             "the test's task, then the three newest inserts"
         );
-        for (index, task) in w.tasks.iter().enumerate() {
+        for task in w.tasks.iter() {
             assert_eq!(
                 w.task_by_id(&task.id.to_uppercase()).map(|t| &t.id),
                 Some(&task.id)
             );
-            assert_eq!(w.task_by_id[&task.id.to_ascii_lowercase()], index);
+        }
+        for forgotten in &inserts[..3] {
+            assert!(
+                w.task_by_id(forgotten).is_none(),
+                "{forgotten} is forgotten"
+            );
         }
         let start = w.vpgs[app_tier].test.as_ref().unwrap().start_task;
         assert_eq!(

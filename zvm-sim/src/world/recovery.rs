@@ -14,7 +14,7 @@ use crate::world::clock::SimTime;
 use crate::world::enums::{VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_state};
 use crate::world::inventory::FailoverTestRun;
 use crate::world::journal::Checkpoint;
-use crate::world::tasks::{Operation, Planned};
+use crate::world::tasks::{Operation, Planned, TaskKey};
 use crate::world::traces::RecoveryReport;
 use crate::world::{Refusal, Resync, SiteRole, Vm, World};
 
@@ -399,7 +399,7 @@ impl World {
 
     /// The end of a `StopFailOverTest` task: the test is over, `LastTest` records it and a
     /// recovery report tells how it went.
-    pub(super) fn finish_stop_failover_test(&mut self, stop: usize, at: SimTime) -> (u8, String) {
+    pub(super) fn finish_stop_failover_test(&mut self, stop: TaskKey, at: SimTime) -> (u8, String) {
         let vpg = self.tasks[stop].vpg;
         let v = &mut self.vpgs[vpg];
         if let Some(test) = v.test.take() {
@@ -497,8 +497,8 @@ impl World {
 
     /// The end of a `FailOver` or `Move` task: the VPG is Recovered and replicates no more; a
     /// recovery report records it.
-    pub(super) fn finish_live(&mut self, index: usize, at: SimTime) -> (u8, String) {
-        let task = &self.tasks[index];
+    pub(super) fn finish_live(&mut self, key: TaskKey, at: SimTime) -> (u8, String) {
+        let task = &self.tasks[key];
         let vpg = task.vpg;
         let (kind, point_in_time, vms) = match &task.operation {
             Operation::Failover {

@@ -10,7 +10,7 @@
 //! message that names it, and the running world stays as it was.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -20,12 +20,12 @@ use crate::faults::Faults;
 use crate::world::auth::Auth;
 use crate::world::clock::{Clock, SimTime};
 use crate::world::flr::FlrSession;
-use crate::world::tasks::Task;
+use crate::world::tasks::{TaskKey, Tasks};
 use crate::world::traces::Traces;
 use crate::world::{Call, Event, Scheduled, Site, Timings, Vm, Vpg, World};
 
 /// The `Format` of a saved state this simulator writes and reads.
-pub const STATE_FORMAT: &str = "zvm-sim-state/1";
+pub const STATE_FORMAT: &str = "zvm-sim-state/2";
 
 /// Why a saved state cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -62,7 +62,7 @@ struct SavedRef<'a> {
     sites: &'a [Site; 2],
     vms: &'a [Vm],
     vpgs: &'a [Vpg],
-    tasks: &'a [Task],
+    tasks: &'a Tasks,
     flrs: &'a [FlrSession],
     auth: &'a Auth,
     calls: &'a [Call],
@@ -84,7 +84,7 @@ struct Saved {
     sites: [Site; 2],
     vms: Vec<Vm>,
     vpgs: Vec<Vpg>,
-    tasks: Vec<Task>,
+    tasks: Tasks,
     flrs: Vec<FlrSession>,
     auth: Auth,
     calls: Vec<Call>,
@@ -183,18 +183,8 @@ impl World {
                 saved.scale
             )));
         }
-        let mut task_by_id = HashMap::with_capacity(saved.tasks.len());
-        for (index, task) in saved.tasks.iter().enumerate() {
-            if task_by_id
-                .insert(task.id.to_ascii_lowercase(), index)
-                .is_some()
-            {
-                return Err(StateError::Inconsistent(format!(
-                    "two tasks have the identifier {}",
-                    task.id
-                )));
-            }
-        }
+        let mut tasks = saved.tasks;
+        tasks.index().map_err(StateError::Inconsistent)?;
         let world = World {
             clock: Clock::new(saved.now, saved.scale),
             timings: saved.timings,
@@ -203,13 +193,12 @@ impl World {
             sites: saved.sites,
             vms: saved.vms,
             vpgs: saved.vpgs,
-            tasks: saved.tasks,
+            tasks,
             flrs: saved.flrs,
             auth: saved.auth,
             calls: saved.calls,
             faults: saved.faults,
             traces: saved.traces,
-            task_by_id,
             rng,
             events: saved
                 .events
@@ -223,7 +212,7 @@ impl World {
         Ok(world)
     }
 
-    /// Every position the world refers to exists, so no handler can index out of range.
+    /// Every position and task key the world refers to exists, so no handler can index out of range.
     /// A VPG lists a VM exactly when the VM lists the VPG: listings read one side or the other
     /// (`/v1/vms` by VM name reads the VM's VPGs), so they must agree.
     fn check_memberships(&self) -> Result<(), String> {
@@ -253,7 +242,16 @@ impl World {
     }
 
     fn check_references(&self) -> Result<(), String> {
-        let (vms, vpgs, tasks) = (self.vms.len(), self.vpgs.len(), self.tasks.len());
+        let (vms, vpgs) = (self.vms.len(), self.vpgs.len());
+        let kept = |what: &str, task: TaskKey| {
+            if self.tasks.get(task).is_some() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{what} refers to task key {task}, which names no task of Tasks.Kept"
+                ))
+            }
+        };
         let in_range = |what: &str, index: usize, len: usize| {
             if index < len {
                 Ok(())
@@ -298,7 +296,7 @@ impl World {
                 .chain(vpg.clone_task)
                 .chain(vpg.live_task)
             {
-                in_range(&what("tasks"), task, tasks)?;
+                kept(&what("tasks"), task)?;
             }
             if let Some(test) = &vpg.test {
                 for &vm in &test.vms {
@@ -306,7 +304,7 @@ impl World {
                 }
             }
         }
-        for task in &self.tasks {
+        for task in self.tasks.iter() {
             in_range(&format!("task {} (Vpg)", task.id), task.vpg, vpgs)?;
             for &vm in task.operation.vms() {
                 in_range(&format!("task {} (Vms)", task.id), vm, vms)?;
@@ -317,12 +315,12 @@ impl World {
             in_range(&what, session.vpg, vpgs)?;
             in_range(&what, session.vm, vms)?;
             for task in std::iter::once(session.mount_task).chain(session.unmount_task) {
-                in_range(&what, task, tasks)?;
+                kept(&what, task)?;
             }
         }
         for Reverse(scheduled) in &self.events {
             match scheduled.event {
-                Event::TaskEnds(task) => in_range("an event (TaskEnds)", task, tasks)?,
+                Event::TaskEnds(task) => kept("an event (TaskEnds)", task)?,
                 Event::ResyncEnds { vpg, .. } => in_range("an event (ResyncEnds)", vpg, vpgs)?,
             }
         }
@@ -447,6 +445,54 @@ mod tests {
         let error = error.expect("refused");
         assert!(
             error.starts_with("the saved state is inconsistent: VPG web-local lists VM"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_task_key_that_names_no_kept_task_is_refused_and_a_kept_one_reads_back() {
+        let mut world =
+            World::from_state_json(&serde_json::to_vec(&saved_world()).unwrap(), 0.0).unwrap();
+        let admin = crate::world::auth::Principal {
+            name: "admin".to_owned(),
+            role: crate::world::spec::Role::Administrator,
+            realm_roles: Vec::new(),
+        };
+        let task = world.insert_tagged_checkpoint(
+            SiteRole::Local,
+            0,
+            "tag",
+            &admin,
+            SimTime::from_millis(0),
+        );
+        let saved: serde_json::Value =
+            serde_json::from_slice(&world.to_state_json().unwrap()).unwrap();
+        assert_eq!(saved["Tasks"]["NextKey"], 1);
+        assert_eq!(saved["Tasks"]["Kept"]["0"]["Id"], task.as_str());
+        assert_eq!(saved["Vpgs"][0]["RunningInserts"], serde_json::json!([0]));
+        let restored = World::from_state_json(&serde_json::to_vec(&saved).unwrap(), 0.0).unwrap();
+        assert_eq!(restored.task_by_id(&task).map(|t| t.vpg), Some(0));
+
+        let mut dangling = saved.clone();
+        dangling["Vpgs"][0]["RunningInserts"] = serde_json::json!([7]);
+        let error = World::from_state_json(&serde_json::to_vec(&dangling).unwrap(), 0.0)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            error.as_deref(),
+            Some(
+                "the saved state is inconsistent: VPG web-local (tasks) refers to task key 7, \
+                 which names no task of Tasks.Kept"
+            )
+        );
+        let mut reused = saved;
+        reused["Tasks"]["NextKey"] = serde_json::json!(0);
+        let error = World::from_state_json(&serde_json::to_vec(&reused).unwrap(), 0.0)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            error.contains("the next task would get a key in use"),
             "{error}"
         );
     }

@@ -1,11 +1,136 @@
 //! Zerto tasks. A task's state is derived from the simulated clock: State 1 (InProgress) with a
 //! Progress that rises with time until its end, then its terminal state. What the task does when
 //! it ends is its [`Operation`]; the world carries it out (see `World::end_task`).
+//!
+//! The world keeps its tasks in [`Tasks`], each under a [`TaskKey`] given when it starts and never
+//! changed or reused, so whatever refers to a task (a VPG's running insert, an FLR session, an
+//! event still to come) keeps its key while older tasks are forgotten around it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::{Index, IndexMut};
 
 use crate::world::SiteRole;
 use crate::world::clock::SimTime;
 use crate::world::enums::{task_state, task_type};
 use serde::{Deserialize, Serialize};
+
+/// Where the world keeps a task: numbered in the order tasks start, from 0, never reused. It is
+/// the simulator's own handle, never shown on the wire (a ZVM shows the task's `<guid>.<siteGuid>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct TaskKey(u64);
+
+impl std::fmt::Display for TaskKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// The tasks a ZVM still lists, in the order they started, by key and by identifier.
+///
+/// A `BTreeMap` keeps the start order for the listings (oldest first) and lets a forgotten task be
+/// one removal; a lookup by key or by identifier takes O(log n) and O(1).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Tasks {
+    /// The key the next task gets.
+    next_key: u64,
+    /// Every task kept, by key.
+    kept: BTreeMap<TaskKey, Task>,
+    /// Keys by lowercased task identifier (identifiers are GUIDs, matched case-insensitively).
+    /// Built again from `kept` when a saved state is read ([`Tasks::index`]).
+    #[serde(skip)]
+    by_id: HashMap<String, TaskKey>,
+}
+
+impl Tasks {
+    /// Keeps a task that just started; its key.
+    pub fn add(&mut self, task: Task) -> TaskKey {
+        let key = TaskKey(self.next_key);
+        self.next_key += 1;
+        self.by_id.insert(task.id.to_ascii_lowercase(), key);
+        self.kept.insert(key, task);
+        key
+    }
+
+    /// Forgets a task (a ZVM no longer lists it); nothing else moves.
+    pub fn remove(&mut self, key: TaskKey) -> Option<Task> {
+        let task = self.kept.remove(&key)?;
+        self.by_id.remove(&task.id.to_ascii_lowercase());
+        Some(task)
+    }
+
+    /// The task of a key, if it is still kept.
+    pub fn get(&self, key: TaskKey) -> Option<&Task> {
+        self.kept.get(&key)
+    }
+
+    /// A task by identifier (case-insensitive).
+    pub fn by_id(&self, id: &str) -> Option<&Task> {
+        let key = self.by_id.get(&id.to_ascii_lowercase())?;
+        self.kept.get(key)
+    }
+
+    /// Every task kept, oldest first.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Task> {
+        self.kept.values()
+    }
+
+    /// Every task kept with its key, oldest first.
+    pub fn keyed(&self) -> impl DoubleEndedIterator<Item = (TaskKey, &Task)> {
+        self.kept.iter().map(|(&key, task)| (key, task))
+    }
+
+    /// How many tasks are kept.
+    pub fn len(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// Indexes tasks read from a saved state by identifier, checking that no two share one and that
+    /// every key is below the next one to be given.
+    pub fn index(&mut self) -> Result<(), String> {
+        self.by_id = HashMap::with_capacity(self.kept.len());
+        for (&key, task) in &self.kept {
+            if key.0 >= self.next_key {
+                return Err(format!(
+                    "task {} has the key {key}, and NextKey is {}: the next task would get a key \
+                     in use",
+                    task.id, self.next_key
+                ));
+            }
+            if self
+                .by_id
+                .insert(task.id.to_ascii_lowercase(), key)
+                .is_some()
+            {
+                return Err(format!("two tasks have the identifier {}", task.id));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The world's own keys: every holder of one is checked against the kept tasks when a saved state
+/// is read, and a task is forgotten only when nothing holds its key, so a missing key is a bug.
+impl Index<TaskKey> for Tasks {
+    type Output = Task;
+
+    fn index(&self, key: TaskKey) -> &Task {
+        match self.kept.get(&key) {
+            Some(task) => task,
+            None => panic!("task key {key} names no kept task"),
+        }
+    }
+}
+
+impl IndexMut<TaskKey> for Tasks {
+    fn index_mut(&mut self, key: TaskKey) -> &mut Task {
+        match self.kept.get_mut(&key) {
+            Some(task) => task,
+            None => panic!("task key {key} names no kept task"),
+        }
+    }
+}
 
 /// How a task will end, decided when it starts (and checked again when it ends).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::decisions::{self, EVENTS_KEPT, REPORTS_KEPT};
 use crate::world::clock::SimTime;
 use crate::world::enums::{event_type, status, task_state};
-use crate::world::tasks::Operation;
+use crate::world::tasks::{Operation, TaskKey};
 use crate::world::{SiteRole, World};
 
 /// The world's events, recovery reports and dismissed alerts.
@@ -133,7 +133,7 @@ impl Traces {
 impl World {
     /// Records the event of a task that just ended in `state` (with `reason` when it failed), and
     /// the recovery report of a stopped failover test or a live operation.
-    pub(super) fn trace_task(&mut self, index: usize, state: u8, reason: &str, at: SimTime) {
+    pub(super) fn trace_task(&mut self, index: TaskKey, state: u8, reason: &str, at: SimTime) {
         let task = &self.tasks[index];
         let Some(kind) = event_kind(&task.operation) else {
             return;

@@ -150,6 +150,162 @@ async fn a_lost_response_is_a_transport_error_after_the_handler_took_effect() {
 }
 
 #[tokio::test]
+async fn a_withheld_response_keeps_the_client_waiting_until_its_timeout_after_the_handler_took_effect()
+ {
+    let (t, boston, vpg) = frozen_with_vpg(59, "web-dr").await;
+    add_rule(
+        &t,
+        json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": "WithholdResponse",
+               "Count": 1}),
+    )
+    .await;
+    let started = Instant::now();
+    let error = insert_request(&boston, &vpg, "withheld answer")
+        .timeout(Duration::from_millis(500))
+        .send()
+        .await
+        .expect_err("no answer comes");
+    assert!(
+        error.is_timeout(),
+        "the client's own timeout ended it: {error}"
+    );
+    assert!(started.elapsed() >= Duration::from_millis(500));
+
+    // The insert happened: its task exists, completes, and its tag is listed.
+    let call = t.control.calls().await.pop().unwrap();
+    assert_eq!(
+        call["Faults"],
+        json!([{"Rule": 1, "Action": "WithholdResponse"}])
+    );
+    assert_eq!(call["Status"], 200, "the status the handler answered");
+    let task = call["TaskId"]
+        .as_str()
+        .expect("the task it started")
+        .to_owned();
+    t.control.advance(1.0).await;
+    assert_eq!(boston.task(&task).await["Status"]["State"], 6);
+    assert_eq!(boston.tagged(&vpg, "withheld answer").await.len(), 1);
+    boston.insert(&vpg, "answered").await;
+}
+
+#[tokio::test]
+async fn a_cut_response_sends_half_its_body_with_the_whole_length_then_drops_the_connection() {
+    let t = spawn_frozen(60).await;
+    let boston = t.boston().await;
+    add_rule(
+        &t,
+        json!({"Method": "GET", "Path": "/v1/vpgs", "Action": "CutResponse", "Count": 1}),
+    )
+    .await;
+    let read = || {
+        t.http
+            .get(format!("{}/v1/vpgs", boston.base))
+            .bearer_auth(&boston.token)
+            .send()
+    };
+    let cut = read().await.expect("the status and headers arrive");
+    assert_eq!(cut.status(), StatusCode::OK);
+    let announced = cut.content_length().expect("a length is announced");
+    cut.bytes().await.expect_err("the body breaks off");
+    let call = t.control.calls().await.pop().unwrap();
+    assert_eq!(
+        call["Faults"],
+        json!([{"Rule": 1, "Action": "CutResponse"}])
+    );
+    assert_eq!(call["Status"], 200);
+
+    // The count is spent: the next answer is whole, and as long as the cut one announced.
+    let whole = read().await.unwrap().bytes().await.unwrap();
+    assert_eq!(whole.len() as u64, announced);
+    let vpgs: Value = serde_json::from_slice(&whole).unwrap();
+    assert!(!vpgs.as_array().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn another_clients_insert_goes_first_and_the_back_to_back_rule_fails_the_clients_own() {
+    let (t, boston, vpg) = frozen_with_vpg(61, "web-local").await;
+    add_rule(
+        &t,
+        json!({"Path": "/v1/vpgs/*/checkpoints", "Action": "InsertAsAnotherClient", "Count": 1}),
+    )
+    .await;
+    // A read of the same path is no insert: the rule does not match it.
+    boston.get_ok(&format!("/v1/vpgs/{vpg}/checkpoints")).await;
+    let ours = boston.insert(&vpg, "ours").await;
+    let tasks = t.control.get("tasks").await;
+    let tasks = tasks.as_array().unwrap();
+    assert_eq!(tasks.len(), 2, "{tasks:?}");
+    let theirs = tasks[0]["TaskIdentifier"].as_str().unwrap().to_owned();
+    assert_eq!(tasks[0]["CheckpointName"], "another client's checkpoint");
+    assert_eq!(tasks[1]["TaskIdentifier"], ours.as_str());
+
+    t.control.advance(1.0).await;
+    let their_task = boston.task(&theirs).await;
+    assert_eq!(their_task["InitiatedBy"], "admin");
+    assert_eq!(their_task["Status"]["State"], 6);
+    let our_task = boston.task(&ours).await;
+    assert_eq!(our_task["Status"]["State"], 4, "{our_task}");
+    let reason = our_task["CompleteReason"].as_str().unwrap();
+    assert!(reason.contains(&theirs), "{reason}");
+
+    // Another client's insert is no call this site received; ours shows the rule.
+    let calls = t.control.calls().await;
+    let inserts: Vec<&Value> = calls
+        .iter()
+        .filter(|c| c["Method"] == "POST" && c["Path"].as_str().unwrap().starts_with("/v1/"))
+        .collect();
+    assert_eq!(inserts.len(), 1, "{calls:?}");
+    assert_eq!(inserts[0]["TaskId"], ours.as_str());
+    assert_eq!(
+        inserts[0]["Faults"],
+        json!([{"Rule": 1, "Action": "InsertAsAnotherClient"}])
+    );
+    let rules = t.control.get("faults").await;
+    assert_eq!(
+        (rules[0]["Matched"].as_u64(), rules[0]["Fired"].as_u64()),
+        (Some(1), Some(1))
+    );
+}
+
+#[tokio::test]
+async fn a_rule_after_another_matches_nothing_until_that_one_fired() {
+    let t = spawn_frozen(62).await;
+    let boston = t.boston().await;
+    let first = add_rule(
+        &t,
+        json!({"Method": "GET", "Path": "/v1/localsite", "Action": "Respond", "Status": 503,
+               "Count": 1}),
+    )
+    .await;
+    let waiting = add_rule(
+        &t,
+        json!({"Method": "GET", "Path": "/v1/vpgs", "Action": "Respond", "Status": 500,
+               "After": first["Id"]}),
+    )
+    .await;
+    assert_eq!(waiting["After"], first["Id"]);
+    assert_eq!(
+        boston.get("/v1/vpgs").await.0,
+        StatusCode::OK,
+        "not armed yet"
+    );
+    assert_eq!(
+        boston.get("/v1/localsite").await.0,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+    assert_eq!(
+        boston.get("/v1/vpgs").await.0,
+        StatusCode::INTERNAL_SERVER_ERROR
+    );
+    let rules = t.control.get("faults").await;
+    assert_eq!(
+        (rules[1]["Matched"].as_u64(), rules[1]["Fired"].as_u64()),
+        (Some(1), Some(1)),
+        "the read before it was armed is not counted"
+    );
+}
+
+#[tokio::test]
 async fn a_revoke_tokens_fault_revokes_every_token_of_the_site_that_received_it() {
     let t = spawn_frozen(54).await;
     let boston = t.boston().await;
@@ -246,7 +402,7 @@ async fn bad_rules_are_refused(t: &TestSim) {
         ),
         (
             json!({"Path": "/v1/vpgs", "Action": "Explode"}),
-            "Respond, Latency",
+            "Respond, Latency, LoseResponse, WithholdResponse, CutResponse, RevokeTokens or InsertAsAnotherClient",
         ),
         (
             json!({"Path": "/v1/vpgs", "Action": "Respond"}),
@@ -263,6 +419,10 @@ async fn bad_rules_are_refused(t: &TestSim) {
         (
             json!({"Path": "/v1/vpgs", "Action": "RevokeTokens", "Site": "Paris"}),
             "Boston or Denver",
+        ),
+        (
+            json!({"Path": "/v1/vpgs", "Action": "RevokeTokens", "After": 99}),
+            "no fault rule 99",
         ),
     ] {
         let answer = t.control.try_post("faults", bad).await;
