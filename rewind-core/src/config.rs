@@ -384,12 +384,13 @@ pub enum ConfigError {
     },
     /// The configuration file is not valid TOML of the expected shape.
     #[error(
-        "the configuration file {path} is not valid: {message}; fix the file: it takes catalog, journal, [sites.<name>] with url, client_id + client_secret or username + password, ca_cert, insecure, and [guard], [hook], [recover], [http]"
+        "the configuration file {path} is not valid: {message}; fix the file: it takes {}",
+        crate::toml_error::tables::<FileConfig>().join(", ")
     )]
     Parse {
         /// The file.
         path: PathBuf,
-        /// What the parser said.
+        /// What is wrong and where: the key and its line, never the value.
         message: String,
     },
     /// No site is configured at all, and something that needs a ZVM was asked for.
@@ -1192,81 +1193,10 @@ fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
         path: path.to_path_buf(),
         source,
     })?;
-    parse_toml(&text).map_err(|message| ConfigError::Parse {
+    crate::toml_error::parse_toml(&text).map_err(|message| ConfigError::Parse {
         path: path.to_path_buf(),
         message,
     })
-}
-
-/// Reads TOML `text` into `T`, or says in one line what is wrong: the key (a dotted path such as
-/// `guard.deadline_secs`), its line, and for a value of the wrong type what it is and what is
-/// expected. It never quotes the file: the value or line at fault may be a secret's.
-pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
-    let document = toml::Deserializer::parse(text).map_err(|e| toml_problem(text, None, &e))?;
-    serde_path_to_error::deserialize(document).map_err(|e| {
-        let key = e.path().to_string();
-        let key = (key != ".").then_some(key);
-        toml_problem(text, key.as_deref(), e.inner())
-    })
-}
-
-/// One line for a TOML error: what is wrong, where, and never the value.
-fn toml_problem(text: &str, key: Option<&str>, e: &toml::de::Error) -> String {
-    let line = e
-        .span()
-        .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-    let place = match (key, line) {
-        (Some(key), Some(line)) => format!("`{key}` (line {line})"),
-        (Some(key), None) => format!("`{key}`"),
-        (None, Some(line)) => format!("line {line}"),
-        (None, None) => "the file".into(),
-    };
-    // The parser's message may go on to quote the offending line: only its first line is kept.
-    let message = e.message().lines().next().unwrap_or("invalid TOML");
-    // serde's "invalid type: string \"soon\", expected f64" quotes the value, which may be a secret's.
-    if let Some((found, expected)) = message
-        .strip_prefix("invalid type: ")
-        .and_then(|rest| rest.split_once(", expected "))
-    {
-        return format!(
-            "{place} is {}, but {} is expected",
-            toml_kind(found),
-            toml_kind(expected)
-        );
-    }
-    if let Some((_, expected)) = message
-        .strip_prefix("invalid value: ")
-        .and_then(|rest| rest.split_once(", expected "))
-    {
-        return format!(
-            "{place} is out of range: {} is expected",
-            toml_kind(expected)
-        );
-    }
-    format!("{place}: {message}")
-}
-
-/// A serde type or value description in TOML's words, without the value: `string "soon"` is a
-/// string, `f64` a number, `u32` a whole number from 0 to 4294967295, a map a table.
-fn toml_kind(serde: &str) -> &'static str {
-    let kind = serde.split(['"', '`']).next().unwrap_or(serde).trim();
-    match kind {
-        "string" | "a string" | "path string" | "a borrowed string" | "char" | "character" => {
-            "a string"
-        }
-        "f32" | "f64" | "floating point" => "a number",
-        "u8" => "a whole number from 0 to 255",
-        "u16" => "a whole number from 0 to 65535",
-        "u32" => "a whole number from 0 to 4294967295",
-        "u64" | "usize" => "a whole number from 0 to 18446744073709551615",
-        "u128" | "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "integer" => "a whole number",
-        "a boolean" | "boolean" => "true or false",
-        "sequence" | "a sequence" => "an array",
-        "map" | "a map" => "a table",
-        k if k.starts_with("struct ") => "a table",
-        "unit value" | "option" => "nothing",
-        _ => "another type",
-    }
 }
 
 /// Builds a [`Config`] in code.
@@ -1802,5 +1732,20 @@ wait_floor_secs = 120
             Some(Path::new("/etc/zerto/realm.pem"))
         );
         assert_eq!(auth.jwks_max_age, Duration::from_secs(30));
+    }
+
+    #[test]
+    fn a_file_that_is_not_valid_is_told_every_table_the_file_takes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(&dir, "[lookup]\ninventory_max_age = 5\n");
+        let said = Config::load_with_env(Some(&path), &|_| None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            said.contains("`lookup.inventory_max_age` (line 2)"),
+            "{said}"
+        );
+        let tables = "it takes catalog, journal, [sites.<name>], [guard], [hook], [hook.team], [recover], [lookup], [http], [http.auth], [http.auth.roles]";
+        assert!(said.ends_with(tables), "{said}");
     }
 }

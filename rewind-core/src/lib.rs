@@ -8,6 +8,8 @@
 //!   the ZVM's numeric codes with their names; the VM a query means and the one rule by which a query
 //!   matches a VM; the private, bounded-lock files rewind keeps; progress updates while waiting
 //!   ([`ProgressSink`]).
+//! - `toml_error`: TOML read into serde types with errors that name the key and line, never the
+//!   value (the configuration's and the catalog's).
 //! - `secret`: [`Secret`], a password, client secret or token that no formatting prints.
 //! - [`config`]: sites (optional: the catalog, the journal and the hook need none), credentials
 //!   (each in a [`Secret`]), TLS trust, and the guard, hook, recover and HTTP settings.
@@ -75,6 +77,7 @@ pub mod protection;
 pub mod recover;
 mod secret;
 pub mod tagged_checkpoint;
+mod toml_error;
 pub mod trust;
 pub mod vm;
 pub mod zvm;
