@@ -63,9 +63,7 @@ fn guard(i: usize, time: chrono::DateTime<chrono::Utc>) -> JournalRecord {
 
 /// A team server (no sign-in, loopback) journaling in `journal`, and its URL.
 async fn team_server(dir: &std::path::Path, journal: &AuditJournal) -> String {
-    let config = Config::builder(dir.join("catalog.toml"), journal.path())
-        .build()
-        .expect("a configuration with no site");
+    let config = Config::new(dir.join("catalog.toml"), journal.path());
     let rewind = Rewind::new(config).expect("the facade");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await

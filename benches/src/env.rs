@@ -155,11 +155,12 @@ fn client(sim: &Simulator, dir: &std::path::Path, sites: Sites) -> Result<Rewind
     let site = |name: &str, url: &str| {
         SiteConfig::with_client(name, url, CLIENT_ID, CLIENT_SECRET).map_err(|e| failed(&e))
     };
-    let mut builder = Config::builder(dir.join("catalog.toml"), dir.join("journal.jsonl"))
-        .site(site("boston", &sim.local().url)?);
+    let mut config = Config {
+        sites: vec![site("boston", &sim.local().url)?],
+        ..Config::new(dir.join("catalog.toml"), dir.join("journal.jsonl"))
+    };
     if sites == Sites::Both {
-        builder = builder.site(site("denver", &sim.peer().url)?);
+        config.sites.push(site("denver", &sim.peer().url)?);
     }
-    let config = builder.build().map_err(|e| failed(&e))?;
     Rewind::new(config).map_err(|e| failed(&e))
 }

@@ -247,20 +247,11 @@ impl<'a> Walk<'a> {
         quiet: bool,
     ) -> Result<Walk<'a>, CliError> {
         let (boston, denver) = (sim.local(), sim.peer());
-        let config = Config::builder(dir.join("catalog.toml"), dir.join("journal.jsonl"))
-            .site(SiteConfig::with_client(
-                "boston",
-                &boston.url,
-                CLIENT_ID,
-                CLIENT_SECRET,
-            )?)
-            .site(SiteConfig::with_client(
-                "denver",
-                &denver.url,
-                CLIENT_ID,
-                CLIENT_SECRET,
-            )?)
-            .build()?;
+        let site = |name, url: &str| SiteConfig::with_client(name, url, CLIENT_ID, CLIENT_SECRET);
+        let config = Config {
+            sites: vec![site("boston", &boston.url)?, site("denver", &denver.url)?],
+            ..Config::new(dir.join("catalog.toml"), dir.join("journal.jsonl"))
+        };
         Ok(Walk {
             rewind: Rewind::connect(config).await?,
             guest: Guest {

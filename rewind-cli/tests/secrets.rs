@@ -94,14 +94,16 @@ async fn passwords_client_secrets_and_tokens_never_reach_a_log_an_error_json_or_
     assert!(!tokens.is_empty(), "{token}");
 
     // The core in-process: the client secret at Boston, the admin's password at Denver.
-    let config = Config::builder(
-        dir.path().join("catalog.toml"),
-        dir.path().join("journal.jsonl"),
-    )
-    .site(SiteConfig::with_client("boston", &boston, CLIENT_ID, CLIENT_SECRET).unwrap())
-    .site(SiteConfig::with_password("denver", &denver, "admin", ADMIN_PASSWORD).unwrap())
-    .build()
-    .unwrap();
+    let config = Config {
+        sites: vec![
+            SiteConfig::with_client("boston", &boston, CLIENT_ID, CLIENT_SECRET).unwrap(),
+            SiteConfig::with_password("denver", &denver, "admin", ADMIN_PASSWORD).unwrap(),
+        ],
+        ..Config::new(
+            dir.path().join("catalog.toml"),
+            dir.path().join("journal.jsonl"),
+        )
+    };
     seen.push_str(&format!("{config:?}"));
     let core = Rewind::new(config.clone()).unwrap();
     // 401 retries: every Boston token is revoked at the first task poll.

@@ -496,7 +496,7 @@ impl CatalogStore {
                 });
             }
         };
-        crate::config::parse_toml(&text).map_err(|message| CatalogError::Corrupt {
+        crate::toml_error::parse_toml(&text).map_err(|message| CatalogError::Corrupt {
             path: self.path.clone(),
             message,
         })

@@ -8,8 +8,11 @@
 //!   the ZVM's numeric codes with their names; the VM a query means and the one rule by which a query
 //!   matches a VM; the private, bounded-lock files rewind keeps; progress updates while waiting
 //!   ([`ProgressSink`]).
+//! - `toml_error`: TOML read into serde types with errors that name the key and line, never the
+//!   value (the configuration's and the catalog's).
+//! - `secret`: [`Secret`], a password, client secret or token that no formatting prints.
 //! - [`config`]: sites (optional: the catalog, the journal and the hook need none), credentials
-//!   ([`Secret`] never prints), TLS trust, and the guard, hook, recover and HTTP settings.
+//!   (each in a [`Secret`]), TLS trust, and the guard, hook, recover and HTTP settings.
 //! - [`catalog`]: read_only / mutating / unknown tools, persisted; the question for the human.
 //! - [`audit_journal`]: the append-only audit journal (not Zerto's VPG journal): a guard's intent,
 //!   task and verdict lines, written by one writer thread, folded into records; the change locks.
@@ -80,7 +83,9 @@ pub mod parity;
 pub mod progress;
 pub mod protection;
 pub mod recover;
+mod secret;
 pub mod tagged_checkpoint;
+mod toml_error;
 pub mod trust;
 pub mod vm;
 pub mod zvm;

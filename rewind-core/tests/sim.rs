@@ -39,12 +39,10 @@ fn checkpoint_of(outcome: &Outcome) -> String {
 async fn without_sites_the_catalog_and_journal_work_and_every_zvm_call_refuses_naming_what_to_configure()
  {
     let dir = tempfile::tempdir().unwrap();
-    let config = rewind_core::Config::builder(
+    let config = rewind_core::Config::new(
         dir.path().join("catalog.toml"),
         dir.path().join("journal.jsonl"),
-    )
-    .build()
-    .expect("a configuration without sites is valid");
+    );
     let rewind = Rewind::new(config.clone()).expect("a Rewind without sites");
     assert!(rewind.catalog().classify("ssh", "run", None).is_ok());
     assert!(
@@ -244,13 +242,13 @@ async fn a_token_lifetime_of_billions_of_years_is_kept_a_day_not_a_panic() {
     let url = format!("http://{}", listener.local_addr().unwrap());
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
     let dir = tempfile::tempdir().unwrap();
-    let config = rewind_core::Config::builder(
-        dir.path().join("catalog.toml"),
-        dir.path().join("journal.jsonl"),
-    )
-    .site(SiteConfig::with_client("boston", &url, "rewind", "secret").unwrap())
-    .build()
-    .unwrap();
+    let config = rewind_core::Config {
+        sites: vec![SiteConfig::with_client("boston", &url, "rewind", "secret").unwrap()],
+        ..rewind_core::Config::new(
+            dir.path().join("catalog.toml"),
+            dir.path().join("journal.jsonl"),
+        )
+    };
     let rewind = Rewind::new(config).unwrap();
     let client = rewind.client("boston").unwrap().clone();
     let vpgs = tokio::spawn(async move { client.vpgs().await }).await;
@@ -399,13 +397,13 @@ fn an_insecure_site_is_in_the_configurations_warnings_and_the_core_logs_no_copy_
     let mut site =
         SiteConfig::with_client("boston", "https://zvm.example.com", "rewind", "x").unwrap();
     site.insecure = true;
-    let config = rewind_core::Config::builder(
-        dir.path().join("catalog.toml"),
-        dir.path().join("journal.jsonl"),
-    )
-    .site(site)
-    .build()
-    .unwrap();
+    let config = rewind_core::Config {
+        sites: vec![site],
+        ..rewind_core::Config::new(
+            dir.path().join("catalog.toml"),
+            dir.path().join("journal.jsonl"),
+        )
+    };
     assert_eq!(config.warnings().len(), 1, "{:?}", config.warnings());
     let logs = Captured::default();
     let sink = logs.clone();

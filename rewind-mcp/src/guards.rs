@@ -138,7 +138,7 @@ fn answering_to(records: &[JournalRecord], vm: &str) -> Vec<JournalRecord> {
 
 /// 403 for a signed-in caller without the read role; 401 for a request without a caller.
 fn refusal(rewind: &Rewind, caller: Option<&Caller>) -> Option<Response> {
-    let auth = rewind.config().http_auth.as_ref()?;
+    let auth = rewind.config().http.auth.as_ref()?;
     let Some(caller) = caller else {
         // Signed in, every request reaches here with its caller; one without is refused, never read.
         return Some(error(

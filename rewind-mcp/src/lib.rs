@@ -151,7 +151,7 @@ impl HttpService {
     /// this order: its `Host` and `Origin` ([`hosts`]), its token when `[http.auth]` is set
     /// ([`sign_in`]), then at `/mcp` its session and the caps ([`sessions`]).
     pub fn new(rewind: Rewind, limits: HttpLimits) -> Result<HttpService, ServeError> {
-        let auth = rewind.config().http_auth.clone();
+        let auth = rewind.config().http.auth.clone();
         let verifier = auth
             .as_ref()
             .map(|a| sign_in::Verifier::new(a.clone()))

@@ -115,7 +115,7 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
     let mut rewind = Rewind::new(config).context("the ZVM clients could not be built")?;
     // Without sign-in, the person behind every guard and recovery is the one running the server;
     // signed in, each call acts for its caller instead.
-    if rewind.config().http_auth.is_none()
+    if rewind.config().http.auth.is_none()
         && let Some(person) = rewind_core::Person::local()
     {
         rewind = rewind.acting_for(person);
@@ -128,7 +128,7 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
         }
         Some(addr) => {
             let addr = parse_addr(addr)?;
-            let signed_in = rewind.config().http_auth.is_some();
+            let signed_in = rewind.config().http.auth.is_some();
             if !addr.ip().is_loopback() && !signed_in {
                 bail!(
                     "--http {addr} listens beyond this machine, and without [http.auth] anyone who reaches it could guard and recover VMs; \

@@ -41,7 +41,7 @@ pub fn refusal(
     tool: &str,
     context: &RequestContext<RoleServer>,
 ) -> Option<CallToolResult> {
-    let auth = config.http_auth.as_ref()?;
+    let auth = config.http.auth.as_ref()?;
     let caller = caller(context)?;
     let who = caller.who();
     let Some(role) = needed(&auth.roles, tool) else {
@@ -63,7 +63,7 @@ pub fn cannot_change_catalog(
     config: &Config,
     context: &RequestContext<RoleServer>,
 ) -> Option<String> {
-    let role = &config.http_auth.as_ref()?.roles.catalog;
+    let role = &config.http.auth.as_ref()?.roles.catalog;
     let caller = caller(context)?;
     if caller.roles.iter().any(|r| r == role) {
         return None;

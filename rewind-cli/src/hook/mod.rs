@@ -262,9 +262,10 @@ pub mod fuzzing {
     pub fn decide_without_zvm(input: &str) -> Decision {
         let none = std::env::temp_dir().join("rewind-hook-fuzzing-nothing-here");
         let (_, decision) = decide(input, None, || {
-            rewind_core::Config::builder(none.join("catalog.toml"), none.join("journal.jsonl"))
-                .build()
-                .map_err(Into::into)
+            Ok(rewind_core::Config::new(
+                none.join("catalog.toml"),
+                none.join("journal.jsonl"),
+            ))
         });
         decision
     }

@@ -21,10 +21,13 @@ use tokio::sync::Mutex;
 use super::CallError;
 use super::retry::Budgets;
 use super::wire::{TokenError, TokenResponse};
-use crate::config::{Credentials, PASSWORD_GRANT_CLIENT_ID};
+use crate::config::Credentials;
 
 /// The path of the appliance's Keycloak token endpoint (realm `zerto`).
 pub const TOKEN_PATH: &str = "/auth/realms/zerto/protocol/openid-connect/token";
+
+/// The Keycloak client id that the ZVM appliance's password grant uses.
+pub const PASSWORD_GRANT_CLIENT_ID: &str = "zerto-client";
 
 /// How long ahead of its expiry a token is replaced, at most.
 const REFRESH_AHEAD: Duration = Duration::from_secs(30);

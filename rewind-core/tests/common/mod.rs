@@ -111,13 +111,13 @@ fn build_config(
     sites: Sites,
     customize: impl FnOnce(Config) -> Config,
 ) -> Config {
-    let mut b = Config::builder(dir.join("catalog.toml"), dir.join("journal.jsonl")).site(
-        SiteConfig::with_client("boston", &sim.local().url, CLIENT_ID, CLIENT_SECRET).unwrap(),
-    );
+    let site = |name, url: &str| SiteConfig::with_client(name, url, CLIENT_ID, CLIENT_SECRET);
+    let mut config = Config {
+        sites: vec![site("boston", &sim.local().url).unwrap()],
+        ..Config::new(dir.join("catalog.toml"), dir.join("journal.jsonl"))
+    };
     if sites == Sites::Both {
-        b = b.site(
-            SiteConfig::with_client("denver", &sim.peer().url, CLIENT_ID, CLIENT_SECRET).unwrap(),
-        );
+        config.sites.push(site("denver", &sim.peer().url).unwrap());
     }
-    customize(b.build().expect("a valid test configuration"))
+    customize(config)
 }
