@@ -159,6 +159,8 @@ fn client(sim: &Simulator, dir: &std::path::Path, sites: Sites) -> Result<Rewind
         sites: vec![site("boston", &sim.local().url)?],
         ..Config::new(dir.join("catalog.toml"), dir.join("journal.jsonl"))
     };
+    // The simulator's tasks take 50 ms, not an appliance's seconds: poll as finely as allowed.
+    config.guard.poll_floor = rewind_core::zvm::task::MIN_POLL;
     if sites == Sites::Both {
         config.sites.push(site("denver", &sim.peer().url)?);
     }

@@ -8,6 +8,10 @@ use serde::{Deserialize, Deserializer};
 
 use super::fronts::{HttpAuth, TeamServer};
 
+/// The polling floor by default: an appliance's insert runs for seconds and its checkpoint shows
+/// half a second later, so no poll needs to come sooner than this after another.
+pub const APPLIANCE_POLL_FLOOR: Duration = Duration::from_millis(10);
+
 /// How the guard waits and retries.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -28,6 +32,12 @@ pub struct GuardSettings {
     /// the id was used by another agent, action or person, or by a recovery. Written in days.
     #[serde(deserialize_with = "days")]
     pub change_id_horizon: Duration,
+    /// The shortest interval between two reads of one task or one VPG's checkpoints. An appliance's
+    /// insert runs for seconds, so the default (10 ms) costs nothing there; tests and benches
+    /// against the simulator, whose tasks take 50 ms, set it lower. Written in milliseconds, from 2
+    /// to 1,000.
+    #[serde(rename = "poll_floor_ms", deserialize_with = "poll_floor")]
+    pub poll_floor: Duration,
 }
 
 impl Default for GuardSettings {
@@ -37,6 +47,7 @@ impl Default for GuardSettings {
             back_to_back_retries: None,
             lost_response_retries: 1,
             change_id_horizon: Duration::from_secs(30 * 24 * 60 * 60),
+            poll_floor: APPLIANCE_POLL_FLOOR,
         }
     }
 }
@@ -171,6 +182,17 @@ fn secs_or_zero<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         v >= 0.0,
         "is not a number of seconds from 0 to below 10,000,000",
     )
+}
+
+/// `poll_floor_ms`: whole milliseconds from 2 to 1,000.
+fn poll_floor<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let v = u64::deserialize(d)?;
+    match (2..=1_000).contains(&v) {
+        true => Ok(Duration::from_millis(v)),
+        false => Err(serde::de::Error::custom(
+            "is not a number of milliseconds from 2 to 1,000; give one in that range",
+        )),
+    }
 }
 
 /// `change_id_horizon`, written in days.

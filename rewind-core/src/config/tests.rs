@@ -80,6 +80,10 @@ fn a_value_of_the_wrong_type_names_its_key_its_line_and_the_type_expected() {
             "`guard.deadline_secs` (line 2) is not a number of seconds above 0 and below 10,000,000",
         ),
         (
+            "[guard]\npoll_floor_ms = 1\n",
+            "`guard.poll_floor_ms` (line 2) is not a number of milliseconds from 2 to 1,000",
+        ),
+        (
             "[hook]\nwindow_secs = 60\n[hook.team]\ntimeout_secs = 2\n",
             "`hook.team.url` is required: set it in the table at line 3",
         ),

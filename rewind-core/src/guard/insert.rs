@@ -1,19 +1,16 @@
-//! The insert into one VPG, as one machine: an enum of steps and one loop that checks the deadline
-//! and the stop signal once per step. Read top to bottom:
+//! The insert into one VPG, as one machine over [`InsertPort`] alone (its tests script the port):
+//! an enum of steps and one loop that checks the deadline and the stop signal once per step.
 //!
 //! 1. [`Step::Queued`]: take the VPG's place in this process's queue; the VPG is held from the
 //!    insert until its task is terminal, so one process never inserts twice at once into one VPG.
-//! 2. [`Step::MayExist`]: whenever a checkpoint with this tag may already exist (an earlier attempt
-//!    of this change inserted here, the answer to our insert was lost, or an insert that may be an
-//!    earlier attempt's ran meanwhile), follow the inserts that may be ours to their end, then look
-//!    for the tag before any insert: never two checkpoints of one tag in one VPG.
-//! 3. [`Step::Wait`]: wait for every insert running at the VPG (another client's, or one this process
-//!    left running when an earlier guard's deadline came), since ours would fail while it runs.
+//! 2. [`Step::MayExist`]: when a checkpoint with this tag may exist (an earlier attempt inserted here,
+//!    our answer was lost, an insert that may be ours ran meanwhile), follow the inserts that may be
+//!    ours to their end and look for the tag before any insert: never two of one tag in one VPG.
+//! 3. [`Step::Wait`]: wait for every insert running at the VPG (another client's, or one this
+//!    process left running at an earlier deadline), since ours would fail while it runs.
 //! 4. [`Step::Send`], [`Step::Follow`], [`Step::Settle`]: insert, read the task to its end; a
 //!    back-to-back failure goes round again (bounded), any other failure ends the VPG.
 //! 5. [`Step::Listing`]: release the VPG and wait until the checkpoint is listed.
-//!
-//! The machine speaks to the ZVM through [`InsertPort`] alone, so its tests script the port.
 
 use std::time::{Duration, Instant};
 
@@ -31,7 +28,7 @@ use crate::codes::{Code, STATE_COMPLETED, STATE_IN_PROGRESS};
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::VpgProtection;
 use crate::zvm::port::{InsertPort, Sent};
-use crate::zvm::task::{ListedFrom, TaskWait, Watch, wait_listed, wait_task};
+use crate::zvm::task::{ListedFrom, Pace, TaskWait, Watch, wait_listed, wait_task};
 use crate::zvm::timings::SiteTimings;
 use crate::zvm::wire::{INSERT_TASK_TYPE, Task};
 
@@ -125,8 +122,7 @@ struct Machine<'a, P> {
     watch: &'a Watch<'a>,
     /// The VPG's place in this process's queue, held from the insert until its task is terminal.
     held: Option<OwnedMutexGuard<()>>,
-    /// Until when a checkpoint with this tag, if there is one, may still be on its way to being
-    /// listed; `None` while none can exist.
+    /// Until when a checkpoint with this tag may still show up; `None` while none can exist.
     may_exist: Option<Instant>,
     /// Whether the tag was looked for since the last insert, so the next send needs no look.
     looked: bool,
@@ -189,6 +185,11 @@ impl<'a, P: InsertPort> Machine<'a, P> {
         }
     }
 
+    /// How a wait is paced: with what was `learnt`, and the settings' polling floor.
+    fn pace(&self, learnt: Option<Duration>) -> Pace {
+        Pace::of(learnt, self.at.ctx.settings.poll_floor)
+    }
+
     /// The step itself, or what the deadline or the stop signal makes of it. Only steps before the
     /// insert is sent are stopped; a sent insert is followed (up to the deadline), since what it
     /// inserted is this guard's to account for. Looks bound themselves and look at least once.
@@ -246,7 +247,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
                 Instant::now() + listing_grace(self.timings)
             }
         };
-        let lag = self.timings.learnt().listing;
+        let pace = self.pace(self.timings.learnt().listing);
         let (vpg_id, tag) = (self.at.vpg.vpg_id.as_str(), self.at.tag);
         let deadline = until.min(self.at.deadline);
         // The lag a look sees is not learnt: it does not start at a completion.
@@ -257,7 +258,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
             since,
             ListedFrom::Now,
             deadline,
-            lag,
+            pace,
         )
         .await;
         self.looked = true;
@@ -279,7 +280,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
         };
         let (attempt, task_id) = (earlier.attempt.clone(), id.clone());
         let vpg_id = self.at.vpg.vpg_id.as_str();
-        let learnt = self.timings.learnt().insert;
+        let learnt = self.pace(self.timings.learnt().insert);
         let waited = wait_task(
             self.port,
             &id,
@@ -332,7 +333,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
             }
         };
         let newest = tasks.iter().filter_map(|t| t.started).max();
-        let learnt = self.timings.learnt().insert;
+        let learnt = self.pace(self.timings.learnt().insert);
         let mut candidates = maybe_ours(self.at.ctx.own, vpg_id, tasks, newest);
         for c in candidates
             .iter_mut()
@@ -371,14 +372,9 @@ impl<'a, P: InsertPort> Machine<'a, P> {
                 }
             }
         }
+        let since = candidates.iter().filter_map(|t| t.started).min();
         self.candidates = candidates;
-        let since = self
-            .candidates
-            .iter()
-            .filter_map(|t| t.started)
-            .min()
-            .or(newest);
-        Ok(since.map(|t| t - chrono::Duration::seconds(60)))
+        Ok(since.or(newest).map(|t| t - chrono::Duration::seconds(60)))
     }
 
     /// The tag was found: the VPG is tagged.
@@ -513,7 +509,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
             });
             self.watch
                 .report(Stage::Queued, Some(&other_id), Some(&other));
-            let learnt = self.timings.learnt().insert;
+            let learnt = self.pace(self.timings.learnt().insert);
             match wait_task(
                 self.port,
                 &other_id,
@@ -592,7 +588,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
     async fn follow(&mut self, task_id: String, sent: Instant) -> Step {
         let (ctx, vpg_id) = (self.at.ctx, self.at.vpg.vpg_id.as_str());
         ctx.own.record(vpg_id, &task_id, None, false);
-        let learnt = self.timings.learnt().insert;
+        let learnt = self.pace(self.timings.learnt().insert);
         // The task id is journaled while the task is followed: the intent, synced before the
         // insert, already accounts for it, and the task line only saves a later attempt a look.
         let (_, waited) = tokio::join!(
@@ -693,7 +689,10 @@ impl<'a, P: InsertPort> Machine<'a, P> {
         let since = task.started.map(|t| t - chrono::Duration::seconds(60));
         let insert_took = zvm_duration(&task).or(self.timings.learnt().insert);
         let from = ListedFrom::Completion { at, insert_took };
-        let (vpg_id, lag) = (self.at.vpg.vpg_id.as_str(), self.timings.learnt().listing);
+        let (vpg_id, lag) = (
+            self.at.vpg.vpg_id.as_str(),
+            self.pace(self.timings.learnt().listing),
+        );
         let task_state = task.state().map(Code::task_state);
         match wait_listed(
             self.port,

@@ -31,7 +31,7 @@ use super::{
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::VmRef;
-use crate::zvm::task::next_poll;
+use crate::zvm::task::{MIN_POLL, next_poll};
 use crate::zvm::wire::{
     FLR_MOUNT_TASK_TYPE, FLR_UNMOUNT_TASK_TYPE, FlrListing, FlrSession, PathItem,
 };
@@ -378,7 +378,7 @@ impl Run<'_> {
                 return Err(mount_too_long(&client, session, self.wait));
             }
             polls += 1;
-            tokio::time::sleep(next_poll(sent.elapsed(), None, polls)).await;
+            tokio::time::sleep(next_poll(sent.elapsed(), None, polls, MIN_POLL)).await;
         };
         if let Some(task_id) = task_id {
             match await_task(&client, &task_id, sent, deadline, &w).await? {
@@ -417,7 +417,7 @@ impl Run<'_> {
                 return Err(mount_too_long(&client, session, self.wait));
             }
             polls += 1;
-            tokio::time::sleep(next_poll(sent.elapsed(), None, polls)).await;
+            tokio::time::sleep(next_poll(sent.elapsed(), None, polls, MIN_POLL)).await;
         }
     }
 

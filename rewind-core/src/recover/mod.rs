@@ -50,7 +50,7 @@ use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::{ProgressSink, Stage, elapsed_text};
 use crate::protection::{FlrAvailability, Protection, SiteRef, VmRef};
 use crate::tagged_checkpoint::TagList;
-use crate::zvm::task::{TaskWait, Watch, wait_task};
+use crate::zvm::task::{MIN_POLL, Pace, TaskWait, Watch, wait_task};
 use crate::zvm::wire::Task;
 use crate::zvm::{Site, ZvmClient};
 
@@ -746,7 +746,13 @@ pub(crate) async fn await_task(
     watch: &Watch<'_>,
 ) -> Result<Ended, RewindError> {
     watch.report(Stage::Running, Some(task_id), None);
-    let waited = wait_task(client, task_id, sent, deadline, None, watch).await;
+    // A recovery's task (a mount, a failover test) runs for seconds to minutes: the floor is
+    // the least, as its first poll is the only one it paces.
+    let pace = Pace {
+        learnt: None,
+        floor: MIN_POLL,
+    };
+    let waited = wait_task(client, task_id, sent, deadline, pace, watch).await;
     let waited = match waited {
         Ok(w) => w,
         Err(e) => {

@@ -20,8 +20,25 @@ use crate::progress::{ProgressSink, Stage, TaskProgress};
 
 pub use crate::codes::STATE_IN_PROGRESS;
 
-/// The shortest interval between two polls: short enough for a 50 ms task, long enough not to spin.
+/// The shortest polling floor a setting may give: short enough for the simulator's 50 ms tasks, long
+/// enough not to spin. Tests and benches that run against the simulator set it.
 pub const MIN_POLL: Duration = Duration::from_millis(2);
+
+/// How a wait is paced: what was learnt of the thing waited for, and the shortest interval between
+/// two polls.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pace {
+    /// The insert's duration (a task's wait) or the listing lag (a listing's wait), when learnt.
+    pub(crate) learnt: Option<Duration>,
+    /// The polling floor (`[guard] poll_floor_ms`).
+    pub(crate) floor: Duration,
+}
+
+impl Pace {
+    pub(crate) fn of(learnt: Option<Duration>, floor: Duration) -> Pace {
+        Pace { learnt, floor }
+    }
+}
 /// The longest interval between two polls.
 pub const MAX_POLL: Duration = Duration::from_secs(1);
 
@@ -38,14 +55,19 @@ pub const FIRST_POLL_OF_LEARNT: f64 = 0.75;
 ///
 /// Past the prediction, polls start at a 200th of the time waited (a task of 2 s is looked at every
 /// 10 ms, one of 50 ms every 2) and grow by half each time: a long task is not read every 2 ms.
-pub fn next_poll(elapsed: Duration, expected_total: Option<Duration>, past_polls: u32) -> Duration {
-    let fallback = (elapsed / 8).clamp(MIN_POLL, MAX_POLL);
+pub fn next_poll(
+    elapsed: Duration,
+    expected_total: Option<Duration>,
+    past_polls: u32,
+    floor: Duration,
+) -> Duration {
+    let fallback = (elapsed / 8).clamp(floor, MAX_POLL);
     match expected_total {
-        Some(total) if total > elapsed + MIN_POLL => (total - elapsed).min(MAX_POLL),
+        Some(total) if total > elapsed + floor => (total - elapsed).min(MAX_POLL),
         Some(_) => (elapsed / 200)
-            .clamp(MIN_POLL, MAX_POLL)
+            .clamp(floor, MAX_POLL)
             .mul_f64(1.5f64.powi(past_polls.min(20) as i32))
-            .min(fallback.max(MIN_POLL)),
+            .min(fallback.max(floor)),
         None => fallback,
     }
 }
@@ -63,12 +85,13 @@ pub fn next_look(
     predicted: Option<Duration>,
     insert_took: Option<Duration>,
     past_polls: u32,
+    floor: Duration,
 ) -> Duration {
     match insert_took {
-        Some(took) if predicted.is_none_or(|p| p <= elapsed + MIN_POLL) => {
-            ((took + elapsed) / LOOK_AGAIN_AFTER).clamp(MIN_POLL, MAX_POLL)
+        Some(took) if predicted.is_none_or(|p| p <= elapsed + floor) => {
+            ((took + elapsed) / LOOK_AGAIN_AFTER).clamp(floor, MAX_POLL)
         }
-        _ => next_poll(elapsed, predicted, past_polls),
+        _ => next_poll(elapsed, predicted, past_polls, floor),
     }
 }
 
@@ -163,22 +186,23 @@ pub(crate) async fn wait_task(
     task_id: &str,
     sent: Instant,
     deadline: Instant,
-    learnt: Option<Duration>,
+    pace: Pace,
     watch: &Watch<'_>,
 ) -> Result<TaskWait, RewindError> {
+    let Pace { learnt, floor } = pace;
     let mut last: Option<Task> = None;
     let mut past_polls = 0;
     loop {
         let elapsed = sent.elapsed();
         let progress = last.as_ref().and_then(Task::progress);
         let predicted = predict_total(elapsed, progress, learnt);
-        let mut delay = next_poll(elapsed, predicted, past_polls);
+        let mut delay = next_poll(elapsed, predicted, past_polls, floor);
         if last.is_some() {
             // A prediction can still overshoot (a task started late, nothing learnt yet): never wait
             // longer than already waited, so an overshoot costs a few readings, not a second.
-            delay = delay.min(elapsed.max(MIN_POLL));
+            delay = delay.min(elapsed.max(floor));
         }
-        if predicted.is_some_and(|p| p <= elapsed + MIN_POLL) {
+        if predicted.is_some_and(|p| p <= elapsed + floor) {
             past_polls += 1;
         }
         let now = Instant::now();
@@ -213,7 +237,7 @@ pub(crate) enum ListedFrom {
 }
 
 /// Polls the VPG's checkpoints (from `since` on, the ZVM's clock) until one carries `tag`, or `deadline`
-/// passes, with the listing lag learnt of the site (`learnt_lag`).
+/// passes, paced by the listing lag learnt of the site.
 ///
 /// The first look is immediate: on a ZVM without listing lag, or after a long task, the checkpoint is
 /// usually there already; and a wait from [`ListedFrom::Now`] looks for a tag that may have been
@@ -234,8 +258,12 @@ pub(crate) async fn wait_listed(
     since: Option<DateTime<Utc>>,
     from: ListedFrom,
     deadline: Instant,
-    learnt_lag: Option<Duration>,
+    pace: Pace,
 ) -> Result<Option<(Checkpoint, Duration)>, RewindError> {
+    let Pace {
+        learnt: learnt_lag,
+        floor,
+    } = pace;
     let (completed, insert_took) = match from {
         ListedFrom::Completion { at, insert_took } => (at, insert_took),
         ListedFrom::Now => (Instant::now(), None),
@@ -247,8 +275,8 @@ pub(crate) async fn wait_listed(
     loop {
         if !first {
             let elapsed = completed.elapsed();
-            let mut delay = next_look(elapsed, predicted, insert_took, past_polls);
-            if predicted.is_none_or(|p| p <= elapsed + MIN_POLL) {
+            let mut delay = next_look(elapsed, predicted, insert_took, past_polls, floor);
+            if predicted.is_none_or(|p| p <= elapsed + floor) {
                 past_polls += 1;
             }
             let now = Instant::now();
@@ -289,33 +317,45 @@ mod tests {
 
     #[test]
     fn without_a_prediction_the_first_poll_is_quick_and_later_ones_back_off_to_the_cap() {
-        assert_eq!(next_poll(MS(0), None, 0), MIN_POLL);
-        assert_eq!(next_poll(MS(80), None, 0), MS(10));
-        assert_eq!(next_poll(Duration::from_secs(60), None, 0), MAX_POLL);
+        assert_eq!(next_poll(MS(0), None, 0, MIN_POLL), MIN_POLL);
+        assert_eq!(next_poll(MS(80), None, 0, MIN_POLL), MS(10));
+        assert_eq!(
+            next_poll(Duration::from_secs(60), None, 0, MIN_POLL),
+            MAX_POLL
+        );
     }
 
     #[test]
     fn a_prediction_places_the_next_poll_at_the_predicted_end() {
-        assert_eq!(next_poll(MS(5), Some(MS(50)), 0), MS(45));
-        assert_eq!(next_poll(MS(5), Some(Duration::from_secs(30)), 0), MAX_POLL);
+        assert_eq!(next_poll(MS(5), Some(MS(50)), 0, MIN_POLL), MS(45));
+        assert_eq!(
+            next_poll(MS(5), Some(Duration::from_secs(30)), 0, MIN_POLL),
+            MAX_POLL
+        );
     }
 
     #[test]
     fn past_the_prediction_polls_are_quick_then_grow_but_never_spin() {
-        let a = next_poll(MS(60), Some(MS(50)), 0);
-        let b = next_poll(MS(62), Some(MS(50)), 3);
+        let a = next_poll(MS(60), Some(MS(50)), 0, MIN_POLL);
+        let b = next_poll(MS(62), Some(MS(50)), 3, MIN_POLL);
         assert_eq!(a, MIN_POLL);
         assert!(b > a && b <= MS(8), "{b:?}");
-        assert!(next_poll(Duration::from_secs(10), Some(MS(50)), 40) <= MAX_POLL);
-        assert!(next_poll(MS(0), Some(MS(0)), 0) >= MIN_POLL);
+        assert!(next_poll(Duration::from_secs(10), Some(MS(50)), 40, MIN_POLL) <= MAX_POLL);
+        assert!(next_poll(MS(0), Some(MS(0)), 0, MIN_POLL) >= MIN_POLL);
     }
 
     #[test]
     fn past_the_prediction_a_long_task_is_not_read_every_two_milliseconds() {
         let two_seconds = Duration::from_secs(2);
-        assert_eq!(next_poll(two_seconds, Some(two_seconds), 0), MS(10));
-        assert_eq!(next_poll(two_seconds, Some(two_seconds), 1), MS(15));
-        assert_eq!(next_poll(MS(50), Some(MS(50)), 0), MIN_POLL);
+        assert_eq!(
+            next_poll(two_seconds, Some(two_seconds), 0, MIN_POLL),
+            MS(10)
+        );
+        assert_eq!(
+            next_poll(two_seconds, Some(two_seconds), 1, MIN_POLL),
+            MS(15)
+        );
+        assert_eq!(next_poll(MS(50), Some(MS(50)), 0, MIN_POLL), MIN_POLL);
     }
 
     #[test]
@@ -323,15 +363,21 @@ mod tests {
         let d = Duration::from_secs(2);
         // An appliance: 2 s insert, 450 ms after it Completed.
         assert_eq!(
-            next_look(MS(450), Some(MS(450)), Some(d), 0),
+            next_look(MS(450), Some(MS(450)), Some(d), 0, MIN_POLL),
             MS(61) + MS(1) / 4
         );
         // Before the learnt lag, the look waits for it.
-        assert_eq!(next_look(MS(100), Some(MS(450)), Some(d), 0), MS(350));
+        assert_eq!(
+            next_look(MS(100), Some(MS(450)), Some(d), 0, MIN_POLL),
+            MS(350)
+        );
         // A 50 ms insert is looked at every 2 ms, never faster.
-        assert_eq!(next_look(MS(18), Some(MS(18)), Some(MS(50)), 0), MIN_POLL);
+        assert_eq!(
+            next_look(MS(18), Some(MS(18)), Some(MS(50)), 0, MIN_POLL),
+            MIN_POLL
+        );
         // Without the insert's duration, as before: an eighth of the wait.
-        assert_eq!(next_look(MS(80), None, None, 0), MS(10));
+        assert_eq!(next_look(MS(80), None, None, 0, MIN_POLL), MS(10));
     }
 
     #[test]

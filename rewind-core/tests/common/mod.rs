@@ -116,6 +116,8 @@ fn build_config(
         sites: vec![site("boston", &sim.local().url).unwrap()],
         ..Config::new(dir.join("catalog.toml"), dir.join("journal.jsonl"))
     };
+    // The simulator's tasks take 50 ms, not an appliance's seconds: poll as finely as allowed.
+    config.guard.poll_floor = rewind_core::zvm::task::MIN_POLL;
     if sites == Sites::Both {
         config.sites.push(site("denver", &sim.peer().url).unwrap());
     }
