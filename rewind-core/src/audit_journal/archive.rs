@@ -369,7 +369,9 @@ fn write_error(path: &Path, source: std::io::Error) -> JournalError {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{AuditJournal, JournalFilter, JournalRecord, JournalVm, RecordKind};
+    use super::super::{
+        AuditJournal, JournalFilter, JournalRecord, JournalVerdict, JournalVm, RecordKind,
+    };
     use super::*;
 
     /// A guard record of `vm` for `change`, written `days` days ago.
@@ -387,7 +389,7 @@ mod tests {
                 ip_addresses: Vec::new(),
                 site: None,
             },
-            verdict: "guarded".into(),
+            verdict: JournalVerdict::Guarded,
             vpgs: vec![],
             notes: vec![],
             details: None,

@@ -7,9 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use super::{
-    JournalRecord, Phase, RecordKind, VERDICT_INTERRUPTED, VERDICT_RUNNING, change_lock::is_held,
-};
+use super::{JournalRecord, JournalVerdict, Phase, RecordKind, change_lock::is_held};
 
 /// The note of an interrupted attempt.
 pub(super) const INTERRUPTED_NOTE: &str = "interrupted: its process ended before the verdict was written; each VPG line says what it may have inserted (pending: the insert may have been sent, its answer unknown; sent: its task id); the next guard of this VM and change takes it over and adopts what it inserted";
@@ -95,9 +93,9 @@ fn mark_open(out: &mut [JournalRecord], locks_dir: &Path) {
             continue;
         }
         if newest && is_held(locks_dir, &r.vm.id, &r.change_id) {
-            r.verdict = VERDICT_RUNNING.to_string();
+            r.verdict = JournalVerdict::Running;
         } else {
-            r.verdict = VERDICT_INTERRUPTED.to_string();
+            r.verdict = JournalVerdict::Interrupted;
             r.notes.push(INTERRUPTED_NOTE.to_string());
         }
     }

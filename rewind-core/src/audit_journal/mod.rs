@@ -33,7 +33,9 @@ pub use vms::Naming;
 mod file;
 mod fold;
 mod recent;
+mod verdict;
 mod writer;
+pub use verdict::{JournalOutcome, JournalVerdict};
 
 use std::path::{Path, PathBuf};
 
@@ -161,8 +163,8 @@ pub struct JournalVpg {
     pub vpg_id: String,
     /// Its name.
     pub vpg_name: String,
-    /// `tagged`, `skipped`, `failed`, `still_running`, `error` (or a recovery's own words).
-    pub outcome: String,
+    /// What came of it.
+    pub outcome: JournalOutcome,
     /// The tag written (or recovered from).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
@@ -270,8 +272,8 @@ pub struct JournalRecord {
     pub change_id: String,
     /// The VM.
     pub vm: JournalVm,
-    /// The verdict (`guarded`, `not_guarded`, `still_running`, or a recovery's).
-    pub verdict: String,
+    /// The verdict: a guard's or a recovery's.
+    pub verdict: JournalVerdict,
     /// Each VPG.
     pub vpgs: Vec<JournalVpg>,
     // Each note is the sentence a guard's or a recovery's typed note displays, kept as text: records
@@ -323,26 +325,13 @@ pub enum Phase {
     Verdict,
 }
 
-/// The verdict word of an attempt's intent and task lines: the guard had not ended when they were
-/// written.
-pub const VERDICT_STARTED: &str = "started";
-/// The verdict [`AuditJournal::read`] gives an attempt with no verdict line whose process still runs.
-pub const VERDICT_RUNNING: &str = "running";
-/// The verdict [`AuditJournal::read`] gives an attempt with no verdict line whose process is gone (killed,
-/// or stopped by a second signal): what it may have inserted is in its VPG lines.
-pub const VERDICT_INTERRUPTED: &str = "interrupted";
-/// A VPG line of an intent: the insert is about to be sent, so it may have been.
-pub const OUTCOME_PENDING: &str = "pending";
-/// A VPG line of a task line: the insert was sent and its task id learnt.
-pub const OUTCOME_SENT: &str = "sent";
-
 impl JournalVpg {
     /// A line for `vpg` with `outcome` and nothing else yet.
-    pub fn new(vpg_id: &str, vpg_name: &str, outcome: &str) -> JournalVpg {
+    pub fn new(vpg_id: &str, vpg_name: &str, outcome: JournalOutcome) -> JournalVpg {
         JournalVpg {
             vpg_id: vpg_id.to_string(),
             vpg_name: vpg_name.to_string(),
-            outcome: outcome.to_string(),
+            outcome,
             tag: None,
             task_id: None,
             task_state: None,
@@ -389,13 +378,13 @@ impl JournalRecord {
             action: i.action.to_string(),
             change_id: i.change_id.to_string(),
             vm: JournalVm::from(i.vm),
-            verdict: VERDICT_STARTED.to_string(),
+            verdict: JournalVerdict::Started,
             vpgs: i
                 .vpgs
                 .iter()
                 .map(|(id, name)| JournalVpg {
                     tag: Some(i.tag.to_string()),
-                    ..JournalVpg::new(id, name, OUTCOME_PENDING)
+                    ..JournalVpg::new(id, name, JournalOutcome::Pending)
                 })
                 .collect(),
             notes: Vec::new(),
@@ -416,7 +405,7 @@ impl JournalRecord {
         let mut line = JournalVpg::new(
             vpg_id,
             vpg.map_or(vpg_id, |v| v.vpg_name.as_str()),
-            OUTCOME_SENT,
+            JournalOutcome::Sent,
         );
         line.tag = vpg.and_then(|v| v.tag.clone());
         line.task_id = Some(task_id.to_string());
@@ -575,7 +564,7 @@ pub enum GuardLookup {
 
 /// Whether `r` is a `guarded` guard record written at or after `since`.
 fn is_guarded(r: &JournalRecord, since: DateTime<Utc>) -> bool {
-    r.kind == RecordKind::Guard && r.verdict == "guarded" && r.time >= since
+    r.kind == RecordKind::Guard && r.verdict == JournalVerdict::Guarded && r.time >= since
 }
 
 impl GuardLookup {
@@ -920,7 +909,7 @@ mod tests {
                 ip_addresses: Vec::new(),
                 site: None,
             },
-            verdict: "guarded".into(),
+            verdict: JournalVerdict::Guarded,
             vpgs: vec![],
             notes: vec![],
             details: None,
@@ -1016,23 +1005,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         let window = std::time::Duration::from_secs(600);
-        let at = |vm: &str, id: &str, ip: &str, verdict: &str, minutes_ago: i64| {
+        use JournalVerdict::{Guarded, NotGuarded};
+        let at = |vm: &str, id: &str, ip: &str, verdict: JournalVerdict, minutes_ago: i64| {
             let mut r = record(vm, "c");
             r.vm.id = id.into();
             r.vm.ip_addresses = vec![ip.into()];
-            r.verdict = verdict.into();
+            r.verdict = verdict;
             r.time = Utc::now() - chrono::Duration::minutes(minutes_ago);
             r
         };
         // s.a was db (10.0.0.5), and is db-old now; s.b is db, at a new address, guarded just now;
         // s.c was guarded long ago, s.d gave up its address to s.e.
         for r in [
-            at("db", "s.a", "10.0.0.5", "guarded", 60),
-            at("db-old", "s.a", "10.0.0.9", "not_guarded", 30),
-            at("db", "s.b", "10.0.0.7", "guarded", 1),
-            at("old-01", "s.c", "10.0.0.8", "guarded", 120),
-            at("app-01", "s.d", "10.0.0.20", "not_guarded", 90),
-            at("app-02", "s.e", "10.0.0.20", "guarded", 2),
+            at("db", "s.a", "10.0.0.5", Guarded, 60),
+            at("db-old", "s.a", "10.0.0.9", NotGuarded, 30),
+            at("db", "s.b", "10.0.0.7", Guarded, 1),
+            at("old-01", "s.c", "10.0.0.8", Guarded, 120),
+            at("app-01", "s.d", "10.0.0.20", NotGuarded, 90),
+            at("app-02", "s.e", "10.0.0.20", Guarded, 2),
         ] {
             j.append(&r).unwrap();
         }
@@ -1132,10 +1122,10 @@ mod tests {
             .unwrap();
         if verdict {
             let mut done = intent.clone();
-            done.verdict = "guarded".into();
+            done.verdict = JournalVerdict::Guarded;
             done.attempt.as_mut().unwrap().phase = Phase::Verdict;
             for v in &mut done.vpgs {
-                v.outcome = "tagged".into();
+                v.outcome = JournalOutcome::Tagged;
             }
             j.append(&done).unwrap();
         }
@@ -1149,13 +1139,19 @@ mod tests {
         let read = j.read(&JournalFilter::default()).unwrap();
         assert_eq!(read.records.len(), 1, "{read:?}");
         let r = &read.records[0];
-        assert_eq!(r.verdict, VERDICT_INTERRUPTED);
-        let outcomes: Vec<(&str, Option<&str>)> = r
+        assert_eq!(r.verdict, JournalVerdict::Interrupted);
+        let outcomes: Vec<(&JournalOutcome, Option<&str>)> = r
             .vpgs
             .iter()
-            .map(|v| (v.outcome.as_str(), v.task_id.as_deref()))
+            .map(|v| (&v.outcome, v.task_id.as_deref()))
             .collect();
-        assert_eq!(outcomes, [("sent", Some("task-1")), ("pending", None)]);
+        assert_eq!(
+            outcomes,
+            [
+                (&JournalOutcome::Sent, Some("task-1")),
+                (&JournalOutcome::Pending, None)
+            ]
+        );
         assert_eq!(r.notes, [fold::INTERRUPTED_NOTE], "{r:?}");
         assert_eq!(
             j.earlier_attempt(
@@ -1172,8 +1168,11 @@ mod tests {
 
         attempt_lines(&j, "a2", Some("a1"), true);
         let read = j.read(&JournalFilter::default()).unwrap();
-        let verdicts: Vec<&str> = read.records.iter().map(|r| r.verdict.as_str()).collect();
-        assert_eq!(verdicts, [VERDICT_INTERRUPTED, "guarded"]);
+        let verdicts: Vec<&JournalVerdict> = read.records.iter().map(|r| &r.verdict).collect();
+        assert_eq!(
+            verdicts,
+            [&JournalVerdict::Interrupted, &JournalVerdict::Guarded]
+        );
         let first = read.records[0].attempt.as_ref().unwrap();
         assert_eq!(first.taken_over_by.as_deref(), Some("a2"));
         assert!(matches!(
@@ -1263,10 +1262,10 @@ mod tests {
         .await
         .unwrap();
         let read = j.read(&JournalFilter::default()).unwrap();
-        assert_eq!(read.records[0].verdict, VERDICT_RUNNING);
+        assert_eq!(read.records[0].verdict, JournalVerdict::Running);
         drop(lock);
         let read = j.read(&JournalFilter::default()).unwrap();
-        assert_eq!(read.records[0].verdict, VERDICT_INTERRUPTED);
+        assert_eq!(read.records[0].verdict, JournalVerdict::Interrupted);
     }
 
     #[test]
@@ -1306,7 +1305,7 @@ mod tests {
         old.time = Utc::now() - chrono::Duration::hours(2);
         j.append(&old).unwrap();
         let mut refused = record("web-01", "refused");
-        refused.verdict = "not_guarded".into();
+        refused.verdict = JournalVerdict::NotGuarded;
         j.append(&refused).unwrap();
         j.append(&record("db-01", "other")).unwrap();
         let window = std::time::Duration::from_secs(900);
@@ -1364,7 +1363,7 @@ mod tests {
         let mut boston = record("build-agent", "old");
         boston.vm.id = "boston.vm-3".into();
         boston.vm.ip_addresses = vec!["10.0.0.7".into()];
-        boston.verdict = "not_guarded".into();
+        boston.verdict = JournalVerdict::NotGuarded;
         boston.time = Utc::now() - chrono::Duration::days(3);
         j.append(&boston).unwrap();
         let mut denver = record("build-agent", "fresh");

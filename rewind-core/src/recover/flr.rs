@@ -29,6 +29,7 @@ use super::{
     resolve, watch,
 };
 use crate::Rewind;
+use crate::audit_journal::JournalVerdict;
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::VmRef;
@@ -121,9 +122,9 @@ impl Run<'_> {
             vm: self.vm,
             point: self.point,
             verdict: if error.is_none() {
-                "recovered"
+                JournalVerdict::Recovered
             } else {
-                "failed"
+                JournalVerdict::Failed
             },
             task: self.mount.as_ref(),
             detail: error.map(ToString::to_string),

@@ -42,7 +42,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::Rewind;
-use crate::audit_journal::{JournalRecord, JournalVm, JournalVpg, RecordKind};
+use crate::audit_journal::{
+    JournalOutcome, JournalRecord, JournalVerdict, JournalVm, JournalVpg, RecordKind,
+};
 use crate::codes::{Code, STATE_COMPLETED};
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::{ProgressSink, Stage, elapsed_text};
@@ -750,7 +752,7 @@ pub(crate) struct RecoveryRecord<'a> {
     pub(crate) action: String,
     pub(crate) vm: &'a VmRef,
     pub(crate) point: &'a RecoveryPoint,
-    pub(crate) verdict: &'a str,
+    pub(crate) verdict: JournalVerdict,
     pub(crate) task: Option<&'a RecoveryTask>,
     pub(crate) detail: Option<String>,
     pub(crate) notes: &'a [RecoveryNote],
@@ -772,11 +774,11 @@ impl RecoveryRecord<'_> {
             action: self.action,
             change_id: self.point.change_id.clone(),
             vm: JournalVm::from(self.vm),
-            verdict: self.verdict.to_string(),
+            verdict: self.verdict.clone(),
             vpgs: vec![JournalVpg {
                 vpg_id: self.point.vpg_id.clone(),
                 vpg_name: self.point.vpg_name.clone(),
-                outcome: self.verdict.to_string(),
+                outcome: JournalOutcome::of_recovery(&self.verdict),
                 tag: Some(self.point.tag.clone()),
                 task_id: self.task.map(|t| t.task_id.clone()),
                 task_state: self.task.map(RecoveryTask::state_text),
