@@ -46,7 +46,7 @@ fn merge(folded: &mut JournalRecord, line: JournalRecord) {
         .attempt
         .as_ref()
         .is_some_and(|a| a.phase == Phase::Verdict);
-    let Some(phase) = line.attempt.as_ref().map(|a| a.phase) else {
+    let Some(phase) = line.attempt.as_ref().map(|a| a.phase.clone()) else {
         return;
     };
     match phase {
@@ -58,8 +58,8 @@ fn merge(folded: &mut JournalRecord, line: JournalRecord) {
             }
         }
         // A verdict says everything; a task line after it (none is written so) adds nothing.
-        Phase::Sent | Phase::Intent if ended => {}
-        Phase::Sent | Phase::Intent => {
+        Phase::Intent | Phase::Sent | Phase::Other(_) if ended => {}
+        Phase::Intent | Phase::Sent | Phase::Other(_) => {
             for v in line.vpgs {
                 match folded.vpgs.iter_mut().find(|f| f.vpg_id == v.vpg_id) {
                     Some(f) => *f = v,
@@ -67,11 +67,25 @@ fn merge(folded: &mut JournalRecord, line: JournalRecord) {
                 }
             }
             folded.time = line.time;
-            if let Some(a) = folded.attempt.as_mut() {
-                a.phase = a.phase.max(phase);
+            if let Some(a) = folded.attempt.as_mut()
+                && later(&phase, &a.phase)
+            {
+                a.phase = phase;
             }
         }
     }
+}
+
+/// Whether the phase of a line, `line`, says more of its attempt than `folded`, the phase folded so
+/// far: a later known phase does; a newer version's phase only stands in for none known.
+fn later(line: &Phase, folded: &Phase) -> bool {
+    let rank = |p: &Phase| match p {
+        Phase::Other(_) => 0,
+        Phase::Intent => 1,
+        Phase::Sent => 2,
+        Phase::Verdict => 3,
+    };
+    rank(line) > rank(folded)
 }
 
 /// Gives each attempt without a verdict its verdict word: only the newest attempt of a VM and change

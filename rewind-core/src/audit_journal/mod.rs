@@ -312,9 +312,7 @@ pub struct Attempt {
 }
 
 /// The part of a guard attempt one journal line records, in the order they are written.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Written before the first insert: the tag, and each protecting VPG (outcome `pending`).
@@ -323,6 +321,10 @@ pub enum Phase {
     Sent,
     /// The guard's verdict, with every VPG's outcome.
     Verdict,
+    /// A part of a newer version, kept as written; this version never writes one. Read back, it
+    /// adds what it says of its VPGs to the attempt, and ends nothing.
+    #[serde(untagged)]
+    Other(String),
 }
 
 impl JournalVpg {
@@ -1407,6 +1409,63 @@ mod tests {
         let read = j.read(&JournalFilter::default()).unwrap();
         assert_eq!(read.records.len(), 1);
         assert!(read.records[0].vm.ip_addresses.is_empty());
+    }
+
+    #[test]
+    fn lines_of_a_newer_version_read_show_their_own_words_and_never_count_as_guarded() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
+        // An attempt of this version, continued by a line of a part this version does not know.
+        attempt_lines(&j, "a1", None, false);
+        let text = std::fs::read_to_string(j.path()).unwrap();
+        let mut part: serde_json::Value =
+            serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        part["attempt"]["phase"] = "confirmed".into();
+        part["vpgs"] = serde_json::json!([
+            {"vpg_id": "vpg-2", "vpg_name": "web-dr", "outcome": "queued", "tag": "t"}
+        ]);
+        // A record of a verdict this version does not know, of another VM.
+        let mut approved = serde_json::to_value(record("db-01", "c2")).unwrap();
+        approved["verdict"] = "approved".into();
+        approved["vpgs"] = serde_json::json!([
+            {"vpg_id": "vpg-3", "vpg_name": "db-local", "outcome": "approved"}
+        ]);
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(j.path())
+            .unwrap();
+        writeln!(file, "{part}\n{approved}").unwrap();
+
+        let read = j.read(&JournalFilter::default()).unwrap();
+        assert_eq!(read.skipped_lines, 0);
+        assert_eq!(read.records.len(), 2, "{read:?}");
+        let attempt = &read.records[0];
+        assert_eq!(attempt.verdict, JournalVerdict::Interrupted);
+        assert_eq!(attempt.attempt.as_ref().unwrap().phase, Phase::Sent);
+        let outcomes: Vec<&JournalOutcome> = attempt.vpgs.iter().map(|v| &v.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [
+                &JournalOutcome::Sent,
+                &JournalOutcome::Other("queued".into())
+            ]
+        );
+        let newer = &read.records[1];
+        assert_eq!(newer.verdict, JournalVerdict::Other("approved".into()));
+        assert_eq!(newer.verdict.to_string(), "approved");
+        let shown = serde_json::to_value(newer).unwrap();
+        assert_eq!(shown["verdict"], "approved");
+        assert_eq!(shown["vpgs"][0]["outcome"], "approved");
+        let window = std::time::Duration::from_secs(60);
+        assert_eq!(
+            j.last_guarded("db-01", window).unwrap(),
+            GuardLookup::NotGuarded
+        );
+        assert_eq!(
+            GuardLookup::among(j.guards_view(window).unwrap(), "db-01", window),
+            GuardLookup::NotGuarded
+        );
     }
 
     #[test]
