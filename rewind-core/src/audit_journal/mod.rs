@@ -124,7 +124,7 @@ pub struct JournalVm {
     /// Its name.
     pub name: String,
     /// Its IP addresses when the record was written, so a VM named by an address (as a tool's
-    /// argument may name it) is recognised without asking a ZVM. Absent from older records.
+    /// argument may name it) is recognised without asking a ZVM. Absent when it had none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ip_addresses: Vec<String>,
     /// The name of the site it runs at, so a human told apart two VMs of one name by where they
@@ -262,8 +262,8 @@ pub struct JournalRecord {
     /// Who acted: the agent's own name (for a recovery, the one it was made as, else the ZVM
     /// account).
     pub agent: String,
-    /// The signed-in person the agent acted for, when it acted through a team server. Absent from
-    /// records made over stdio, by the CLI, and by older versions.
+    /// The person the agent acted for: the signed-in caller of a team server, or the person at
+    /// this machine. Absent when neither is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub person: Option<Person>,
     /// What they did.
@@ -276,9 +276,9 @@ pub struct JournalRecord {
     pub verdict: JournalVerdict,
     /// Each VPG.
     pub vpgs: Vec<JournalVpg>,
-    // Each note is the sentence a guard's or a recovery's typed note displays, kept as text: records
-    // are read back by later versions, whose notes may differ, and by older ones. (Not a doc comment:
-    // that would change the published JSON Schema.)
+    // Each note is the sentence a guard's or a recovery's typed note displays: the journal is read
+    // by people, and by later versions, whose notes may differ. (Not a doc comment: that would
+    // change the published JSON Schema.)
     /// Notes: retries, reconciliations.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -286,7 +286,7 @@ pub struct JournalRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<serde_json::Value>,
     /// The guard attempt this line belongs to and what part of it the line records. Absent from
-    /// recoveries and from guards journaled before intents were written.
+    /// recoveries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<Attempt>,
     /// The configured sites the VM was looked up at, when not every configured site was (some left
@@ -806,7 +806,7 @@ impl AuditJournal {
         Ok(view.records(within))
     }
 
-    /// The newest guard of the VM `vm_id` for `change_id` written less than `within` ago that
+    /// The newest guard attempt of the VM `vm_id` for `change_id` written less than `within` ago that
     /// inserted (or was about to insert) a tag, whatever its verdict, folded as [`AuditJournal::read`]
     /// folds it: what a new guard of that VM and change takes over. Only the journal's end is read:
     /// back to `within` and `longest_attempt` (how long an attempt can run, so that its intent line
@@ -832,7 +832,12 @@ impl AuditJournal {
         let records = records.into_iter().filter(|r| r.kind == RecordKind::Guard);
         Ok(fold::fold(records.collect(), &self.locks_dir())
             .into_iter()
-            .filter(|r| r.vm.id.eq_ignore_ascii_case(vm_id) && r.time >= since && r.tag().is_some())
+            .filter(|r| {
+                r.attempt.is_some()
+                    && r.vm.id.eq_ignore_ascii_case(vm_id)
+                    && r.time >= since
+                    && r.tag().is_some()
+            })
             .max_by_key(|r| r.time))
     }
 
@@ -1397,7 +1402,7 @@ mod tests {
     }
 
     #[test]
-    fn a_record_written_before_ip_addresses_were_kept_still_reads() {
+    fn a_record_of_a_vm_without_ip_addresses_reads_back_with_none() {
         let dir = tempfile::tempdir().unwrap();
         let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         std::fs::write(
@@ -1621,7 +1626,7 @@ mod tests {
         assert_eq!(names(&j), ["web-01", "web-01-new", "web-01", "db-01"]);
         assert!(dir.path().join("journal.vms").exists());
 
-        // Lines written by a process that indexes nothing (an older version) are caught up.
+        // Lines written by a process that stopped before it told the index are caught up.
         let mut line = serde_json::to_vec(&record("app-01", "e")).unwrap();
         line.push(b'\n');
         use std::io::Write;

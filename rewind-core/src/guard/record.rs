@@ -22,7 +22,7 @@ use crate::audit_journal::{
 /// What an earlier attempt of this VM and change left at one VPG, from the journal.
 #[derive(Debug, Clone)]
 pub(crate) struct Earlier {
-    /// The earlier attempt's id, or how its record names it.
+    /// How a note names the earlier attempt.
     pub(crate) attempt: String,
     /// When its last line was written (this machine's clock).
     pub(crate) at: DateTime<Utc>,
@@ -33,14 +33,15 @@ pub(crate) struct Earlier {
 }
 
 impl Earlier {
-    /// What `record` left at the VPG `vpg_id`; `None` when it did not insert there.
+    /// What the attempt of `record` left at the VPG `vpg_id`; `None` when it did not insert there.
     pub(crate) fn at_vpg(record: &JournalRecord, vpg_id: &str) -> Option<Earlier> {
+        let attempt = record.attempt.as_ref()?;
         let line = record
             .vpgs
             .iter()
             .find(|v| v.vpg_id.eq_ignore_ascii_case(vpg_id) && v.tag.is_some())?;
         Some(Earlier {
-            attempt: attempt_name(record),
+            attempt: attempt_name(attempt),
             at: record.time,
             outcome: line.outcome.clone(),
             task_id: line.task_id.clone(),
@@ -54,12 +55,9 @@ impl Earlier {
     }
 }
 
-/// How a note names the attempt of `record`.
-pub(crate) fn attempt_name(record: &JournalRecord) -> String {
-    match &record.attempt {
-        Some(a) => format!("attempt {}", a.id),
-        None => format!("the guard journaled at {}", record.time.to_rfc3339()),
-    }
+/// How a note names `attempt`.
+pub(crate) fn attempt_name(attempt: &Attempt) -> String {
+    format!("attempt {}", attempt.id)
 }
 
 /// A new attempt id: 16 hexadecimal digits.
@@ -98,8 +96,8 @@ pub(crate) fn verdict_line(report: &GuardReport) -> JournalRecord {
         .iter()
         .map(|v| vpg_line(v, &report.tag))
         .collect();
-    // The journal holds each note as its sentence: records written by older versions hold sentences
-    // only, and reading any of them back must not depend on this version's variants.
+    // The journal holds each note as its sentence, as the report's JSON does: a later version reads
+    // it back without this version's variants.
     let mut notes: Vec<String> = report.notes.iter().map(ToString::to_string).collect();
     for v in &report.vpgs {
         notes.extend(v.notes.iter().map(|n| format!("{}: {n}", v.vpg_name)));

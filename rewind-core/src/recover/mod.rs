@@ -785,7 +785,7 @@ impl RecoveryRecord<'_> {
                 checkpoint_id: Some(self.point.checkpoint_id.clone()),
                 detail: self.detail,
             }],
-            // The journal holds each note as its sentence, as it holds those of older versions.
+            // The journal holds each note as its sentence, as the report's JSON does.
             notes: self.notes.iter().map(ToString::to_string).collect(),
             details: Some(self.details),
             attempt: None,
