@@ -16,7 +16,9 @@
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion};
-use rewind_core::audit_journal::{JournalVm, JournalVpg, RecordKind};
+use rewind_core::audit_journal::{
+    JournalOutcome, JournalVerdict, JournalVm, JournalVpg, RecordKind,
+};
 use rewind_core::{AuditJournal, Config, GuardLookup, JournalRecord, Rewind};
 
 /// The VMs the records are spread over.
@@ -49,10 +51,14 @@ fn guard(i: usize, time: chrono::DateTime<chrono::Utc>) -> JournalRecord {
             ip_addresses: vec![format!("10.0.{}.{}", vm / 250, vm % 250)],
             site: Some("Boston".to_owned()),
         },
-        verdict: "guarded".to_owned(),
+        verdict: JournalVerdict::Guarded,
         vpgs: vec![JournalVpg {
             task_id: Some(format!("t-{i}")),
-            ..JournalVpg::new(&format!("v-{vm}"), &format!("vpg-{vm}"), "tagged")
+            ..JournalVpg::new(
+                &format!("v-{vm}"),
+                &format!("vpg-{vm}"),
+                JournalOutcome::Tagged,
+            )
         }],
         notes: Vec::new(),
         details: None,

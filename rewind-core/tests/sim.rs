@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use common::{CLIENT_SECRET, Sites, TestEnv, request};
-use rewind_core::audit_journal::JournalFilter;
+use rewind_core::audit_journal::{JournalFilter, JournalVerdict};
 use rewind_core::{
     Culprit, FlrAvailability, GuardNote, NoProgress, Outcome, ProgressSink, Rewind, RewindError,
     RunningInsert, SiteConfig, Stage, TaskProgress, Verdict,
@@ -749,7 +749,7 @@ async fn guard_of_web_01_tags_every_protecting_vpg_reports_progress_is_listed_by
         .unwrap();
     assert_eq!(journal.records.len(), 1);
     let record = &journal.records[0];
-    assert_eq!(record.verdict, "guarded");
+    assert_eq!(record.verdict, JournalVerdict::Guarded);
     assert_eq!(record.vpgs.len(), 3);
     assert!(
         record

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rewind_core::CancellationToken;
+use rewind_core::{CancellationToken, Verdict};
 use rmcp::RoleServer;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
@@ -29,6 +29,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
+use serde::Deserialize;
 use serde_json::json;
 
 use crate::RewindServer;
@@ -236,10 +237,9 @@ async fn run(
 /// Whether a guard's answer is the `guarded` verdict.
 fn guarded(result: &CallToolResult) -> bool {
     result.is_error != Some(true)
-        && result
-            .structured_content
-            .as_ref()
-            .is_some_and(|s| s["verdict"] == "guarded")
+        && result.structured_content.as_ref().is_some_and(|s| {
+            Verdict::deserialize(&s["verdict"]).is_ok_and(|v| v == Verdict::Guarded)
+        })
 }
 
 /// The status message of a guard task that ended cancelled: its verdict and tag, and each VPG's

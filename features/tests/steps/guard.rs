@@ -3,6 +3,7 @@
 use cucumber::{given, then, when};
 use features::RewindWorld;
 use features::answer::{Answer, Front};
+use rewind_core::Verdict;
 use serde_json::{Value, json};
 
 use super::fronts::{AGENT, cli_args, result};
@@ -25,7 +26,8 @@ async fn verdict_is(world: &mut RewindWorld, verdict: String) {
         "the verdict: {answer:#?}"
     );
     // A guard is a success only when it is guarded; anything else is reported as a failure.
-    assert_eq!(answer.ok, verdict == "guarded", "{answer:#?}");
+    let verdict: Verdict = serde_json::from_value(json!(verdict)).expect("a guard's verdict");
+    assert_eq!(answer.ok, verdict == Verdict::Guarded, "{answer:#?}");
 }
 
 /// Checks that one VPG of the last guard is tagged, and that Zerto agrees: the insert task the guard

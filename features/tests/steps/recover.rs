@@ -7,6 +7,7 @@ use std::time::Duration;
 use cucumber::{given, then, when};
 use features::RewindWorld;
 use features::world::{SignIn, Sites};
+use rewind_core::audit_journal::JournalOutcome;
 use serde_json::{Value, json};
 
 use super::fronts::result;
@@ -168,7 +169,10 @@ fn tagged_checkpoints(world: &RewindWorld, change: &str) -> Vec<(String, String)
         .iter()
         .filter(|r| r["kind"] == "guard" && r["change_id"] == change)
         .flat_map(|r| r["vpgs"].as_array().cloned().unwrap_or_default())
-        .filter(|v| v["outcome"] == "tagged")
+        .filter(|v| {
+            serde_json::from_value::<JournalOutcome>(v["outcome"].clone())
+                .is_ok_and(|o| o == JournalOutcome::Tagged)
+        })
         .map(|v| {
             (
                 v["vpg_name"].as_str().unwrap_or_default().to_string(),

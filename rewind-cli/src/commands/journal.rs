@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
-use rewind_core::audit_journal::{ArchiveError, Archived, JournalRead, RecordKind, Retention};
+use rewind_core::audit_journal::{
+    ArchiveError, Archived, JournalOutcome, JournalRead, RecordKind, Retention,
+};
 use rewind_core::{AuditJournal, Config, ErrorKind, JournalFilter, JournalRecord};
 
 use crate::commands::protection::when;
@@ -83,11 +85,11 @@ fn size(bytes: u64) -> String {
 
 /// How a record's VPGs ended, counted: `2 tagged, 1 skipped`.
 fn vpg_counts(r: &JournalRecord) -> String {
-    let mut counts: Vec<(String, usize)> = Vec::new();
+    let mut counts: Vec<(&JournalOutcome, usize)> = Vec::new();
     for v in &r.vpgs {
-        match counts.iter_mut().find(|(o, _)| *o == v.outcome) {
+        match counts.iter_mut().find(|(o, _)| **o == v.outcome) {
             Some((_, n)) => *n += 1,
-            None => counts.push((v.outcome.clone(), 1)),
+            None => counts.push((&v.outcome, 1)),
         }
     }
     counts
@@ -128,7 +130,7 @@ pub fn journal_text(read: &JournalRead) -> String {
             .into(),
             r.vm.name.clone(),
             r.change_id.clone(),
-            r.verdict.clone(),
+            r.verdict.to_string(),
             vpg_counts(r),
             r.agent.clone(),
             r.action.clone(),

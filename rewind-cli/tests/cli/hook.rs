@@ -1,6 +1,8 @@
 //! `rewind hook pre-tool-use`: allow, ask and deny, and fail closed on input, a catalog or a journal
 //! it cannot read.
 
+use rewind_core::audit_journal::Phase;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::env::TestEnv;
@@ -348,7 +350,7 @@ async fn a_vm_name_shared_by_two_guarded_vms_of_the_journal_is_put_to_the_human_
         .collect();
     let verdicts = lines
         .iter()
-        .filter(|l| l["attempt"]["phase"] == "verdict")
+        .filter(|l| Phase::deserialize(&l["attempt"]["phase"]).is_ok_and(|p| p == Phase::Verdict))
         .count();
     assert_eq!(verdicts, 2);
     for line in lines

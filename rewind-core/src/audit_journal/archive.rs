@@ -369,10 +369,13 @@ fn write_error(path: &Path, source: std::io::Error) -> JournalError {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{AuditJournal, JournalFilter, JournalRecord, JournalVm, RecordKind};
+    use super::super::{
+        Attempt, AuditJournal, JournalFilter, JournalRecord, JournalVerdict, JournalVm, Phase,
+        RecordKind,
+    };
     use super::*;
 
-    /// A guard record of `vm` for `change`, written `days` days ago.
+    /// The intent of a guard of `vm` for `change`, written `days` days ago.
     fn guard(vm: &str, change: &str, days: i64) -> JournalRecord {
         JournalRecord {
             time: Utc::now() - chrono::Duration::days(days),
@@ -387,11 +390,16 @@ mod tests {
                 ip_addresses: Vec::new(),
                 site: None,
             },
-            verdict: "guarded".into(),
+            verdict: JournalVerdict::Started,
             vpgs: vec![],
             notes: vec![],
             details: None,
-            attempt: None,
+            attempt: Some(Attempt {
+                id: format!("{change}-attempt"),
+                phase: Phase::Intent,
+                takes_over: None,
+                taken_over_by: None,
+            }),
             sites: None,
         }
     }

@@ -6,9 +6,8 @@
 //! The journal's writer appends the index's lines for what it wrote, while it still holds the
 //! journal's lock, so they come in the journal's order. Each line names where its record ends in
 //! the journal; a reader that finds the journal longer than the index covers reads only the rest
-//! (lines written by a process that stopped between the two appends, or by a version without the
-//! index). An index that is missing, or covers more than the journal holds (a journal replaced), is
-//! made again from the journal.
+//! (lines written by a process that stopped between the two appends). An index that is missing, or
+//! covers more than the journal holds (a journal replaced), is made again from the journal.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -57,15 +56,15 @@ pub struct ChangeUse {
 }
 
 impl ChangeUse {
-    /// The use a journal line records, ending at `end`: a guard's intent (or a guard of a format
-    /// without intents) and every recovery; `None` for a guard's task and verdict lines.
+    /// The use a journal line records, ending at `end`: a guard's intent and every recovery; `None`
+    /// for a guard's other lines.
     pub(super) fn of(record: &JournalRecord, end: u64) -> Option<ChangeUse> {
         let counts = match record.kind {
             RecordKind::Recovery => true,
             RecordKind::Guard => record
                 .attempt
                 .as_ref()
-                .is_none_or(|a| a.phase == Phase::Intent),
+                .is_some_and(|a| a.phase == Phase::Intent),
         };
         counts.then(|| ChangeUse {
             time: record.time,

@@ -7,9 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use super::{
-    JournalRecord, Phase, RecordKind, VERDICT_INTERRUPTED, VERDICT_RUNNING, change_lock::is_held,
-};
+use super::{JournalRecord, JournalVerdict, Phase, RecordKind, change_lock::is_held};
 
 /// The note of an interrupted attempt.
 pub(super) const INTERRUPTED_NOTE: &str = "interrupted: its process ended before the verdict was written; each VPG line says what it may have inserted (pending: the insert may have been sent, its answer unknown; sent: its task id); the next guard of this VM and change takes it over and adopts what it inserted";
@@ -48,7 +46,7 @@ fn merge(folded: &mut JournalRecord, line: JournalRecord) {
         .attempt
         .as_ref()
         .is_some_and(|a| a.phase == Phase::Verdict);
-    let Some(phase) = line.attempt.as_ref().map(|a| a.phase) else {
+    let Some(phase) = line.attempt.as_ref().map(|a| a.phase.clone()) else {
         return;
     };
     match phase {
@@ -60,8 +58,8 @@ fn merge(folded: &mut JournalRecord, line: JournalRecord) {
             }
         }
         // A verdict says everything; a task line after it (none is written so) adds nothing.
-        Phase::Sent | Phase::Intent if ended => {}
-        Phase::Sent | Phase::Intent => {
+        Phase::Intent | Phase::Sent | Phase::Other(_) if ended => {}
+        Phase::Intent | Phase::Sent | Phase::Other(_) => {
             for v in line.vpgs {
                 match folded.vpgs.iter_mut().find(|f| f.vpg_id == v.vpg_id) {
                     Some(f) => *f = v,
@@ -69,11 +67,25 @@ fn merge(folded: &mut JournalRecord, line: JournalRecord) {
                 }
             }
             folded.time = line.time;
-            if let Some(a) = folded.attempt.as_mut() {
-                a.phase = a.phase.max(phase);
+            if let Some(a) = folded.attempt.as_mut()
+                && later(&phase, &a.phase)
+            {
+                a.phase = phase;
             }
         }
     }
+}
+
+/// Whether the phase of a line, `line`, says more of its attempt than `folded`, the phase folded so
+/// far: a later known phase does; a newer version's phase only stands in for none known.
+fn later(line: &Phase, folded: &Phase) -> bool {
+    let rank = |p: &Phase| match p {
+        Phase::Other(_) => 0,
+        Phase::Intent => 1,
+        Phase::Sent => 2,
+        Phase::Verdict => 3,
+    };
+    rank(line) > rank(folded)
 }
 
 /// Gives each attempt without a verdict its verdict word: only the newest attempt of a VM and change
@@ -95,9 +107,9 @@ fn mark_open(out: &mut [JournalRecord], locks_dir: &Path) {
             continue;
         }
         if newest && is_held(locks_dir, &r.vm.id, &r.change_id) {
-            r.verdict = VERDICT_RUNNING.to_string();
+            r.verdict = JournalVerdict::Running;
         } else {
-            r.verdict = VERDICT_INTERRUPTED.to_string();
+            r.verdict = JournalVerdict::Interrupted;
             r.notes.push(INTERRUPTED_NOTE.to_string());
         }
     }

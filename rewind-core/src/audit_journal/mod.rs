@@ -33,7 +33,9 @@ pub use vms::Naming;
 mod file;
 mod fold;
 mod recent;
+mod verdict;
 mod writer;
+pub use verdict::{JournalOutcome, JournalVerdict};
 
 use std::path::{Path, PathBuf};
 
@@ -122,7 +124,7 @@ pub struct JournalVm {
     /// Its name.
     pub name: String,
     /// Its IP addresses when the record was written, so a VM named by an address (as a tool's
-    /// argument may name it) is recognised without asking a ZVM. Absent from older records.
+    /// argument may name it) is recognised without asking a ZVM. Absent when it had none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ip_addresses: Vec<String>,
     /// The name of the site it runs at, so a human told apart two VMs of one name by where they
@@ -161,8 +163,8 @@ pub struct JournalVpg {
     pub vpg_id: String,
     /// Its name.
     pub vpg_name: String,
-    /// `tagged`, `skipped`, `failed`, `still_running`, `error` (or a recovery's own words).
-    pub outcome: String,
+    /// What came of it.
+    pub outcome: JournalOutcome,
     /// The tag written (or recovered from).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
@@ -260,8 +262,8 @@ pub struct JournalRecord {
     /// Who acted: the agent's own name (for a recovery, the one it was made as, else the ZVM
     /// account).
     pub agent: String,
-    /// The signed-in person the agent acted for, when it acted through a team server. Absent from
-    /// records made over stdio, by the CLI, and by older versions.
+    /// The person the agent acted for: the signed-in caller of a team server, or the person at
+    /// this machine. Absent when neither is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub person: Option<Person>,
     /// What they did.
@@ -270,13 +272,13 @@ pub struct JournalRecord {
     pub change_id: String,
     /// The VM.
     pub vm: JournalVm,
-    /// The verdict (`guarded`, `not_guarded`, `still_running`, or a recovery's).
-    pub verdict: String,
+    /// The verdict: a guard's or a recovery's.
+    pub verdict: JournalVerdict,
     /// Each VPG.
     pub vpgs: Vec<JournalVpg>,
-    // Each note is the sentence a guard's or a recovery's typed note displays, kept as text: records
-    // are read back by later versions, whose notes may differ, and by older ones. (Not a doc comment:
-    // that would change the published JSON Schema.)
+    // Each note is the sentence a guard's or a recovery's typed note displays: the journal is read
+    // by people, and by later versions, whose notes may differ. (Not a doc comment: that would
+    // change the published JSON Schema.)
     /// Notes: retries, reconciliations.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -284,7 +286,7 @@ pub struct JournalRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<serde_json::Value>,
     /// The guard attempt this line belongs to and what part of it the line records. Absent from
-    /// recoveries and from guards journaled before intents were written.
+    /// recoveries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<Attempt>,
     /// The configured sites the VM was looked up at, when not every configured site was (some left
@@ -310,9 +312,7 @@ pub struct Attempt {
 }
 
 /// The part of a guard attempt one journal line records, in the order they are written.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Written before the first insert: the tag, and each protecting VPG (outcome `pending`).
@@ -321,28 +321,19 @@ pub enum Phase {
     Sent,
     /// The guard's verdict, with every VPG's outcome.
     Verdict,
+    /// A part of a newer version, kept as written; this version never writes one. Read back, it
+    /// adds what it says of its VPGs to the attempt, and ends nothing.
+    #[serde(untagged)]
+    Other(String),
 }
-
-/// The verdict word of an attempt's intent and task lines: the guard had not ended when they were
-/// written.
-pub const VERDICT_STARTED: &str = "started";
-/// The verdict [`AuditJournal::read`] gives an attempt with no verdict line whose process still runs.
-pub const VERDICT_RUNNING: &str = "running";
-/// The verdict [`AuditJournal::read`] gives an attempt with no verdict line whose process is gone (killed,
-/// or stopped by a second signal): what it may have inserted is in its VPG lines.
-pub const VERDICT_INTERRUPTED: &str = "interrupted";
-/// A VPG line of an intent: the insert is about to be sent, so it may have been.
-pub const OUTCOME_PENDING: &str = "pending";
-/// A VPG line of a task line: the insert was sent and its task id learnt.
-pub const OUTCOME_SENT: &str = "sent";
 
 impl JournalVpg {
     /// A line for `vpg` with `outcome` and nothing else yet.
-    pub fn new(vpg_id: &str, vpg_name: &str, outcome: &str) -> JournalVpg {
+    pub fn new(vpg_id: &str, vpg_name: &str, outcome: JournalOutcome) -> JournalVpg {
         JournalVpg {
             vpg_id: vpg_id.to_string(),
             vpg_name: vpg_name.to_string(),
-            outcome: outcome.to_string(),
+            outcome,
             tag: None,
             task_id: None,
             task_state: None,
@@ -389,13 +380,13 @@ impl JournalRecord {
             action: i.action.to_string(),
             change_id: i.change_id.to_string(),
             vm: JournalVm::from(i.vm),
-            verdict: VERDICT_STARTED.to_string(),
+            verdict: JournalVerdict::Started,
             vpgs: i
                 .vpgs
                 .iter()
                 .map(|(id, name)| JournalVpg {
                     tag: Some(i.tag.to_string()),
-                    ..JournalVpg::new(id, name, OUTCOME_PENDING)
+                    ..JournalVpg::new(id, name, JournalOutcome::Pending)
                 })
                 .collect(),
             notes: Vec::new(),
@@ -416,7 +407,7 @@ impl JournalRecord {
         let mut line = JournalVpg::new(
             vpg_id,
             vpg.map_or(vpg_id, |v| v.vpg_name.as_str()),
-            OUTCOME_SENT,
+            JournalOutcome::Sent,
         );
         line.tag = vpg.and_then(|v| v.tag.clone());
         line.task_id = Some(task_id.to_string());
@@ -575,7 +566,7 @@ pub enum GuardLookup {
 
 /// Whether `r` is a `guarded` guard record written at or after `since`.
 fn is_guarded(r: &JournalRecord, since: DateTime<Utc>) -> bool {
-    r.kind == RecordKind::Guard && r.verdict == "guarded" && r.time >= since
+    r.kind == RecordKind::Guard && r.verdict == JournalVerdict::Guarded && r.time >= since
 }
 
 impl GuardLookup {
@@ -825,7 +816,7 @@ impl AuditJournal {
         Ok(view.records(within))
     }
 
-    /// The newest guard of the VM `vm_id` for `change_id` written less than `within` ago that
+    /// The newest guard attempt of the VM `vm_id` for `change_id` written less than `within` ago that
     /// inserted (or was about to insert) a tag, whatever its verdict, folded as [`AuditJournal::read`]
     /// folds it: what a new guard of that VM and change takes over. Only the journal's end is read:
     /// back to `within` and `longest_attempt` (how long an attempt can run, so that its intent line
@@ -851,7 +842,12 @@ impl AuditJournal {
         let records = records.into_iter().filter(|r| r.kind == RecordKind::Guard);
         Ok(fold::fold(records.collect(), &self.locks_dir())
             .into_iter()
-            .filter(|r| r.vm.id.eq_ignore_ascii_case(vm_id) && r.time >= since && r.tag().is_some())
+            .filter(|r| {
+                r.attempt.is_some()
+                    && r.vm.id.eq_ignore_ascii_case(vm_id)
+                    && r.time >= since
+                    && r.tag().is_some()
+            })
             .max_by_key(|r| r.time))
     }
 
@@ -930,7 +926,7 @@ mod tests {
                 ip_addresses: Vec::new(),
                 site: None,
             },
-            verdict: "guarded".into(),
+            verdict: JournalVerdict::Guarded,
             vpgs: vec![],
             notes: vec![],
             details: None,
@@ -1026,23 +1022,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         let window = std::time::Duration::from_secs(600);
-        let at = |vm: &str, id: &str, ip: &str, verdict: &str, minutes_ago: i64| {
+        use JournalVerdict::{Guarded, NotGuarded};
+        let at = |vm: &str, id: &str, ip: &str, verdict: JournalVerdict, minutes_ago: i64| {
             let mut r = record(vm, "c");
             r.vm.id = id.into();
             r.vm.ip_addresses = vec![ip.into()];
-            r.verdict = verdict.into();
+            r.verdict = verdict;
             r.time = Utc::now() - chrono::Duration::minutes(minutes_ago);
             r
         };
         // s.a was db (10.0.0.5), and is db-old now; s.b is db, at a new address, guarded just now;
         // s.c was guarded long ago, s.d gave up its address to s.e.
         for r in [
-            at("db", "s.a", "10.0.0.5", "guarded", 60),
-            at("db-old", "s.a", "10.0.0.9", "not_guarded", 30),
-            at("db", "s.b", "10.0.0.7", "guarded", 1),
-            at("old-01", "s.c", "10.0.0.8", "guarded", 120),
-            at("app-01", "s.d", "10.0.0.20", "not_guarded", 90),
-            at("app-02", "s.e", "10.0.0.20", "guarded", 2),
+            at("db", "s.a", "10.0.0.5", Guarded, 60),
+            at("db-old", "s.a", "10.0.0.9", NotGuarded, 30),
+            at("db", "s.b", "10.0.0.7", Guarded, 1),
+            at("old-01", "s.c", "10.0.0.8", Guarded, 120),
+            at("app-01", "s.d", "10.0.0.20", NotGuarded, 90),
+            at("app-02", "s.e", "10.0.0.20", Guarded, 2),
         ] {
             j.append(&r).unwrap();
         }
@@ -1142,10 +1139,10 @@ mod tests {
             .unwrap();
         if verdict {
             let mut done = intent.clone();
-            done.verdict = "guarded".into();
+            done.verdict = JournalVerdict::Guarded;
             done.attempt.as_mut().unwrap().phase = Phase::Verdict;
             for v in &mut done.vpgs {
-                v.outcome = "tagged".into();
+                v.outcome = JournalOutcome::Tagged;
             }
             j.append(&done).unwrap();
         }
@@ -1159,13 +1156,19 @@ mod tests {
         let read = j.read(&JournalFilter::default()).unwrap();
         assert_eq!(read.records.len(), 1, "{read:?}");
         let r = &read.records[0];
-        assert_eq!(r.verdict, VERDICT_INTERRUPTED);
-        let outcomes: Vec<(&str, Option<&str>)> = r
+        assert_eq!(r.verdict, JournalVerdict::Interrupted);
+        let outcomes: Vec<(&JournalOutcome, Option<&str>)> = r
             .vpgs
             .iter()
-            .map(|v| (v.outcome.as_str(), v.task_id.as_deref()))
+            .map(|v| (&v.outcome, v.task_id.as_deref()))
             .collect();
-        assert_eq!(outcomes, [("sent", Some("task-1")), ("pending", None)]);
+        assert_eq!(
+            outcomes,
+            [
+                (&JournalOutcome::Sent, Some("task-1")),
+                (&JournalOutcome::Pending, None)
+            ]
+        );
         assert_eq!(r.notes, [fold::INTERRUPTED_NOTE], "{r:?}");
         assert_eq!(
             j.earlier_attempt(
@@ -1182,8 +1185,11 @@ mod tests {
 
         attempt_lines(&j, "a2", Some("a1"), true);
         let read = j.read(&JournalFilter::default()).unwrap();
-        let verdicts: Vec<&str> = read.records.iter().map(|r| r.verdict.as_str()).collect();
-        assert_eq!(verdicts, [VERDICT_INTERRUPTED, "guarded"]);
+        let verdicts: Vec<&JournalVerdict> = read.records.iter().map(|r| &r.verdict).collect();
+        assert_eq!(
+            verdicts,
+            [&JournalVerdict::Interrupted, &JournalVerdict::Guarded]
+        );
         let first = read.records[0].attempt.as_ref().unwrap();
         assert_eq!(first.taken_over_by.as_deref(), Some("a2"));
         assert!(matches!(
@@ -1273,10 +1279,10 @@ mod tests {
         .await
         .unwrap();
         let read = j.read(&JournalFilter::default()).unwrap();
-        assert_eq!(read.records[0].verdict, VERDICT_RUNNING);
+        assert_eq!(read.records[0].verdict, JournalVerdict::Running);
         drop(lock);
         let read = j.read(&JournalFilter::default()).unwrap();
-        assert_eq!(read.records[0].verdict, VERDICT_INTERRUPTED);
+        assert_eq!(read.records[0].verdict, JournalVerdict::Interrupted);
     }
 
     #[test]
@@ -1316,7 +1322,7 @@ mod tests {
         old.time = Utc::now() - chrono::Duration::hours(2);
         j.append(&old).unwrap();
         let mut refused = record("web-01", "refused");
-        refused.verdict = "not_guarded".into();
+        refused.verdict = JournalVerdict::NotGuarded;
         j.append(&refused).unwrap();
         j.append(&record("db-01", "other")).unwrap();
         let window = std::time::Duration::from_secs(900);
@@ -1374,7 +1380,7 @@ mod tests {
         let mut boston = record("build-agent", "old");
         boston.vm.id = "boston.vm-3".into();
         boston.vm.ip_addresses = vec!["10.0.0.7".into()];
-        boston.verdict = "not_guarded".into();
+        boston.verdict = JournalVerdict::NotGuarded;
         boston.time = Utc::now() - chrono::Duration::days(3);
         j.append(&boston).unwrap();
         let mut denver = record("build-agent", "fresh");
@@ -1406,7 +1412,7 @@ mod tests {
     }
 
     #[test]
-    fn a_record_written_before_ip_addresses_were_kept_still_reads() {
+    fn a_record_of_a_vm_without_ip_addresses_reads_back_with_none() {
         let dir = tempfile::tempdir().unwrap();
         let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         std::fs::write(
@@ -1418,6 +1424,63 @@ mod tests {
         let read = j.read(&JournalFilter::default()).unwrap();
         assert_eq!(read.records.len(), 1);
         assert!(read.records[0].vm.ip_addresses.is_empty());
+    }
+
+    #[test]
+    fn lines_of_a_newer_version_read_show_their_own_words_and_never_count_as_guarded() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
+        // An attempt of this version, continued by a line of a part this version does not know.
+        attempt_lines(&j, "a1", None, false);
+        let text = std::fs::read_to_string(j.path()).unwrap();
+        let mut part: serde_json::Value =
+            serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        part["attempt"]["phase"] = "confirmed".into();
+        part["vpgs"] = serde_json::json!([
+            {"vpg_id": "vpg-2", "vpg_name": "web-dr", "outcome": "queued", "tag": "t"}
+        ]);
+        // A record of a verdict this version does not know, of another VM.
+        let mut approved = serde_json::to_value(record("db-01", "c2")).unwrap();
+        approved["verdict"] = "approved".into();
+        approved["vpgs"] = serde_json::json!([
+            {"vpg_id": "vpg-3", "vpg_name": "db-local", "outcome": "approved"}
+        ]);
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(j.path())
+            .unwrap();
+        writeln!(file, "{part}\n{approved}").unwrap();
+
+        let read = j.read(&JournalFilter::default()).unwrap();
+        assert_eq!(read.skipped_lines, 0);
+        assert_eq!(read.records.len(), 2, "{read:?}");
+        let attempt = &read.records[0];
+        assert_eq!(attempt.verdict, JournalVerdict::Interrupted);
+        assert_eq!(attempt.attempt.as_ref().unwrap().phase, Phase::Sent);
+        let outcomes: Vec<&JournalOutcome> = attempt.vpgs.iter().map(|v| &v.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [
+                &JournalOutcome::Sent,
+                &JournalOutcome::Other("queued".into())
+            ]
+        );
+        let newer = &read.records[1];
+        assert_eq!(newer.verdict, JournalVerdict::Other("approved".into()));
+        assert_eq!(newer.verdict.to_string(), "approved");
+        let shown = serde_json::to_value(newer).unwrap();
+        assert_eq!(shown["verdict"], "approved");
+        assert_eq!(shown["vpgs"][0]["outcome"], "approved");
+        let window = std::time::Duration::from_secs(60);
+        assert_eq!(
+            j.last_guarded("db-01", window).unwrap(),
+            GuardLookup::NotGuarded
+        );
+        assert_eq!(
+            GuardLookup::among(j.guards_view(window).unwrap(), "db-01", window),
+            GuardLookup::NotGuarded
+        );
     }
 
     #[test]
@@ -1573,7 +1636,7 @@ mod tests {
         assert_eq!(names(&j), ["web-01", "web-01-new", "web-01", "db-01"]);
         assert!(dir.path().join("journal.vms").exists());
 
-        // Lines written by a process that indexes nothing (an older version) are caught up.
+        // Lines written by a process that stopped before it told the index are caught up.
         let mut line = serde_json::to_vec(&record("app-01", "e")).unwrap();
         line.push(b'\n');
         use std::io::Write;

@@ -10,7 +10,7 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 
 use super::file::{FileId, file_id};
-use super::{JournalError, JournalRecord, RecordKind};
+use super::{JournalError, JournalRecord, JournalVerdict, RecordKind};
 
 /// The view, and how far into which file it has read.
 #[derive(Debug, Default)]
@@ -69,7 +69,7 @@ impl GuardsView {
 
     fn add(&mut self, r: JournalRecord) {
         self.seen += 1;
-        if r.kind == RecordKind::Guard && r.verdict == "guarded" {
+        if r.kind == RecordKind::Guard && r.verdict == JournalVerdict::Guarded {
             self.guarded.insert(r.vm.id.clone(), (self.seen, r.clone()));
         }
         let mut ips = r.vm.ip_addresses.clone();

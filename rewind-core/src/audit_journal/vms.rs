@@ -86,8 +86,8 @@ impl Writer {
         }
         let last = self.last.get_or_insert_with(HashMap::new);
         let mut changed = Vec::new();
-        // Another process (or an older version) wrote since the index was last told: its records
-        // are indexed first.
+        // Lines the index was not told of (their process stopped before it could tell it, or could
+        // not write it) are indexed first.
         if covered < began {
             vms_in_journal(journal, covered, Some(began), |time, vm| {
                 changed.extend(renamed(last, time, vm));

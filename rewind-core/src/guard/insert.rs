@@ -23,7 +23,7 @@ use super::problem::{Met, VpgProblem};
 use super::queue::{back_to_back_culprit, initiated_by, maybe_ours};
 use super::record::{AttemptLog, Earlier};
 use super::report::Outcome;
-use crate::audit_journal::OUTCOME_PENDING;
+use crate::audit_journal::JournalOutcome;
 use crate::codes::{Code, STATE_COMPLETED, STATE_IN_PROGRESS};
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::VpgProtection;
@@ -785,7 +785,7 @@ fn listing_grace(timings: &SiteTimings) -> Duration {
 /// Until when a look for an earlier attempt's tag waits: a grace after its last line, when that is
 /// recent (its insert may still be on its way to being listed); else one look.
 fn earlier_look_until(timings: &SiteTimings, earlier: &Earlier) -> Instant {
-    let grace = if earlier.outcome == OUTCOME_PENDING {
+    let grace = if earlier.outcome == JournalOutcome::Pending {
         // The insert may have been sent just before the process died, so it may still run.
         listing_grace(timings) + timings.learnt().insert.unwrap_or_default()
     } else {

@@ -232,10 +232,13 @@ fn take_over(
         .cloned()
         .map(GuardNote::Protection)
         .collect();
-    let tag = match earlier.as_ref().and_then(|r| Some((r, r.tag()?))) {
-        Some((record, tag)) => {
+    let tag = match earlier
+        .as_ref()
+        .and_then(|r| Some((r, r.attempt.as_ref()?, r.tag()?)))
+    {
+        Some((record, attempt, tag)) => {
             notes.push(GuardNote::TookOver {
-                attempt: record::attempt_name(record),
+                attempt: record::attempt_name(attempt),
                 change_id: change_id.to_string(),
                 verdict: record.verdict.clone(),
             });

@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use crate::audit_journal::JournalVerdict;
 use crate::codes::Code;
 use crate::protection::ProtectionNote;
 
@@ -21,7 +22,7 @@ pub enum GuardNote {
         /// The change id.
         change_id: String,
         /// The earlier attempt's verdict.
-        verdict: String,
+        verdict: JournalVerdict,
     },
     /// No VPG of the VM is protecting, so nothing was tagged.
     NothingProtecting {

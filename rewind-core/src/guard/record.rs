@@ -15,31 +15,33 @@ use chrono::{DateTime, Utc};
 
 use super::{GuardNote, GuardReport, Outcome, Verdict, VpgGuard};
 use crate::audit_journal::{
-    Attempt, AuditJournal, JournalRecord, JournalVm, JournalVpg, Phase, RecordKind,
+    Attempt, AuditJournal, JournalOutcome, JournalRecord, JournalVerdict, JournalVm, JournalVpg,
+    Phase, RecordKind,
 };
 
 /// What an earlier attempt of this VM and change left at one VPG, from the journal.
 #[derive(Debug, Clone)]
 pub(crate) struct Earlier {
-    /// The earlier attempt's id, or how its record names it.
+    /// How a note names the earlier attempt.
     pub(crate) attempt: String,
     /// When its last line was written (this machine's clock).
     pub(crate) at: DateTime<Utc>,
-    /// Its outcome at this VPG (`tagged`, `failed`, `pending`, `sent`, ...).
-    pub(crate) outcome: String,
+    /// Its outcome at this VPG.
+    pub(crate) outcome: JournalOutcome,
     /// The insert task it learnt at this VPG.
     pub(crate) task_id: Option<String>,
 }
 
 impl Earlier {
-    /// What `record` left at the VPG `vpg_id`; `None` when it did not insert there.
+    /// What the attempt of `record` left at the VPG `vpg_id`; `None` when it did not insert there.
     pub(crate) fn at_vpg(record: &JournalRecord, vpg_id: &str) -> Option<Earlier> {
+        let attempt = record.attempt.as_ref()?;
         let line = record
             .vpgs
             .iter()
             .find(|v| v.vpg_id.eq_ignore_ascii_case(vpg_id) && v.tag.is_some())?;
         Some(Earlier {
-            attempt: attempt_name(record),
+            attempt: attempt_name(attempt),
             at: record.time,
             outcome: line.outcome.clone(),
             task_id: line.task_id.clone(),
@@ -53,12 +55,9 @@ impl Earlier {
     }
 }
 
-/// How a note names the attempt of `record`.
-pub(crate) fn attempt_name(record: &JournalRecord) -> String {
-    match &record.attempt {
-        Some(a) => format!("attempt {}", a.id),
-        None => format!("the guard journaled at {}", record.time.to_rfc3339()),
-    }
+/// How a note names `attempt`.
+pub(crate) fn attempt_name(attempt: &Attempt) -> String {
+    format!("attempt {}", attempt.id)
 }
 
 /// A new attempt id: 16 hexadecimal digits.
@@ -97,8 +96,8 @@ pub(crate) fn verdict_line(report: &GuardReport) -> JournalRecord {
         .iter()
         .map(|v| vpg_line(v, &report.tag))
         .collect();
-    // The journal holds each note as its sentence: records written by older versions hold sentences
-    // only, and reading any of them back must not depend on this version's variants.
+    // The journal holds each note as its sentence, as the report's JSON does: a later version reads
+    // it back without this version's variants.
     let mut notes: Vec<String> = report.notes.iter().map(ToString::to_string).collect();
     for v in &report.vpgs {
         notes.extend(v.notes.iter().map(|n| format!("{}: {n}", v.vpg_name)));
@@ -111,7 +110,7 @@ pub(crate) fn verdict_line(report: &GuardReport) -> JournalRecord {
         action: report.action.clone(),
         change_id: report.change_id.clone(),
         vm: JournalVm::from(&report.vm),
-        verdict: verdict_word(report.verdict),
+        verdict: report.verdict.into(),
         vpgs,
         notes,
         details: None,
@@ -127,7 +126,7 @@ pub(crate) fn verdict_line(report: &GuardReport) -> JournalRecord {
 
 /// The journal line of one VPG of a guard's report, whose tag is `tag`.
 fn vpg_line(v: &VpgGuard, tag: &str) -> JournalVpg {
-    let mut line = JournalVpg::new(&v.vpg_id, &v.vpg_name, "");
+    let line = |outcome| JournalVpg::new(&v.vpg_id, &v.vpg_name, outcome);
     let tag = Some(tag.to_string());
     match &v.outcome {
         Outcome::Tagged {
@@ -135,53 +134,55 @@ fn vpg_line(v: &VpgGuard, tag: &str) -> JournalVpg {
             task_state,
             checkpoint_id,
             ..
-        } => {
-            line.outcome = "tagged".into();
-            line.tag = tag;
-            line.task_id = task_id.clone();
-            line.task_state = task_state.as_ref().map(ToString::to_string);
-            line.checkpoint_id = Some(checkpoint_id.clone());
-        }
-        Outcome::Skipped { reason } => {
-            line.outcome = "skipped".into();
-            line.detail = Some(reason.clone());
-        }
+        } => JournalVpg {
+            tag,
+            task_id: task_id.clone(),
+            task_state: task_state.as_ref().map(ToString::to_string),
+            checkpoint_id: Some(checkpoint_id.clone()),
+            ..line(JournalOutcome::Tagged)
+        },
+        Outcome::Skipped { reason } => JournalVpg {
+            detail: Some(reason.clone()),
+            ..line(JournalOutcome::Skipped)
+        },
         Outcome::Failed {
             task_id,
             task_state,
             complete_reason,
-        } => {
-            line.outcome = "failed".into();
-            line.tag = tag;
-            line.task_id = Some(task_id.clone());
-            line.task_state = Some(task_state.to_string());
-            line.detail = Some(complete_reason.clone());
-        }
+        } => JournalVpg {
+            tag,
+            task_id: Some(task_id.clone()),
+            task_state: Some(task_state.to_string()),
+            detail: Some(complete_reason.clone()),
+            ..line(JournalOutcome::Failed)
+        },
         Outcome::StillRunning {
             task_id,
             task_state,
             ..
-        } => {
-            line.outcome = "still_running".into();
-            line.tag = tag;
-            line.task_id = Some(task_id.clone());
-            line.task_state = task_state.as_ref().map(ToString::to_string);
-        }
+        } => JournalVpg {
+            tag,
+            task_id: Some(task_id.clone()),
+            task_state: task_state.as_ref().map(ToString::to_string),
+            ..line(JournalOutcome::StillRunning)
+        },
         Outcome::Error {
             task_id, message, ..
-        } => {
-            line.outcome = "error".into();
-            line.tag = tag;
-            line.task_id = task_id.clone();
-            line.detail = Some(message.clone());
-        }
+        } => JournalVpg {
+            tag,
+            task_id: task_id.clone(),
+            detail: Some(message.clone()),
+            ..line(JournalOutcome::Error)
+        },
     }
-    line
 }
 
-fn verdict_word(v: Verdict) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+impl From<Verdict> for JournalVerdict {
+    fn from(v: Verdict) -> JournalVerdict {
+        match v {
+            Verdict::Guarded => JournalVerdict::Guarded,
+            Verdict::NotGuarded => JournalVerdict::NotGuarded,
+            Verdict::StillRunning => JournalVerdict::StillRunning,
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! What a guard answers: its verdict, and each VPG's outcome with its notes.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::GuardNote;
 use crate::audit_journal::{JournalError, Person};
@@ -11,7 +11,7 @@ use crate::progress::{Stage, elapsed_text};
 use crate::vm::VmRef;
 
 /// The verdict of a guard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// At least one VPG is protecting and every protecting VPG was tagged: the change may go ahead.

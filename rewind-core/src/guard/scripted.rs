@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::insert::{Place, run};
 use super::record::{AttemptLog, Earlier};
 use super::{GuardContext, GuardNote, Outcome, OwnTasks, VpgProblem, VpgQueue};
-use crate::audit_journal::{AuditJournal, JournalRecord};
+use crate::audit_journal::{AuditJournal, JournalOutcome, JournalRecord};
 use crate::codes::Code;
 use crate::config::GuardSettings;
 use crate::error::{ErrorKind, RewindError};
@@ -264,7 +264,7 @@ async fn check(name: &str, script: Script, around: Around, expect: Expect) {
         Around::Earlier(task_id) => Some(Earlier {
             attempt: "attempt 1".into(),
             at: Utc::now() - chrono::Duration::minutes(1),
-            outcome: "sent".into(),
+            outcome: JournalOutcome::Sent,
             task_id: Some(task_id.into()),
         }),
         _ => None,

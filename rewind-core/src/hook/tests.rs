@@ -50,7 +50,7 @@ fn record(vm: JournalVm, change: &str, verdict: &str, minutes: i64) -> JournalRe
         action: "edit".into(),
         change_id: change.into(),
         vm,
-        verdict: verdict.into(),
+        verdict: serde_json::from_value(serde_json::json!(verdict)).expect("a verdict's word"),
         vpgs: Vec::new(),
         notes: Vec::new(),
         details: None,

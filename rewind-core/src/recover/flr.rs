@@ -28,6 +28,7 @@ use super::{
     RecoveryRecord, RecoveryTask, Unmount, await_task, check_change, client_of, pick_for_flr,
     recovery_wait, resolve, watch,
 };
+use crate::audit_journal::JournalVerdict;
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::VmRef;
@@ -115,9 +116,9 @@ impl Run<'_> {
             vm: self.vm,
             point: self.point,
             verdict: if error.is_none() {
-                "recovered"
+                JournalVerdict::Recovered
             } else {
-                "failed"
+                JournalVerdict::Failed
             },
             task: self.mount.as_ref(),
             detail: error.map(ToString::to_string),

@@ -42,7 +42,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::audit_journal::{
-    AuditJournal, JournalRecord, JournalVm, JournalVpg, Person, RecordKind,
+    AuditJournal, JournalOutcome, JournalRecord, JournalVerdict, JournalVm, JournalVpg, Person,
+    RecordKind,
 };
 use crate::codes::{Code, STATE_COMPLETED};
 use crate::config::Config;
@@ -790,7 +791,7 @@ pub(crate) struct RecoveryRecord<'a> {
     pub(crate) action: String,
     pub(crate) vm: &'a VmRef,
     pub(crate) point: &'a RecoveryPoint,
-    pub(crate) verdict: &'a str,
+    pub(crate) verdict: JournalVerdict,
     pub(crate) task: Option<&'a RecoveryTask>,
     pub(crate) detail: Option<String>,
     pub(crate) notes: &'a [RecoveryNote],
@@ -809,18 +810,18 @@ impl RecoveryRecord<'_> {
             action: self.action,
             change_id: self.point.change_id.clone(),
             vm: JournalVm::from(self.vm),
-            verdict: self.verdict.to_string(),
+            verdict: self.verdict.clone(),
             vpgs: vec![JournalVpg {
                 vpg_id: self.point.vpg_id.clone(),
                 vpg_name: self.point.vpg_name.clone(),
-                outcome: self.verdict.to_string(),
+                outcome: JournalOutcome::of_recovery(&self.verdict),
                 tag: Some(self.point.tag.clone()),
                 task_id: self.task.map(|t| t.task_id.clone()),
                 task_state: self.task.map(RecoveryTask::state_text),
                 checkpoint_id: Some(self.point.checkpoint_id.clone()),
                 detail: self.detail,
             }],
-            // The journal holds each note as its sentence, as it holds those of older versions.
+            // The journal holds each note as its sentence, as the report's JSON does.
             notes: self.notes.iter().map(ToString::to_string).collect(),
             details: Some(self.details),
             attempt: None,

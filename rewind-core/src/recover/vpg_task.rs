@@ -21,6 +21,7 @@ use super::{
     RecoveryVerdict, await_task, check_change, client_of, preference, recovery_wait, resolve,
     task_site, watch,
 };
+use crate::audit_journal::JournalVerdict;
 use crate::codes::STATE_IN_PROGRESS;
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::ProgressSink;
@@ -338,7 +339,9 @@ impl Op<'_> {
                     detail: "the answer holds no task identifier, so what happened cannot be read"
                         .into(),
                 };
-                return Err(self.failed_before_task(e, "unknown").await);
+                return Err(self
+                    .failed_before_task(e, JournalVerdict::OutcomeUnknown)
+                    .await);
             }
             Err(e) => {
                 let unknown = e.outcome_unknown();
@@ -391,7 +394,11 @@ impl Op<'_> {
                     },
                     other => other,
                 };
-                let verdict = if unknown { "unknown" } else { "failed" };
+                let verdict = if unknown {
+                    JournalVerdict::OutcomeUnknown
+                } else {
+                    JournalVerdict::Failed
+                };
                 return Err(self.failed_before_task(e, verdict).await);
             }
         };
@@ -439,7 +446,9 @@ impl Op<'_> {
                         error: Box::new(e),
                     },
                 };
-                return Err(self.failed_before_task(e, "unknown").await);
+                return Err(self
+                    .failed_before_task(e, JournalVerdict::OutcomeUnknown)
+                    .await);
             }
         };
         match ended {
@@ -453,21 +462,22 @@ impl Op<'_> {
             }
             Ended::Failed(t) => {
                 let e = t.failed();
-                self.journal("failed", Some(&t), Some(e.to_string())).await;
+                self.journal(JournalVerdict::Failed, Some(&t), Some(e.to_string()))
+                    .await;
                 Err(e)
             }
         }
     }
 
     /// Journals a write that failed before any task could be read, and gives the error back.
-    async fn failed_before_task(&self, e: RewindError, verdict: &str) -> RewindError {
+    async fn failed_before_task(&self, e: RewindError, verdict: JournalVerdict) -> RewindError {
         self.journal(verdict, None, Some(e.to_string())).await;
         e
     }
 
     async fn journal(
         &self,
-        verdict: &str,
+        verdict: JournalVerdict,
         task: Option<&RecoveryTask>,
         detail: Option<String>,
     ) -> Option<RecoveryNote> {
@@ -498,11 +508,11 @@ impl Op<'_> {
     }
 
     async fn report(mut self, verdict: RecoveryVerdict, task: RecoveryTask) -> RecoveryTaskReport {
-        let word = match verdict {
-            RecoveryVerdict::Completed => "completed",
-            RecoveryVerdict::StillRunning => "still_running",
+        let journaled = match verdict {
+            RecoveryVerdict::Completed => JournalVerdict::Completed,
+            RecoveryVerdict::StillRunning => JournalVerdict::StillRunning,
         };
-        if let Some(note) = self.journal(word, Some(&task), None).await {
+        if let Some(note) = self.journal(journaled, Some(&task), None).await {
             self.notes.push(note);
         }
         let clone_vm = match (&self.operation, verdict) {

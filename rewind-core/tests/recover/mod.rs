@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use rewind_core::audit_journal::{JournalFilter, RecordKind};
+use rewind_core::audit_journal::{JournalFilter, JournalVerdict, RecordKind};
 use rewind_core::{
     CloneAction, ErrorKind, FailoverTestAction, NoProgress, RecoverFileRequest, RecoveryNote,
     RecoveryRefusal, RecoveryVerdict, Rewind, RewindError, SiteConfig, Verdict,
@@ -123,7 +123,7 @@ async fn the_whole_loop_recovers_the_original_file_while_the_guest_keeps_the_new
         .filter(|r| r.kind == RecordKind::Recovery)
         .collect();
     assert_eq!(recovery.len(), 1, "one record per recovery");
-    assert_eq!(recovery[0].verdict, "recovered");
+    assert_eq!(recovery[0].verdict, JournalVerdict::Recovered);
     assert_eq!(recovery[0].vpgs[0].vpg_name, "web-local");
     assert_eq!(
         recovery[0].vpgs[0].checkpoint_id.as_deref(),
@@ -418,8 +418,8 @@ async fn a_missing_path_lists_what_the_nearest_folder_holds_and_the_session_is_s
         .unwrap();
     let last = journal.records.last().unwrap();
     assert_eq!(
-        (last.kind, last.verdict.as_str()),
-        (RecordKind::Recovery, "failed")
+        (last.kind, &last.verdict),
+        (RecordKind::Recovery, &JournalVerdict::Failed)
     );
 
     let err = env
@@ -734,18 +734,18 @@ async fn a_clone_starts_at_the_tag_and_an_abort_stops_the_clone_in_progress() {
         .journal()
         .read(&JournalFilter::default())
         .unwrap();
-    let verdicts: Vec<(&str, &str)> = journal
+    let verdicts: Vec<(&str, &JournalVerdict)> = journal
         .records
         .iter()
         .filter(|r| r.kind == RecordKind::Recovery)
-        .map(|r| (r.action.as_str(), r.verdict.as_str()))
+        .map(|r| (r.action.as_str(), &r.verdict))
         .collect();
     assert!(
-        verdicts.contains(&("clone abort", "completed")),
+        verdicts.contains(&("clone abort", &JournalVerdict::Completed)),
         "{verdicts:?}"
     );
     assert!(
-        verdicts.contains(&("clone start", "failed")),
+        verdicts.contains(&("clone start", &JournalVerdict::Failed)),
         "{verdicts:?}"
     );
 }
