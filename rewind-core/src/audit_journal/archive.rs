@@ -22,6 +22,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::{JournalError, changes, vms};
+use super::{read_error, write_error};
 use crate::local_state::{LOCK_WAIT, LockMode, lock, open_private};
 
 /// How far apart the lines of one change can be: a guard's attempt, from its intent to its
@@ -351,20 +352,6 @@ fn copy_range(
     std::io::copy(&mut range, out).map_err(|e| write_error(out_path, e))?;
     out.flush().map_err(|e| write_error(out_path, e))?;
     Ok(())
-}
-
-fn read_error(path: &Path, source: std::io::Error) -> JournalError {
-    JournalError::Read {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
-fn write_error(path: &Path, source: std::io::Error) -> JournalError {
-    JournalError::Write {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::read_error;
 use super::{JournalError, JournalRecord, Phase, RecordKind};
 use crate::local_state::open_private;
 
@@ -231,11 +232,4 @@ pub(super) fn rebuild(journal: &Path, index: &Path) -> Result<(), JournalError> 
     temporary.write_all(&bytes).map_err(write_error)?;
     temporary.persist(index).map_err(|e| write_error(e.error))?;
     Ok(())
-}
-
-fn read_error(path: &Path, source: std::io::Error) -> JournalError {
-    JournalError::Read {
-        path: path.to_path_buf(),
-        source,
-    }
 }

@@ -77,6 +77,22 @@ pub enum JournalError {
     Encode(String),
 }
 
+/// `path` could not be read.
+pub(super) fn read_error(path: &Path, source: std::io::Error) -> JournalError {
+    JournalError::Read {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// `path` could not be written.
+pub(super) fn write_error(path: &Path, source: std::io::Error) -> JournalError {
+    JournalError::Write {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
 impl JournalError {
     /// The same error again, for each caller of a group write that failed.
     fn duplicate(&self) -> JournalError {

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::file::Wanted;
 use super::{JournalError, JournalVm};
+use super::{read_error, write_error};
 use crate::local_state::{LOCK_WAIT, LockMode, lock, open_private};
 
 /// One way the journal named a VM, from when.
@@ -320,18 +321,4 @@ fn vms_in_journal(
         }
     }
     Ok(at)
-}
-
-fn read_error(path: &Path, source: std::io::Error) -> JournalError {
-    JournalError::Read {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
-fn write_error(path: &Path, source: std::io::Error) -> JournalError {
-    JournalError::Write {
-        path: path.to_path_buf(),
-        source,
-    }
 }

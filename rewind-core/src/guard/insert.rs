@@ -25,6 +25,7 @@ use super::record::{AttemptLog, Earlier};
 use super::report::Outcome;
 use crate::audit_journal::JournalOutcome;
 use crate::codes::{Code, STATE_COMPLETED, STATE_IN_PROGRESS};
+use crate::error::RewindError;
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::VpgProtection;
 use crate::zvm::port::{InsertPort, Sent};
@@ -185,6 +186,12 @@ impl<'a, P: InsertPort> Machine<'a, P> {
         }
     }
 
+    /// Reads the insert task `task_id`, sent at `sent`, to its end or the deadline.
+    async fn wait_for(&self, task_id: &str, sent: Instant) -> Result<TaskWait, RewindError> {
+        let pace = self.pace(self.timings.learnt().insert);
+        wait_task(self.port, task_id, sent, self.at.deadline, pace, self.watch).await
+    }
+
     /// How a wait is paced: with what was `learnt`, and the settings' polling floor.
     fn pace(&self, learnt: Option<Duration>) -> Pace {
         Pace::of(learnt, self.at.ctx.settings.poll_floor)
@@ -280,16 +287,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
         };
         let (attempt, task_id) = (earlier.attempt.clone(), id.clone());
         let vpg_id = self.at.vpg.vpg_id.as_str();
-        let learnt = self.pace(self.timings.learnt().insert);
-        let waited = wait_task(
-            self.port,
-            &id,
-            Instant::now(),
-            self.at.deadline,
-            learnt,
-            self.watch,
-        )
-        .await;
+        let waited = self.wait_for(&id, Instant::now()).await;
         match waited {
             Ok(TaskWait::Terminal(task)) => {
                 self.at.ctx.own.record(vpg_id, &id, task.started, true);
@@ -333,23 +331,13 @@ impl<'a, P: InsertPort> Machine<'a, P> {
             }
         };
         let newest = tasks.iter().filter_map(|t| t.started).max();
-        let learnt = self.pace(self.timings.learnt().insert);
         let mut candidates = maybe_ours(self.at.ctx.own, vpg_id, tasks, newest);
         for c in candidates
             .iter_mut()
             .filter(|c| c.state() == Some(STATE_IN_PROGRESS))
         {
             let id = c.task_identifier.clone().unwrap_or_default();
-            match wait_task(
-                self.port,
-                &id,
-                Instant::now(),
-                self.at.deadline,
-                learnt,
-                self.watch,
-            )
-            .await
-            {
+            match self.wait_for(&id, Instant::now()).await {
                 Ok(TaskWait::Terminal(t)) => *c = t,
                 Ok(TaskWait::StillRunning(last)) => {
                     self.notes.push(GuardNote::MaybeOursStillRunning {
@@ -429,7 +417,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
     }
 
     /// Looking for the tag failed: nothing more is inserted, so that the tag is not inserted twice.
-    fn unread(&self, why: MayExist, e: &crate::error::RewindError) -> Outcome {
+    fn unread(&self, why: MayExist, e: &RewindError) -> Outcome {
         let (tag, vpg, met) = (
             self.at.tag.to_string(),
             self.at.vpg.vpg_name.clone(),
@@ -509,17 +497,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
             });
             self.watch
                 .report(Stage::Queued, Some(&other_id), Some(&other));
-            let learnt = self.pace(self.timings.learnt().insert);
-            match wait_task(
-                self.port,
-                &other_id,
-                Instant::now(),
-                self.at.deadline,
-                learnt,
-                self.watch,
-            )
-            .await
-            {
+            match self.wait_for(&other_id, Instant::now()).await {
                 Ok(TaskWait::Terminal(t)) => {
                     waited = true;
                     if ctx.own.contains(vpg_id, &other_id) {
@@ -588,19 +566,11 @@ impl<'a, P: InsertPort> Machine<'a, P> {
     async fn follow(&mut self, task_id: String, sent: Instant) -> Step {
         let (ctx, vpg_id) = (self.at.ctx, self.at.vpg.vpg_id.as_str());
         ctx.own.record(vpg_id, &task_id, None, false);
-        let learnt = self.pace(self.timings.learnt().insert);
         // The task id is journaled while the task is followed: the intent, synced before the
         // insert, already accounts for it, and the task line only saves a later attempt a look.
         let (_, waited) = tokio::join!(
             self.at.log.sent(vpg_id, &task_id),
-            wait_task(
-                self.port,
-                &task_id,
-                sent,
-                self.at.deadline,
-                learnt,
-                self.watch
-            )
+            self.wait_for(&task_id, sent)
         );
         match waited {
             Ok(TaskWait::Terminal(task)) => {
