@@ -49,7 +49,7 @@ fn guard(i: usize, time: chrono::DateTime<chrono::Utc>) -> JournalRecord {
             id: format!("site.vm-{vm}"),
             name: format!("vm-{vm}"),
             ip_addresses: vec![format!("10.0.{}.{}", vm / 250, vm % 250)],
-            site: Some("Boston".to_owned()),
+            site: "Boston".to_owned(),
         },
         verdict: JournalVerdict::Guarded,
         vpgs: vec![JournalVpg {

@@ -7,6 +7,7 @@ Feature: A resync wipes the tags
     Given the agent has guarded "web-01" for change "before-resync"
     When Zerto resyncs VPG "web-dr" for 30 seconds
     Then the operator sees the tag of change "before-resync" on "web-01" in "web-local, web-archive" and in no other VPG
+    And the agent sees the tag of change "before-resync" on "web-01" in VPG "web-dr" as "wiped"
     When the agent guards "web-01" for change "during-resync"
     Then the verdict is "guarded"
     And VPG "web-dr" is skipped because "syncing (FullSync"
@@ -22,5 +23,6 @@ Feature: A resync wipes the tags
     And the operator runs `rewind recover file db-01 --change wiped-1 --path sda1/etc/app/app.conf --to <recovery folder>`
     Then rewind refuses with exit code 3
     And the answer says "wiped-1"
+    And the answer says "wiped"
     And Zerto received no FLR request
     And the recovery folder is empty

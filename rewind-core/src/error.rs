@@ -387,6 +387,22 @@ pub enum RewindError {
         configured: String,
     },
 
+    /// Guards pinned tags of the change, but none can be recovered from any more: each VPG's says
+    /// what became of it, with what is left to recover from.
+    #[error(
+        "no tag of change {change:?} on VM {vm} can be recovered from any more: {states}; {alternatives}"
+    )]
+    TagNotRecoverable {
+        /// The VM.
+        vm: String,
+        /// The change id or tag asked for.
+        change: String,
+        /// What became of each VPG's tag.
+        states: String,
+        /// What is left: the earliest checkpoint of each VPG, and how to keep a tag longer.
+        alternatives: String,
+    },
+
     /// No VPG of the VM holds a tagged checkpoint of the change (or with that exact tag).
     #[error(
         "no VPG of VM {vm} holds a tagged checkpoint of change {change:?} (as change id or exact tag); tagged checkpoints found: {found}; give a change id or tag from that list, or check that the guard of this change was `guarded`"
@@ -545,6 +561,7 @@ impl RewindError {
             RewindError::Catalog(e) => e.kind(),
             RewindError::Journal(_) | RewindError::NotJournaled { .. } => ErrorKind::Internal,
             RewindError::NoTaggedCheckpoint { .. }
+            | RewindError::TagNotRecoverable { .. }
             | RewindError::RecoverySiteNotConfigured { .. }
             | RewindError::FlrForbidden { .. }
             | RewindError::NotPossible { .. } => ErrorKind::Refused,

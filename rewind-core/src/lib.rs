@@ -88,6 +88,7 @@ pub mod tagged_checkpoint;
 mod toml_error;
 pub mod trust;
 pub mod vm;
+pub mod way_back;
 pub mod zvm;
 
 use std::sync::Arc;
@@ -442,7 +443,8 @@ impl Rewind {
     ) -> Result<TagList, RewindError> {
         let change_id = change_id.map(recover::check_change).transpose()?;
         let protection = self.find_protection(vm).await?;
-        Ok(tagged_checkpoint::list_tags(&self.asked, &protection, change_id).await)
+        let journaled = self.journal().journaled_tags(&protection.vm.id)?;
+        Ok(tagged_checkpoint::list_tags(&self.asked, &protection, change_id, &journaled).await)
     }
 
     /// File-level recovery: mounts the VM's disks at the change's tagged checkpoint at the VPG's

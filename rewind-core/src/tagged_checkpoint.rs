@@ -9,9 +9,10 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
 use crate::error::RewindError;
-use crate::protection::Protection;
+use crate::protection::{Protection, VpgProtection};
 use crate::vm::VmRef;
-use crate::zvm::Site;
+use crate::way_back::{JournaledTag, TagState, VpgHistory};
+use crate::zvm::{Site, ZvmClient};
 
 /// The longest agent name in a tag.
 pub const MAX_AGENT: usize = 30;
@@ -111,6 +112,9 @@ pub struct TaggedCheckpoint {
     pub tag: String,
     /// The tag's parts when rewind wrote it.
     pub parts: Option<TagParts>,
+    /// Whether it can still be recovered from, and until when; or what became of it.
+    #[serde(flatten)]
+    pub state: TagState,
 }
 
 impl TaggedCheckpoint {
@@ -136,6 +140,12 @@ pub struct VpgTags {
     /// Why the VPG's checkpoints could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The time of the oldest checkpoint its journal holds: no point before it can be recovered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal_reaches_back_to: Option<DateTime<Utc>>,
+    /// When the list was read, on the ZVM's clock where it said (its journal's earliest checkpoint
+    /// plus the history it holds), else this machine's: how long each tag has left counts from it.
+    pub read_at: DateTime<Utc>,
 }
 
 /// The tagged checkpoints of a VM across all its VPGs.
@@ -153,8 +163,9 @@ impl TagList {
     /// One line for humans: how many tagged checkpoints (of the change, when one was asked for) in how
     /// many of the VM's VPGs, and which VPGs could not be read.
     pub fn headline(&self) -> String {
-        let count: usize = self.vpgs.iter().map(|v| v.tags.len()).sum();
-        let with = self.vpgs.iter().filter(|v| !v.tags.is_empty()).count();
+        let listed = |v: &&VpgTags| v.tags.iter().filter(|t| t.state.is_recoverable()).count();
+        let count: usize = self.vpgs.iter().map(|v| listed(&v)).sum();
+        let with = self.vpgs.iter().filter(|v| listed(v) > 0).count();
         let of = self
             .change_id
             .as_deref()
@@ -172,6 +183,17 @@ impl TagList {
             .filter(|v| v.error.is_some())
             .map(|v| v.vpg_name.as_str())
             .collect();
+        let gone = self
+            .vpgs
+            .iter()
+            .flat_map(|v| &v.tags)
+            .filter(|t| !t.state.is_recoverable())
+            .count();
+        if gone > 0 {
+            line.push_str(&format!(
+                "; {gone} more journaled by a guard but not recoverable from (each says why)"
+            ));
+        }
         if !unread.is_empty() {
             line.push_str(&format!("; could not read {}", unread.join(", ")));
         }
@@ -188,7 +210,13 @@ impl TagList {
             }
             for t in &v.tags {
                 let when = t.timestamp.map(|t| t.to_rfc3339()).unwrap_or_default();
-                out.push_str(&format!("\n    {} {} {}", t.checkpoint_id, when, t.tag));
+                out.push_str(&format!(
+                    "\n    {} {} {}: {}",
+                    t.checkpoint_id,
+                    when,
+                    t.tag,
+                    t.state.describe(v.read_at)
+                ));
             }
         }
         out
@@ -196,48 +224,44 @@ impl TagList {
 }
 
 /// Lists the tagged checkpoints of the VM of `protection`, keeping only those of `change_id` (a change
-/// id or a tag exactly) when given.
+/// id or a tag exactly) when given, each with its state: the VPG's listed tags with how long each
+/// lasts, and the tags that guards journaled (`journaled`) but the VPG no longer lists, with what
+/// became of them.
 pub(crate) async fn list_tags(
     sites: &[Arc<Site>],
     protection: &Protection,
     change_id: Option<&str>,
+    journaled: &[JournaledTag],
 ) -> TagList {
+    let of_change = |tag: &str| {
+        change_id.is_none_or(|id| {
+            let wanted = id.trim();
+            tag.trim() == wanted || parse_tag(tag).is_some_and(|p| p.change_id == wanted)
+        })
+    };
     let vpgs = futures::future::join_all(protection.vpgs.iter().map(|v| async move {
-        let mut out = VpgTags {
-            vpg_id: v.vpg_id.clone(),
-            vpg_name: v.vpg_name.clone(),
-            site: v.zvm_site.clone(),
-            tags: Vec::new(),
-            error: None,
-        };
-        let Some(client) = sites
+        let mine: Vec<&JournaledTag> = journaled
             .iter()
-            .find(|c| c.name() == v.zvm_site)
-            .map(|s| s.client())
-        else {
-            out.error = Some(format!("the site {} is not configured", v.zvm_site));
-            return out;
+            .filter(|j| j.vpg_id == v.vpg_id && of_change(&j.tag))
+            .collect();
+        let mut out = match sites.iter().find(|c| c.name() == v.zvm_site) {
+            Some(site) => vpg_tags(site.client(), v, &mine, &of_change).await,
+            None => VpgTags {
+                vpg_id: v.vpg_id.clone(),
+                vpg_name: v.vpg_name.clone(),
+                site: v.zvm_site.clone(),
+                tags: Vec::new(),
+                error: Some(format!("the site {} is not configured", v.zvm_site)),
+                journal_reaches_back_to: None,
+                read_at: Utc::now(),
+            },
         };
-        match client.checkpoints(&v.vpg_id, None).await {
-            Ok(cps) => {
-                let mut tags: Vec<TaggedCheckpoint> = cps
-                    .into_iter()
-                    .filter_map(|c| {
-                        let tag = c.tag.filter(|t| !t.is_empty())?;
-                        let parts = parse_tag(&tag);
-                        Some(TaggedCheckpoint {
-                            checkpoint_id: c.checkpoint_identifier.unwrap_or_default(),
-                            timestamp: c.time_stamp,
-                            tag,
-                            parts,
-                        })
-                    })
-                    .filter(|t| change_id.is_none_or(|id| t.is_of_change(id)))
-                    .collect();
-                tags.sort_by_key(|t| t.timestamp);
-                out.tags = tags;
-            }
-            Err(e) => out.error = Some(e.to_string()),
+        if let Some(e) = out.error.clone() {
+            let now = Utc::now();
+            out.tags = mine
+                .iter()
+                .map(|j| journaled_checkpoint(j, TagState::unknown(j, &e, now)))
+                .collect();
         }
         out
     }))
@@ -246,6 +270,103 @@ pub(crate) async fn list_tags(
         vm: protection.vm.clone(),
         change_id: change_id.map(|c| c.trim().to_string()),
         vpgs,
+    }
+}
+
+/// One VPG's tags: those it lists, with how long each lasts, then those of `journaled` it does not
+/// list, with what became of them.
+async fn vpg_tags(
+    client: &ZvmClient,
+    v: &VpgProtection,
+    journaled: &[&JournaledTag],
+    of_change: &impl Fn(&str) -> bool,
+) -> VpgTags {
+    let mut out = VpgTags {
+        vpg_id: v.vpg_id.clone(),
+        vpg_name: v.vpg_name.clone(),
+        site: v.zvm_site.clone(),
+        tags: Vec::new(),
+        error: None,
+        journal_reaches_back_to: None,
+        read_at: Utc::now(),
+    };
+    let (listed, history) = tokio::join!(
+        client.checkpoints(&v.vpg_id, None),
+        client.vpg_history(&v.vpg_id)
+    );
+    let listed = match listed {
+        Ok(listed) => listed,
+        Err(e) => {
+            out.error = Some(e.to_string());
+            return out;
+        }
+    };
+    let history = history.ok();
+    out.journal_reaches_back_to = history.as_ref().and_then(|h| h.earliest);
+    if let Some(now) = history.as_ref().and_then(VpgHistory::zvm_now) {
+        out.read_at = now;
+    }
+    let mut tags: Vec<TaggedCheckpoint> = listed
+        .into_iter()
+        .filter_map(|c| {
+            let tag = c.tag.filter(|t| !t.is_empty() && of_change(t))?;
+            Some(TaggedCheckpoint {
+                checkpoint_id: c.checkpoint_identifier.unwrap_or_default(),
+                timestamp: c.time_stamp,
+                parts: parse_tag(&tag),
+                state: TagState::listed(c.time_stamp, history.as_ref()),
+                tag,
+            })
+        })
+        .collect();
+    let unlisted: Vec<&JournaledTag> = journaled
+        .iter()
+        .copied()
+        .filter(|j| {
+            !tags
+                .iter()
+                .any(|t| t.checkpoint_id == j.checkpoint_id || t.tag == j.tag)
+        })
+        .collect();
+    tags.extend(unlisted_tags(client, &v.vpg_id, &unlisted, history.as_ref()).await);
+    tags.sort_by_key(|t| t.timestamp);
+    out.tags = tags;
+    out
+}
+
+/// What became of the journaled tags a VPG no longer lists, from its history and its events.
+async fn unlisted_tags(
+    client: &ZvmClient,
+    vpg_id: &str,
+    unlisted: &[&JournaledTag],
+    history: Option<&VpgHistory>,
+) -> Vec<TaggedCheckpoint> {
+    let Some(since) = unlisted.iter().map(|j| j.time()).min() else {
+        return Vec::new();
+    };
+    let now = Utc::now();
+    let Some(history) = history else {
+        let why = "the VPG lists it no longer, and how much history it keeps could not be read";
+        return unlisted
+            .iter()
+            .map(|j| journaled_checkpoint(j, TagState::unknown(j, why, now)))
+            .collect();
+    };
+    let wipes = client.wipes(vpg_id, since).await;
+    unlisted
+        .iter()
+        .map(|j| journaled_checkpoint(j, TagState::unlisted(j, history, &wipes, now)))
+        .collect()
+}
+
+/// A journaled tag, as a tag list shows it.
+fn journaled_checkpoint(j: &JournaledTag, state: TagState) -> TaggedCheckpoint {
+    TaggedCheckpoint {
+        checkpoint_id: j.checkpoint_id.clone(),
+        timestamp: j.checkpoint_time,
+        tag: j.tag.clone(),
+        parts: parse_tag(&j.tag),
+        state,
     }
 }
 

@@ -857,7 +857,9 @@ fn tasks_named(note: &GuardNote) -> Vec<&str> {
         | GuardNote::TagAlreadyListed { .. }
         | GuardNote::OutcomeUnknown { .. }
         | GuardNote::InsertingAgain { .. }
-        | GuardNote::RunningUnchecked { .. } => Vec::new(),
+        | GuardNote::RunningUnchecked { .. }
+        | GuardNote::ShortWayBack { .. }
+        | GuardNote::WayBackUnknown { .. } => Vec::new(),
     }
 }
 

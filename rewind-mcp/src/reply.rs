@@ -106,7 +106,13 @@ pub fn bad_arguments(err: &BadArguments) -> CallToolResult {
 /// An error's answer: its message, what to do next for its kind, its hint (a configuration block to
 /// add) as a text block of its own when it has one, then the report as JSON.
 pub fn report(report: ErrorReport) -> CallToolResult {
-    let said = Said::new(report.message.clone(), next_after(report.kind));
+    let next = next_after(report.kind);
+    report_then(report, next)
+}
+
+/// An error's answer with `next` as what to do next.
+fn report_then(report: ErrorReport, next: &str) -> CallToolResult {
+    let said = Said::new(report.message.clone(), next);
     let mut result = answer(said, &report, true);
     if let Some(hint) = &report.hint {
         result.content.insert(
@@ -117,6 +123,36 @@ pub fn report(report: ErrorReport) -> CallToolResult {
         );
     }
     result
+}
+
+/// The answer of a recovery tool whose call failed: the next step is about the recovery, not about
+/// a change still to make.
+pub fn recovery_failure(err: &RewindError) -> CallToolResult {
+    let report = err.report();
+    let next = next_after_recovery(report.kind);
+    report_then(report, next)
+}
+
+/// What the agent does after a recovery failed with an error of `kind`.
+pub fn next_after_recovery(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Usage => {
+            "Nothing was recovered: call it again with what the message asks for, or show the human."
+        }
+        ErrorKind::Refused => {
+            "Nothing was recovered: show the human this result, with what became of the tag and the alternatives it names; recover from another point only on their word."
+        }
+        ErrorKind::TaskFailed => {
+            "The recovery did not complete: show the human Zerto's reason; try again only when they say."
+        }
+        ErrorKind::Connection => {
+            "Nothing was recovered, or it could not be followed: a ZVM could not be reached or answered with an error; call again in a while, or show the human."
+        }
+        ErrorKind::StillRunning => {
+            "The recovery's Zerto task still runs: follow it as the message says before calling again."
+        }
+        ErrorKind::Internal => "Show the human this result: the recovery may be incomplete.",
+    }
 }
 
 /// What the agent does after an error of `kind`: the message says why; this says what now.

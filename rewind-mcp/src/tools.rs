@@ -341,7 +341,7 @@ impl RewindServer {
         .await;
         match recovered {
             Ok(Ok(report)) => recover_file_answer(&report),
-            Ok(Err(e)) => reply::failure(&e),
+            Ok(Err(e)) => reply::recovery_failure(&e),
             Err(e) => stopped("the file-level recovery", &e),
         }
     }
@@ -388,7 +388,7 @@ impl RewindServer {
         .await;
         match done {
             Ok(Ok(report)) => recovery_task_answer(&report),
-            Ok(Err(e)) => reply::failure(&e),
+            Ok(Err(e)) => reply::recovery_failure(&e),
             Err(e) => stopped("the failover test", &e),
         }
     }
@@ -423,7 +423,7 @@ impl RewindServer {
         .await;
         match done {
             Ok(Ok(report)) => recovery_task_answer(&report),
-            Ok(Err(e)) => reply::failure(&e),
+            Ok(Err(e)) => reply::recovery_failure(&e),
             Err(e) => stopped("the offsite clone", &e),
         }
     }
@@ -494,11 +494,12 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
     match report.verdict {
         Verdict::Guarded => reply::ok(
             Said::new(
-                format!("{first}. Tagged {}", tagged.join(", ")),
                 format!(
-                    "Go ahead with the change; keep the change id {}.",
-                    report.change_id
+                    "{first}. Tagged {}{}",
+                    tagged.join(", "),
+                    way_back_said(report)
                 ),
+                guarded_next(report),
             ),
             report,
         ),
@@ -538,6 +539,44 @@ fn guard_answer(report: &GuardReport) -> CallToolResult {
     }
 }
 
+/// How long the change can be rewound, as a guard's answer says it: the shortest way back.
+fn way_back_said(report: &GuardReport) -> String {
+    report
+        .vpgs
+        .iter()
+        .filter_map(|v| Some((v, v.way_back.as_ref()?)))
+        .min_by_key(|(_, w)| w.recoverable_until)
+        .map(|(v, w)| {
+            format!(
+                ". It can be rewound {} (the shortest way back, at VPG {})",
+                w.describe_at_guard(),
+                v.vpg_name
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// What the agent does after a guard that ended `guarded`: the change, and the human told when the
+/// way back is short.
+fn guarded_next(report: &GuardReport) -> String {
+    let go = format!(
+        "Go ahead with the change; keep the change id {}.",
+        report.change_id
+    );
+    let short = report
+        .vpgs
+        .iter()
+        .flat_map(|v| &v.notes)
+        .any(|n| matches!(n, rewind_core::GuardNote::ShortWayBack { .. }));
+    if short {
+        format!(
+            "{go} Tell the human how short the way back is (the notes say why): if the change may need undoing later than that, they can keep the tag longer (rewind keep)."
+        )
+    } else {
+        go
+    }
+}
+
 /// What the agent does after a guard that ended `not_guarded`: never the change; the way on when
 /// there is one.
 fn not_guarded_next(report: &GuardReport) -> String {
@@ -573,6 +612,20 @@ fn tags_answer(tags: &TagList) -> CallToolResult {
         .map(|v| v.vpg_name.as_str())
         .collect();
     let none = tags.vpgs.iter().all(|v| v.tags.is_empty());
+    let recoverable = tags
+        .vpgs
+        .iter()
+        .flat_map(|v| &v.tags)
+        .any(|t| t.state.is_recoverable());
+    if unread.is_empty() && !none && !recoverable {
+        return reply::ok(
+            Said::new(
+                tags.headline(),
+                "Guards pinned these tags, but none can be recovered from any more: each says what became of it (aged out of the journal's history, wiped by a sync). Tell the human, with the times; do not recover from another checkpoint without their word.",
+            ),
+            tags,
+        );
+    }
     if unread.is_empty() && none {
         return reply::ok(
             Said::new(

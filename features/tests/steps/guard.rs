@@ -148,13 +148,13 @@ pub async fn operator_lists_tags(
     answer
 }
 
-/// The tags of one change in one VPG of a tags answer.
+/// The tags of one change that one VPG of a tags answer lists (and so can be recovered from).
 fn tags_of(answer: &Answer, vpg: &Value, change: &str) -> Vec<Value> {
     vpg["tags"]
         .as_array()
         .unwrap_or_else(|| panic!("the VPG's tags are listed: {answer:#?}"))
         .iter()
-        .filter(|t| t["parts"]["change_id"] == change)
+        .filter(|t| t["parts"]["change_id"] == change && t["state"] == "listed")
         .cloned()
         .collect()
 }

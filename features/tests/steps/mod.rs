@@ -4,7 +4,7 @@
 //! - [`zerto`]: the simulated ZVM: setting it up (timings, statuses, resyncs, faults, the clock) and
 //!   reading its ground truth (tasks, calls, guest files).
 //! - [`protection`], [`guard`], [`tools`], [`agent_tools`], [`recover`], [`hook`], [`auth`],
-//!   [`trust`], [`appliance`]: one per feature file (`zerto` also holds the steps of `faults.feature`).
+//!   [`trust`], [`appliance`], [`way_back`]: one per feature file (`zerto` also holds the steps of `faults.feature`).
 
 mod agent_tools;
 mod appliance;
@@ -16,6 +16,7 @@ mod protection;
 mod recover;
 mod tools;
 mod trust;
+mod way_back;
 mod zerto;
 
 /// Reads a scenario's list of names: `web-local, web-dr, web-archive`.

@@ -249,7 +249,15 @@ pub fn when(t: Option<DateTime<Utc>>) -> String {
 /// A tag list as people read it: the core's headline, then one row per tagged checkpoint.
 pub fn tags_text(list: &TagList) -> String {
     let mut out = format!("{}\n\n", list.headline());
-    let mut t = Table::new(&["VPG", "CHECKPOINT", "TIME", "AGENT", "CHANGE", "ACTION"]);
+    let mut t = Table::new(&[
+        "VPG",
+        "CHECKPOINT",
+        "TIME",
+        "AGENT",
+        "CHANGE",
+        "ACTION",
+        "STATE",
+    ]);
     for v in &list.vpgs {
         if let Some(e) = &v.error {
             t.row(vec![v.vpg_name.clone(), format!("ERROR: {e}")]);
@@ -271,6 +279,7 @@ pub fn tags_text(list: &TagList) -> String {
                 agent,
                 change,
                 action,
+                tag.state.describe(v.read_at),
             ]);
         }
     }

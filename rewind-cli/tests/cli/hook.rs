@@ -231,7 +231,7 @@ async fn a_mutating_tool_without_a_vm_argument_is_judged_by_the_vm_its_input_nam
     )
     .unwrap();
     record.as_object_mut().unwrap().remove("attempt");
-    record["vm"] = json!({"id": "x.vm-99", "name": "db-01"});
+    record["vm"] = json!({"id": "x.vm-99", "name": "db-01", "site": "Boston"});
     record["time"] = json!((chrono::Utc::now() - chrono::Duration::hours(2)).to_rfc3339());
     append_to_journal(&env, &record);
     let (decision, reason) = hook(
@@ -246,7 +246,7 @@ async fn a_mutating_tool_without_a_vm_argument_is_judged_by_the_vm_its_input_nam
     );
 
     // Two such VMs are both named, and the advice is to guard each of them.
-    record["vm"] = json!({"id": "x.vm-98", "name": "files-01"});
+    record["vm"] = json!({"id": "x.vm-98", "name": "files-01", "site": "Boston"});
     append_to_journal(&env, &record);
     let (decision, reason) = hook(
         &env,

@@ -271,7 +271,7 @@ async fn a_journal_that_fills_mid_guard_keeps_no_torn_record_and_the_guard_says_
     })
     .await;
     let mut filler = json!({"time": chrono::Utc::now(), "kind": "recovery", "agent": "ops",
-        "action": "filler", "change_id": "filler", "vm": {"id": "x.vm-1", "name": "filler"},
+        "action": "filler", "change_id": "filler", "vm": {"id": "x.vm-1", "name": "filler", "site": "Boston"},
         "verdict": "completed", "vpgs": [], "notes": [""]});
     {
         use std::io::Write;

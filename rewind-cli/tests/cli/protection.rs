@@ -154,11 +154,17 @@ async fn tags_missing_a_vpg_it_could_not_read_exits_5_naming_it_and_still_prints
     let vpgs = json["result"]["vpgs"].as_array().unwrap();
     let listed: usize = vpgs
         .iter()
+        .filter(|v| v["error"].is_null())
         .map(|v| v["tags"].as_array().unwrap().len())
         .sum();
     assert_eq!(
         listed, 2,
         "the VPGs that were read still list their tags: {json}"
+    );
+    let unread = vpgs.iter().find(|v| v["vpg_name"] == "web-dr").unwrap();
+    assert_eq!(
+        unread["tags"][0]["state"], "unknown",
+        "the tag the journal holds at the VPG that could not be read is unknown, not absent: {json}"
     );
     assert_eq!(run.stderr.lines().count(), 1, "{run:#?}");
 }

@@ -375,7 +375,7 @@ mod tests {
                 id: format!("s.{vm}"),
                 name: vm.into(),
                 ip_addresses: Vec::new(),
-                site: None,
+                site: "Boston".into(),
             },
             verdict: JournalVerdict::Started,
             vpgs: vec![],

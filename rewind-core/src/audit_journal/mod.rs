@@ -44,6 +44,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::local_state::{LockBusy, LockError};
 use crate::vm::{VmQuery, VmRef};
+use crate::way_back::JournaledTag;
 
 /// The journal cannot be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -143,10 +144,9 @@ pub struct JournalVm {
     /// argument may name it) is recognised without asking a ZVM. Absent when it had none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ip_addresses: Vec<String>,
-    /// The name of the site it runs at, so a human told apart two VMs of one name by where they
-    /// run. Absent from older records.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub site: Option<String>,
+    /// The name of the site it runs at, so a human tells apart two VMs of one name by where they
+    /// run.
+    pub site: String,
 }
 
 impl JournalVm {
@@ -167,7 +167,7 @@ impl From<&VmRef> for JournalVm {
             id: vm.id.clone(),
             name: vm.name.clone(),
             ip_addresses: vm.ip_addresses.clone(),
-            site: Some(vm.site.name.clone()),
+            site: vm.site.name.clone(),
         }
     }
 }
@@ -196,6 +196,12 @@ pub struct JournalVpg {
     /// The reason of a skip, a failure's `CompleteReason`, or an error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The checkpoint's time (the ZVM's clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_time: Option<DateTime<Utc>>,
+    /// How long the tag was to stay recoverable, as said at guard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub way_back: Option<crate::way_back::WayBack>,
 }
 
 /// The signed-in person an agent acted for: the caller of a team server (`rewind-mcp --http` with
@@ -355,6 +361,8 @@ impl JournalVpg {
             task_state: None,
             checkpoint_id: None,
             detail: None,
+            checkpoint_time: None,
+            way_back: None,
         }
     }
 }
@@ -443,6 +451,35 @@ impl JournalRecord {
     pub fn tag(&self) -> Option<&str> {
         self.vpgs.iter().find_map(|v| v.tag.as_deref())
     }
+
+    /// The tagged checkpoints this record says a guard pinned: its VPG lines that ended tagged
+    /// with a checkpoint. None for a recovery.
+    pub fn journaled_tags(&self) -> impl Iterator<Item = JournaledTag> + '_ {
+        let guard = self.kind == RecordKind::Guard;
+        self.vpgs
+            .iter()
+            .filter(move |v| guard && v.outcome == JournalOutcome::Tagged)
+            .filter_map(|v| {
+                Some(JournaledTag {
+                    vpg_id: v.vpg_id.clone(),
+                    checkpoint_id: v.checkpoint_id.clone()?,
+                    checkpoint_time: v.checkpoint_time,
+                    tag: v.tag.clone()?,
+                    guarded_at: self.time,
+                    way_back: v.way_back.clone(),
+                })
+            })
+    }
+}
+
+/// The tagged checkpoints guards pinned, as `records` say, each once (the latest record of it).
+pub fn journaled_tags(records: &[JournalRecord]) -> Vec<JournaledTag> {
+    let mut out: Vec<JournaledTag> = Vec::new();
+    for tag in records.iter().flat_map(JournalRecord::journaled_tags) {
+        out.retain(|t| !(t.vpg_id == tag.vpg_id && t.checkpoint_id == tag.checkpoint_id));
+        out.push(tag);
+    }
+    out
 }
 
 /// Which records to read back.
@@ -663,11 +700,7 @@ impl std::fmt::Display for JournalVm {
     /// `build-agent at Boston (s1.vm-3, 10.0.0.5)`: the name and site, then the identifier and
     /// addresses that tell it from another VM of the same name.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.name)?;
-        if let Some(site) = &self.site {
-            write!(f, " at {site}")?;
-        }
-        write!(f, " ({}", self.id)?;
+        write!(f, "{} at {} ({}", self.name, self.site, self.id)?;
         for ip in &self.ip_addresses {
             write!(f, ", {ip}")?;
         }
@@ -867,6 +900,15 @@ impl AuditJournal {
             .max_by_key(|r| r.time))
     }
 
+    /// The tagged checkpoints guards of VM `vm_id` pinned, each once.
+    pub fn journaled_tags(&self, vm_id: &str) -> Result<Vec<JournaledTag>, JournalError> {
+        let read = self.read(&JournalFilter {
+            vm: Some(vm_id.to_string()),
+            ..JournalFilter::default()
+        })?;
+        Ok(journaled_tags(&read.records))
+    }
+
     /// Reads back the records that match `filter`, oldest first, with the lines of each guard
     /// attempt folded into one record (see the module's docs).
     pub fn read(&self, filter: &JournalFilter) -> Result<JournalRead, JournalError> {
@@ -940,7 +982,7 @@ mod tests {
                 id: format!("s.{vm}"),
                 name: vm.into(),
                 ip_addresses: Vec::new(),
-                site: None,
+                site: "Boston".into(),
             },
             verdict: JournalVerdict::Guarded,
             vpgs: vec![],
@@ -955,13 +997,11 @@ mod tests {
     fn a_journal_vm_names_its_site_so_two_vms_of_one_name_can_be_told_apart() {
         let mut vm = record("build-agent", "c").vm;
         vm.ip_addresses = vec!["10.0.0.5".into()];
-        vm.site = Some("Denver".into());
+        vm.site = "Denver".into();
         assert_eq!(
             vm.to_string(),
             "build-agent at Denver (s.build-agent, 10.0.0.5)"
         );
-        vm.site = None;
-        assert_eq!(vm.to_string(), "build-agent (s.build-agent, 10.0.0.5)");
     }
 
     #[test]
@@ -1433,7 +1473,7 @@ mod tests {
         let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         std::fs::write(
             j.path(),
-            r#"{"time":"2026-01-01T00:00:00Z","kind":"guard","agent":"a","action":"b","change_id":"c","vm":{"id":"s.web-01","name":"web-01"},"verdict":"guarded","vpgs":[]}
+            r#"{"time":"2026-01-01T00:00:00Z","kind":"guard","agent":"a","action":"b","change_id":"c","vm":{"id":"s.web-01","name":"web-01","site":"Boston"},"verdict":"guarded","vpgs":[]}
 "#,
         )
         .unwrap();

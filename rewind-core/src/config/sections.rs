@@ -38,6 +38,10 @@ pub struct GuardSettings {
     /// to 1,000.
     #[serde(rename = "poll_floor_ms", deserialize_with = "poll_floor")]
     pub poll_floor: Duration,
+    /// A guard notes each tag whose way back (how long it stays in its VPG's journal) is shorter
+    /// than this. Written in hours; 0 turns the note off.
+    #[serde(rename = "min_way_back_hours", deserialize_with = "hours")]
+    pub min_way_back: Duration,
 }
 
 impl Default for GuardSettings {
@@ -48,6 +52,7 @@ impl Default for GuardSettings {
             lost_response_retries: 1,
             change_id_horizon: Duration::from_secs(30 * 24 * 60 * 60),
             poll_floor: APPLIANCE_POLL_FLOOR,
+            min_way_back: Duration::from_secs(4 * 60 * 60),
         }
     }
 }
@@ -196,6 +201,16 @@ fn poll_floor<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
 }
 
 /// `change_id_horizon`, written in days.
+/// `min_way_back_hours`: hours from 0 (no note) to a year.
+fn hours<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let v = f64::deserialize(d)? * 3600.0;
+    within(
+        v,
+        v >= 0.0,
+        "is not a number of hours from 0 to below about 2,700 (10,000,000 seconds)",
+    )
+}
+
 fn days<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
     let v = f64::deserialize(d)? * 86_400.0;
     let above = "is not a number of days above 0 and below about 115 (10,000,000 seconds)";

@@ -40,6 +40,7 @@ use crate::progress::ProgressSink;
 use crate::protection::{self, Protection};
 use crate::tagged_checkpoint::{MAX_ACTION, MAX_AGENT, MAX_CHANGE_ID, build_tag, check_part};
 use crate::vm::VmRef;
+use crate::way_back::{VpgHistory, WayBack};
 use crate::zvm::Site;
 pub use note::{Culprit, GuardNote, RunningInsert};
 pub use problem::{Met, VpgProblem};
@@ -283,6 +284,7 @@ impl Plan {
         }
         GuardReport {
             verdict: verdict(&vpgs),
+            recoverable_until: GuardReport::shortest_way_back(&vpgs),
             tag: self.tag,
             vm: protection.vm.clone(),
             agent: req.agent.trim().to_string(),
@@ -356,6 +358,7 @@ async fn tag_every_vpg(
                 outcome: Outcome::Skipped {
                     reason: v.reason.clone().unwrap_or_default(),
                 },
+                way_back: None,
                 notes: Vec::new(),
             };
         }
@@ -378,29 +381,74 @@ async fn guard_vpg(
     deadline: Instant,
     sink: &dyn ProgressSink,
 ) -> VpgGuard {
-    let (outcome, notes) = match ctx.site(&vpg.zvm_site) {
-        Some(site) => {
-            let at = insert::Place {
-                ctx,
-                vpg,
-                tag,
-                log,
-                deadline,
-            };
-            insert::run(&at, site.as_ref(), site.timings(), earlier, sink).await
-        }
-        None => {
-            let site = vpg.zvm_site.clone();
-            (VpgProblem::NoSite { site }.into(), Vec::new())
-        }
+    let Some(site) = ctx.site(&vpg.zvm_site) else {
+        let site = vpg.zvm_site.clone();
+        return VpgGuard {
+            vpg_id: vpg.vpg_id.clone(),
+            vpg_name: vpg.vpg_name.clone(),
+            site: vpg.zvm_site.clone(),
+            outcome: VpgProblem::NoSite { site }.into(),
+            way_back: None,
+            notes: Vec::new(),
+        };
     };
+    let at = insert::Place {
+        ctx,
+        vpg,
+        tag,
+        log,
+        deadline,
+    };
+    // The VPG's history is read while the insert runs, so saying how long the tag lasts costs the
+    // guard no time.
+    let ((outcome, mut notes), history) = tokio::join!(
+        insert::run(&at, site.as_ref(), site.timings(), earlier, sink),
+        site.client().vpg_history(&vpg.vpg_id)
+    );
+    let way_back = way_back_of(&outcome, history, ctx.settings.min_way_back, &mut notes);
     VpgGuard {
         vpg_id: vpg.vpg_id.clone(),
         vpg_name: vpg.vpg_name.clone(),
         site: vpg.zvm_site.clone(),
         outcome,
+        way_back,
         notes,
     }
+}
+
+/// How long a tagged VPG's tag lasts, noting a way back shorter than `minimum` and a history that
+/// could not be read.
+fn way_back_of(
+    outcome: &Outcome,
+    history: Result<VpgHistory, RewindError>,
+    minimum: Duration,
+    notes: &mut Vec<GuardNote>,
+) -> Option<WayBack> {
+    let Outcome::Tagged {
+        timestamp: Some(at),
+        ..
+    } = outcome
+    else {
+        return None;
+    };
+    let history = match history {
+        Ok(h) => h,
+        Err(e) => {
+            notes.push(GuardNote::WayBackUnknown {
+                error: e.to_string(),
+            });
+            return None;
+        }
+    };
+    let way_back = WayBack::of(*at, &history)?;
+    let minimum_minutes = (minimum.as_secs() / 60) as i64;
+    if minimum_minutes > 0 && way_back.lasts() < chrono::Duration::minutes(minimum_minutes) {
+        notes.push(GuardNote::ShortWayBack {
+            way_back: way_back.clone(),
+            minimum_minutes,
+        });
+    }
+    Some(way_back)
 }
 
 /// How much longer than its deadline an attempt's lines may span: its verdict is written after the

@@ -143,6 +143,18 @@ pub enum GuardNote {
         /// The insert task taken as ours, when one could be tied to the VPG.
         task_id: Option<String>,
     },
+    /// The tag's way back is shorter than `[guard] min_way_back_hours`.
+    ShortWayBack {
+        /// The way back.
+        way_back: crate::way_back::WayBack,
+        /// The minimum, in minutes.
+        minimum_minutes: i64,
+    },
+    /// How much history the VPG keeps could not be read, so how long the tag lasts is not known.
+    WayBackUnknown {
+        /// Why.
+        error: String,
+    },
 }
 
 /// The other insert that made an insert fail by the back-to-back rule.
@@ -302,6 +314,14 @@ impl fmt::Display for GuardNote {
                 checkpoint_id,
                 task_id,
             } => found_after_unknown(f, checkpoint_id.as_deref(), task_id.as_deref()),
+            GuardNote::ShortWayBack {
+                way_back,
+                minimum_minutes,
+            } => short_way_back(f, way_back, *minimum_minutes),
+            GuardNote::WayBackUnknown { error } => write!(
+                f,
+                "how much journal history this VPG keeps could not be read ({error}), so how long its tag lasts is not known; `rewind tags` says it later"
+            ),
         }
     }
 }
@@ -323,6 +343,33 @@ fn found_after_unknown(
             "found the tagged checkpoint {checkpoint}: the insert had happened, so it was not sent again"
         ),
     }
+}
+
+/// The tag's way back is shorter than the configured minimum: say how short, why, and what lengthens
+/// it.
+fn short_way_back(
+    f: &mut fmt::Formatter<'_>,
+    way_back: &crate::way_back::WayBack,
+    minimum_minutes: i64,
+) -> fmt::Result {
+    let left = crate::way_back::span(way_back.lasts());
+    let until = way_back.recoverable_until.format("%Y-%m-%d %H:%M UTC");
+    let minimum = crate::way_back::span(chrono::Duration::minutes(minimum_minutes));
+    let why = match &way_back.estimate_because {
+        Some(because) => format!(
+            "the journal holds about {} min of its configured {} min ({because})",
+            way_back.actual_history_minutes.unwrap_or_default(),
+            way_back.configured_history_minutes
+        ),
+        None => format!(
+            "the VPG keeps {} min of journal history",
+            way_back.configured_history_minutes
+        ),
+    };
+    write!(
+        f,
+        "this tag can be recovered from for only {left} (until {until}), less than the {minimum} asked for: {why}; to keep it longer run `rewind keep` (Extended Journal Copy) once the change is made, or raise the VPG's journal history"
+    )
 }
 
 serialize_as_text!(GuardNote);

@@ -133,12 +133,14 @@ fn vpg_line(v: &VpgGuard, tag: &str) -> JournalVpg {
             task_id,
             task_state,
             checkpoint_id,
-            ..
+            timestamp,
         } => JournalVpg {
             tag,
             task_id: task_id.clone(),
             task_state: task_state.as_ref().map(ToString::to_string),
             checkpoint_id: Some(checkpoint_id.clone()),
+            checkpoint_time: *timestamp,
+            way_back: v.way_back.clone(),
             ..line(JournalOutcome::Tagged)
         },
         Outcome::Skipped { reason } => JournalVpg {

@@ -9,6 +9,7 @@ use crate::codes::Code;
 use crate::error::ErrorKind;
 use crate::progress::{Stage, elapsed_text};
 use crate::vm::VmRef;
+use crate::way_back::WayBack;
 
 /// The verdict of a guard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -89,6 +90,10 @@ pub struct VpgGuard {
     /// What happened.
     #[serde(flatten)]
     pub outcome: Outcome,
+    /// How long its tag stays recoverable, when it was tagged and the ZVM said how much history the
+    /// VPG keeps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub way_back: Option<WayBack>,
     /// Retries, waits and reconciliations, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<GuardNote>,
@@ -175,6 +180,9 @@ pub struct GuardReport {
     pub change_id: String,
     /// Every VPG of the VM, tagged or not.
     pub vpgs: Vec<VpgGuard>,
+    /// Until when the change can be rewound at every tagged VPG: the shortest of their ways back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recoverable_until: Option<DateTime<Utc>>,
     /// How long the guard took.
     pub elapsed_ms: u64,
     /// Notes about the guard as a whole.
@@ -292,10 +300,43 @@ impl GuardReport {
                 out.push_str(&format!("\n    note: {n}"));
             }
         }
+        out.push_str(&self.way_back_lines());
         for n in &self.notes {
             out.push_str(&format!("\n  note: {n}"));
         }
         out
+    }
+
+    /// The tagged VPGs' ways back, the shortest first: how long this change can be rewound.
+    fn way_back_lines(&self) -> String {
+        let mut ways: Vec<(&str, &WayBack)> = self
+            .vpgs
+            .iter()
+            .filter_map(|v| Some((v.vpg_name.as_str(), v.way_back.as_ref()?)))
+            .collect();
+        if ways.is_empty() {
+            return String::new();
+        }
+        ways.sort_by_key(|(_, w)| w.recoverable_until);
+        let mut out = String::from("\n  way back (the shortest first):");
+        for (name, w) in ways {
+            out.push_str(&format!(
+                "\n    {name}: recoverable {}",
+                w.describe_at_guard()
+            ));
+            if let Some(because) = &w.estimate_because {
+                out.push_str(&format!(", an estimate: {because}"));
+            }
+        }
+        out
+    }
+
+    /// The shortest way back of the tagged VPGs.
+    pub(crate) fn shortest_way_back(vpgs: &[VpgGuard]) -> Option<DateTime<Utc>> {
+        vpgs.iter()
+            .filter_map(|v| v.way_back.as_ref())
+            .map(|w| w.recoverable_until)
+            .min()
     }
 
     /// The class of a guard that is not `guarded`, for exit codes and error results; `None` when it
@@ -463,6 +504,7 @@ mod tests {
             vpg_name: "n".into(),
             site: "s".into(),
             outcome,
+            way_back: None,
             notes: vec![],
         }
     }
@@ -487,6 +529,7 @@ mod tests {
             action: "edit".into(),
             change_id: "c-1".into(),
             vpgs: vec![],
+            recoverable_until: None,
             elapsed_ms: 0,
             notes: vec![],
             attempt_id: "a".into(),

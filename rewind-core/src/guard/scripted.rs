@@ -244,7 +244,7 @@ async fn check(name: &str, script: Script, around: Around, expect: Expect) {
     };
     let intent: JournalRecord = serde_json::from_value(json!({
         "time": Utc::now(), "kind": "guard", "agent": "me", "action": "edit", "change_id": "c-1",
-        "vm": {"id": "vm-1", "name": "web-01"}, "verdict": "pending", "vpgs": [],
+        "vm": {"id": "vm-1", "name": "web-01", "site": "Boston"}, "verdict": "pending", "vpgs": [],
     }))
     .expect("an intent");
     let log = AttemptLog {

@@ -19,7 +19,7 @@ fn vm(id: &str, name: &str, ip: &str, site: &str) -> JournalVm {
         id: id.into(),
         name: name.into(),
         ip_addresses: vec![ip.into()],
-        site: Some(site.into()),
+        site: site.into(),
     }
 }
 

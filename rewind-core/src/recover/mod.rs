@@ -188,7 +188,7 @@ pub fn recovery_points(
             let newest = listed
                 .tags
                 .iter()
-                .filter(|t| t.is_of_change(change))
+                .filter(|t| t.is_of_change(change) && t.state.is_recoverable())
                 .max_by_key(|t| t.timestamp)?;
             Some(RecoveryPoint {
                 vpg_id: vpg.vpg_id.clone(),
@@ -548,12 +548,18 @@ pub(crate) async fn resolve(
     change: &str,
 ) -> Result<(Protection, Vec<RecoveryPoint>), RewindError> {
     let protection = ctx.find_protection(vm).await?;
-    let tags = crate::tagged_checkpoint::list_tags(ctx.sites, &protection, None).await;
+    let journaled = ctx.journal.journaled_tags(&protection.vm.id)?;
+    let tags = crate::tagged_checkpoint::list_tags(ctx.sites, &protection, None, &journaled).await;
     let points = recovery_points(&protection, &tags, change);
     if let Some(vpg) = ctx.vpg
         && !points.is_empty()
     {
         return only_in(points, vpg, change).map(|points| (protection, points));
+    }
+    if points.is_empty()
+        && let Some(gone) = not_recoverable(&protection, &tags, change)
+    {
+        return Err(gone);
     }
     if points.is_empty() {
         let found = tags
@@ -587,6 +593,47 @@ pub(crate) async fn resolve(
         });
     }
     Ok((protection, points))
+}
+
+/// The refusal of a change whose tags guards pinned but no VPG can recover from any more: what
+/// became of each, and what is left. `None` when no tag of the change was ever seen.
+fn not_recoverable(protection: &Protection, tags: &TagList, change: &str) -> Option<RewindError> {
+    let states: Vec<String> = tags
+        .vpgs
+        .iter()
+        .flat_map(|v| {
+            v.tags
+                .iter()
+                .filter(|t| t.is_of_change(change))
+                .map(move |t| format!("VPG {}: {}", v.vpg_name, t.state.describe(v.read_at)))
+        })
+        .collect();
+    if states.is_empty() {
+        return None;
+    }
+    let earliest: Vec<String> = tags
+        .vpgs
+        .iter()
+        .filter_map(|v| {
+            let t = v.journal_reaches_back_to?;
+            Some(format!("{} {}", v.vpg_name, t.format("%Y-%m-%d %H:%M UTC")))
+        })
+        .collect();
+    let alternatives = if earliest.is_empty() {
+        "no earlier point is listed: a failover test or clone needs a checkpoint in the journal"
+            .to_string()
+    } else {
+        format!(
+            "the earliest checkpoints left are {} (a failover test or clone can use one, on the human's word); next time, run `rewind keep` after a guard to keep its tags past the journal",
+            earliest.join(", ")
+        )
+    };
+    Some(RewindError::TagNotRecoverable {
+        vm: protection.vm.name.clone(),
+        change: change.to_string(),
+        states: states.join("; "),
+        alternatives,
+    })
 }
 
 /// The recovery point of VPG `vpg` (name or identifier) among `points`, or a refusal naming the VPGs
@@ -812,14 +859,16 @@ impl RecoveryRecord<'_> {
             vm: JournalVm::from(self.vm),
             verdict: self.verdict.clone(),
             vpgs: vec![JournalVpg {
-                vpg_id: self.point.vpg_id.clone(),
-                vpg_name: self.point.vpg_name.clone(),
-                outcome: JournalOutcome::of_recovery(&self.verdict),
                 tag: Some(self.point.tag.clone()),
                 task_id: self.task.map(|t| t.task_id.clone()),
                 task_state: self.task.map(RecoveryTask::state_text),
                 checkpoint_id: Some(self.point.checkpoint_id.clone()),
                 detail: self.detail,
+                ..JournalVpg::new(
+                    &self.point.vpg_id,
+                    &self.point.vpg_name,
+                    JournalOutcome::of_recovery(&self.verdict),
+                )
             }],
             // The journal holds each note as its sentence, as the report's JSON does.
             notes: self.notes.iter().map(ToString::to_string).collect(),

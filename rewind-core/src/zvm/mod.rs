@@ -41,6 +41,7 @@ use url::Url;
 use crate::config::{HttpSettings, SiteConfig};
 use crate::error::RewindError;
 use crate::error::Unreached;
+use crate::way_back::{JOURNAL_ALERTS, VpgHistory, Wipe};
 use retry::Budgets;
 use token::{TOKEN_PATH, TokenCache};
 use wire::{
@@ -48,6 +49,25 @@ use wire::{
     FlrListing, FlrMount, FlrSession, INSERT_TASK_TYPE, InsertCheckpoint, JournalFlr, LocalSite,
     SiteVm, Task, VirtualizationSite, VmRow, Vpg, format_query_time,
 };
+
+/// The history of `vpg`, with those of `alerts` that are journal alerts.
+fn history_of(vpg: &Vpg, alerts: &[wire::Alert]) -> VpgHistory {
+    let history = vpg.history_status_api.clone().unwrap_or_default();
+    let mut journal_alerts: Vec<String> = alerts
+        .iter()
+        .filter_map(|a| a.help_identifier.clone())
+        .filter(|id| JOURNAL_ALERTS.contains(&id.as_str()))
+        .collect();
+    journal_alerts.sort();
+    journal_alerts.dedup();
+    VpgHistory {
+        status: vpg.status,
+        configured_minutes: history.configured_history_in_minutes,
+        actual_minutes: history.actual_history_in_minutes,
+        earliest: history.earliest_checkpoint.and_then(|c| c.time_stamp),
+        alerts: journal_alerts,
+    }
+}
 
 /// Why one HTTP exchange with a ZVM failed, before it is given a site and a request to name.
 #[derive(Debug, Clone)]
@@ -872,6 +892,59 @@ impl ZvmClient {
             .get_list("/v1/tasks", &[("type", kind.to_string())])
             .await?;
         Ok(tasks.into_iter().filter(|t| t.is_type(kind)).collect())
+    }
+
+    /// How much history one VPG's journal keeps: `GET /v1/vpgs/{id}` and its alerts, read at once.
+    /// Alerts that cannot be read count as none: the status says the same, a little later.
+    pub async fn vpg_history(&self, vpg_id: &str) -> Result<VpgHistory, RewindError> {
+        let (vpg, alerts) = tokio::join!(self.vpg(vpg_id), self.alerts_of_vpg(vpg_id));
+        Ok(history_of(&vpg?, &alerts.unwrap_or_default()))
+    }
+
+    /// The removals of every checkpoint of a VPG since `since`, read from its events: an event
+    /// whose words say checkpoints were removed (a resync's, or a journal emptied). Events that
+    /// cannot be read count as none; the journal's own start then tells a wipe from an ageing.
+    pub async fn wipes(&self, vpg_id: &str, since: DateTime<Utc>) -> Vec<Wipe> {
+        let events = self.events_of_vpg(vpg_id, since).await.unwrap_or_default();
+        let mut wipes: Vec<Wipe> = events
+            .into_iter()
+            .filter_map(|e| {
+                let by = e.description?;
+                let words = by.to_lowercase();
+                let removed = ["remov", "delet", "wipe", "lost"]
+                    .iter()
+                    .any(|w| words.contains(w));
+                (words.contains("checkpoint") && removed).then_some(Wipe {
+                    at: e.occurred_on?,
+                    by,
+                })
+            })
+            .filter(|w| w.at >= since)
+            .collect();
+        wipes.sort_by_key(|w| w.at);
+        wipes
+    }
+
+    /// `GET /v1/alerts?vpgIdentifier={id}`: the alerts on now about one VPG.
+    pub async fn alerts_of_vpg(&self, vpg_id: &str) -> Result<Vec<wire::Alert>, RewindError> {
+        self.get_list("/v1/alerts", &[("vpgIdentifier", vpg_id.to_string())])
+            .await
+    }
+
+    /// `GET /v1/events?vpgIdentifier={id}&startDate=..`: one VPG's events since `since`.
+    pub async fn events_of_vpg(
+        &self,
+        vpg_id: &str,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<wire::Event>, RewindError> {
+        self.get_list(
+            "/v1/events",
+            &[
+                ("vpgIdentifier", vpg_id.to_string()),
+                ("startDate", format_query_time(since)),
+            ],
+        )
+        .await
     }
 
     /// `GET /v1/vpgs/{id}` (an object, or a one-element array on some versions).

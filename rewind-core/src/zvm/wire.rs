@@ -251,6 +251,56 @@ pub struct Vpg {
     /// When the VPG was last tested.
     #[serde(deserialize_with = "lenient_time")]
     pub last_test: Option<DateTime<Utc>>,
+    /// How much journal history it is configured to keep and keeps.
+    pub history_status_api: Option<HistoryStatus>,
+}
+
+/// `HistoryStatusApi` of a VPG.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct HistoryStatus {
+    /// How far back the journal reaches now.
+    #[serde(deserialize_with = "lenient_i64")]
+    pub actual_history_in_minutes: Option<i64>,
+    /// How far back it is configured to reach.
+    #[serde(deserialize_with = "lenient_i64")]
+    pub configured_history_in_minutes: Option<i64>,
+    /// The oldest checkpoint the journal holds.
+    pub earliest_checkpoint: Option<Checkpoint>,
+}
+
+/// One alert of `GET /v1/alerts`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct Alert {
+    /// Which alert it is, e.g. `VPG0004`.
+    #[serde(deserialize_with = "lenient_string")]
+    pub help_identifier: Option<String>,
+    /// `Warning` or `Error`.
+    #[serde(deserialize_with = "lenient_string")]
+    pub level: Option<String>,
+    /// What it says.
+    #[serde(deserialize_with = "lenient_string")]
+    pub description: Option<String>,
+    /// Whether a person dismissed it.
+    pub is_dismissed: Option<bool>,
+    /// The VPGs it is about.
+    pub affected_vpgs: Vec<Link>,
+}
+
+/// One event of `GET /v1/events`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct Event {
+    /// Its type (`GET /v1/events/types` names them).
+    #[serde(deserialize_with = "lenient_i64")]
+    pub event_type: Option<i64>,
+    /// What happened.
+    #[serde(deserialize_with = "lenient_string")]
+    pub description: Option<String>,
+    /// When.
+    #[serde(deserialize_with = "lenient_time")]
+    pub occurred_on: Option<DateTime<Utc>>,
 }
 
 impl Vpg {

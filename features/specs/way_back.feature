@@ -1,0 +1,31 @@
+Feature: How long the way back lasts
+  A tagged checkpoint lives only inside its VPG's journal history: Zerto cannot pin one, so a tag ages
+  out like its neighbours. A guard says until when each tag can be recovered from; once the clock moves,
+  the tag list says what became of each tag, and a recovery from a tag that is gone says so and names
+  what is left. web-01's VPGs keep 60 (web-local, web-archive) and 120 (web-dr) minutes of history.
+
+  Scenario: A guard says each VPG's recoverable-until and notes a way back shorter than four hours
+    When the agent guards "web-01" for change "upgrade-nginx"
+    Then the verdict is "guarded"
+    And VPG "web-local" is recoverable for 60 minutes from its tag
+    And VPG "web-archive" is recoverable for 60 minutes from its tag
+    And VPG "web-dr" is recoverable for 120 minutes from its tag
+    And the guard is recoverable until the end of its shortest way back
+    And the guard's notes for VPG "web-dr" say "less than the 4 h asked for"
+    And the answer says "the shortest way back"
+
+  Scenario: A tag ages out of a 60-minute journal and is reported so, never as one that never existed
+    Given the operator has run `rewind guard web-01 --agent ops --action "edit app.conf" --change aging`
+    When Zerto's clock moves on 61 minutes
+    Then the operator sees the tag of change "aging" on "web-01" in VPG "web-local" as "aged_out"
+    And the operator sees the tag of change "aging" on "web-01" in VPG "web-dr" as "listed"
+    And the agent sees the tag of change "aging" on "web-01" in VPG "web-archive" as "aged_out"
+    When Zerto's clock moves on 60 minutes
+    Then the agent sees the tag of change "aging" on "web-01" in VPG "web-dr" as "aged_out"
+    When the agent recovers "sda1/etc/app/app.conf" of "web-01" from change "aging"
+    Then the tool reports an error
+    And the answer says "aged out"
+    And the answer says "the earliest checkpoints left are"
+    And the answer says "Nothing was recovered"
+    And the answer does not show "Do not make the change"
+    And Zerto received no FLR request
