@@ -29,3 +29,17 @@ Feature: How long the way back lasts
     And the answer says "Nothing was recovered"
     And the answer does not show "Do not make the change"
     And Zerto received no FLR request
+
+  Scenario: A cron job is told which open changes' ways back end soon, until a person says done
+    Given the operator has run `rewind guard web-01 --agent ops --action "edit app.conf" --change soon-1`
+    When the operator runs `rewind tags --expiring 2h`
+    Then rewind refuses with exit code 3
+    And the answer says "soon-1"
+    When the operator runs `rewind tags --expiring 30m`
+    Then rewind succeeds
+    When the operator runs `rewind done soon-1`
+    Then rewind succeeds
+    When the operator runs `rewind tags --expiring 2h`
+    Then rewind succeeds
+    And no open change is listed as expiring
+    And the journal records a done of "web-01" for change "soon-1"

@@ -88,13 +88,26 @@ pub enum Command {
         #[arg(long = "change", value_name = "ID")]
         change_id: String,
     },
-    /// List the tagged checkpoints of a VM in every VPG it is in.
+    /// List the tagged checkpoints of a VM in every VPG it is in, each with how long it stays
+    /// recoverable or what became of it; or, with `--expiring`, the open changes whose way back
+    /// ends soon.
     Tags {
         /// The VM.
-        vm: String,
+        #[arg(required_unless_present = "expiring")]
+        vm: Option<String>,
         /// Only the tags of this change: its change id, or a tag exactly.
         #[arg(long = "change", value_name = "ID")]
         change_id: Option<String>,
+        /// List the open changes (guarded, not said done) whose way back ends within this span
+        /// (`30m`, `2h`, `1d`), from the journal alone; exit 3 when there is any, for cron and
+        /// scripts.
+        #[arg(long, value_name = "WITHIN", value_parser = span, conflicts_with_all = ["vm", "change_id"])]
+        expiring: Option<chrono::Duration>,
+    },
+    /// Say that a change is good: it is closed, and `rewind tags --expiring` no longer lists it.
+    Done {
+        /// The change id.
+        change_id: String,
     },
     /// Say whether a tool is read-only, mutating (guard first) or unknown (ask the human).
     CheckTool {
@@ -386,7 +399,9 @@ impl Command {
         match self {
             Command::Find { .. } => "find",
             Command::Guard { .. } => "guard",
-            Command::Tags { .. } => "tags",
+            Command::Tags { expiring: None, .. } => "tags",
+            Command::Tags { .. } => "tags --expiring",
+            Command::Done { .. } => "done",
             Command::CheckTool { .. } => "check-tool",
             Command::Catalog(CatalogCommand::List) => "catalog list",
             Command::Catalog(CatalogCommand::AddMutating { .. }) => "catalog add-mutating",
@@ -427,6 +442,11 @@ fn record_count(text: &str) -> Result<usize, String> {
             "{text:?} is not a number of records; give a whole number from 1"
         )),
     }
+}
+
+/// A span as `--expiring` takes it: `30m`, `2h`, `1d`, `1h30m`.
+fn span(text: &str) -> Result<chrono::Duration, String> {
+    rewind_core::way_back::parse_span(text)
 }
 
 #[cfg(test)]

@@ -106,8 +106,18 @@ pub fn run(cli: Cli) -> u8 {
                 commands::protection::guard(&rewind, req, ctx.quiet, &stop).await
             })
         }
-        Command::Tags { vm, change_id } => online(&ctx, name, |rewind| async move {
+        Command::Tags {
+            expiring: Some(within),
+            ..
+        } => offline(&ctx, |config| {
+            commands::watch::expiring(&AuditJournal::new(config.journal_path), within)
+        }),
+        Command::Tags { vm, change_id, .. } => online(&ctx, name, |rewind| async move {
+            let vm = vm.unwrap_or_default();
             commands::protection::tags(&rewind, &vm, change_id.as_deref()).await
+        }),
+        Command::Done { change_id } => offline(&ctx, |config| {
+            commands::watch::done(&AuditJournal::new(config.journal_path), &change_id)
         }),
         Command::Sites => online(&ctx, name, |rewind| async move {
             commands::sites::sites(&rewind).await

@@ -137,7 +137,7 @@ fn answering_to(records: &[JournalRecord], vm: &str) -> Vec<JournalRecord> {
 }
 
 /// 403 for a signed-in caller without the read role; 401 for a request without a caller.
-fn refusal(rewind: &Rewind, caller: Option<&Caller>) -> Option<Response> {
+pub(crate) fn refusal(rewind: &Rewind, caller: Option<&Caller>) -> Option<Response> {
     let auth = rewind.config().http.auth.as_ref()?;
     let Some(caller) = caller else {
         // Signed in, every request reaches here with its caller; one without is refused, never read.
@@ -154,11 +154,11 @@ fn refusal(rewind: &Rewind, caller: Option<&Caller>) -> Option<Response> {
     Some(error(
         StatusCode::FORBIDDEN,
         format!(
-            "reading the team server's guards needs the role {role:?}, and {who}'s token does not carry it; ask an administrator of the realm to grant it, then sign in again"
+            "reading the team server's journal needs the role {role:?}, and {who}'s token does not carry it; ask an administrator of the realm to grant it, then sign in again"
         ),
     ))
 }
 
-fn error(status: StatusCode, message: String) -> Response {
+pub(crate) fn error(status: StatusCode, message: String) -> Response {
     (status, axum::Json(serde_json::json!({ "error": message }))).into_response()
 }

@@ -16,6 +16,8 @@
 //!   holds which session and how much each person may hold, and its connections' bounds.
 //! - [`tasks`]: guards and recoveries as MCP tasks, for a client that asks for them.
 //! - [`guards`]: `GET /v1/guards`, the team server's recent guards for its users' hooks.
+//! - [`watch`]: `GET /v1/expiring`, the open changes whose way back ends soon, and the watcher that
+//!   logs them.
 //! - [`logs`]: the server's log lines, session ids hashed.
 //!
 //! [`serve_stdio`] and [`HttpService`] (or [`serve_http`]) are what the binary calls once it has a
@@ -37,6 +39,7 @@ pub mod sign_in;
 pub mod tasks;
 pub mod text;
 pub mod tools;
+pub mod watch;
 
 use std::future::Future;
 
@@ -136,6 +139,8 @@ pub struct HttpService {
     connections: listen::ConnectionLimits,
     in_flight: progress::InFlight,
     sessions_end: rewind_core::CancellationToken,
+    /// The facade, whose journal the watcher of the ways back reads.
+    rewind: Rewind,
 }
 
 impl std::fmt::Debug for HttpService {
@@ -182,8 +187,11 @@ impl HttpService {
         );
         let guards = axum::Router::new()
             .route(guards::GUARDS_PATH, axum::routing::get(guards::guards))
-            .with_state(guards::GuardsState::new(rewind));
-        let mut app = mcp.merge(guards);
+            .with_state(guards::GuardsState::new(rewind.clone()));
+        let expiring = axum::Router::new()
+            .route(watch::EXPIRING_PATH, axum::routing::get(watch::expiring))
+            .with_state(rewind.clone());
+        let mut app = mcp.merge(guards).merge(expiring);
         if let Some(verifier) = verifier {
             verifier.keep_keys_fresh();
             // Signed in: every request to /mcp and /v1/guards carries a token of the issuer; the
@@ -210,6 +218,7 @@ impl HttpService {
             connections: limits.connections,
             in_flight,
             sessions_end,
+            rewind,
         })
     }
 
@@ -225,6 +234,7 @@ impl HttpService {
             .map(|a| a.to_string())
             .unwrap_or_else(|_| "?".to_string());
         let sessions_end = self.sessions_end;
+        tokio::spawn(watch::watch(self.rewind, sessions_end.clone()));
         let served = listen::serve(listener, self.app, self.connections, async move {
             shutdown.await;
             sessions_end.cancel();

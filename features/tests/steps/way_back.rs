@@ -97,3 +97,20 @@ async fn agent_sees(
         assert!(about > listed, "it left after it was written: {tag}");
     }
 }
+
+#[then(expr = "the journal records a done of {string} for change {string}")]
+async fn journal_done(world: &mut RewindWorld, vm: String, change: String) {
+    let records = world.journal();
+    let done = records
+        .iter()
+        .rfind(|r| r["kind"] == "done" && r["change_id"] == change.as_str())
+        .unwrap_or_else(|| panic!("a done record of {change}: {records:#?}"));
+    assert_eq!(done["vm"]["name"], vm.as_str(), "{done}");
+    assert_eq!(done["verdict"], "closed", "{done}");
+}
+
+#[then("no open change is listed as expiring")]
+async fn none_expiring(world: &mut RewindWorld) {
+    let answer = world.last();
+    assert_eq!(answer.result()["changes"], json!([]), "{answer:#?}");
+}

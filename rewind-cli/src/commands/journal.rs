@@ -119,6 +119,12 @@ pub fn journal_text(read: &JournalRead) -> String {
     if some_sites {
         heads.push("SITES ASKED");
     }
+    // The WAY BACK column, once a guard said how long its tags last.
+    let ways_back = read.records.iter().any(|r| shortest_way_back(r).is_some());
+    if ways_back {
+        heads.push("WAY BACK");
+    }
+    let now = chrono::Utc::now();
     let mut t = Table::new(&heads);
     for r in &read.records {
         let mut row = vec![
@@ -126,6 +132,7 @@ pub fn journal_text(read: &JournalRead) -> String {
             match r.kind {
                 RecordKind::Guard => "guard",
                 RecordKind::Recovery => "recovery",
+                RecordKind::Done => "done",
             }
             .into(),
             r.vm.name.clone(),
@@ -141,9 +148,33 @@ pub fn journal_text(read: &JournalRead) -> String {
         if some_sites {
             row.push(r.sites.as_ref().map_or("all".into(), |s| s.join(",")));
         }
+        if ways_back {
+            row.push(way_back_cell(r, now));
+        }
         t.row(row);
     }
     let mut out = t.render();
     out.push_str(&format!("\n{}\n", read.headline()));
     out
+}
+
+/// The shortest way back a guard record said, with its VPG.
+fn shortest_way_back(r: &JournalRecord) -> Option<&rewind_core::way_back::WayBack> {
+    r.vpgs
+        .iter()
+        .filter_map(|v| v.way_back.as_ref())
+        .min_by_key(|w| w.recoverable_until)
+}
+
+/// A guard's way back as the journal's table shows it, from what the guard said (the ZVM is not
+/// asked: `rewind tags` does): `until 2026-12-05 11:00 UTC (1 h from now)`, or when it ended.
+fn way_back_cell(r: &JournalRecord, now: chrono::DateTime<chrono::Utc>) -> String {
+    match shortest_way_back(r) {
+        Some(w) if w.recoverable_until > now => w.describe(now),
+        Some(w) => format!(
+            "ended about {} (aged out)",
+            w.recoverable_until.format("%Y-%m-%d %H:%M UTC")
+        ),
+        None => "-".into(),
+    }
 }

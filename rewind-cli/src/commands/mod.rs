@@ -10,3 +10,4 @@ pub mod recover;
 pub mod sites;
 pub mod tools;
 pub mod trust;
+pub mod watch;

@@ -34,8 +34,10 @@ mod file;
 mod fold;
 mod recent;
 mod verdict;
+mod watch;
 mod writer;
 pub use verdict::{JournalOutcome, JournalVerdict};
+pub use watch::{Closed, Expiring, ExpiringChange};
 
 use std::path::{Path, PathBuf};
 
@@ -131,6 +133,8 @@ pub enum RecordKind {
     Guard,
     /// A bounded recover (FLR, failover test, clone).
     Recovery,
+    /// A person's word that a change is done: its way back is no longer watched.
+    Done,
 }
 
 /// The VM of a record.

@@ -32,6 +32,8 @@ pub enum JournalVerdict {
     Completed,
     /// A recovery that failed.
     Failed,
+    /// A change a person said is done (`rewind done`).
+    Closed,
     /// A recovery whose write was sent but whose outcome could not be learnt.
     #[serde(rename = "unknown")]
     OutcomeUnknown,
@@ -53,6 +55,7 @@ impl JournalVerdict {
             JournalVerdict::Recovered => "recovered",
             JournalVerdict::Completed => "completed",
             JournalVerdict::Failed => "failed",
+            JournalVerdict::Closed => "closed",
             JournalVerdict::OutcomeUnknown => "unknown",
             JournalVerdict::Other(word) => word,
         }

@@ -173,6 +173,9 @@ fn earlier_use(u: &crate::audit_journal::ChangeUse) -> String {
             "{who} guarded {} with it at {when} to {:?}",
             u.vm_name, u.action
         ),
+        crate::audit_journal::RecordKind::Done => {
+            format!("{who} said it was done on {} at {when}", u.vm_name)
+        }
     }
 }
 

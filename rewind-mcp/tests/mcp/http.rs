@@ -124,6 +124,40 @@ async fn over_http_a_foreign_host_header_is_refused() {
 }
 
 #[tokio::test]
+async fn the_team_server_answers_which_open_changes_ways_back_end_within_a_span() {
+    let env = TestEnv::start(44, Setup::Env).await;
+    let server = env.http_server().await;
+    let client = server.client(Human::unreachable(), Protocol::Legacy).await;
+    expect_guarded(&guard(&client, "web-01", "edit", "soon-1").await);
+    let http = reqwest::Client::new();
+    let expiring = server.url.replace("/mcp", "/v1/expiring");
+    let ask = |within: &'static str| {
+        http.get(format!("{expiring}?within={within}"))
+            .header("Host", "localhost")
+            .send()
+    };
+    let soon: serde_json::Value = ask("2h").await.unwrap().json().await.unwrap();
+    let changes = soon["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{soon}");
+    assert_eq!(changes[0]["change_id"], "soon-1", "{soon}");
+    assert_eq!(soon["within_minutes"], 120, "{soon}");
+    let later: serde_json::Value = ask("30m").await.unwrap().json().await.unwrap();
+    assert_eq!(
+        later["changes"],
+        json!([]),
+        "web-01's shortest way back is an hour: {later}"
+    );
+    let bad = ask("soon").await.unwrap();
+    assert_eq!(bad.status(), 400);
+    let said: serde_json::Value = bad.json().await.unwrap();
+    assert!(
+        said["error"].as_str().unwrap().contains("30m, 2h"),
+        "{said}"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn a_site_without_tls_verification_is_warned_about_once_at_start() {
     let env = TestEnv::start(43, Setup::Env).await;
     let mut child = env
