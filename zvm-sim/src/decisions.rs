@@ -147,10 +147,67 @@ pub const DEFAULT_HISTORY_MINUTES: u32 = 60;
 /// Configured RPO of a VPG when the world file gives none (the mocks' value).
 pub const DEFAULT_RPO_SECONDS: u32 = 300;
 
+/// A journal's hard limit is modelled as the time of the VPG's usual writing it holds ("write
+/// time"), not as megabytes: the sources say what a full journal does (the oldest checkpoints are
+/// promoted early, so it holds less history than configured), not how a ZVM turns its size into
+/// history, and tests want to say "a burst as big as 90 minutes of writes". Without a world-file
+/// limit (`[journal_limits]`), a journal holds this percentage of its configured history: a
+/// journal sized with headroom, never full at the usual rate, that a large enough burst fills.
+pub const DEFAULT_JOURNAL_ROOM_PERCENT: u32 = 150;
+/// The largest room a world file may give a journal: ten times the longest history (300 days of
+/// writes).
+pub const MAX_JOURNAL_ROOM_MINUTES: u32 = 10 * MAX_HISTORY_MINUTES;
+/// The largest burst `/_sim/vpgs/{id}/journal-burst` takes, in minutes of usual writing: as much as
+/// the largest room, which empties any journal.
+pub const MAX_BURST_MINUTES: u32 = MAX_JOURNAL_ROOM_MINUTES;
+
+/// The room of a journal whose world file gives no limit: [`DEFAULT_JOURNAL_ROOM_PERCENT`] of its
+/// configured history, in minutes.
+pub fn default_journal_room(history_minutes: u32) -> u32 {
+    history_minutes.saturating_mul(DEFAULT_JOURNAL_ROOM_PERCENT) / 100
+}
+
 /// A resync started through `/_sim/vpgs/{id}/resync` without `Seconds` lasts this long.
 pub const DEFAULT_RESYNC_SECONDS: f64 = 30.0;
 /// ... and shows this substatus unless `SubStatus` says otherwise.
 pub const DEFAULT_RESYNC_SUBSTATUS: u8 = substatus::FULL_SYNC;
+/// A resync leaves one event (`GET /v1/events`) when it starts, by `System`: `EventType` 22
+/// `InitFullSync`, the one sync among the event types ZVM 7 named (SW10 numbers 0..120 and names
+/// none), with this description, which names what the wipe removed. It runs as no task: a ZVM
+/// shows a sync a VPG change caused as the VPG's status, not as a task a user could poll (a force
+/// sync, which a user asks for, is a task).
+pub fn resync_description(
+    vpg_name: &str,
+    substatus_name: &str,
+    count: u64,
+    earliest: Option<&str>,
+    tags: &[String],
+    until: &str,
+) -> String {
+    const NAMED: usize = 10;
+    let mut named: Vec<String> = tags.iter().take(NAMED).map(|t| format!("'{t}'")).collect();
+    if tags.len() > NAMED {
+        named.push(format!("and {} more", tags.len() - NAMED));
+    }
+    let removed = match earliest {
+        Some(earliest) if count > 0 => format!(
+            "{count} checkpoints from {earliest}, {} tagged{}",
+            tags.len(),
+            if named.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", named.join(", "))
+            }
+        ),
+        _ => "no checkpoint: the journal was empty".to_owned(),
+    };
+    format!(
+        "Synchronization of VPG {vpg_name} started ({substatus_name}): the resync removed every \
+         checkpoint of its journal, {removed}. Checkpoints are written again once it ends at \
+         {until}."
+    )
+}
+
 /// The substatuses a resync may show.
 pub const RESYNC_SUBSTATUSES: [u8; 3] =
     [substatus::SYNC, substatus::DELTA_SYNC, substatus::FULL_SYNC];
@@ -219,6 +276,19 @@ pub fn reason_slot_full(vpg_name: &str) -> String {
     format!(
         "VPG '{vpg_name}' already has {TAGS_PER_SLOT} tagged checkpoints within these 5 seconds; \
          insert again a moment later."
+    )
+}
+
+/// The 409 of a journal burst at a VPG that writes no checkpoints now: its writes are tracked
+/// elsewhere (a sync's bitmap) and do not reach the journal.
+pub fn refusal_burst_not_writing(
+    vpg_name: &str,
+    status_name: &str,
+    substatus_name: &str,
+) -> String {
+    format!(
+        "VPG '{vpg_name}' writes no checkpoints while it is {status_name} ({substatus_name}), so a \
+         burst of writes does not reach its journal. Burst a VPG that meets its SLA."
     )
 }
 
@@ -314,6 +384,16 @@ pub fn fnv1a(text: &str) -> u64 {
 /// A VPG's RPO alert is a warning (`VPG0009`) past its target and an error (`VPG0010`) past this
 /// many times its target; the real thresholds are not documented.
 pub const RPO_ERROR_FACTOR: i64 = 2;
+
+/// A VPG's journal that holds less than this percentage of its configured history raises
+/// `VPG0003` (Warning); below [`HISTORY_ERROR_PERCENT`], `VPG0004` (Error) instead. The thresholds
+/// are a Zerto cloud partner's account of the alert (AS-75); the simulator judges them on the
+/// history the journal holds to the millisecond, and only once the VPG has written checkpoints
+/// without a break for its configured history: a journal still filling (after its initial sync or
+/// a resync) is no shortfall. The alerts turn off when the history grows back.
+pub const HISTORY_WARNING_PERCENT: i64 = 85;
+/// See [`HISTORY_WARNING_PERCENT`].
+pub const HISTORY_ERROR_PERCENT: i64 = 75;
 
 /// The `UserName` of what the ZVM does of itself (SW10's words for events).
 pub const SYSTEM_USER: &str = "System";

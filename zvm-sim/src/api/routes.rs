@@ -312,7 +312,9 @@ fn vms_and_vpgs(t: Table) -> Table {
         "/v1/vpgs/{vpgIdentifier}",
         get(vpgs::one),
         Implemented(
-            "with `ActiveProcessesApi.RunningFailOverTestApi`, `LastTest`, `HistoryStatusApi`",
+            "with `ActiveProcessesApi.RunningFailOverTestApi`, `LastTest`, `HistoryStatusApi`; \
+             `Status` 4 (or 2 with a missed RPO) while a journal that has written for its \
+             configured history holds less of it",
         ),
     )
     .route(
@@ -531,9 +533,11 @@ fn traces(t: Table) -> Table {
         "/v1/alerts",
         get(traces::alerts),
         Simplified(
-            "RPO alerts only (`VPG0009` past the target, `VPG0010` past twice it); filters \
-             `startDate`, `endDate`, `vpgIdentifier`, `zorgIdentifier`, `siteIdentifier`, \
-             `level`, `entity`, `helpIdentifier`, `isDismissed`",
+            "RPO alerts (`VPG0009` past the target, `VPG0010` past twice it), low journal history \
+             (`VPG0003` below 85 % of the configured history, `VPG0004` below 75 %) and a journal \
+             at its hard limit (`VRA0039`), nothing else; filters `startDate`, `endDate`, \
+             `vpgIdentifier`, `zorgIdentifier`, `siteIdentifier`, `level`, `entity`, \
+             `helpIdentifier`, `isDismissed`",
         ),
     )
     .route(
@@ -570,8 +574,8 @@ fn traces(t: Table) -> Table {
         "/v1/events",
         get(traces::events),
         Simplified(
-            "one event per task's operation (done or failed) and per alert turned on or off, the \
-             latest 1000; filters `startDate`, `endDate`, `vpg`, `vpgIdentifier`, `siteName`, \
+            "one event per task's operation (done or failed), per resync (`InitFullSync`, naming \
+             what it removed) and per alert turned on or off, the latest 1000; filters `startDate`, `endDate`, `vpg`, `vpgIdentifier`, `siteName`, \
              `siteIdentifier`, `zorgIdentifier`, `eventType`, `entityType`, `category`, \
              `eventCategory`, `userName`, `alertIdentifier`",
         ),

@@ -29,7 +29,7 @@ pub(crate) async fn list(ctx: ViewCtx, params: Params) -> Result<Json<Vec<VmView
         pairs
             .into_iter()
             .filter(|&(vpg, vm)| {
-                filter.accepts(world, ctx.site, &world.vpgs[vpg]) && {
+                filter.accepts(world, ctx.site, vpg, view.now) && {
                     let vm = &world.vms[vm];
                     params.matches("vmName", &vm.name) && params.matches("vmIdentifier", &vm.id)
                 }

@@ -341,6 +341,22 @@ impl Control {
         self.post(&format!("vpgs/{vpg}/resync"), body).await
     }
 
+    /// A burst of writes at a VPG (name or identifier) now, as much as `minutes` of its usual
+    /// writing, as an agent rewriting a database makes one; the journal after it, as
+    /// [`Control::journal`] shows it. A burst past the journal's headroom promotes its oldest
+    /// checkpoints (tags included) early.
+    pub async fn journal_burst(&self, vpg: &str, minutes: f64) -> Value {
+        let body = json!({"Minutes": minutes});
+        self.post(&format!("vpgs/{vpg}/journal-burst"), body).await
+    }
+
+    /// The journal of a VPG (name or identifier): `ConfiguredHistoryInMinutes`,
+    /// `ActualHistoryInMinutes`, `LimitInMinutes` (its hard limit, in minutes of usual writing),
+    /// `BurstMinutes`, `Full`, the `Status` the VPG shows and its `EarliestCheckpoint`.
+    pub async fn journal(&self, vpg: &str) -> Value {
+        self.get(&format!("vpgs/{vpg}/journal")).await
+    }
+
     /// Pins a VPG's status and substatus (numbers or names).
     pub async fn pin_status(&self, vpg: &str, status: Value, substatus: Value) -> Value {
         let body = json!({"Status": status, "SubStatus": substatus});

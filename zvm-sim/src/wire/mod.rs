@@ -587,6 +587,27 @@ pub struct VpgStateView {
     pub resync_until: Option<SimTime>,
 }
 
+/// `GET /_sim/vpgs/{id}/journal`, and the answer of `POST /_sim/vpgs/{id}/journal-burst`: how
+/// much history the journal holds against its configured history and its hard limit.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct JournalStateView {
+    pub vpg_identifier: String,
+    pub vpg_name: String,
+    /// The status the VPG shows (HistoryNotMeetingSLA once its mature journal falls short).
+    pub status: u8,
+    pub configured_history_in_minutes: i64,
+    /// `ActualHistoryInMinutes`, as `GET /v1/vpgs/{id}` shows it.
+    pub actual_history_in_minutes: i64,
+    /// The journal's hard limit, in minutes of the VPG's usual writing.
+    pub limit_in_minutes: i64,
+    /// The bursts of writes the journal holds now, in minutes of usual writing.
+    pub burst_minutes: f64,
+    /// Whether the journal is at its hard limit (judged once it has written for its history).
+    pub full: bool,
+    pub earliest_checkpoint: Option<CheckpointView>,
+}
+
 /// `GET /_sim/vms/{id}/files` without a path, and the answer to `PUT`/`DELETE`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
@@ -841,7 +862,7 @@ impl SiteView<'_> {
                 protected: 0,
                 recovery: 0,
             },
-            status: vpg.status,
+            status: self.world.shown_status(vpg_index, self.now),
             sub_status: vpg.sub_status,
             protected_site: self.site_link(vpg.protected),
             recovery_site: self.site_link(vpg.recovery),
@@ -871,12 +892,11 @@ impl SiteView<'_> {
         let (provisioned, used) =
             members.fold((0, 0), |(p, u), vm| (p + vm.provisioned_mb, u + vm.used_mb));
         let earliest = vpg.journal.earliest(self.now);
-        let actual_history = earliest
-            .as_ref()
-            .map_or(0, |c| (self.now.millis_since(c.at) + 30_000) / 60_000);
+        let actual_history = self.world.actual_history_minutes(vpg_index, self.now);
         let writes = self.world.writes_checkpoints(vpg_index);
         let (iops, throughput) = self.world.vpg_load(vpg_index);
-        let alert_status = match vpg.status {
+        let shown_status = self.world.shown_status(vpg_index, self.now);
+        let alert_status = match shown_status {
             vpg_status::MEETING_SLA if writes => 0,
             vpg_status::INITIALIZING => 0,
             _ => 1,
@@ -907,8 +927,8 @@ impl SiteView<'_> {
                 protected: 0,
                 recovery: 0,
             },
-            status: vpg.status,
-            status_description: VPG_STATUS.name(vpg.status),
+            status: shown_status,
+            status_description: VPG_STATUS.name(shown_status),
             sub_status: vpg.sub_status,
             sub_status_description: VPG_SUBSTATUS.name(vpg.sub_status),
             active_processes_api: ActiveProcessesView {

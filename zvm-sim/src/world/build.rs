@@ -36,7 +36,13 @@ impl World {
             &mut rng,
         )?;
         let vpgs = new_vpgs(&setup.spec.vpgs, &resolved.vpgs, &mut vms, origin, &mut rng);
-        Ok(World::at_start(setup, sites, vms, vpgs))
+        let mut world = World::at_start(setup, sites, vms, vpgs);
+        // A journal whose room is smaller than its history has been short of it since before
+        // the simulation began: its alerts are on from the start.
+        for vpg in 0..world.vpgs.len() {
+            world.judge_history(vpg, setup.epoch);
+        }
+        Ok(world)
     }
 
     /// The world of `setup` around its inventory: no task, no FLR, no call yet.
@@ -224,7 +230,7 @@ fn new_vpg(
     numbering: Numbering,
     rng: &mut ChaCha8Rng,
 ) -> Vpg {
-    let mut journal = Journal::new(numbering, spec.history_minutes);
+    let mut journal = Journal::new(numbering, spec.history_minutes, resolved.room_minutes);
     let actual_rpo = actual_rpo(spec, resolved, rng);
     let id = guid(rng);
     // Two draws a VPG once spent on a load of its own (a VPG's load is now its VMs', see
@@ -261,6 +267,7 @@ fn new_vpg(
         rpo_seconds: spec.rpo_seconds,
         actual_rpo,
         journal,
+        watch: Default::default(),
     }
 }
 

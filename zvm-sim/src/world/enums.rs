@@ -305,6 +305,8 @@ pub mod event_type {
     pub const MOVE: u8 = 6;
     /// 12
     pub const INSERT_TAGGED_CP: u8 = 12;
+    /// 22: the event of a sync that started from scratch; the simulator's resync leaves it.
+    pub const INIT_FULL_SYNC: u8 = 22;
     /// 30
     pub const CLONE: u8 = 30;
     /// 47

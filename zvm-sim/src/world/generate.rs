@@ -94,6 +94,7 @@ impl WorldSpec {
             users: defaults.users,
             clients: defaults.clients,
             audiences: defaults.audiences,
+            journal_limits: Default::default(),
         }
     }
 }

@@ -9,8 +9,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::decisions::{
-    DEFAULT_HISTORY_MINUTES, DEFAULT_RPO_SECONDS, MAX_HISTORY_MINUTES, MAX_VPGS_PER_VM,
-    PUBLIC_CLIENT_ID,
+    DEFAULT_HISTORY_MINUTES, DEFAULT_RPO_SECONDS, MAX_HISTORY_MINUTES, MAX_JOURNAL_ROOM_MINUTES,
+    MAX_VPGS_PER_VM, PUBLIC_CLIENT_ID, default_journal_room,
 };
 use crate::world::enums::{EnumError, PRIORITY, VPG_STATUS, VPG_SUBSTATUS};
 
@@ -40,6 +40,12 @@ pub struct WorldSpec {
     /// set up to sign users in to a service such as rewind-mcp (`[http.auth] audience`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub audiences: Vec<String>,
+    /// How much of each VPG's usual writing its journal's hard limit holds, in minutes, by VPG
+    /// name (`"web-dr" = 90`). A limit below the VPG's history keeps its journal short of it; a
+    /// VPG not named holds [`crate::decisions::DEFAULT_JOURNAL_ROOM_PERCENT`] % of its history,
+    /// which only a burst of writes fills.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub journal_limits: BTreeMap<String, u32>,
 }
 
 /// A site, served by its own simulated ZVM.
@@ -393,6 +399,17 @@ pub enum WorldError {
         /// What was wrong.
         source: EnumError,
     },
+    /// A `[journal_limits]` entry that names no VPG, or a limit out of range.
+    #[error(
+        "journal_limits gives '{vpg}' {minutes} minutes: name a VPG of the world, with a limit of \
+         1 to {MAX_JOURNAL_ROOM_MINUTES} minutes of its usual writing"
+    )]
+    JournalLimit {
+        /// The VPG name given.
+        vpg: String,
+        /// The limit given.
+        minutes: u32,
+    },
     /// A history outside 1 minute .. 30 days.
     #[error(
         "VPG '{vpg}' has history_minutes = {minutes}; a journal keeps between 1 minute and 30 days \
@@ -437,6 +454,8 @@ pub(crate) struct ResolvedVpg {
     pub sub_status: u8,
     pub priority: u8,
     pub members: Vec<usize>,
+    /// The journal's hard limit, in minutes of the VPG's usual writing.
+    pub room_minutes: u32,
 }
 
 impl Default for WorldSpec {
@@ -520,6 +539,7 @@ impl WorldSpec {
             vpgs.push(resolved);
         }
         self.check_vpgs_per_vm(&vpgs_of_vm)?;
+        self.check_journal_limits()?;
         self.check_principals()?;
         Ok(Resolved {
             vm_sites: vms.sites,
@@ -614,7 +634,26 @@ impl WorldSpec {
             sub_status,
             priority,
             members: vms.members(vpg, protected)?,
+            room_minutes: self
+                .journal_limits
+                .get(&vpg.name)
+                .copied()
+                .unwrap_or_else(|| default_journal_room(vpg.history_minutes)),
         })
+    }
+
+    /// Every `[journal_limits]` entry names a VPG and holds 1 minute to the largest room.
+    fn check_journal_limits(&self) -> Result<(), WorldError> {
+        for (vpg, &minutes) in &self.journal_limits {
+            let known = self.vpgs.iter().any(|v| &v.name == vpg);
+            if !known || minutes == 0 || minutes > MAX_JOURNAL_ROOM_MINUTES {
+                return Err(WorldError::JournalLimit {
+                    vpg: vpg.clone(),
+                    minutes,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// No VM in more VPGs than Zerto allows; `vpgs_of_vm` holds each VM's VPG names.

@@ -12,6 +12,7 @@ mod faults;
 mod flr;
 mod fuzz_corpus;
 mod handlers;
+mod history;
 mod inventory;
 mod jitter;
 mod journal;
