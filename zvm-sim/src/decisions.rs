@@ -167,6 +167,38 @@ pub fn default_journal_room(history_minutes: u32) -> u32 {
     history_minutes.saturating_mul(DEFAULT_JOURNAL_ROOM_PERCENT) / 100
 }
 
+/// "Keep For" of a retention set written by a manual Extended Journal Copy run
+/// (`POST /v1/ltr/vpgs/{id}/retentionstart`) when the world file's repository gives no
+/// `keep_days`: 30 days. Zerto documents that a set takes the Keep For in force when it is written
+/// (KB-KEEP) but not which one a manual run takes; the simulator gives each repository one Keep
+/// For, the daily retention a VPG using it would most likely have.
+pub const DEFAULT_KEEP_FOR_DAYS: u32 = 30;
+/// The longest Keep For a world file may give: 7 years, a yearly retention's longest.
+pub const MAX_KEEP_FOR_DAYS: u32 = 7 * 366;
+/// `TotalCapacityGB` of a repository when the world file gives none: 10 TB.
+pub const DEFAULT_REPOSITORY_CAPACITY_GB: u64 = 10_240;
+
+/// Every repository is an NFS share (`Nfs.Path` `nfs://backup.<site>.example.internal/zerto/<name>`).
+/// SW10 numbers `StorageType` (0..11) and `ConnectionType` (0..5) without names; the simulator
+/// takes NFS's position among `RepositoriesSettingsApi`'s targets (`smb`, `s3`, `nfs`, `catalyst`,
+/// `azure`, `s3-Compatible`), 2, for both: a guess.
+pub const REPOSITORY_STORAGE_TYPE: u8 = 2;
+/// See [`REPOSITORY_STORAGE_TYPE`].
+pub const REPOSITORY_CONNECTION_TYPE: u8 = 2;
+/// `ConnectionType` and `StorageType` of `/v1/virtualizationsites/{id}/repositories`, which SW10
+/// gives as strings.
+pub const REPOSITORY_CONNECTION_NAME: &str = "NFS";
+/// A retention set's `BackupMethod`: every set a manual run writes is a full one (SW10's
+/// `BackupMethod` enum has no names; the catalogue's path says "full").
+pub const RETENTION_SET_METHOD: &str = "Full";
+/// A retention set's `ActionType`: written by a manual run (no scheduled runs are modelled).
+pub const RETENTION_SET_ACTION: &str = "Manual";
+/// A retention set's `StatusType` once written (sets appear only when their run completed).
+pub const RETENTION_SET_STATUS: &str = "Success";
+/// A retention set's `RetentionSetImmutability.ImmutabilityState`: NFS repositories are not
+/// immutable.
+pub const RETENTION_SET_IMMUTABILITY: &str = "NotImmutable";
+
 /// A resync started through `/_sim/vpgs/{id}/resync` without `Seconds` lasts this long.
 pub const DEFAULT_RESYNC_SECONDS: f64 = 30.0;
 /// ... and shows this substatus unless `SubStatus` says otherwise.
@@ -301,6 +333,22 @@ pub fn refusal_flr_wrong_site(vpg_name: &str, recovery_site: &str, this_site: &s
     )
 }
 
+/// The 400 of an FLR of a retention set (`Bflr`) asked of a ZVM other than its repository's: it
+/// names the site that can run it. A repository is at its VPGs' recovery site, so this is the
+/// same site a journal FLR runs at.
+pub fn refusal_bflr_wrong_site(repository: &str, repository_site: &str, this_site: &str) -> String {
+    format!(
+        "File-level restore from a retention set runs at the site of its repository \
+         '{repository}', {repository_site}; this is {this_site}. Send the request to \
+         {repository_site}'s ZVM."
+    )
+}
+
+/// The `CompleteReason` of a mount whose retention set expired before the mount finished.
+pub fn reason_retention_set_gone(set: &str) -> String {
+    format!("Retention set '{set}' expired before it could be mounted; choose a newer one.")
+}
+
 /// The 403 of FLR for a role that may not use it: on ZVM 10.9 the Operator role is refused FLR (a
 /// known RBAC defect; the Administrator role works). The text is a ZVM's, not the client's advice.
 pub fn refusal_flr_role(user: &str, role: &str) -> String {
@@ -324,6 +372,42 @@ pub fn reason_checkpoint_lost(vpg_name: &str, checkpoint: u64) -> String {
         "Checkpoint {checkpoint} is no longer in the journal of VPG '{vpg_name}' (a resync removed \
          it, or it left the history window); choose a newer checkpoint."
     )
+}
+
+/// The `CompleteReason` of a manual Extended Journal Copy run of a VPG without a repository.
+pub fn reason_no_repository(vpg_name: &str) -> String {
+    format!(
+        "VPG '{vpg_name}' has no Extended Journal Copy repository: a retention set cannot be \
+         written. Choose a repository in the VPG's Extended Journal Copy settings first."
+    )
+}
+
+/// The `CompleteReason` of a manual run whose checkpoint the journal does not list (or, with none
+/// asked for, of a VPG whose journal lists none).
+pub fn reason_retention_checkpoint(vpg_name: &str, checkpoint: Option<&str>) -> String {
+    match checkpoint {
+        Some(checkpoint) => format!(
+            "Checkpoint '{checkpoint}' is not in the journal of VPG '{vpg_name}': choose one of \
+             GET /v1/vpgs/{{id}}/checkpoints."
+        ),
+        None => format!(
+            "VPG '{vpg_name}' has no checkpoint in its journal to copy; wait until it writes \
+             checkpoints."
+        ),
+    }
+}
+
+/// The `CompleteReason` of a manual run asked for while another runs at the VPG.
+pub fn reason_retention_running(vpg_name: &str, running_task: &str) -> String {
+    format!(
+        "An Extended Journal Copy of VPG '{vpg_name}' is already running (task {running_task}); \
+         wait until it ends, or abort it, then start again."
+    )
+}
+
+/// The `CompleteReason` of an aborted manual run.
+pub fn reason_retention_aborted(vpg_name: &str, by: &str) -> String {
+    format!("The Extended Journal Copy of VPG '{vpg_name}' was aborted by {by}.")
 }
 
 /// An offsite clone of a VM is named like it, with this suffix (`web-01-clone`), and runs at the

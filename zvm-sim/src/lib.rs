@@ -60,7 +60,8 @@ pub use tls::TlsError;
 pub use world::SiteRole;
 pub use world::files::PathError;
 pub use world::spec::{
-    ClientSpec, GuestOs, Role, SiteSpec, UserSpec, VmSpec, VpgSpec, WorldError, WorldSpec,
+    ClientSpec, GuestOs, RepositorySpec, Role, SiteSpec, UserSpec, VmSpec, VpgSpec, WorldError,
+    WorldSpec,
 };
 pub use world::state::{STATE_FORMAT, StateError};
 

@@ -6,7 +6,7 @@
 //! one VM has it).
 //!
 //! - this module: reset, saved state, clock, timings, VPGs, resync, status, journals and their
-//!   bursts, calls, tasks, guest files;
+//!   bursts, calls, tasks, retention sets, guest files;
 //! - [`faults`]: the fault rules;
 //! - [`realm`]: the Keycloak realm's keys and OpenID configuration.
 
@@ -58,6 +58,7 @@ pub(crate) fn router() -> Router<SiteCtx> {
         .route("/vpgs/{vpg}/journal-burst", post(journal_burst))
         .route("/calls", get(calls).delete(clear_calls))
         .route("/tasks", get(tasks))
+        .route("/retention-sets", get(retention_sets))
         .route(
             "/faults",
             get(faults::list).post(faults::add).delete(faults::clear),
@@ -411,6 +412,20 @@ async fn tasks(State(ctx): State<SiteCtx>) -> Json<Vec<SimTaskView>> {
             .tasks
             .iter()
             .map(|task| wire::sim_task(world, task, now))
+            .collect()
+    }))
+}
+
+/// `GET /_sim/retention-sets`: every retention set of both sites still kept (not expired), oldest
+/// first, with the checkpoint (and tag) it was copied from.
+async fn retention_sets(State(ctx): State<SiteCtx>) -> Json<Vec<wire::SimRetentionSetView>> {
+    Json(ctx.with_world(|world, now| {
+        world
+            .ltr
+            .sets
+            .iter()
+            .filter(|set| set.kept_at(now))
+            .map(|set| wire::sim_retention_set(world, set))
             .collect()
     }))
 }

@@ -205,6 +205,20 @@ impl Control {
             .await;
     }
 
+    /// Every retention set of Extended Journal Copy still kept, of both sites, oldest first
+    /// (`GET /_sim/retention-sets`): `RetentionSetIdentifier`, `VpgName`, `RepositoryName`, `Site`,
+    /// `CheckpointIdentifier`, `Tag`, `PointInTime`, `Written`, `ExpiryDate`, `VmIdentifiers`.
+    pub async fn retention_sets(&self) -> Vec<Value> {
+        list(self.get("retention-sets").await)
+    }
+
+    /// The retention sets of the VPG named `vpg`.
+    pub async fn retention_sets_of(&self, vpg: &str) -> Vec<Value> {
+        let mut sets = self.retention_sets().await;
+        sets.retain(|s| s["VpgName"] == vpg);
+        sets
+    }
+
     /// Every call either site received (the token endpoint included), oldest first.
     pub async fn calls(&self) -> Vec<Value> {
         list(self.get("calls").await)

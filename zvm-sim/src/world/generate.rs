@@ -95,6 +95,7 @@ impl WorldSpec {
             clients: defaults.clients,
             audiences: defaults.audiences,
             journal_limits: Default::default(),
+            repositories: Vec::new(),
         }
     }
 }

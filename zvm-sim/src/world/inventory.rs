@@ -8,6 +8,7 @@ use crate::world::clock::SimTime;
 use crate::world::files::GuestFiles;
 use crate::world::history::HistoryWatch;
 use crate::world::journal::Journal;
+use crate::world::ltr::VpgLtr;
 use crate::world::spec::GuestOs;
 use crate::world::tasks::{TaskKey, Tasks};
 
@@ -168,6 +169,9 @@ pub struct Vpg {
     /// Its history alerts and up to when they are known.
     #[serde(default)]
     pub watch: HistoryWatch,
+    /// Its Extended Journal Copy: repository and runs.
+    #[serde(default)]
+    pub ltr: VpgLtr,
 }
 
 impl Vpg {

@@ -28,6 +28,7 @@ pub mod flr;
 pub mod generate;
 pub mod history;
 pub mod journal;
+pub mod ltr;
 pub mod placement;
 pub mod recovery;
 pub mod spec;
@@ -78,7 +79,7 @@ impl SiteRole {
         }
     }
 
-    fn from_index(index: usize) -> Self {
+    pub(crate) fn from_index(index: usize) -> Self {
         if index == 0 {
             SiteRole::Local
         } else {
@@ -197,6 +198,8 @@ pub struct World {
     pub auth: Auth,
     /// The call log, its most recent [`decisions::CALLS_KEPT`] calls at least.
     pub calls: Vec<Call>,
+    /// Extended Journal Copy: repositories and retention sets.
+    pub ltr: ltr::Ltr,
     /// The fault rules.
     pub faults: crate::faults::Faults,
     /// Events, recovery reports and dismissed alerts.
@@ -242,6 +245,7 @@ impl World {
             for vpg in &mut self.vpgs {
                 vpg.journal.trim(now);
             }
+            self.forget_expired_sets(now);
             self.age_out_tasks(now);
             self.trimmed_at = now;
         }
@@ -296,6 +300,7 @@ impl World {
                 .chain(test)
                 .chain(vpg.clone_task)
                 .chain(vpg.live_task)
+                .chain(vpg.ltr.running)
         });
         let of_flrs = self
             .flrs
@@ -472,8 +477,13 @@ impl World {
         let operation = self.tasks[key].operation.clone();
         let (state, reason) = match &operation {
             Operation::InsertTaggedCheckpoint { name } => self.finish_insert(key, name, at),
-            Operation::FlrMount { session } => self.finish_flr_mount(session, at),
-            Operation::FlrUnmount { session } => self.finish_flr_unmount(session),
+            Operation::FlrMount { session } | Operation::FlrBackupMount { session } => {
+                self.finish_flr_mount(session, at)
+            }
+            Operation::FlrUnmount { session } | Operation::FlrBackupUnmount { session } => {
+                self.finish_flr_unmount(session)
+            }
+            Operation::ManualRetention { .. } => self.finish_retention(key, at),
             Operation::FailoverTest { .. } => self.finish_failover_test(),
             Operation::StopFailoverTest { .. } => self.finish_stop_failover_test(key, at),
             Operation::Clone { checkpoint, vms } => {

@@ -460,8 +460,13 @@ impl World {
 fn event_kind(operation: &Operation) -> Option<u8> {
     Some(match operation {
         Operation::InsertTaggedCheckpoint { .. } => event_type::INSERT_TAGGED_CP,
-        Operation::FlrMount { .. } => event_type::FLR_JOURNAL_MOUNT,
-        Operation::FlrUnmount { .. } => event_type::FLR_JOURNAL_UNMOUNT,
+        Operation::FlrMount { .. } | Operation::FlrBackupMount { .. } => {
+            event_type::FLR_JOURNAL_MOUNT
+        }
+        Operation::FlrUnmount { .. } | Operation::FlrBackupUnmount { .. } => {
+            event_type::FLR_JOURNAL_UNMOUNT
+        }
+        Operation::ManualRetention { .. } => event_type::BACKUP_PROTECTION_GROUP,
         Operation::FailoverTest { .. } => event_type::FAIL_OVER_TEST,
         Operation::StopFailoverTest { .. } => event_type::STOP_FAIL_OVER_TEST,
         Operation::Clone { .. } => event_type::CLONE,

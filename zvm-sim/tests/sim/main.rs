@@ -18,6 +18,7 @@ mod jitter;
 mod journal;
 mod keycloak;
 mod lifecycle;
+mod ltr;
 mod recovery;
 mod state;
 mod surface;
