@@ -26,7 +26,16 @@
 //! - fault rules: pattern syntax, seeded decisions, how actions combine (`faults.rs`), and how a
 //!   lost response closes its connection (`api/faults.rs`);
 //! - the saved-state format and its checks (`world/state.rs`), certificates (`tls.rs`), and the
-//!   shape of generated worlds (`world/generate.rs`).
+//!   shape of generated worlds (`world/generate.rs`);
+//! - where a journal's hard limit cuts its history, a burst that does not fit taking everything
+//!   before it (`world/journal.rs`); a journal judged only once it has written for its history and
+//!   while it writes, `HistoryNotMeetingSLA` below the configured history to the minute, and each
+//!   history alert's transitions at their own moments (`world/history.rs`);
+//! - Extended Journal Copy: a refused manual run failing its task rather than its request, an abort
+//!   answering 200 without a body, a retention set expiring to the millisecond and listed by the
+//!   ZVMs that see its VPG (`world/ltr.rs`, `api/ltr.rs`); `Bflr` at the repository's site and its
+//!   refusals (`world/flr.rs`); retention sets in points in time with `Checkpoint` null
+//!   (`api/vms.rs`).
 //!
 //! What is deliberately absent: the client's "protecting VPG" rule. The client keeps its own copy of
 //! it; the simulator only knows when a VPG writes checkpoints and accepts tagged inserts, which is a
