@@ -26,7 +26,16 @@
 //! - fault rules: pattern syntax, seeded decisions, how actions combine (`faults.rs`), and how a
 //!   lost response closes its connection (`api/faults.rs`);
 //! - the saved-state format and its checks (`world/state.rs`), certificates (`tls.rs`), and the
-//!   shape of generated worlds (`world/generate.rs`).
+//!   shape of generated worlds (`world/generate.rs`);
+//! - where a journal's hard limit cuts its history, a burst that does not fit taking everything
+//!   before it (`world/journal.rs`); a journal judged only once it has written for its history and
+//!   while it writes, `HistoryNotMeetingSLA` below the configured history to the minute, and each
+//!   history alert's transitions at their own moments (`world/history.rs`);
+//! - Extended Journal Copy: a refused manual run failing its task rather than its request, an abort
+//!   answering 200 without a body, a retention set expiring to the millisecond and listed by the
+//!   ZVMs that see its VPG (`world/ltr.rs`, `api/ltr.rs`); `Bflr` at the repository's site and its
+//!   refusals (`world/flr.rs`); retention sets in points in time with `Checkpoint` null
+//!   (`api/vms.rs`).
 //!
 //! What is deliberately absent: the client's "protecting VPG" rule. The client keeps its own copy of
 //! it; the simulator only knows when a VPG writes checkpoints and accepts tagged inserts, which is a
@@ -147,10 +156,99 @@ pub const DEFAULT_HISTORY_MINUTES: u32 = 60;
 /// Configured RPO of a VPG when the world file gives none (the mocks' value).
 pub const DEFAULT_RPO_SECONDS: u32 = 300;
 
+/// A journal's hard limit is modelled as the time of the VPG's usual writing it holds ("write
+/// time"), not as megabytes: the sources say what a full journal does (the oldest checkpoints are
+/// promoted early, so it holds less history than configured), not how a ZVM turns its size into
+/// history, and tests want to say "a burst as big as 90 minutes of writes". Without a world-file
+/// limit (`[journal_limits]`), a journal holds this percentage of its configured history: a
+/// journal sized with headroom, never full at the usual rate, that a large enough burst fills.
+pub const DEFAULT_JOURNAL_ROOM_PERCENT: u32 = 150;
+/// The largest room a world file may give a journal: ten times the longest history (300 days of
+/// writes).
+pub const MAX_JOURNAL_ROOM_MINUTES: u32 = 10 * MAX_HISTORY_MINUTES;
+/// The largest burst `/_sim/vpgs/{id}/journal-burst` takes, in minutes of usual writing: as much as
+/// the largest room, which empties any journal.
+pub const MAX_BURST_MINUTES: u32 = MAX_JOURNAL_ROOM_MINUTES;
+
+/// The room of a journal whose world file gives no limit: [`DEFAULT_JOURNAL_ROOM_PERCENT`] of its
+/// configured history, in minutes.
+pub fn default_journal_room(history_minutes: u32) -> u32 {
+    history_minutes.saturating_mul(DEFAULT_JOURNAL_ROOM_PERCENT) / 100
+}
+
+/// "Keep For" of a retention set written by a manual Extended Journal Copy run
+/// (`POST /v1/ltr/vpgs/{id}/retentionstart`) when the world file's repository gives no
+/// `keep_days`: 30 days. Zerto documents that a set takes the Keep For in force when it is written
+/// (KB-KEEP) but not which one a manual run takes; the simulator gives each repository one Keep
+/// For, the daily retention a VPG using it would most likely have.
+pub const DEFAULT_KEEP_FOR_DAYS: u32 = 30;
+/// The longest Keep For a world file may give: 7 years, a yearly retention's longest.
+pub const MAX_KEEP_FOR_DAYS: u32 = 7 * 366;
+/// `TotalCapacityGB` of a repository when the world file gives none: 10 TB.
+pub const DEFAULT_REPOSITORY_CAPACITY_GB: u64 = 10_240;
+
+/// Every repository is an NFS share (`Nfs.Path` `nfs://backup.<site>.example.internal/zerto/<name>`).
+/// SW10 numbers `StorageType` (0..11) and `ConnectionType` (0..5) without names; the simulator
+/// takes NFS's position among `RepositoriesSettingsApi`'s targets (`smb`, `s3`, `nfs`, `catalyst`,
+/// `azure`, `s3-Compatible`), 2, for both: a guess.
+pub const REPOSITORY_STORAGE_TYPE: u8 = 2;
+/// See [`REPOSITORY_STORAGE_TYPE`].
+pub const REPOSITORY_CONNECTION_TYPE: u8 = 2;
+/// `ConnectionType` and `StorageType` of `/v1/virtualizationsites/{id}/repositories`, which SW10
+/// gives as strings.
+pub const REPOSITORY_CONNECTION_NAME: &str = "NFS";
+/// A retention set's `BackupMethod`: every set a manual run writes is a full one (SW10's
+/// `BackupMethod` enum has no names; the catalogue's path says "full").
+pub const RETENTION_SET_METHOD: &str = "Full";
+/// A retention set's `ActionType`: written by a manual run (no scheduled runs are modelled).
+pub const RETENTION_SET_ACTION: &str = "Manual";
+/// A retention set's `StatusType` once written (sets appear only when their run completed).
+pub const RETENTION_SET_STATUS: &str = "Success";
+/// A retention set's `RetentionSetImmutability.ImmutabilityState`: NFS repositories are not
+/// immutable.
+pub const RETENTION_SET_IMMUTABILITY: &str = "NotImmutable";
+
 /// A resync started through `/_sim/vpgs/{id}/resync` without `Seconds` lasts this long.
 pub const DEFAULT_RESYNC_SECONDS: f64 = 30.0;
 /// ... and shows this substatus unless `SubStatus` says otherwise.
 pub const DEFAULT_RESYNC_SUBSTATUS: u8 = substatus::FULL_SYNC;
+/// A resync leaves one event (`GET /v1/events`) when it starts, by `System`: `EventType` 22
+/// `InitFullSync`, the one sync among the event types ZVM 7 named (SW10 numbers 0..120 and names
+/// none), with this description, which names what the wipe removed. It runs as no task: a ZVM
+/// shows a sync a VPG change caused as the VPG's status, not as a task a user could poll (a force
+/// sync, which a user asks for, is a task).
+pub fn resync_description(
+    vpg_name: &str,
+    substatus_name: &str,
+    count: u64,
+    earliest: Option<&str>,
+    tags: &[String],
+    until: &str,
+) -> String {
+    const NAMED: usize = 10;
+    let mut named: Vec<String> = tags.iter().take(NAMED).map(|t| format!("'{t}'")).collect();
+    if tags.len() > NAMED {
+        named.push(format!("and {} more", tags.len() - NAMED));
+    }
+    let removed = match earliest {
+        Some(earliest) if count > 0 => format!(
+            "{count} checkpoints from {earliest}, {} tagged{}",
+            tags.len(),
+            if named.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", named.join(", "))
+            }
+        ),
+        _ => "no checkpoint: the journal was empty".to_owned(),
+    };
+    format!(
+        "Synchronization of VPG {vpg_name} started ({substatus_name}): the resync removed every \
+         checkpoint of its journal, {removed}. Checkpoints are written again once it ends at \
+         {until}."
+    )
+}
+
 /// The substatuses a resync may show.
 pub const RESYNC_SUBSTATUSES: [u8; 3] =
     [substatus::SYNC, substatus::DELTA_SYNC, substatus::FULL_SYNC];
@@ -222,6 +320,19 @@ pub fn reason_slot_full(vpg_name: &str) -> String {
     )
 }
 
+/// The 409 of a journal burst at a VPG that writes no checkpoints now: its writes are tracked
+/// elsewhere (a sync's bitmap) and do not reach the journal.
+pub fn refusal_burst_not_writing(
+    vpg_name: &str,
+    status_name: &str,
+    substatus_name: &str,
+) -> String {
+    format!(
+        "VPG '{vpg_name}' writes no checkpoints while it is {status_name} ({substatus_name}), so a \
+         burst of writes does not reach its journal. Burst a VPG that meets its SLA."
+    )
+}
+
 /// The 400 of an FLR asked of a ZVM that is not the VPG's recovery site (§9): it names the site
 /// that can run it.
 pub fn refusal_flr_wrong_site(vpg_name: &str, recovery_site: &str, this_site: &str) -> String {
@@ -229,6 +340,22 @@ pub fn refusal_flr_wrong_site(vpg_name: &str, recovery_site: &str, this_site: &s
         "File-level restore of VPG '{vpg_name}' runs at its recovery site {recovery_site}, where \
          its journal is; this is {this_site}. Send the request to {recovery_site}'s ZVM."
     )
+}
+
+/// The 400 of an FLR of a retention set (`Bflr`) asked of a ZVM other than its repository's: it
+/// names the site that can run it. A repository is at its VPGs' recovery site, so this is the
+/// same site a journal FLR runs at.
+pub fn refusal_bflr_wrong_site(repository: &str, repository_site: &str, this_site: &str) -> String {
+    format!(
+        "File-level restore from a retention set runs at the site of its repository \
+         '{repository}', {repository_site}; this is {this_site}. Send the request to \
+         {repository_site}'s ZVM."
+    )
+}
+
+/// The `CompleteReason` of a mount whose retention set expired before the mount finished.
+pub fn reason_retention_set_gone(set: &str) -> String {
+    format!("Retention set '{set}' expired before it could be mounted; choose a newer one.")
 }
 
 /// The 403 of FLR for a role that may not use it: on ZVM 10.9 the Operator role is refused FLR (a
@@ -254,6 +381,42 @@ pub fn reason_checkpoint_lost(vpg_name: &str, checkpoint: u64) -> String {
         "Checkpoint {checkpoint} is no longer in the journal of VPG '{vpg_name}' (a resync removed \
          it, or it left the history window); choose a newer checkpoint."
     )
+}
+
+/// The `CompleteReason` of a manual Extended Journal Copy run of a VPG without a repository.
+pub fn reason_no_repository(vpg_name: &str) -> String {
+    format!(
+        "VPG '{vpg_name}' has no Extended Journal Copy repository: a retention set cannot be \
+         written. Choose a repository in the VPG's Extended Journal Copy settings first."
+    )
+}
+
+/// The `CompleteReason` of a manual run whose checkpoint the journal does not list (or, with none
+/// asked for, of a VPG whose journal lists none).
+pub fn reason_retention_checkpoint(vpg_name: &str, checkpoint: Option<&str>) -> String {
+    match checkpoint {
+        Some(checkpoint) => format!(
+            "Checkpoint '{checkpoint}' is not in the journal of VPG '{vpg_name}': choose one of \
+             GET /v1/vpgs/{{id}}/checkpoints."
+        ),
+        None => format!(
+            "VPG '{vpg_name}' has no checkpoint in its journal to copy; wait until it writes \
+             checkpoints."
+        ),
+    }
+}
+
+/// The `CompleteReason` of a manual run asked for while another runs at the VPG.
+pub fn reason_retention_running(vpg_name: &str, running_task: &str) -> String {
+    format!(
+        "An Extended Journal Copy of VPG '{vpg_name}' is already running (task {running_task}); \
+         wait until it ends, or abort it, then start again."
+    )
+}
+
+/// The `CompleteReason` of an aborted manual run.
+pub fn reason_retention_aborted(vpg_name: &str, by: &str) -> String {
+    format!("The Extended Journal Copy of VPG '{vpg_name}' was aborted by {by}.")
 }
 
 /// An offsite clone of a VM is named like it, with this suffix (`web-01-clone`), and runs at the
@@ -314,6 +477,16 @@ pub fn fnv1a(text: &str) -> u64 {
 /// A VPG's RPO alert is a warning (`VPG0009`) past its target and an error (`VPG0010`) past this
 /// many times its target; the real thresholds are not documented.
 pub const RPO_ERROR_FACTOR: i64 = 2;
+
+/// A VPG's journal that holds less than this percentage of its configured history raises
+/// `VPG0003` (Warning); below [`HISTORY_ERROR_PERCENT`], `VPG0004` (Error) instead. The thresholds
+/// are a Zerto cloud partner's account of the alert (AS-75); the simulator judges them on the
+/// history the journal holds to the millisecond, and only once the VPG has written checkpoints
+/// without a break for its configured history: a journal still filling (after its initial sync or
+/// a resync) is no shortfall. The alerts turn off when the history grows back.
+pub const HISTORY_WARNING_PERCENT: i64 = 85;
+/// See [`HISTORY_WARNING_PERCENT`].
+pub const HISTORY_ERROR_PERCENT: i64 = 75;
 
 /// The `UserName` of what the ZVM does of itself (SW10's words for events).
 pub const SYSTEM_USER: &str = "System";

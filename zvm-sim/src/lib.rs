@@ -12,8 +12,9 @@
 //! - [`Options`]: listen addresses, seed, token lifetime, session limit, timings, time scale,
 //!   world, HTTPS and the state file; [`Simulator`] and [`SiteEndpoint`] for what started.
 //! - `decisions`: every decision taken where the real API is silent, and every default.
-//! - `world`: the model (sites, VMs, VPGs, journals, guest files, tasks and the operations they
-//!   carry out, FLR sessions, Keycloak, call log, fault rules, simulated clock), behind one
+//! - `world`: the model (sites, VMs, VPGs, journals with their hard limits and history alerts,
+//!   Extended Journal Copy repositories and retention sets, guest files, tasks and the operations
+//!   they carry out, FLR sessions, Keycloak, call log, fault rules, simulated clock), behind one
 //!   `std::sync::Mutex`, advanced lazily at the start of each request; also world files and
 //!   generated worlds ([`WorldSpec`]) and the saved-state document.
 //! - `api`: the `/v1` and Keycloak handlers, one file per resource, plus the extractors that bind
@@ -22,7 +23,7 @@
 //! - `serve`: serving a site with axum-server, over HTTP or HTTPS; `tls`: its certificates.
 //! - `wire`: the simulator's own PascalCase JSON views of the model.
 //! - `control`: the `/_sim` control API (reset, saved state, clock, timings, resync, status,
-//!   calls, tasks, files, faults).
+//!   journal bursts, calls, tasks, retention sets, files, faults).
 //! - [`test_kit`] (feature `test-kit`): the workspace's one test kit: a seeded simulator, a typed
 //!   client of `/_sim` and a small ZVM client.
 //! - `fuzzing` (hidden): the entry point of the request-parsing fuzz target and of the test that
@@ -60,7 +61,8 @@ pub use tls::TlsError;
 pub use world::SiteRole;
 pub use world::files::PathError;
 pub use world::spec::{
-    ClientSpec, GuestOs, Role, SiteSpec, UserSpec, VmSpec, VpgSpec, WorldError, WorldSpec,
+    ClientSpec, GuestOs, RepositorySpec, Role, SiteSpec, UserSpec, VmSpec, VpgSpec, WorldError,
+    WorldSpec,
 };
 pub use world::state::{STATE_FORMAT, StateError};
 

@@ -2,6 +2,9 @@
 //! `POST /v1/flrs/{id}/browse`, `POST /v1/flrs/{id}/download` and the download URL it returns,
 //! `GET /v1/flrs/{id}/downloads/{download}`.
 //!
+//! A session mounts a journal checkpoint (`Jflr`) or a retention set of Extended Journal Copy
+//! (`Bflr`); browse and download work alike on both.
+//!
 //! Every FLR route refuses the Operator role with 403, as ZVM 10.9 does (a known RBAC defect; the
 //! Administrator role works). The model and its rules are in `world::flr`.
 
@@ -19,7 +22,7 @@ use crate::decisions;
 use crate::wire::{BrowseView, FlrSessionView, PathItemView};
 use crate::world::auth::Principal;
 use crate::world::files::FileAt;
-use crate::world::flr::MountRequest;
+use crate::world::flr::{BflrRequest, MountRequest};
 use crate::world::spec::Role;
 
 /// FLR is refused to the Operator role (403), as on ZVM 10.9.
@@ -34,8 +37,11 @@ fn allow_flr(caller: &Principal) -> Result<(), ApiError> {
 }
 
 /// `POST /v1/flrs` `{"Jflr": {"VpgIdentifier", "VmIdentifier", "CheckpointIdentifier",
-/// "InitialDownloadPath"?}}`: 200 with the FLR session identifier as a JSON string. The mount runs
-/// as an `FlrJournalMount` task that lists the session under `RelatedEntities.FlrSessions`.
+/// "InitialDownloadPath"?}}` (a journal checkpoint) or `{"Bflr": {"VpgIdentifier",
+/// "VmIdentifier", "RetentionSetIdentifier", "RepositoryIdentifier"?, "RepositorySiteIdentifier"?,
+/// "InitialDownloadPath"?}}` (a retention set of Extended Journal Copy): 200 with the FLR session
+/// identifier as a JSON string. The mount runs as an `FlrJournalMount` (or `FlrBackupMount`) task
+/// that lists the session under `RelatedEntities.FlrSessions`.
 pub(crate) async fn mount(
     State(ctx): State<SiteCtx>,
     Extension(caller): Extension<Principal>,
@@ -43,15 +49,16 @@ pub(crate) async fn mount(
 ) -> Result<impl IntoResponse, ApiError> {
     allow_flr(&caller)?;
     let Some(jflr) = body.object("Jflr")? else {
-        return Err(ApiError::BadRequest(if body.has("Bflr") {
-            "Bflr (restore points of an Extended Journal or a long-term repository) is not \
-             available on this ZVM: send Jflr with a journal checkpoint."
-                .to_owned()
-        } else {
-            "Jflr is required: send {\"Jflr\": {\"VpgIdentifier\": \"...\", \"VmIdentifier\": \
-             \"...\", \"CheckpointIdentifier\": \"...\"}}."
-                .to_owned()
-        }));
+        return match body.object("Bflr")? {
+            Some(bflr) => mount_bflr(&ctx, &caller, &bflr),
+            None => Err(ApiError::BadRequest(
+                "Jflr or Bflr is required: send {\"Jflr\": {\"VpgIdentifier\": \"...\", \
+                 \"VmIdentifier\": \"...\", \"CheckpointIdentifier\": \"...\"}} or {\"Bflr\": \
+                 {\"VpgIdentifier\": \"...\", \"VmIdentifier\": \"...\", \
+                 \"RetentionSetIdentifier\": \"...\"}}."
+                    .to_owned(),
+            )),
+        };
     };
     let vpg = jflr.required_text("VpgIdentifier")?;
     let vm = jflr.required_text("VmIdentifier")?;
@@ -71,6 +78,32 @@ pub(crate) async fn mount(
     };
     let (session, task) =
         ctx.with_world(|world, now| world.mount_flr(ctx.site, &request, &caller, now))?;
+    Ok((Extension(StartedTask(task)), Json(session)))
+}
+
+/// `Bflr`: a VM of a retention set, at its repository's site.
+fn mount_bflr(
+    ctx: &SiteCtx,
+    caller: &Principal,
+    bflr: &JsonBody,
+) -> Result<(Extension<StartedTask>, Json<String>), ApiError> {
+    let retention_set = bflr.identifier("RetentionSetIdentifier")?.ok_or_else(|| {
+        ApiError::BadRequest(
+            "Bflr.RetentionSetIdentifier is required: choose one from \
+             GET /v1/ltr/catalog/fullretentionsets."
+                .to_owned(),
+        )
+    })?;
+    let request = BflrRequest {
+        vpg: bflr.required_text("VpgIdentifier")?,
+        vm: bflr.required_text("VmIdentifier")?,
+        retention_set: &retention_set,
+        repository: bflr.text("RepositoryIdentifier")?,
+        repository_site: bflr.text("RepositorySiteIdentifier")?,
+        initial_path: bflr.text("InitialDownloadPath")?,
+    };
+    let (session, task) =
+        ctx.with_world(|world, now| world.mount_bflr(ctx.site, &request, caller, now))?;
     Ok((Extension(StartedTask(task)), Json(session)))
 }
 

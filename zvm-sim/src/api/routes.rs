@@ -8,7 +8,7 @@ use axum::handler::Handler;
 use axum::routing::{MethodRouter, get as get_route, post as post_route};
 
 use super::{
-    SiteCtx, actions, checkpoints, flrs, keycloak, monitoring, sites, tasks, traces,
+    SiteCtx, actions, checkpoints, flrs, keycloak, ltr, monitoring, sites, tasks, traces,
     virtualization, vms, vpgs,
 };
 
@@ -132,6 +132,7 @@ pub(crate) fn v1() -> Table {
     let table = virtualization_site(table);
     let table = vms_and_vpgs(table);
     let table = recovery(table);
+    let table = extended_journal_copy(table);
     let table = monitoring(table);
     traces(table)
 }
@@ -244,8 +245,8 @@ fn virtualization_site(t: Table) -> Table {
     )
     .route(
         "/v1/virtualizationsites/{siteIdentifier}/repositories",
-        none(),
-        Simplified("`[]`: no repository is modelled"),
+        get(ltr::site_repositories),
+        Implemented("the site's Extended Journal Copy repositories (the world file's)"),
     )
     .route(
         "/v1/virtualizationsites/{siteIdentifier}/vcdvapps",
@@ -282,12 +283,15 @@ fn vms_and_vpgs(t: Table) -> Table {
     .route(
         "/v1/vms/{vmIdentifier}/pointsInTime",
         get(vms::points_in_time),
-        Implemented("`RetentionSet` always null: no Extended Journal"),
+        Implemented(
+            "the VPG's journal checkpoints and the retention sets that hold the VM (`Checkpoint` \
+             null, `RetentionSet` set), oldest first, with `CanMount`",
+        ),
     )
     .route(
         "/v1/vms/{vmIdentifier}/pointsInTime/stats",
         get(vms::points_in_time_stats),
-        Implemented(""),
+        Implemented("of checkpoints and retention sets alike"),
     )
     .route(
         "/v1/vpgs",
@@ -312,7 +316,9 @@ fn vms_and_vpgs(t: Table) -> Table {
         "/v1/vpgs/{vpgIdentifier}",
         get(vpgs::one),
         Implemented(
-            "with `ActiveProcessesApi.RunningFailOverTestApi`, `LastTest`, `HistoryStatusApi`",
+            "with `ActiveProcessesApi.RunningFailOverTestApi`, `LastTest`, `HistoryStatusApi`; \
+             `Status` 4 (or 2 with a missed RPO) while a journal that has written for its \
+             configured history holds less of it",
         ),
     )
     .route(
@@ -376,7 +382,10 @@ fn recovery(t: Table) -> Table {
     .route(
         "/v1/flrs",
         get(flrs::list).post(flrs::mount),
-        Implemented("`Jflr` (journal checkpoints), at the VPG's recovery site; `Bflr` is refused"),
+        Implemented(
+            "`Jflr` (journal checkpoints) at the VPG's recovery site, `Bflr` (retention sets) at \
+             their repository's site",
+        ),
     )
     .route(
         "/v1/flrs/{flrSessionIdentifier}",
@@ -397,6 +406,67 @@ fn recovery(t: Table) -> Table {
         "/v1/flrs/{flrSessionIdentifier}/downloads/{download}",
         get(flrs::fetch),
         Simplified("the download URL's shape is the simulator's own (a real ZVM's is unknown)"),
+    )
+}
+
+fn extended_journal_copy(t: Table) -> Table {
+    t.route(
+        "/v1/ltr/repositories",
+        get(ltr::repositories),
+        Simplified(
+            "this site's repositories (the world file's), each an NFS share; filters \
+             `connectionType`, `repositoryName`; no create, edit or delete",
+        ),
+    )
+    .route(
+        "/v1/ltr/repositories/{repositoryId}",
+        get(ltr::repository),
+        Implemented(""),
+    )
+    .route(
+        "/v1/ltr/vpgs/{vpgIdentifier}/retentionstart",
+        post(ltr::retention_start),
+        Implemented(
+            "`checkpointId` (the latest checkpoint without it); a `ManualRetention` task that \
+             writes a full retention set kept for the repository's Keep For, or fails naming why \
+             (no repository, a checkpoint not in the journal, a run already going)",
+        ),
+    )
+    .route(
+        "/v1/ltr/vpgs/{vpgIdentifier}/retentionabort",
+        post(ltr::retention_abort),
+        Implemented("the running run's task ends Stopped; 409 with none running"),
+    )
+    .route(
+        "/v1/ltr/catalog/fullretentionsets",
+        get(ltr::full_retention_sets),
+        Implemented(
+            "the retention sets of the VPGs this site sees until they expire; filters \
+             `vpgIdentifier`, `repositoryIdentifier`, `zorgIdentifier`",
+        ),
+    )
+    .route(
+        "/v1/ltr/catalog/fullretentionsets/{retentionSetIdentifier}/incrementals",
+        get(ltr::incrementals),
+        Simplified("`[]`: manual runs write full sets only"),
+    )
+    .route(
+        "/v1/ltr/catalog/vms",
+        get(ltr::catalog_vms),
+        Implemented("each VM in each VPG that a listed retention set holds"),
+    )
+    .route(
+        "/v1/ltr/catalog/vms/{vmIdentifier}/retentionsets",
+        get(ltr::vm_retention_sets),
+        Implemented(""),
+    )
+    .route(
+        "/v1/ltr/health/vpgs",
+        get(ltr::health),
+        Simplified(
+            "every VPG this site sees, with its repository (null without one), runs, last run \
+             and alerts; no schedule (`SchedulingAndRetentionSettings` null)",
+        ),
     )
 }
 
@@ -531,9 +601,11 @@ fn traces(t: Table) -> Table {
         "/v1/alerts",
         get(traces::alerts),
         Simplified(
-            "RPO alerts only (`VPG0009` past the target, `VPG0010` past twice it); filters \
-             `startDate`, `endDate`, `vpgIdentifier`, `zorgIdentifier`, `siteIdentifier`, \
-             `level`, `entity`, `helpIdentifier`, `isDismissed`",
+            "RPO alerts (`VPG0009` past the target, `VPG0010` past twice it), low journal history \
+             (`VPG0003` below 85 % of the configured history, `VPG0004` below 75 %) and a journal \
+             at its hard limit (`VRA0039`), nothing else; filters `startDate`, `endDate`, \
+             `vpgIdentifier`, `zorgIdentifier`, `siteIdentifier`, `level`, `entity`, \
+             `helpIdentifier`, `isDismissed`",
         ),
     )
     .route(
@@ -570,8 +642,8 @@ fn traces(t: Table) -> Table {
         "/v1/events",
         get(traces::events),
         Simplified(
-            "one event per task's operation (done or failed) and per alert turned on or off, the \
-             latest 1000; filters `startDate`, `endDate`, `vpg`, `vpgIdentifier`, `siteName`, \
+            "one event per task's operation (done or failed), per resync (`InitFullSync`, naming \
+             what it removed) and per alert turned on or off, the latest 1000; filters `startDate`, `endDate`, `vpg`, `vpgIdentifier`, `siteName`, \
              `siteIdentifier`, `zorgIdentifier`, `eventType`, `entityType`, `category`, \
              `eventCategory`, `userName`, `alertIdentifier`",
         ),
@@ -645,8 +717,8 @@ pub(crate) const ABSENT: [(&str, &str); 10] = [
         "the inventory is the world file's",
     ),
     (
-        "`/v1/ltr/...`, `/v1/license` writes, `/v1/localsite` writes",
-        "SW10 gives no answer shape for LTR; writes are not modelled",
+        "`POST`/`PUT`/`DELETE /v1/ltr/repositories`, `/v1/vpgSettings/{id}/ltr`, `POST /v1/ltr/catalog/deleteretentionsets`, `POST /v1/ltr/restore/vm`, `GET /v1/ltr/catalog/vms/{vm}/retentionsets/{id}/settings`, `/v1/license` writes, `/v1/localsite` writes",
+        "repositories and which VPGs they keep are the world file's; restores other than FLR and writes are not modelled",
     ),
     (
         "`/v1/sessions`, `/v1/repositories`, `/v1/encryptiondetection`, `/v1/encryptiondetection/types`, `/v1/serverDateTime`",

@@ -14,7 +14,7 @@ use crate::wire::{
 };
 use crate::world::clock::SimTime;
 use crate::world::enums::{ALERT_ENTITY, ALERT_LEVEL, EVENT_CATEGORY, EVENT_ENTITY, EVENT_TYPE};
-use crate::world::traces::{Alert, RPO_RULES, Trace};
+use crate::world::traces::{Alert, Trace, alert_rules};
 
 /// The most a page of recovery reports holds (`pageSize`).
 const REPORT_PAGE_MAX: usize = 1_000;
@@ -112,7 +112,7 @@ pub(crate) async fn alert_entities() -> Json<&'static [&'static str]> {
 
 /// `GET /v1/alerts/helpidentifiers`: those of the alerts the simulator raises.
 pub(crate) async fn alert_help_identifiers() -> Json<Vec<&'static str>> {
-    Json(RPO_RULES.iter().map(|rule| rule.help).collect())
+    Json(alert_rules().map(|rule| rule.help).collect())
 }
 
 /// `GET /v1/events`: the most recent [`EVENTS_LISTED`] events of the VPGs this site sees, oldest

@@ -2,14 +2,18 @@
 //! points in time (`/pointsInTime`, `/pointsInTime/stats`).
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 
 use crate::api::extract::DateWindow;
 use crate::api::vpgs::VpgFilter;
-use crate::api::{ApiError, Params, SiteCtx, ViewCtx};
+use crate::api::{ApiError, Params, ViewCtx};
 use crate::decisions;
-use crate::wire::{CanMountView, CheckpointView, PointInTimeView, PointsInTimeStatsView, VmView};
+use crate::wire::{
+    CanMountView, CheckpointView, PointInTimeView, PointsInTimeStatsView, SiteView, VmView,
+};
+use crate::world::clock::SimTime;
 use crate::world::journal::Checkpoint;
+use crate::world::ltr::RetentionSet;
 use crate::world::{SiteRole, World};
 
 /// `GET /v1/vms`, filtered by `vpgName`, `vmName`, `status`, `subStatus`,
@@ -29,7 +33,7 @@ pub(crate) async fn list(ctx: ViewCtx, params: Params) -> Result<Json<Vec<VmView
         pairs
             .into_iter()
             .filter(|&(vpg, vm)| {
-                filter.accepts(world, ctx.site, &world.vpgs[vpg]) && {
+                filter.accepts(world, ctx.site, vpg, view.now) && {
                     let vm = &world.vms[vm];
                     params.matches("vmName", &vm.name) && params.matches("vmIdentifier", &vm.id)
                 }
@@ -160,49 +164,140 @@ fn can_mount(world: &World, site: SiteRole, vpg: usize) -> CanMountView {
     }
 }
 
-fn point(checkpoint: Checkpoint, can_mount: &CanMountView) -> PointInTimeView {
-    PointInTimeView {
-        checkpoint: CheckpointView::from(checkpoint),
-        retention_set: None,
-        can_mount: can_mount.clone(),
+/// One point in time of a VM: a journal checkpoint of its VPG or a retention set that holds it,
+/// with its moment (for ordering and the date filters).
+struct Point {
+    at: SimTime,
+    view: PointInTimeView,
+}
+
+/// The points in time of VM `vm` in VPG `vpg` at `site`: the VPG's listed checkpoints (a VPG's VMs
+/// share them) within `[from, to]`, and the VPG's retention sets that hold the VM and are kept,
+/// oldest first. A checkpoint mounts at the recovery site, a retention set at its repository's.
+fn points(
+    view: &SiteView<'_>,
+    (vm, vpg): (usize, usize),
+    from: Option<SimTime>,
+    to: Option<SimTime>,
+) -> Vec<Point> {
+    let world = view.world;
+    let mount = can_mount(world, view.site, vpg);
+    let mut points: Vec<Point> = world.vpgs[vpg]
+        .journal
+        .list(view.now, from, to)
+        .into_iter()
+        .map(|c| Point {
+            at: c.at,
+            view: PointInTimeView {
+                checkpoint: Some(CheckpointView::from(c)),
+                retention_set: None,
+                can_mount: mount.clone(),
+            },
+        })
+        .collect();
+    let within = |at: SimTime| from.is_none_or(|f| at >= f) && to.is_none_or(|t| at <= t);
+    let sets = world
+        .retention_sets_seen(view.site, view.now)
+        .filter(|set| set.vpg == vpg && set.vms.contains(&vm) && within(set.checkpoint.at));
+    points.extend(sets.map(|set| Point {
+        at: set.checkpoint.at,
+        view: PointInTimeView {
+            checkpoint: None,
+            retention_set: Some(view.retention_set_of_vm(set)),
+            can_mount: set_can_mount(world, view.site, set.repository),
+        },
+    }));
+    // Stable: a retention set comes after the checkpoint of its own moment.
+    points.sort_by_key(|p| p.at);
+    points
+}
+
+/// `CanMount` of a retention set at this site: FLR mounts it only at its repository's site.
+fn set_can_mount(world: &World, site: SiteRole, repository: usize) -> CanMountView {
+    let repository = &world.ltr.repositories[repository];
+    if repository.site == site {
+        CanMountView {
+            is_allowed: true,
+            reason: String::new(),
+        }
+    } else {
+        CanMountView {
+            is_allowed: false,
+            reason: decisions::refusal_bflr_wrong_site(
+                &repository.name,
+                &world.site(repository.site).name,
+                &world.site(site).name,
+            ),
+        }
     }
 }
 
 /// `GET /v1/vms/{id}/pointsInTime?vpgIdentifier=&startDate=&endDate=`: the VPG's journal
-/// checkpoints (a VPG's VMs share its checkpoints), oldest first, each with `CanMount`.
+/// checkpoints and the retention sets that hold the VM, oldest first, each with `CanMount`.
 pub(crate) async fn points_in_time(
-    State(ctx): State<SiteCtx>,
+    ctx: ViewCtx,
     Path(id): Path<String>,
     params: Params,
     window: DateWindow,
 ) -> Result<Json<Vec<PointInTimeView>>, ApiError> {
-    ctx.with_world(|world, now| {
-        let (_, vpg) = vm_in_vpg(world, ctx.site, &id, &params)?;
-        let mount = can_mount(world, ctx.site, vpg);
-        Ok(Json(
-            world.vpgs[vpg]
-                .journal
-                .list(now, window.from, window.to)
-                .into_iter()
-                .map(|c| point(c, &mount))
-                .collect(),
-        ))
+    ctx.view(|view| {
+        let pair = vm_in_vpg(view.world, ctx.site, &id, &params)?;
+        let listed = points(view, pair, window.from, window.to);
+        Ok(Json(listed.into_iter().map(|p| p.view).collect()))
     })
 }
 
-/// `GET /v1/vms/{id}/pointsInTime/stats?vpgIdentifier=`: `{Earliest, Latest}`, null when empty.
+/// `GET /v1/vms/{id}/pointsInTime/stats?vpgIdentifier=`: `{Earliest, Latest}` of the points in
+/// time, null when there are none.
 pub(crate) async fn points_in_time_stats(
-    State(ctx): State<SiteCtx>,
+    ctx: ViewCtx,
     Path(id): Path<String>,
     params: Params,
 ) -> Result<Json<PointsInTimeStatsView>, ApiError> {
-    ctx.with_world(|world, now| {
-        let (_, vpg) = vm_in_vpg(world, ctx.site, &id, &params)?;
-        let mount = can_mount(world, ctx.site, vpg);
+    ctx.view(|view| {
+        let (vm, vpg) = vm_in_vpg(view.world, ctx.site, &id, &params)?;
+        let world = view.world;
         let journal = &world.vpgs[vpg].journal;
+        let mount = can_mount(world, view.site, vpg);
+        let checkpoint = |c: Checkpoint| Point {
+            at: c.at,
+            view: PointInTimeView {
+                checkpoint: Some(CheckpointView::from(c)),
+                retention_set: None,
+                can_mount: mount.clone(),
+            },
+        };
+        let sets: Vec<&RetentionSet> = world
+            .retention_sets_seen(view.site, view.now)
+            .filter(|set| set.vpg == vpg && set.vms.contains(&vm))
+            .collect();
+        let set = |set: &RetentionSet| Point {
+            at: set.checkpoint.at,
+            view: PointInTimeView {
+                checkpoint: None,
+                retention_set: Some(view.retention_set_of_vm(set)),
+                can_mount: set_can_mount(world, view.site, set.repository),
+            },
+        };
+        let earliest = [
+            journal.earliest(view.now).map(checkpoint),
+            sets.iter().min_by_key(|s| s.checkpoint.at).map(|s| set(s)),
+        ];
+        let latest = [
+            journal.latest(view.now).map(checkpoint),
+            sets.iter().max_by_key(|s| s.checkpoint.at).map(|s| set(s)),
+        ];
         Ok(Json(PointsInTimeStatsView {
-            earliest: journal.earliest(now).map(|c| point(c, &mount)),
-            latest: journal.latest(now).map(|c| point(c, &mount)),
+            earliest: earliest
+                .into_iter()
+                .flatten()
+                .min_by_key(|p| p.at)
+                .map(|p| p.view),
+            latest: latest
+                .into_iter()
+                .flatten()
+                .max_by_key(|p| p.at)
+                .map(|p| p.view),
         }))
     })
 }

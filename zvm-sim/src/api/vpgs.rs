@@ -5,8 +5,9 @@ use axum::extract::Path;
 
 use crate::api::{ApiError, Params, ViewCtx};
 use crate::wire::VpgView;
+use crate::world::clock::SimTime;
 use crate::world::enums::{PRIORITY, VPG_STATUS, VPG_SUBSTATUS};
-use crate::world::{SiteRole, Vpg, World};
+use crate::world::{SiteRole, World};
 
 /// The VPG filters that `GET /v1/vpgs` and `GET /v1/vms` share: the VPG's name (under `name` or
 /// `vpgName`), `status`, `subStatus`, `priority`, `protectedSiteIdentifier`,
@@ -32,12 +33,21 @@ impl<'a> VpgFilter<'a> {
         })
     }
 
-    /// Whether `vpg` is visible from `site` and passes every filter.
-    pub(crate) fn accepts(&self, world: &World, site: SiteRole, vpg: &Vpg) -> bool {
+    /// Whether VPG `index` is visible from `site` and passes every filter at `now`.
+    pub(crate) fn accepts(
+        &self,
+        world: &World,
+        site: SiteRole,
+        index: usize,
+        now: SimTime,
+    ) -> bool {
         let params = self.params;
+        let vpg = &world.vpgs[index];
         vpg.visible_from(site)
             && params.matches(self.name_key, &vpg.name)
-            && self.status.is_none_or(|s| s == vpg.status)
+            && self
+                .status
+                .is_none_or(|s| s == world.shown_status(index, now))
             && self.sub_status.is_none_or(|s| s == vpg.sub_status)
             && self.priority.is_none_or(|p| p == vpg.priority)
             && params.matches("protectedSiteIdentifier", &world.site(vpg.protected).id)
@@ -56,7 +66,7 @@ pub(crate) async fn list(ctx: ViewCtx, params: Params) -> Result<Json<Vec<VpgVie
             .vpgs
             .iter()
             .enumerate()
-            .filter(|(_, vpg)| filter.accepts(world, ctx.site, vpg))
+            .filter(|&(index, _)| filter.accepts(world, ctx.site, index, view.now))
             .map(|(index, _)| view.vpg(index))
             .collect()
     })))

@@ -5,8 +5,8 @@
 //! VPGs and VMs are named by identifier or, for convenience, by name (a VM name only when exactly
 //! one VM has it).
 //!
-//! - this module: reset, saved state, clock, timings, VPGs, resync, status, calls, tasks, guest
-//!   files;
+//! - this module: reset, saved state, clock, timings, VPGs, resync, status, journals and their
+//!   bursts, calls, tasks, retention sets, guest files;
 //! - [`faults`]: the fault rules;
 //! - [`realm`]: the Keycloak realm's keys and OpenID configuration.
 
@@ -24,9 +24,12 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 
 use crate::api::{ApiError, JsonBody, Params, SiteCtx};
-use crate::decisions::{DEFAULT_RESYNC_SECONDS, DEFAULT_RESYNC_SUBSTATUS, RESYNC_SUBSTATUSES};
+use crate::decisions::{
+    DEFAULT_RESYNC_SECONDS, DEFAULT_RESYNC_SUBSTATUS, MAX_BURST_MINUTES, RESYNC_SUBSTATUSES,
+};
 use crate::wire::{
-    self, CallView, ClockView, FileView, ResetView, SimTaskView, TimingView, VpgStateView,
+    self, CallView, ClockView, FileView, JournalStateView, ResetView, SimTaskView, TimingView,
+    VpgStateView,
 };
 use crate::world::World;
 use crate::world::clock::SimTime;
@@ -51,8 +54,11 @@ pub(crate) fn router() -> Router<SiteCtx> {
         .route("/vpgs", get(vpgs))
         .route("/vpgs/{vpg}/resync", post(resync))
         .route("/vpgs/{vpg}/status", post(pin_status))
+        .route("/vpgs/{vpg}/journal", get(journal))
+        .route("/vpgs/{vpg}/journal-burst", post(journal_burst))
         .route("/calls", get(calls).delete(clear_calls))
         .route("/tasks", get(tasks))
+        .route("/retention-sets", get(retention_sets))
         .route(
             "/faults",
             get(faults::list).post(faults::add).delete(faults::clear),
@@ -261,7 +267,7 @@ fn vpg_state(world: &World, vpg: usize) -> VpgStateView {
     VpgStateView {
         vpg_identifier: v.id.clone(),
         vpg_name: v.name.clone(),
-        status: v.status,
+        status: world.shown_status(vpg, world.clock.now()),
         sub_status: v.sub_status,
         resync_until: v.resync.map(|r| r.until),
     }
@@ -334,6 +340,59 @@ async fn pin_status(
     })
 }
 
+fn journal_state(world: &World, vpg: usize, now: SimTime) -> JournalStateView {
+    let v = &world.vpgs[vpg];
+    let journal = &v.journal;
+    JournalStateView {
+        vpg_identifier: v.id.clone(),
+        vpg_name: v.name.clone(),
+        status: world.shown_status(vpg, now),
+        configured_history_in_minutes: journal.history_minutes(),
+        actual_history_in_minutes: world.actual_history_minutes(vpg, now),
+        limit_in_minutes: journal.room_minutes(),
+        burst_minutes: journal.burst_ms(now) as f64 / 60_000.0,
+        full: journal.judged(now).is_some_and(|held| held.full),
+        earliest_checkpoint: journal.earliest(now).map(Into::into),
+    }
+}
+
+/// `GET /_sim/vpgs/{id}/journal`: the history the VPG's journal holds, its limit and its bursts.
+async fn journal(
+    State(ctx): State<SiteCtx>,
+    Path(key): Path<String>,
+) -> Result<Json<JournalStateView>, ApiError> {
+    ctx.with_world(|world, now| {
+        let vpg = find_vpg(world, &key)?;
+        Ok(Json(journal_state(world, vpg, now)))
+    })
+}
+
+/// `POST /_sim/vpgs/{id}/journal-burst {"Minutes": n}`: a burst of writes at the VPG now, as much
+/// as `n` minutes of its usual writing (an agent rewriting a database). When the journal can no
+/// longer hold its history window, its oldest checkpoints go early. 409 for a VPG that writes no
+/// checkpoints.
+async fn journal_burst(
+    State(ctx): State<SiteCtx>,
+    Path(key): Path<String>,
+    body: JsonBody,
+) -> Result<Json<JournalStateView>, ApiError> {
+    let example = "{\"Minutes\": 90}";
+    let most = f64::from(MAX_BURST_MINUTES);
+    let minutes = required_non_negative(&body, "Minutes", example, |got| {
+        format!("Minutes must be more than 0 and at most {most} (got {got}).")
+    })?;
+    if minutes <= 0.0 || minutes > most {
+        return Err(ApiError::BadRequest(format!(
+            "Minutes must be more than 0 and at most {most} (got {minutes})."
+        )));
+    }
+    ctx.with_world(|world, now| {
+        let vpg = find_vpg(world, &key)?;
+        world.journal_burst(vpg, minutes, now)?;
+        Ok(Json(journal_state(world, vpg, now)))
+    })
+}
+
 /// `GET /_sim/calls`: every recorded call of both sites, in order.
 async fn calls(State(ctx): State<SiteCtx>) -> Json<Vec<CallView>> {
     Json(ctx.shared.lock().calls.iter().map(CallView::from).collect())
@@ -353,6 +412,20 @@ async fn tasks(State(ctx): State<SiteCtx>) -> Json<Vec<SimTaskView>> {
             .tasks
             .iter()
             .map(|task| wire::sim_task(world, task, now))
+            .collect()
+    }))
+}
+
+/// `GET /_sim/retention-sets`: every retention set of both sites still kept (not expired), oldest
+/// first, with the checkpoint (and tag) it was copied from.
+async fn retention_sets(State(ctx): State<SiteCtx>) -> Json<Vec<wire::SimRetentionSetView>> {
+    Json(ctx.with_world(|world, now| {
+        world
+            .ltr
+            .sets
+            .iter()
+            .filter(|set| set.kept_at(now))
+            .map(|set| wire::sim_retention_set(world, set))
             .collect()
     }))
 }

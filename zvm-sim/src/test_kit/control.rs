@@ -205,6 +205,20 @@ impl Control {
             .await;
     }
 
+    /// Every retention set of Extended Journal Copy still kept, of both sites, oldest first
+    /// (`GET /_sim/retention-sets`): `RetentionSetIdentifier`, `VpgName`, `RepositoryName`, `Site`,
+    /// `CheckpointIdentifier`, `Tag`, `PointInTime`, `Written`, `ExpiryDate`, `VmIdentifiers`.
+    pub async fn retention_sets(&self) -> Vec<Value> {
+        list(self.get("retention-sets").await)
+    }
+
+    /// The retention sets of the VPG named `vpg`.
+    pub async fn retention_sets_of(&self, vpg: &str) -> Vec<Value> {
+        let mut sets = self.retention_sets().await;
+        sets.retain(|s| s["VpgName"] == vpg);
+        sets
+    }
+
     /// Every call either site received (the token endpoint included), oldest first.
     pub async fn calls(&self) -> Vec<Value> {
         list(self.get("calls").await)
@@ -339,6 +353,22 @@ impl Control {
     pub async fn resync_as(&self, vpg: &str, seconds: u64, substatus: &str) -> Value {
         let body = json!({"Seconds": seconds, "SubStatus": substatus});
         self.post(&format!("vpgs/{vpg}/resync"), body).await
+    }
+
+    /// A burst of writes at a VPG (name or identifier) now, as much as `minutes` of its usual
+    /// writing, as an agent rewriting a database makes one; the journal after it, as
+    /// [`Control::journal`] shows it. A burst past the journal's headroom promotes its oldest
+    /// checkpoints (tags included) early.
+    pub async fn journal_burst(&self, vpg: &str, minutes: f64) -> Value {
+        let body = json!({"Minutes": minutes});
+        self.post(&format!("vpgs/{vpg}/journal-burst"), body).await
+    }
+
+    /// The journal of a VPG (name or identifier): `ConfiguredHistoryInMinutes`,
+    /// `ActualHistoryInMinutes`, `LimitInMinutes` (its hard limit, in minutes of usual writing),
+    /// `BurstMinutes`, `Full`, the `Status` the VPG shows and its `EarliestCheckpoint`.
+    pub async fn journal(&self, vpg: &str) -> Value {
+        self.get(&format!("vpgs/{vpg}/journal")).await
     }
 
     /// Pins a VPG's status and substatus (numbers or names).

@@ -227,6 +227,46 @@ impl Site {
         self.post("/v1/flrs", &body).await
     }
 
+    /// Starts a manual Extended Journal Copy run of a VPG from `checkpoint` (its latest without
+    /// one), `POST /v1/ltr/vpgs/{id}/retentionstart`; returns the `ManualRetention` task id.
+    pub async fn start_retention(&self, vpg_id: &str, checkpoint: Option<&str>) -> String {
+        let body = match checkpoint {
+            Some(id) => json!({ "checkpointId": id }),
+            None => json!({}),
+        };
+        let path = format!("/v1/ltr/vpgs/{vpg_id}/retentionstart");
+        let (status, answer) = self.post(&path, &body).await;
+        assert_eq!(status, StatusCode::OK, "{path}: {answer}");
+        answer.as_str().expect("a JSON string task id").to_owned()
+    }
+
+    /// The full retention sets this site lists for a VPG
+    /// (`GET /v1/ltr/catalog/fullretentionsets?vpgIdentifier=`), oldest first.
+    pub async fn retention_sets(&self, vpg_id: &str) -> Vec<Value> {
+        let answer = self
+            .get_ok(&format!(
+                "/v1/ltr/catalog/fullretentionsets?vpgIdentifier={vpg_id}"
+            ))
+            .await;
+        answer["RetentionSets"]
+            .as_array()
+            .unwrap_or_else(|| panic!("RetentionSets in {answer}"))
+            .clone()
+    }
+
+    /// Asks for an FLR session of `vm` from a retention set of `vpg` (`POST /v1/flrs` with
+    /// `Bflr`); status and answer (the session id, as a JSON string, when accepted).
+    pub async fn start_bflr(
+        &self,
+        vpg: &str,
+        vm: &str,
+        retention_set: &str,
+    ) -> (StatusCode, Value) {
+        let body = json!({"Bflr": {"VpgIdentifier": vpg, "VmIdentifier": vm,
+                                   "RetentionSetIdentifier": retention_set}});
+        self.post("/v1/flrs", &body).await
+    }
+
     /// The listed checkpoints with this tag.
     pub async fn tagged(&self, vpg_id: &str, tag: &str) -> Vec<Value> {
         self.checkpoints(vpg_id)

@@ -5,12 +5,14 @@
 //! These types are deliberately not shared with any client: a client that reads a wrong field name
 //! must fail against the simulator, not agree with it.
 
+mod ltr;
 mod monitoring;
 mod traces;
 mod virtualization;
 
 use serde::Serialize;
 
+pub use ltr::*;
 pub use monitoring::*;
 pub use traces::*;
 pub use virtualization::*;
@@ -316,8 +318,10 @@ pub struct RunningTestView {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct PointInTimeView {
-    pub checkpoint: CheckpointView,
-    pub retention_set: Option<()>,
+    /// The journal checkpoint; `None` for a retention set.
+    pub checkpoint: Option<CheckpointView>,
+    /// The retention set of Extended Journal Copy; `None` for a journal checkpoint.
+    pub retention_set: Option<RetentionSetView>,
     pub can_mount: CanMountView,
 }
 
@@ -422,7 +426,7 @@ pub struct FlrSessionView {
     pub vm_identifier: String,
     pub vm_volume_identifier: Option<String>,
     pub vpg_identifier: String,
-    pub checkpoint_identifier: String,
+    pub checkpoint_identifier: Option<String>,
     pub mount_time: Option<SimTime>,
     pub selected_path: Option<String>,
     pub number_of_related_running_tasks: usize,
@@ -587,6 +591,73 @@ pub struct VpgStateView {
     pub resync_until: Option<SimTime>,
 }
 
+/// `GET /_sim/vpgs/{id}/journal`, and the answer of `POST /_sim/vpgs/{id}/journal-burst`: how
+/// much history the journal holds against its configured history and its hard limit.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct JournalStateView {
+    pub vpg_identifier: String,
+    pub vpg_name: String,
+    /// The status the VPG shows (HistoryNotMeetingSLA once its mature journal falls short).
+    pub status: u8,
+    pub configured_history_in_minutes: i64,
+    /// `ActualHistoryInMinutes`, as `GET /v1/vpgs/{id}` shows it.
+    pub actual_history_in_minutes: i64,
+    /// The journal's hard limit, in minutes of the VPG's usual writing.
+    pub limit_in_minutes: i64,
+    /// The bursts of writes the journal holds now, in minutes of usual writing.
+    pub burst_minutes: f64,
+    /// Whether the journal is at its hard limit (judged once it has written for its history).
+    pub full: bool,
+    pub earliest_checkpoint: Option<CheckpointView>,
+}
+
+/// `GET /_sim/retention-sets`: a retention set of either site, as the simulator keeps it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SimRetentionSetView {
+    pub retention_set_identifier: String,
+    pub vpg_identifier: String,
+    pub vpg_name: String,
+    pub repository_identifier: String,
+    pub repository_name: String,
+    /// The repository's site.
+    pub site: String,
+    /// The checkpoint it was copied from, and its tag.
+    pub checkpoint_identifier: String,
+    pub tag: Option<String>,
+    pub point_in_time: SimTime,
+    /// When its run ended.
+    pub written: SimTime,
+    pub expiry_date: SimTime,
+    pub vm_identifiers: Vec<String>,
+    pub initiated_by: String,
+}
+
+/// A retention set as `GET /_sim/retention-sets` shows it.
+pub fn sim_retention_set(
+    world: &World,
+    set: &crate::world::ltr::RetentionSet,
+) -> SimRetentionSetView {
+    let vpg = &world.vpgs[set.vpg];
+    let repository = &world.ltr.repositories[set.repository];
+    SimRetentionSetView {
+        retention_set_identifier: set.id.clone(),
+        vpg_identifier: vpg.id.clone(),
+        vpg_name: vpg.name.clone(),
+        repository_identifier: repository.id.clone(),
+        repository_name: repository.name.clone(),
+        site: world.site(repository.site).name.clone(),
+        checkpoint_identifier: set.checkpoint.id.to_string(),
+        tag: set.checkpoint.tag.clone(),
+        point_in_time: set.checkpoint.at,
+        written: set.written,
+        expiry_date: set.expires,
+        vm_identifiers: set.vms.iter().map(|&vm| world.vms[vm].id.clone()).collect(),
+        initiated_by: set.initiated_by.clone(),
+    }
+}
+
 /// `GET /_sim/vms/{id}/files` without a path, and the answer to `PUT`/`DELETE`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
@@ -658,19 +729,25 @@ impl SiteView<'_> {
             .flatten()
             .filter(|&task| self.world.tasks[task].is_running())
             .count();
+        // A retention set's session names the set and its repository, not a journal checkpoint.
+        let repository = session.retention_set.as_ref().and_then(|id| {
+            let set = self.world.ltr.sets.iter().find(|s| &s.id == id)?;
+            Some(self.world.ltr.repositories[set.repository].id.clone())
+        });
+        let from_set = session.retention_set.is_some();
         FlrSessionView {
             flr_session_status: session.state.wire(),
             flr_session_identifier: session.id.clone(),
-            flr_session_type: "jflr",
+            flr_session_type: if from_set { "bflr" } else { "jflr" },
             vm_identifier: self.world.vms[session.vm].id.clone(),
             vm_volume_identifier: None,
             vpg_identifier: self.world.vpgs[session.vpg].id.clone(),
-            checkpoint_identifier: session.checkpoint.id.to_string(),
+            checkpoint_identifier: (!from_set).then(|| session.checkpoint.id.to_string()),
             mount_time: session.mounted_at,
             selected_path: session.selected_path.clone(),
             number_of_related_running_tasks: running,
-            repository_identifier: None,
-            retention_set_identifier: None,
+            repository_identifier: repository,
+            retention_set_identifier: session.retention_set.clone(),
             site_identifier: self.world.site(session.site).id.clone(),
         }
     }
@@ -841,7 +918,7 @@ impl SiteView<'_> {
                 protected: 0,
                 recovery: 0,
             },
-            status: vpg.status,
+            status: self.world.shown_status(vpg_index, self.now),
             sub_status: vpg.sub_status,
             protected_site: self.site_link(vpg.protected),
             recovery_site: self.site_link(vpg.recovery),
@@ -871,12 +948,11 @@ impl SiteView<'_> {
         let (provisioned, used) =
             members.fold((0, 0), |(p, u), vm| (p + vm.provisioned_mb, u + vm.used_mb));
         let earliest = vpg.journal.earliest(self.now);
-        let actual_history = earliest
-            .as_ref()
-            .map_or(0, |c| (self.now.millis_since(c.at) + 30_000) / 60_000);
+        let actual_history = self.world.actual_history_minutes(vpg_index, self.now);
         let writes = self.world.writes_checkpoints(vpg_index);
         let (iops, throughput) = self.world.vpg_load(vpg_index);
-        let alert_status = match vpg.status {
+        let shown_status = self.world.shown_status(vpg_index, self.now);
+        let alert_status = match shown_status {
             vpg_status::MEETING_SLA if writes => 0,
             vpg_status::INITIALIZING => 0,
             _ => 1,
@@ -907,8 +983,8 @@ impl SiteView<'_> {
                 protected: 0,
                 recovery: 0,
             },
-            status: vpg.status,
-            status_description: VPG_STATUS.name(vpg.status),
+            status: shown_status,
+            status_description: VPG_STATUS.name(shown_status),
             sub_status: vpg.sub_status,
             sub_status_description: VPG_SUBSTATUS.name(vpg.sub_status),
             active_processes_api: ActiveProcessesView {
@@ -1000,8 +1076,14 @@ fn task_details(world: &World, operation: &Operation) -> serde_json::Value {
         .collect();
     match operation {
         Operation::InsertTaggedCheckpoint { name } => json!({ "CheckpointName": name }),
-        Operation::FlrMount { session } | Operation::FlrUnmount { session } => {
+        Operation::FlrMount { session }
+        | Operation::FlrUnmount { session }
+        | Operation::FlrBackupMount { session }
+        | Operation::FlrBackupUnmount { session } => {
             json!({ "FlrSessionIdentifier": session })
+        }
+        Operation::ManualRetention { checkpoint } => {
+            json!({ "CheckpointIdentifier": checkpoint.map(|c| c.to_string()) })
         }
         Operation::FailoverTest { checkpoint, .. } | Operation::Clone { checkpoint, .. } => {
             json!({ "CheckpointIdentifier": checkpoint.to_string(), "VmIdentifiers": vms })

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::{Link, SiteView};
 use crate::world::SiteRole;
 use crate::world::enums::event_type;
-use crate::world::traces::{Alert, RecoveryReport, Trace};
+use crate::world::traces::{Alert, RecoveryReport, Trace, Trigger};
 
 /// `GET /v1/alerts`: one alert.
 #[derive(Debug, Serialize)]
@@ -145,13 +145,19 @@ impl SiteView<'_> {
     /// One alert.
     pub fn alert(&self, alert: &Alert) -> AlertView {
         let vpg = &self.world.vpgs[alert.vpg];
+        // A VRA alert is the recovery site's, whose VRAs keep the journal; a VPG alert the
+        // protected site's.
+        let site = match alert.rule.trigger {
+            Trigger::JournalFull => vpg.recovery,
+            _ => vpg.protected,
+        };
         AlertView {
             link: self.alert_link(&alert.id),
             level: alert.rule.level,
-            entity: "Vpg",
+            entity: alert.rule.entity,
             is_dismissed: self.world.traces.dismissed.contains(&alert.id),
             help_identifier: alert.rule.help,
-            site: self.site_link(vpg.protected),
+            site: self.site_link(site),
             description: self.world.alert_description(alert),
             turned_on: alert.on.to_wire(),
             affected_vpgs: vec![self.vpg_link(alert.vpg)],

@@ -13,6 +13,7 @@ use crate::world::clock::{Clock, SimTime};
 use crate::world::enums::status;
 use crate::world::files::{self, GuestFacts, GuestFiles};
 use crate::world::journal::{Journal, Numbering};
+use crate::world::ltr::{Repository, VpgLtr};
 use crate::world::spec::{ResolvedVpg, SiteSpec, VmSpec, VpgSpec, WorldError};
 use crate::world::tasks::Tasks;
 use crate::world::{Datastore, Host, Setup, Site, SiteRole, Vm, Vpg, World, guid};
@@ -36,7 +37,28 @@ impl World {
             &mut rng,
         )?;
         let vpgs = new_vpgs(&setup.spec.vpgs, &resolved.vpgs, &mut vms, origin, &mut rng);
-        Ok(World::at_start(setup, sites, vms, vpgs))
+        // Drawn last, so a world file's repositories change no other identifier.
+        let repositories = setup
+            .spec
+            .repositories
+            .iter()
+            .zip(&resolved.repository_sites)
+            .map(|(spec, &site)| Repository {
+                id: guid(&mut rng),
+                name: spec.name.clone(),
+                site: SiteRole::from_index(site),
+                keep_days: spec.keep_days,
+                capacity_gb: spec.capacity_gb,
+            })
+            .collect();
+        let mut world = World::at_start(setup, sites, vms, vpgs);
+        world.ltr.repositories = repositories;
+        // A journal whose room is smaller than its history has been short of it since before
+        // the simulation began: its alerts are on from the start.
+        for vpg in 0..world.vpgs.len() {
+            world.judge_history(vpg, setup.epoch);
+        }
+        Ok(world)
     }
 
     /// The world of `setup` around its inventory: no task, no FLR, no call yet.
@@ -62,6 +84,7 @@ impl World {
             )
             .with_audiences(setup.spec.audiences.clone()),
             calls: Vec::new(),
+            ltr: Default::default(),
             faults: crate::faults::Faults::new(setup.seed),
             traces: Default::default(),
             rng: runtime,
@@ -224,7 +247,7 @@ fn new_vpg(
     numbering: Numbering,
     rng: &mut ChaCha8Rng,
 ) -> Vpg {
-    let mut journal = Journal::new(numbering, spec.history_minutes);
+    let mut journal = Journal::new(numbering, spec.history_minutes, resolved.room_minutes);
     let actual_rpo = actual_rpo(spec, resolved, rng);
     let id = guid(rng);
     // Two draws a VPG once spent on a load of its own (a VPG's load is now its VMs', see
@@ -261,6 +284,11 @@ fn new_vpg(
         rpo_seconds: spec.rpo_seconds,
         actual_rpo,
         journal,
+        watch: Default::default(),
+        ltr: VpgLtr {
+            repository: resolved.repository,
+            ..VpgLtr::default()
+        },
     }
 }
 

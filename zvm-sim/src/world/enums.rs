@@ -165,6 +165,9 @@ pub const TASK_TYPE: EnumTable = EnumTable {
         "FlrJournalMount",
         "FlrJournalUnmount",
         "ForceSync",
+        "ManualRetention",
+        "FlrBackupMount",
+        "FlrBackupUnmount",
     ],
 };
 
@@ -305,8 +308,13 @@ pub mod event_type {
     pub const MOVE: u8 = 6;
     /// 12
     pub const INSERT_TAGGED_CP: u8 = 12;
+    /// 22: the event of a sync that started from scratch; the simulator's resync leaves it.
+    pub const INIT_FULL_SYNC: u8 = 22;
     /// 30
     pub const CLONE: u8 = 30;
+    /// 51: the old Backup feature's event, which Extended Journal Copy (long-term retention)
+    /// replaced; the simulator's manual retention runs leave it.
+    pub const BACKUP_PROTECTION_GROUP: u8 = 51;
     /// 47
     pub const ALERT_TURNED_ON: u8 = 47;
     /// 48
@@ -395,6 +403,13 @@ pub mod task_type {
     pub const MOVE: &str = "Move";
     /// A force sync (the name is the simulator's: no source lists this task type).
     pub const FORCE_SYNC: &str = "ForceSync";
+    /// A manual Extended Journal Copy run (the simulator's name, after SW10's "Start the Manual
+    /// Retention process": no source lists the task types of Extended Journal Copy).
+    pub const MANUAL_RETENTION: &str = "ManualRetention";
+    /// An FLR session's mount of a retention set (`Bflr`; the simulator's name).
+    pub const FLR_BACKUP_MOUNT: &str = "FlrBackupMount";
+    /// An FLR session's unmount of a retention set (the simulator's name).
+    pub const FLR_BACKUP_UNMOUNT: &str = "FlrBackupUnmount";
 }
 
 #[cfg(test)]
@@ -439,6 +454,9 @@ mod tests {
             task_type::FAIL_OVER,
             task_type::MOVE,
             task_type::FORCE_SYNC,
+            task_type::MANUAL_RETENTION,
+            task_type::FLR_BACKUP_MOUNT,
+            task_type::FLR_BACKUP_UNMOUNT,
         ] {
             assert_eq!(TASK_TYPE.name(TASK_TYPE.parse(kind).unwrap()), kind);
         }

@@ -66,8 +66,12 @@ pub struct FlrSession {
     pub vpg: usize,
     /// The VM whose disks are mounted.
     pub vm: usize,
-    /// The checkpoint mounted.
+    /// The checkpoint mounted; for a retention set, the checkpoint it was copied from (whose
+    /// moment is the set's point in time).
     pub checkpoint: Checkpoint,
+    /// The retention set mounted (a `Bflr` session); `None` for a journal checkpoint (`Jflr`).
+    #[serde(default)]
+    pub retention_set: Option<String>,
     /// `InitialDownloadPath`, shown as `SelectedPath`.
     pub selected_path: Option<String>,
     /// Where it is in its life.
@@ -108,6 +112,33 @@ pub struct MountRequest<'a> {
     pub initial_path: Option<&'a str>,
 }
 
+/// What `POST /v1/flrs` asks for with `Bflr`: a VM of a retention set.
+#[derive(Debug, Clone)]
+pub struct BflrRequest<'a> {
+    /// `Bflr.VpgIdentifier`.
+    pub vpg: &'a str,
+    /// `Bflr.VmIdentifier`.
+    pub vm: &'a str,
+    /// `Bflr.RetentionSetIdentifier`.
+    pub retention_set: &'a str,
+    /// `Bflr.RepositoryIdentifier`: when given, the set's repository.
+    pub repository: Option<&'a str>,
+    /// `Bflr.RepositorySiteIdentifier`: when given, the repository's site.
+    pub repository_site: Option<&'a str>,
+    /// `Bflr.InitialDownloadPath`.
+    pub initial_path: Option<&'a str>,
+}
+
+/// What a new FLR session mounts: a VM of a VPG at a checkpoint, or at a retention set's point in
+/// time (the checkpoint it was copied from).
+struct Mounting<'a> {
+    vpg: usize,
+    vm: usize,
+    checkpoint: Checkpoint,
+    retention_set: Option<String>,
+    initial_path: Option<&'a str>,
+}
+
 fn path_refusal(error: PathError) -> Refusal {
     Refusal::BadRequest(error.to_string())
 }
@@ -142,7 +173,109 @@ impl World {
                 ))
             })?;
         let checkpoint = self.checkpoint_in_journal(vpg, request.checkpoint, now)?;
-        let selected_path = match request.initial_path.filter(|p| !p.is_empty()) {
+        let mounting = Mounting {
+            vpg,
+            vm,
+            checkpoint,
+            retention_set: None,
+            initial_path: request.initial_path,
+        };
+        self.open_flr_session(site, mounting, by, now)
+    }
+
+    /// `POST /v1/flrs` with `Bflr`: mounts a VM of a retention set, at its repository's site, with
+    /// the VM's files as they were at the set's point in time. Returns the session identifier and
+    /// the `FlrBackupMount` task identifier.
+    pub fn mount_bflr(
+        &mut self,
+        site: SiteRole,
+        request: &BflrRequest<'_>,
+        by: &Principal,
+        now: SimTime,
+    ) -> Result<(String, String), Refusal> {
+        let vpg = self.visible_vpg(site, request.vpg)?;
+        let v = &self.vpgs[vpg];
+        let set = self
+            .retention_set(site, request.retention_set, now)
+            .filter(|&s| self.ltr.sets[s].vpg == vpg)
+            .ok_or_else(|| {
+                Refusal::BadRequest(format!(
+                    "RetentionSetIdentifier '{}' is not a retention set of VPG '{}' (it never \
+                     existed or it expired): list them with GET \
+                     /v1/ltr/catalog/fullretentionsets?vpgIdentifier={}.",
+                    request.retention_set, v.name, v.id
+                ))
+            })?;
+        let set = &self.ltr.sets[set];
+        let repository = &self.ltr.repositories[set.repository];
+        let repository_site = self.site(repository.site);
+        if repository.site != site {
+            return Err(Refusal::BadRequest(decisions::refusal_bflr_wrong_site(
+                &repository.name,
+                &repository_site.name,
+                &self.site(site).name,
+            )));
+        }
+        let mismatch = |key: &str, given: &str, actual: &str| {
+            Refusal::BadRequest(format!(
+                "{key} '{given}' is not that of retention set '{}' ({actual}); leave it out or \
+                 send {actual}.",
+                set.id
+            ))
+        };
+        if let Some(given) = request
+            .repository
+            .filter(|r| !r.eq_ignore_ascii_case(&repository.id))
+        {
+            return Err(mismatch("RepositoryIdentifier", given, &repository.id));
+        }
+        if let Some(given) = request
+            .repository_site
+            .filter(|s| !s.eq_ignore_ascii_case(&repository_site.id))
+        {
+            return Err(mismatch(
+                "RepositorySiteIdentifier",
+                given,
+                &repository_site.id,
+            ));
+        }
+        let vm = self
+            .vm_by_id(request.vm)
+            .filter(|vm| set.vms.contains(vm))
+            .ok_or_else(|| {
+                Refusal::BadRequest(format!(
+                    "VmIdentifier '{}' is not a VM of retention set '{}': list its VMs with GET \
+                     /v1/ltr/catalog/vms.",
+                    request.vm, set.id
+                ))
+            })?;
+        let mounting = Mounting {
+            vpg,
+            vm,
+            checkpoint: set.checkpoint.clone(),
+            retention_set: Some(set.id.clone()),
+            initial_path: request.initial_path,
+        };
+        self.open_flr_session(site, mounting, by, now)
+    }
+
+    /// Opens an FLR session of what `mounting` names and starts its mount task; the session's
+    /// and the task's identifiers.
+    fn open_flr_session(
+        &mut self,
+        site: SiteRole,
+        mounting: Mounting<'_>,
+        by: &Principal,
+        now: SimTime,
+    ) -> Result<(String, String), Refusal> {
+        let Mounting {
+            vpg,
+            vm,
+            checkpoint,
+            retention_set,
+            initial_path,
+        } = mounting;
+        let selected_path = match initial_path.filter(|p| !p.is_empty()) {
             Some(path) => {
                 self.vms[vm]
                     .files
@@ -153,22 +286,20 @@ impl World {
             None => None,
         };
         let session_id = format!("{}.{}", guid(&mut self.rng), self.site(site).id);
-        let task = self.start_task(
-            site,
-            vpg,
-            Operation::FlrMount {
-                session: session_id.clone(),
-            },
-            Planned::Complete,
-            by,
-            now,
-        );
+        let session = session_id.clone();
+        let operation = if retention_set.is_some() {
+            Operation::FlrBackupMount { session }
+        } else {
+            Operation::FlrMount { session }
+        };
+        let task = self.start_task(site, vpg, operation, Planned::Complete, by, now);
         self.flrs.push(FlrSession {
             id: session_id.clone(),
             site,
             vpg,
             vm,
             checkpoint,
+            retention_set,
             selected_path,
             state: FlrState::Mounting,
             mount_task: task,
@@ -238,6 +369,7 @@ impl World {
             )));
         }
         let (vpg, session_id, mount_task) = (session.vpg, session.id.clone(), session.mount_task);
+        let from_retention_set = session.retention_set.is_some();
         if self.tasks[mount_task].is_running() {
             self.tasks[mount_task].end(
                 task_state::STOPPED,
@@ -245,16 +377,16 @@ impl World {
                 now,
             );
         }
-        let task = self.start_task(
-            site,
-            vpg,
+        let operation = if from_retention_set {
+            Operation::FlrBackupUnmount {
+                session: session_id,
+            }
+        } else {
             Operation::FlrUnmount {
                 session: session_id,
-            },
-            Planned::Complete,
-            by,
-            now,
-        );
+            }
+        };
+        let task = self.start_task(site, vpg, operation, Planned::Complete, by, now);
         let session = &mut self.flrs[index];
         session.state = FlrState::Unmounting;
         session.unmount_task = Some(task);
@@ -379,8 +511,16 @@ impl World {
         };
         let session = &self.flrs[index];
         let vpg = &self.vpgs[session.vpg];
-        if vpg.journal.find(session.checkpoint.id, at).is_none() {
-            let reason = decisions::reason_checkpoint_lost(&vpg.name, session.checkpoint.id);
+        let lost = match &session.retention_set {
+            Some(set) => (!self.ltr.sets.iter().any(|s| &s.id == set && s.kept_at(at)))
+                .then(|| decisions::reason_retention_set_gone(set)),
+            None => vpg
+                .journal
+                .find(session.checkpoint.id, at)
+                .is_none()
+                .then(|| decisions::reason_checkpoint_lost(&vpg.name, session.checkpoint.id)),
+        };
+        if let Some(reason) = lost {
             self.flrs[index].state = FlrState::MountFailed;
             return (task_state::FAILED, reason);
         }

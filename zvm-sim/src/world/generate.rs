@@ -94,6 +94,8 @@ impl WorldSpec {
             users: defaults.users,
             clients: defaults.clients,
             audiences: defaults.audiences,
+            journal_limits: Default::default(),
+            repositories: Vec::new(),
         }
     }
 }

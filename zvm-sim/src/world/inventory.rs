@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use crate::world::SiteRole;
 use crate::world::clock::SimTime;
 use crate::world::files::GuestFiles;
+use crate::world::history::HistoryWatch;
 use crate::world::journal::Journal;
+use crate::world::ltr::VpgLtr;
 use crate::world::spec::GuestOs;
 use crate::world::tasks::{TaskKey, Tasks};
 
@@ -164,6 +166,12 @@ pub struct Vpg {
     pub actual_rpo: u32,
     /// Its checkpoints.
     pub journal: Journal,
+    /// Its history alerts and up to when they are known.
+    #[serde(default)]
+    pub watch: HistoryWatch,
+    /// Its Extended Journal Copy: repository and runs.
+    #[serde(default)]
+    pub ltr: VpgLtr,
 }
 
 impl Vpg {

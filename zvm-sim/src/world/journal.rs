@@ -5,11 +5,22 @@
 //! inside the history window, computed when asked. So a journal costs the same whether it has kept
 //! an hour or a month of history, and a world of 10,000 VMs stays cheap. Tagged checkpoints are
 //! stored, since each has a name and a moment it becomes listed.
+//!
+//! A journal also has a hard limit on its size. The simulator measures it, and the data in the
+//! journal, in time of the VPG's usual writing ("write time"): a journal that holds 180 minutes of
+//! write time holds three hours of the VPG's usual changes. At the usual rate, a journal whose room
+//! is at least its configured history is never full. A burst of writes (an agent rewriting a
+//! database) adds write time at one moment; when what the history window holds no longer fits the
+//! room, the oldest checkpoints, automatic and tagged alike, are promoted early: the journal's
+//! [`Cut`] moves past them, and the history it holds falls short of the configured history.
 
 use crate::decisions::{
-    CHECKPOINT_INTERVAL_MS, CHECKPOINT_TYPE_AUTOMATIC, CHECKPOINT_TYPE_TAGGED, MAX_HISTORY_MINUTES,
-    TAGS_PER_SLOT,
+    CHECKPOINT_INTERVAL_MS, CHECKPOINT_TYPE_AUTOMATIC, CHECKPOINT_TYPE_TAGGED, MAX_BURST_MINUTES,
+    MAX_HISTORY_MINUTES, MAX_JOURNAL_ROOM_MINUTES, TAGS_PER_SLOT,
 };
+
+/// The largest burst, in milliseconds of writing.
+const MAX_BURST_MS: i64 = MAX_BURST_MINUTES as i64 * 60_000;
 
 /// The oldest a journal's slot 0 may be, from now: 10,000 years. A run starts it 30 days before
 /// its epoch; checkpoint identifiers (slot × VPGs × 1,000) stay far below `u64::MAX` within it.
@@ -41,6 +52,47 @@ struct Tagged {
     tag: String,
     /// From this moment on it is listed.
     listed_at: SimTime,
+}
+
+/// Data written beyond the VPG's usual rate, at one moment: as much as `ms` of its usual writing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Burst {
+    /// When it was written (just after the checkpoint of that moment, if there is one).
+    pub at: SimTime,
+    /// Its size, in milliseconds of the VPG's usual writing.
+    pub ms: i64,
+}
+
+/// Where the hard limit cuts the journal: only checkpoints at or after `at` can still be listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    /// The earliest moment whose checkpoint the journal still holds.
+    pub at: SimTime,
+    /// Whether the journal is full at the cut (its content equals its room). A cut that fell just
+    /// past a burst that no longer fits leaves the journal holding less than its room.
+    pub full: bool,
+}
+
+/// The history a mature journal holds (see [`Journal::judged`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Held {
+    /// The history it holds, in milliseconds: the configured history, or less once the hard limit
+    /// cut into it.
+    pub ms: i64,
+    /// Whether the journal is at its hard limit.
+    pub full: bool,
+}
+
+/// What a journal lists at one moment, in brief (the event of a resync names it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contents {
+    /// How many checkpoints are listed, automatic and tagged.
+    pub count: u64,
+    /// The oldest listed.
+    pub earliest: Option<Checkpoint>,
+    /// The tagged checkpoints listed, oldest first.
+    pub tags: Vec<Checkpoint>,
 }
 
 /// A span of simulated time in which the VPG wrote checkpoints: `[from, to)`, open while `to` is
@@ -106,8 +158,12 @@ pub struct Journal {
     numbering: Numbering,
     /// `ConfiguredHistoryInMinutes`, in milliseconds.
     history_ms: i64,
+    /// The hard limit: how much write time the journal holds, in milliseconds.
+    room_ms: i64,
     spans: Vec<Span>,
     tagged: Vec<Tagged>,
+    /// The bursts of writes the history window may still hold, oldest first.
+    bursts: Vec<Burst>,
     /// When it last wrote a checkpoint, while it writes none (what its RPO counts from); `None`
     /// while it writes, and for a VPG that never wrote one.
     #[serde(default)]
@@ -115,15 +171,23 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// An empty journal that keeps `history_minutes` of checkpoints.
-    pub fn new(numbering: Numbering, history_minutes: u32) -> Self {
+    /// An empty journal that keeps `history_minutes` of checkpoints and whose hard limit holds
+    /// `room_minutes` of the VPG's usual writing.
+    pub fn new(numbering: Numbering, history_minutes: u32, room_minutes: u32) -> Self {
         Self {
             numbering,
             history_ms: i64::from(history_minutes) * 60_000,
+            room_ms: i64::from(room_minutes) * 60_000,
             spans: Vec::new(),
             tagged: Vec::new(),
+            bursts: Vec::new(),
             last_written: None,
         }
+    }
+
+    /// How much of the VPG's usual writing the journal's hard limit holds, in minutes.
+    pub fn room_minutes(&self) -> i64 {
+        self.room_ms / 60_000
     }
 
     /// The configured history in minutes.
@@ -148,6 +212,23 @@ impl Journal {
             return Err(format!(
                 "keeps {} ms of history; a journal keeps 1 minute to 30 days",
                 self.history_ms
+            ));
+        }
+        if !(60_000..=i64::from(MAX_JOURNAL_ROOM_MINUTES) * 60_000).contains(&self.room_ms) {
+            return Err(format!(
+                "has room for {} ms of writes; a journal holds 1 minute to {MAX_JOURNAL_ROOM_MINUTES} \
+                 minutes of them",
+                self.room_ms
+            ));
+        }
+        if let Some(burst) = self
+            .bursts
+            .iter()
+            .find(|b| !(1..=MAX_BURST_MS).contains(&b.ms))
+        {
+            return Err(format!(
+                "holds a burst of {} ms of writes; a burst is 1 ms to {MAX_BURST_MS} ms",
+                burst.ms
             ));
         }
         if !(0..=MAX_JOURNAL_AGE_MS).contains(&now.millis_since(numbering.origin)) {
@@ -190,6 +271,133 @@ impl Journal {
         self.stop_writing(at);
         self.spans.clear();
         self.tagged.clear();
+        self.bursts.clear();
+    }
+
+    /// A burst of writes at `at`, as much as `ms` of the VPG's usual writing (at most
+    /// [`MAX_BURST_MINUTES`]).
+    pub fn burst(&mut self, at: SimTime, ms: i64) {
+        let ms = ms.clamp(1, MAX_BURST_MS);
+        let position = self.bursts.partition_point(|b| b.at <= at);
+        self.bursts.insert(position, Burst { at, ms });
+    }
+
+    /// Whether the hard limit can ever cut into the history window: only with a burst in it, or a
+    /// room smaller than the configured history. Otherwise the journal holds its whole history.
+    pub fn may_fall_short(&self) -> bool {
+        !self.bursts.is_empty() || self.room_ms < self.history_ms
+    }
+
+    /// Where the hard limit cuts the journal at `now`, when the cut is later than the start of the
+    /// history window. Walking back from `now`, the journal holds the VPG's writing (while it
+    /// wrote) and each burst, until their sum would pass its room: that is the cut. A burst that
+    /// does not fit moves the cut just past it.
+    pub fn cut(&self, now: SimTime) -> Option<Cut> {
+        if !self.may_fall_short() {
+            return None;
+        }
+        let window_start = now.plus_millis(-self.history_ms);
+        let mut budget = self.room_ms;
+        let mut upper = now;
+        for burst in self.bursts.iter().rev() {
+            if burst.at > now {
+                continue;
+            }
+            if burst.at < window_start {
+                break;
+            }
+            match self.back_by_writing(upper, budget, burst.at) {
+                Ok(at) => return Some(Cut { at, full: true }),
+                Err(left) => budget = left - burst.ms,
+            }
+            if budget < 0 {
+                return Some(Cut {
+                    at: burst.at.plus_millis(1),
+                    full: false,
+                });
+            }
+            upper = burst.at;
+        }
+        self.back_by_writing(upper, budget, window_start)
+            .ok()
+            .map(|at| Cut { at, full: true })
+    }
+
+    /// Walks back from `upper` towards `stop` through the time the VPG wrote, until `budget`
+    /// milliseconds of writing are behind: the moment reached, if it is after `stop`; else what is
+    /// left of the budget once `[stop, upper]` is behind.
+    fn back_by_writing(&self, upper: SimTime, budget: i64, stop: SimTime) -> Result<SimTime, i64> {
+        let mut left = budget;
+        for span in self.spans.iter().rev() {
+            let end = span.to.map_or(upper, |to| to.min(upper));
+            let start = span.from.max(stop);
+            if end <= start {
+                continue;
+            }
+            let length = end.millis_since(start);
+            if length > left {
+                return Ok(end.plus_millis(-left));
+            }
+            left -= length;
+        }
+        Err(left)
+    }
+
+    /// The history the journal holds at `now`, once it is judged: while it writes and has written
+    /// without a break for at least its configured history. A younger journal is still filling
+    /// (after its initial sync or a resync), and its short history is no shortfall.
+    pub fn judged(&self, now: SimTime) -> Option<Held> {
+        let since = self.writing_since()?;
+        if now.millis_since(since) < self.history_ms {
+            return None;
+        }
+        Some(match self.cut(now) {
+            Some(cut) => Held {
+                ms: now.millis_since(cut.at),
+                full: cut.full,
+            },
+            None => Held {
+                ms: self.history_ms,
+                full: false,
+            },
+        })
+    }
+
+    /// The write time of the bursts the history window holds at `now`, in milliseconds.
+    pub fn burst_ms(&self, now: SimTime) -> i64 {
+        let Some((low, high)) = self.window(now, None, None) else {
+            return 0;
+        };
+        self.bursts
+            .iter()
+            .filter(|b| b.at >= low && b.at <= high)
+            .map(|b| b.ms)
+            .sum()
+    }
+
+    /// How many checkpoints are listed at `now`, the earliest, and the tagged ones.
+    pub fn contents(&self, now: SimTime) -> Contents {
+        let tags: Vec<Checkpoint> = match self.window(now, None, None) {
+            Some((low, high)) => self
+                .tagged
+                .iter()
+                .filter(|t| t.listed_at <= now && t.at >= low && t.at <= high)
+                .map(tagged_checkpoint)
+                .collect(),
+            None => Vec::new(),
+        };
+        let automatic: u64 = match self.window(now, None, None) {
+            Some((low, high)) => self
+                .slot_ranges(low, high)
+                .map(|(first, last)| u64::try_from(last - first + 1).unwrap_or(0))
+                .sum(),
+            None => 0,
+        };
+        Contents {
+            count: automatic + tags.len() as u64,
+            earliest: self.earliest(now),
+            tags,
+        }
     }
 
     /// A VPG built not writing had last written at `at` (before the simulation began).
@@ -335,9 +543,16 @@ impl Journal {
         }
     }
 
-    /// The earliest and latest moments a listed checkpoint can have at `now`: the history window.
+    /// The earliest and latest moments a listed checkpoint can have at `now`: the history window,
+    /// cut short by the hard limit.
     pub fn window_at(&self, now: SimTime) -> (SimTime, SimTime) {
-        (now.plus_millis(-self.history_ms), now)
+        (self.window_start(now), now)
+    }
+
+    /// The earliest moment a listed checkpoint can have at `now`.
+    fn window_start(&self, now: SimTime) -> SimTime {
+        let start = now.plus_millis(-self.history_ms);
+        self.cut(now).map_or(start, |cut| cut.at.max(start))
     }
 
     /// Forgets what has left the history window, so a long run does not grow without bound.
@@ -345,6 +560,7 @@ impl Journal {
         let low = now.plus_millis(-self.history_ms);
         self.tagged.retain(|t| t.at >= low);
         self.spans.retain(|s| s.to.is_none_or(|end| end > low));
+        self.bursts.retain(|b| b.at >= low);
     }
 
     fn window(
@@ -353,8 +569,8 @@ impl Journal {
         from: Option<SimTime>,
         to: Option<SimTime>,
     ) -> Option<(SimTime, SimTime)> {
-        let low = now
-            .plus_millis(-self.history_ms)
+        let low = self
+            .window_start(now)
             .max(from.unwrap_or(SimTime::from_millis(i64::MIN)));
         let high = now.min(to.unwrap_or(now));
         (low <= high).then_some((low, high))
@@ -399,6 +615,10 @@ mod tests {
     const ORIGIN: SimTime = SimTime::from_millis(0);
 
     fn journal(history_minutes: u32) -> Journal {
+        journal_with_room(history_minutes, history_minutes * 3 / 2)
+    }
+
+    fn journal_with_room(history_minutes: u32, room_minutes: u32) -> Journal {
         Journal::new(
             Numbering {
                 origin: ORIGIN,
@@ -406,6 +626,7 @@ mod tests {
                 vpg: 1,
             },
             history_minutes,
+            room_minutes,
         )
     }
 
@@ -518,5 +739,147 @@ mod tests {
         j.add_tagged(at(7), "old", at(7)).unwrap();
         j.trim(at(120));
         assert!(j.list(at(120), None, None).iter().all(|c| c.tag.is_none()));
+    }
+
+    const MINUTE: i64 = 60;
+
+    #[test]
+    fn a_burst_that_fits_the_headroom_changes_nothing() {
+        // 60 minutes of history in room for 90: a burst of 30 minutes of writes still fits.
+        let mut j = written_from_zero(60);
+        let now = at(2 * 60 * MINUTE);
+        j.burst(now, 30 * 60_000);
+        assert_eq!(j.cut(now), None);
+        assert_eq!(j.earliest(now).unwrap().at, at(60 * MINUTE));
+        assert_eq!(
+            j.judged(now),
+            Some(Held {
+                ms: 60 * 60_000,
+                full: false
+            })
+        );
+    }
+
+    #[test]
+    fn a_burst_past_the_headroom_promotes_the_oldest_checkpoints_tags_included() {
+        let mut j = written_from_zero(60);
+        let now = at(2 * 60 * MINUTE);
+        j.add_tagged(at(70 * MINUTE), "early", at(70 * MINUTE))
+            .unwrap();
+        let late = j
+            .add_tagged(at(100 * MINUTE), "late", at(100 * MINUTE))
+            .unwrap();
+        // 60 minutes of writing and 45 of burst in room for 90: the oldest 15 minutes go.
+        j.burst(now, 45 * 60_000);
+        let cut = j.cut(now).unwrap();
+        assert_eq!(
+            cut,
+            Cut {
+                at: at(75 * MINUTE),
+                full: true
+            }
+        );
+        assert_eq!(j.earliest(now).unwrap().at, at(75 * MINUTE));
+        let tags: Vec<_> = j
+            .list(now, None, None)
+            .into_iter()
+            .filter_map(|c| c.tag)
+            .collect();
+        assert_eq!(tags, ["late"]);
+        assert!(j.find(late, now).is_some());
+        assert_eq!(
+            j.judged(now),
+            Some(Held {
+                ms: 45 * 60_000,
+                full: true
+            })
+        );
+        assert_eq!(j.burst_ms(now), 45 * 60_000);
+    }
+
+    #[test]
+    fn the_history_a_burst_cost_comes_back_once_the_burst_is_promoted() {
+        let mut j = written_from_zero(60);
+        let burst_at = at(2 * 60 * MINUTE);
+        j.burst(burst_at, 45 * 60_000);
+        // The journal stays full, holding 45 minutes, until the cut reaches the burst ...
+        let later = at(2 * 60 * MINUTE + 30 * MINUTE);
+        assert_eq!(
+            j.judged(later).unwrap(),
+            Held {
+                ms: 45 * 60_000,
+                full: true
+            }
+        );
+        let reached = at(2 * 60 * MINUTE + 45 * MINUTE);
+        assert_eq!(j.judged(reached).unwrap().ms, 45 * 60_000);
+        // ... then the burst itself goes, and what came after it grows back to the full hour.
+        let after = at(2 * 60 * MINUTE + 50 * MINUTE);
+        let held = j.judged(after).unwrap();
+        assert!(!held.full);
+        assert_eq!(held.ms, 50 * 60_000 - 1);
+        assert_eq!(j.judged(at(4 * 60 * MINUTE)).unwrap().ms, 60 * 60_000);
+        j.trim(at(4 * 60 * MINUTE));
+        assert!(
+            !j.may_fall_short(),
+            "the burst left the window and was forgotten"
+        );
+    }
+
+    #[test]
+    fn a_burst_bigger_than_the_whole_room_leaves_only_what_came_after_it() {
+        let mut j = written_from_zero(60);
+        let burst_at = at(2 * 60 * MINUTE);
+        j.burst(burst_at, 200 * 60_000);
+        assert!(j.list(burst_at, None, None).is_empty());
+        let now = burst_at.plus_millis(12_000);
+        let times: Vec<_> = j.list(now, None, None).iter().map(|c| c.at).collect();
+        assert_eq!(
+            times,
+            [burst_at.plus_millis(5_000), burst_at.plus_millis(10_000)]
+        );
+    }
+
+    #[test]
+    fn a_room_smaller_than_the_history_keeps_the_journal_short_of_it() {
+        let mut j = journal_with_room(60, 40);
+        j.start_writing(at(0));
+        let now = at(3 * 60 * MINUTE);
+        assert_eq!(j.earliest(now).unwrap().at, at(140 * MINUTE));
+        assert_eq!(
+            j.judged(now),
+            Some(Held {
+                ms: 40 * 60_000,
+                full: true
+            })
+        );
+        assert_eq!(j.window_at(now).0, at(140 * MINUTE));
+    }
+
+    #[test]
+    fn a_young_journal_is_not_judged_and_a_wipe_forgets_its_bursts() {
+        let mut j = written_from_zero(60);
+        j.burst(at(10 * MINUTE), 100 * 60_000);
+        assert_eq!(
+            j.judged(at(30 * MINUTE)),
+            None,
+            "written for 30 of 60 minutes"
+        );
+        j.wipe(at(40 * MINUTE));
+        assert!(!j.may_fall_short());
+        j.start_writing(at(50 * MINUTE));
+        assert_eq!(j.judged(at(100 * MINUTE)), None);
+        assert_eq!(j.judged(at(110 * MINUTE)).unwrap().ms, 60 * 60_000);
+    }
+
+    #[test]
+    fn contents_count_every_listed_checkpoint_and_name_the_tags() {
+        let mut j = written_from_zero(1);
+        j.add_tagged(at(62), "t", at(63)).unwrap();
+        let contents = j.contents(at(100));
+        assert_eq!(contents.count, j.list(at(100), None, None).len() as u64);
+        assert_eq!(contents.earliest, j.earliest(at(100)));
+        assert_eq!(contents.tags.len(), 1);
+        assert_eq!(contents.tags[0].tag.as_deref(), Some("t"));
     }
 }

@@ -26,7 +26,9 @@ pub mod enums;
 pub mod files;
 pub mod flr;
 pub mod generate;
+pub mod history;
 pub mod journal;
+pub mod ltr;
 pub mod placement;
 pub mod recovery;
 pub mod spec;
@@ -77,7 +79,7 @@ impl SiteRole {
         }
     }
 
-    fn from_index(index: usize) -> Self {
+    pub(crate) fn from_index(index: usize) -> Self {
         if index == 0 {
             SiteRole::Local
         } else {
@@ -196,6 +198,8 @@ pub struct World {
     pub auth: Auth,
     /// The call log, its most recent [`decisions::CALLS_KEPT`] calls at least.
     pub calls: Vec<Call>,
+    /// Extended Journal Copy: repositories and retention sets.
+    pub ltr: ltr::Ltr,
     /// The fault rules.
     pub faults: crate::faults::Faults,
     /// Events, recovery reports and dismissed alerts.
@@ -230,15 +234,18 @@ impl World {
             let Some(Reverse(Scheduled { at, event, .. })) = self.events.pop() else {
                 break;
             };
+            self.settle_history_all(at);
             match event {
                 Event::TaskEnds(task) => self.end_task(task, at),
                 Event::ResyncEnds { vpg, generation } => self.end_resync(vpg, generation, at),
             }
         }
+        self.settle_history_all(now);
         if now.millis_since(self.trimmed_at) >= 60_000 {
             for vpg in &mut self.vpgs {
                 vpg.journal.trim(now);
             }
+            self.forget_expired_sets(now);
             self.age_out_tasks(now);
             self.trimmed_at = now;
         }
@@ -293,6 +300,7 @@ impl World {
                 .chain(test)
                 .chain(vpg.clone_task)
                 .chain(vpg.live_task)
+                .chain(vpg.ltr.running)
         });
         let of_flrs = self
             .flrs
@@ -469,8 +477,13 @@ impl World {
         let operation = self.tasks[key].operation.clone();
         let (state, reason) = match &operation {
             Operation::InsertTaggedCheckpoint { name } => self.finish_insert(key, name, at),
-            Operation::FlrMount { session } => self.finish_flr_mount(session, at),
-            Operation::FlrUnmount { session } => self.finish_flr_unmount(session),
+            Operation::FlrMount { session } | Operation::FlrBackupMount { session } => {
+                self.finish_flr_mount(session, at)
+            }
+            Operation::FlrUnmount { session } | Operation::FlrBackupUnmount { session } => {
+                self.finish_flr_unmount(session)
+            }
+            Operation::ManualRetention { .. } => self.finish_retention(key, at),
             Operation::FailoverTest { .. } => self.finish_failover_test(),
             Operation::StopFailoverTest { .. } => self.finish_stop_failover_test(key, at),
             Operation::Clone { checkpoint, vms } => {
@@ -509,7 +522,10 @@ impl World {
     /// `seconds`, then MeetingSLA / None.
     pub fn resync(&mut self, vpg: usize, seconds: f64, sync_substatus: u8, now: SimTime) -> Resync {
         let until = now.plus_millis((seconds * 1000.0).round() as i64);
-        self.sync(vpg, until, sync_substatus, true, now)
+        let wiped = self.vpgs[vpg].journal.contents(now);
+        let resync = self.sync(vpg, until, sync_substatus, true, now);
+        self.trace_resync(vpg, sync_substatus, &wiped, resync, now);
+        resync
     }
 
     fn end_resync(&mut self, vpg: usize, generation: u64, at: SimTime) {
@@ -527,22 +543,40 @@ impl World {
     /// cancelled; the VPG writes checkpoints from now on if the new state is one that does, and
     /// stops (keeping what it wrote) if not.
     pub fn pin_status(&mut self, vpg: usize, new_status: u8, new_substatus: u8, now: SimTime) {
-        if decisions::writes_checkpoints(new_status, new_substatus) {
-            self.resume_writing(vpg, now);
-        } else {
-            self.vpgs[vpg].journal.stop_writing(now);
-        }
-        let v = &mut self.vpgs[vpg];
-        v.status = new_status;
-        v.sub_status = new_substatus;
-        v.resync = None;
-        v.generation += 1;
+        self.changing_journal(vpg, now, |world| {
+            if decisions::writes_checkpoints(new_status, new_substatus) {
+                world.resume_writing(vpg, now);
+            } else {
+                world.vpgs[vpg].journal.stop_writing(now);
+            }
+            let v = &mut world.vpgs[vpg];
+            v.status = new_status;
+            v.sub_status = new_substatus;
+            v.resync = None;
+            v.generation += 1;
+        });
     }
 
     /// The VPG writes checkpoints from `at` on; the RPO alerts it raised meanwhile turn off.
     fn resume_writing(&mut self, vpg: usize, at: SimTime) {
-        self.end_rpo_episode(vpg, at);
-        self.vpgs[vpg].journal.start_writing(at);
+        self.changing_journal(vpg, at, |world| {
+            world.end_rpo_episode(vpg, at);
+            world.vpgs[vpg].journal.start_writing(at);
+        });
+    }
+
+    /// Runs `change` on the VPG's journal at `at`: its history alerts are settled up to `at`
+    /// before, and judged again after, so each transition is recorded at its moment.
+    pub(crate) fn changing_journal<R>(
+        &mut self,
+        vpg: usize,
+        at: SimTime,
+        change: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        self.settle_history(vpg, at);
+        let result = change(self);
+        self.judge_history(vpg, at);
+        result
     }
 
     /// Records an API call; past twice [`decisions::CALLS_KEPT`] calls, the oldest are forgotten

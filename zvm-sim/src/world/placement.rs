@@ -103,7 +103,9 @@ impl World {
         let held = journal
             .earliest(now)
             .map_or(0, |c| (now.millis_since(c.at).max(0) / 60_000) as u64);
-        self.vms[vm].used_mb / 64 * held.min(configured) / configured
+        // A burst of writes the window holds takes room too, in proportion to its size.
+        let burst = (journal.burst_ms(now) / 60_000) as u64;
+        self.vms[vm].used_mb / 64 * (held.min(configured) + burst) / configured
     }
 
     /// What the VRA of each host at `site` replicates, by host position: one pass over every

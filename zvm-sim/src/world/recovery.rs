@@ -373,12 +373,15 @@ impl World {
         wipe: bool,
         now: SimTime,
     ) -> Resync {
+        self.changing_journal(vpg, now, |world| {
+            let journal = &mut world.vpgs[vpg].journal;
+            if wipe {
+                journal.wipe(now);
+            } else {
+                journal.stop_writing(now);
+            }
+        });
         let v = &mut self.vpgs[vpg];
-        if wipe {
-            v.journal.wipe(now);
-        } else {
-            v.journal.stop_writing(now);
-        }
         v.status = status::NOT_MEETING_SLA;
         v.sub_status = sync_substatus;
         v.generation += 1;

@@ -9,8 +9,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::decisions::{
-    DEFAULT_HISTORY_MINUTES, DEFAULT_RPO_SECONDS, MAX_HISTORY_MINUTES, MAX_VPGS_PER_VM,
-    PUBLIC_CLIENT_ID,
+    DEFAULT_HISTORY_MINUTES, DEFAULT_RPO_SECONDS, MAX_HISTORY_MINUTES, MAX_JOURNAL_ROOM_MINUTES,
+    MAX_KEEP_FOR_DAYS, MAX_VPGS_PER_VM, PUBLIC_CLIENT_ID, default_journal_room,
 };
 use crate::world::enums::{EnumError, PRIORITY, VPG_STATUS, VPG_SUBSTATUS};
 
@@ -40,6 +40,46 @@ pub struct WorldSpec {
     /// set up to sign users in to a service such as rewind-mcp (`[http.auth] audience`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub audiences: Vec<String>,
+    /// How much of each VPG's usual writing its journal's hard limit holds, in minutes, by VPG
+    /// name (`"web-dr" = 90`). A limit below the VPG's history keeps its journal short of it; a
+    /// VPG not named holds [`crate::decisions::DEFAULT_JOURNAL_ROOM_PERCENT`] % of its history,
+    /// which only a burst of writes fills.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub journal_limits: BTreeMap<String, u32>,
+    /// Extended Journal Copy (long-term retention) repositories, each at a site, with the VPGs
+    /// whose retention sets it keeps. A VPG in none has no repository.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repositories: Vec<RepositorySpec>,
+}
+
+/// An Extended Journal Copy repository (Zerto's long-term retention): where a VPG's retention
+/// sets are written, at the VPG's recovery site.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepositorySpec {
+    /// `RepositoryName`, unique in the world.
+    pub name: String,
+    /// The site whose ZVM manages it; every VPG it keeps recovers there.
+    pub site: String,
+    /// The VPGs it keeps retention sets of (their `repositoryIdentifier`); a VPG is in one
+    /// repository at most.
+    #[serde(default)]
+    pub vpgs: Vec<String>,
+    /// "Keep For" of a retention set written for these VPGs, in days: its `ExpiryDate` is this
+    /// long after it was written.
+    #[serde(default = "default_keep_days")]
+    pub keep_days: u32,
+    /// `TotalCapacityGB`.
+    #[serde(default = "default_capacity_gb")]
+    pub capacity_gb: u64,
+}
+
+fn default_keep_days() -> u32 {
+    crate::decisions::DEFAULT_KEEP_FOR_DAYS
+}
+
+fn default_capacity_gb() -> u64 {
+    crate::decisions::DEFAULT_REPOSITORY_CAPACITY_GB
 }
 
 /// A site, served by its own simulated ZVM.
@@ -393,6 +433,26 @@ pub enum WorldError {
         /// What was wrong.
         source: EnumError,
     },
+    /// A repository that names an unknown site or VPG, a VPG that recovers elsewhere or is kept
+    /// twice, a name used twice, or a Keep For or capacity out of range.
+    #[error("repository '{repository}': {problem}")]
+    Repository {
+        /// The repository's name.
+        repository: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A `[journal_limits]` entry that names no VPG, or a limit out of range.
+    #[error(
+        "journal_limits gives '{vpg}' {minutes} minutes: name a VPG of the world, with a limit of \
+         1 to {MAX_JOURNAL_ROOM_MINUTES} minutes of its usual writing"
+    )]
+    JournalLimit {
+        /// The VPG name given.
+        vpg: String,
+        /// The limit given.
+        minutes: u32,
+    },
     /// A history outside 1 minute .. 30 days.
     #[error(
         "VPG '{vpg}' has history_minutes = {minutes}; a journal keeps between 1 minute and 30 days \
@@ -426,6 +486,8 @@ pub(crate) struct Resolved {
     pub vm_sites: Vec<usize>,
     /// Per VPG: protected site, recovery site, status, substatus, priority, members.
     pub vpgs: Vec<ResolvedVpg>,
+    /// Per repository: its site (0 local, 1 peer).
+    pub repository_sites: Vec<usize>,
 }
 
 /// One VPG of a [`Resolved`] world.
@@ -437,6 +499,10 @@ pub(crate) struct ResolvedVpg {
     pub sub_status: u8,
     pub priority: u8,
     pub members: Vec<usize>,
+    /// The journal's hard limit, in minutes of the VPG's usual writing.
+    pub room_minutes: u32,
+    /// The repository that keeps its retention sets, if any (a position in `repositories`).
+    pub repository: Option<usize>,
 }
 
 impl Default for WorldSpec {
@@ -520,10 +586,13 @@ impl WorldSpec {
             vpgs.push(resolved);
         }
         self.check_vpgs_per_vm(&vpgs_of_vm)?;
+        self.check_journal_limits()?;
+        let repository_sites = self.resolve_repositories(&mut vpgs)?;
         self.check_principals()?;
         Ok(Resolved {
             vm_sites: vms.sites,
             vpgs,
+            repository_sites,
         })
     }
 
@@ -614,7 +683,83 @@ impl WorldSpec {
             sub_status,
             priority,
             members: vms.members(vpg, protected)?,
+            room_minutes: self
+                .journal_limits
+                .get(&vpg.name)
+                .copied()
+                .unwrap_or_else(|| default_journal_room(vpg.history_minutes)),
+            repository: None,
         })
+    }
+
+    /// Each repository's site, and each VPG's repository: a repository's VPGs exist, recover at
+    /// its site and are kept by no other repository.
+    fn resolve_repositories(&self, vpgs: &mut [ResolvedVpg]) -> Result<Vec<usize>, WorldError> {
+        let mut names = BTreeSet::new();
+        let mut sites = Vec::with_capacity(self.repositories.len());
+        for (index, repository) in self.repositories.iter().enumerate() {
+            let refuse = |problem: String| WorldError::Repository {
+                repository: repository.name.clone(),
+                problem,
+            };
+            if repository.name.trim().is_empty() || !names.insert(repository.name.as_str()) {
+                return Err(refuse(
+                    "its name is empty or names another repository too; give each its own name"
+                        .to_owned(),
+                ));
+            }
+            let site = self.site_of(
+                format!("repository '{}'", repository.name),
+                &repository.site,
+            )?;
+            let keep = repository.keep_days;
+            if keep == 0 || keep > MAX_KEEP_FOR_DAYS {
+                return Err(refuse(format!(
+                    "keep_days = {keep}; a retention set is kept 1 to {MAX_KEEP_FOR_DAYS} days"
+                )));
+            }
+            if repository.capacity_gb == 0 {
+                return Err(refuse(
+                    "capacity_gb = 0; give it room for retention sets".to_owned(),
+                ));
+            }
+            for name in &repository.vpgs {
+                let Some(vpg) = self.vpgs.iter().position(|v| &v.name == name) else {
+                    return Err(refuse(format!(
+                        "it keeps '{name}', which is not a VPG of the world"
+                    )));
+                };
+                if vpgs[vpg].recovery != site {
+                    return Err(refuse(format!(
+                        "it keeps VPG '{name}', which recovers at {}, not at {}: a repository \
+                         keeps the VPGs of its own site",
+                        self.sites[vpgs[vpg].recovery].name, repository.site
+                    )));
+                }
+                if let Some(other) = vpgs[vpg].repository.replace(index) {
+                    return Err(refuse(format!(
+                        "VPG '{name}' is kept by repository '{}' too; a VPG has one repository",
+                        self.repositories[other].name
+                    )));
+                }
+            }
+            sites.push(site);
+        }
+        Ok(sites)
+    }
+
+    /// Every `[journal_limits]` entry names a VPG and holds 1 minute to the largest room.
+    fn check_journal_limits(&self) -> Result<(), WorldError> {
+        for (vpg, &minutes) in &self.journal_limits {
+            let known = self.vpgs.iter().any(|v| &v.name == vpg);
+            if !known || minutes == 0 || minutes > MAX_JOURNAL_ROOM_MINUTES {
+                return Err(WorldError::JournalLimit {
+                    vpg: vpg.clone(),
+                    minutes,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// No VM in more VPGs than Zerto allows; `vpgs_of_vm` holds each VM's VPG names.
@@ -870,5 +1015,49 @@ mod tests {
         let printed = format!("{spec:?}");
         assert!(!printed.contains("rewind-secret"), "{printed}");
         assert!(!printed.contains("password: \"admin\""), "{printed}");
+    }
+
+    #[test]
+    fn a_repository_keeps_only_existing_vpgs_of_its_own_site_each_once() {
+        let problem = |change: fn(&mut WorldSpec)| refused(change).to_string();
+        let elsewhere = problem(|w| w.repositories[0].vpgs.push("web-local".into()));
+        assert!(
+            elsewhere.contains("'web-local', which recovers at Boston, not at Denver"),
+            "{elsewhere}"
+        );
+        let unknown = problem(|w| w.repositories[0].vpgs.push("no-such".into()));
+        assert!(
+            unknown.contains("'no-such', which is not a VPG"),
+            "{unknown}"
+        );
+        let twice = problem(|w| {
+            let mut second = w.repositories[0].clone();
+            second.name = "denver-ltr-2".into();
+            w.repositories.push(second);
+        });
+        assert!(
+            twice.contains("is kept by repository 'denver-ltr' too"),
+            "{twice}"
+        );
+        let keep = problem(|w| w.repositories[0].keep_days = 0);
+        assert!(keep.contains("keep_days = 0"), "{keep}");
+        let site = problem(|w| w.repositories[0].site = "Nowhere".into());
+        assert!(
+            site.contains("repository 'denver-ltr' names the site 'Nowhere'"),
+            "{site}"
+        );
+    }
+
+    #[test]
+    fn the_default_world_keeps_web_dr_in_a_repository_and_web_archive_in_none() {
+        let spec = WorldSpec::default_world();
+        let resolved = spec.resolve().unwrap();
+        let repository_of = |name: &str| {
+            let vpg = spec.vpgs.iter().position(|v| v.name == name).unwrap();
+            resolved.vpgs[vpg].repository
+        };
+        assert_eq!(repository_of("web-dr"), Some(0));
+        assert_eq!(repository_of("web-archive"), None);
+        assert_eq!(resolved.repository_sites, [1], "at Denver");
     }
 }

@@ -20,12 +20,13 @@ use crate::faults::Faults;
 use crate::world::auth::Auth;
 use crate::world::clock::{Clock, SimTime};
 use crate::world::flr::FlrSession;
+use crate::world::ltr::Ltr;
 use crate::world::tasks::{TaskKey, Tasks};
 use crate::world::traces::Traces;
 use crate::world::{Call, Event, Scheduled, Site, Timings, Vm, Vpg, World};
 
 /// The `Format` of a saved state this simulator writes and reads.
-pub const STATE_FORMAT: &str = "zvm-sim-state/2";
+pub const STATE_FORMAT: &str = "zvm-sim-state/3";
 
 /// Why a saved state cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +69,7 @@ struct SavedRef<'a> {
     calls: &'a [Call],
     faults: &'a Faults,
     traces: &'a Traces,
+    ltr: &'a Ltr,
     rng: RngState,
     events: Vec<&'a Scheduled>,
     next_event: u64,
@@ -92,6 +94,7 @@ struct Saved {
     /// Absent from a state saved before the simulator kept events.
     #[serde(default)]
     traces: Traces,
+    ltr: Ltr,
     rng: RngState,
     events: Vec<Scheduled>,
     next_event: u64,
@@ -128,6 +131,7 @@ impl World {
             calls: &self.calls,
             faults: &self.faults,
             traces: &self.traces,
+            ltr: &self.ltr,
             rng: RngState {
                 seed: self
                     .rng
@@ -199,6 +203,7 @@ impl World {
             calls: saved.calls,
             faults: saved.faults,
             traces: saved.traces,
+            ltr: saved.ltr,
             rng,
             events: saved
                 .events
@@ -295,8 +300,16 @@ impl World {
                 .chain(test_tasks)
                 .chain(vpg.clone_task)
                 .chain(vpg.live_task)
+                .chain(vpg.ltr.running)
             {
                 kept(&what("tasks"), task)?;
+            }
+            if let Some(repository) = vpg.ltr.repository {
+                in_range(
+                    &what("Ltr.Repository"),
+                    repository,
+                    self.ltr.repositories.len(),
+                )?;
             }
             if let Some(test) = &vpg.test {
                 for &vm in &test.vms {
@@ -316,6 +329,14 @@ impl World {
             in_range(&what, session.vm, vms)?;
             for task in std::iter::once(session.mount_task).chain(session.unmount_task) {
                 kept(&what, task)?;
+            }
+        }
+        for set in &self.ltr.sets {
+            let what = format!("retention set {}", set.id);
+            in_range(&what, set.vpg, vpgs)?;
+            in_range(&what, set.repository, self.ltr.repositories.len())?;
+            for &vm in &set.vms {
+                in_range(&what, vm, vms)?;
             }
         }
         for Reverse(scheduled) in &self.events {

@@ -196,6 +196,22 @@ pub enum Operation {
         /// `CommitPolicy`.
         commit_policy: u8,
     },
+    /// `FlrBackupMount`: mounts an FLR session's retention set.
+    FlrBackupMount {
+        /// The FLR session identifier.
+        session: String,
+    },
+    /// `FlrBackupUnmount`: unmounts an FLR session of a retention set.
+    FlrBackupUnmount {
+        /// The FLR session identifier.
+        session: String,
+    },
+    /// `ManualRetention`: an Extended Journal Copy run that writes a full retention set of the
+    /// VPG at a checkpoint.
+    ManualRetention {
+        /// The checkpoint copied; `None` for a run refused when it was asked for.
+        checkpoint: Option<u64>,
+    },
     /// `ForceSync`: a sync that keeps the journal's checkpoints.
     ForceSync {
         /// The VPG's generation the sync set; a later resync or status pin interrupts it.
@@ -216,6 +232,9 @@ impl Operation {
             Operation::Failover { .. } => task_type::FAIL_OVER,
             Operation::Move { .. } => task_type::MOVE,
             Operation::ForceSync { .. } => task_type::FORCE_SYNC,
+            Operation::FlrBackupMount { .. } => task_type::FLR_BACKUP_MOUNT,
+            Operation::FlrBackupUnmount { .. } => task_type::FLR_BACKUP_UNMOUNT,
+            Operation::ManualRetention { .. } => task_type::MANUAL_RETENTION,
         }
     }
 
@@ -232,7 +251,10 @@ impl Operation {
     /// The FLR session the task acts on, if any.
     pub fn flr_session(&self) -> Option<&str> {
         match self {
-            Operation::FlrMount { session } | Operation::FlrUnmount { session } => Some(session),
+            Operation::FlrMount { session }
+            | Operation::FlrUnmount { session }
+            | Operation::FlrBackupMount { session }
+            | Operation::FlrBackupUnmount { session } => Some(session),
             _ => None,
         }
     }

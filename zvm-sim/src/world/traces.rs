@@ -14,9 +14,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::decisions::{self, EVENTS_KEPT, REPORTS_KEPT};
 use crate::world::clock::SimTime;
-use crate::world::enums::{event_type, status, task_state};
+use crate::world::enums::{VPG_SUBSTATUS, event_type, status, task_state};
+use crate::world::journal::Contents;
 use crate::world::tasks::{Operation, TaskKey};
-use crate::world::{SiteRole, World};
+use crate::world::{Resync, SiteRole, World};
 
 /// The world's events, recovery reports and dismissed alerts.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -68,38 +69,101 @@ pub struct RecoveryReport {
     pub vms: Vec<usize>,
 }
 
-/// An RPO alert of a VPG (`AlertApi`): on from `on`, off from `off` once it ended.
+/// An alert of a VPG (`AlertApi`): on from `on`, off from `off` once it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Alert {
     pub id: String,
     pub vpg: usize,
-    pub rule: &'static RpoRule,
+    pub rule: &'static AlertRule,
     pub on: SimTime,
     pub off: Option<SimTime>,
 }
 
-/// When a VPG's RPO raises an alert: past `factor` times its target.
+/// What raises an alert.
 #[derive(Debug, PartialEq, Eq)]
-pub struct RpoRule {
+pub enum Trigger {
+    /// The VPG's RPO is past `factor` times its target.
+    Rpo { factor: i64 },
+    /// The VPG's journal holds less than `percent` % of its configured history.
+    LowHistory { percent: i64 },
+    /// The VPG's journal is at its hard limit.
+    JournalFull,
+}
+
+/// An alert the simulator raises: its help identifier, level and entity, and what raises it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct AlertRule {
     pub help: &'static str,
     pub level: &'static str,
-    pub factor: i64,
+    pub entity: &'static str,
+    pub trigger: Trigger,
 }
 
 /// The RPO alerts, mildest first: a warning past the target, which gives way to an error past
 /// twice the target ([`decisions::RPO_ERROR_FACTOR`]).
-pub const RPO_RULES: [RpoRule; 2] = [
-    RpoRule {
+pub const RPO_RULES: [AlertRule; 2] = [
+    AlertRule {
         help: "VPG0009",
         level: "Warning",
-        factor: 1,
+        entity: "Vpg",
+        trigger: Trigger::Rpo { factor: 1 },
     },
-    RpoRule {
+    AlertRule {
         help: "VPG0010",
         level: "Error",
-        factor: decisions::RPO_ERROR_FACTOR,
+        entity: "Vpg",
+        trigger: Trigger::Rpo {
+            factor: decisions::RPO_ERROR_FACTOR,
+        },
     },
 ];
+
+/// The low-history alerts ("VPG has low journal history"), mildest first: a warning below 85 % of
+/// the configured history, which gives way to an error below 75 %.
+pub const HISTORY_RULES: [AlertRule; 2] = [
+    AlertRule {
+        help: "VPG0003",
+        level: "Warning",
+        entity: "Vpg",
+        trigger: Trigger::LowHistory {
+            percent: decisions::HISTORY_WARNING_PERCENT,
+        },
+    },
+    AlertRule {
+        help: "VPG0004",
+        level: "Error",
+        entity: "Vpg",
+        trigger: Trigger::LowHistory {
+            percent: decisions::HISTORY_ERROR_PERCENT,
+        },
+    },
+];
+
+/// "Journal reached configured limit", raised by the VRA that keeps the journal.
+pub const JOURNAL_FULL: AlertRule = AlertRule {
+    help: "VRA0039",
+    level: "Error",
+    entity: "Vra",
+    trigger: Trigger::JournalFull,
+};
+
+/// Every alert the simulator raises (`GET /v1/alerts/helpidentifiers`).
+pub fn alert_rules() -> impl Iterator<Item = &'static AlertRule> {
+    RPO_RULES
+        .iter()
+        .chain(HISTORY_RULES.iter())
+        .chain(std::iter::once(&JOURNAL_FULL))
+}
+
+impl AlertRule {
+    /// The factor of the target RPO an RPO alert is raised past (1 for other alerts).
+    fn rpo_factor(&self) -> i64 {
+        match self.trigger {
+            Trigger::Rpo { factor } => factor,
+            _ => 1,
+        }
+    }
+}
 
 /// A GUID-shaped identifier, the `n`th the traces handed out: stable for a run, and drawn from no
 /// random stream, so recording events shifts no task id or token.
@@ -165,6 +229,40 @@ impl World {
         self.traces.push_event(event);
     }
 
+    /// Records the event of a resync that started at `at` and wiped `wiped` from the journal, so a
+    /// client can tell "removed by a resync at T" from "aged out of the history window".
+    pub(super) fn trace_resync(
+        &mut self,
+        vpg: usize,
+        sync_substatus: u8,
+        wiped: &Contents,
+        resync: Resync,
+        at: SimTime,
+    ) {
+        let tags: Vec<String> = wiped.tags.iter().filter_map(|c| c.tag.clone()).collect();
+        let earliest = wiped.earliest.as_ref().map(|c| c.at.to_wire());
+        let description = decisions::resync_description(
+            &self.vpgs[vpg].name,
+            VPG_SUBSTATUS.name(sync_substatus),
+            wiped.count,
+            earliest.as_deref(),
+            &tags,
+            &resync.until.to_wire(),
+        );
+        let event = Trace {
+            id: self.traces.next_id("event"),
+            at,
+            kind: event_type::INIT_FULL_SYNC,
+            vpg,
+            description,
+            succeeded: true,
+            user: decisions::SYSTEM_USER.to_owned(),
+            alert: None,
+            flr: None,
+        };
+        self.traces.push_event(event);
+    }
+
     /// Records the report of a recovery operation that just ended, under a new identifier.
     pub(super) fn report_recovery(&mut self, mut report: RecoveryReport) {
         report.id = self.traces.next_id("report");
@@ -184,13 +282,7 @@ impl World {
         let protecting =
             (status::MEETING_SLA..=status::HISTORY_NOT_MEETING_SLA).contains(&v.status);
         let target_ms = i64::from(v.rpo_seconds) * 1000;
-        let alert = |rule: &'static RpoRule, on: SimTime, off| Alert {
-            id: trace_id(rule.help, format!("{}/{}", v.id, on.millis())),
-            vpg,
-            rule,
-            on,
-            off,
-        };
+        let alert = |rule: &'static AlertRule, on: SimTime, off| self.alert(vpg, rule, on, off);
         if !protecting {
             return Vec::new();
         }
@@ -199,7 +291,7 @@ impl World {
             return RPO_RULES
                 .iter()
                 .rev()
-                .find(|rule| lag_ms > target_ms * rule.factor)
+                .find(|rule| lag_ms > target_ms * rule.rpo_factor())
                 .map(|rule| alert(rule, since, None))
                 .into_iter()
                 .collect();
@@ -207,9 +299,9 @@ impl World {
         let Some(last) = v.journal.last_written() else {
             return Vec::new();
         };
-        let crossed: Vec<(&'static RpoRule, SimTime)> = RPO_RULES
+        let crossed: Vec<(&'static AlertRule, SimTime)> = RPO_RULES
             .iter()
-            .map(|rule| (rule, last.plus_millis(target_ms * rule.factor)))
+            .map(|rule| (rule, last.plus_millis(target_ms * rule.rpo_factor())))
             .filter(|(_, on)| *on < now)
             .collect();
         crossed
@@ -237,6 +329,12 @@ impl World {
         }
     }
 
+    /// Records the event that turns `alert` on or off at `at`.
+    pub(super) fn record_alert_event(&mut self, alert: &Alert, kind: u8, at: SimTime) {
+        let event = self.alert_event(alert, kind, at);
+        self.traces.push_event(event);
+    }
+
     /// The event that turns `alert` on or off at `at`.
     pub fn alert_event(&self, alert: &Alert, kind: u8, at: SimTime) -> Trace {
         let verb = if kind == event_type::ALERT_TURNED_ON {
@@ -261,17 +359,49 @@ impl World {
         }
     }
 
+    /// The alert of `rule` on VPG `vpg` from `on`: its identifier is made of the rule, the VPG and
+    /// the moment, so it stays the same for as long as the alert is on.
+    pub fn alert(
+        &self,
+        vpg: usize,
+        rule: &'static AlertRule,
+        on: SimTime,
+        off: Option<SimTime>,
+    ) -> Alert {
+        Alert {
+            id: trace_id(rule.help, format!("{}/{}", self.vpgs[vpg].id, on.millis())),
+            vpg,
+            rule,
+            on,
+            off,
+        }
+    }
+
     /// What an alert says.
     pub fn alert_description(&self, alert: &Alert) -> String {
         let v = &self.vpgs[alert.vpg];
-        format!(
-            "VPG {} target RPO exceeded: its RPO is over {} seconds, {} times its target of {} \
-             seconds.",
-            v.name,
-            i64::from(v.rpo_seconds) * alert.rule.factor,
-            alert.rule.factor,
-            v.rpo_seconds
-        )
+        match alert.rule.trigger {
+            Trigger::Rpo { factor } => format!(
+                "VPG {} target RPO exceeded: its RPO is over {} seconds, {} times its target of {} \
+                 seconds.",
+                v.name,
+                i64::from(v.rpo_seconds) * factor,
+                factor,
+                v.rpo_seconds
+            ),
+            Trigger::LowHistory { percent } => format!(
+                "VPG {} has low journal history: its journal holds less than {percent}% of its \
+                 configured history of {} minutes.",
+                v.name,
+                v.journal.history_minutes()
+            ),
+            Trigger::JournalFull => format!(
+                "Journal reached configured limit: the journal of VPG {} at site {} is at its hard \
+                 limit. Older checkpoints may be removed and the history reduced.",
+                v.name,
+                self.site(v.recovery).name
+            ),
+        }
     }
 
     /// Every alert on now at a site that sees its VPG, oldest first.
@@ -279,6 +409,7 @@ impl World {
         let mut alerts: Vec<Alert> = (0..self.vpgs.len())
             .flat_map(|vpg| self.rpo_alerts(vpg, now))
             .filter(|alert| alert.off.is_none())
+            .chain((0..self.vpgs.len()).flat_map(|vpg| self.watched_alerts(vpg)))
             .collect();
         alerts.sort_by_key(|alert| alert.on);
         alerts
@@ -329,8 +460,13 @@ impl World {
 fn event_kind(operation: &Operation) -> Option<u8> {
     Some(match operation {
         Operation::InsertTaggedCheckpoint { .. } => event_type::INSERT_TAGGED_CP,
-        Operation::FlrMount { .. } => event_type::FLR_JOURNAL_MOUNT,
-        Operation::FlrUnmount { .. } => event_type::FLR_JOURNAL_UNMOUNT,
+        Operation::FlrMount { .. } | Operation::FlrBackupMount { .. } => {
+            event_type::FLR_JOURNAL_MOUNT
+        }
+        Operation::FlrUnmount { .. } | Operation::FlrBackupUnmount { .. } => {
+            event_type::FLR_JOURNAL_UNMOUNT
+        }
+        Operation::ManualRetention { .. } => event_type::BACKUP_PROTECTION_GROUP,
         Operation::FailoverTest { .. } => event_type::FAIL_OVER_TEST,
         Operation::StopFailoverTest { .. } => event_type::STOP_FAIL_OVER_TEST,
         Operation::Clone { .. } => event_type::CLONE,

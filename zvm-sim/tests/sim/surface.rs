@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use reqwest::StatusCode;
 use serde_json::Value;
-use zvm_sim::test_kit::{Site, spawn_frozen};
+use zvm_sim::test_kit::{Site, spawn_frozen, texts};
 
 /// The keys of an object.
 fn keys(value: &Value) -> BTreeSet<&str> {
@@ -103,9 +103,30 @@ async fn each_virtualization_site_lists_its_hosts_cluster_datastores_networks_fo
         assert!(device["SizeInBytes"].as_u64().unwrap() > 0);
         let none = list(&boston, &format!("{}?deviceName=nothing", at("devices"))).await;
         assert!(none.is_empty());
+        // The default world's one Extended Journal Copy repository is at Denver.
+        let repositories = list(&boston, &at("repositories")).await;
+        let expected: &[&str] = match site["VirtualizationSiteName"].as_str().unwrap() {
+            "Denver" => &["denver-ltr"],
+            _ => &[],
+        };
+        assert_eq!(
+            texts(&Value::from(repositories.clone()), "RepositoryName"),
+            expected
+        );
+        for repository in &repositories {
+            assert_eq!(
+                keys(repository),
+                set(&[
+                    "RepositoryIdentifier",
+                    "RepositoryName",
+                    "Path",
+                    "ConnectionType",
+                    "StorageType"
+                ])
+            );
+        }
         for empty in [
             "datastoreclusters",
-            "repositories",
             "vcdvapps",
             "orgvdcs",
             "publiccloud/virtualNetworks",
