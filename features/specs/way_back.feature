@@ -43,3 +43,26 @@ Feature: How long the way back lasts
     Then rewind succeeds
     And no open change is listed as expiring
     And the journal records a done of "web-01" for change "soon-1"
+
+  Scenario: A person keeps a change's tags; once the journal has lost them, a file comes back from the retention set
+    Given the operator has run `rewind guard db-01 --agent ops --action "edit app.conf" --change kept-1`
+    And the agent then changes "sda1/etc/app/app.conf" on "db-01" to "pool = 1"
+    When the operator runs `rewind keep db-01 --change kept-1`
+    Then rewind succeeds
+    And the answer says "denver-ltr"
+    When Zerto's clock moves on 121 minutes
+    Then the operator sees the tag of change "kept-1" on "db-01" in VPG "web-dr" as "kept"
+    When the operator runs `rewind recover file db-01 --change kept-1 --path sda1/etc/app/app.conf --to <recovery folder>`
+    Then rewind succeeds
+    And the recovered "sda1/etc/app/app.conf" holds the bytes "db-01" had before the change
+    And Zerto ran a "FlrBackupMount" task, and it Completed
+    When the operator runs `rewind recover test db-01 --change kept-1 start`
+    Then rewind refuses with exit code 3
+    And the answer says "only a file-level recovery can use a retention set"
+
+  Scenario: A VPG without a repository is said so, with the offsite clone as the way to keep it instead
+    Given the operator has run `rewind guard web-01 --agent ops --action "edit app.conf" --change no-repo`
+    When the operator runs `rewind keep web-01 --change no-repo`
+    Then rewind succeeds
+    And the answer says "VPG web-archive has no Extended Journal Copy repository"
+    And the answer says "rewind recover clone web-01 --change no-repo start"

@@ -104,6 +104,19 @@ pub enum Command {
         #[arg(long, value_name = "WITHIN", value_parser = span, conflicts_with_all = ["vm", "change_id"])]
         expiring: Option<chrono::Duration>,
     },
+    /// Keep a change's tags past the journal: an Extended Journal Copy of each VPG's tagged
+    /// checkpoint into its repository, so files can be recovered from it once the journal has lost
+    /// the tag.
+    Keep {
+        /// The VM.
+        vm: String,
+        /// The change id of the guard, or a tag exactly.
+        #[arg(long = "change", value_name = "ID")]
+        change: String,
+        /// Who keeps it (journaled; your own name when left out).
+        #[arg(long, env = "REWIND_AGENT")]
+        agent: Option<String>,
+    },
     /// Say that a change is good: it is closed, and `rewind tags --expiring` no longer lists it.
     Done {
         /// The change id.
@@ -402,6 +415,7 @@ impl Command {
             Command::Tags { expiring: None, .. } => "tags",
             Command::Tags { .. } => "tags --expiring",
             Command::Done { .. } => "done",
+            Command::Keep { .. } => "keep",
             Command::CheckTool { .. } => "check-tool",
             Command::Catalog(CatalogCommand::List) => "catalog list",
             Command::Catalog(CatalogCommand::AddMutating { .. }) => "catalog add-mutating",

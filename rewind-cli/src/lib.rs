@@ -158,6 +158,9 @@ pub fn run(cli: Cli) -> u8 {
             })
         }
         // A recovery is not stopped half-way: a mount, a test or a clone started runs to its end.
+        Command::Keep { vm, change, agent } => starting_tasks(&ctx, |rewind, _stop| async move {
+            commands::recover::keep(&rewind, &vm, &change, agent.as_deref(), ctx.quiet).await
+        }),
         Command::Recover(command) => starting_tasks(&ctx, |rewind, _stop| async move {
             commands::recover::recover(&rewind, command, ctx.quiet).await
         }),

@@ -54,6 +54,19 @@ fn recovered_list(files: &[String]) -> String {
 /// VPG, site, session or task involved; its `Display` says what to do next.
 #[derive(Debug, thiserror::Error)]
 pub enum RecoveryRefusal {
+    /// The change's tag is held only in a retention set, which FLR can mount and a failover test or
+    /// clone cannot.
+    #[error(
+        "VPG {vpg}'s journal no longer holds the tag of change {change}; only retention set {retention_set} keeps it, and only a file-level recovery can use a retention set: recover files from it (`rewind recover file`), or restore the VM from it in Zerto"
+    )]
+    OnlyInRetentionSet {
+        /// The VPG.
+        vpg: String,
+        /// The change.
+        change: String,
+        /// The retention set.
+        retention_set: String,
+    },
     /// No VPG that holds the tag can run FLR from a configured ZVM.
     #[error("FLR of VM {vm} cannot run from any VPG that holds the tag: {}", .reasons.join("; "))]
     FlrUnavailable {

@@ -447,6 +447,19 @@ impl Rewind {
         Ok(tagged_checkpoint::list_tags(&self.asked, &protection, change_id, &journaled).await)
     }
 
+    /// Keeps the change's tags past the journal: an Extended Journal Copy (`retentionstart`) of each
+    /// VPG's tagged checkpoint, each task read to its end, each retention set found and journaled
+    /// with its repository and expiry. A VPG without a repository is said so, with the offsite clone
+    /// as the way instead. Only on a person's word: a front asks before it calls this.
+    pub async fn keep(
+        &self,
+        vm: &str,
+        change: &str,
+        progress: &dyn ProgressSink,
+    ) -> Result<recover::KeepReport, RewindError> {
+        recover::keep(&self.recover_context(), vm, change, progress).await
+    }
+
     /// File-level recovery: mounts the VM's disks at the change's tagged checkpoint at the VPG's
     /// recovery site, checks that each guest path exists, downloads each into `req.destination` (never
     /// writing outside it, never through a symbolic link, never over an existing file unless

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::error::RewindError;
 use crate::protection::{Protection, VpgProtection};
 use crate::vm::VmRef;
-use crate::way_back::{JournaledTag, TagState, VpgHistory};
+use crate::way_back::{JournaledTag, KeptSet, TagState, VpgHistory};
 use crate::zvm::{Site, ZvmClient};
 
 /// The longest agent name in a tag.
@@ -115,6 +115,9 @@ pub struct TaggedCheckpoint {
     /// Whether it can still be recovered from, and until when; or what became of it.
     #[serde(flatten)]
     pub state: TagState,
+    /// The retention set a keep copied its checkpoint into, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept: Option<KeptSet>,
 }
 
 impl TaggedCheckpoint {
@@ -310,11 +313,17 @@ async fn vpg_tags(
         .into_iter()
         .filter_map(|c| {
             let tag = c.tag.filter(|t| !t.is_empty() && of_change(t))?;
+            let checkpoint_id = c.checkpoint_identifier.unwrap_or_default();
+            let kept = journaled
+                .iter()
+                .find(|j| j.checkpoint_id == checkpoint_id)
+                .and_then(|j| j.kept.clone());
             Some(TaggedCheckpoint {
-                checkpoint_id: c.checkpoint_identifier.unwrap_or_default(),
+                checkpoint_id,
                 timestamp: c.time_stamp,
                 parts: parse_tag(&tag),
                 state: TagState::listed(c.time_stamp, history.as_ref()),
+                kept,
                 tag,
             })
         })
@@ -367,6 +376,7 @@ fn journaled_checkpoint(j: &JournaledTag, state: TagState) -> TaggedCheckpoint {
         tag: j.tag.clone(),
         parts: parse_tag(&j.tag),
         state,
+        kept: j.kept.clone(),
     }
 }
 

@@ -25,6 +25,7 @@
 
 pub mod args;
 pub mod check;
+pub mod consent;
 pub mod guards;
 pub mod hosts;
 pub mod issuer_keys;

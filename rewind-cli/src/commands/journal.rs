@@ -133,6 +133,7 @@ pub fn journal_text(read: &JournalRead) -> String {
                 RecordKind::Guard => "guard",
                 RecordKind::Recovery => "recovery",
                 RecordKind::Done => "done",
+                RecordKind::Keep => "keep",
             }
             .into(),
             r.vm.name.clone(),

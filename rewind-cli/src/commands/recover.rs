@@ -82,6 +82,31 @@ pub async fn recover(
     }
 }
 
+/// `rewind keep <vm> --change ID`: the result is the core's `KeepReport`; a keep that kept no VPG's
+/// tag exits with its kind (3 when no VPG has a repository).
+pub async fn keep(
+    rewind: &Rewind,
+    vm: &str,
+    change: &str,
+    agent: Option<&str>,
+    quiet: bool,
+) -> Result<Reply, CliError> {
+    let person = rewind.person().and_then(|p| p.name.as_deref());
+    let rewind = match agent.filter(|a| !a.trim().is_empty()).or(person) {
+        Some(agent) => rewind.as_agent(agent),
+        None => rewind.clone(),
+    };
+    let progress = ProgressLine::new(format!("keep {vm}"), quiet).watching(&rewind);
+    let report = rewind.keep(vm, change, &progress).await;
+    progress.finish();
+    let report = report?;
+    let reply = Reply::new(&report, format!("{}\n", report.summary()))?;
+    Ok(match report.error_kind() {
+        None => reply,
+        Some(kind) => reply.failed(kind, report.headline()),
+    })
+}
+
 /// The facade acting as the recovery's agent (`--agent` or `REWIND_AGENT`, else the person at this
 /// machine), from the VPG `--vpg` names when it names one.
 fn narrowed(rewind: &Rewind, command: &RecoverCommand) -> Rewind {

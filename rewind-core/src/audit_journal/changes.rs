@@ -62,7 +62,7 @@ impl ChangeUse {
     pub(super) fn of(record: &JournalRecord, end: u64) -> Option<ChangeUse> {
         let counts = match record.kind {
             RecordKind::Recovery => true,
-            RecordKind::Done => false,
+            RecordKind::Done | RecordKind::Keep => false,
             RecordKind::Guard => record
                 .attempt
                 .as_ref()

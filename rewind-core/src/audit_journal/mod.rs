@@ -135,6 +135,8 @@ pub enum RecordKind {
     Recovery,
     /// A person's word that a change is done: its way back is no longer watched.
     Done,
+    /// A change's tags kept past the journal, in retention sets (Extended Journal Copy).
+    Keep,
 }
 
 /// The VM of a record.
@@ -206,6 +208,9 @@ pub struct JournalVpg {
     /// How long the tag was to stay recoverable, as said at guard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub way_back: Option<crate::way_back::WayBack>,
+    /// The retention set a keep copied the tag's checkpoint into.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<crate::way_back::KeptSet>,
 }
 
 /// The signed-in person an agent acted for: the caller of a team server (`rewind-mcp --http` with
@@ -367,6 +372,7 @@ impl JournalVpg {
             detail: None,
             checkpoint_time: None,
             way_back: None,
+            kept: None,
         }
     }
 }
@@ -471,17 +477,34 @@ impl JournalRecord {
                     tag: v.tag.clone()?,
                     guarded_at: self.time,
                     way_back: v.way_back.clone(),
+                    kept: None,
                 })
             })
     }
 }
 
-/// The tagged checkpoints guards pinned, as `records` say, each once (the latest record of it).
+/// The tagged checkpoints guards pinned, as `records` say, each once (the latest record of it),
+/// with the retention set a later keep copied it into.
 pub fn journaled_tags(records: &[JournalRecord]) -> Vec<JournaledTag> {
     let mut out: Vec<JournaledTag> = Vec::new();
     for tag in records.iter().flat_map(JournalRecord::journaled_tags) {
         out.retain(|t| !(t.vpg_id == tag.vpg_id && t.checkpoint_id == tag.checkpoint_id));
         out.push(tag);
+    }
+    let kept = records
+        .iter()
+        .filter(|r| r.kind == RecordKind::Keep)
+        .flat_map(|r| &r.vpgs);
+    for line in kept {
+        let (Some(set), Some(checkpoint)) = (&line.kept, &line.checkpoint_id) else {
+            continue;
+        };
+        if let Some(tag) = out
+            .iter_mut()
+            .find(|t| t.vpg_id == line.vpg_id && &t.checkpoint_id == checkpoint)
+        {
+            tag.kept = Some(set.clone());
+        }
     }
     out
 }

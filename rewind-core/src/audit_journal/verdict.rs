@@ -78,6 +78,8 @@ pub enum JournalOutcome {
     Sent,
     /// The tagged checkpoint exists: its task Completed and it is listed.
     Tagged,
+    /// A keep copied the tagged checkpoint into a retention set.
+    Kept,
     /// The VPG is not protecting, so it was not tagged.
     Skipped,
     /// The insert task, or the recovery, ended Failed or Stopped.
@@ -105,6 +107,7 @@ impl JournalOutcome {
             JournalOutcome::Pending => "pending",
             JournalOutcome::Sent => "sent",
             JournalOutcome::Tagged => "tagged",
+            JournalOutcome::Kept => "kept",
             JournalOutcome::Skipped => "skipped",
             JournalOutcome::Failed => "failed",
             JournalOutcome::StillRunning => "still_running",

@@ -176,6 +176,9 @@ fn earlier_use(u: &crate::audit_journal::ChangeUse) -> String {
         crate::audit_journal::RecordKind::Done => {
             format!("{who} said it was done on {} at {when}", u.vm_name)
         }
+        crate::audit_journal::RecordKind::Keep => {
+            format!("{who} kept its tags of {} at {when}", u.vm_name)
+        }
     }
 }
 

@@ -33,9 +33,7 @@ use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::VmRef;
 use crate::zvm::task::{MIN_POLL, next_poll};
-use crate::zvm::wire::{
-    FLR_MOUNT_TASK_TYPE, FLR_UNMOUNT_TASK_TYPE, FlrListing, FlrSession, PathItem,
-};
+use crate::zvm::wire::{FlrListing, FlrSession, PathItem};
 use crate::zvm::{CallError, ZvmClient};
 
 /// How many items of a folder an error lists.
@@ -266,9 +264,18 @@ impl Run<'_> {
     async fn mount(&mut self) -> Result<String, RewindError> {
         let client = self.client.clone();
         let before = client.flr_sessions(&self.vm.id).await.ok();
-        let asked = client
-            .flr_mount(&self.point.vpg_id, &self.vm.id, &self.point.checkpoint_id)
-            .await;
+        let asked = match &self.point.retention_set {
+            Some(set) => {
+                client
+                    .flr_mount_retention_set(&self.point.vpg_id, &self.vm.id, set)
+                    .await
+            }
+            None => {
+                client
+                    .flr_mount(&self.point.vpg_id, &self.vm.id, &self.point.checkpoint_id)
+                    .await
+            }
+        };
         let session = match asked {
             Ok(session) => session,
             Err(e) if e.outcome_unknown() => self.reconcile_mount(before, e).await?,
@@ -355,12 +362,13 @@ impl Run<'_> {
         let client = self.client.clone();
         let sent = Instant::now();
         let deadline = sent + self.wait;
-        let w = watch(self.sink, client.name(), self.point, FLR_MOUNT_TASK_TYPE);
+        let mount_type = self.point.mount_task_type();
+        let w = watch(self.sink, client.name(), self.point, mount_type);
         w.report(Stage::Running, None, None);
         let mut polls = 0u32;
         let mut mounted = false;
         let task_id = loop {
-            let tasks = client.tasks_of_type(FLR_MOUNT_TASK_TYPE).await?;
+            let tasks = client.tasks_of_type(mount_type).await?;
             if let Some(t) = tasks.iter().find(|t| t.concerns_flr_session(session)) {
                 break t.task_identifier.clone();
             }
@@ -564,7 +572,12 @@ impl Run<'_> {
     /// answer.
     async fn unmount(&mut self, session: &str) -> Unmount {
         let client = self.client.clone();
-        let w = watch(self.sink, client.name(), self.point, FLR_UNMOUNT_TASK_TYPE);
+        let w = watch(
+            self.sink,
+            client.name(),
+            self.point,
+            self.point.unmount_task_type(),
+        );
         let sent = Instant::now();
         let task_id = match client.flr_unmount(session).await {
             Ok(id) => id,

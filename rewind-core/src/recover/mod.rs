@@ -22,6 +22,8 @@
 //! - `flr`: mount, wait, browse, download, unmount (always, also after an error).
 //! - `destination`: guest paths, and writing into the destination folder without ever leaving it.
 //! - `vpg_task`: failover test start / stop and clone start / abort.
+//! - `keep`: an Extended Journal Copy of each VPG's tagged checkpoint, so a file-level recovery can
+//!   use the tag once the journal no longer holds it.
 //!
 //! Waiting: each recovery task is waited for up to [`crate::RecoverSettings::wait`]: the guard
 //! deadline, but never less than the configuration's `[recover] wait_floor_secs` (ten minutes by
@@ -31,8 +33,10 @@
 
 mod destination;
 mod flr;
+mod keep;
 mod note;
 mod vpg_task;
+pub use keep::{KeepOutcome, KeepReport, KeptVpg};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -51,6 +55,7 @@ use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::{ProgressSink, Stage, elapsed_text};
 use crate::protection::{FlrAvailability, Protection, SiteRef, VmRef};
 use crate::tagged_checkpoint::TagList;
+use crate::way_back::TagState;
 use crate::zvm::task::{MIN_POLL, Pace, TaskWait, Watch, wait_task};
 use crate::zvm::wire::Task;
 use crate::zvm::{Site, ZvmClient};
@@ -171,6 +176,10 @@ pub struct RecoveryPoint {
     pub flr: FlrAvailability,
     /// The configured site whose ZVM listed the checkpoint.
     pub listed_by: String,
+    /// The retention set to recover from, when the VPG's journal no longer holds the tag and a keep
+    /// copied it into one (only FLR can mount it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retention_set: Option<crate::way_back::KeptSet>,
 }
 
 /// For each VPG of `protection`, the newest checkpoint in `tags` whose tag names `change` as its
@@ -185,11 +194,20 @@ pub fn recovery_points(
         .iter()
         .filter_map(|vpg| {
             let listed = tags.vpgs.iter().find(|t| t.vpg_id == vpg.vpg_id)?;
-            let newest = listed
-                .tags
-                .iter()
-                .filter(|t| t.is_of_change(change) && t.state.is_recoverable())
-                .max_by_key(|t| t.timestamp)?;
+            let of_change = || listed.tags.iter().filter(|t| t.is_of_change(change));
+            // The journal first; a retention set only where the journal no longer holds the tag.
+            let in_journal = of_change()
+                .filter(|t| matches!(t.state, TagState::Listed { .. }))
+                .max_by_key(|t| t.timestamp);
+            let newest = in_journal.or_else(|| {
+                of_change()
+                    .filter(|t| t.state.is_recoverable())
+                    .max_by_key(|t| t.timestamp)
+            })?;
+            let retention_set = match newest.state {
+                TagState::Kept { .. } => newest.kept.clone(),
+                _ => None,
+            };
             Some(RecoveryPoint {
                 vpg_id: vpg.vpg_id.clone(),
                 vpg_name: vpg.vpg_name.clone(),
@@ -206,9 +224,42 @@ pub fn recovery_points(
                 locally_replicated: vpg.locally_replicated,
                 flr: vpg.flr.clone(),
                 listed_by: listed.site.clone(),
+                retention_set,
             })
         })
         .collect()
+}
+
+impl RecoveryPoint {
+    /// The `Type` of the task that mounts it for FLR: a checkpoint's, or a retention set's.
+    pub(crate) fn mount_task_type(&self) -> &'static str {
+        match self.retention_set {
+            Some(_) => crate::zvm::wire::FLR_BACKUP_MOUNT_TASK_TYPE,
+            None => crate::zvm::wire::FLR_MOUNT_TASK_TYPE,
+        }
+    }
+
+    /// The `Type` of the task that unmounts it.
+    pub(crate) fn unmount_task_type(&self) -> &'static str {
+        match self.retention_set {
+            Some(_) => crate::zvm::wire::FLR_BACKUP_UNMOUNT_TASK_TYPE,
+            None => crate::zvm::wire::FLR_UNMOUNT_TASK_TYPE,
+        }
+    }
+
+    /// Refuses a failover test or clone of a point only a retention set holds.
+    pub(crate) fn in_journal(&self) -> Result<(), RewindError> {
+        match &self.retention_set {
+            None => Ok(()),
+            Some(set) => Err(RewindError::NotPossible {
+                reason: RecoveryRefusal::OnlyInRetentionSet {
+                    vpg: self.vpg_name.clone(),
+                    change: self.change_id.clone(),
+                    retention_set: set.retention_set_id.clone(),
+                },
+            }),
+        }
+    }
 }
 
 /// A Zerto task a recovery started, as it ended (or stood when waiting stopped).
@@ -890,4 +941,5 @@ impl RecoveryRecord<'_> {
 }
 
 pub(crate) use flr::recover_file;
+pub(crate) use keep::keep;
 pub(crate) use vpg_task::{clone, failover_test};

@@ -208,7 +208,14 @@ async fn start(
     sink: &dyn ProgressSink,
     began: Instant,
 ) -> Result<RecoveryTaskReport, RewindError> {
-    let point = preference(points)[0];
+    // A failover test or clone needs the tag in a journal: a VPG whose journal still holds it first.
+    let ordered = preference(points);
+    let point = ordered
+        .iter()
+        .find(|p| p.retention_set.is_none())
+        .copied()
+        .unwrap_or(ordered[0]);
+    point.in_journal()?;
     let client = client_of(ctx, &task_site(point))?;
     let sent = Instant::now();
     let asked = how.send(&client, point, &[vm.id.as_str()]).await;

@@ -40,6 +40,15 @@ pub enum TagState {
         /// What removed it, in the ZVM's words where it said.
         by: String,
     },
+    /// Its VPG's journal no longer lists it, and a retention set keeps its checkpoint (Extended
+    /// Journal Copy): files can be recovered from the set until it expires.
+    Kept {
+        /// The retention set.
+        retention_set_id: String,
+        /// When Zerto deletes the set.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        until: Option<DateTime<Utc>>,
+    },
     /// The VPG's checkpoints could not be read, so whether it is still there is not known.
     Unknown {
         /// Why.
@@ -62,6 +71,8 @@ pub struct JournaledTag {
     pub guarded_at: DateTime<Utc>,
     /// The way back said at guard.
     pub way_back: Option<WayBack>,
+    /// The retention set a keep copied its checkpoint into.
+    pub kept: Option<super::KeptSet>,
 }
 
 impl JournaledTag {
@@ -102,6 +113,12 @@ impl TagState {
     ) -> TagState {
         let t = tag.time();
         let now = history.zvm_now().unwrap_or(now);
+        if let Some(set) = tag.kept.as_ref().filter(|s| s.is_kept_at(now)) {
+            return TagState::Kept {
+                retention_set_id: set.retention_set_id.clone(),
+                until: set.expires,
+            };
+        }
         if let Some(w) = wipes.iter().filter(|w| w.at >= t).min_by_key(|w| w.at) {
             return TagState::Wiped {
                 at: Some(w.at),
@@ -156,9 +173,10 @@ impl TagState {
         }
     }
 
-    /// Whether a recovery can use it now.
+    /// Whether a recovery can use it now: listed in the journal, or kept in a retention set (which
+    /// only FLR mounts).
     pub fn is_recoverable(&self) -> bool {
-        matches!(self, TagState::Listed { .. })
+        matches!(self, TagState::Listed { .. } | TagState::Kept { .. })
     }
 
     /// The state in a few words: `listed, recoverable until about 2026-12-05 11:15 UTC (1 h 15 min
@@ -182,6 +200,19 @@ impl TagState {
             }
             TagState::Wiped { at: Some(t), by } => format!("wiped at {}: {by}", at(t)),
             TagState::Wiped { at: None, by } => format!("wiped: {by}"),
+            TagState::Kept {
+                retention_set_id,
+                until,
+            } => match until {
+                Some(until) => format!(
+                    "kept in retention set {retention_set_id} until {} ({}); the journal no longer holds it",
+                    at(until),
+                    super::from_now(*until - now)
+                ),
+                None => format!(
+                    "kept in retention set {retention_set_id}; the journal no longer holds it"
+                ),
+            },
             TagState::Unknown { why } => format!("unknown: {why}"),
         }
     }
@@ -204,6 +235,7 @@ mod tests {
             tag: "ai:x | y | vm=web-01 | change=c | t".into(),
             guarded_at: t0(),
             way_back: None,
+            kept: None,
         }
     }
 
@@ -283,6 +315,34 @@ mod tests {
                 journal_reaches_back_to: Some(t0() - Duration::minutes(60))
             }
         );
+    }
+
+    #[test]
+    fn a_tag_the_journal_lost_but_a_retention_set_keeps_is_kept_until_the_set_expires() {
+        let now = t0() + Duration::minutes(61);
+        let h = history(1, 60, 60, now - Duration::minutes(60));
+        let mut kept = tag();
+        kept.kept = Some(crate::way_back::KeptSet {
+            retention_set_id: "rs-1".into(),
+            repository_id: None,
+            repository_name: None,
+            repository_site_id: None,
+            point_in_time: Some(t0()),
+            expires: Some(t0() + Duration::days(30)),
+        });
+        let state = TagState::unlisted(&kept, &h, &[], now);
+        assert_eq!(
+            state,
+            TagState::Kept {
+                retention_set_id: "rs-1".into(),
+                until: Some(t0() + Duration::days(30))
+            }
+        );
+        assert!(state.is_recoverable());
+        let later = t0() + Duration::days(31);
+        let h = history(1, 60, 60, later - Duration::minutes(60));
+        let expired = TagState::unlisted(&kept, &h, &[], later);
+        assert!(matches!(expired, TagState::AgedOut { .. }), "{expired:?}");
     }
 
     #[test]

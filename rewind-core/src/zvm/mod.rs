@@ -41,7 +41,7 @@ use url::Url;
 use crate::config::{HttpSettings, SiteConfig};
 use crate::error::RewindError;
 use crate::error::Unreached;
-use crate::way_back::{JOURNAL_ALERTS, VpgHistory, Wipe};
+use crate::way_back::{JOURNAL_ALERTS, KeptSet, VpgHistory, Wipe};
 use retry::Budgets;
 use token::{TOKEN_PATH, TokenCache};
 use wire::{
@@ -49,6 +49,18 @@ use wire::{
     FlrListing, FlrMount, FlrSession, INSERT_TASK_TYPE, InsertCheckpoint, JournalFlr, LocalSite,
     SiteVm, Task, VirtualizationSite, VmRow, Vpg, format_query_time,
 };
+
+/// An event's description up to its first `:` or `.`, at most 120 characters: what happened,
+/// without the detail a list of tags would add.
+fn first_clause(text: &str) -> String {
+    let end = text.find([':', '.']).unwrap_or(text.len());
+    text[..end]
+        .chars()
+        .take(120)
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
 
 /// The history of `vpg`, with those of `alerts` that are journal alerts.
 fn history_of(vpg: &Vpg, alerts: &[wire::Alert]) -> VpgHistory {
@@ -916,7 +928,7 @@ impl ZvmClient {
                     .any(|w| words.contains(w));
                 (words.contains("checkpoint") && removed).then_some(Wipe {
                     at: e.occurred_on?,
-                    by,
+                    by: first_clause(&by),
                 })
             })
             .filter(|w| w.at >= since)
@@ -969,16 +981,83 @@ impl ZvmClient {
         self.post_for_task(
             "/v1/flrs",
             Some(&FlrMount {
-                jflr: JournalFlr {
+                jflr: Some(JournalFlr {
                     vpg_identifier: vpg_id,
                     vm_identifier: vm_id,
                     checkpoint_identifier: checkpoint_id,
                     initial_download_path: None,
-                },
+                }),
                 bflr: None,
             }),
         )
         .await
+    }
+
+    /// `POST /v1/flrs` with the FLR of `vm_id` in retention set `set` of `vpg_id` → the FLR session
+    /// identifier. Never sent twice.
+    pub(crate) async fn flr_mount_retention_set(
+        &self,
+        vpg_id: &str,
+        vm_id: &str,
+        set: &KeptSet,
+    ) -> Result<String, CallError> {
+        self.post_for_task(
+            "/v1/flrs",
+            Some(&FlrMount {
+                jflr: None,
+                bflr: Some(wire::BackupFlr {
+                    vpg_identifier: vpg_id,
+                    vm_identifier: vm_id,
+                    retention_set_identifier: &set.retention_set_id,
+                    repository_identifier: set.repository_id.as_deref(),
+                    repository_site_identifier: set.repository_site_id.as_deref(),
+                    initial_download_path: None,
+                }),
+            }),
+        )
+        .await
+    }
+
+    /// `POST /v1/ltr/vpgs/{id}/retentionstart {checkpointId}` → the id of the run's task. Never sent
+    /// twice.
+    pub(crate) async fn retention_start(
+        &self,
+        vpg_id: &str,
+        checkpoint_id: &str,
+    ) -> Result<String, CallError> {
+        let path = format!("/v1/ltr/vpgs/{}/retentionstart", segment(vpg_id));
+        let body = wire::RetentionStart { checkpoint_id };
+        self.post_for_task(&path, Some(&body)).await
+    }
+
+    /// `GET /v1/ltr/health/vpgs`: each VPG's repository, as this site sees it.
+    pub async fn ltr_health(&self) -> Result<Vec<wire::VpgLtrHealth>, RewindError> {
+        let health: wire::VpgsLtrHealth = self.get_json("/v1/ltr/health/vpgs", &[]).await?;
+        Ok(health.vpgs)
+    }
+
+    /// `GET /v1/ltr/catalog/fullretentionsets?vpgIdentifier=`: the full retention sets of a VPG.
+    pub async fn full_retention_sets(
+        &self,
+        vpg_id: &str,
+    ) -> Result<Vec<wire::RetentionSetInfo>, RewindError> {
+        let sets: wire::RetentionSetsInfo = self
+            .get_json(
+                "/v1/ltr/catalog/fullretentionsets",
+                &[("vpgIdentifier", vpg_id.to_string())],
+            )
+            .await?;
+        Ok(sets.retention_sets)
+    }
+
+    /// `GET /v1/ltr/catalog/vms/{vm}/retentionsets`: the retention sets that hold a VM.
+    pub async fn vm_retention_sets(
+        &self,
+        vm_id: &str,
+    ) -> Result<Vec<wire::VmRetentionSet>, RewindError> {
+        let path = format!("/v1/ltr/catalog/vms/{}/retentionsets", segment(vm_id));
+        let sets: wire::VmRetentionSets = self.get_json(&path, &[]).await?;
+        Ok(sets.retention_sets)
     }
 
     /// `GET /v1/flrs?vmIdentifier=`: the FLR sessions of a VM at this ZVM.

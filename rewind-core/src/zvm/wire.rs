@@ -458,6 +458,12 @@ pub const INSERT_TASK_TYPE: &str = "InsertTaggedCP";
 pub const FLR_MOUNT_TASK_TYPE: &str = "FlrJournalMount";
 /// The task type of an FLR unmount.
 pub const FLR_UNMOUNT_TASK_TYPE: &str = "FlrJournalUnmount";
+/// The `Type` of the task that mounts a retention set for FLR.
+pub const FLR_BACKUP_MOUNT_TASK_TYPE: &str = "FlrBackupMount";
+/// The `Type` of the task that unmounts it.
+pub const FLR_BACKUP_UNMOUNT_TASK_TYPE: &str = "FlrBackupUnmount";
+/// The `Type` of a manual Extended Journal Copy run (`retentionstart`).
+pub const RETENTION_TASK_TYPE: &str = "ManualRetention";
 /// The task type of a failover test start.
 pub const FAILOVER_TEST_TASK_TYPE: &str = "FailOverTest";
 /// The task type of a failover test stop.
@@ -533,14 +539,133 @@ impl FlrSession {
 /// The session status of a completed mount.
 pub const FLR_MOUNTED: &str = "MountCompletedSuccessfully";
 
-/// The body of `POST /v1/flrs` (`FlrMountDataApi`): a journal FLR.
+/// The body of `POST /v1/flrs` (`FlrMountDataApi`): a journal FLR, or one of a retention set.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "PascalCase")]
 pub struct FlrMount<'a> {
     /// The journal FLR.
-    pub jflr: JournalFlr<'a>,
-    /// The Extended-Journal FLR, never used here.
-    pub bflr: Option<()>,
+    pub jflr: Option<JournalFlr<'a>>,
+    /// The FLR of a retention set (Extended Journal Copy).
+    pub bflr: Option<BackupFlr<'a>>,
+}
+
+/// `BflrMountDataApi`: the FLR of a retention set.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "PascalCase")]
+pub struct BackupFlr<'a> {
+    /// The VPG the set was copied from.
+    pub vpg_identifier: &'a str,
+    /// The VM whose disks to mount.
+    pub vm_identifier: &'a str,
+    /// The retention set.
+    pub retention_set_identifier: &'a str,
+    /// Its repository.
+    pub repository_identifier: Option<&'a str>,
+    /// The site of its repository.
+    pub repository_site_identifier: Option<&'a str>,
+    /// Where the browse starts; none.
+    pub initial_download_path: Option<&'a str>,
+}
+
+/// The body of `POST /v1/ltr/vpgs/{id}/retentionstart` (`RetentionStartInfoApi`).
+#[derive(Debug, Clone, Serialize)]
+pub struct RetentionStart<'a> {
+    /// The checkpoint to copy.
+    #[serde(rename = "checkpointId")]
+    pub checkpoint_id: &'a str,
+}
+
+/// A name and an identifier (`NamedEntityApi`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct NamedEntity {
+    /// The name.
+    #[serde(alias = "name", deserialize_with = "lenient_string")]
+    pub name: Option<String>,
+    /// The identifier.
+    #[serde(alias = "identifier", deserialize_with = "lenient_string")]
+    pub identifier: Option<String>,
+}
+
+/// `GET /v1/ltr/catalog/fullretentionsets` (`RetentionSetsInfoApi`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct RetentionSetsInfo {
+    /// The full retention sets.
+    #[serde(alias = "retentionSets")]
+    pub retention_sets: Vec<RetentionSetInfo>,
+}
+
+/// One full retention set (`RetentionSetInfoApi`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct RetentionSetInfo {
+    /// Its identifier.
+    #[serde(alias = "retentionSetIdentifier", deserialize_with = "lenient_string")]
+    pub retention_set_identifier: Option<String>,
+    /// The VPG it was copied from.
+    #[serde(alias = "vpg")]
+    pub vpg: Option<NamedEntity>,
+    /// The repository that keeps it.
+    #[serde(alias = "repository")]
+    pub repository: Option<NamedEntity>,
+    /// The moment it holds.
+    #[serde(alias = "pointInTime", deserialize_with = "lenient_time")]
+    pub point_in_time: Option<DateTime<Utc>>,
+    /// When it is deleted.
+    #[serde(alias = "expiryDate", deserialize_with = "lenient_time")]
+    pub expiry_date: Option<DateTime<Utc>>,
+}
+
+/// `GET /v1/ltr/health/vpgs` (`VpgsLtrHealthApi`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct VpgsLtrHealth {
+    /// Each VPG the site sees.
+    #[serde(alias = "vpgs")]
+    pub vpgs: Vec<VpgLtrHealth>,
+}
+
+/// One VPG's Extended Journal Copy (`VpgLtrHealthApi`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct VpgLtrHealth {
+    /// The VPG.
+    #[serde(alias = "vpgId", deserialize_with = "lenient_string")]
+    pub vpg_id: Option<String>,
+    /// Its repository, `null` when it has none.
+    #[serde(alias = "repositoryId", deserialize_with = "lenient_string")]
+    pub repository_id: Option<String>,
+    /// Its repository's name.
+    #[serde(alias = "repositoryName", deserialize_with = "lenient_string")]
+    pub repository_name: Option<String>,
+}
+
+/// `GET /v1/ltr/catalog/vms/{vm}/retentionsets` (`RetentionSetsApi`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct VmRetentionSets {
+    /// The sets that hold the VM.
+    #[serde(alias = "retentionSets")]
+    pub retention_sets: Vec<VmRetentionSet>,
+}
+
+/// One retention set of a VM (`RetentionSetApi`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "PascalCase")]
+pub struct VmRetentionSet {
+    /// Its identifier.
+    #[serde(alias = "retentionSetIdentifier", deserialize_with = "lenient_string")]
+    pub retention_set_identifier: Option<String>,
+    /// Its repository.
+    #[serde(alias = "repositoryIdentifier", deserialize_with = "lenient_string")]
+    pub repository_identifier: Option<String>,
+    /// The site of its repository.
+    #[serde(
+        alias = "repositorySiteIdentifier",
+        deserialize_with = "lenient_string"
+    )]
+    pub repository_site_identifier: Option<String>,
 }
 
 /// `JflrMountDataApi`.
