@@ -18,6 +18,7 @@ Feature: The agent's tools
       | zerto_recover_file        | no        | no          |
       | zerto_failover_test       | no        | yes         |
       | zerto_clone               | no        | yes         |
+      | zerto_keep_way_back       | no        | no          |
 
   Scenario: The agent reads back its change: the tags and the journal
     Given the agent has guarded "web-01" for change "read-back"

@@ -14,6 +14,14 @@ Feature: How long the way back lasts
     And the guard's notes for VPG "web-dr" say "less than the 4 h asked for"
     And the answer says "the shortest way back"
 
+  Scenario: A journal a burst of writes filled says so at guard: its way back is a shorter estimate
+    Given a burst of writes as big as 40 minutes of its usual writing fills the journal of VPG "web-local"
+    When the agent guards "web-01" for change "after-burst"
+    Then the verdict is "guarded"
+    And VPG "web-local" is recoverable for about 50 minutes from its tag, an estimate because "HistoryNotMeetingSLA"
+    And the guard's notes for VPG "web-local" say "the journal holds about 50 min of its configured 60 min"
+    And VPG "web-dr" is recoverable for 120 minutes from its tag
+
   Scenario: A tag ages out of a 60-minute journal and is reported so, never as one that never existed
     Given the operator has run `rewind guard web-01 --agent ops --action "edit app.conf" --change aging`
     When Zerto's clock moves on 61 minutes

@@ -58,9 +58,9 @@ pub const HOSTS: [&str; 6] = [CLAUDE_CODE, VSCODE, COPILOT_CLI, CODEX, GEMINI_CL
 /// later calls stricter, and neither changes a guest. Asking the human before the guard would put a
 /// question in front of the very step that makes a change safe. Three kinds stay unknown on purpose,
 /// so the human is asked: `zerto_add_read_only_tool` weakens the guard (it lets a tool run without a
-/// checkpoint from then on), and `zerto_recover_file`, `zerto_failover_test` and `zerto_clone` act on
-/// Zerto and this machine (an FLR session, files written, a test VM or a clone started or removed),
-/// which a human should agree to.
+/// checkpoint from then on), and `zerto_recover_file`, `zerto_failover_test`, `zerto_clone` and
+/// `zerto_keep_way_back` act on Zerto and this machine (an FLR session, files written, a test VM or a
+/// clone started or removed, a retention set written), which a human should agree to.
 pub const BUILTIN_READ_ONLY: &[(&str, &str)] = &[
     // Claude Code 2.1 (its package's sdk-tools.d.ts).
     (CLAUDE_CODE, "Read"),
@@ -846,6 +846,7 @@ mod tests {
             "zerto_recover_file",
             "zerto_failover_test",
             "zerto_clone",
+            "zerto_keep_way_back",
         ] {
             let c = s.classify(ZERTO_REWIND, tool, None).unwrap();
             assert_eq!(c.class, ToolClass::Unknown, "{tool}");

@@ -112,9 +112,9 @@ pub use protection::{
     FlrAvailability, Protection, ProtectionNote, SiteRef, VmQuery, VmRef, VpgProtection,
 };
 pub use recover::{
-    CloneAction, CloneReport, FailoverTestAction, FailoverTestReport, GuestPath, RecoverFileReport,
-    RecoverFileRequest, RecoveredFile, RecoveryNote, RecoveryOperation, RecoveryPoint,
-    RecoveryTask, RecoveryTaskReport, RecoveryVerdict, Unmount,
+    CloneAction, CloneReport, FailoverTestAction, FailoverTestReport, GuestPath, KeepOutcome,
+    KeepReport, KeptVpg, RecoverFileReport, RecoverFileRequest, RecoveredFile, RecoveryNote,
+    RecoveryOperation, RecoveryPoint, RecoveryTask, RecoveryTaskReport, RecoveryVerdict, Unmount,
 };
 pub use tagged_checkpoint::TagList;
 pub use tokio_util::sync::CancellationToken;

@@ -223,6 +223,20 @@ pub struct CloneArgs {
     pub vpg: Option<String>,
 }
 
+/// The arguments of `zerto_keep_way_back`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KeepArgs {
+    /// The VM: its name, host name, IP address or vmIdentifier.
+    pub vm: String,
+    /// The change id of the guard, or a tag exactly.
+    pub change_id: String,
+    /// Ask only these configured sites (e.g. while another site is down); the answer then says
+    /// so. Leave it out to ask every site.
+    #[serde(default)]
+    pub sites: Vec<String>,
+}
+
 /// The arguments of the `rewind` prompt.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct PromptArgs {

@@ -1,6 +1,6 @@
 //! Who may do what over HTTP (`[http.auth.roles]`): each tool needs one realm role (or scope) in
 //! the caller's token: reading (find, tags, check a tool, the journal), guarding, recovering (file
-//! restore, failover test, clone) or changing the catalog. A call without it is a tool error that
+//! restore, failover test, clone, keeping tags past the journal) or changing the catalog. A call without it is a tool error that
 //! names the role, so the agent can say what to ask for. Over stdio, and without `[http.auth]`,
 //! there is no signed-in caller and nothing is checked here.
 
@@ -20,7 +20,9 @@ fn needed<'r>(roles: &'r ToolRoles, tool: &str) -> Option<&'r str> {
             &roles.read
         }
         "zerto_guard_before_mutate" => &roles.guard,
-        "zerto_recover_file" | "zerto_failover_test" | "zerto_clone" => &roles.recover,
+        "zerto_recover_file" | "zerto_failover_test" | "zerto_clone" | "zerto_keep_way_back" => {
+            &roles.recover
+        }
         "zerto_add_mutating_tool" | "zerto_add_read_only_tool" => &roles.catalog,
         _ => return None,
     })

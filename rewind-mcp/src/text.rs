@@ -128,6 +128,19 @@ Start or abort an offsite clone of a VM from the tagged checkpoint of a change: 
 while production keeps running. Call start when the human wants that copy; abort stops a clone still being made and removes it. \
 change_id: the change id given to the guard, or a tag exactly. The Zerto task is read until it ends; a task still running is reported with its id, never dropped, as a tool error with verdict still_running: do not report it done and do not start it again.";
 
+pub const KEEP_WAY_BACK: &str = "\
+Propose keeping a change's tagged checkpoints past the journal: an Extended Journal Copy of each VPG's tag into its repository, so files can be recovered from it after the journal has lost it. \
+Call it when the human wants the way back to last longer than the journal's history (a guard's or zerto_list_tags' answer says until when). The server asks the human yes or no every time and does nothing without a yes; \
+a client that cannot show the human a form gets a refusal to pass on. change_id: the change id given to the guard, or a tag exactly. \
+A VPG without a repository is said so, with the offsite clone (zerto_clone) as the way instead.";
+
+/// The form's message when asking the human to keep a change's tags.
+pub fn keep_message(vm: &str, change: &str) -> String {
+    format!(
+        "An agent proposes keeping the tagged checkpoints of change {change} on VM {vm} past the journal: Zerto copies each into its VPG's Extended Journal Copy repository (a retention set, kept for the repository's retention, 30 days by default), using repository space. Nothing on the VM changes. Keep them?"
+    )
+}
+
 /// The form's message when asking the human about an unknown tool.
 pub fn ask_message(server: &str, tool: &str, vm: Option<&str>) -> String {
     let target = match vm {
@@ -199,6 +212,8 @@ mod tests {
             ("RECOVER_FILE", RECOVER_FILE.to_string()),
             ("FAILOVER_TEST", FAILOVER_TEST.to_string()),
             ("CLONE", CLONE.to_string()),
+            ("KEEP_WAY_BACK", KEEP_WAY_BACK.to_string()),
+            ("keep_message", keep_message("web-01", "chg-1")),
             ("ask_message", ask_message("ssh", "run", Some("web-01"))),
             ("ASK_CHECKPOINT_TITLE", ASK_CHECKPOINT_TITLE.to_string()),
             ("ASK_YES", ASK_YES.to_string()),

@@ -38,7 +38,7 @@ use rmcp::{tool, tool_router};
 use crate::args::{self, given};
 use crate::reply::Said;
 use crate::server::RewindServer;
-use crate::{check, progress, reply, text};
+use crate::{check, consent, progress, reply, text};
 
 /// The journal records `zerto_journal` returns when not told how many.
 pub const JOURNAL_DEFAULT_LAST: usize = 20;
@@ -426,6 +426,88 @@ impl RewindServer {
             Ok(Err(e)) => reply::recovery_failure(&e),
             Err(e) => stopped("the offsite clone", &e),
         }
+    }
+
+    #[tool(
+        name = "zerto_keep_way_back",
+        description = text::KEEP_WAY_BACK,
+        input_schema = args::schema::<args::KeepArgs>(),
+        output_schema = reply::output_schema::<rewind_core::KeepReport>(),
+        annotations(
+            title = "Keep a change's tags past the journal (asks the human)",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn keep_way_back(
+        &self,
+        ctx: RequestContext<RoleServer>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+        args: JsonObject,
+    ) -> Result<CallToolResponse, McpError> {
+        let a: args::KeepArgs = match args::parse("zerto_keep_way_back", args) {
+            Ok(a) => a,
+            Err(e) => return Ok(reply::bad_arguments(&e).into()),
+        };
+        let question = consent::Question {
+            tool: "zerto_keep_way_back",
+            message: text::keep_message(&a.vm, &a.change_id),
+            yes: "Yes: keep them past the journal".into(),
+            no: "No: leave them to age out with the journal".into(),
+            about: serde_json::json!([a.vm, a.change_id, a.sites]),
+        };
+        match question.ask(&ctx, state, responses).await {
+            consent::Consent::Given => {}
+            consent::Consent::AskThroughClient(form) => return Ok(*form),
+            consent::Consent::Refused(why) => {
+                let report = rewind_core::ErrorReport::new(
+                    rewind_core::ErrorKind::Refused,
+                    format!(
+                        "nothing was kept: {why}; the tags of change {} age out with their journals",
+                        a.change_id
+                    ),
+                );
+                return Ok(reply::report(report).into());
+            }
+        }
+        let rewind = match self.recovering(&a.sites, None, &ctx) {
+            Ok(rewind) => rewind,
+            Err(refused) => return Ok(refused.into()),
+        };
+        let (vm, change) = (a.vm, a.change_id);
+        let done = progress::detached(self, &ctx, move |sink| async move {
+            rewind.keep(&vm, &change, &*sink).await
+        })
+        .await;
+        Ok(match done {
+            Ok(Ok(report)) => keep_answer(&report),
+            Ok(Err(e)) => reply::recovery_failure(&e),
+            Err(e) => stopped("keeping the tags", &e),
+        }
+        .into())
+    }
+}
+
+/// The answer of a keep: a success when at least one VPG's tag is kept.
+fn keep_answer(report: &rewind_core::KeepReport) -> CallToolResult {
+    let said = |next: &str| Said::new(report.summary().replace('\n', "; "), next);
+    match report.error_kind() {
+        None => reply::ok(
+            said(
+                "Tell the human until when each tag is kept, and which VPGs could not keep theirs.",
+            ),
+            report,
+        ),
+        Some(_) => reply::answer(
+            said(
+                "Nothing more was kept: show the human each VPG's reason; an offsite clone (zerto_clone) keeps the VM as it was instead, on their word.",
+            ),
+            report,
+            true,
+        ),
     }
 }
 

@@ -114,3 +114,23 @@ async fn none_expiring(world: &mut RewindWorld) {
     let answer = world.last();
     assert_eq!(answer.result()["changes"], json!([]), "{answer:#?}");
 }
+
+#[then(
+    expr = "VPG {string} is recoverable for about {int} minutes from its tag, an estimate because {string}"
+)]
+async fn recoverable_about(world: &mut RewindWorld, vpg: String, minutes: i64, because: String) {
+    let v = world.last().vpg(&vpg).clone();
+    let way_back = &v["way_back"];
+    let lasts = time(&way_back["recoverable_until"]) - time(&way_back["tagged_at"]);
+    assert!(
+        (lasts.num_minutes() - minutes).abs() <= 2,
+        "about {minutes} minutes: {v}"
+    );
+    assert_eq!(way_back["estimate"], true, "{v}");
+    assert!(
+        way_back["estimate_because"]
+            .as_str()
+            .is_some_and(|b| b.contains(&because)),
+        "{v}"
+    );
+}

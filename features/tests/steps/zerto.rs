@@ -30,6 +30,17 @@ async fn resync(world: &mut RewindWorld, vpg: String, seconds: u64) {
     world.sim().await.resync_as(&vpg, seconds, "FullSync").await;
 }
 
+#[given(
+    expr = "a burst of writes as big as {int} minutes of its usual writing fills the journal of VPG {string}"
+)]
+async fn journal_burst(world: &mut RewindWorld, minutes: u64, vpg: String) {
+    let journal = world.sim().await.journal_burst(&vpg, minutes as f64).await;
+    assert_eq!(
+        journal["Full"], true,
+        "the journal is at its hard limit: {journal}"
+    );
+}
+
 #[when(expr = "Zerto's clock moves on {int} seconds")]
 async fn clock_seconds(world: &mut RewindWorld, seconds: u64) {
     world.sim().await.advance(seconds as f64).await;

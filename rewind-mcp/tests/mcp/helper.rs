@@ -500,10 +500,18 @@ impl ClientHandler for Human {
         request: ElicitRequestParams,
         _ctx: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, rmcp::ErrorData> {
+        // A yes-or-no consent form (keeping tags) has one field, `proceed`; the question about an
+        // unknown tool has `checkpoint` and `remember`.
+        let consent = serde_json::to_value(&request)
+            .is_ok_and(|r| r["requestedSchema"]["properties"].get("proceed").is_some());
         self.asked.lock().unwrap().push(request);
         let form = |checkpoint: &str, remember: bool| {
-            ElicitResult::new(ElicitationAction::Accept)
-                .with_content(json!({"checkpoint": checkpoint, "remember": remember}))
+            let content = if consent {
+                json!({"proceed": checkpoint})
+            } else {
+                json!({"checkpoint": checkpoint, "remember": remember})
+            };
+            ElicitResult::new(ElicitationAction::Accept).with_content(content)
         };
         Ok(match self.answer {
             Some(Answer::Yes) => form("yes", false),

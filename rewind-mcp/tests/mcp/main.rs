@@ -14,12 +14,15 @@
 //! - `secrets`: at trace level, no password, client secret or token reaches stderr or a result.
 //! - `sign_in`: `[http.auth]`: tokens refused with 401, roles, the person journaled behind a guard.
 //! - `tasks`: guards as MCP tasks: followed, listed, cancelled, and scoped to their caller.
+//! - `keep`: keeping a change's tags past the journal only on the human's yes, on both protocol
+//!   generations.
 
 mod asking;
 mod attacks;
 mod bad_input;
 mod helper;
 mod http;
+mod keep;
 mod listing;
 mod logging;
 mod machine;
