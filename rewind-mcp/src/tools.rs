@@ -630,9 +630,9 @@ fn way_back_said(report: &GuardReport) -> String {
         .min_by_key(|(_, w)| w.recoverable_until)
         .map(|(v, w)| {
             format!(
-                ". It can be rewound {} (the shortest way back, at VPG {})",
-                w.describe_at_guard(),
-                v.vpg_name
+                ". The shortest way back is VPG {}'s: it can be rewound {}",
+                v.vpg_name,
+                w.describe_at_guard()
             )
         })
         .unwrap_or_default()

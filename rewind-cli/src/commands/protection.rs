@@ -147,6 +147,13 @@ pub fn guard_text(r: &GuardReport) -> String {
         ]);
     }
     out.push_str(&t.render());
+    let ways = r.ways_back();
+    if !ways.is_empty() {
+        out.push_str("way back, the shortest first:\n");
+        for line in ways {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     let mut notes: Vec<String> = r
         .vpgs
         .iter()

@@ -307,26 +307,35 @@ impl GuardReport {
         out
     }
 
-    /// The tagged VPGs' ways back, the shortest first: how long this change can be rewound.
-    fn way_back_lines(&self) -> String {
+    /// The tagged VPGs' ways back, the shortest first, one line each: how long this change can be
+    /// rewound (`web-local: recoverable until 2026-12-05 10:27 UTC (1 h from now)`).
+    pub fn ways_back(&self) -> Vec<String> {
         let mut ways: Vec<(&str, &WayBack)> = self
             .vpgs
             .iter()
             .filter_map(|v| Some((v.vpg_name.as_str(), v.way_back.as_ref()?)))
             .collect();
+        ways.sort_by_key(|(_, w)| w.recoverable_until);
+        ways.into_iter()
+            .map(|(name, w)| {
+                let mut line = format!("{name}: recoverable {}", w.describe_at_guard());
+                if let Some(because) = &w.estimate_because {
+                    line.push_str(&format!(", an estimate: {because}"));
+                }
+                line
+            })
+            .collect()
+    }
+
+    /// [`GuardReport::ways_back`] under a heading, for the summary.
+    fn way_back_lines(&self) -> String {
+        let ways = self.ways_back();
         if ways.is_empty() {
             return String::new();
         }
-        ways.sort_by_key(|(_, w)| w.recoverable_until);
         let mut out = String::from("\n  way back (the shortest first):");
-        for (name, w) in ways {
-            out.push_str(&format!(
-                "\n    {name}: recoverable {}",
-                w.describe_at_guard()
-            ));
-            if let Some(because) = &w.estimate_because {
-                out.push_str(&format!(", an estimate: {because}"));
-            }
+        for line in ways {
+            out.push_str(&format!("\n    {line}"));
         }
         out
     }

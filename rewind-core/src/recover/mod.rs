@@ -605,7 +605,7 @@ pub(crate) async fn resolve(
     if let Some(vpg) = ctx.vpg
         && !points.is_empty()
     {
-        return only_in(points, vpg, change).map(|points| (protection, points));
+        return only_in(points, &tags, vpg, change).map(|points| (protection, points));
     }
     if points.is_empty()
         && let Some(gone) = not_recoverable(&protection, &tags, change)
@@ -691,6 +691,7 @@ fn not_recoverable(protection: &Protection, tags: &TagList, change: &str) -> Opt
 /// that hold the change's tag.
 fn only_in(
     points: Vec<RecoveryPoint>,
+    tags: &TagList,
     vpg: &str,
     change: &str,
 ) -> Result<Vec<RecoveryPoint>, RewindError> {
@@ -701,10 +702,23 @@ fn only_in(
         return Ok(points.into_iter().filter(named).collect());
     }
     let holding: Vec<&str> = points.iter().map(|p| p.vpg_name.as_str()).collect();
+    // What became of the tag in the VPG named, when a guard journaled one there.
+    let became = tags
+        .vpgs
+        .iter()
+        .filter(|v| v.vpg_name.eq_ignore_ascii_case(vpg) || v.vpg_id.eq_ignore_ascii_case(vpg))
+        .flat_map(|v| {
+            v.tags
+                .iter()
+                .filter(|t| t.is_of_change(change))
+                .map(move |t| format!(" (its tag is {})", t.state.describe(v.read_at)))
+        })
+        .next()
+        .unwrap_or_default();
     Err(RewindError::InvalidInput {
         field: "vpg",
         problem: format!(
-            "VPG {vpg:?} holds no tagged checkpoint of change {change:?}; the VPGs that hold one are {}: give one of them",
+            "VPG {vpg:?} holds no tagged checkpoint of change {change:?} to recover from{became}; the VPGs that hold one are {}: give one of them",
             holding.join(", ")
         ),
     })
