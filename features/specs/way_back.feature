@@ -12,7 +12,7 @@ Feature: How long the way back lasts
     And VPG "web-dr" is recoverable for 120 minutes from its tag
     And the guard is recoverable until the end of its shortest way back
     And the guard's notes for VPG "web-dr" say "less than the 4 h asked for"
-    And the answer says "the shortest way back"
+    And the answer says "The shortest way back is VPG"
 
   Scenario: A journal a burst of writes filled says so at guard: its way back is a shorter estimate
     Given a burst of writes as big as 40 minutes of its usual writing fills the journal of VPG "web-local"

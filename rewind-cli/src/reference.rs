@@ -35,6 +35,15 @@ fn results(g: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
         ("guard", g.subschema_for::<rewind_core::GuardReport>()),
         ("tags", g.subschema_for::<rewind_core::TagList>()),
         (
+            "tags --expiring",
+            g.subschema_for::<rewind_core::audit_journal::Expiring>(),
+        ),
+        ("keep", g.subschema_for::<rewind_core::KeepReport>()),
+        (
+            "done",
+            g.subschema_for::<rewind_core::audit_journal::Closed>(),
+        ),
+        (
             "recover file",
             g.subschema_for::<rewind_core::RecoverFileReport>(),
         ),

@@ -15,12 +15,13 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::file::WholeLines;
 use super::{JournalError, changes, vms};
 use super::{read_error, write_error};
 use crate::local_state::{LOCK_WAIT, LockMode, lock, open_private};
@@ -208,25 +209,13 @@ fn cut_of(
     before: DateTime<Utc>,
     len: u64,
 ) -> Result<Cut, ArchiveError> {
-    let mut reader = BufReader::new(file);
-    reader
-        .seek(SeekFrom::Start(0))
-        .map_err(|e| read_error(journal, e))?;
+    let err = |e| read_error(journal, e);
+    let mut lines = WholeLines::from(file, 0).map_err(err)?;
     let mut window: VecDeque<Placed> = VecDeque::new();
     let mut first_after: Option<usize> = None;
-    let (mut at, mut line) = (0u64, Vec::new());
-    loop {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| read_error(journal, e))?;
-        if n == 0 || line.last() != Some(&b'\n') {
-            break;
-        }
-        let offset = at;
-        at += n as u64;
+    while let Some((line, offset, _)) = lines.next_line().map_err(err)? {
         // An unreadable line goes with the lines around it.
-        let Ok(Line { time, change_id }) = serde_json::from_slice::<Line>(&line) else {
+        let Ok(Line { time, change_id }) = serde_json::from_slice::<Line>(line) else {
             continue;
         };
         let placed = Placed {
@@ -254,7 +243,7 @@ fn cut_of(
     }
     let offset = match first_after {
         // Every whole line is older than `before`.
-        None => at,
+        None => lines.end(),
         Some(i) => {
             let after: HashSet<&str> = window.range(i..).map(|p| p.change_id.as_str()).collect();
             window

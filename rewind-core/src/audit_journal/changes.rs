@@ -10,12 +10,13 @@
 //! covers more than the journal holds (a journal replaced), is made again from the journal.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::file::WholeLines;
 use super::read_error;
 use super::{JournalError, JournalRecord, Phase, RecordKind};
 use crate::local_state::open_private;
@@ -124,12 +125,12 @@ pub(super) fn uses_of(
         Err(source) => return Err(read_error(journal, source)),
     };
     let index = index_path(journal);
-    let tail = match read_tail(&index, since)? {
+    let tail = match read_tail(&index, change_id, since)? {
         Some(tail) if tail.covered <= journal_len => tail,
         // Missing, or covering more than the journal holds: made again.
         _ => {
             rebuild(journal, &index)?;
-            read_tail(&index, since)?.unwrap_or_default()
+            read_tail(&index, change_id, since)?.unwrap_or_default()
         }
     };
     let mut uses: Vec<ChangeUse> = tail.uses;
@@ -145,15 +146,24 @@ pub(super) fn uses_of(
 /// What the end of the index holds.
 #[derive(Debug, Default)]
 struct Tail {
-    /// The uses read, back to the horizon.
+    /// The uses of the change read, back to the horizon.
     uses: Vec<ChangeUse>,
     /// How much of the journal the index covers: the furthest end it names.
     covered: u64,
 }
 
-/// The index's lines back to `since` (a little before, for lines out of order); `None` when there
-/// is no index.
-fn read_tail(index: &Path, since: DateTime<Utc>) -> Result<Option<Tail>, JournalError> {
+/// The index's lines of `change_id` back to `since` (a little before, for lines out of order);
+/// `None` when there is no index. Only the lines that hold the change id's text are parsed, and the
+/// first and last (how far back it reaches, how much of the journal it covers): a guard runs this
+/// before every insert, and the index of a busy month holds a line per guard.
+fn read_tail(
+    index: &Path,
+    change_id: &str,
+    since: DateTime<Utc>,
+) -> Result<Option<Tail>, JournalError> {
+    let needle = serde_json::to_string(change_id)
+        .map(|quoted| format!("\"c\":{quoted}").into_bytes())
+        .map_err(|e| JournalError::Encode(e.to_string()))?;
     let mut file = match File::open(index) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -175,14 +185,17 @@ fn read_tail(index: &Path, since: DateTime<Utc>) -> Result<Option<Tail>, Journal
                 None => &[],
             },
         };
-        let uses: Vec<ChangeUse> = whole
-            .split(|b| *b == b'\n')
-            .filter_map(|line| serde_json::from_slice(line).ok())
-            .collect();
+        let lines = || whole.split(|b| *b == b'\n').filter(|l| !l.is_empty());
+        let read = |line: &[u8]| serde_json::from_slice::<ChangeUse>(line).ok();
         let horizon = since.checked_sub_signed(ORDER_SLACK).unwrap_or(since);
-        let reaches_back = uses.first().is_some_and(|u: &ChangeUse| u.time < horizon);
+        let reaches_back = lines().find_map(read).is_some_and(|u| u.time < horizon);
         if from == 0 || reaches_back {
-            let covered = uses.iter().map(|u| u.end).max().unwrap_or(0);
+            // Uses are appended in the journal's order, so the last one read ends furthest.
+            let covered = lines().rev().find_map(read).map_or(0, |u| u.end);
+            let uses = lines()
+                .filter(|l| l.windows(needle.len()).any(|w| w == needle.as_slice()))
+                .filter_map(read)
+                .collect();
             return Ok(Some(Tail { uses, covered }));
         }
         span = (span * 2).min(len);
@@ -191,25 +204,13 @@ fn read_tail(index: &Path, since: DateTime<Utc>) -> Result<Option<Tail>, Journal
 
 /// The uses recorded in the journal's lines from `from` on.
 fn uses_in_journal(journal: &Path, from: u64) -> Result<Vec<ChangeUse>, JournalError> {
-    let mut file = File::open(journal).map_err(|e| read_error(journal, e))?;
-    file.seek(SeekFrom::Start(from))
-        .map_err(|e| read_error(journal, e))?;
-    let mut reader = BufReader::new(file);
+    let err = |e| read_error(journal, e);
+    let file = File::open(journal).map_err(err)?;
+    let mut lines = WholeLines::from(file, from).map_err(err)?;
     let mut uses = Vec::new();
-    let mut at = from;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| read_error(journal, e))?;
-        // The end, or a line still being written (no newline yet): left for a later look.
-        if n == 0 || line.last() != Some(&b'\n') {
-            break;
-        }
-        at += n as u64;
-        if let Ok(record) = serde_json::from_slice::<JournalRecord>(&line) {
-            uses.extend(ChangeUse::of(&record, at));
+    while let Some((line, _, end)) = lines.next_line().map_err(err)? {
+        if let Ok(record) = serde_json::from_slice::<JournalRecord>(line) {
+            uses.extend(ChangeUse::of(&record, end));
         }
     }
     Ok(uses)

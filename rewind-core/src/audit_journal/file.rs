@@ -340,3 +340,41 @@ fn whole_records(bytes: &[u8], at_start: bool) -> Vec<JournalRecord> {
         .filter_map(|line| serde_json::from_slice(line).ok())
         .collect()
 }
+/// The whole lines of a journal from an offset on, each with where it ends. A last line without its
+/// newline (a record still being written, or cut short) is not given: a later look reads it whole.
+/// One line is held at a time, so a journal of years is never held.
+pub(super) struct WholeLines<R> {
+    reader: BufReader<R>,
+    end: u64,
+    line: Vec<u8>,
+}
+
+impl<R: Read + Seek> WholeLines<R> {
+    /// The lines of `file` from byte `from`, which starts a line.
+    pub(super) fn from(mut file: R, from: u64) -> std::io::Result<WholeLines<R>> {
+        file.seek(SeekFrom::Start(from))?;
+        Ok(WholeLines {
+            reader: BufReader::new(file),
+            end: from,
+            line: Vec::new(),
+        })
+    }
+
+    /// The next whole line (its newline included), where it starts and where it ends; `None` at
+    /// the end.
+    pub(super) fn next_line(&mut self) -> std::io::Result<Option<(&[u8], u64, u64)>> {
+        self.line.clear();
+        let n = self.reader.read_until(b'\n', &mut self.line)?;
+        if n == 0 || self.line.last() != Some(&b'\n') {
+            return Ok(None);
+        }
+        let start = self.end;
+        self.end += n as u64;
+        Ok(Some((&self.line, start, self.end)))
+    }
+
+    /// Where the last line given ends (the offset given at first, before any).
+    pub(super) fn end(&self) -> u64 {
+        self.end
+    }
+}

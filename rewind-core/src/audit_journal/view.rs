@@ -4,12 +4,11 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
-use super::file::{FileId, file_id};
+use super::file::{FileId, WholeLines, file_id};
 use super::{JournalError, JournalRecord, JournalVerdict, RecordKind};
 
 /// The view, and how far into which file it has read.
@@ -49,18 +48,10 @@ impl GuardsView {
                 ..GuardsView::default()
             };
         }
-        let mut reader = BufReader::new(file);
-        reader.seek(SeekFrom::Start(self.read_to)).map_err(err)?;
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            let n = reader.read_until(b'\n', &mut line).map_err(err)?;
-            // A line still being written is read whole by a later look.
-            if n == 0 || line.last() != Some(&b'\n') {
-                break;
-            }
-            self.read_to += n as u64;
-            if let Ok(record) = serde_json::from_slice::<JournalRecord>(&line) {
+        let mut lines = WholeLines::from(file, self.read_to).map_err(err)?;
+        while let Some((line, _, end)) = lines.next_line().map_err(err)? {
+            self.read_to = end;
+            if let Ok(record) = serde_json::from_slice::<JournalRecord>(line) {
                 self.add(record);
             }
         }

@@ -11,13 +11,13 @@
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::file::Wanted;
+use super::file::{Wanted, WholeLines};
 use super::{JournalError, JournalVm};
 use super::{read_error, write_error};
 use crate::local_state::{LOCK_WAIT, LockMode, lock, open_private};
@@ -300,23 +300,16 @@ fn vms_in_journal(
     to: Option<u64>,
     mut each: impl FnMut(DateTime<Utc>, JournalVm),
 ) -> Result<u64, JournalError> {
-    let mut file = File::open(journal).map_err(|e| read_error(journal, e))?;
-    file.seek(SeekFrom::Start(from))
-        .map_err(|e| read_error(journal, e))?;
-    let mut reader = BufReader::new(file);
+    let err = |e| read_error(journal, e);
+    let file = File::open(journal).map_err(err)?;
+    let mut lines = WholeLines::from(file, from).map_err(err)?;
     let mut at = from;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| read_error(journal, e))?;
-        // The end, or a line still being written: left for a later look.
-        if n == 0 || line.last() != Some(&b'\n') || to.is_some_and(|to| at + n as u64 > to) {
+    while let Some((line, _, end)) = lines.next_line().map_err(err)? {
+        if to.is_some_and(|to| end > to) {
             break;
         }
-        at += n as u64;
-        if let Ok(record) = serde_json::from_slice::<Named>(&line) {
+        at = end;
+        if let Ok(record) = serde_json::from_slice::<Named>(line) {
             each(record.time, record.vm);
         }
     }

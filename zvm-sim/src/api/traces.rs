@@ -32,7 +32,20 @@ pub(crate) async fn alerts(ctx: ViewCtx, params: Params) -> Result<Json<Vec<Aler
     let dismissed = params.boolean("isDismissed")?;
     ctx.view(|view| {
         let mut kept = Vec::new();
-        for alert in site_alerts(view) {
+        let of_vpg = params
+            .text("vpgIdentifier")
+            .map(|id| view.world.vpg_by_id(id));
+        let alerts = match of_vpg {
+            // A VPG no site knows has no alert.
+            Some(None) => Vec::new(),
+            Some(Some(vpg)) => {
+                let mut alerts = view.world.alerts_of(std::iter::once(vpg), view.now);
+                alerts.retain(|alert| view.sees_vpg(alert.vpg));
+                alerts
+            }
+            None => site_alerts(view),
+        };
+        for alert in alerts {
             let shown = view.alert(&alert);
             let keep = within(&params, "startDate", "endDate", alert.on)?
                 && level.is_none_or(|l| ALERT_LEVEL.name(l) == shown.level)

@@ -406,10 +406,17 @@ impl World {
 
     /// Every alert on now at a site that sees its VPG, oldest first.
     pub fn alerts_on(&self, now: SimTime) -> Vec<Alert> {
-        let mut alerts: Vec<Alert> = (0..self.vpgs.len())
+        self.alerts_of(0..self.vpgs.len(), now)
+    }
+
+    /// The alerts on at `now` about the VPGs `vpgs`, oldest first: a filter by VPG reads only its
+    /// own, as a guard of one VM does, rather than every VPG's.
+    pub fn alerts_of(&self, vpgs: impl Iterator<Item = usize> + Clone, now: SimTime) -> Vec<Alert> {
+        let mut alerts: Vec<Alert> = vpgs
+            .clone()
             .flat_map(|vpg| self.rpo_alerts(vpg, now))
             .filter(|alert| alert.off.is_none())
-            .chain((0..self.vpgs.len()).flat_map(|vpg| self.watched_alerts(vpg)))
+            .chain(vpgs.flat_map(|vpg| self.watched_alerts(vpg)))
             .collect();
         alerts.sort_by_key(|alert| alert.on);
         alerts
