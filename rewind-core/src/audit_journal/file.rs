@@ -378,3 +378,34 @@ impl<R: Read + Seek> WholeLines<R> {
         self.end
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::WholeLines;
+    use std::io::Cursor;
+
+    #[test]
+    fn whole_lines_give_each_line_with_its_start_and_end_and_leave_one_still_being_written() {
+        let text = b"{\"a\":1}\n{\"b\":2}\n{\"c\":";
+        let mut lines = WholeLines::from(Cursor::new(&text[..]), 0).unwrap();
+        let (line, start, end) = lines.next_line().unwrap().unwrap();
+        assert_eq!((line, start, end), (&b"{\"a\":1}\n"[..], 0, 8));
+        let (line, start, end) = lines.next_line().unwrap().unwrap();
+        assert_eq!((line, start, end), (&b"{\"b\":2}\n"[..], 8, 16));
+        assert!(
+            lines.next_line().unwrap().is_none(),
+            "a line without its newline waits"
+        );
+        assert_eq!(lines.end(), 16);
+    }
+
+    #[test]
+    fn whole_lines_start_at_the_offset_given() {
+        let text = b"one\ntwo\n";
+        let mut lines = WholeLines::from(Cursor::new(&text[..]), 4).unwrap();
+        assert_eq!(lines.end(), 4);
+        let (line, start, end) = lines.next_line().unwrap().unwrap();
+        assert_eq!((line, start, end), (&b"two\n"[..], 4, 8));
+        assert!(lines.next_line().unwrap().is_none());
+    }
+}
