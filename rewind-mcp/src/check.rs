@@ -225,7 +225,7 @@ fn given_answer(
 }
 
 /// Whether the client declared form elicitation (for this request on 2026-07-28, at initialize before).
-fn can_show_a_form(ctx: &RequestContext<RoleServer>) -> bool {
+pub(crate) fn can_show_a_form(ctx: &RequestContext<RoleServer>) -> bool {
     ctx.client_capabilities()
         .and_then(|c| c.elicitation)
         // A client that declares elicitation without naming a mode takes forms (MCP 2025-06-18).
@@ -289,19 +289,30 @@ impl<'a> Question<'a> {
 
     /// The form as an `InputRequiredResult` (protocol 2026-07-28 and later).
     fn input_required(&self) -> InputRequiredResult {
-        let mut requests = InputRequests::new();
-        requests.insert(
-            INPUT_KEY.to_string(),
-            InputRequest::Elicitation(ElicitRequest::new(
-                ElicitRequestParams::FormElicitationParams {
-                    meta: None,
-                    message: self.message(),
-                    requested_schema: self.form(),
-                },
-            )),
-        );
-        InputRequiredResult::new(Some(requests), Some(self.state()))
+        form_input_required(INPUT_KEY, self.message(), self.form(), self.state())
     }
+}
+
+/// A form as an `InputRequiredResult` (protocol 2026-07-28 and later): the one input `key`, and
+/// the request `state` the client sends back with the answer.
+pub(crate) fn form_input_required(
+    key: &str,
+    message: String,
+    form: ElicitationSchema,
+    state: String,
+) -> InputRequiredResult {
+    let mut requests = InputRequests::new();
+    requests.insert(
+        key.to_string(),
+        InputRequest::Elicitation(ElicitRequest::new(
+            ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message,
+                requested_schema: form,
+            },
+        )),
+    );
+    InputRequiredResult::new(Some(requests), Some(state))
 }
 
 fn done(

@@ -13,13 +13,12 @@
 //! to tell the human.
 
 use rmcp::model::{
-    CallToolResponse, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationSchema, EnumSchema, InputRequest, InputRequests, InputRequiredResult,
-    InputResponses,
+    CallToolResponse, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    EnumSchema, InputRequiredResult, InputResponses,
 };
 use rmcp::service::{RequestContext, RoleServer};
 
-use crate::check::ANSWER_TIMEOUT;
+use crate::check::{ANSWER_TIMEOUT, can_show_a_form, form_input_required};
 
 /// The key of the question in an `InputRequiredResult` and in the answers sent back.
 const INPUT_KEY: &str = "consent";
@@ -124,18 +123,7 @@ impl Question {
 
     /// The form as an `InputRequiredResult` (protocol 2026-07-28 and later).
     fn input_required(&self) -> InputRequiredResult {
-        let mut requests = InputRequests::new();
-        requests.insert(
-            INPUT_KEY.to_string(),
-            InputRequest::Elicitation(ElicitRequest::new(
-                ElicitRequestParams::FormElicitationParams {
-                    meta: None,
-                    message: self.message.clone(),
-                    requested_schema: self.form(),
-                },
-            )),
-        );
-        InputRequiredResult::new(Some(requests), Some(self.state()))
+        form_input_required(INPUT_KEY, self.message.clone(), self.form(), self.state())
     }
 }
 
@@ -160,15 +148,6 @@ fn read(answer: ElicitResult) -> Consent {
         Some(NO) => Consent::Refused("the human said no".to_string()),
         _ => Consent::Refused("the form came back without a yes or no".to_string()),
     }
-}
-
-/// Whether the client declared form elicitation (for this request on 2026-07-28, at initialize
-/// before).
-fn can_show_a_form(ctx: &RequestContext<RoleServer>) -> bool {
-    ctx.client_capabilities()
-        .and_then(|c| c.elicitation)
-        // A client that declares elicitation without naming a mode takes forms (MCP 2025-06-18).
-        .is_some_and(|e| e.form.is_some() || e.url.is_none())
 }
 
 #[cfg(test)]
