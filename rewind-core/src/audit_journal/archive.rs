@@ -345,40 +345,9 @@ fn copy_range(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{
-        Attempt, AuditJournal, JournalFilter, JournalRecord, JournalVerdict, JournalVm, Phase,
-        RecordKind,
-    };
+    use super::super::tests::intent_days_ago as guard;
+    use super::super::{AuditJournal, JournalFilter, JournalRecord};
     use super::*;
-
-    /// The intent of a guard of `vm` for `change`, written `days` days ago.
-    fn guard(vm: &str, change: &str, days: i64) -> JournalRecord {
-        JournalRecord {
-            time: Utc::now() - chrono::Duration::days(days),
-            kind: RecordKind::Guard,
-            agent: "claude".into(),
-            person: None,
-            action: "edit".into(),
-            change_id: change.into(),
-            vm: JournalVm {
-                id: format!("s.{vm}"),
-                name: vm.into(),
-                ip_addresses: Vec::new(),
-                site: "Boston".into(),
-            },
-            verdict: JournalVerdict::Started,
-            vpgs: vec![],
-            notes: vec![],
-            details: None,
-            attempt: Some(Attempt {
-                id: format!("{change}-attempt"),
-                phase: Phase::Intent,
-                takes_over: None,
-                taken_over_by: None,
-            }),
-            sites: None,
-        }
-    }
 
     fn days_ago(days: i64) -> DateTime<Utc> {
         Utc::now() - chrono::Duration::days(days)

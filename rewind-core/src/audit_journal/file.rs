@@ -11,6 +11,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use chrono::{DateTime, Utc};
+
 use super::{JournalError, JournalRecord};
 use crate::local_state::{LOCK_WAIT, LockMode, lock, open_private};
 
@@ -138,6 +140,52 @@ pub(super) fn file_id(meta: &std::fs::Metadata) -> FileId {
 #[cfg(not(unix))]
 pub(super) fn file_id(_meta: &std::fs::Metadata) -> FileId {
     None
+}
+
+/// The offset of the first line written at or after `since`, read back from the end of a file of
+/// `len` bytes, `tail_first` bytes first and twice as many each time that does not reach back far
+/// enough. Lines are appended in the order they are written (each under the lock, moments after its
+/// time), so the first line older than `since` found going back marks the place. `time_of` reads a
+/// line's time; lines it cannot read are passed over.
+pub(super) fn start_of_lines_since(
+    mut file: &File,
+    len: u64,
+    since: DateTime<Utc>,
+    tail_first: u64,
+    time_of: impl Fn(&[u8]) -> Option<DateTime<Utc>>,
+) -> std::io::Result<u64> {
+    let mut window = tail_first.min(len);
+    loop {
+        let start = len - window;
+        let mut bytes = vec![0u8; window as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut bytes)?;
+        // The window's first line may begin before it: left out (it is older than the rest).
+        let mut at = match start {
+            0 => 0,
+            _ => bytes
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(bytes.len(), |i| i + 1),
+        };
+        let mut reaches_back = false;
+        let mut first_recent = None;
+        for line in bytes[at..].split_inclusive(|b| *b == b'\n') {
+            match time_of(line) {
+                Some(time) if time < since => reaches_back = true,
+                Some(_) => first_recent = Some(at),
+                None => {}
+            }
+            at += line.len();
+            if first_recent.is_some() {
+                break;
+            }
+        }
+        if start == 0 || reaches_back {
+            return Ok(start + first_recent.unwrap_or(at) as u64);
+        }
+        window = (window * 2).min(len);
+    }
 }
 
 /// Writes `line` at the end of `file` (opened for appending and reading, and locked), fencing a torn

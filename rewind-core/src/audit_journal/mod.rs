@@ -744,6 +744,8 @@ pub struct AuditJournal {
     writer: std::sync::Arc<writer::Writer>,
     /// This process's index of the journal's recent lines, by change.
     recent: std::sync::Arc<std::sync::Mutex<recent::RecentLines>>,
+    /// This process's copy of the change index's recent lines.
+    changes: std::sync::Arc<std::sync::Mutex<changes::ChangeIndex>>,
 }
 
 impl AuditJournal {
@@ -756,6 +758,7 @@ impl AuditJournal {
             writer: std::sync::Arc::new(writer::Writer::new(path.clone(), recent.clone())),
             path,
             recent,
+            changes: Default::default(),
         }
     }
 
@@ -817,7 +820,8 @@ impl AuditJournal {
         change_id: &str,
         since: DateTime<Utc>,
     ) -> Result<Vec<ChangeUse>, JournalError> {
-        changes::uses_of(&self.path, change_id.trim(), since)
+        let mut index = self.changes.lock().unwrap_or_else(|e| e.into_inner());
+        index.uses_of(&self.path, change_id.trim(), since)
     }
 
     /// What the journal says of `vm` for the PreToolUse hook, which asks it before letting a mutating
@@ -996,6 +1000,35 @@ fn window_start(within: std::time::Duration) -> DateTime<Utc> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The intent of a guard of `vm` for `change`, written `days` days ago.
+    pub(super) fn intent_days_ago(vm: &str, change: &str, days: i64) -> JournalRecord {
+        JournalRecord {
+            time: Utc::now() - chrono::Duration::days(days),
+            kind: RecordKind::Guard,
+            agent: "claude".into(),
+            person: None,
+            action: "edit".into(),
+            change_id: change.into(),
+            vm: JournalVm {
+                id: format!("s.{vm}"),
+                name: vm.into(),
+                ip_addresses: Vec::new(),
+                site: "Boston".into(),
+            },
+            verdict: JournalVerdict::Started,
+            vpgs: vec![],
+            notes: vec![],
+            details: None,
+            attempt: Some(Attempt {
+                id: format!("{change}-attempt"),
+                phase: Phase::Intent,
+                takes_over: None,
+                taken_over_by: None,
+            }),
+            sites: None,
+        }
+    }
 
     fn record(vm: &str, change: &str) -> JournalRecord {
         JournalRecord {

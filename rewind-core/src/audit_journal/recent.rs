@@ -24,7 +24,7 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
-use super::file::{FileId, file_id};
+use super::file::{FileId, file_id, start_of_lines_since};
 use super::{JournalError, JournalRecord};
 use crate::local_state::open_private;
 
@@ -125,7 +125,9 @@ impl RecentLines {
             self.by_change.clear();
             self.written.clear();
             self.file = Some(id);
-            self.indexed_to = start_of_lines_since(file, len, keep)?;
+            self.indexed_to = start_of_lines_since(file, len, keep, TAIL_FIRST, |line| {
+                serde_json::from_slice::<Key>(line).ok().map(|k| k.time)
+            })?;
             self.kept_from = Some(keep);
         }
         self.index(file, len)?;
@@ -257,44 +259,4 @@ fn read_lines<'a>(
         }
     }
     Ok(records)
-}
-
-/// The offset of the first line written at or after `since`, read back from the end of a file of
-/// `len` bytes. Lines are appended in the order they are written (each under the lock, moments after
-/// its `time`), so the first line older than `since` found going back marks the place.
-fn start_of_lines_since(mut file: &File, len: u64, since: DateTime<Utc>) -> std::io::Result<u64> {
-    let mut window = TAIL_FIRST.min(len);
-    loop {
-        let start = len - window;
-        let mut bytes = vec![0u8; window as usize];
-        file.seek(SeekFrom::Start(start))?;
-        file.read_exact(&mut bytes)?;
-        // The window's first line may begin before it: left out (it is older than the rest).
-        let mut at = match start {
-            0 => 0,
-            _ => bytes
-                .iter()
-                .position(|b| *b == b'\n')
-                .map_or(bytes.len(), |i| i + 1),
-        };
-        let mut reaches_back = false;
-        let mut first_recent = None;
-        for line in bytes[at..].split_inclusive(|b| *b == b'\n') {
-            if let Ok(key) = serde_json::from_slice::<Key>(line) {
-                if key.time < since {
-                    reaches_back = true;
-                } else if first_recent.is_none() {
-                    first_recent = Some(at);
-                }
-            }
-            at += line.len();
-            if first_recent.is_some() {
-                break;
-            }
-        }
-        if start == 0 || reaches_back {
-            return Ok(start + first_recent.unwrap_or(at) as u64);
-        }
-        window = (window * 2).min(len);
-    }
 }
