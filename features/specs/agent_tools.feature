@@ -15,6 +15,7 @@ Feature: The agent's tools
       | zerto_add_mutating_tool   | no        | no          |
       | zerto_add_read_only_tool  | no        | no          |
       | zerto_journal             | yes       | no          |
+      | zerto_diff_since_tag      | yes       | no          |
       | zerto_recover_file        | no        | no          |
       | zerto_failover_test       | no        | yes         |
       | zerto_clone               | no        | yes         |

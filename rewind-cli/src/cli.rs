@@ -117,6 +117,36 @@ pub enum Command {
         #[arg(long, env = "REWIND_AGENT")]
         agent: Option<String>,
     },
+    /// What the agent changed: the VM's files under the paths given, compared between the change's
+    /// tagged checkpoint and a later checkpoint (the VPG's latest by default), each mounted in turn
+    /// by FLR at the VPG's recovery site and unmounted, on errors and Ctrl-C too. Lists each file
+    /// added, removed or changed (size and write time, at the tag and later); nothing is written to
+    /// the VM.
+    Diff {
+        /// The VM.
+        vm: String,
+        /// The change id of the guard (its newest tag is used), or a tag exactly.
+        #[arg(long = "change", value_name = "ID")]
+        change: String,
+        /// A guest path to compare, partition-rooted and `/`-separated (`sda1/etc/app`,
+        /// `C:/ProgramData/App`); a folder is walked (bounded by `[diff]` max_entries and
+        /// max_depth). Repeat for more; leave it out for every partition.
+        #[arg(long = "path", value_name = "P")]
+        paths: Vec<String>,
+        /// Compare the tag with `latest` (the VPG's newest checkpoint: the VM as it is now, within
+        /// the RPO) or with this checkpoint identifier of the same VPG.
+        #[arg(long, value_name = "latest|CHECKPOINT", default_value = "latest")]
+        against: String,
+        /// Diff the tag in this VPG (name or identifier) instead of the one rewind prefers (a
+        /// locally replicated VPG first).
+        #[arg(long, value_name = "VPG")]
+        vpg: Option<String>,
+        /// Also show a unified diff of each changed text file up to `[diff]` content_max_bytes
+        /// (binary files are said as binary). Downloads only the changed files, from both
+        /// checkpoints: one more mount.
+        #[arg(long)]
+        content: bool,
+    },
     /// Say that a change is good: it is closed, and `rewind tags --expiring` no longer lists it.
     Done {
         /// The change id.
@@ -415,6 +445,7 @@ impl Command {
             Command::Tags { expiring: None, .. } => "tags",
             Command::Tags { .. } => "tags --expiring",
             Command::Done { .. } => "done",
+            Command::Diff { .. } => "diff",
             Command::Keep { .. } => "keep",
             Command::CheckTool { .. } => "check-tool",
             Command::Catalog(CatalogCommand::List) => "catalog list",

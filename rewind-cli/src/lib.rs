@@ -29,7 +29,8 @@ use clap::CommandFactory;
 use std::future::Future;
 
 use rewind_core::{
-    AuditJournal, CancellationToken, CatalogStore, Config, GuardRequest, JournalFilter, Rewind,
+    AuditJournal, CancellationToken, CatalogStore, Config, DiffRequest, GuardRequest,
+    JournalFilter, Rewind,
 };
 
 use crate::cli::{Cli, Command, HookCommand, JournalCommand};
@@ -160,6 +161,24 @@ pub fn run(cli: Cli) -> u8 {
         // A recovery is not stopped half-way: a mount, a test or a clone started runs to its end.
         Command::Keep { vm, change, agent } => starting_tasks(&ctx, |rewind, _stop| async move {
             commands::recover::keep(&rewind, &vm, &change, agent.as_deref(), ctx.quiet).await
+        }),
+        // A diff stops reading at the first Ctrl-C, and unmounts what it mounted.
+        Command::Diff {
+            vm,
+            change,
+            paths,
+            against,
+            vpg,
+            content,
+        } => starting_tasks(&ctx, |rewind, stop| async move {
+            let req = DiffRequest {
+                vm,
+                change,
+                paths,
+                against: Some(against),
+                content,
+            };
+            commands::diff::diff(&rewind, req, vpg.as_deref(), &stop, ctx.quiet).await
         }),
         Command::Recover(command) => starting_tasks(&ctx, |rewind, _stop| async move {
             commands::recover::recover(&rewind, command, ctx.quiet).await

@@ -43,6 +43,7 @@ fn results(g: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
             "done",
             g.subschema_for::<rewind_core::audit_journal::Closed>(),
         ),
+        ("diff", g.subschema_for::<rewind_core::DiffReport>()),
         (
             "recover file",
             g.subschema_for::<rewind_core::RecoverFileReport>(),

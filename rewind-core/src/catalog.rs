@@ -184,6 +184,7 @@ pub const BUILTIN_READ_ONLY: &[(&str, &str)] = &[
     (ZERTO_REWIND, "zerto_list_tags"),
     (ZERTO_REWIND, "zerto_check_tool"),
     (ZERTO_REWIND, "zerto_journal"),
+    (ZERTO_REWIND, "zerto_diff_since_tag"),
     (ZERTO_REWIND, "zerto_guard_before_mutate"),
     (ZERTO_REWIND, "zerto_add_mutating_tool"),
 ];

@@ -67,6 +67,26 @@ pub enum RecoveryRefusal {
         /// The retention set.
         retention_set: String,
     },
+    /// A diff was interrupted (Ctrl-C, SIGTERM, a cancelled MCP request) before it ended.
+    #[error(
+        "interrupted at {at:?} before the diff ended: nothing was compared, and its FLR session is unmounted (see below)"
+    )]
+    DiffInterrupted {
+        /// The guest folder or file being read.
+        at: String,
+    },
+    /// The checkpoint to compare a tag with is not among the VPG's checkpoints since the tag.
+    #[error(
+        "VPG {vpg} lists no checkpoint {checkpoint:?} at or after the tag ({listed} listed): give `latest`, or the identifier of one of its checkpoints (GET /v1/vpgs/{{id}}/checkpoints)"
+    )]
+    CheckpointNotListed {
+        /// The VPG.
+        vpg: String,
+        /// The checkpoint asked for.
+        checkpoint: String,
+        /// How many checkpoints the VPG listed since the tag.
+        listed: usize,
+    },
     /// No VPG that holds the tag can run FLR from a configured ZVM.
     #[error("FLR of VM {vm} cannot run from any VPG that holds the tag: {}", .reasons.join("; "))]
     FlrUnavailable {

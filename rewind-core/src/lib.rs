@@ -99,7 +99,7 @@ pub use audit_journal::{AuditJournal, GuardLookup, JournalFilter, JournalRecord,
 pub use catalog::{CatalogStore, Classification, InvalidEntry, ToolClass};
 pub use codes::Code;
 pub use config::{
-    Config, Credentials, GuardSettings, HookSettings, HttpSettings, LookupSettings,
+    Config, Credentials, DiffSettings, GuardSettings, HookSettings, HttpSettings, LookupSettings,
     RecoverSettings, Secret, SiteConfig,
 };
 pub use error::{Candidate, ErrorKind, ErrorReport, RecoveryRefusal, RewindError};
@@ -112,9 +112,11 @@ pub use protection::{
     FlrAvailability, Protection, ProtectionNote, SiteRef, VmQuery, VmRef, VpgProtection,
 };
 pub use recover::{
-    CloneAction, CloneReport, FailoverTestAction, FailoverTestReport, GuestPath, KeepOutcome,
-    KeepReport, KeptVpg, RecoverFileReport, RecoverFileRequest, RecoveredFile, RecoveryNote,
-    RecoveryOperation, RecoveryPoint, RecoveryTask, RecoveryTaskReport, RecoveryVerdict, Unmount,
+    CloneAction, CloneReport, Content, DiffCounts, DiffEntry, DiffKind, DiffReport, DiffRequest,
+    FailoverTestAction, FailoverTestReport, FileState, FlrCalls, GuestPath, KeepOutcome,
+    KeepReport, KeptVpg, LaterPoint, RecoverFileReport, RecoverFileRequest, RecoveredFile,
+    RecoveryNote, RecoveryOperation, RecoveryPoint, RecoveryTask, RecoveryTaskReport,
+    RecoveryVerdict, SessionEnd, Unmount, WalkStop,
 };
 pub use tagged_checkpoint::TagList;
 pub use tokio_util::sync::CancellationToken;
@@ -477,6 +479,22 @@ impl Rewind {
         progress: &dyn ProgressSink,
     ) -> Result<RecoverFileReport, RewindError> {
         recover::recover_file(&self.recover_context(), &req, progress).await
+    }
+
+    /// What changed in the VM's files from the change's tagged checkpoint to a later one (the VPG's
+    /// latest by default): each file added, removed or changed (size and write time) under the paths
+    /// asked for, and with `content` a unified diff of each changed text file within the size cap.
+    /// The two checkpoints are mounted in turn by FLR at the VPG's recovery site, as a file recovery
+    /// mounts its tag, and each session is unmounted, after an error too. Nothing is written to the
+    /// VM, its VPG or the journal. Once `stop` is cancelled, nothing more is read: the session
+    /// mounted is unmounted and the diff ends with an error.
+    pub async fn diff(
+        &self,
+        req: DiffRequest,
+        progress: &dyn ProgressSink,
+        stop: &CancellationToken,
+    ) -> Result<DiffReport, RewindError> {
+        recover::diff(&self.recover_context(), &req, progress, stop).await
     }
 
     /// Starts a failover test of the VM at the change's tagged checkpoint (only that VM of its VPG), or

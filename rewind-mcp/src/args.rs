@@ -157,6 +157,33 @@ pub struct RecoverFileArgs {
     pub vpg: Option<String>,
 }
 
+/// `zerto_diff_since_tag`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiffArgs {
+    /// The VM: its name, host name, IP address or vmIdentifier.
+    pub vm: String,
+    /// The change id of the guard (its newest tagged checkpoint is used), or a tag exactly.
+    pub change_id: String,
+    /// Guest folders or files to compare, partition-rooted and /-separated: sda1/etc/app,
+    /// C:/ProgramData/App. Leave it out for every partition.
+    #[serde(default)]
+    pub paths: Vec<String>,
+    /// latest (the default) or a checkpoint identifier of the same VPG.
+    #[serde(default)]
+    pub against: Option<String>,
+    /// Also a unified diff of each changed text file within the size cap.
+    #[serde(default)]
+    pub content: bool,
+    /// Ask only these configured sites (e.g. while another site is down). Leave it out to ask
+    /// every site.
+    #[serde(default)]
+    pub sites: Vec<String>,
+    /// Diff the tag in this VPG (name or identifier) instead of the one the server prefers.
+    #[serde(default)]
+    pub vpg: Option<String>,
+}
+
 /// What to do with a failover test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -12,17 +12,25 @@ use rmcp::service::RequestContext;
 
 use crate::sign_in::Caller;
 
+/// What the role table calls `zerto_diff_since_tag` asked for `content`.
+pub const DIFF_CONTENT: &str = "zerto_diff_since_tag with content";
+
 /// The role tool `tool` needs; `None` for a tool this table does not know, which nobody may call
 /// (a tool added without its role is refused, never taken for a read).
 fn needed<'r>(roles: &'r ToolRoles, tool: &str) -> Option<&'r str> {
     Some(match tool {
-        "zerto_find_protection" | "zerto_list_tags" | "zerto_check_tool" | "zerto_journal" => {
-            &roles.read
-        }
+        "zerto_find_protection"
+        | "zerto_list_tags"
+        | "zerto_check_tool"
+        | "zerto_journal"
+        | "zerto_diff_since_tag" => &roles.read,
         "zerto_guard_before_mutate" => &roles.guard,
-        "zerto_recover_file" | "zerto_failover_test" | "zerto_clone" | "zerto_keep_way_back" => {
-            &roles.recover
-        }
+        // A diff's content hands out the guest's file bytes, as a file recovery does.
+        "zerto_recover_file"
+        | "zerto_failover_test"
+        | "zerto_clone"
+        | "zerto_keep_way_back"
+        | DIFF_CONTENT => &roles.recover,
         "zerto_add_mutating_tool" | "zerto_add_read_only_tool" => &roles.catalog,
         _ => return None,
     })

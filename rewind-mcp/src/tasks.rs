@@ -35,9 +35,10 @@ use serde_json::json;
 use crate::RewindServer;
 
 /// The tools that run as tasks for a client that declares the extension.
-pub const TASK_TOOLS: [&str; 4] = [
+pub const TASK_TOOLS: [&str; 5] = [
     "zerto_guard_before_mutate",
     "zerto_recover_file",
+    "zerto_diff_since_tag",
     "zerto_failover_test",
     "zerto_clone",
 ];

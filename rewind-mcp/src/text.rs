@@ -114,6 +114,17 @@ destination: an absolute folder on the machine running this server; each file la
 FLR runs at the VPG's recovery site, whose ZVM must be configured; the session is always unmounted afterwards. \
 The result lists each file written with its size and sha256. It never touches the production VM: copying a file back onto the VM is a separate step for the human to approve.";
 
+/// zerto_diff_since_tag.
+pub const DIFF_SINCE_TAG: &str = "\
+What changed in a VM's files since the tagged checkpoint of a change: each file added, removed or changed (size and last write time, \
+at the tag and later), read from Zerto's journal by mounting the tag and a later checkpoint in turn (FLR at the VPG's recovery site). \
+Call it when a change may have gone wrong, before proposing what to recover, and summarize the counts and the list for the human. \
+change_id: the change id given to the guard, or a tag exactly. paths: guest folders or files to compare, partition-rooted \
+(sda1/etc/app, C:/ProgramData/App); leave it out for every partition (slower). against: latest (the default: the VM as it is now, \
+within Zerto's RPO) or a checkpoint identifier of the same VPG. content: true adds a unified diff of each changed text file within \
+a size cap; ask for it only when the human wants to see the lines (it needs the recover role on a team server). \
+A size or time the ZVM did not give is said as unknown; a walk that hit its bounds says where it stopped. Nothing is written to the VM.";
+
 /// zerto_failover_test.
 pub const FAILOVER_TEST: &str = "\
 Start or stop a failover test of a VM from the tagged checkpoint of a change: a copy of the VM starts at the recovery site \

@@ -25,9 +25,9 @@
 //!   Not idempotent: a second start is refused by the ZVM or starts another.
 
 use rewind_core::{
-    CloneAction, ErrorKind, ErrorReport, FailoverTestAction, GuardNext, GuardReport, GuardRequest,
-    JournalFilter, Outcome, Protection, RecoverFileReport, RecoverFileRequest, RecoveryOperation,
-    RecoveryTaskReport, RecoveryVerdict, TagList, Verdict,
+    CloneAction, DiffReport, DiffRequest, ErrorKind, ErrorReport, FailoverTestAction, GuardNext,
+    GuardReport, GuardRequest, JournalFilter, Outcome, Protection, RecoverFileReport,
+    RecoverFileRequest, RecoveryOperation, RecoveryTaskReport, RecoveryVerdict, TagList, Verdict,
 };
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -343,6 +343,52 @@ impl RewindServer {
             Ok(Ok(report)) => recover_file_answer(&report),
             Ok(Err(e)) => reply::recovery_failure(&e),
             Err(e) => stopped("the file-level recovery", &e),
+        }
+    }
+
+    #[tool(
+        name = "zerto_diff_since_tag",
+        description = text::DIFF_SINCE_TAG,
+        input_schema = args::schema::<args::DiffArgs>(),
+        output_schema = reply::output_schema::<rewind_core::DiffReport>(),
+        annotations(
+            title = "What changed in a VM's files since a tag",
+            read_only_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn diff_since_tag(
+        &self,
+        ctx: RequestContext<RoleServer>,
+        args: JsonObject,
+    ) -> CallToolResult {
+        let a: args::DiffArgs = arguments!("zerto_diff_since_tag", args);
+        if a.content
+            && let Some(refused) =
+                crate::roles::refusal(self.rewind.config(), crate::roles::DIFF_CONTENT, &ctx)
+        {
+            return refused;
+        }
+        let rewind = match self.recovering(&a.sites, a.vpg.as_deref(), &ctx) {
+            Ok(rewind) => rewind,
+            Err(refused) => return refused,
+        };
+        let request = DiffRequest {
+            vm: a.vm,
+            change: a.change_id,
+            paths: a.paths,
+            against: given(a.against),
+            content: a.content,
+        };
+        let stop = self.call.stop.clone().unwrap_or_default();
+        let compared = progress::detached(self, &ctx, move |sink| async move {
+            rewind.diff(request, &*sink, &stop).await
+        })
+        .await;
+        match compared {
+            Ok(Ok(report)) => diff_answer(&report),
+            Ok(Err(e)) => reply::recovery_failure(&e),
+            Err(e) => stopped("the diff", &e),
         }
     }
 
@@ -746,6 +792,20 @@ fn recover_file_answer(report: &RecoverFileReport) -> CallToolResult {
         "Tell the human which files came back and where they are; the production VM was not touched."
     } else {
         "Tell the human to unmount that session in the ZVM, and which files came back and where."
+    };
+    reply::ok(Said::new(report.headline(), next), report)
+}
+
+/// The answer of a diff: the headline, and what to tell the human.
+fn diff_answer(report: &DiffReport) -> CallToolResult {
+    let c = report.counts;
+    let next = match c.added + c.removed + c.changed + c.unknown {
+        0 => "Tell the human that no file under the paths compared changed since the tag."
+            .to_string(),
+        _ => format!(
+            "Summarize for the human what changed; if they want files back as they were, propose zerto_recover_file with change {} and the paths to restore.",
+            report.change_id
+        ),
     };
     reply::ok(Said::new(report.headline(), next), report)
 }

@@ -9,6 +9,7 @@
 mod agent_tools;
 mod appliance;
 mod auth;
+mod diff;
 mod fronts;
 mod guard;
 mod hook;

@@ -2,6 +2,7 @@
 //! the core's serializable result, and the same for people.
 
 pub mod capture;
+pub mod diff;
 pub mod doctor;
 pub mod journal;
 pub mod parity;

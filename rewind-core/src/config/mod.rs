@@ -31,7 +31,9 @@ use serde::Deserialize;
 pub use crate::secret::Secret;
 pub use error::ConfigError;
 pub use fronts::{HttpAuth, TEAM_TOKEN_ENV, TeamServer, ToolRoles};
-pub use sections::{GuardSettings, HookSettings, HttpSettings, LookupSettings, RecoverSettings};
+pub use sections::{
+    DiffSettings, GuardSettings, HookSettings, HttpSettings, LookupSettings, RecoverSettings,
+};
 use site::SiteKeys;
 pub use site::{Credentials, FromEnv, SiteConfig, parse_site_url, site_config_example};
 
@@ -56,6 +58,8 @@ pub struct Config {
     pub hook: HookSettings,
     /// How long a bounded recover waits.
     pub recover: RecoverSettings,
+    /// How far a diff walks.
+    pub diff: DiffSettings,
     /// How lookups reuse what they read.
     pub lookup: LookupSettings,
     /// HTTP timeouts and read retries, and sign-in to rewind-mcp over HTTP.
@@ -80,6 +84,7 @@ struct Written {
     guard: GuardSettings,
     hook: HookSettings,
     recover: RecoverSettings,
+    diff: DiffSettings,
     lookup: LookupSettings,
     http: HttpSettings,
 }
@@ -95,6 +100,7 @@ impl Config {
             guard: GuardSettings::default(),
             hook: HookSettings::default(),
             recover: RecoverSettings::default(),
+            diff: DiffSettings::default(),
             lookup: LookupSettings::default(),
             http: HttpSettings::default(),
             file: None,

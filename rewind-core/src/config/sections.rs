@@ -105,6 +105,41 @@ impl RecoverSettings {
     }
 }
 
+/// How far `rewind diff` walks, and how much of a file it compares.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DiffSettings {
+    /// The most entries (files and folders) listed of each checkpoint compared; the diff says
+    /// where it stopped.
+    #[serde(deserialize_with = "count")]
+    pub max_entries: usize,
+    /// The deepest folder listed below each path asked for (0: only the path's own items).
+    pub max_depth: usize,
+    /// The largest file whose content `--content` compares; larger ones are said to be too large.
+    #[serde(deserialize_with = "count")]
+    pub content_max_bytes: usize,
+}
+
+impl Default for DiffSettings {
+    fn default() -> Self {
+        DiffSettings {
+            max_entries: 10_000,
+            max_depth: 16,
+            content_max_bytes: 256 * 1024,
+        }
+    }
+}
+
+/// A count of 1 or more.
+fn count<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    match usize::deserialize(d)? {
+        0 => Err(serde::de::Error::custom(
+            "is 0; give a whole number of 1 or more",
+        )),
+        n => Ok(n),
+    }
+}
+
 /// How a VM lookup reuses what it read.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -200,7 +235,6 @@ fn poll_floor<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
     }
 }
 
-/// `change_id_horizon`, written in days.
 /// `min_way_back_hours`: hours from 0 (no note) to a year.
 fn hours<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
     let v = f64::deserialize(d)? * 3600.0;
@@ -211,6 +245,7 @@ fn hours<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
     )
 }
 
+/// `change_id_horizon`, written in days.
 fn days<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
     let v = f64::deserialize(d)? * 86_400.0;
     let above = "is not a number of days above 0 and below about 115 (10,000,000 seconds)";

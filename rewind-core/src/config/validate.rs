@@ -37,6 +37,7 @@ pub(super) fn checked(mut written: Written, env: Option<SiteKeys>) -> Result<Con
         guard: written.guard,
         hook: written.hook,
         recover: written.recover,
+        diff: written.diff,
         lookup: written.lookup,
         http: written.http,
         ..Config::new(

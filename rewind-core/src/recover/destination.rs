@@ -59,8 +59,18 @@ fn unsafe_path(path: &str, problem: impl Into<String>) -> RewindError {
 const EXAMPLES: &str = "sda1/etc/app/app.conf or C:/ProgramData/App/app.ini";
 
 impl GuestPath {
-    /// Checks a guest path as given by a user. A trailing `/` is allowed (a folder).
+    /// Checks a guest path as given by a user. A trailing `/` is allowed (a folder); a whole
+    /// partition is not (nothing recovers one).
     pub fn parse(path: &str) -> Result<GuestPath, RewindError> {
+        Self::checked(path, false)
+    }
+
+    /// [`GuestPath::parse`], where a whole partition is allowed: what a diff compares.
+    pub fn parse_to_compare(path: &str) -> Result<GuestPath, RewindError> {
+        Self::checked(path, true)
+    }
+
+    fn checked(path: &str, partition: bool) -> Result<GuestPath, RewindError> {
         if path.trim().is_empty() {
             return Err(unsafe_path(
                 path,
@@ -83,7 +93,7 @@ impl GuestPath {
         }
         let path = path.strip_suffix('/').unwrap_or(path);
         let segments = Self::segments_of(path, true)?;
-        if segments.len() < 2 {
+        if segments.len() < 2 && !partition {
             return Err(unsafe_path(
                 path,
                 format!(
@@ -209,6 +219,14 @@ impl GuestPath {
 
 /// Checks a list of guest paths: each valid, none given twice, none inside another.
 pub fn parse_paths(paths: &[String]) -> Result<Vec<GuestPath>, RewindError> {
+    parse_paths_with(paths, GuestPath::parse)
+}
+
+/// [`parse_paths`] with each path checked by `parse`.
+pub(super) fn parse_paths_with(
+    paths: &[String],
+    parse: fn(&str) -> Result<GuestPath, RewindError>,
+) -> Result<Vec<GuestPath>, RewindError> {
     if paths.is_empty() {
         return Err(RewindError::InvalidInput {
             field: "paths",
@@ -217,7 +235,7 @@ pub fn parse_paths(paths: &[String]) -> Result<Vec<GuestPath>, RewindError> {
     }
     let parsed = paths
         .iter()
-        .map(|p| GuestPath::parse(p))
+        .map(|p| parse(p))
         .collect::<Result<Vec<_>, _>>()?;
     for (i, a) in parsed.iter().enumerate() {
         for b in &parsed[i + 1..] {

@@ -32,9 +32,11 @@
 //! mount in that time is an error, and the session is unmounted.
 
 mod destination;
+mod diff;
 mod flr;
 mod keep;
 mod note;
+mod session;
 mod vpg_task;
 pub use keep::{KeepOutcome, KeepReport, KeptVpg};
 
@@ -61,7 +63,12 @@ use crate::zvm::wire::Task;
 use crate::zvm::{Site, ZvmClient};
 
 pub use destination::{GuestPath, MAX_GUEST_PATH, RecoveredFile, parse_paths};
+pub use diff::{
+    Content, DiffCounts, DiffEntry, DiffKind, DiffReport, DiffRequest, FileState, LaterPoint,
+    SessionEnd, WalkStop,
+};
 pub use note::RecoveryNote;
+pub use session::FlrCalls;
 
 /// What a recovery needs of the facade, and nothing more: the configuration, the sites' clients,
 /// the journal, and who acts and from which VPG. [`crate::Rewind`] builds one for each call, as it
@@ -954,6 +961,7 @@ impl RecoveryRecord<'_> {
     }
 }
 
+pub(crate) use diff::diff;
 pub(crate) use flr::recover_file;
 pub(crate) use keep::keep;
 pub(crate) use vpg_task::{clone, failover_test};

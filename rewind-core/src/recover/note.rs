@@ -79,6 +79,15 @@ pub enum RecoveryNote {
         /// The task.
         task_id: String,
     },
+    /// An FLR session whose work was done could not be unmounted.
+    NotUnmounted {
+        /// The session.
+        session_id: String,
+        /// The configured site whose ZVM holds it.
+        site: String,
+        /// Why.
+        error: String,
+    },
 }
 
 impl fmt::Display for RecoveryNote {
@@ -129,6 +138,14 @@ impl fmt::Display for RecoveryNote {
             RecoveryNote::TaskStillRunning { task_id } => write!(
                 f,
                 "task {task_id} was still running when waiting stopped; it was not stopped: follow it in the ZVM"
+            ),
+            RecoveryNote::NotUnmounted {
+                session_id,
+                site,
+                error,
+            } => write!(
+                f,
+                "the FLR session {session_id} at site {site} could NOT be unmounted ({error}): unmount it in the ZVM (File Restore sessions)"
             ),
         }
     }

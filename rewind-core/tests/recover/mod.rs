@@ -14,6 +14,8 @@ use sha2::{Digest, Sha256};
 
 use crate::common::{Sites, TestEnv};
 
+mod diff;
+
 const APP_CONF: &str = "sda1/etc/app/app.conf";
 
 /// Guards `vm` for `change` and asserts it is guarded.

@@ -53,6 +53,7 @@ const EXPECTED: &[Hints] = &[
     adds("zerto_add_mutating_tool", true, false),
     adds("zerto_add_read_only_tool", true, false),
     reads("zerto_journal", false),
+    reads("zerto_diff_since_tag", true),
     adds("zerto_recover_file", false, true),
     destroys("zerto_failover_test"),
     destroys("zerto_clone"),

@@ -411,6 +411,18 @@ impl Control {
         );
     }
 
+    /// Deletes a guest file of a VM now, as an agent acting in the guest would (earlier checkpoints
+    /// keep it).
+    pub async fn delete_file(&self, vm: &str, path: &str) {
+        let response = self.files_request(Method::DELETE, vm, path).send().await;
+        let response = response.expect("the control API answers");
+        assert!(
+            response.status().is_success(),
+            "DELETE {path} of {vm}: {}",
+            response.status()
+        );
+    }
+
     fn files_request(&self, method: Method, vm: &str, path: &str) -> reqwest::RequestBuilder {
         let url = self.url(&format!("vms/{vm}/files"));
         self.http.request(method, url).query(&[("path", path)])

@@ -355,3 +355,76 @@ async fn a_resync_during_the_mount_fails_it_and_the_session_shows_mount_failed()
     let (status, _) = browse(&boston, &session, "").await;
     assert_eq!(status, StatusCode::CONFLICT);
 }
+
+/// `(Path, SizeInBytes, LastWriteTime)` of each item a browse answered.
+fn listed(answer: &Value) -> Vec<(String, Value, String)> {
+    answer["PathItems"]
+        .as_array()
+        .expect("PathItems")
+        .iter()
+        .map(|i| {
+            let text = |k: &str| i[k].as_str().unwrap_or_default().to_owned();
+            (
+                text("Path"),
+                i["SizeInBytes"].clone(),
+                text("LastWriteTime"),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_browse_answers_each_file_as_it_was_at_the_mounted_checkpoint_page_by_page() {
+    let (t, boston, vpg, vm, before) = web_01_tagged(37, "before-tidy").await;
+    t.control.advance(5.0).await;
+    t.control
+        .put_file(&vm, APP_CONF, b"listen = 0.0.0.0:9999\n")
+        .await;
+    t.control
+        .put_file(&vm, "sda1/etc/app/extra.conf", b"debug = true\n")
+        .await;
+    t.control.delete_file(&vm, "sda1/etc/hostname").await;
+    let after = boston.tag(&t.control, &vpg, "after-tidy").await;
+
+    let at_tag = mount(&t, &boston, &vpg, &vm, &before).await;
+    let (_, app_then) = browse(&boston, &at_tag, "sda1/etc/app").await;
+    let (_, etc_then) = browse(&boston, &at_tag, "sda1/etc").await;
+    let later = mount(&t, &boston, &vpg, &vm, &after).await;
+    let (_, app_now) = browse(&boston, &later, "sda1/etc/app").await;
+    let (_, etc_now) = browse(&boston, &later, "sda1/etc").await;
+
+    let then = listed(&app_then);
+    let now = listed(&app_now);
+    assert_eq!(then.len(), 1, "extra.conf is not in the tag: {then:?}");
+    assert_eq!(now.len(), 2, "{now:?}");
+    let (conf_then, conf_now) = (&then[0], &now[0]);
+    assert_eq!(conf_now.0, APP_CONF);
+    assert_eq!(conf_now.1, json!(22), "the size written after the tag");
+    assert_ne!(conf_then.1, conf_now.1);
+    assert!(
+        conf_then.2 < conf_now.2,
+        "a later write time: {then:?} {now:?}"
+    );
+    assert!(app_now["PathItems"][0]["CreationTime"].is_string());
+    let names = |v: &Value| texts(&v["PathItems"], "Path").join(" ");
+    assert!(names(&etc_then).contains("sda1/etc/hostname"));
+    assert!(
+        !names(&etc_now).contains("hostname"),
+        "deleted after the tag"
+    );
+
+    // Pages of one item walk the folder in order, and a page past the end is empty.
+    let whole = listed(&etc_now);
+    let mut paged = Vec::new();
+    for number in 1..=whole.len() + 1 {
+        let (status, page) = boston
+            .post(
+                &format!("/v1/flrs/{later}/browse"),
+                &json!({"Path": "sda1/etc", "PageNumber": number, "PageSize": 1}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        paged.extend(listed(&page));
+    }
+    assert_eq!(paged, whole);
+}
