@@ -44,3 +44,30 @@ Feature: What the agent changed
     Then the tool reports an error
     And the answer says "was unmounted"
     And no FLR session is left mounted at Zerto
+
+  Scenario: A preview says what a recovery would write, and the recovery of its plan writes exactly that
+    Given the agent has guarded "web-01" for change "plan-1"
+    And the agent then changes "sda1/etc/app/app.conf" on "web-01" to "listen = 0.0.0.0:9999"
+    When Zerto's clock moves on 10 seconds
+    And the operator runs `rewind recover file web-01 --change plan-1 --path sda1/etc/app --to <recovery folder> --dry-run`
+    Then rewind succeeds
+    And the recovery folder is empty
+    When the operator runs `rewind recover file web-01 --change plan-1 --path sda1/etc/app --to <recovery folder>` with the plan it printed
+    Then rewind succeeds
+    And the files written are those the preview listed, each with its size at the tag
+    And the recovered "sda1/etc/app/app.conf" holds the bytes "web-01" had before the change
+    And no FLR session is left mounted at Zerto
+
+  Scenario: A plan whose file changed again after the preview is refused, naming the file
+    Given the agent has guarded "web-01" for change "plan-2"
+    And the agent then changes "sda1/etc/app/app.conf" on "web-01" to "listen = 0.0.0.0:9999"
+    When Zerto's clock moves on 10 seconds
+    And the agent previews recovering "sda1/etc/app/app.conf" of "web-01" from change "plan-2"
+    Then the tool succeeds
+    And the recovery folder is empty
+    When the agent then changes "sda1/etc/app/app.conf" on "web-01" to "listen = 127.0.0.1:1"
+    And Zerto's clock moves on 10 seconds
+    And the agent recovers "sda1/etc/app/app.conf" of "web-01" from change "plan-2" with the plan it was shown
+    Then the tool reports an error
+    And the answer says "sda1/etc/app/app.conf changed since the plan"
+    And the recovery folder is empty

@@ -338,6 +338,14 @@ pub enum RecoverCommand {
         /// Replace files that already exist in the folder.
         #[arg(long)]
         overwrite: bool,
+        /// Write nothing: say what would be written where, with each file's size and write time at
+        /// the tag and now (the VPG's latest checkpoint), and print a plan id for `--plan`.
+        #[arg(long, conflicts_with = "plan")]
+        dry_run: bool,
+        /// Run only the recovery a `--dry-run` printed this plan id for: refused, naming what
+        /// differs, when the tag or the files changed since.
+        #[arg(long, value_name = "ID")]
+        plan: Option<String>,
     },
     /// Start or stop a failover test of the VM at the tagged checkpoint.
     Test {
@@ -452,6 +460,9 @@ impl Command {
             Command::Catalog(CatalogCommand::AddMutating { .. }) => "catalog add-mutating",
             Command::Catalog(CatalogCommand::AddReadOnly { .. }) => "catalog add-read-only",
             Command::Catalog(CatalogCommand::Remove { .. }) => "catalog remove",
+            Command::Recover(RecoverCommand::File { dry_run: true, .. }) => {
+                "recover file --dry-run"
+            }
             Command::Recover(RecoverCommand::File { .. }) => "recover file",
             Command::Recover(RecoverCommand::Test { .. }) => "recover test",
             Command::Recover(RecoverCommand::Clone { .. }) => "recover clone",

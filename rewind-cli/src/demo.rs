@@ -361,6 +361,7 @@ impl<'a> Walk<'a> {
                     paths: vec![GUEST_FILE.into()],
                     destination: self.dir.join("recovered"),
                     overwrite: false,
+                    plan: None,
                 },
                 &progress,
             )

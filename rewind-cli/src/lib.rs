@@ -180,8 +180,8 @@ pub fn run(cli: Cli) -> u8 {
             };
             commands::diff::diff(&rewind, req, vpg.as_deref(), &stop, ctx.quiet).await
         }),
-        Command::Recover(command) => starting_tasks(&ctx, |rewind, _stop| async move {
-            commands::recover::recover(&rewind, command, ctx.quiet).await
+        Command::Recover(command) => starting_tasks(&ctx, |rewind, stop| async move {
+            commands::recover::recover(&rewind, command, &stop, ctx.quiet).await
         }),
         Command::CheckTool { server, tool, vm } => offline(&ctx, |config| {
             let catalog = CatalogStore::new(&config.catalog_path);

@@ -49,6 +49,10 @@ fn results(g: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
             g.subschema_for::<rewind_core::RecoverFileReport>(),
         ),
         (
+            "recover file --dry-run",
+            g.subschema_for::<rewind_core::RecoveryPlan>(),
+        ),
+        (
             "recover test, recover clone",
             g.subschema_for::<rewind_core::RecoveryTaskReport>(),
         ),

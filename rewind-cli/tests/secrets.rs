@@ -138,6 +138,7 @@ async fn passwords_client_secrets_and_tokens_never_reach_a_log_an_error_json_or_
                 paths: vec!["sda1/etc/hostname".into()],
                 destination: dir.path().join("recovered"),
                 overwrite: false,
+                plan: None,
             },
             &NoProgress,
         )

@@ -67,6 +67,27 @@ pub enum RecoveryRefusal {
         /// The retention set.
         retention_set: String,
     },
+    /// The files of a recovery's plan changed between its preview and the run.
+    #[error(
+        "the recovery was not run: its plan {plan} no longer holds (it is {now} now): {}; preview it again (`--dry-run`) and approve what it says now",
+        .differences.join("; ")
+    )]
+    PlanChanged {
+        /// The plan id given.
+        plan: String,
+        /// The plan id the files give now.
+        now: String,
+        /// What differs, in words.
+        differences: Vec<String>,
+    },
+    /// A plan id no preview on this machine made.
+    #[error(
+        "the recovery was not run: no preview on this machine made the plan {plan}; preview it here (`--dry-run`) and give the plan id it prints"
+    )]
+    PlanUnknown {
+        /// The plan id given.
+        plan: String,
+    },
     /// A diff was interrupted (Ctrl-C, SIGTERM, a cancelled MCP request) before it ended.
     #[error(
         "interrupted at {at:?} before the diff ended: nothing was compared, and its FLR session is unmounted (see below)"

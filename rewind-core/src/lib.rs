@@ -114,9 +114,9 @@ pub use protection::{
 pub use recover::{
     CloneAction, CloneReport, Content, DiffCounts, DiffEntry, DiffKind, DiffReport, DiffRequest,
     FailoverTestAction, FailoverTestReport, FileState, FlrCalls, GuestPath, KeepOutcome,
-    KeepReport, KeptVpg, LaterPoint, RecoverFileReport, RecoverFileRequest, RecoveredFile,
-    RecoveryNote, RecoveryOperation, RecoveryPoint, RecoveryTask, RecoveryTaskReport,
-    RecoveryVerdict, SessionEnd, Unmount, WalkStop,
+    KeepReport, KeptVpg, LaterPoint, PlannedFile, RecoverFileReport, RecoverFileRequest,
+    RecoveredFile, RecoveryNote, RecoveryOperation, RecoveryPlan, RecoveryPoint, RecoveryTask,
+    RecoveryTaskReport, RecoveryVerdict, SessionEnd, Unmount, WalkStop,
 };
 pub use tagged_checkpoint::TagList;
 pub use tokio_util::sync::CancellationToken;
@@ -479,6 +479,19 @@ impl Rewind {
         progress: &dyn ProgressSink,
     ) -> Result<RecoverFileReport, RewindError> {
         recover::recover_file(&self.recover_context(), &req, progress).await
+    }
+
+    /// What [`Rewind::recover_file`] would write where, each file's size and write time at the tag
+    /// and now (the VPG's latest checkpoint), and the plan id that pins it: give it as
+    /// [`RecoverFileRequest::plan`] to run only what was previewed. Both checkpoints are mounted in
+    /// turn and unmounted; nothing is written but the plan, kept beside the journal.
+    pub async fn preview_recover_file(
+        &self,
+        req: RecoverFileRequest,
+        progress: &dyn ProgressSink,
+        stop: &CancellationToken,
+    ) -> Result<RecoveryPlan, RewindError> {
+        recover::preview(&self.recover_context(), &req, progress, stop).await
     }
 
     /// What changed in the VM's files from the change's tagged checkpoint to a later one (the VPG's

@@ -392,6 +392,7 @@ async fn run(sim_seed: u64, faults: &[Fault], steps: &[Step]) -> Result<(), Stri
                             paths: vec!["sda1/etc/hostname".into()],
                             destination,
                             overwrite: false,
+                            plan: None,
                         },
                         &NoProgress,
                     )

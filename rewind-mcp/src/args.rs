@@ -155,6 +155,14 @@ pub struct RecoverFileArgs {
     /// (a locally replicated VPG first).
     #[serde(default)]
     pub vpg: Option<String>,
+    /// Write nothing: answer what would be written where, each file's size and write time at the
+    /// tag and now, and a plan id.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// The plan id a dry run answered: the recovery runs only while the files are as it found
+    /// them.
+    #[serde(default)]
+    pub plan: Option<String>,
 }
 
 /// `zerto_diff_since_tag`.

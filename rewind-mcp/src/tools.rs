@@ -27,7 +27,8 @@
 use rewind_core::{
     CloneAction, DiffReport, DiffRequest, ErrorKind, ErrorReport, FailoverTestAction, GuardNext,
     GuardReport, GuardRequest, JournalFilter, Outcome, Protection, RecoverFileReport,
-    RecoverFileRequest, RecoveryOperation, RecoveryTaskReport, RecoveryVerdict, TagList, Verdict,
+    RecoverFileRequest, RecoveryOperation, RecoveryPlan, RecoveryTaskReport, RecoveryVerdict,
+    TagList, Verdict,
 };
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -297,7 +298,7 @@ impl RewindServer {
         name = "zerto_recover_file",
         description = text::RECOVER_FILE,
         input_schema = args::schema::<args::RecoverFileArgs>(),
-        output_schema = reply::output_schema::<rewind_core::RecoverFileReport>(),
+        output_schema = reply::output_schema::<RecoverFileAnswer<'static>>(),
         annotations(
             title = "Recover files from a tagged checkpoint (FLR)",
             read_only_hint = false,
@@ -334,7 +335,20 @@ impl RewindServer {
             paths: a.paths,
             destination,
             overwrite: false,
+            plan: given(a.plan),
         };
+        if a.dry_run {
+            let stop = self.call.stop.clone().unwrap_or_default();
+            let previewed = progress::detached(self, &ctx, move |sink| async move {
+                rewind.preview_recover_file(request, &*sink, &stop).await
+            })
+            .await;
+            return match previewed {
+                Ok(Ok(plan)) => plan_answer(&plan),
+                Ok(Err(e)) => reply::recovery_failure(&e),
+                Err(e) => stopped("the preview", &e),
+            };
+        }
         let recovered = progress::detached(self, &ctx, move |sink| async move {
             rewind.recover_file(request, &*sink).await
         })
@@ -793,7 +807,41 @@ fn recover_file_answer(report: &RecoverFileReport) -> CallToolResult {
     } else {
         "Tell the human to unmount that session in the ZVM, and which files came back and where."
     };
-    reply::ok(Said::new(report.headline(), next), report)
+    reply::ok(
+        Said::new(report.headline(), next),
+        &RecoverFileAnswer::Recovered(report),
+    )
+}
+
+/// What `zerto_recover_file` answers: the files written, or with `dry_run` the plan.
+#[derive(serde::Serialize, rmcp::schemars::JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(untagged)]
+enum RecoverFileAnswer<'a> {
+    /// What was written.
+    Recovered(&'a RecoverFileReport),
+    /// What would be written, and its plan id.
+    Previewed(&'a RecoveryPlan),
+}
+
+/// The answer of a dry run: the plan, and to show it to the human before running it.
+fn plan_answer(plan: &RecoveryPlan) -> CallToolResult {
+    let headline = format!(
+        "PLAN {}: {} file(s) of {} would be recovered from change {} into {}; nothing was written",
+        plan.plan_id,
+        plan.files.len(),
+        plan.vm.name,
+        plan.change_id,
+        plan.destination.display()
+    );
+    let next = format!(
+        "Show the human each file with its size and write time at the tag and now; once they approve, call zerto_recover_file again with plan {} and without dry_run.",
+        plan.plan_id
+    );
+    reply::ok(
+        Said::new(headline, next),
+        &RecoverFileAnswer::Previewed(plan),
+    )
 }
 
 /// The answer of a diff: the headline, and what to tell the human.

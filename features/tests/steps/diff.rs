@@ -5,7 +5,7 @@ use cucumber::{given, then, when};
 use features::RewindWorld;
 use serde_json::{Value, json};
 
-use super::fronts::result;
+use super::fronts::{cli_args, result};
 
 #[given(expr = "the agent then adds {string} on {string} holding {string}")]
 async fn add_file(world: &mut RewindWorld, path: String, vm: String, content: String) {
@@ -111,4 +111,66 @@ async fn content_diff(world: &mut RewindWorld, path: String, added: String) {
     let unified = entry["content"]["unified"].as_str().unwrap_or_default();
     assert!(unified.contains(&format!("\n-{first}\n")), "{unified}");
     assert!(unified.contains(&format!("\n+{added}")), "{unified}");
+}
+
+#[when(regex = r"^the operator runs `rewind (.+)` with the plan it printed$")]
+async fn operator_runs_the_plan(world: &mut RewindWorld, line: String) {
+    let plan = result(world)["plan_id"].as_str().expect("a plan id").to_owned();
+    world.kept.insert("plan".into(), serde_json::to_vec(result(world)).unwrap());
+    let args = cli_args(world, &format!("{line} --plan {plan}"));
+    world.rewind(args, None).await;
+}
+
+#[when(expr = "the agent previews recovering {string} of {string} from change {string}")]
+async fn agent_previews(world: &mut RewindWorld, path: String, vm: String, change: String) {
+    let destination = world.recovery_dir().display().to_string();
+    world
+        .call(
+            "zerto_recover_file",
+            json!({"vm": vm, "change_id": change, "paths": [path],
+                   "destination": destination, "dry_run": true}),
+        )
+        .await;
+    let plan = result(world)["plan_id"].as_str().expect("a plan id").to_owned();
+    world.kept.insert("plan_id".into(), plan.into_bytes());
+}
+
+#[when(
+    expr = "the agent recovers {string} of {string} from change {string} with the plan it was shown"
+)]
+async fn agent_recovers_plan(world: &mut RewindWorld, path: String, vm: String, change: String) {
+    let destination = world.recovery_dir().display().to_string();
+    let plan = String::from_utf8(world.kept["plan_id"].clone()).unwrap();
+    world
+        .call(
+            "zerto_recover_file",
+            json!({"vm": vm, "change_id": change, "paths": [path],
+                   "destination": destination, "plan": plan}),
+        )
+        .await;
+}
+
+#[then("the files written are those the preview listed, each with its size at the tag")]
+async fn written_as_planned(world: &mut RewindWorld) {
+    let plan: Value = serde_json::from_slice(&world.kept["plan"]).unwrap();
+    let planned: Vec<(String, u64)> = plan["files"]
+        .as_array()
+        .expect("the plan's files")
+        .iter()
+        .map(|f| {
+            let to = f["written_to"].as_str().unwrap_or_default().to_owned();
+            (to, f["at_tag"]["size"].as_u64().unwrap_or(u64::MAX))
+        })
+        .collect();
+    let written: Vec<(String, u64)> = result(world)["files"]
+        .as_array()
+        .expect("the files written")
+        .iter()
+        .map(|f| {
+            let to = f["path"].as_str().unwrap_or_default().to_owned();
+            (to, f["size"].as_u64().unwrap_or_default())
+        })
+        .collect();
+    assert!(!planned.is_empty(), "{plan:#}");
+    assert_eq!(written, planned);
 }

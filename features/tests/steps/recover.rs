@@ -17,6 +17,7 @@ fn kept_key(vm: &str, path: &str) -> String {
 }
 
 #[given(expr = "the agent then changes {string} on {string} to {string}")]
+#[when(expr = "the agent then changes {string} on {string} to {string}")]
 async fn change_file(world: &mut RewindWorld, path: String, vm: String, content: String) {
     let sim = world.sim().await.clone();
     let before = sim

@@ -3,8 +3,8 @@
 //! recovery; this prints it.
 
 use rewind_core::{
-    CloneAction, ErrorKind, FailoverTestAction, RecoverFileReport, RecoverFileRequest,
-    RecoveryTaskReport, RecoveryVerdict, Rewind,
+    CancellationToken, CloneAction, ErrorKind, FailoverTestAction, RecoverFileReport,
+    RecoverFileRequest, RecoveryPlan, RecoveryTaskReport, RecoveryVerdict, Rewind,
 };
 
 use crate::cli::{CloneActionArg, RecoverCommand, TestAction};
@@ -18,6 +18,7 @@ use crate::progress::ProgressLine;
 pub async fn recover(
     rewind: &Rewind,
     command: RecoverCommand,
+    stop: &CancellationToken,
     quiet: bool,
 ) -> Result<Reply, CliError> {
     let rewind = &narrowed(rewind, &command);
@@ -28,21 +29,26 @@ pub async fn recover(
             paths,
             to,
             overwrite,
+            dry_run,
+            plan,
             ..
         } => {
             let progress = ProgressLine::new(format!("recover file {vm}"), quiet).watching(rewind);
-            let report = rewind
-                .recover_file(
-                    RecoverFileRequest {
-                        vm,
-                        change,
-                        paths,
-                        destination: to,
-                        overwrite,
-                    },
-                    &progress,
-                )
-                .await;
+            let req = RecoverFileRequest {
+                vm,
+                change,
+                paths,
+                destination: to,
+                overwrite,
+                plan,
+            };
+            if dry_run {
+                let plan = rewind.preview_recover_file(req, &progress, stop).await;
+                progress.finish();
+                let plan = plan?;
+                return Reply::new(&plan, plan_text(&plan));
+            }
+            let report = rewind.recover_file(req, &progress).await;
             progress.finish();
             let report = report?;
             Reply::new(&report, file_text(&report))
@@ -124,6 +130,47 @@ fn narrowed(rewind: &Rewind, command: &RecoverCommand) -> Rewind {
         rewind = rewind.only_vpg(vpg);
     }
     rewind
+}
+
+/// A recovery's preview as people read it: the plan id, one row per file, and how to run it.
+pub fn plan_text(p: &RecoveryPlan) -> String {
+    let mut out = format!(
+        "PLAN {}: recover {} file(s) of {} for change {} into {}, from VPG {} checkpoint {} ({}) via FLR at site {}; nothing was written\n\n",
+        p.plan_id,
+        p.files.len(),
+        p.vm.name,
+        p.change_id,
+        p.destination.display(),
+        p.from.vpg_name,
+        p.from.checkpoint_id,
+        rewind_core::recover::time_text(p.from.timestamp),
+        p.site,
+    );
+    let mut t = Table::new(&["GUEST PATH", "WOULD BE WRITTEN TO", "AT THE TAG", "NOW"]);
+    for f in &p.files {
+        t.row(vec![
+            f.guest_path.clone(),
+            format!(
+                "{}{}",
+                f.written_to.display(),
+                if f.replaces { " (replaces)" } else { "" }
+            ),
+            f.at_tag.text(),
+            f.now
+                .as_ref()
+                .map_or_else(|| "absent now".to_string(), |n| n.text()),
+        ]);
+    }
+    out.push_str(&t.render());
+    for s in &p.stopped {
+        out.push_str(&format!("\n{s}"));
+    }
+    out.push_str(&format!(
+        "\n\"now\" is the latest checkpoint, {}. To recover exactly this, run the same command with --plan {} instead of --dry-run.\n",
+        rewind_core::recover::time_text(p.now.timestamp),
+        p.plan_id
+    ));
+    out
 }
 
 /// A file recovery as people read it: the core's headline, the tag, one row per file, and the

@@ -46,6 +46,9 @@ pub(crate) async fn recover_file(
     for p in &paths {
         destination.precheck(p)?;
     }
+    if let Some(plan) = &req.plan {
+        super::check_plan(ctx, req, plan, sink).await?;
+    }
 
     let (protection, points) = resolve(ctx, &req.vm, change).await?;
     let (point, site) = pick_for_flr(&protection.vm, &points)?;
@@ -55,6 +58,7 @@ pub(crate) async fn recover_file(
         site: &site,
         paths: &paths,
         destination: &destination,
+        plan: req.plan.as_deref(),
         files: Vec::new(),
     };
     let session = match run.flr.mount().await {
@@ -105,6 +109,7 @@ impl Run<'_> {
                 "session_id": session,
                 "destination": self.destination.root(),
                 "paths": paths,
+                "plan": self.plan,
                 "files": self.files,
                 "unmount": unmount,
             }),
@@ -163,6 +168,8 @@ struct Run<'a> {
     /// The guest paths asked for.
     paths: &'a [GuestPath],
     destination: &'a Destination,
+    /// The plan id the run was approved as.
+    plan: Option<&'a str>,
     files: Vec<RecoveredFile>,
 }
 

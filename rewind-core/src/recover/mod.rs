@@ -36,6 +36,7 @@ mod diff;
 mod flr;
 mod keep;
 mod note;
+mod plan;
 mod session;
 mod vpg_task;
 pub use keep::{KeepOutcome, KeepReport, KeptVpg};
@@ -65,9 +66,10 @@ use crate::zvm::{Site, ZvmClient};
 pub use destination::{GuestPath, MAX_GUEST_PATH, RecoveredFile, parse_paths};
 pub use diff::{
     Content, DiffCounts, DiffEntry, DiffKind, DiffReport, DiffRequest, FileState, LaterPoint,
-    SessionEnd, WalkStop,
+    SessionEnd, WalkStop, time_text,
 };
 pub use note::RecoveryNote;
+pub use plan::{PlannedFile, RecoveryPlan};
 pub use session::FlrCalls;
 
 /// What a recovery needs of the facade, and nothing more: the configuration, the sites' clients,
@@ -130,6 +132,10 @@ pub struct RecoverFileRequest {
     /// Replace files that already exist in the destination (never a symbolic link or a folder).
     #[serde(default)]
     pub overwrite: bool,
+    /// The plan id a preview printed: the recovery runs only while its files are as the preview
+    /// found them ([`crate::Rewind::preview_recover_file`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
 }
 
 /// What [`crate::Rewind::failover_test`] is asked to do.
@@ -964,4 +970,5 @@ impl RecoveryRecord<'_> {
 pub(crate) use diff::diff;
 pub(crate) use flr::recover_file;
 pub(crate) use keep::keep;
+pub(crate) use plan::{check_plan, preview};
 pub(crate) use vpg_task::{clone, failover_test};

@@ -75,6 +75,7 @@ async fn a_change_that_was_recovered_keeps_its_id() {
                 paths: vec!["sda1/etc/hostname".into()],
                 destination,
                 overwrite: false,
+                plan: None,
             },
             &NoProgress,
         )

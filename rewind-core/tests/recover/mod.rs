@@ -35,6 +35,7 @@ fn request(vm: &str, change: &str, paths: &[&str], destination: &Path) -> Recove
         paths: paths.iter().map(|p| p.to_string()).collect(),
         destination: destination.to_path_buf(),
         overwrite: false,
+        plan: None,
     }
 }
 

@@ -29,7 +29,8 @@ use crate::protection::VmRef;
 use crate::zvm::ZvmClient;
 pub use content::Content;
 use tokio_util::sync::CancellationToken;
-use walk::{Limits, compare, walk};
+use walk::compare;
+pub(super) use walk::{Limits, Tree, walk};
 
 /// What [`crate::Rewind::diff`] is asked to do.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -157,7 +158,7 @@ impl DiffKind {
 }
 
 /// A file's size and last write time at one checkpoint, as the ZVM listed them (`null`: not given).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FileState {
     /// Its size in bytes.
     pub size: Option<u64>,
@@ -233,15 +234,9 @@ pub(crate) async fn diff(
     let client = client_of(ctx, &site)?;
     let (later_point, against) = later(&client, point, req.against.as_deref()).await?;
     let settings = ctx.config.diff;
-    let limits = Limits {
-        max_entries: settings.max_entries,
-        max_depth: settings.max_depth,
-    };
+    let limits = Limits::of(&settings);
     let vm = &protection.vm;
-    let mut run = Sessions {
-        wait: recovery_wait(ctx),
-        ..Sessions::default()
-    };
+    let mut run = Sessions::new(recovery_wait(ctx));
     let before = run
         .session(
             FlrMount::new(client.clone(), vm, point, sink, run.wait),
@@ -274,12 +269,7 @@ pub(crate) async fn diff(
             .await?;
         content::compare_contents(&mut entries, changed_before, changed_after, &settings);
     }
-    let mut stopped = before.stopped;
-    for s in after.stopped {
-        if !stopped.contains(&s) {
-            stopped.push(s);
-        }
-    }
+    let stopped = both_stops(before.stopped, after.stopped);
     Ok(DiffReport {
         vm: vm.clone(),
         change_id: point.change_id.clone(),
@@ -297,18 +287,26 @@ pub(crate) async fn diff(
     })
 }
 
-/// The sessions of one diff, opened in turn.
+/// The FLR sessions of one diff or preview, opened in turn, and what they cost.
 #[derive(Default)]
-struct Sessions {
-    wait: std::time::Duration,
-    calls: FlrCalls,
-    ends: Vec<SessionEnd>,
-    notes: Vec<RecoveryNote>,
+pub(super) struct Sessions {
+    pub(super) wait: std::time::Duration,
+    pub(super) calls: FlrCalls,
+    pub(super) ends: Vec<SessionEnd>,
+    pub(super) notes: Vec<RecoveryNote>,
 }
 
 impl Sessions {
+    /// No session yet; each task of one is waited for `wait`.
+    pub(super) fn new(wait: std::time::Duration) -> Sessions {
+        Sessions {
+            wait,
+            ..Sessions::default()
+        }
+    }
+
     /// Mounts `flr`'s checkpoint, runs `work` in it and unmounts it, whatever `work` did.
-    async fn session<T>(
+    pub(super) async fn session<T>(
         &mut self,
         mut flr: FlrMount<'_>,
         work: impl AsyncFnOnce(&FlrMount<'_>, &str, &mut FlrCalls) -> Result<T, RewindError>,
@@ -350,6 +348,16 @@ impl Sessions {
     }
 }
 
+/// Where the walks of both checkpoints stopped, each place once.
+pub(super) fn both_stops(mut first: Vec<WalkStop>, second: Vec<WalkStop>) -> Vec<WalkStop> {
+    for s in second {
+        if !first.contains(&s) {
+            first.push(s);
+        }
+    }
+    first
+}
+
 /// The guest paths to walk, checked: `[""]` (every partition) when none is given.
 fn roots(paths: &[String]) -> Result<Vec<String>, RewindError> {
     if paths.is_empty() {
@@ -361,7 +369,7 @@ fn roots(paths: &[String]) -> Result<Vec<String>, RewindError> {
 
 /// The checkpoint to compare the tag with, as a point of the same VPG: `against` (`latest`, the
 /// default, or a checkpoint identifier the VPG lists).
-async fn later(
+pub(super) async fn later(
     client: &ZvmClient,
     tag: &RecoveryPoint,
     against: Option<&str>,

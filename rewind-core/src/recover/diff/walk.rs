@@ -19,36 +19,46 @@ use crate::zvm::wire::PathItem;
 
 /// How far a walk goes.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Limits {
+pub(in crate::recover) struct Limits {
     /// The most entries one side lists.
-    pub(super) max_entries: usize,
+    pub(in crate::recover) max_entries: usize,
     /// The deepest folder listed, counted from the path asked for (0: only its own items).
-    pub(super) max_depth: usize,
+    pub(in crate::recover) max_depth: usize,
+}
+
+impl Limits {
+    /// The bounds `[diff]` sets.
+    pub(in crate::recover) fn of(settings: &crate::config::DiffSettings) -> Limits {
+        Limits {
+            max_entries: settings.max_entries,
+            max_depth: settings.max_depth,
+        }
+    }
 }
 
 /// One entry of a side.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Entry {
-    pub(super) path: String,
-    pub(super) folder: bool,
-    pub(super) state: FileState,
+pub(in crate::recover) struct Entry {
+    pub(in crate::recover) path: String,
+    pub(in crate::recover) folder: bool,
+    pub(in crate::recover) state: FileState,
 }
 
 /// What one mounted checkpoint holds under the paths asked for.
 #[derive(Debug, Default)]
-pub(super) struct Tree {
+pub(in crate::recover) struct Tree {
     /// Every entry found, by its key ([`key`]).
-    pub(super) entries: BTreeMap<String, Entry>,
+    pub(in crate::recover) entries: BTreeMap<String, Entry>,
     /// The keys of the folders listed whole (`""`: the partitions).
     listed: HashSet<String>,
     /// The keys of the paths asked for that this checkpoint does not hold.
     absent: HashSet<String>,
     /// Where the walk stopped short.
-    pub(super) stopped: Vec<WalkStop>,
+    pub(in crate::recover) stopped: Vec<WalkStop>,
 }
 
 /// The key of a guest path: the path, lower-cased on a Windows guest (whose names ignore case).
-pub(super) fn key(path: &str) -> String {
+pub(in crate::recover) fn key(path: &str) -> String {
     let windows = path.split('/').next().is_some_and(|p| p.ends_with(':'));
     match windows {
         true => path.to_lowercase(),
@@ -119,7 +129,7 @@ fn child_path(folder: &str, item: &PathItem) -> String {
 }
 
 /// Walks `roots` (`""`: every partition) in the mounted `session`, breadth first, within `limits`.
-pub(super) async fn walk(
+pub(in crate::recover) async fn walk(
     flr: &FlrMount<'_>,
     session: &str,
     roots: &[String],
@@ -196,7 +206,7 @@ pub(super) async fn walk(
 }
 
 /// The error of a walk or a download stopped at `at`.
-pub(super) fn interrupted(at: &str) -> RewindError {
+pub(in crate::recover) fn interrupted(at: &str) -> RewindError {
     RewindError::NotPossible {
         reason: RecoveryRefusal::DiffInterrupted { at: at.to_string() },
     }
@@ -226,7 +236,7 @@ async fn find_root(
 }
 
 /// What changed from `before` to `after`, by path.
-pub(super) fn compare(before: &Tree, after: &Tree) -> Vec<DiffEntry> {
+pub(in crate::recover) fn compare(before: &Tree, after: &Tree) -> Vec<DiffEntry> {
     let mut out = Vec::new();
     for (k, b) in &before.entries {
         match after.entries.get(k) {
