@@ -106,6 +106,12 @@ mod tests {
             Some("rewind-catalog")
         );
         assert_eq!(needed(&roles, "zerto_find_protection"), Some("rewind-read"));
+        assert_eq!(needed(&roles, "zerto_diff_since_tag"), Some("rewind-read"));
+        assert_eq!(
+            needed(&roles, DIFF_CONTENT),
+            Some("rewind-recover"),
+            "a diff's content hands out file bytes, as a recovery does"
+        );
         assert_eq!(needed(&roles, "a_new_tool"), None, "unknown: refused");
         for tool in crate::RewindServer::tool_router().list_all() {
             assert!(

@@ -115,8 +115,13 @@ async fn content_diff(world: &mut RewindWorld, path: String, added: String) {
 
 #[when(regex = r"^the operator runs `rewind (.+)` with the plan it printed$")]
 async fn operator_runs_the_plan(world: &mut RewindWorld, line: String) {
-    let plan = result(world)["plan_id"].as_str().expect("a plan id").to_owned();
-    world.kept.insert("plan".into(), serde_json::to_vec(result(world)).unwrap());
+    let plan = result(world)["plan_id"]
+        .as_str()
+        .expect("a plan id")
+        .to_owned();
+    world
+        .kept
+        .insert("plan".into(), serde_json::to_vec(result(world)).unwrap());
     let args = cli_args(world, &format!("{line} --plan {plan}"));
     world.rewind(args, None).await;
 }
@@ -131,7 +136,10 @@ async fn agent_previews(world: &mut RewindWorld, path: String, vm: String, chang
                    "destination": destination, "dry_run": true}),
         )
         .await;
-    let plan = result(world)["plan_id"].as_str().expect("a plan id").to_owned();
+    let plan = result(world)["plan_id"]
+        .as_str()
+        .expect("a plan id")
+        .to_owned();
     world.kept.insert("plan_id".into(), plan.into_bytes());
 }
 

@@ -174,6 +174,16 @@ async fn a_caller_without_the_role_a_tool_needs_gets_a_tool_error_naming_it() {
         )
         .await;
     expect_guarded(&guard(&alice, "web-01", "edit app.conf", "role-2").await);
+    // A diff's list is a read; its content hands out the guest's bytes, as a recovery does.
+    let diff = |content: bool| json!({"vm": "web-01", "change_id": "role-2", "paths": ["sda1/etc"], "content": content});
+    expect_ok(&call(&alice, "zerto_diff_since_tag", diff(false)).await);
+    let refused = call(&alice, "zerto_diff_since_tag", diff(true)).await;
+    assert_eq!(refused.is_error, Some(true));
+    let said = line(&refused);
+    assert!(
+        said.contains("rewind-recover") && said.contains("alice"),
+        "{said}"
+    );
     alice.cancel().await.unwrap();
 }
 
