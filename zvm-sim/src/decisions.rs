@@ -434,6 +434,12 @@ pub fn reason_clone_aborted(by: &str) -> String {
     format!("The clone was aborted by {by}.")
 }
 
+/// The `CompleteReason` of a journal VM restore rolled back (by a person, or by its commit
+/// policy once its wait passed).
+pub fn reason_restore_rolled_back(by: &str) -> String {
+    format!("The restore was rolled back by {by}.")
+}
+
 /// The `CompleteReason` of a force sync replaced by a resync or a status change.
 pub fn reason_sync_interrupted(vpg_name: &str) -> String {
     format!(

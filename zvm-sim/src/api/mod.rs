@@ -30,6 +30,7 @@ mod flrs;
 mod keycloak;
 mod ltr;
 mod monitoring;
+mod restore;
 mod routes;
 mod sites;
 mod tasks;

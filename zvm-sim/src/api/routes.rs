@@ -8,7 +8,7 @@ use axum::handler::Handler;
 use axum::routing::{MethodRouter, get as get_route, post as post_route};
 
 use super::{
-    SiteCtx, actions, checkpoints, flrs, keycloak, ltr, monitoring, sites, tasks, traces,
+    SiteCtx, actions, checkpoints, flrs, keycloak, ltr, monitoring, restore, sites, tasks, traces,
     virtualization, vms, vpgs,
 };
 
@@ -287,6 +287,26 @@ fn vms_and_vpgs(t: Table) -> Table {
             "the VPG's journal checkpoints and the retention sets that hold the VM (`Checkpoint` \
              null, `RetentionSet` set), oldest first, with `CanMount`",
         ),
+    )
+    .route(
+        "/v1/vms/{vmIdentifier}/Restore",
+        post(restore::restore),
+        Simplified(
+            "a VM of a VPG whose journal is at its own site, in place or as a new VM \
+             (`restoredVmName`); the task waits (`WaitingForUserInput`) for a commit or a \
+             rollback, or its commit policy's wait; NIC, volume and datastore settings are \
+             accepted and not modelled",
+        ),
+    )
+    .route(
+        "/v1/vms/{vmIdentifier}/RestoreCommit",
+        post(restore::commit),
+        Implemented("keeps what the restore restored"),
+    )
+    .route(
+        "/v1/vms/{vmIdentifier}/RestoreRollback",
+        post(restore::rollback),
+        Implemented("the guest's files as before the restore, or the new VM removed"),
     )
     .route(
         "/v1/vms/{vmIdentifier}/pointsInTime/stats",

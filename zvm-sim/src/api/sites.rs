@@ -92,7 +92,7 @@ pub(crate) async fn unprotected_vms(
                 .vms
                 .iter()
                 .enumerate()
-                .filter(|(_, vm)| vm.site == site && vm.vpgs.is_empty())
+                .filter(|(_, vm)| vm.site == site && vm.vpgs.is_empty() && !vm.removed)
                 .map(|(index, _)| view.native_vm(index))
                 .collect(),
         ))

@@ -438,7 +438,7 @@ fn find_vm(world: &World, key: &str) -> Result<usize, ApiError> {
         .vms
         .iter()
         .enumerate()
-        .filter(|(_, vm)| vm.name.eq_ignore_ascii_case(key))
+        .filter(|(_, vm)| !vm.removed && vm.name.eq_ignore_ascii_case(key))
         .map(|(index, _)| index)
         .collect();
     match named.as_slice() {

@@ -792,7 +792,11 @@ impl SiteView<'_> {
     /// `GET /v1/peersites/...` for the other site.
     pub fn peer_site(&self, peer: SiteRole) -> PeerSiteView {
         let site = self.world.site(peer);
-        let at_site = self.world.vms.iter().filter(|vm| vm.site == peer);
+        let at_site = self
+            .world
+            .vms
+            .iter()
+            .filter(|vm| vm.site == peer && !vm.removed);
         let (provisioned, used) =
             at_site.fold((0, 0), |(p, u), vm| (p + vm.provisioned_mb, u + vm.used_mb));
         let incoming: f64 = self
@@ -1103,6 +1107,12 @@ fn task_details(world: &World, operation: &Operation) -> serde_json::Value {
         }),
         Operation::Move { commit_policy } => json!({ "CommitPolicy": commit_policy }),
         Operation::ForceSync { .. } => json!({}),
+        Operation::JournalVmRestore { checkpoint, .. } => {
+            json!({ "CheckpointIdentifier": checkpoint.to_string(), "VmIdentifiers": vms })
+        }
+        Operation::JournalVmRestoreCommit { .. } | Operation::JournalVmRestoreRollback { .. } => {
+            json!({ "VmIdentifiers": vms })
+        }
     }
 }
 

@@ -195,6 +195,7 @@ fn new_vm(
         ip,
         vpgs: Vec::new(),
         files,
+        removed: false,
     })
 }
 
@@ -289,6 +290,7 @@ fn new_vpg(
             repository: resolved.repository,
             ..VpgLtr::default()
         },
+        restore: None,
     }
 }
 

@@ -168,6 +168,9 @@ pub const TASK_TYPE: EnumTable = EnumTable {
         "ManualRetention",
         "FlrBackupMount",
         "FlrBackupUnmount",
+        "JournalVmRestore",
+        "JournalVmRestoreCommit",
+        "JournalVmRestoreRollback",
     ],
 };
 
@@ -319,6 +322,9 @@ pub mod event_type {
     pub const ALERT_TURNED_ON: u8 = 47;
     /// 48
     pub const ALERT_TURNED_OFF: u8 = 48;
+    /// 53: the simulator's event of a journal VM restore, its commit and its rollback (no source
+    /// names one; this is the nearest of ZVM 7's list).
+    pub const RESTORE_PROTECTION_GROUP: u8 = 53;
     /// 58
     pub const FLR_JOURNAL_MOUNT: u8 = 58;
     /// 59
@@ -375,6 +381,8 @@ pub mod substatus {
 pub mod task_state {
     /// 1
     pub const IN_PROGRESS: u8 = 1;
+    /// 2: done its part, waiting for a person (a journal VM restore before its commit).
+    pub const WAITING_FOR_USER_INPUT: u8 = 2;
     /// 4 (terminal)
     pub const FAILED: u8 = 4;
     /// 5 (terminal)
@@ -406,6 +414,13 @@ pub mod task_type {
     /// A manual Extended Journal Copy run (the simulator's name, after SW10's "Start the Manual
     /// Retention process": no source lists the task types of Extended Journal Copy).
     pub const MANUAL_RETENTION: &str = "ManualRetention";
+    /// A journal VM restore (the simulator's name: no source lists the task types of
+    /// `POST /v1/vms/{id}/Restore`).
+    pub const JOURNAL_VM_RESTORE: &str = "JournalVmRestore";
+    /// A journal VM restore's commit (the simulator's name).
+    pub const JOURNAL_VM_RESTORE_COMMIT: &str = "JournalVmRestoreCommit";
+    /// A journal VM restore's rollback (the simulator's name).
+    pub const JOURNAL_VM_RESTORE_ROLLBACK: &str = "JournalVmRestoreRollback";
     /// An FLR session's mount of a retention set (`Bflr`; the simulator's name).
     pub const FLR_BACKUP_MOUNT: &str = "FlrBackupMount";
     /// An FLR session's unmount of a retention set (the simulator's name).

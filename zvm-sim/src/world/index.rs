@@ -36,6 +36,9 @@ impl Index {
     /// Indexes the VM at `position` (a new VM goes after every other, so each list stays in the
     /// world's order).
     pub(crate) fn add_vm(&mut self, position: usize, vm: &Vm) {
+        if vm.removed {
+            return;
+        }
         self.vms_by_id
             .entry(key(&vm.id))
             .or_default()

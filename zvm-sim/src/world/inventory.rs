@@ -99,6 +99,9 @@ pub struct Vm {
     pub vpgs: Vec<usize>,
     /// Its guest files, with their history.
     pub files: GuestFiles,
+    /// Removed (a VM a rolled-back journal VM restore made): no listing or lookup shows it.
+    #[serde(default)]
+    pub removed: bool,
 }
 
 /// A failover test of a VPG, from its start until its stop task ends.
@@ -172,6 +175,9 @@ pub struct Vpg {
     /// Its Extended Journal Copy: repository and runs.
     #[serde(default)]
     pub ltr: VpgLtr,
+    /// The journal VM restore of one of its VMs, from its start until committed or rolled back.
+    #[serde(default)]
+    pub restore: Option<crate::world::restore::JournalRestore>,
 }
 
 impl Vpg {

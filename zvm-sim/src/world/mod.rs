@@ -31,6 +31,7 @@ pub mod journal;
 pub mod ltr;
 pub mod placement;
 pub mod recovery;
+pub mod restore;
 pub mod spec;
 pub mod state;
 pub mod tasks;
@@ -164,7 +165,15 @@ pub struct Setup {
 #[serde(rename_all_fields = "PascalCase")]
 enum Event {
     TaskEnds(TaskKey),
-    ResyncEnds { vpg: usize, generation: u64 },
+    ResyncEnds {
+        vpg: usize,
+        generation: u64,
+    },
+    /// A journal VM restore's commit-policy wait passed.
+    RestoreTimeout {
+        vpg: usize,
+        task: TaskKey,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -238,6 +247,7 @@ impl World {
             match event {
                 Event::TaskEnds(task) => self.end_task(task, at),
                 Event::ResyncEnds { vpg, generation } => self.end_resync(vpg, generation, at),
+                Event::RestoreTimeout { vpg, task } => self.restore_timeout(vpg, task, at),
             }
         }
         self.settle_history_all(now);
@@ -301,6 +311,11 @@ impl World {
                 .chain(vpg.clone_task)
                 .chain(vpg.live_task)
                 .chain(vpg.ltr.running)
+                .chain(
+                    vpg.restore
+                        .iter()
+                        .flat_map(|r| std::iter::once(r.task).chain(r.end_task)),
+                )
         });
         let of_flrs = self
             .flrs
@@ -310,7 +325,7 @@ impl World {
             .events
             .iter()
             .filter_map(|Reverse(scheduled)| match scheduled.event {
-                Event::TaskEnds(task) => Some(task),
+                Event::TaskEnds(task) | Event::RestoreTimeout { task, .. } => Some(task),
                 Event::ResyncEnds { .. } => None,
             });
         of_vpgs.chain(of_flrs).chain(of_events)
@@ -357,7 +372,12 @@ impl World {
         self.index.vms_with_id(id)
     }
 
-    /// Adds a VM (an offsite clone's) after every other, and indexes it.
+    /// Builds the index of VMs and VPGs again (a VM removed).
+    pub(crate) fn reindex(&mut self) {
+        self.index = index::Index::new(&self.vms, &self.vpgs);
+    }
+
+    /// Adds a VM (an offsite clone's, a restored one) after every other, and indexes it.
     pub fn add_vm(&mut self, vm: Vm) {
         self.index.add_vm(self.vms.len(), &vm);
         self.vms.push(vm);
@@ -411,6 +431,7 @@ impl World {
             nominal_end: now.plus_millis(duration),
             planned,
             ended: None,
+            waiting: None,
         });
         self.schedule(now.plus_millis(runs_for), Event::TaskEnds(key));
         key
@@ -493,6 +514,15 @@ impl World {
             Operation::ForceSync { generation } => {
                 self.finish_force_sync(self.tasks[key].vpg, *generation)
             }
+            Operation::JournalVmRestore { .. } => {
+                match self.finish_restore(self.tasks[key].vpg, at) {
+                    Some(ended) => ended,
+                    // Done its part: it waits for a commit or a rollback.
+                    None => return,
+                }
+            }
+            Operation::JournalVmRestoreCommit { .. } => self.finish_restore_end(key, true, at),
+            Operation::JournalVmRestoreRollback { .. } => self.finish_restore_end(key, false, at),
         };
         self.trace_task(key, state, &reason, at);
         self.tasks[key].end(state, reason, at);

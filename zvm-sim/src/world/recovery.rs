@@ -482,13 +482,14 @@ impl World {
                 ),
                 vpgs: Vec::new(),
                 files: vm.files.copy_at(moment, at),
+                removed: false,
             };
             self.add_vm(clone);
         }
         (task_state::COMPLETED, String::new())
     }
 
-    fn free_moref(&mut self, site: SiteRole) -> u32 {
+    pub(super) fn free_moref(&mut self, site: SiteRole) -> u32 {
         loop {
             let moref = self.rng.random_range(1000..100_000u32);
             let id = format!("{}.vm-{moref}", self.site(site).server_id);

@@ -301,6 +301,11 @@ impl World {
                 .chain(vpg.clone_task)
                 .chain(vpg.live_task)
                 .chain(vpg.ltr.running)
+                .chain(
+                    vpg.restore
+                        .iter()
+                        .flat_map(|r| std::iter::once(r.task).chain(r.end_task)),
+                )
             {
                 kept(&what("tasks"), task)?;
             }
@@ -343,6 +348,10 @@ impl World {
             match scheduled.event {
                 Event::TaskEnds(task) => kept("an event (TaskEnds)", task)?,
                 Event::ResyncEnds { vpg, .. } => in_range("an event (ResyncEnds)", vpg, vpgs)?,
+                Event::RestoreTimeout { vpg, task } => {
+                    in_range("an event (RestoreTimeout)", vpg, vpgs)?;
+                    kept("an event (RestoreTimeout)", task)?;
+                }
             }
         }
         self.check_memberships()

@@ -212,6 +212,24 @@ pub enum Operation {
         /// The checkpoint copied; `None` for a run refused when it was asked for.
         checkpoint: Option<u64>,
     },
+    /// `JournalVmRestore`: rewinds a VM to a checkpoint (in place, or as a new VM), then waits for
+    /// a commit or a rollback.
+    JournalVmRestore {
+        /// The VM restored.
+        vm: usize,
+        /// The checkpoint restored.
+        checkpoint: u64,
+    },
+    /// `JournalVmRestoreCommit`: keeps what a restore restored.
+    JournalVmRestoreCommit {
+        /// The VM restored.
+        vm: usize,
+    },
+    /// `JournalVmRestoreRollback`: undoes what a restore restored.
+    JournalVmRestoreRollback {
+        /// The VM restored.
+        vm: usize,
+    },
     /// `ForceSync`: a sync that keeps the journal's checkpoints.
     ForceSync {
         /// The VPG's generation the sync set; a later resync or status pin interrupts it.
@@ -235,6 +253,9 @@ impl Operation {
             Operation::FlrBackupMount { .. } => task_type::FLR_BACKUP_MOUNT,
             Operation::FlrBackupUnmount { .. } => task_type::FLR_BACKUP_UNMOUNT,
             Operation::ManualRetention { .. } => task_type::MANUAL_RETENTION,
+            Operation::JournalVmRestore { .. } => task_type::JOURNAL_VM_RESTORE,
+            Operation::JournalVmRestoreCommit { .. } => task_type::JOURNAL_VM_RESTORE_COMMIT,
+            Operation::JournalVmRestoreRollback { .. } => task_type::JOURNAL_VM_RESTORE_ROLLBACK,
         }
     }
 
@@ -244,6 +265,9 @@ impl Operation {
             Operation::FailoverTest { vms, .. }
             | Operation::Clone { vms, .. }
             | Operation::Failover { vms, .. } => vms,
+            Operation::JournalVmRestore { vm, .. }
+            | Operation::JournalVmRestoreCommit { vm }
+            | Operation::JournalVmRestoreRollback { vm } => std::slice::from_ref(vm),
             _ => &[],
         }
     }
@@ -296,6 +320,10 @@ pub struct Task {
     pub planned: Planned,
     /// Set when the world reaches its end (or when it is stopped).
     pub ended: Option<Ended>,
+    /// When it began to wait for a person (`WaitingForUserInput`): a restore done, not yet
+    /// committed or rolled back.
+    #[serde(default)]
+    pub waiting: Option<SimTime>,
 }
 
 impl Task {
@@ -321,6 +349,7 @@ impl Task {
     pub fn status_at(&self, now: SimTime) -> (u8, u8) {
         match &self.ended {
             Some(ended) => (ended.state, ended.progress),
+            None if self.waiting.is_some() => (task_state::WAITING_FOR_USER_INPUT, 100),
             None => (task_state::IN_PROGRESS, self.progress_at(now).min(99)),
         }
     }
@@ -333,6 +362,13 @@ impl Task {
         }
         let done = at.millis_since(self.started).clamp(0, total);
         u8::try_from(done * 100 / total).unwrap_or(100)
+    }
+
+    /// Waits for a person from `at` on: `WaitingForUserInput`, not ended.
+    pub fn wait(&mut self, at: SimTime) {
+        if self.ended.is_none() {
+            self.waiting = Some(at);
+        }
     }
 
     /// Ends the task at `at` (a task ends once; later calls change nothing).
@@ -371,6 +407,7 @@ mod tests {
             nominal_end: SimTime::from_millis(1000),
             planned: Planned::Complete,
             ended: None,
+            waiting: None,
         }
     }
 

@@ -479,6 +479,9 @@ fn event_kind(operation: &Operation) -> Option<u8> {
         Operation::Clone { .. } => event_type::CLONE,
         Operation::Failover { .. } => event_type::FAIL_OVER,
         Operation::Move { .. } => event_type::MOVE,
+        Operation::JournalVmRestore { .. }
+        | Operation::JournalVmRestoreCommit { .. }
+        | Operation::JournalVmRestoreRollback { .. } => super::restore::RESTORE_EVENT,
         // A force sync shows as the VPG's status and, past its target, as its RPO alerts.
         Operation::ForceSync { .. } => return None,
     })

@@ -20,6 +20,7 @@ mod keycloak;
 mod lifecycle;
 mod ltr;
 mod recovery;
+mod restore;
 mod state;
 mod surface;
 mod tls;
