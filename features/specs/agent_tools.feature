@@ -20,6 +20,7 @@ Feature: The agent's tools
       | zerto_failover_test       | no        | yes         |
       | zerto_clone               | no        | yes         |
       | zerto_keep_way_back       | no        | no          |
+      | zerto_restore_vm          | no        | yes         |
 
   Scenario: The agent reads back its change: the tags and the journal
     Given the agent has guarded "web-01" for change "read-back"

@@ -98,13 +98,21 @@ impl ClientHandler for Human {
             // A kind of question this human does not know is declined, never taken for a yes.
             _ => return Ok(ElicitResult::new(ElicitationAction::Decline)),
         };
+        // A yes-or-no consent form (keeping tags, restoring a VM) has one field, `proceed`; the
+        // question about an unknown tool has `checkpoint` and `remember`. The human fills the form
+        // they are shown.
+        let consent = serde_json::to_value(&request)
+            .is_ok_and(|r| r["requestedSchema"]["properties"].get("proceed").is_some());
         self.asked
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(message);
         let form = |checkpoint: &str, remember: bool| {
-            ElicitResult::new(ElicitationAction::Accept)
-                .with_content(json!({"checkpoint": checkpoint, "remember": remember}))
+            let content = match consent {
+                true => json!({"proceed": checkpoint}),
+                false => json!({"checkpoint": checkpoint, "remember": remember}),
+            };
+            ElicitResult::new(ElicitationAction::Accept).with_content(content)
         };
         let answer = *self.answer.lock().unwrap_or_else(|p| p.into_inner());
         Ok(match answer {

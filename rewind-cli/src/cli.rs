@@ -169,6 +169,12 @@ pub enum Command {
     /// clone. The production VM keeps running; Failover Live and Move are never used.
     #[command(subcommand)]
     Recover(RecoverCommand),
+    /// Rewind a VM to a change's tag by a journal VM restore, in two steps: `restore vm` restores
+    /// it (beside it as a new VM, or in place) and waits; only `restore commit` keeps it, and
+    /// `restore rollback` undoes it. Only from a VPG whose journal is at the VM's own site. Asks
+    /// you at a terminal; a script confirms with `--yes`.
+    #[command(subcommand)]
+    Restore(RestoreCommand),
     /// Read the audit journal: every guard and recovery, oldest first. `rewind journal archive`
     /// moves old records to a file of their own.
     #[command(args_conflicts_with_subcommands = true)]
@@ -306,6 +312,68 @@ pub enum CatalogCommand {
         /// The tool.
         tool: String,
     },
+}
+
+/// `rewind restore ...`.
+#[derive(Debug, Subcommand)]
+pub enum RestoreCommand {
+    /// Restore the VM from the change's tagged checkpoint: `--as NAME` as a new VM beside it (the
+    /// VM keeps running as it is), or `--in-place` (its writes after the tag are lost once
+    /// committed). It then waits for `restore commit` or `restore rollback`; nobody committing it
+    /// rolls it back by itself after `[recover] restore_wait_secs`.
+    Vm {
+        /// The VM.
+        vm: String,
+        /// The change id of the guard (its newest tag is used), or a tag exactly.
+        #[arg(long = "change", value_name = "ID")]
+        change: String,
+        /// Restore it as a new VM of this name, beside the VM.
+        #[arg(
+            long = "as",
+            value_name = "NAME",
+            conflicts_with = "in_place",
+            required_unless_present = "in_place"
+        )]
+        as_name: Option<String>,
+        /// Restore the VM itself to the tag.
+        #[arg(long)]
+        in_place: bool,
+        /// Restore from the tag in this VPG (name or identifier) instead of the one rewind prefers.
+        #[arg(long, value_name = "VPG")]
+        vpg: Option<String>,
+        /// Who restores, journaled beside you (the person at this machine): an agent's name, or
+        /// yours when left out.
+        #[arg(long, env = "REWIND_AGENT")]
+        agent: Option<String>,
+        /// Confirm without a terminal: the change id again, exactly as `--change`.
+        #[arg(long, value_name = "CHANGE_ID")]
+        yes: Option<String>,
+    },
+    /// Keep what the VM's waiting restore restored.
+    Commit {
+        /// The VM.
+        vm: String,
+        /// Confirm without a terminal: the VM again, exactly as given.
+        #[arg(long, value_name = "VM")]
+        yes: Option<String>,
+        /// Who commits, journaled beside you.
+        #[arg(long, env = "REWIND_AGENT")]
+        agent: Option<String>,
+    },
+    /// Undo the VM's waiting restore: the VM as it was before it, or the new VM removed.
+    Rollback {
+        /// The VM.
+        vm: String,
+        /// Confirm without a terminal: the VM again, exactly as given.
+        #[arg(long, value_name = "VM")]
+        yes: Option<String>,
+        /// Who rolls back, journaled beside you.
+        #[arg(long, env = "REWIND_AGENT")]
+        agent: Option<String>,
+    },
+    /// The restores this machine journaled that wait for a commit or a rollback, with their
+    /// task's state at Zerto and when each rolls back by itself.
+    Status,
 }
 
 /// `rewind recover ...`.
@@ -465,6 +533,10 @@ impl Command {
             }
             Command::Recover(RecoverCommand::File { .. }) => "recover file",
             Command::Recover(RecoverCommand::Test { .. }) => "recover test",
+            Command::Restore(RestoreCommand::Vm { .. }) => "restore vm",
+            Command::Restore(RestoreCommand::Commit { .. }) => "restore commit",
+            Command::Restore(RestoreCommand::Rollback { .. }) => "restore rollback",
+            Command::Restore(RestoreCommand::Status) => "restore status",
             Command::Recover(RecoverCommand::Clone { .. }) => "recover clone",
             Command::Journal {
                 command: Some(JournalCommand::Archive { .. }),

@@ -180,6 +180,10 @@ pub fn run(cli: Cli) -> u8 {
             };
             commands::diff::diff(&rewind, req, vpg.as_deref(), &stop, ctx.quiet).await
         }),
+        // A restore, a commit or a rollback sent is read to its end, as a recovery is.
+        Command::Restore(command) => starting_tasks(&ctx, |rewind, _stop| async move {
+            commands::restore::restore(&rewind, command, ctx.json, ctx.quiet).await
+        }),
         Command::Recover(command) => starting_tasks(&ctx, |rewind, stop| async move {
             commands::recover::recover(&rewind, command, &stop, ctx.quiet).await
         }),

@@ -53,6 +53,14 @@ fn results(g: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
             g.subschema_for::<rewind_core::RecoveryPlan>(),
         ),
         (
+            "restore vm, restore commit, restore rollback",
+            g.subschema_for::<rewind_core::RecoveryTaskReport>(),
+        ),
+        (
+            "restore status",
+            g.subschema_for::<rewind_core::RestoreStatus>(),
+        ),
+        (
             "recover test, recover clone",
             g.subschema_for::<rewind_core::RecoveryTaskReport>(),
         ),

@@ -189,6 +189,11 @@ pub const BUILTIN_READ_ONLY: &[(&str, &str)] = &[
     (ZERTO_REWIND, "zerto_add_mutating_tool"),
 ];
 
+/// Tools the catalog never classifies, whatever its entries say: each call is a question for a
+/// person. A journal VM restore rewinds a VM; no entry, `*` or remembered answer may let an agent's
+/// call through.
+pub const ALWAYS_ASK: &[(&str, &str)] = &[(ZERTO_REWIND, "zerto_restore_vm")];
+
 /// The catalog cannot be read or written, or an entry is malformed.
 #[derive(Debug, thiserror::Error)]
 pub enum CatalogError {
@@ -244,6 +249,16 @@ pub enum CatalogError {
         /// The catalog file.
         path: PathBuf,
     },
+    /// A tool of [`ALWAYS_ASK`] cannot be given an entry.
+    #[error(
+        "{server}/{tool} is never classified: it rewinds a VM, so every call is a question for a person, whatever the catalog says; nothing was changed"
+    )]
+    AlwaysAsks {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+    },
     /// A built-in entry cannot be removed.
     #[error(
         "{server}/{tool} is a built-in read-only tool and cannot be removed; add it as mutating to override it"
@@ -280,6 +295,7 @@ impl CatalogError {
             CatalogError::Corrupt { .. }
             | CatalogError::Invalid { .. }
             | CatalogError::BuiltIn { .. } => ErrorKind::Usage,
+            CatalogError::AlwaysAsks { .. } => ErrorKind::Refused,
             CatalogError::RecordedMutating { .. } => ErrorKind::Refused,
             CatalogError::Read { .. } | CatalogError::Write { .. } | CatalogError::Busy(_) => {
                 ErrorKind::Internal
@@ -438,6 +454,21 @@ impl CatalogListing {
     }
 }
 
+/// Whether `server`/`tool` is one of [`ALWAYS_ASK`].
+pub fn always_asks(server: &str, tool: &str) -> bool {
+    ALWAYS_ASK.iter().any(|(s, t)| *s == server && *t == tool)
+}
+
+fn refuse_always_asked(server: &str, tool: &str) -> Result<(), CatalogError> {
+    match always_asks(server, tool) {
+        true => Err(CatalogError::AlwaysAsks {
+            server: server.to_string(),
+            tool: tool.to_string(),
+        }),
+        false => Ok(()),
+    }
+}
+
 /// The question for a tool nobody classified.
 pub fn question_for(server: &str, tool: &str, vm: Option<&str>) -> String {
     // Without a VM the question still has to be answerable, so it names the VM by its role once
@@ -528,6 +559,10 @@ impl CatalogStore {
             vm_arg: None,
             question: None,
         };
+        if always_asks(server, tool) {
+            out.question = Some(question_for(server, tool, vm));
+            return Ok(out);
+        }
         // An exact entry beats a `*` entry of the same list.
         let pick = |list: &[CatalogEntry]| -> Option<CatalogEntry> {
             list.iter()
@@ -620,6 +655,7 @@ impl CatalogStore {
         let server = check_name("server", server)?;
         let tool = check_name("tool", tool)?;
         let vm_arg = vm_arg.map(|a| check_name("vm_arg", a)).transpose()?;
+        refuse_always_asked(&server, &tool)?;
         self.update(|f| {
             f.read_only.retain(|e| !e.same(&server, &tool));
             f.mutating.retain(|e| !e.same(&server, &tool));
@@ -636,6 +672,7 @@ impl CatalogStore {
     pub fn add_read_only(&self, server: &str, tool: &str) -> Result<(), CatalogError> {
         let server = check_name("server", server)?;
         let tool = check_name("tool", tool)?;
+        refuse_always_asked(&server, &tool)?;
         self.update(|f| {
             f.mutating.retain(|e| !e.same(&server, &tool));
             f.keep_read_only(&server, &tool);
@@ -653,6 +690,7 @@ impl CatalogStore {
     ) -> Result<(), CatalogError> {
         let server = check_name("server", server)?;
         let tool = check_name("tool", tool)?;
+        refuse_always_asked(&server, &tool)?;
         self.update(|f| {
             // A `*` entry makes the tool mutating as surely as its own entry does.
             if f.mutating.iter().any(|e| e.matches(&server, &tool)) {
@@ -802,6 +840,29 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = CatalogStore::new(dir.path().join("sub").join("catalog.toml"));
         (dir, s)
+    }
+
+    #[test]
+    fn a_vm_restore_is_never_classified_whatever_the_catalog_holds() {
+        let (_d, s) = store();
+        s.add_read_only("zerto-rewind", "*").unwrap();
+        let c = s
+            .classify("zerto-rewind", "zerto_restore_vm", Some("web-01"))
+            .unwrap();
+        assert_eq!((c.class, c.source), (ToolClass::Unknown, Source::None));
+        assert!(c.question.unwrap().contains("web-01"));
+        for refused in [
+            s.add_read_only("zerto-rewind", "zerto_restore_vm"),
+            s.add_read_only_unless_mutating("zerto-rewind", "zerto_restore_vm"),
+            s.add_mutating("zerto-rewind", "zerto_restore_vm", None),
+        ] {
+            assert!(matches!(refused, Err(CatalogError::AlwaysAsks { .. })));
+        }
+        s.add_mutating("zerto-rewind", "*", Some("vm")).unwrap();
+        let c = s
+            .classify("zerto-rewind", "zerto_restore_vm", None)
+            .unwrap();
+        assert_eq!(c.class, ToolClass::Unknown, "not even as mutating");
     }
 
     #[test]

@@ -109,6 +109,8 @@ const TASK_STATE: &[&str] = &[
 
 /// Task state 1: running.
 pub const STATE_IN_PROGRESS: i64 = 1;
+/// Task state 2: done its part, waiting for a person (a journal VM restore before its commit).
+pub const STATE_WAITING_FOR_USER_INPUT: i64 = 2;
 /// Task state 4: ended in failure.
 pub const STATE_FAILED: i64 = 4;
 /// Task state 5: stopped before it finished.

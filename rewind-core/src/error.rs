@@ -96,6 +96,62 @@ pub enum RecoveryRefusal {
         /// The guest folder or file being read.
         at: String,
     },
+    /// No VPG that holds the tag keeps its journal at the VM's own site.
+    #[error(
+        "VM {vm} cannot be restored from its tag: a journal VM restore needs a VPG whose journal is at the VM's own site ({site}), and the tag is in {}; recover files (`rewind recover file`), start a failover test or make an offsite clone instead",
+        .vpgs.join(", ")
+    )]
+    RestoreNeedsLocalJournal {
+        /// The VM.
+        vm: String,
+        /// Where it runs.
+        site: String,
+        /// Each VPG with the tag, and where its journal is.
+        vpgs: Vec<String>,
+    },
+    /// The VPG to restore from is not protecting (a sync, initializing).
+    #[error(
+        "VPG {vpg} is not protecting now ({why}), so Zerto would not restore a VM from it: wait until it meets its SLA, then ask again"
+    )]
+    RestoreVpgNotProtecting {
+        /// The VPG.
+        vpg: String,
+        /// Why not.
+        why: String,
+    },
+    /// A restore of the VM this machine journaled still waits for a commit or a rollback.
+    #[error(
+        "a restore of VM {vm} (change {change}, task {task}) still waits for a commit or a rollback: end it first with `rewind restore commit {vm}` or `rewind restore rollback {vm}`"
+    )]
+    RestoreWaiting {
+        /// The VM.
+        vm: String,
+        /// Its change.
+        change: String,
+        /// Its task.
+        task: String,
+    },
+    /// No restore of the VM that this machine journaled waits.
+    #[error(
+        "no restore of VM {vm} that this machine's journal holds waits for a commit or a rollback: `rewind restore status` lists those that do (a restore started in the ZVM is committed or rolled back there)"
+    )]
+    NoRestoreWaiting {
+        /// The VM.
+        vm: String,
+    },
+    /// The journaled restore's task no longer waits (its commit policy rolled it back, or it was
+    /// ended in the ZVM).
+    #[error(
+        "the restore of VM {vm} no longer waits: its task {task} is {state} (a restore nobody commits rolls back by itself once `[recover] restore_wait_secs` passes); nothing was sent"
+    )]
+    RestoreNoLongerWaiting {
+        /// The VM.
+        vm: String,
+        /// The restore's task.
+        task: String,
+        /// Its state now.
+        state: String,
+    },
     /// The checkpoint to compare a tag with is not among the VPG's checkpoints since the tag.
     #[error(
         "VPG {vpg} lists no checkpoint {checkpoint:?} at or after the tag ({listed} listed): give `latest`, or the identifier of one of its checkpoints (GET /v1/vpgs/{{id}}/checkpoints)"

@@ -116,7 +116,8 @@ pub use recover::{
     FailoverTestAction, FailoverTestReport, FileState, FlrCalls, GuestPath, KeepOutcome,
     KeepReport, KeptVpg, LaterPoint, PlannedFile, RecoverFileReport, RecoverFileRequest,
     RecoveredFile, RecoveryNote, RecoveryOperation, RecoveryPlan, RecoveryPoint, RecoveryTask,
-    RecoveryTaskReport, RecoveryVerdict, SessionEnd, Unmount, WalkStop,
+    RecoveryTaskReport, RecoveryVerdict, RestoreRequest, RestoreStatus, RestoreTarget, SessionEnd,
+    Unmount, WaitingRestore, WalkStop,
 };
 pub use tagged_checkpoint::TagList;
 pub use tokio_util::sync::CancellationToken;
@@ -479,6 +480,57 @@ impl Rewind {
         progress: &dyn ProgressSink,
     ) -> Result<RecoverFileReport, RewindError> {
         recover::recover_file(&self.recover_context(), &req, progress).await
+    }
+
+    /// Restores the VM to the change's tagged checkpoint by a journal VM restore: as a new VM beside
+    /// it, or in place. Only from a VPG whose journal is at the VM's own site; refused before
+    /// anything is sent otherwise, while that VPG is not protecting, or while an earlier restore of
+    /// the VM waits. The restore's task is read until it waits for a person (verdict `waiting`):
+    /// nothing is committed by itself, and Zerto rolls it back once `[recover] restore_wait_secs`
+    /// passes without [`Rewind::restore_commit`]. Only a person may ask for this (the fronts ask
+    /// them); it is journaled with the person and the agent.
+    pub async fn restore_vm(
+        &self,
+        req: RestoreRequest,
+        progress: &dyn ProgressSink,
+    ) -> Result<RecoveryTaskReport, RewindError> {
+        recover::restore_vm(&self.recover_context(), &req, progress).await
+    }
+
+    /// Journals that the person did not approve a restore an agent proposed (`why`: their answer):
+    /// nothing is sent to restore anything, and the change id is not spent.
+    pub async fn restore_declined(
+        &self,
+        req: &RestoreRequest,
+        why: &str,
+    ) -> Result<(), RewindError> {
+        recover::restore_declined(&self.recover_context(), req, why).await
+    }
+
+    /// Commits the restore of `vm` that this machine journaled and Zerto shows waiting: what it
+    /// restored stays. Journaled.
+    pub async fn restore_commit(
+        &self,
+        vm: &str,
+        progress: &dyn ProgressSink,
+    ) -> Result<RecoveryTaskReport, RewindError> {
+        recover::end_restore(&self.recover_context(), vm, true, progress).await
+    }
+
+    /// Rolls back the restore of `vm` that this machine journaled: the VM as it was before the
+    /// restore, or the new VM removed. Journaled.
+    pub async fn restore_rollback(
+        &self,
+        vm: &str,
+        progress: &dyn ProgressSink,
+    ) -> Result<RecoveryTaskReport, RewindError> {
+        recover::end_restore(&self.recover_context(), vm, false, progress).await
+    }
+
+    /// The restores this machine journaled that wait for a commit or a rollback, each with its
+    /// task's state at Zerto now and when it rolls back by itself.
+    pub async fn restore_status(&self) -> Result<RestoreStatus, RewindError> {
+        recover::restore_status(&self.recover_context()).await
     }
 
     /// What [`Rewind::recover_file`] would write where, each file's size and write time at the tag

@@ -272,6 +272,29 @@ pub struct KeepArgs {
     pub sites: Vec<String>,
 }
 
+/// `zerto_restore_vm`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RestoreArgs {
+    /// The VM: its name, host name, IP address or vmIdentifier.
+    pub vm: String,
+    /// The change id of the guard, or a tag exactly.
+    pub change_id: String,
+    /// Restore it as a new VM of this name beside the VM (the VM keeps running as it is). Give
+    /// this or in_place.
+    #[serde(default)]
+    pub as_name: Option<String>,
+    /// Restore the VM itself to the tag: every write after the tag is lost once the human commits.
+    #[serde(default)]
+    pub in_place: bool,
+    /// Restore from the tag in this VPG (name or identifier) instead of the one the server prefers.
+    #[serde(default)]
+    pub vpg: Option<String>,
+    /// Ask only these configured sites. Leave it out to ask every site.
+    #[serde(default)]
+    pub sites: Vec<String>,
+}
+
 /// The arguments of the `rewind` prompt.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct PromptArgs {

@@ -30,6 +30,7 @@ fn needed<'r>(roles: &'r ToolRoles, tool: &str) -> Option<&'r str> {
         | "zerto_failover_test"
         | "zerto_clone"
         | "zerto_keep_way_back"
+        | "zerto_restore_vm"
         | DIFF_CONTENT => &roles.recover,
         "zerto_add_mutating_tool" | "zerto_add_read_only_tool" => &roles.catalog,
         _ => return None,

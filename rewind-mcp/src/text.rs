@@ -152,6 +152,33 @@ pub fn keep_message(vm: &str, change: &str) -> String {
     )
 }
 
+/// zerto_restore_vm.
+pub const RESTORE_VM: &str = "\
+Propose restoring a VM to the tagged checkpoint of a change by a journal VM restore, when files alone cannot undo what went wrong \
+(a broken boot, a bad package upgrade). The server asks the human every time, naming the VM, the checkpoint's time and what is lost, \
+and restores nothing without their yes; a client that cannot show the human a form gets a refusal. \
+as_name: restore it as a new VM beside the original (suggest this first: the VM keeps running as it is); in_place: restore the VM itself, \
+losing every write after the tag once committed. Only from a VPG whose journal is at the VM's own site. \
+The restore then waits: only the human commits it (rewind restore commit) or rolls it back (rewind restore rollback); never claim it is committed.";
+
+/// The form's message before a journal VM restore.
+pub fn restore_message(
+    vm: &str,
+    change: &str,
+    when: Option<&str>,
+    as_name: Option<&str>,
+) -> String {
+    let at = when.map_or_else(|| "its tag".to_string(), |w| format!("its tag of {w}"));
+    match as_name {
+        Some(name) => format!(
+            "An agent proposes restoring VM {vm} to {at} (change {change}) as a new VM {name}, beside it: {vm} keeps running as it is. The restore waits for your commit or rollback (rewind restore commit or rollback {vm}). Restore it?"
+        ),
+        None => format!(
+            "An agent proposes restoring VM {vm} IN PLACE to {at} (change {change}): every write to {vm} after that is lost once you commit. Until then `rewind restore rollback {vm}` undoes it. Restore it?"
+        ),
+    }
+}
+
 /// The form's message when asking the human about an unknown tool.
 pub fn ask_message(server: &str, tool: &str, vm: Option<&str>) -> String {
     let target = match vm {

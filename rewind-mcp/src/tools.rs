@@ -28,7 +28,7 @@ use rewind_core::{
     CloneAction, DiffReport, DiffRequest, ErrorKind, ErrorReport, FailoverTestAction, GuardNext,
     GuardReport, GuardRequest, JournalFilter, Outcome, Protection, RecoverFileReport,
     RecoverFileRequest, RecoveryOperation, RecoveryPlan, RecoveryTaskReport, RecoveryVerdict,
-    TagList, Verdict,
+    RestoreRequest, RestoreTarget, TagList, Verdict,
 };
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -549,6 +549,120 @@ impl RewindServer {
         }
         .into())
     }
+
+    #[tool(
+        name = "zerto_restore_vm",
+        description = text::RESTORE_VM,
+        input_schema = args::schema::<args::RestoreArgs>(),
+        output_schema = reply::output_schema::<RecoveryTaskReport>(),
+        annotations(
+            title = "Restore a VM to a tag (asks the human; they commit)",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn restore_vm(
+        &self,
+        ctx: RequestContext<RoleServer>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+        args: JsonObject,
+    ) -> Result<CallToolResponse, McpError> {
+        let a: args::RestoreArgs = match args::parse("zerto_restore_vm", args) {
+            Ok(a) => a,
+            Err(e) => return Ok(reply::bad_arguments(&e).into()),
+        };
+        let request = match restore_request(&a) {
+            Ok(request) => request,
+            Err(refused) => return Ok(refused.into()),
+        };
+        let rewind = match self.recovering(&a.sites, a.vpg.as_deref(), &ctx) {
+            Ok(rewind) => rewind,
+            Err(refused) => return Ok(refused.into()),
+        };
+        let question = consent::Question {
+            tool: "zerto_restore_vm",
+            message: restore_question(&rewind, &a, &request).await,
+            yes: "Yes: restore it (it then waits for my commit)".into(),
+            no: "No: restore nothing".into(),
+            about: serde_json::json!([a.vm, a.change_id, a.as_name, a.in_place, a.vpg, a.sites]),
+        };
+        match question.ask(&ctx, state, responses).await {
+            consent::Consent::Given => {}
+            consent::Consent::AskThroughClient(form) => return Ok(*form),
+            consent::Consent::Refused(why) => {
+                return Ok(restore_refused(&rewind, &request, &why).await.into());
+            }
+        }
+        let done = progress::detached(self, &ctx, move |sink| async move {
+            rewind.restore_vm(request, &*sink).await
+        })
+        .await;
+        Ok(match done {
+            Ok(Ok(report)) => recovery_task_answer(&report),
+            Ok(Err(e)) => reply::recovery_failure(&e),
+            Err(e) => stopped("the restore", &e),
+        }
+        .into())
+    }
+}
+
+/// The restore a call of `zerto_restore_vm` proposes, or why its arguments cannot be one.
+fn restore_request(a: &args::RestoreArgs) -> Result<RestoreRequest, CallToolResult> {
+    let name = given(a.as_name.clone());
+    let target = match (name, a.in_place) {
+        (Some(name), false) => RestoreTarget::Alongside { name },
+        (None, true) => RestoreTarget::InPlace,
+        _ => {
+            return Err(reply::bad_arguments(&args::BadArguments {
+                message: "zerto_restore_vm did not run: give exactly one of as_name (a new VM beside the original, which keeps running) and in_place true. Nothing was done; propose as_name first.".to_string(),
+            }));
+        }
+    };
+    Ok(RestoreRequest {
+        vm: a.vm.clone(),
+        change: a.change_id.clone(),
+        target,
+    })
+}
+
+/// What the human is asked: the VM, the tag's time when it can be read, and what is lost.
+async fn restore_question(
+    rewind: &rewind_core::Rewind,
+    a: &args::RestoreArgs,
+    request: &RestoreRequest,
+) -> String {
+    let tags = rewind.list_tags(&a.vm, Some(&a.change_id)).await.ok();
+    let newest = tags
+        .iter()
+        .flat_map(|t| t.vpgs.iter())
+        .flat_map(|v| v.tags.iter())
+        .filter_map(|t| t.timestamp)
+        .max();
+    let when = newest.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string());
+    let name = match &request.target {
+        RestoreTarget::Alongside { name } => Some(name.as_str()),
+        RestoreTarget::InPlace => None,
+    };
+    text::restore_message(&a.vm, &a.change_id, when.as_deref(), name)
+}
+
+/// The answer when the human did not approve a restore: nothing restored, and the journal says so.
+async fn restore_refused(
+    rewind: &rewind_core::Rewind,
+    request: &RestoreRequest,
+    why: &str,
+) -> CallToolResult {
+    let mut message = format!(
+        "nothing was restored: {why}; VM {} is as it was",
+        request.vm
+    );
+    if let Err(e) = rewind.restore_declined(request, why).await {
+        message.push_str(&format!(" (the journal could not record it: {e})"));
+    }
+    reply::report(ErrorReport::new(ErrorKind::Refused, message))
 }
 
 /// The answer of a keep: a success when at least one VPG's tag is kept.
@@ -875,11 +989,15 @@ fn recovery_task_answer(report: &RecoveryTaskReport) -> CallToolResult {
             "Tell the human where the clone is; it runs at the recovery site beside production."
                 .to_string()
         }
+        (RecoveryVerdict::Waiting, _) => format!(
+            "Tell the human the VM is restored and waits for their word: only they commit it (`rewind restore commit {}`) or roll it back (`rewind restore rollback {}`); nobody committing it rolls it back by itself. Never commit it yourself.",
+            report.vm.name, report.vm.name
+        ),
         _ => "Tell the human what was done and recorded.".to_string(),
     };
     let headline = match report.verdict {
         RecoveryVerdict::StillRunning => format!("{}; it has not failed", report.headline()),
-        RecoveryVerdict::Completed => report.headline(),
+        RecoveryVerdict::Completed | RecoveryVerdict::Waiting => report.headline(),
     };
     let running = report.verdict == RecoveryVerdict::StillRunning;
     reply::answer(Said::new(headline, next), report, running)

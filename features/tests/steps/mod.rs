@@ -15,6 +15,7 @@ mod guard;
 mod hook;
 mod protection;
 mod recover;
+mod restore;
 mod tools;
 mod trust;
 mod way_back;

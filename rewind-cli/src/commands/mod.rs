@@ -8,6 +8,7 @@ pub mod journal;
 pub mod parity;
 pub mod protection;
 pub mod recover;
+pub mod restore;
 pub mod sites;
 pub mod tools;
 pub mod trust;

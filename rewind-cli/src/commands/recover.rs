@@ -214,10 +214,10 @@ pub fn file_text(r: &RecoverFileReport) -> String {
 }
 
 /// A failover test or clone: its report, and the still-running code when its task is still running.
-fn task_reply(r: &RecoveryTaskReport) -> Result<Reply, CliError> {
+pub fn task_reply(r: &RecoveryTaskReport) -> Result<Reply, CliError> {
     let reply = Reply::new(r, format!("{}\n", r.summary()))?;
     Ok(match r.verdict {
-        RecoveryVerdict::Completed => reply,
+        RecoveryVerdict::Completed | RecoveryVerdict::Waiting => reply,
         RecoveryVerdict::StillRunning => reply.failed(
             ErrorKind::StillRunning,
             format!(

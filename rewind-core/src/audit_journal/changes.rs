@@ -63,7 +63,8 @@ impl ChangeUse {
     /// for a guard's other lines.
     pub(super) fn of(record: &JournalRecord, end: u64) -> Option<ChangeUse> {
         let counts = match record.kind {
-            RecordKind::Recovery => true,
+            // A recovery the person declined sent nothing: the change id is not spent.
+            RecordKind::Recovery => record.verdict != super::JournalVerdict::Declined,
             RecordKind::Done | RecordKind::Keep => false,
             RecordKind::Guard => record
                 .attempt

@@ -30,6 +30,10 @@ pub enum JournalVerdict {
     Recovered,
     /// A failover test or clone: its task Completed.
     Completed,
+    /// A journal VM restore: restored, its task waiting for a person's commit or rollback.
+    Waiting,
+    /// A recovery an agent proposed and the person did not approve: nothing was sent.
+    Declined,
     /// A recovery that failed.
     Failed,
     /// A change a person said is done (`rewind done`).
@@ -54,6 +58,8 @@ impl JournalVerdict {
             JournalVerdict::StillRunning => "still_running",
             JournalVerdict::Recovered => "recovered",
             JournalVerdict::Completed => "completed",
+            JournalVerdict::Waiting => "waiting",
+            JournalVerdict::Declined => "declined",
             JournalVerdict::Failed => "failed",
             JournalVerdict::Closed => "closed",
             JournalVerdict::OutcomeUnknown => "unknown",
@@ -92,6 +98,8 @@ pub enum JournalOutcome {
     Recovered,
     /// A failover test or clone of the VPG: its task Completed.
     Completed,
+    /// A journal VM restore from the VPG's tagged checkpoint, waiting for a commit or a rollback.
+    Waiting,
     /// A recovery whose write was sent but whose outcome could not be learnt.
     #[serde(rename = "unknown")]
     OutcomeUnknown,
@@ -114,6 +122,7 @@ impl JournalOutcome {
             JournalOutcome::Error => "error",
             JournalOutcome::Recovered => "recovered",
             JournalOutcome::Completed => "completed",
+            JournalOutcome::Waiting => "waiting",
             JournalOutcome::OutcomeUnknown => "unknown",
             JournalOutcome::Other(word) => word,
         }
@@ -124,6 +133,7 @@ impl JournalOutcome {
         match verdict {
             JournalVerdict::Recovered => JournalOutcome::Recovered,
             JournalVerdict::Completed => JournalOutcome::Completed,
+            JournalVerdict::Waiting => JournalOutcome::Waiting,
             JournalVerdict::StillRunning => JournalOutcome::StillRunning,
             JournalVerdict::Failed => JournalOutcome::Failed,
             JournalVerdict::OutcomeUnknown => JournalOutcome::OutcomeUnknown,
@@ -145,7 +155,7 @@ mod tests {
 
     /// The words of the journal as this version writes them: a change here changes every journal
     /// already on disk.
-    const VERDICTS: [(JournalVerdict, &str); 10] = [
+    const VERDICTS: [(JournalVerdict, &str); 12] = [
         (JournalVerdict::Started, "started"),
         (JournalVerdict::Running, "running"),
         (JournalVerdict::Interrupted, "interrupted"),
@@ -154,10 +164,12 @@ mod tests {
         (JournalVerdict::StillRunning, "still_running"),
         (JournalVerdict::Recovered, "recovered"),
         (JournalVerdict::Completed, "completed"),
+        (JournalVerdict::Waiting, "waiting"),
+        (JournalVerdict::Declined, "declined"),
         (JournalVerdict::Failed, "failed"),
         (JournalVerdict::OutcomeUnknown, "unknown"),
     ];
-    const OUTCOMES: [(JournalOutcome, &str); 10] = [
+    const OUTCOMES: [(JournalOutcome, &str); 11] = [
         (JournalOutcome::Pending, "pending"),
         (JournalOutcome::Sent, "sent"),
         (JournalOutcome::Tagged, "tagged"),
@@ -167,6 +179,7 @@ mod tests {
         (JournalOutcome::Error, "error"),
         (JournalOutcome::Recovered, "recovered"),
         (JournalOutcome::Completed, "completed"),
+        (JournalOutcome::Waiting, "waiting"),
         (JournalOutcome::OutcomeUnknown, "unknown"),
     ];
 

@@ -87,12 +87,17 @@ pub struct RecoverSettings {
     /// longer than a tag. A task still running then is reported with its id, never dropped.
     #[serde(rename = "wait_floor_secs", deserialize_with = "secs")]
     pub wait_floor: Duration,
+    /// How long a journal VM restore waits for a person's commit before Zerto rolls it back by
+    /// itself (the only commit policy rewind sends is Rollback).
+    #[serde(rename = "restore_wait_secs", deserialize_with = "secs")]
+    pub restore_wait: Duration,
 }
 
 impl Default for RecoverSettings {
     fn default() -> Self {
         RecoverSettings {
             wait_floor: Duration::from_secs(10 * 60),
+            restore_wait: Duration::from_secs(60 * 60),
         }
     }
 }

@@ -307,7 +307,7 @@ async fn keep_one(
             Err(e) => error(e),
         },
         Ok(Ended::Failed(task)) => KeepOutcome::Failed { task },
-        Ok(Ended::StillRunning(task)) => KeepOutcome::StillRunning { task },
+        Ok(Ended::StillRunning(task) | Ended::Waiting(task)) => KeepOutcome::StillRunning { task },
         Err(e) => error(e),
     }
 }

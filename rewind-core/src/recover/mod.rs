@@ -37,6 +37,7 @@ mod flr;
 mod keep;
 mod note;
 mod plan;
+mod restore;
 mod session;
 mod vpg_task;
 pub use keep::{KeepOutcome, KeepReport, KeptVpg};
@@ -52,14 +53,14 @@ use crate::audit_journal::{
     AuditJournal, JournalOutcome, JournalRecord, JournalVerdict, JournalVm, JournalVpg, Person,
     RecordKind,
 };
-use crate::codes::{Code, STATE_COMPLETED};
+use crate::codes::{Code, STATE_COMPLETED, STATE_WAITING_FOR_USER_INPUT};
 use crate::config::Config;
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::{ProgressSink, Stage, elapsed_text};
 use crate::protection::{FlrAvailability, Protection, SiteRef, VmRef};
 use crate::tagged_checkpoint::TagList;
 use crate::way_back::TagState;
-use crate::zvm::task::{MIN_POLL, Pace, TaskWait, Watch, wait_task};
+use crate::zvm::task::{MIN_POLL, Pace, TaskWait, Watch, wait_task_until};
 use crate::zvm::wire::Task;
 use crate::zvm::{Site, ZvmClient};
 
@@ -70,6 +71,7 @@ pub use diff::{
 };
 pub use note::RecoveryNote;
 pub use plan::{PlannedFile, RecoveryPlan};
+pub use restore::{MAX_RESTORED_NAME, RestoreRequest, RestoreStatus, WaitingRestore};
 pub use session::FlrCalls;
 
 /// What a recovery needs of the facade, and nothing more: the configuration, the sites' clients,
@@ -449,6 +451,29 @@ pub enum RecoveryOperation {
     CloneStart,
     /// `POST /v1/vpgs/{id}/CloneAbort`.
     CloneAbort,
+    /// `POST /v1/vms/{id}/Restore`: the VM rewound to the tag, in place or beside it.
+    RestoreVm {
+        /// Where the restored VM is.
+        target: RestoreTarget,
+    },
+    /// `POST /v1/vms/{id}/RestoreCommit`: a person keeps what the restore restored.
+    RestoreCommit,
+    /// `POST /v1/vms/{id}/RestoreRollback`: a person undoes it.
+    RestoreRollback,
+}
+
+/// Where a journal VM restore puts the VM as it was at the tag.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "how", rename_all = "snake_case")]
+pub enum RestoreTarget {
+    /// A new VM of this name beside the VM, which keeps running as it is.
+    Alongside {
+        /// The new VM's name.
+        name: String,
+    },
+    /// The VM itself: its disks go back to the tag, and every write after the tag is lost once
+    /// committed.
+    InPlace,
 }
 
 impl RecoveryOperation {
@@ -459,6 +484,9 @@ impl RecoveryOperation {
             RecoveryOperation::FailoverTestStop { .. } => "failover test stop",
             RecoveryOperation::CloneStart => "clone start",
             RecoveryOperation::CloneAbort => "clone abort",
+            RecoveryOperation::RestoreVm { .. } => "restore",
+            RecoveryOperation::RestoreCommit => "restore commit",
+            RecoveryOperation::RestoreRollback => "restore rollback",
         }
     }
 }
@@ -471,6 +499,8 @@ pub enum RecoveryVerdict {
     Completed,
     /// Its task was still running when waiting stopped; it was not stopped: follow it by its id.
     StillRunning,
+    /// A journal VM restore: restored, its task waiting for a person's commit or rollback.
+    Waiting,
 }
 
 /// The result of [`crate::Rewind::failover_test`] and [`crate::Rewind::offsite_clone`].
@@ -496,6 +526,10 @@ pub struct RecoveryTaskReport {
     /// The VM an offsite clone made, once its task Completed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clone_vm: Option<CloneVm>,
+    /// A restore waiting for a commit: when Zerto rolls it back by itself if nobody commits it
+    /// (about: from when rewind saw it waiting).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rolls_back_at: Option<DateTime<Utc>>,
     /// Things worth knowing.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<RecoveryNote>,
@@ -527,6 +561,10 @@ impl RecoveryTaskReport {
             RecoveryVerdict::StillRunning => {
                 ("STILL RUNNING", "is still running and was not stopped")
             }
+            RecoveryVerdict::Waiting => (
+                "RESTORED, WAITING FOR A COMMIT",
+                "waits for a person's commit or rollback",
+            ),
         };
         format!(
             "{verdict}: {} of {} ({}) for change {}: task {} at site {} {ended}, in {}",
@@ -566,6 +604,24 @@ impl RecoveryTaskReport {
         }
         if let Some(clone) = &self.clone_vm {
             out.push_str(&format!("\n  {clone}"));
+        }
+        if let RecoveryOperation::RestoreVm { target } = &self.operation {
+            out.push_str(&match target {
+                RestoreTarget::Alongside { name } => {
+                    format!("\n  restored as the new VM {name}; {} keeps running as it is", self.vm.name)
+                }
+                RestoreTarget::InPlace => format!(
+                    "\n  {} was restored in place: its writes after the tag are gone once committed",
+                    self.vm.name
+                ),
+            });
+        }
+        if let Some(at) = self.rolls_back_at {
+            out.push_str(&format!(
+                "\n  waits for `rewind restore commit {vm}` or `rewind restore rollback {vm}`; Zerto rolls it back by itself at about {} if nobody commits it",
+                at.format("%Y-%m-%d %H:%M UTC"),
+                vm = self.vm.name
+            ));
         }
         for n in &self.notes {
             out.push_str(&format!("\n  note: {n}"));
@@ -844,6 +900,8 @@ pub(crate) enum Ended {
     StillRunning(RecoveryTask),
     /// Failed or Stopped ([`RecoveryTask::failed`] is the error to give).
     Failed(RecoveryTask),
+    /// WaitingForUserInput: a journal VM restore done, waiting for a commit or a rollback.
+    Waiting(RecoveryTask),
 }
 
 impl RecoveryTask {
@@ -871,6 +929,26 @@ pub(crate) async fn await_task(
     deadline: Instant,
     watch: &Watch<'_>,
 ) -> Result<Ended, RewindError> {
+    await_task_until(
+        client,
+        task_id,
+        sent,
+        deadline,
+        watch,
+        crate::codes::is_terminal,
+    )
+    .await
+}
+
+/// [`await_task`], ending at the first state `ends` takes: a journal VM restore's ends waiting.
+pub(crate) async fn await_task_until(
+    client: &ZvmClient,
+    task_id: &str,
+    sent: Instant,
+    deadline: Instant,
+    watch: &Watch<'_>,
+    ends: fn(i64) -> bool,
+) -> Result<Ended, RewindError> {
     watch.report(Stage::Running, Some(task_id), None);
     // A recovery's task (a mount, a failover test) runs for seconds to minutes: the floor is
     // the least, as its first poll is the only one it paces.
@@ -878,7 +956,7 @@ pub(crate) async fn await_task(
         learnt: None,
         floor: MIN_POLL,
     };
-    let waited = wait_task(client, task_id, sent, deadline, pace, watch).await;
+    let waited = wait_task_until(client, task_id, sent, deadline, pace, watch, ends).await;
     let waited = match waited {
         Ok(w) => w,
         Err(e) => {
@@ -890,10 +968,10 @@ pub(crate) async fn await_task(
         TaskWait::Terminal(task) => {
             watch.report(Stage::Done, Some(task_id), Some(&task));
             let ended = RecoveryTask::new(client.name(), task_id, watch.task_type, Some(&task));
-            if task.state() == Some(STATE_COMPLETED) {
-                Ok(Ended::Completed(ended))
-            } else {
-                Ok(Ended::Failed(ended))
+            match task.state() {
+                Some(STATE_COMPLETED) => Ok(Ended::Completed(ended)),
+                Some(STATE_WAITING_FOR_USER_INPUT) => Ok(Ended::Waiting(ended)),
+                _ => Ok(Ended::Failed(ended)),
             }
         }
         TaskWait::StillRunning(last) => Ok(Ended::StillRunning(RecoveryTask::new(
@@ -971,4 +1049,5 @@ pub(crate) use diff::diff;
 pub(crate) use flr::recover_file;
 pub(crate) use keep::keep;
 pub(crate) use plan::{check_plan, preview};
+pub(crate) use restore::{declined as restore_declined, end_restore, restore_status, restore_vm};
 pub(crate) use vpg_task::{clone, failover_test};

@@ -239,7 +239,7 @@ impl<'a> FlrMount<'a> {
         if let Some(task_id) = task_id {
             match await_task(&client, &task_id, sent, deadline, &w).await? {
                 Ended::Completed(t) => self.task = Some(t),
-                Ended::StillRunning(t) => {
+                Ended::StillRunning(t) | Ended::Waiting(t) => {
                     // The mount task is neither failed nor stopped: it is named, so it can be
                     // followed, and the error is of kind still_running rather than a refusal.
                     let e = RewindError::StillRunning {
@@ -398,7 +398,7 @@ impl<'a> FlrMount<'a> {
                 task: Some(t),
                 error: None,
             },
-            Ok(Ended::StillRunning(t)) => Unmount {
+            Ok(Ended::StillRunning(t) | Ended::Waiting(t)) => Unmount {
                 unmounted: false,
                 error: Some(format!(
                     "its unmount task {task_id} was still running after {} s",

@@ -18,11 +18,11 @@ use std::time::Instant;
 use super::{
     CloneAction, CloneVm, Ended, FailoverTestAction, RecoverContext, RecoveryNote,
     RecoveryOperation, RecoveryPoint, RecoveryRecord, RecoveryTask, RecoveryTaskReport,
-    RecoveryVerdict, await_task, check_change, client_of, preference, recovery_wait, resolve,
-    task_site, watch,
+    RecoveryVerdict, await_task, await_task_until, check_change, client_of, preference,
+    recovery_wait, resolve, task_site, watch,
 };
 use crate::audit_journal::JournalVerdict;
-use crate::codes::STATE_IN_PROGRESS;
+use crate::codes::{STATE_IN_PROGRESS, STATE_WAITING_FOR_USER_INPUT as STATE_WAITING, is_terminal};
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::ProgressSink;
 use crate::protection::VmRef;
@@ -317,22 +317,22 @@ async fn running_clone<'a>(
 }
 
 /// One operation sent, to be waited for, journaled and reported.
-struct Op<'a> {
-    ctx: &'a RecoverContext<'a>,
-    client: &'a ZvmClient,
-    vm: &'a VmRef,
-    point: &'a RecoveryPoint,
-    operation: RecoveryOperation,
-    task_type: &'a str,
-    request: String,
-    sink: &'a dyn ProgressSink,
-    began: Instant,
-    notes: Vec<RecoveryNote>,
+pub(super) struct Op<'a> {
+    pub(super) ctx: &'a RecoverContext<'a>,
+    pub(super) client: &'a ZvmClient,
+    pub(super) vm: &'a VmRef,
+    pub(super) point: &'a RecoveryPoint,
+    pub(super) operation: RecoveryOperation,
+    pub(super) task_type: &'a str,
+    pub(super) request: String,
+    pub(super) sink: &'a dyn ProgressSink,
+    pub(super) began: Instant,
+    pub(super) notes: Vec<RecoveryNote>,
 }
 
 impl Op<'_> {
     /// Waits for the task the write answered with, journals and reports.
-    async fn finish(
+    pub(super) async fn finish(
         self,
         asked: Result<Option<String>, CallError>,
         sent: Instant,
@@ -434,7 +434,7 @@ impl Op<'_> {
                 self.notes.push(RecoveryNote::CloneAlreadyCompleted);
                 (RecoveryVerdict::Completed, t)
             }
-            Ended::StillRunning(t) => (RecoveryVerdict::StillRunning, t),
+            Ended::StillRunning(t) | Ended::Waiting(t) => (RecoveryVerdict::StillRunning, t),
         };
         Ok(self.report(verdict, task).await)
     }
@@ -443,7 +443,13 @@ impl Op<'_> {
     async fn follow(self, task_id: &str, sent: Instant) -> Result<RecoveryTaskReport, RewindError> {
         let deadline = sent + recovery_wait(self.ctx);
         let w = watch(self.sink, self.client.name(), self.point, self.task_type);
-        let ended = match await_task(self.client, task_id, sent, deadline, &w).await {
+        // A restore's task ends its part waiting for a person (state 2): that is what is waited for.
+        let ends: fn(i64) -> bool = match self.operation {
+            RecoveryOperation::RestoreVm { .. } => |s| is_terminal(s) || s == STATE_WAITING,
+            _ => is_terminal,
+        };
+        let awaited = await_task_until(self.client, task_id, sent, deadline, &w, ends).await;
+        let ended = match awaited {
             Ok(ended) => ended,
             Err(e) => {
                 let e = RewindError::NotPossible {
@@ -460,6 +466,7 @@ impl Op<'_> {
         };
         match ended {
             Ended::Completed(t) => Ok(self.report(RecoveryVerdict::Completed, t).await),
+            Ended::Waiting(t) => Ok(self.report(RecoveryVerdict::Waiting, t).await),
             Ended::StillRunning(t) => {
                 let mut me = self;
                 me.notes.push(RecoveryNote::TaskStillRunning {
@@ -495,6 +502,9 @@ impl Op<'_> {
             }
             RecoveryOperation::CloneStart => "clone start".to_string(),
             RecoveryOperation::CloneAbort => "clone abort".to_string(),
+            RecoveryOperation::RestoreVm { target } => super::restore::action_of(target),
+            RecoveryOperation::RestoreCommit => "restore commit".to_string(),
+            RecoveryOperation::RestoreRollback => "restore rollback".to_string(),
         };
         RecoveryRecord {
             client: self.client,
@@ -518,6 +528,7 @@ impl Op<'_> {
         let journaled = match verdict {
             RecoveryVerdict::Completed => JournalVerdict::Completed,
             RecoveryVerdict::StillRunning => JournalVerdict::StillRunning,
+            RecoveryVerdict::Waiting => JournalVerdict::Waiting,
         };
         if let Some(note) = self.journal(journaled, Some(&task), None).await {
             self.notes.push(note);
@@ -538,6 +549,10 @@ impl Op<'_> {
             task,
             elapsed_ms: self.began.elapsed().as_millis() as u64,
             clone_vm,
+            rolls_back_at: (verdict == RecoveryVerdict::Waiting).then(|| {
+                let wait = chrono::Duration::from_std(self.ctx.config.recover.restore_wait);
+                chrono::Utc::now() + wait.unwrap_or_default()
+            }),
             notes: self.notes,
         }
     }

@@ -1226,6 +1226,33 @@ impl ZvmClient {
         self.vpg_operation(vpg_id, "FailoverTest", &body).await
     }
 
+    /// `POST /v1/vms/{id}/Restore` → the task identifier.
+    pub(crate) async fn journal_vm_restore(
+        &self,
+        vm_id: &str,
+        body: &wire::JournalVmRestore<'_>,
+    ) -> Result<String, CallError> {
+        let path = format!("/v1/vms/{}/Restore", segment(vm_id));
+        self.post_for_task(&path, Some(body)).await
+    }
+
+    /// `POST /v1/vms/{id}/RestoreCommit` (`commit`) or `RestoreRollback`, the body the VPG's
+    /// identifier as a JSON string → the task identifier.
+    pub(crate) async fn end_journal_vm_restore(
+        &self,
+        vm_id: &str,
+        vpg_id: &str,
+        commit: bool,
+    ) -> Result<String, CallError> {
+        let verb = if commit {
+            "RestoreCommit"
+        } else {
+            "RestoreRollback"
+        };
+        let path = format!("/v1/vms/{}/{verb}", segment(vm_id));
+        self.post_for_task(&path, Some(&vpg_id)).await
+    }
+
     /// `POST /v1/vpgs/{id}/FailoverTestStop` → the task identifier.
     pub(crate) async fn failover_test_stop(
         &self,

@@ -189,6 +189,20 @@ pub(crate) async fn wait_task(
     pace: Pace,
     watch: &Watch<'_>,
 ) -> Result<TaskWait, RewindError> {
+    wait_task_until(client, task_id, sent, deadline, pace, watch, is_terminal).await
+}
+
+/// [`wait_task`], ending at the first state `ends` takes (a journal VM restore's ends at 2,
+/// WaitingForUserInput, as well as at the terminal ones).
+pub(crate) async fn wait_task_until(
+    client: &impl InsertPort,
+    task_id: &str,
+    sent: Instant,
+    deadline: Instant,
+    pace: Pace,
+    watch: &Watch<'_>,
+    ends: fn(i64) -> bool,
+) -> Result<TaskWait, RewindError> {
     let Pace { learnt, floor } = pace;
     let mut last: Option<Task> = None;
     let mut past_polls = 0;
@@ -215,7 +229,7 @@ pub(crate) async fn wait_task(
         tokio::time::sleep(delay).await;
         let task = client.task(task_id).await?;
         watch.report(Stage::Running, Some(task_id), Some(&task));
-        if task.state().is_some_and(is_terminal) {
+        if task.state().is_some_and(ends) {
             return Ok(TaskWait::Terminal(task));
         }
         last = Some(task);

@@ -470,6 +470,18 @@ pub const FAILOVER_TEST_TASK_TYPE: &str = "FailOverTest";
 pub const STOP_FAILOVER_TEST_TASK_TYPE: &str = "StopFailOverTest";
 /// The task type of an offsite clone.
 pub const CLONE_TASK_TYPE: &str = "Clone";
+/// The task type of a journal VM restore (the simulator's name: no public source lists it; a
+/// restore is found by its task identifier, never by this name, against a ZVM).
+pub const RESTORE_TASK_TYPE: &str = "JournalVmRestore";
+/// The task type of a journal VM restore's commit (the simulator's name).
+pub const RESTORE_COMMIT_TASK_TYPE: &str = "JournalVmRestoreCommit";
+/// The task type of a journal VM restore's rollback (the simulator's name).
+pub const RESTORE_ROLLBACK_TASK_TYPE: &str = "JournalVmRestoreRollback";
+
+/// `JournalVMRestoreCommitPolicyApi` 0, as the zvml SDK's `ZertoCommitPolicy` names it: the
+/// restore rolls back by itself once its wait passes without a commit. rewind never sends another:
+/// a restore is committed only by a person.
+pub const RESTORE_COMMIT_POLICY_ROLLBACK: u8 = 0;
 
 /// One site of `GET /v1/virtualizationsites`.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -787,6 +799,26 @@ pub struct DownloadInformation {
 pub struct FlrDownload<'a> {
     /// The guest paths to download.
     pub path_list: &'a [&'a str],
+}
+
+/// The body of `POST /v1/vms/{id}/Restore` (`JournalVMRestoreDataApi`, camelCase as SW10 writes
+/// it).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JournalVmRestore<'a> {
+    /// The VPG whose journal holds the checkpoint.
+    pub vpg_identifier: &'a str,
+    /// The checkpoint to restore.
+    pub checkpoint_identifier: &'a str,
+    /// A new VM's name, for a restore beside the VM; `None` restores it in place.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restored_vm_name: Option<&'a str>,
+    /// Always [`RESTORE_COMMIT_POLICY_ROLLBACK`].
+    pub commit_policy: u8,
+    /// 0: no shutdown policy of its own.
+    pub shutdown_policy: u8,
+    /// How long the restore waits for a person's commit before it rolls back by itself.
+    pub time_to_wait_before_continue_in_seconds: u64,
 }
 
 /// The body of `POST /v1/vpgs/{id}/FailoverTest`.

@@ -55,6 +55,7 @@ const EXPECTED: &[Hints] = &[
     reads("zerto_journal", false),
     reads("zerto_diff_since_tag", true),
     adds("zerto_recover_file", false, true),
+    destroys("zerto_restore_vm"),
     destroys("zerto_failover_test"),
     destroys("zerto_clone"),
 ];

@@ -27,6 +27,7 @@ mod listing;
 mod logging;
 mod machine;
 mod recovery;
+mod restore;
 mod rewind_loop;
 mod secrets;
 mod sign_in;
