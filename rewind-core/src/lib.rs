@@ -79,6 +79,7 @@ pub mod fuzzing;
 pub mod guard;
 pub mod hook;
 pub mod local_state;
+pub mod metrics;
 pub mod parity;
 pub mod progress;
 pub mod protection;
@@ -433,7 +434,13 @@ impl Rewind {
             person: self.person(),
             stop,
         };
-        guard::guard(&ctx, &req, progress).await
+        let report = guard::guard(&ctx, &req, progress).await;
+        let m = metrics::metrics();
+        match &report {
+            Ok(r) => m.guard_ended(r.verdict.word(), r.vpgs.iter().map(|v| v.outcome.word())),
+            Err(_) => m.guard_ended("error", std::iter::empty()),
+        }
+        report
     }
 
     /// The tagged checkpoints of a VM across all its VPGs, only those of `change_id` when given: a

@@ -99,6 +99,7 @@ pub async fn guards(
     request: Request,
 ) -> Response {
     if let Some(refused) = refusal(&state.rewind, request.extensions().get::<Caller>()) {
+        crate::metrics::server().guards_answered("refused");
         return refused;
     }
     let window_secs = query
@@ -116,13 +117,17 @@ pub async fn guards(
                     &of_vm
                 }
             };
+            crate::metrics::server().guards_answered("served");
             axum::Json(GuardsView {
                 window_secs,
                 records,
             })
             .into_response()
         }
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        Err(e) => {
+            crate::metrics::server().guards_answered("error");
+            error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+        }
     }
 }
 

@@ -131,6 +131,12 @@ impl IssuerKeys {
         });
     }
 
+    /// Whether the issuer's keys are held: a read of them succeeded.
+    pub fn held(&self) -> bool {
+        let current = self.inner.current.read().unwrap_or_else(|p| p.into_inner());
+        current.read_at.is_some() && !current.by_id.is_empty()
+    }
+
     /// The key `kid` to check a token with.
     pub async fn key(&self, kid: &str) -> Result<DecodingKey, KeyRefusal> {
         let finished = match self.known(kid) {

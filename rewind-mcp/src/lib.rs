@@ -31,6 +31,7 @@ pub mod hosts;
 pub mod issuer_keys;
 pub mod listen;
 pub mod logs;
+pub mod metrics;
 pub mod progress;
 pub mod reply;
 pub mod roles;
@@ -193,6 +194,12 @@ impl HttpService {
             .route(watch::EXPIRING_PATH, axum::routing::get(watch::expiring))
             .with_state(rewind.clone());
         let mut app = mcp.merge(guards).merge(expiring);
+        // Open to a load balancer and a scraper, with no token; the Host check still applies.
+        let health = axum::Router::new()
+            .route(metrics::METRICS_PATH, axum::routing::get(metrics::metrics))
+            .route(metrics::HEALTH_PATH, axum::routing::get(metrics::healthz))
+            .route(metrics::READY_PATH, axum::routing::get(metrics::readyz))
+            .with_state(metrics::Health::new(rewind.clone(), verifier.clone()));
         if let Some(verifier) = verifier {
             verifier.keep_keys_fresh();
             // Signed in: every request to /mcp and /v1/guards carries a token of the issuer; the
@@ -210,10 +217,12 @@ impl HttpService {
                         .with_state(verifier),
                 );
         }
-        let app = app.layer(axum::middleware::from_fn_with_state(
-            accepted,
-            hosts::first_check,
-        ));
+        let app = app
+            .merge(health)
+            .layer(axum::middleware::from_fn_with_state(
+                accepted,
+                hosts::first_check,
+            ));
         Ok(HttpService {
             app,
             connections: limits.connections,

@@ -110,8 +110,17 @@ impl ServerHandler for RewindServer {
         if crate::tasks::wanted(&request, &context) {
             return Ok(self.tasks.start(server, request, context));
         }
+        let tool = request.name.to_string();
+        let began = std::time::Instant::now();
         let call = rmcp::handler::server::tool::ToolCallContext::new(&server, request, context);
-        Self::tool_router().call(call).await
+        let answer = Self::tool_router().call(call).await;
+        let failed = match &answer {
+            Ok(rmcp::model::CallToolResponse::Complete(r)) => r.is_error == Some(true),
+            Ok(_) => false,
+            Err(_) => true,
+        };
+        crate::metrics::server().tool_called(&tool, failed, began.elapsed());
+        answer
     }
 
     async fn get_task(

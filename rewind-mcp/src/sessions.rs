@@ -152,6 +152,7 @@ impl Sessions {
         let mut book = self.book();
         book.owners.retain(|id, _| live.contains(id));
         let open = live.len() + Book::total(&book.opening);
+        crate::metrics::server().sessions_open(live.len());
         if open >= self.caps.sessions {
             return Err(Busy::new(
                 StatusCode::SERVICE_UNAVAILABLE,

@@ -54,6 +54,17 @@ pub enum Refusal {
     Invalid(String),
 }
 
+impl Refusal {
+    /// The reason as a metric's label: `no_token`, `two_tokens`, `invalid`.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Refusal::NoToken => "no_token",
+            Refusal::TwoTokens => "two_tokens",
+            Refusal::Invalid(_) => "invalid",
+        }
+    }
+}
+
 /// Checks bearer tokens by one `[http.auth]`.
 #[derive(Debug, Clone)]
 pub struct Verifier {
@@ -78,6 +89,11 @@ impl Verifier {
             keys,
             validation,
         })
+    }
+
+    /// Whether the issuer's keys are held (what a team server needs to be ready).
+    pub fn keys_held(&self) -> bool {
+        self.keys.held()
     }
 
     /// Reads the issuer's keys now and keeps them fresh in the background.
@@ -273,7 +289,10 @@ pub async fn require_token(
             request.extensions_mut().insert(caller);
             next.run(request).await
         }
-        Err(refusal) => refused(&refusal, &metadata_url(&verifier, &request)),
+        Err(refusal) => {
+            crate::metrics::server().sign_in_refused(refusal.reason());
+            refused(&refusal, &metadata_url(&verifier, &request))
+        }
     }
 }
 

@@ -178,7 +178,10 @@ fn write_all(path: &std::path::Path, recent: &Mutex<RecentLines>, jobs: &mpsc::R
             let end = ends.borrow().last().copied().unwrap_or(began.get());
             vm_index.written(path, &named, began.get(), end);
         };
-        match journal.append(&lines, sync, placed, index) {
+        let started = std::time::Instant::now();
+        let written = journal.append(&lines, sync, placed, index);
+        crate::metrics::metrics().journal_written(started.elapsed());
+        match written {
             Ok(()) => batch.into_iter().for_each(|j| j.done.send(Ok(()))),
             Err(e) => batch
                 .into_iter()

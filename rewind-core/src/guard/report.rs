@@ -99,7 +99,29 @@ pub struct VpgGuard {
     pub notes: Vec<GuardNote>,
 }
 
+impl Verdict {
+    /// The word, as `--json` and the journal write it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Guarded => "guarded",
+            Verdict::NotGuarded => "not_guarded",
+            Verdict::StillRunning => "still_running",
+        }
+    }
+}
+
 impl Outcome {
+    /// The word, as `--json` writes it.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Outcome::Tagged { .. } => "tagged",
+            Outcome::Skipped { .. } => "skipped",
+            Outcome::Failed { .. } => "failed",
+            Outcome::StillRunning { .. } => "still_running",
+            Outcome::Error { .. } => "error",
+        }
+    }
+
     /// The insert task of the outcome, when there is one.
     pub fn task_id(&self) -> Option<&str> {
         match self {

@@ -221,6 +221,7 @@ pub(crate) async fn wait_task_until(
         }
         let now = Instant::now();
         if now >= deadline {
+            crate::metrics::metrics().task_seen(watch.task_type, "waited", sent.elapsed());
             return Ok(TaskWait::StillRunning(last));
         }
         if now + delay > deadline {
@@ -229,7 +230,9 @@ pub(crate) async fn wait_task_until(
         tokio::time::sleep(delay).await;
         let task = client.task(task_id).await?;
         watch.report(Stage::Running, Some(task_id), Some(&task));
-        if task.state().is_some_and(ends) {
+        if let Some(state) = task.state().filter(|s| ends(*s)) {
+            let name = crate::codes::Code::task_state(state).name;
+            crate::metrics::metrics().task_seen(watch.task_type, &name, sent.elapsed());
             return Ok(TaskWait::Terminal(task));
         }
         last = Some(task);

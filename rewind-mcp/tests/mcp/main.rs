@@ -26,6 +26,7 @@ mod keep;
 mod listing;
 mod logging;
 mod machine;
+mod metrics;
 mod recovery;
 mod restore;
 mod rewind_loop;
