@@ -202,6 +202,10 @@ pub enum Command {
         /// Only the last N matching records (1 or more; leave it out for all of them).
         #[arg(long, value_name = "N", value_parser = record_count)]
         last: Option<usize>,
+        /// The records as a timeline: each change of each VM, oldest first, with who guarded it
+        /// for whom and every step after (recoveries, restores, keeps, done).
+        #[arg(long)]
+        timeline: bool,
     },
     /// Show each configured ZVM: reachable, version, local site.
     Sites,
@@ -542,6 +546,7 @@ impl Command {
                 command: Some(JournalCommand::Archive { .. }),
                 ..
             } => "journal archive",
+            Command::Journal { timeline: true, .. } => "journal --timeline",
             Command::Journal { .. } => "journal",
             Command::Sites => "sites",
             Command::Trust { .. } => "trust",

@@ -208,6 +208,7 @@ pub fn run(cli: Cli) -> u8 {
             person,
             since,
             last,
+            timeline,
         } => offline(&ctx, |config| {
             let filter = JournalFilter {
                 vm,
@@ -217,7 +218,7 @@ pub fn run(cli: Cli) -> u8 {
                 last,
             };
             let path = file.unwrap_or(config.journal_path);
-            commands::journal::journal(&AuditJournal::new(path), &filter)
+            commands::journal::journal(&AuditJournal::new(path), &filter, timeline)
         }),
         #[cfg(feature = "demo")]
         Command::Demo { seed } => block_on(demo::demo(seed, ctx.json, ctx.quiet)),

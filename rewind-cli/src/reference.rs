@@ -45,6 +45,10 @@ fn results(g: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
         ),
         ("diff", g.subschema_for::<rewind_core::DiffReport>()),
         (
+            "journal --timeline",
+            g.subschema_for::<rewind_core::audit_journal::Timeline>(),
+        ),
+        (
             "recover file",
             g.subschema_for::<rewind_core::RecoverFileReport>(),
         ),

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use rewind_core::audit_journal::{
-    ArchiveError, Archived, JournalOutcome, JournalRead, RecordKind, Retention,
+    ArchiveError, Archived, JournalOutcome, JournalRead, RecordKind, Retention, Timeline,
 };
 use rewind_core::{AuditJournal, Config, ErrorKind, JournalFilter, JournalRecord};
 
@@ -15,9 +15,54 @@ use crate::output::{Reply, Table};
 
 /// The result is the core's `JournalRead`: the file, the matching records oldest first, and how many
 /// unreadable lines were skipped.
-pub fn journal(journal: &AuditJournal, filter: &JournalFilter) -> Result<Reply, CliError> {
+/// With `timeline`, the result is the core's `Timeline` of those records instead.
+pub fn journal(
+    journal: &AuditJournal,
+    filter: &JournalFilter,
+    timeline: bool,
+) -> Result<Reply, CliError> {
     let read = journal.read(filter)?;
+    if timeline {
+        let timeline = Timeline::of(&read.records);
+        return Reply::new(&timeline, timeline_text(&timeline));
+    }
     Reply::new(&read, journal_text(&read))
+}
+
+/// A timeline as people read it: each change, then its steps indented.
+fn timeline_text(t: &Timeline) -> String {
+    if t.changes.is_empty() {
+        return "No record matches.\n".into();
+    }
+    let mut out = String::new();
+    for c in &t.changes {
+        let people = match c.people.is_empty() {
+            true => String::new(),
+            false => format!(" for {}", c.people.join(", ")),
+        };
+        out.push_str(&format!(
+            "{}  change {} of {}, by {}{people}{}\n",
+            c.began.format("%Y-%m-%d %H:%M"),
+            c.change_id,
+            c.vm,
+            c.agents.join(", "),
+            if c.closed() { " (done)" } else { "" },
+        ));
+        for s in &c.steps {
+            let vpgs = match s.vpgs {
+                0 => String::new(),
+                n => format!(", {n} VPG(s)"),
+            };
+            out.push_str(&format!(
+                "  {}  {:<8} {}: {}{vpgs}\n",
+                s.time.format("%H:%M:%S"),
+                s.kind,
+                s.action,
+                s.verdict,
+            ));
+        }
+    }
+    out
 }
 
 /// Moves the records written before `before` to `to` (by default `journal-until-<day>.jsonl` beside

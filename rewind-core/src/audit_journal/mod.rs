@@ -26,7 +26,9 @@ pub use archive::{ArchiveError, Archived, Retention};
 pub mod change_lock;
 mod changes;
 pub use changes::ChangeUse;
+mod timeline;
 mod view;
+pub use timeline::{ChangeLine, Timeline, TimelineStep};
 mod vms;
 pub use view::GuardsView;
 pub use vms::Naming;
@@ -137,6 +139,17 @@ pub enum RecordKind {
     Done,
     /// A change's tags kept past the journal, in retention sets (Extended Journal Copy).
     Keep,
+}
+
+impl std::fmt::Display for RecordKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RecordKind::Guard => "guard",
+            RecordKind::Recovery => "recovery",
+            RecordKind::Done => "done",
+            RecordKind::Keep => "keep",
+        })
+    }
 }
 
 /// The VM of a record.
@@ -765,6 +778,14 @@ impl AuditJournal {
     /// The journal file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the journal can be appended to now: its file opens for appending (created empty,
+    /// with its folder, when missing). Nothing is written.
+    pub fn writable(&self) -> bool {
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).append(true);
+        crate::local_state::open_private(&self.path, &mut options, true).is_ok()
     }
 
     /// The folder of the change locks, beside the journal: a guard's process holds the lock of its
