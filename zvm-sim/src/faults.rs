@@ -298,6 +298,9 @@ pub struct NewRule {
     pub after: Option<u64>,
     /// What it does.
     pub action: FaultAction,
+    /// When it is forgotten (simulated time), if it is: a fault that lasts a while.
+    #[serde(default)]
+    pub expires: Option<crate::world::clock::SimTime>,
 }
 
 impl NewRule {
@@ -351,6 +354,12 @@ impl Faults {
             rules: Vec::new(),
             next_id: 1,
         }
+    }
+
+    /// Forgets the rules whose time expired at `now`.
+    pub fn forget_expired(&mut self, now: crate::world::clock::SimTime) {
+        self.rules
+            .retain(|r| r.asked.expires.is_none_or(|at| at > now));
     }
 
     /// Adds a rule; returns its identifier.
@@ -560,6 +569,7 @@ mod tests {
             count,
             after: None,
             action,
+            expires: None,
         }
     }
 

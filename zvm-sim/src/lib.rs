@@ -41,6 +41,7 @@ pub mod decisions;
 mod faults;
 #[doc(hidden)]
 pub mod fuzzing;
+mod metrics;
 mod realm;
 mod serve;
 #[cfg(feature = "test-kit")]
@@ -247,6 +248,8 @@ pub(crate) struct Shared {
     realm: Mutex<realm::RealmControl>,
     /// How long a request's body may take to arrive.
     pub(crate) body_deadline: Duration,
+    /// `GET /metrics`'s counters and gauges.
+    pub(crate) metrics: metrics::SimMetrics,
 }
 
 impl Shared {
@@ -321,6 +324,7 @@ impl SimState {
                 world: Mutex::new(world),
                 realm: Mutex::default(),
                 body_deadline: options.body_deadline,
+                metrics: metrics::SimMetrics::default(),
             }),
         })
     }

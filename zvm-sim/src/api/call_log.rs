@@ -46,10 +46,17 @@ pub(crate) async fn record(State(ctx): State<SiteCtx>, request: Request, next: N
         .get::<FaultsApplied>()
         .map(|f| f.0.clone())
         .unwrap_or_default();
+    let unmatched = response
+        .extensions()
+        .get::<crate::api::Unmatched>()
+        .is_some();
     tracing::debug!(%method, %path, status, "call");
     let site = ctx.site;
     let mut world = ctx.shared.lock();
     let site_name = world.site(site).name.clone();
+    ctx.shared
+        .metrics
+        .answered(&site_name, &method, status, !unmatched);
     world.record_call(Call {
         seq: 0,
         site: site_name,
@@ -59,6 +66,7 @@ pub(crate) async fn record(State(ctx): State<SiteCtx>, request: Request, next: N
         status,
         task_id,
         faults,
+        unmatched,
     });
     response
 }

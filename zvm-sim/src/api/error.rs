@@ -82,6 +82,24 @@ pub(crate) fn bounded(message: &str) -> String {
     out
 }
 
+impl ApiError {
+    /// The message a person reads (bounded, as the answer's).
+    pub(crate) fn message(&self) -> String {
+        let message = match self {
+            ApiError::Unauthorized => "Sign in again.",
+            ApiError::BadRequest(m)
+            | ApiError::Forbidden(m)
+            | ApiError::NotFound(m)
+            | ApiError::Conflict(m)
+            | ApiError::RequestTimeout(m)
+            | ApiError::PayloadTooLarge(m)
+            | ApiError::UnsupportedMediaType(m)
+            | ApiError::Internal(m) => m,
+        };
+        bounded(message)
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, message) = match self {

@@ -262,6 +262,11 @@ impl JsonBody {
         JsonBody::from_object(object, String::new())
     }
 
+    /// A body of these fields, as if they had come as a JSON object (a page's form).
+    pub(crate) fn from_fields(fields: Map<String, Value>) -> Result<JsonBody, ApiError> {
+        JsonBody::from_object(fields, String::new())
+    }
+
     fn from_object(object: Map<String, Value>, context: String) -> Result<JsonBody, ApiError> {
         let mut fields = Map::new();
         for (key, value) in object {

@@ -47,6 +47,8 @@ pub(crate) async fn apply(State(ctx): State<SiteCtx>, request: Request, next: Ne
     let query = request.uri().query().map(str::to_owned);
     let decision = {
         let mut world = ctx.shared.lock();
+        let now = world.clock.now();
+        world.faults.forget_expired(now);
         let decision = world
             .faults
             .decide(ctx.site, &method, &path, query.as_deref());

@@ -44,6 +44,7 @@ use std::sync::Arc;
 use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{Uri, header};
+use axum::response::{IntoResponse, Response};
 use axum::{Router, middleware};
 
 pub(crate) use error::ApiError;
@@ -161,6 +162,7 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> R
         .router
         .merge(v1)
         .nest("/_sim", crate::control::router())
+        .route("/metrics", axum::routing::get(crate::metrics::metrics))
         .fallback(no_such_path)
         .with_state(ctx.clone());
     Router::new()
@@ -176,10 +178,15 @@ pub(crate) fn site_app(shared: Arc<Shared>, site: SiteRole, scheme: Scheme) -> R
         .layer(axum::Extension(scheme))
 }
 
-/// Whether a path belongs to the control API, which the call log and the fault rules leave alone.
+/// Whether a path belongs to the control API or is `/metrics`, which the call log and the fault
+/// rules leave alone.
 pub(crate) fn is_control_path(path: &str) -> bool {
-    path == "/_sim" || path.starts_with("/_sim/")
+    path == "/_sim" || path.starts_with("/_sim/") || path == "/metrics"
 }
+
+/// Marks the answer to a request no route matched, for the call log and the metrics.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Unmatched;
 
 /// ASP.NET matches routes case-insensitively (SW10 itself spells `FailoverTest` and
 /// `moveRollback`), so `/v1` paths are lowercased before routing. Identifiers in them are compared
@@ -206,9 +213,12 @@ async fn lowercase_v1_path(mut request: Request) -> Request {
 #[derive(Debug, Clone)]
 struct PathAsSent(String);
 
-async fn no_such_path(uri: Uri, sent: Option<axum::Extension<PathAsSent>>) -> ApiError {
+async fn no_such_path(uri: Uri, sent: Option<axum::Extension<PathAsSent>>) -> Response {
     let path = sent.map_or_else(|| uri.path().to_owned(), |axum::Extension(p)| p.0);
-    ApiError::NotFound(format!(
+    let mut response = ApiError::NotFound(format!(
         "No HTTP resource was found that matches the request URI '{path}'."
     ))
+    .into_response();
+    response.extensions_mut().insert(Unmatched);
+    response
 }

@@ -32,6 +32,8 @@ pub(crate) struct FaultRuleView {
     headers: Option<serde_json::Map<String, Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     latency_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires_at: Option<crate::world::clock::SimTime>,
     matched: u64,
     fired: u64,
 }
@@ -74,6 +76,7 @@ fn view(world: &World, rule: &FaultRule) -> FaultRuleView {
         body,
         headers,
         latency_ms,
+        expires_at: rule.expires,
         matched,
         fired,
     }
@@ -81,7 +84,8 @@ fn view(world: &World, rule: &FaultRule) -> FaultRuleView {
 
 /// `GET /_sim/faults`: every rule, oldest first, with how often it matched and fired.
 pub(crate) async fn list(State(ctx): State<SiteCtx>) -> Json<Vec<FaultRuleView>> {
-    Json(ctx.with_world(|world, _| {
+    Json(ctx.with_world(|world, now| {
+        world.faults.forget_expired(now);
         world
             .faults
             .rules
@@ -96,12 +100,17 @@ pub(crate) async fn add(
     State(ctx): State<SiteCtx>,
     body: JsonBody,
 ) -> Result<Json<FaultRuleView>, ApiError> {
+    add_rule(&ctx, &body).map(Json)
+}
+
+/// Checks the rule `body` asks for and adds it: `POST /_sim/faults` and the page's form.
+pub(crate) fn add_rule(ctx: &SiteCtx, body: &JsonBody) -> Result<FaultRuleView, ApiError> {
     // A misspelt key (`Cout`, `Latency`) would otherwise be a rule that does something else than
     // asked, quietly: refuse it, naming the keys a rule takes.
     if let Some(key) = body.keys().find(|k| !RULE_KEYS.contains(k)) {
         return Err(ApiError::BadRequest(format!(
             "A fault rule has no key '{key}': it takes Path, Method, Site, Probability, Count, \
-             After, Action, Status, Body, Headers and LatencyMs."
+             ExpiresInSeconds, After, Action, Status, Body, Headers and LatencyMs."
         )));
     }
     let method = match body.text("Method")? {
@@ -123,16 +132,23 @@ pub(crate) async fn add(
             "Probability must be between 0 and 1 (got {probability})."
         )));
     }
-    let count = whole(&body, "Count")?;
+    let count = whole(body, "Count")?;
     if count == Some(0) {
         return Err(ApiError::BadRequest(
             "Count must be 1 or more; leave it out for no limit.".to_owned(),
         ));
     }
-    let action = action(&body)?;
-    let after = whole(&body, "After")?;
+    let action = action(body)?;
+    let after = whole(body, "After")?;
+    let expires_in = body.number("ExpiresInSeconds")?;
+    if let Some(secs) = expires_in.filter(|s| !(*s > 0.0 && *s <= MAX_EXPIRY_SECS)) {
+        return Err(ApiError::BadRequest(format!(
+            "ExpiresInSeconds must be more than 0 and at most {MAX_EXPIRY_SECS} (a year; got \
+             {secs}); leave it out for a rule that lasts."
+        )));
+    }
     let site_name = body.text("Site")?.map(str::to_owned);
-    ctx.with_world(|world, _| {
+    ctx.with_world(|world, now| {
         if let Some(after) = after.filter(|&a| !world.faults.contains(a)) {
             return Err(ApiError::BadRequest(format!(
                 "After is {after}, and there is no fault rule {after}: give the Id of a rule \
@@ -163,6 +179,7 @@ pub(crate) async fn add(
             count,
             after,
             action,
+            expires: expires_in.map(|s| now.plus_millis((s * 1000.0).round() as i64)),
         });
         let rule = world
             .faults
@@ -170,17 +187,21 @@ pub(crate) async fn add(
             .iter()
             .find(|r| r.id == id)
             .ok_or_else(|| ApiError::Internal("The rule was not kept; add it again.".to_owned()))?;
-        Ok(Json(view(world, rule)))
+        Ok(view(world, rule))
     })
 }
 
+/// The longest a rule may last: a year of simulated time.
+const MAX_EXPIRY_SECS: f64 = 365.0 * 86_400.0;
+
 /// The keys of a fault rule, lowercased (body keys are matched case-insensitively).
-const RULE_KEYS: [&str; 11] = [
+const RULE_KEYS: [&str; 12] = [
     "path",
     "method",
     "site",
     "probability",
     "count",
+    "expiresinseconds",
     "after",
     "action",
     "status",

@@ -12,6 +12,7 @@
 
 mod faults;
 mod realm;
+mod ui;
 
 use std::net::SocketAddr;
 
@@ -81,6 +82,7 @@ pub(crate) fn router() -> Router<SiteCtx> {
                 .delete(delete_file)
                 .layer(DefaultBodyLimit::max(MAX_FILE_BYTES)),
         )
+        .merge(ui::router())
         .route_layer(middleware::from_fn(loopback_only))
 }
 
@@ -112,15 +114,20 @@ fn clock_view(world: &World) -> ClockView {
 
 /// `POST /_sim/reset`: the initial world of this seed, as if just started.
 async fn reset(State(ctx): State<SiteCtx>) -> Result<Json<ResetView>, ApiError> {
+    reset_world(&ctx).map(Json)
+}
+
+/// The initial world of this seed, as if just started: `POST /_sim/reset` and the page's form.
+pub(crate) fn reset_world(ctx: &SiteCtx) -> Result<ResetView, ApiError> {
     ctx.shared.reset().map_err(|e| {
         ApiError::Internal(format!(
             "The world could not be rebuilt ({e}); restart the simulator."
         ))
     })?;
-    Ok(Json(ctx.with_world(|_, now| ResetView {
+    Ok(ctx.with_world(|_, now| ResetView {
         seed: ctx.shared.seed(),
         now,
-    })))
+    }))
 }
 
 /// `GET /_sim/state`: the whole world as JSON (see `world::state`).
@@ -157,6 +164,17 @@ async fn advance(State(ctx): State<SiteCtx>, body: JsonBody) -> Result<Json<Cloc
     let seconds = required_non_negative(&body, "Seconds", "{\"Seconds\": 30}", |got| {
         format!("Seconds must be 0 or more (got {got}): simulated time only moves forward.")
     })?;
+    advance_by(&ctx, seconds).map(Json)
+}
+
+/// Moves the clock on `seconds` (0 or more) and the world with it: `POST /_sim/clock/advance` and
+/// the page's form.
+pub(crate) fn advance_by(ctx: &SiteCtx, seconds: f64) -> Result<ClockView, ApiError> {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return Err(ApiError::BadRequest(format!(
+            "Seconds must be 0 or more (got {seconds}): simulated time only moves forward."
+        )));
+    }
     if seconds > MAX_ADVANCE_SECONDS {
         return Err(ApiError::BadRequest(format!(
             "Seconds must be at most {MAX_ADVANCE_SECONDS} (100 years) in one call (got {seconds})."
@@ -177,7 +195,7 @@ async fn advance(State(ctx): State<SiteCtx>, body: JsonBody) -> Result<Json<Cloc
         world.clock.advance(millis);
         let now = world.clock.now();
         world.advance(now);
-        Ok(Json(clock_view(world)))
+        Ok(clock_view(world))
     })
 }
 

@@ -526,6 +526,8 @@ pub struct CallView {
     pub task_id: Option<String>,
     /// The fault rules that fired: `[{"Rule": 1, "Action": "LoseResponse"}]`.
     pub faults: Vec<FaultNoteView>,
+    /// No route matched it.
+    pub unmatched: bool,
 }
 
 /// A fault rule that fired on a call.
@@ -554,6 +556,7 @@ impl From<&Call> for CallView {
                     action: note.action.name(),
                 })
                 .collect(),
+            unmatched: c.unmatched,
         }
     }
 }

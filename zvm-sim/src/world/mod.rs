@@ -140,6 +140,9 @@ pub struct Call {
     pub task_id: Option<String>,
     /// The fault rules that fired on it.
     pub faults: Vec<crate::faults::FaultNote>,
+    /// No route matched it (a path no ZVM 10 serves, or one the simulator does not).
+    #[serde(default)]
+    pub unmatched: bool,
 }
 
 /// Everything needed to build the initial world, and to build it again on reset.
@@ -833,6 +836,7 @@ mod tests {
             status: 200,
             task_id: None,
             faults: Vec::new(),
+            unmatched: false,
         };
         for i in 0..8 {
             w.record_call_keeping(call(&format!("/v1/{i}")), 3);

@@ -530,3 +530,33 @@ async fn an_insert_whose_client_gave_up_during_a_latency_fault_still_takes_effec
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(boston.tagged(&vpg, "sent, then given up on").await.len(), 1);
 }
+
+#[tokio::test]
+async fn a_rule_with_an_expiry_acts_until_that_much_simulated_time_passed_then_is_forgotten() {
+    let (t, boston, _) = frozen_with_vpg(57, "web-local").await;
+    let rule = add_rule(
+        &t,
+        json!({"Method": "GET", "Path": "/v1/vpgs", "Action": "Respond", "Status": 503,
+               "ExpiresInSeconds": 60}),
+    )
+    .await;
+    assert!(rule["ExpiresAt"].is_string(), "{rule}");
+    let (status, _) = boston.get("/v1/vpgs").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    t.control.advance(59.0).await;
+    assert_eq!(
+        boston.get("/v1/vpgs").await.0,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+    t.control.advance(2.0).await;
+    assert_eq!(boston.get("/v1/vpgs").await.0, StatusCode::OK, "expired");
+    assert_eq!(t.control.get("faults").await, json!([]), "and forgotten");
+    let refused = t
+        .control
+        .try_post(
+            "faults",
+            json!({"Path": "/v1/**", "Action": "LoseResponse", "ExpiresInSeconds": 0}),
+        )
+        .await;
+    expect_refused(refused, StatusCode::BAD_REQUEST, &["ExpiresInSeconds"]);
+}
