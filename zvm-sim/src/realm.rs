@@ -210,7 +210,13 @@ pub(crate) fn openid_configuration(base: &str) -> Value {
         "authorization_endpoint": format!("{oidc}/auth"),
         "token_endpoint": format!("{oidc}/token"),
         "jwks_uri": format!("{oidc}/certs"),
-        "grant_types_supported": ["password", "client_credentials", "refresh_token"],
+        "grant_types_supported": [
+            "authorization_code",
+            "password",
+            "client_credentials",
+            "refresh_token"
+        ],
+        "code_challenge_methods_supported": ["S256"],
         "response_types_supported": ["code"],
         "subject_types_supported": ["public"],
         "id_token_signing_alg_values_supported": ["RS256"],

@@ -262,6 +262,12 @@ impl Form {
                 client_id,
                 refresh_token: self.required("refresh_token")?,
             }),
+            "authorization_code" => Ok(Grant::AuthorizationCode {
+                client_id,
+                code: self.required("code")?,
+                redirect_uri: self.required("redirect_uri")?,
+                code_verifier: self.required("code_verifier")?,
+            }),
             _ => Err(KeycloakError::new(
                 StatusCode::BAD_REQUEST,
                 "unsupported_grant_type",

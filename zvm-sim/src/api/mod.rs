@@ -28,6 +28,7 @@ pub(crate) mod extract;
 mod faults;
 mod flrs;
 mod keycloak;
+mod login;
 mod ltr;
 mod monitoring;
 mod restore;

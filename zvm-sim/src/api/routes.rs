@@ -8,8 +8,8 @@ use axum::handler::Handler;
 use axum::routing::{MethodRouter, get as get_route, post as post_route};
 
 use super::{
-    SiteCtx, actions, checkpoints, flrs, keycloak, ltr, monitoring, restore, sites, tasks, traces,
-    virtualization, vms, vpgs,
+    SiteCtx, actions, checkpoints, flrs, keycloak, login, ltr, monitoring, restore, sites, tasks,
+    traces, virtualization, vms, vpgs,
 };
 
 /// How much of a ZVM's behaviour a route has.
@@ -106,10 +106,20 @@ pub(crate) fn keycloak() -> Table {
             "/auth/realms/{realm}/protocol/openid-connect/token",
             post(keycloak::token),
             Implemented(
-                "`password` (public client `zerto-client`), `client_credentials`, `refresh_token`; \
+                "`password` and `authorization_code` with PKCE (public client `zerto-client`), \
+                 `client_credentials`, `refresh_token`; \
                  Keycloak's error bodies; access tokens are RS256 JWTs of the realm key (`iss`, \
                  `sub`, `azp`, `realm_access.roles`, `scope`, `jti`), which the ZVM API takes as \
                  opaque; `scope=openid` adds an `id_token` and answers `openid profile email`",
+            ),
+        )
+        .route(
+            "/auth/realms/{realm}/protocol/openid-connect/auth",
+            get(login::page).post(login::sign_in),
+            Simplified(
+                "the login page of the authorization-code flow with PKCE (S256) for the public \
+                 client `zerto-client`: a code good once, for a minute, for that redirect URI \
+                 and challenge; any redirect URI is taken",
             ),
         )
         .route(
@@ -120,9 +130,7 @@ pub(crate) fn keycloak() -> Table {
         .route(
             "/auth/realms/{realm}/.well-known/openid-configuration",
             get(keycloak::openid_configuration),
-            Simplified(
-                "issuer, token and JWKS endpoints, grants, scopes; no authorization-code flow",
-            ),
+            Simplified("issuer, authorization, token and JWKS endpoints, grants, scopes"),
         )
 }
 

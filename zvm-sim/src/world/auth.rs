@@ -9,6 +9,8 @@ use std::collections::HashMap;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
+use base64::Engine;
+
 use crate::decisions::{PUBLIC_CLIENT_ID, service_account_name};
 use crate::world::SiteRole;
 use crate::world::clock::SimTime;
@@ -45,6 +47,17 @@ pub enum Grant<'a> {
         client_id: &'a str,
         /// `client_secret`.
         client_secret: &'a str,
+    },
+    /// `grant_type=authorization_code`: a code the login page handed out, with the PKCE verifier.
+    AuthorizationCode {
+        /// `client_id`.
+        client_id: &'a str,
+        /// `code`.
+        code: &'a str,
+        /// `redirect_uri`, the one the code was handed out for.
+        redirect_uri: &'a str,
+        /// `code_verifier`.
+        code_verifier: &'a str,
     },
     /// `grant_type=refresh_token`.
     Refresh {
@@ -131,7 +144,25 @@ pub struct Auth {
     /// What the realm's audience mappers add to every access token.
     #[serde(default)]
     audiences: Vec<String>,
+    /// The codes the login page handed out and no token request has used yet.
+    #[serde(default)]
+    codes: HashMap<String, CodeGrant>,
 }
+
+/// A code the login page handed out: for whom, to which client and redirect URI, bound to the
+/// PKCE challenge; good once, for a minute.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct CodeGrant {
+    user: String,
+    client_id: String,
+    redirect_uri: String,
+    challenge: String,
+    expires: SimTime,
+}
+
+/// How long a code is good for.
+const CODE_MS: i64 = 60_000;
 
 impl Auth {
     /// Keycloak with these users and clients, and no tokens.
@@ -143,7 +174,42 @@ impl Auth {
             refresh_tokens: HashMap::new(),
             lifetimes,
             audiences: Vec::new(),
+            codes: HashMap::new(),
         }
+    }
+
+    /// The login page's sign-in: the user's credentials checked for the public client, and a code
+    /// for `redirect_uri` bound to the S256 `challenge`.
+    pub fn sign_in(
+        &mut self,
+        client_id: &str,
+        username: &str,
+        password: &str,
+        redirect_uri: &str,
+        challenge: &str,
+        now: SimTime,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<String, GrantError> {
+        let holder = self.password(client_id, username, password)?;
+        if challenge.is_empty() {
+            return Err(GrantError::InvalidGrant {
+                description: "Missing parameter: code_challenge",
+                unauthorized: false,
+            });
+        }
+        self.codes.retain(|_, c| now < c.expires);
+        let code = crate::world::guid(rng);
+        self.codes.insert(
+            code.clone(),
+            CodeGrant {
+                user: holder.principal.name,
+                client_id: client_id.to_owned(),
+                redirect_uri: redirect_uri.to_owned(),
+                challenge: challenge.to_owned(),
+                expires: now.plus_millis(CODE_MS),
+            },
+        );
+        Ok(code)
     }
 
     /// The same realm with audience mappers that add `audiences` to every access token.
@@ -174,6 +240,12 @@ impl Auth {
                 client_id,
                 refresh_token,
             } => self.refresh(site, client_id, refresh_token, now)?,
+            Grant::AuthorizationCode {
+                client_id,
+                code,
+                redirect_uri,
+                code_verifier,
+            } => self.authorization_code(client_id, code, redirect_uri, code_verifier, now)?,
         };
         if self.lifetimes.session_limit {
             self.revoke_subject(site, &holder.subject);
@@ -236,6 +308,52 @@ impl Auth {
                 realm_roles: client.realm_roles.clone(),
             },
             with_refresh: false,
+        })
+    }
+
+    /// The authorization_code grant: a code handed out for this client and redirect URI, used
+    /// once, within its minute, with the verifier whose S256 digest is its challenge.
+    fn authorization_code(
+        &mut self,
+        client_id: &str,
+        code: &str,
+        redirect_uri: &str,
+        verifier: &str,
+        now: SimTime,
+    ) -> Result<Holder, GrantError> {
+        self.check_public_client(client_id)?;
+        let invalid = GrantError::InvalidGrant {
+            description: "Code not valid",
+            unauthorized: false,
+        };
+        let grant = self.codes.remove(code).ok_or(invalid.clone())?;
+        let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, verifier.as_bytes());
+        let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest.as_ref());
+        let fits = now < grant.expires
+            && grant.client_id == client_id
+            && grant.redirect_uri == redirect_uri;
+        if !fits {
+            return Err(invalid);
+        }
+        if challenge != grant.challenge {
+            return Err(GrantError::InvalidGrant {
+                description: "PKCE verification failed: Invalid code verifier",
+                unauthorized: false,
+            });
+        }
+        let user = self
+            .users
+            .iter()
+            .find(|u| u.name == grant.user)
+            .ok_or(invalid)?;
+        Ok(Holder {
+            subject: format!("user:{}", user.name),
+            principal: Principal {
+                name: user.name.clone(),
+                role: user.role,
+                realm_roles: user.realm_roles.clone(),
+            },
+            with_refresh: true,
         })
     }
 

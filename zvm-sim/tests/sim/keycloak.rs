@@ -157,12 +157,17 @@ fn refused_grants() -> Vec<(Form, StatusCode, &'static str)> {
             "unauthorized_client",
         ),
         (
+            vec![("grant_type", "device_code"), ("client_id", "zerto-client")],
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+        ),
+        (
             vec![
                 ("grant_type", "authorization_code"),
                 ("client_id", "zerto-client"),
             ],
             StatusCode::BAD_REQUEST,
-            "unsupported_grant_type",
+            "invalid_request",
         ),
         (
             vec![("client_id", "zerto-client")],
@@ -545,5 +550,148 @@ async fn the_realm_rotates_to_a_new_key_withdraws_one_and_names_another_issuer_u
     assert_eq!(
         config["issuer"],
         format!("{}/auth/realms/zerto", t.boston_url())
+    );
+}
+
+/// The S256 challenge of a PKCE verifier.
+fn challenge_of(verifier: &str) -> String {
+    use base64::Engine;
+    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, verifier.as_bytes());
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest.as_ref())
+}
+
+#[tokio::test]
+async fn the_login_page_hands_out_a_code_that_a_token_request_with_its_verifier_uses_once() {
+    let t = spawn_frozen(95).await;
+    let base = format!(
+        "{}/auth/realms/zerto/protocol/openid-connect",
+        t.boston_url()
+    );
+    let verifier = "a-verifier-of-at-least-forty-three-characters-0123";
+    let redirect = "https://rewind.example.com/ui/callback";
+    let authorize = [
+        ("response_type", "code"),
+        ("client_id", "zerto-client"),
+        ("redirect_uri", redirect),
+        ("state", "s-1"),
+        ("code_challenge", &challenge_of(verifier)),
+        ("code_challenge_method", "S256"),
+        ("scope", "openid"),
+    ];
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let page = browser
+        .get(format!("{base}/auth"))
+        .query(&authorize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.unwrap();
+    assert!(
+        html.contains("name=\"password\"") && html.contains("s-1"),
+        "{html}"
+    );
+    let mut wrong = authorize.to_vec();
+    wrong.extend([("username", "admin"), ("password", "nope")]);
+    let refused = browser
+        .post(format!("{base}/auth"))
+        .form(&wrong)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    assert!(
+        refused
+            .text()
+            .await
+            .unwrap()
+            .contains("Invalid username or password")
+    );
+
+    let mut good = authorize.to_vec();
+    good.extend([("username", "admin"), ("password", "admin")]);
+    let sent = browser
+        .post(format!("{base}/auth"))
+        .form(&good)
+        .send()
+        .await
+        .unwrap();
+    assert!(sent.status().is_redirection(), "{}", sent.status());
+    let to = url::Url::parse(sent.headers()["location"].to_str().unwrap()).unwrap();
+    assert!(to.as_str().starts_with(redirect), "{to}");
+    let query: std::collections::HashMap<_, _> = to.query_pairs().into_owned().collect();
+    assert_eq!(query["state"], "s-1");
+    let code = query["code"].clone();
+
+    let exchange = |verifier: &str| {
+        let form = [
+            ("grant_type", "authorization_code"),
+            ("client_id", "zerto-client"),
+            ("code", code.as_str()),
+            ("redirect_uri", redirect),
+            ("code_verifier", verifier),
+        ]
+        .map(|(k, v)| (k.to_owned(), v.to_owned()));
+        reqwest::Client::new()
+            .post(format!("{base}/token"))
+            .form(&form)
+            .send()
+    };
+    let bad = exchange("not-the-verifier").await.unwrap();
+    assert_eq!(
+        bad.status(),
+        StatusCode::BAD_REQUEST,
+        "a wrong verifier spends the code"
+    );
+    assert!(bad.text().await.unwrap().contains("invalid_grant"));
+    // Sign in again for a fresh code, then use it with the verifier.
+    let sent = browser
+        .post(format!("{base}/auth"))
+        .form(&good)
+        .send()
+        .await
+        .unwrap();
+    let to = url::Url::parse(sent.headers()["location"].to_str().unwrap()).unwrap();
+    let code: String = to
+        .query_pairs()
+        .find(|(k, _)| k == "code")
+        .unwrap()
+        .1
+        .into_owned();
+    let form = |code: &str| {
+        [
+            ("grant_type", "authorization_code"),
+            ("client_id", "zerto-client"),
+            ("code", code),
+            ("redirect_uri", redirect),
+            ("code_verifier", verifier),
+        ]
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    };
+    let ok = reqwest::Client::new()
+        .post(format!("{base}/token"))
+        .form(&form(&code))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), StatusCode::OK);
+    let body: Value = ok.json().await.unwrap();
+    assert!(
+        body["access_token"].is_string() && body["refresh_token"].is_string(),
+        "{body}"
+    );
+    let again = reqwest::Client::new()
+        .post(format!("{base}/token"))
+        .form(&form(&code))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        again.status(),
+        StatusCode::BAD_REQUEST,
+        "a code is good once"
     );
 }
