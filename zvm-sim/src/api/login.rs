@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use crate::api::SiteCtx;
 use crate::decisions::REALM;
+use crate::world::auth::SignIn;
 
 /// The parameters of an authorization request, and on the page's post the person's credentials.
 #[derive(Debug, Default, Deserialize)]
@@ -87,15 +88,14 @@ pub(crate) async fn sign_in(
     );
     let code = ctx.with_world(|world, now| {
         let (auth, rng) = world.auth_and_rng();
-        auth.sign_in(
-            &client,
-            form.username.as_deref().unwrap_or_default(),
-            form.password.as_deref().unwrap_or_default(),
-            &redirect,
-            form.code_challenge.as_deref().unwrap_or_default(),
-            now,
-            rng,
-        )
+        let sign_in = SignIn {
+            client_id: &client,
+            username: form.username.as_deref().unwrap_or_default(),
+            password: form.password.as_deref().unwrap_or_default(),
+            redirect_uri: &redirect,
+            challenge: form.code_challenge.as_deref().unwrap_or_default(),
+        };
+        auth.sign_in(&sign_in, now, rng)
     });
     match code {
         Ok(code) => {

@@ -161,6 +161,21 @@ struct CodeGrant {
     expires: SimTime,
 }
 
+/// What a person gave the login page, with the authorization request it answers.
+#[derive(Debug, Clone, Copy)]
+pub struct SignIn<'a> {
+    /// `client_id`.
+    pub client_id: &'a str,
+    /// The user name.
+    pub username: &'a str,
+    /// The password.
+    pub password: &'a str,
+    /// `redirect_uri`.
+    pub redirect_uri: &'a str,
+    /// `code_challenge` (S256).
+    pub challenge: &'a str,
+}
+
 /// How long a code is good for.
 const CODE_MS: i64 = 60_000;
 
@@ -179,17 +194,20 @@ impl Auth {
     }
 
     /// The login page's sign-in: the user's credentials checked for the public client, and a code
-    /// for `redirect_uri` bound to the S256 `challenge`.
+    /// for its redirect URI bound to its S256 challenge.
     pub fn sign_in(
         &mut self,
-        client_id: &str,
-        username: &str,
-        password: &str,
-        redirect_uri: &str,
-        challenge: &str,
+        form: &SignIn<'_>,
         now: SimTime,
         rng: &mut ChaCha8Rng,
     ) -> Result<String, GrantError> {
+        let SignIn {
+            client_id,
+            username,
+            password,
+            redirect_uri,
+            challenge,
+        } = *form;
         let holder = self.password(client_id, username, password)?;
         if challenge.is_empty() {
             return Err(GrantError::InvalidGrant {
