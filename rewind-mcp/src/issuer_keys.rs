@@ -131,6 +131,11 @@ impl IssuerKeys {
         });
     }
 
+    /// The HTTP client that reaches the issuer (its `ca_cert` trusted, redirects on its origin).
+    pub fn http(&self) -> &reqwest::Client {
+        &self.inner.http
+    }
+
     /// Whether the issuer's keys are held: a read of them succeeded.
     pub fn held(&self) -> bool {
         let current = self.inner.current.read().unwrap_or_else(|p| p.into_inner());

@@ -41,6 +41,7 @@ pub mod sign_in;
 pub mod tasks;
 pub mod text;
 pub mod tools;
+pub mod ui;
 pub mod watch;
 
 use std::future::Future;
@@ -200,6 +201,8 @@ impl HttpService {
             .route(metrics::HEALTH_PATH, axum::routing::get(metrics::healthz))
             .route(metrics::READY_PATH, axum::routing::get(metrics::readyz))
             .with_state(metrics::Health::new(rewind.clone(), verifier.clone()));
+        // The pages sign people in with cookies of their own, not bearer tokens.
+        let pages = ui::router(&rewind, verifier.as_ref());
         if let Some(verifier) = verifier {
             verifier.keep_keys_fresh();
             // Signed in: every request to /mcp and /v1/guards carries a token of the issuer; the
@@ -216,6 +219,9 @@ impl HttpService {
                         .route(&format!("{}{HTTP_PATH}", sign_in::METADATA_PATH), metadata)
                         .with_state(verifier),
                 );
+        }
+        if let Some(pages) = pages {
+            app = app.merge(pages);
         }
         let app = app
             .merge(health)

@@ -91,6 +91,16 @@ impl Verifier {
         })
     }
 
+    /// The `[http.auth]` this verifier checks by.
+    pub fn auth(&self) -> &HttpAuth {
+        &self.auth
+    }
+
+    /// The HTTP client that reaches the issuer.
+    pub fn issuer_http(&self) -> &reqwest::Client {
+        self.keys.http()
+    }
+
     /// Whether the issuer's keys are held (what a team server needs to be ready).
     pub fn keys_held(&self) -> bool {
         self.keys.held()
@@ -320,6 +330,7 @@ mod tests {
             ca_cert: None,
             jwks_uri: None,
             jwks_max_age: Duration::from_secs(300),
+            ui: None,
         })
         .unwrap()
     }

@@ -82,6 +82,28 @@ pub struct HttpAuth {
         deserialize_with = "secs"
     )]
     pub jwks_max_age: Duration,
+    /// `[http.auth.ui]`: the team server's pages, signing people in with the realm's
+    /// authorization-code flow with PKCE. Without it, `/ui` is not served.
+    #[serde(default)]
+    pub ui: Option<UiSignIn>,
+}
+
+/// `[http.auth.ui]`: the realm client the pages sign people in with, and where the realm sends them
+/// back.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UiSignIn {
+    /// A public client of the realm with the standard flow (authorization code) and PKCE S256.
+    #[serde(default = "public_client")]
+    pub client_id: String,
+    /// The pages' callback as people's browsers reach it (`https://rewind.example.com/ui/callback`),
+    /// registered as a valid redirect URI of that client.
+    #[serde(deserialize_with = "parsed_url")]
+    pub redirect_uri: Url,
+}
+
+fn public_client() -> String {
+    "zerto-client".to_owned()
 }
 
 /// `[http.auth.roles]`: the realm role or scope each kind of tool needs over HTTP.

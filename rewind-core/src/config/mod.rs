@@ -30,7 +30,7 @@ use serde::Deserialize;
 
 pub use crate::secret::Secret;
 pub use error::ConfigError;
-pub use fronts::{HttpAuth, TEAM_TOKEN_ENV, TeamServer, ToolRoles};
+pub use fronts::{HttpAuth, TEAM_TOKEN_ENV, TeamServer, ToolRoles, UiSignIn};
 pub use sections::{
     DiffSettings, GuardSettings, HookSettings, HttpSettings, LookupSettings, RecoverSettings,
 };

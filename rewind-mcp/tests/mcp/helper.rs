@@ -241,7 +241,18 @@ impl TestEnv {
     /// The binary as an HTTP server on a free loopback port, with more flags, logging at
     /// `RUST_LOG=filter` when given; its stderr is kept ([`HttpServer::log`]).
     pub async fn http_server_logging(&self, flags: &[&str], filter: Option<&str>) -> HttpServer {
-        let mut args = vec!["--http", "127.0.0.1:0"];
+        self.http_server_on("127.0.0.1:0", flags, filter).await
+    }
+
+    /// The binary as an HTTP server on `addr` (a port the configuration already names), with
+    /// more flags.
+    pub async fn http_server_on(
+        &self,
+        addr: &str,
+        flags: &[&str],
+        filter: Option<&str>,
+    ) -> HttpServer {
+        let mut args = vec!["--http", addr];
         args.extend_from_slice(flags);
         let mut command = self.command(&args);
         if let Some(filter) = filter {

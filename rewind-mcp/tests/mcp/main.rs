@@ -27,6 +27,7 @@ mod listing;
 mod logging;
 mod machine;
 mod metrics;
+mod pages;
 mod recovery;
 mod restore;
 mod rewind_loop;
