@@ -27,6 +27,21 @@ use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::ProgressSink;
 use crate::zvm::wire::PathItem;
 
+/// Everything of a file recovery that can be checked before anything is sent: the change, the VM
+/// query, the guest paths, the destination and that each path's file may be written there.
+pub(super) fn checked_locally(
+    req: &RecoverFileRequest,
+) -> Result<(&str, Vec<GuestPath>, Destination), RewindError> {
+    let change = check_change(&req.change)?;
+    crate::protection::validate_query(&req.vm)?;
+    let paths = parse_paths(&req.paths)?;
+    let destination = Destination::open(&req.destination, req.overwrite)?;
+    for p in &paths {
+        destination.precheck(p)?;
+    }
+    Ok((change, paths, destination))
+}
+
 /// How many times in all a download whose body is cut off is fetched. Its answer had begun, so the
 /// reads' own retries (which end when a status arrives) did not cover it; fetching it again is a read
 /// like any other, and nothing half-written is kept.
@@ -39,13 +54,7 @@ pub(crate) async fn recover_file(
     sink: &dyn ProgressSink,
 ) -> Result<RecoverFileReport, RewindError> {
     let began = Instant::now();
-    let change = check_change(&req.change)?;
-    crate::protection::validate_query(&req.vm)?;
-    let paths = parse_paths(&req.paths)?;
-    let destination = Destination::open(&req.destination, req.overwrite)?;
-    for p in &paths {
-        destination.precheck(p)?;
-    }
+    let (change, paths, destination) = checked_locally(req)?;
     if let Some(plan) = &req.plan {
         super::check_plan(ctx, req, plan, sink).await?;
     }

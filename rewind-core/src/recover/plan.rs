@@ -14,12 +14,12 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
-use super::destination::{Destination, GuestPath, parse_paths};
+use super::destination::{Destination, GuestPath};
 use super::diff::{LaterPoint, Limits, Sessions, Tree, both_stops, later, walk};
 use super::session::{FlrCalls, FlrMount};
 use super::{
     FileState, RecoverContext, RecoverFileRequest, RecoveryNote, RecoveryPoint, SessionEnd,
-    WalkStop, check_change, client_of, pick_for_flr, recovery_wait, resolve,
+    WalkStop, client_of, pick_for_flr, recovery_wait, resolve,
 };
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::ProgressSink;
@@ -206,13 +206,7 @@ async fn compute(
     stop: &CancellationToken,
 ) -> Result<RecoveryPlan, RewindError> {
     let began = Instant::now();
-    let change = check_change(&req.change)?;
-    crate::protection::validate_query(&req.vm)?;
-    let paths = parse_paths(&req.paths)?;
-    let destination = Destination::open(&req.destination, req.overwrite)?;
-    for p in &paths {
-        destination.precheck(p)?;
-    }
+    let (change, paths, destination) = super::flr::checked_locally(req)?;
     let (protection, points) = resolve(ctx, &req.vm, change).await?;
     let (point, site) = pick_for_flr(&protection.vm, &points)?;
     let client = client_of(ctx, &site)?;
