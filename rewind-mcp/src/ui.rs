@@ -163,9 +163,15 @@ async fn login(State(pages): State<Pages>) -> Response {
         LOGIN_LIFE.as_secs(),
         pages.secure()
     );
-    let mut response = Redirect::to(to.as_str()).into_response();
-    if let Ok(value) = HeaderValue::from_str(&bind) {
-        response.headers_mut().append(header::SET_COOKIE, value);
+    with_cookies(Redirect::to(to.as_str()).into_response(), [bind])
+}
+
+/// `response` setting each of `cookies` (whole `Set-Cookie` values).
+fn with_cookies(mut response: Response, cookies: impl IntoIterator<Item = String>) -> Response {
+    for c in cookies {
+        if let Ok(value) = HeaderValue::from_str(&c) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
     }
     response
 }
@@ -292,13 +298,7 @@ async fn callback(
             title { "Signed in" } }
             body { p { "Signed in as " (name) ". " a href="/ui" { "Go on" } } } }
     };
-    let mut response = Html(body.into_string()).into_response();
-    for c in [keep, forget] {
-        if let Ok(value) = HeaderValue::from_str(&c) {
-            response.headers_mut().append(header::SET_COOKIE, value);
-        }
-    }
-    response
+    with_cookies(Html(body.into_string()).into_response(), [keep, forget])
 }
 
 /// The code and its verifier for an access token, checked as every bearer is.
@@ -363,11 +363,7 @@ async fn logout(
         "Signed out",
         html! { p { "Signed out. " a href="/ui/login" { "Sign in" } } },
     );
-    let mut response = Html(body.into_string()).into_response();
-    if let Ok(value) = HeaderValue::from_str(&gone) {
-        response.headers_mut().append(header::SET_COOKIE, value);
-    }
-    response
+    with_cookies(Html(body.into_string()).into_response(), [gone])
 }
 
 /// The filters of the timeline.

@@ -1026,32 +1026,19 @@ mod tests {
     pub(super) fn intent_days_ago(vm: &str, change: &str, days: i64) -> JournalRecord {
         JournalRecord {
             time: Utc::now() - chrono::Duration::days(days),
-            kind: RecordKind::Guard,
-            agent: "claude".into(),
-            person: None,
-            action: "edit".into(),
-            change_id: change.into(),
-            vm: JournalVm {
-                id: format!("s.{vm}"),
-                name: vm.into(),
-                ip_addresses: Vec::new(),
-                site: "Boston".into(),
-            },
             verdict: JournalVerdict::Started,
-            vpgs: vec![],
-            notes: vec![],
-            details: None,
             attempt: Some(Attempt {
                 id: format!("{change}-attempt"),
                 phase: Phase::Intent,
                 takes_over: None,
                 taken_over_by: None,
             }),
-            sites: None,
+            ..record(vm, change)
         }
     }
 
-    fn record(vm: &str, change: &str) -> JournalRecord {
+    /// A `guarded` record of `vm` for `change`, written now, by claude for nobody in particular.
+    pub(super) fn record(vm: &str, change: &str) -> JournalRecord {
         JournalRecord {
             time: Utc::now(),
             kind: RecordKind::Guard,

@@ -2,6 +2,8 @@
 //! and for whom, and every step after (guards, recoveries, restores, keeps, done) with its verdict.
 //! What `rewind journal --timeline` prints and a team server's page shows.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
@@ -57,13 +59,13 @@ impl Timeline {
     /// The timeline of `records` (oldest first, as a journal read gives them).
     pub fn of(records: &[JournalRecord]) -> Timeline {
         let mut changes: Vec<ChangeLine> = Vec::new();
+        // Where each (change, VM) is in `changes`: a month of a team server's journal is read
+        // for every look at its page.
+        let mut at: HashMap<(&str, &str), usize> = HashMap::new();
         for r in records {
-            let at = changes
-                .iter()
-                .position(|c| c.change_id == r.change_id && c.vm_id == r.vm.id);
-            let line = match at {
-                Some(i) => &mut changes[i],
-                None => {
+            let i = *at
+                .entry((r.change_id.as_str(), r.vm.id.as_str()))
+                .or_insert_with(|| {
                     changes.push(ChangeLine {
                         change_id: r.change_id.clone(),
                         vm: r.vm.name.clone(),
@@ -73,10 +75,9 @@ impl Timeline {
                         began: r.time,
                         steps: Vec::new(),
                     });
-                    changes.last_mut().expect("just pushed")
-                }
-            };
-            line.add(r);
+                    changes.len() - 1
+                });
+            changes[i].add(r);
         }
         changes.sort_by_key(|c| c.began);
         Timeline { changes }

@@ -219,26 +219,11 @@ mod tests {
         };
         JournalRecord {
             time: at,
-            kind: RecordKind::Guard,
-            agent: "claude".into(),
-            person: None,
-            action: "edit".into(),
-            change_id: change.into(),
-            vm: JournalVm {
-                id: format!("s.{vm}"),
-                name: vm.into(),
-                ip_addresses: Vec::new(),
-                site: "Boston".into(),
-            },
-            verdict: JournalVerdict::Guarded,
             vpgs: vec![JournalVpg {
                 way_back: Some(way_back),
                 ..JournalVpg::new("v1", "web-local", JournalOutcome::Tagged)
             }],
-            notes: vec![],
-            details: None,
-            attempt: None,
-            sites: None,
+            ..crate::audit_journal::tests::record(vm, change)
         }
     }
 

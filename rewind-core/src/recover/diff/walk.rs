@@ -8,8 +8,6 @@
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 
-use chrono::{DateTime, Utc};
-
 use super::super::session::{FlrCalls, FlrMount};
 use super::{DiffEntry, DiffKind, FileState, WalkStop};
 use tokio_util::sync::CancellationToken;
@@ -263,9 +261,8 @@ fn changed(b: &Entry, a: &Entry) -> Option<DiffEntry> {
     if b.folder != a.folder {
         return Some(entry(DiffKind::Changed, a, Some(b), Some(a)));
     }
-    let differs = |x: Option<u64>, y: Option<u64>| x.zip(y).map(|(x, y)| x != y);
     let sizes = differs(b.state.size, a.state.size);
-    let times = time_differs(b.state.written, a.state.written);
+    let times = differs(b.state.written, a.state.written);
     match (sizes, times) {
         (None, None) => Some(entry(DiffKind::Unknown, a, Some(b), Some(a))),
         (Some(true), _) | (_, Some(true)) => Some(entry(DiffKind::Changed, a, Some(b), Some(a))),
@@ -273,7 +270,8 @@ fn changed(b: &Entry, a: &Entry) -> Option<DiffEntry> {
     }
 }
 
-fn time_differs(x: Option<DateTime<Utc>>, y: Option<DateTime<Utc>>) -> Option<bool> {
+/// Whether two values differ, when both are known.
+fn differs<T: PartialEq>(x: Option<T>, y: Option<T>) -> Option<bool> {
     x.zip(y).map(|(x, y)| x != y)
 }
 
@@ -291,6 +289,7 @@ fn entry(kind: DiffKind, e: &Entry, before: Option<&Entry>, after: Option<&Entry
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::DateTime;
 
     fn file(path: &str, size: Option<u64>, minute: Option<u32>) -> Entry {
         Entry {
