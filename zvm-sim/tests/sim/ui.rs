@@ -12,6 +12,13 @@ fn browser() -> reqwest::Client {
         .unwrap()
 }
 
+/// The HTML of the page at `url`, which must answer 200.
+async fn page(url: String) -> String {
+    let answer = browser().get(url).send().await.unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    answer.text().await.unwrap()
+}
+
 #[tokio::test]
 async fn the_dashboard_shows_the_sites_vpgs_vms_tasks_and_calls_and_the_unmatched_ones() {
     let t = spawn_frozen(93).await;
@@ -25,13 +32,7 @@ async fn the_dashboard_shows_the_sites_vpgs_vms_tasks_and_calls_and_the_unmatche
         )
         .await;
     boston.get("/v1/not/a/route").await;
-    let page = browser()
-        .get(format!("{}/_sim/ui", t.boston_url()))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(page.status(), StatusCode::OK);
-    let html = page.text().await.unwrap();
+    let html = page(format!("{}/_sim/ui", t.boston_url())).await;
     for shown in [
         "Boston",
         "Denver",
@@ -45,24 +46,10 @@ async fn the_dashboard_shows_the_sites_vpgs_vms_tasks_and_calls_and_the_unmatche
     ] {
         assert!(html.contains(shown), "the page shows {shown}");
     }
-    let journal = browser()
-        .get(format!("{}/_sim/ui/vpgs/{vpg}", t.boston_url()))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let journal = page(format!("{}/_sim/ui/vpgs/{vpg}", t.boston_url())).await;
     assert!(journal.contains("ui-1"), "the tag's change: {journal}");
     assert!(journal.contains("the history edge"), "{journal}");
-    let only_unmatched = browser()
-        .get(format!("{}/_sim/ui?unmatched=1", t.boston_url()))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let only_unmatched = page(format!("{}/_sim/ui?unmatched=1", t.boston_url())).await;
     assert!(!only_unmatched.contains("/v1/vpgs?"), "filtered");
 }
 
