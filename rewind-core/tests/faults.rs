@@ -1,6 +1,7 @@
 //! Faults the model-based tests (tests/model.rs) found, each pinned by one focused test: tokens revoked
 //! again right after the client got a new one, and a lost insert answer whose task could not then be
-//! followed. Also how a guard words an insert answered with a 5xx, which is not a lost answer.
+//! followed. Also how a guard words an insert answered with a 5xx, which is not a lost answer, and
+//! when it reads its VPG's history: once Zerto has the insert, never when the insert was refused.
 
 mod common;
 
@@ -104,4 +105,51 @@ async fn an_insert_answered_503_is_noted_as_an_error_status_and_sent_at_most_onc
     // The 503 came instead of the insert, so it was sent once more, and only once.
     assert_eq!(env.control.insert_posts().await, 2);
     assert_eq!(env.insert_tasks().await.len(), 1);
+}
+
+/// The positions in the call log of one VPG's insert and of its history read (`GET /v1/vpgs/{id}`).
+async fn insert_and_history_calls(env: &TestEnv) -> (Vec<usize>, Vec<usize>) {
+    let calls = env.control.calls().await;
+    let at = |method: &str, tail: &str| -> Vec<usize> {
+        let matches = |c: &serde_json::Value| {
+            let path = c["Path"].as_str().unwrap_or_default();
+            let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+            c["Method"] == method
+                && parts.len() == 3 + usize::from(!tail.is_empty())
+                && parts[..2] == ["v1", "vpgs"]
+                && parts.get(3).is_none_or(|t| *t == tail)
+        };
+        (0..calls.len()).filter(|i| matches(&calls[*i])).collect()
+    };
+    (at("POST", "checkpoints"), at("GET", ""))
+}
+
+#[tokio::test]
+async fn a_vpgs_history_is_read_once_its_insert_is_sent_and_never_when_the_insert_is_refused() {
+    let env = TestEnv::start_with(zvm_sim::Options::for_tests(0), Sites::Both).await;
+    env.control
+        .fault(json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
+            "Action": "Respond", "Status": 400, "Count": 1}))
+        .await;
+    let refused = env
+        .rewind
+        .guard(request("app-01", "chg-refused"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(refused.verdict, Verdict::NotGuarded, "{}", refused.summary());
+    let (inserts, history) = insert_and_history_calls(&env).await;
+    assert_eq!(inserts.len(), 1, "the refused insert was sent once");
+    assert!(history.is_empty(), "no history read for a refused insert");
+
+    env.control.clear_calls().await;
+    let report = env
+        .rewind
+        .guard(request("app-01", "chg-history"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    assert!(report.vpgs[0].way_back.is_some(), "{}", report.summary());
+    let (inserts, history) = insert_and_history_calls(&env).await;
+    assert_eq!((inserts.len(), history.len()), (1, 1));
+    assert!(history[0] > inserts[0], "history read after the insert was sent");
 }

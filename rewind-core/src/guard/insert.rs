@@ -62,6 +62,8 @@ pub(super) struct Place<'a> {
     pub(super) tag: &'a str,
     pub(super) log: &'a AttemptLog<'a>,
     pub(super) deadline: Instant,
+    /// Set once Zerto has the insert (its task is followed).
+    pub(super) sent: &'a tokio::sync::watch::Sender<bool>,
 }
 
 /// The steps of one VPG's insert.
@@ -565,6 +567,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
     /// Reads the insert task to its end, journaling its id meanwhile.
     async fn follow(&mut self, task_id: String, sent: Instant) -> Step {
         let (ctx, vpg_id) = (self.at.ctx, self.at.vpg.vpg_id.as_str());
+        self.at.sent.send_replace(true);
         ctx.own.record(vpg_id, &task_id, None, false);
         // The task id is journaled while the task is followed: the intent, synced before the
         // insert, already accounts for it, and the task line only saves a later attempt a look.

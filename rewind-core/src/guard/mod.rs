@@ -357,16 +357,8 @@ async fn tag_every_vpg(
 ) -> Vec<VpgGuard> {
     futures::future::join_all(protection.vpgs.iter().map(|v| async {
         if !v.protecting {
-            return VpgGuard {
-                vpg_id: v.vpg_id.clone(),
-                vpg_name: v.vpg_name.clone(),
-                site: v.zvm_site.clone(),
-                outcome: Outcome::Skipped {
-                    reason: v.reason.clone().unwrap_or_default(),
-                },
-                way_back: None,
-                notes: Vec::new(),
-            };
+            let reason = v.reason.clone().unwrap_or_default();
+            return vpg_guard(v, Outcome::Skipped { reason }, None, Vec::new());
         }
         let earlier = plan
             .earlier
@@ -389,29 +381,45 @@ async fn guard_vpg(
 ) -> VpgGuard {
     let Some(site) = ctx.site(&vpg.zvm_site) else {
         let site = vpg.zvm_site.clone();
-        return VpgGuard {
-            vpg_id: vpg.vpg_id.clone(),
-            vpg_name: vpg.vpg_name.clone(),
-            site: vpg.zvm_site.clone(),
-            outcome: VpgProblem::NoSite { site }.into(),
-            way_back: None,
-            notes: Vec::new(),
+        return vpg_guard(vpg, VpgProblem::NoSite { site }.into(), None, Vec::new());
+    };
+    // The VPG's history is read while Zerto runs the insert, so saying how long the tag lasts costs
+    // the guard no time; not before, when it would compete with the guards still sending theirs,
+    // and not at all when no insert was sent (a ZVM that refused one would only be asked in vain).
+    let (sent, mut was_sent) = tokio::sync::watch::channel(false);
+    let insert = async move {
+        let at = insert::Place {
+            ctx,
+            vpg,
+            tag,
+            log,
+            deadline,
+            sent: &sent,
         };
+        insert::run(&at, site.as_ref(), site.timings(), earlier, sink).await
     };
-    let at = insert::Place {
-        ctx,
-        vpg,
-        tag,
-        log,
-        deadline,
+    let history = async {
+        was_sent.wait_for(|sent| *sent).await.ok()?;
+        Some(site.client().vpg_history(&vpg.vpg_id).await)
     };
-    // The VPG's history is read while the insert runs, so saying how long the tag lasts costs the
-    // guard no time.
-    let ((outcome, mut notes), history) = tokio::join!(
-        insert::run(&at, site.as_ref(), site.timings(), earlier, sink),
-        site.client().vpg_history(&vpg.vpg_id)
-    );
-    let way_back = way_back_of(&outcome, history, ctx.settings.min_way_back, &mut notes);
+    let ((outcome, mut notes), history) = tokio::join!(insert, history);
+    let history = match history {
+        Some(read) => Some(read),
+        // A tag found without an insert is an earlier attempt's.
+        None if outcome.is_tagged() => Some(site.client().vpg_history(&vpg.vpg_id).await),
+        None => None,
+    };
+    let way_back =
+        history.and_then(|h| way_back_of(&outcome, h, ctx.settings.min_way_back, &mut notes));
+    vpg_guard(vpg, outcome, way_back, notes)
+}
+
+fn vpg_guard(
+    vpg: &protection::VpgProtection,
+    outcome: Outcome,
+    way_back: Option<WayBack>,
+    notes: Vec<GuardNote>,
+) -> VpgGuard {
     VpgGuard {
         vpg_id: vpg.vpg_id.clone(),
         vpg_name: vpg.vpg_name.clone(),

@@ -122,6 +122,11 @@ impl Outcome {
         }
     }
 
+    /// Whether the VPG was tagged.
+    pub fn is_tagged(&self) -> bool {
+        matches!(self, Outcome::Tagged { .. })
+    }
+
     /// The insert task of the outcome, when there is one.
     pub fn task_id(&self) -> Option<&str> {
         match self {

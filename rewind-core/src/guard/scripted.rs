@@ -275,6 +275,7 @@ async fn check(name: &str, script: Script, around: Around, expect: Expect) {
         tag: TAG,
         log: &log,
         deadline,
+        sent: &tokio::sync::watch::Sender::new(false),
     };
     let timings = SiteTimings::new("boston");
     let (outcome, notes) = run(&at, &script, &timings, earlier.as_ref(), &NoProgress).await;
