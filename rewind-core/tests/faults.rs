@@ -136,7 +136,12 @@ async fn a_vpgs_history_is_read_once_its_insert_is_sent_and_never_when_the_inser
         .guard(request("app-01", "chg-refused"), &NoProgress)
         .await
         .unwrap();
-    assert_eq!(refused.verdict, Verdict::NotGuarded, "{}", refused.summary());
+    assert_eq!(
+        refused.verdict,
+        Verdict::NotGuarded,
+        "{}",
+        refused.summary()
+    );
     let (inserts, history) = insert_and_history_calls(&env).await;
     assert_eq!(inserts.len(), 1, "the refused insert was sent once");
     assert!(history.is_empty(), "no history read for a refused insert");
@@ -151,5 +156,8 @@ async fn a_vpgs_history_is_read_once_its_insert_is_sent_and_never_when_the_inser
     assert!(report.vpgs[0].way_back.is_some(), "{}", report.summary());
     let (inserts, history) = insert_and_history_calls(&env).await;
     assert_eq!((inserts.len(), history.len()), (1, 1));
-    assert!(history[0] > inserts[0], "history read after the insert was sent");
+    assert!(
+        history[0] > inserts[0],
+        "history read after the insert was sent"
+    );
 }

@@ -1,7 +1,9 @@
 //! The team server's page: people sign in with the realm's authorization-code flow with PKCE, get
 //! an HttpOnly, SameSite=Strict session, see a guard made through MCP on the timeline, and sign
 //! out with the page's CSRF token; a sign-in started elsewhere, or by someone without the read
-//! role, is refused.
+//! role, is refused. A reader lists what changed since a tag; the actions (a diff's content, keep,
+//! recover, restore) need the recover role, and each runs only after a confirmation page, sent
+//! back with the session's CSRF token.
 
 use std::collections::HashMap;
 
@@ -50,6 +52,7 @@ async fn server() -> (TestEnv, HttpServer, String) {
     let mut world = zvm_sim::test_kit::world_with_people(&[
         ("alice", &["rewind-read", "rewind-guard"]),
         ("bob", &[]),
+        ("carol", &["rewind-read", "rewind-guard", "rewind-recover"]),
     ]);
     world.audiences = vec!["rewind-mcp".to_owned()];
     let options = zvm_sim::Options {
@@ -192,4 +195,240 @@ async fn a_sign_in_started_elsewhere_or_without_the_read_role_is_refused() {
         .await
         .unwrap();
     assert_eq!(forced.status(), StatusCode::BAD_REQUEST);
+}
+
+/// The value of the hidden field `name` of the first form of `html` that has one.
+fn hidden(html: &str, name: &str) -> Option<String> {
+    html.split(&format!("name=\"{name}\" value=\""))
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .map(str::to_owned)
+}
+
+/// A signed-in person's page, as their browser asks for it: the status and the HTML.
+struct Person {
+    http: reqwest::Client,
+    base: String,
+    session: String,
+}
+
+impl Person {
+    async fn signed_in(base: &str, user: &str) -> Person {
+        let (session, _) = sign_in(base, user).await.expect("signed in");
+        Person {
+            http: browser(),
+            base: base.to_owned(),
+            session,
+        }
+    }
+
+    async fn get(&self, path_and_query: &str) -> (StatusCode, String) {
+        let response = self
+            .http
+            .get(format!("{}{path_and_query}", self.base))
+            .header("Cookie", format!("rewind_ui={}", self.session))
+            .send()
+            .await
+            .unwrap();
+        (response.status(), response.text().await.unwrap())
+    }
+
+    async fn post(&self, path: &str, form: &[(&str, &str)]) -> (StatusCode, String) {
+        let response = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header("Cookie", format!("rewind_ui={}", self.session))
+            .form(form)
+            .send()
+            .await
+            .unwrap();
+        (response.status(), response.text().await.unwrap())
+    }
+
+    /// The session's CSRF token, from its page.
+    async fn csrf(&self) -> String {
+        let (_, html) = self.get("/ui").await;
+        hidden(&html, "csrf").expect("the page carries the token")
+    }
+}
+
+async fn guard_as(env: &TestEnv, server: &HttpServer, user: &str, vm: &str, change: &str) {
+    let site = env.sim.local().url.clone();
+    let token = token_of(&site, user, &format!("{user}-password")).await;
+    let client = server.client_with_token(Human::unreachable(), &token).await;
+    expect_guarded(&guard(&client, vm, "edit", change).await);
+    client.cancel().await.unwrap();
+}
+
+const APP_CONF: &str = "sda1/etc/app/app.conf";
+
+#[tokio::test]
+async fn a_reader_lists_what_changed_but_every_action_needs_the_recover_role() {
+    let (env, server, base) = server().await;
+    guard_as(&env, &server, "alice", "web-01", "page-2").await;
+    env.control.put_file("web-01", APP_CONF, b"broken\n").await;
+    env.control.advance(60).await;
+
+    let alice = Person::signed_in(&base, "alice").await;
+    let (_, home) = alice.get("/ui").await;
+    assert!(
+        home.contains("/ui/diff?vm=web-01&amp;change=page-2"),
+        "each change links its diff: {home}"
+    );
+    let (status, listed) = alice
+        .get("/ui/diff?vm=web-01&change=page-2&path=sda1/etc")
+        .await;
+    assert_eq!(status, StatusCode::OK, "{listed}");
+    assert!(
+        listed.contains("app.conf") && listed.contains("changed"),
+        "{listed}"
+    );
+    assert!(
+        !listed.contains("+broken"),
+        "a listing shows no content: {listed}"
+    );
+
+    let csrf = alice.csrf().await;
+    let asked = "/ui/act?do=keep&vm=web-01&change=page-2";
+    for (status, html) in [
+        alice.get(asked).await,
+        alice
+            .post(
+                "/ui/act",
+                &[
+                    ("do", "keep"),
+                    ("vm", "web-01"),
+                    ("change", "page-2"),
+                    ("csrf", &csrf),
+                ],
+            )
+            .await,
+    ] {
+        assert_eq!(status, StatusCode::FORBIDDEN, "{html}");
+        assert!(
+            html.contains("rewind-recover"),
+            "the refusal names the role: {html}"
+        );
+    }
+    assert!(
+        env.control.retention_sets().await.is_empty(),
+        "nothing was kept"
+    );
+}
+
+#[tokio::test]
+async fn a_recoverer_confirms_each_action_before_it_runs() {
+    let (env, server, base) = server().await;
+    let original = env.control.file("web-01", APP_CONF).await;
+    guard_as(&env, &server, "carol", "web-01", "page-3").await;
+    guard_as(&env, &server, "carol", "db-01", "page-4").await;
+    env.control
+        .put_file("web-01", APP_CONF, b"broken = true\n")
+        .await;
+    env.control.advance(60).await;
+    let carol = Person::signed_in(&base, "carol").await;
+    let csrf = carol.csrf().await;
+    let mounts = || async { env.control.calls_to("/v1/flrs").await.len() };
+
+    // The content of a diff: a confirmation first, which mounts nothing.
+    let query = "do=diff_content&vm=web-01&change=page-3&path=sda1/etc/app";
+    let (status, confirm) = carol.get(&format!("/ui/act?{query}")).await;
+    assert_eq!(status, StatusCode::OK, "{confirm}");
+    assert_eq!(hidden(&confirm, "csrf").as_deref(), Some(csrf.as_str()));
+    assert!(!confirm.contains("+broken"), "{confirm}");
+    assert_eq!(mounts().await, 0, "a confirmation sends nothing");
+    let form = [
+        ("do", "diff_content"),
+        ("vm", "web-01"),
+        ("change", "page-3"),
+        ("path", "sda1/etc/app"),
+    ];
+    let forged: Vec<(&str, &str)> = form.iter().copied().chain([("csrf", "forged")]).collect();
+    let (status, _) = carol.post("/ui/act", &forged).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "a forged form does nothing");
+    assert_eq!(mounts().await, 0);
+    let sent: Vec<(&str, &str)> = form
+        .iter()
+        .copied()
+        .chain([("csrf", csrf.as_str())])
+        .collect();
+    let (status, shown) = carol.post("/ui/act", &sent).await;
+    assert_eq!(status, StatusCode::OK, "{shown}");
+    assert!(
+        shown.contains("+broken = true"),
+        "the unified diff: {shown}"
+    );
+
+    // A file recovery: the confirmation is the plan, and the recovery runs only that plan.
+    let into = env.dir.path().join("from-the-page");
+    let into = into.to_str().unwrap();
+    let (status, plan) = carol
+        .get(&format!(
+            "/ui/act?do=recover&vm=web-01&change=page-3&path={APP_CONF}&destination={into}"
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{plan}");
+    assert!(plan.contains(APP_CONF), "{plan}");
+    let plan_id = hidden(&plan, "plan").expect("the plan is pinned");
+    let (status, done) = carol
+        .post(
+            "/ui/act",
+            &[
+                ("do", "recover"),
+                ("vm", "web-01"),
+                ("change", "page-3"),
+                ("path", APP_CONF),
+                ("destination", into),
+                ("plan", &plan_id),
+                ("csrf", &csrf),
+            ],
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+    assert!(done.contains("RECOVERED"), "{done}");
+    let back = std::fs::read(std::path::Path::new(into).join(APP_CONF)).unwrap();
+    assert_eq!(back, original, "the file as it was at the tag");
+
+    // Keeping db-01's tag past its journal.
+    let (status, confirm) = carol.get("/ui/act?do=keep&vm=db-01&change=page-4").await;
+    assert_eq!(status, StatusCode::OK, "{confirm}");
+    assert!(env.control.retention_sets().await.is_empty());
+    let keep = [
+        ("do", "keep"),
+        ("vm", "db-01"),
+        ("change", "page-4"),
+        ("csrf", csrf.as_str()),
+    ];
+    let (status, kept) = carol.post("/ui/act", &keep).await;
+    assert_eq!(status, StatusCode::OK, "{kept}");
+    assert_eq!(env.control.retention_sets().await.len(), 1, "{kept}");
+
+    // A restore beside the VM, which then waits for a person's commit.
+    let (status, confirm) = carol
+        .get("/ui/act?do=restore&vm=web-01&change=page-3&as_name=web-01-back")
+        .await;
+    assert_eq!(status, StatusCode::OK, "{confirm}");
+    assert!(confirm.contains("web-01-back"), "{confirm}");
+    let restore = [
+        ("do", "restore"),
+        ("vm", "web-01"),
+        ("change", "page-3"),
+        ("as_name", "web-01-back"),
+        ("csrf", csrf.as_str()),
+    ];
+    let (status, restored) = carol.post("/ui/act", &restore).await;
+    assert_eq!(status, StatusCode::OK, "{restored}");
+    assert!(restored.contains("WAITING FOR A COMMIT"), "{restored}");
+    let (_, home) = carol.get("/ui").await;
+    let waiting = home.split("id=\"restores\"").nth(1).unwrap();
+    assert!(
+        waiting.contains("web-01") && waiting.contains("page-3"),
+        "{home}"
+    );
+    let journal = env.journal_record("page-3");
+    assert_eq!(journal["agent"], "rewind-ui", "made on the page: {journal}");
+    assert_eq!(
+        journal["person"]["name"], "carol",
+        "by the person signed in: {journal}"
+    );
 }

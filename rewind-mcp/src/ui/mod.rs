@@ -12,7 +12,10 @@
 //!   It answers a page that goes on to `/ui` itself: a redirect straight from a cross-site
 //!   navigation would arrive without the `Strict` cookie.
 //! - Every form that acts carries the session's CSRF token; `POST /ui/logout` ends the session.
-//! - Looking needs the read role; the actions need the recover role.
+//! - Looking needs the read role; the actions ([`act`]) need the recover role, and each runs only
+//!   when its confirmation is sent back.
+
+mod act;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -91,6 +94,8 @@ pub fn router(rewind: &Rewind, verifier: Option<&Verifier>) -> Option<Router> {
             .route("/ui/login", get(login))
             .route("/ui/callback", get(callback))
             .route("/ui/logout", post(logout))
+            .route("/ui/diff", get(act::diff))
+            .route("/ui/act", get(act::confirm).post(act::act))
             .with_state(pages),
     )
 }
@@ -130,6 +135,27 @@ impl Pages {
     fn may(&self, caller: &Caller, role: fn(&rewind_core::config::ToolRoles) -> &String) -> bool {
         let roles = &self.verifier.auth().roles;
         caller.roles.iter().any(|r| r == role(roles))
+    }
+
+    fn may_recover(&self, session: &Session) -> bool {
+        self.may(&session.caller, |r| &r.recover)
+    }
+
+    /// The session of a person with the recover role, or the answer to anyone else: to the
+    /// sign-in when signed out, a refusal naming the role when without it.
+    fn recoverer(&self, headers: &HeaderMap) -> Result<Session, Box<Response>> {
+        let Some(session) = self.session(headers) else {
+            return Err(Box::new(Redirect::to("/ui/login").into_response()));
+        };
+        if !self.may_recover(&session) {
+            let role = &self.verifier.auth().roles.recover;
+            let why = format!(
+                "{} does not have the role {role}, which this action needs (a diff's content, keeping tags, recovering files, restoring a VM); ask whoever runs the realm for it. Nothing was done.",
+                session.caller.who()
+            );
+            return Err(Box::new(problem(StatusCode::FORBIDDEN, &why)));
+        }
+        Ok(session)
     }
 }
 
@@ -504,7 +530,8 @@ fn timeline_section(t: &Timeline) -> Markup {
                 h3 { "Change " (c.change_id) " of " (c.vm)
                      small { " by " (c.agents.join(", "))
                         @if !c.people.is_empty() { " for " (c.people.join(", ")) }
-                        @if c.closed() { " (done)" } } }
+                        @if c.closed() { " (done)" } }
+                     " " a href=(diff_link(&c.vm, &c.change_id)) { "What changed" } }
                 table {
                     tr { th { "Time" } th { "Step" } th { "What" } th { "Verdict" } }
                     @for s in &c.steps {
@@ -515,6 +542,15 @@ fn timeline_section(t: &Timeline) -> Markup {
             }
         }
     }
+}
+
+/// The diff page of a change.
+fn diff_link(vm: &str, change: &str) -> String {
+    let query = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("vm", vm)
+        .append_pair("change", change)
+        .finish();
+    format!("/ui/diff?{query}")
 }
 
 fn page(title: &str, body: Markup) -> Markup {
@@ -531,11 +567,16 @@ const STYLE: &str = "body{font:14px system-ui,sans-serif;margin:1rem 2rem;color:
 h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:1.6rem;border-bottom:1px solid #ccc}\
 h3{font-size:1rem;margin:.9rem 0 .2rem}table{border-collapse:collapse}th,td{padding:.2rem .6rem;\
 text-align:left;border-bottom:1px solid #eee}th{background:#f4f4f4}label{margin-right:.3rem}\
-input,button{margin-right:.6rem}.account{float:right}code{font-size:12px}";
+input,button{margin-right:.6rem}.account{float:right}code{font-size:12px}\
+form{margin:.4rem 0}pre{background:#f7f7f7;padding:.5rem;overflow:auto}";
 
 fn problem(status: StatusCode, why: &str) -> Response {
+    let title = match status {
+        StatusCode::FORBIDDEN => "Not allowed",
+        _ => "Not signed in",
+    };
     let body = page(
-        "Not signed in",
+        title,
         html! { p { (why) } p { a href="/ui/login" { "Sign in" } } },
     );
     (status, Html(body.into_string())).into_response()
