@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex as StdMutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
@@ -49,6 +49,8 @@ pub(crate) struct SiteTimings {
     averages: StdMutex<Averages>,
     /// Where they are kept for the next process, with the site's URL that the file must name.
     kept: Option<(PathBuf, String)>,
+    /// What was last written there, and when.
+    written: StdMutex<Option<(Learnt, Instant)>>,
 }
 
 /// Learnt timings as kept on disk for the next process: per site, small, replaced whole.
@@ -66,6 +68,26 @@ struct KeptTimings {
 /// version, and a week-old figure is only a guess.
 const KEPT_TIMINGS_MAX_AGE: chrono::Duration = chrono::Duration::days(7);
 
+/// Kept timings are written again when one moved by more than this fraction of what was written,
+/// or appeared, or when [`REWRITE_AFTER`] passed: 64 guards at once otherwise replace the file 128
+/// times, on the runtime's threads, to say what it already says.
+const MOVED: f64 = 0.05;
+const REWRITE_AFTER: Duration = Duration::from_secs(60);
+
+impl Learnt {
+    /// Whether `self` says what `written` said, within [`MOVED`].
+    fn as_written(&self, written: &Learnt) -> bool {
+        let near = |now: Option<Duration>, then: Option<Duration>| match (now, then) {
+            (Some(now), Some(then)) => {
+                now.abs_diff(then).as_secs_f64() <= then.as_secs_f64() * MOVED
+            }
+            (None, None) => true,
+            _ => false,
+        };
+        near(self.insert, written.insert) && near(self.listing, written.listing)
+    }
+}
+
 impl SiteTimings {
     /// Nothing learnt, nothing kept: a test's.
     #[cfg(test)]
@@ -74,6 +96,7 @@ impl SiteTimings {
             site: site.to_string(),
             averages: StdMutex::default(),
             kept: None,
+            written: StdMutex::default(),
         }
     }
 
@@ -96,6 +119,7 @@ impl SiteTimings {
             site: site.to_string(),
             averages: StdMutex::new(averages),
             kept: Some((file, url.to_string())),
+            written: StdMutex::default(),
         }
     }
 
@@ -135,6 +159,16 @@ impl SiteTimings {
             return;
         };
         let learnt = self.learnt();
+        {
+            let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((said, at)) = *written
+                && learnt.as_written(&said)
+                && at.elapsed() < REWRITE_AFTER
+            {
+                return;
+            }
+            *written = Some((learnt, Instant::now()));
+        }
         let kept = KeptTimings {
             url: url.clone(),
             written: chrono::Utc::now(),
@@ -190,6 +224,43 @@ mod tests {
             keeping_in(dir.path(), "http://127.0.0.1:10/").learnt(),
             NOTHING
         );
+    }
+
+    #[test]
+    fn the_kept_file_is_written_again_only_when_a_timing_moved() {
+        let dir = tempfile::tempdir().unwrap();
+        let timings = keeping_in(dir.path(), "http://127.0.0.1:9/");
+        let files = || std::fs::read_dir(dir.path()).unwrap().count();
+        timings.observe_insert(Duration::from_secs(2));
+        assert_eq!(files(), 1, "the first timing learnt is kept");
+        std::fs::remove_file(
+            std::fs::read_dir(dir.path())
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path(),
+        )
+        .unwrap();
+        timings.observe_insert(Duration::from_millis(2_010));
+        assert_eq!(
+            files(),
+            0,
+            "a timing within 5 % of what was written is not written again"
+        );
+        timings.observe_listing(Duration::from_millis(500));
+        assert_eq!(files(), 1, "a timing learnt for the first time is");
+        std::fs::remove_file(
+            std::fs::read_dir(dir.path())
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path(),
+        )
+        .unwrap();
+        timings.observe_insert(Duration::from_secs(4));
+        assert_eq!(files(), 1, "a timing that moved is");
     }
 
     #[test]
