@@ -196,6 +196,28 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     }
 }
 
+/// A JSON object body kept as sent, its keys' case and all: for documents a client writes and reads
+/// back whole. Refused as [`JsonBody`] refuses a body.
+pub(crate) struct JsonDocument(pub Value);
+
+impl<S: Send + Sync> FromRequest<S> for JsonDocument {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let (content_type, bytes) = read_body(request, state).await?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(ApiError::BadRequest(
+                "The request body is empty: send a JSON object.".to_owned(),
+            ));
+        }
+        JsonBody::parse(&content_type, &bytes)?;
+        let value = serde_json::from_slice(&bytes).map_err(|e| {
+            ApiError::BadRequest(format!("The request body is not valid JSON: {e}"))
+        })?;
+        Ok(JsonDocument(value))
+    }
+}
+
 /// An absent body, or a JSON `null`, is `None` (ASP.NET binds both to a null body); a present one
 /// must be a JSON object. For calls whose fields are all optional, so `curl -X POST` works
 /// without `-d`.

@@ -38,6 +38,7 @@ mod tasks;
 mod traces;
 mod virtualization;
 mod vms;
+mod vpg_settings;
 mod vpgs;
 
 use std::sync::Arc;

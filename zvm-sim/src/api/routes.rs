@@ -9,8 +9,12 @@ use axum::routing::{MethodRouter, get as get_route, post as post_route};
 
 use super::{
     SiteCtx, actions, checkpoints, flrs, keycloak, login, ltr, monitoring, restore, sites, tasks,
-    traces, virtualization, vms, vpgs,
+    traces, virtualization, vms, vpg_settings, vpgs,
 };
+use crate::api::ViewCtx;
+use crate::api::extract::JsonDocument;
+use crate::world::settings::PARTS;
+use axum::extract::Path;
 
 /// How much of a ZVM's behaviour a route has.
 #[derive(Debug, Clone, Copy)]
@@ -55,6 +59,12 @@ impl Endpoint {
     fn post<H: Handler<T, SiteCtx>, T: 'static>(mut self, handler: H) -> Endpoint {
         self.router = self.router.post(handler);
         self.verbs.push("POST");
+        self
+    }
+
+    fn put<H: Handler<T, SiteCtx>, T: 'static>(mut self, handler: H) -> Endpoint {
+        self.router = self.router.put(handler);
+        self.verbs.push("PUT");
         self
     }
 
@@ -140,6 +150,7 @@ pub(crate) fn v1() -> Table {
     let table = virtualization_site(table);
     let table = vms_and_vpgs(table);
     let table = recovery(table);
+    let table = vpg_settings(table);
     let table = extended_journal_copy(table);
     let table = monitoring(table);
     traces(table)
@@ -151,6 +162,11 @@ fn sites(t: Table) -> Table {
             "/v1/localsite/pairingstatuses",
             get(sites::pairing_statuses),
             Implemented(""),
+        )
+        .route(
+            "/v1/localsite/settings/loginBanner",
+            get(sites::login_banner).put(sites::set_login_banner),
+            Implemented("off and empty until set; turning it on needs its text"),
         )
         .route(
             "/v1/peersites",
@@ -341,6 +357,26 @@ fn vms_and_vpgs(t: Table) -> Table {
         Implemented(""),
     )
     .route(
+        "/v1/vpgs/entitytypes",
+        get(vpgs::entity_types),
+        Simplified("SW10 names no value: the ZVM 9 API's `VpgEntityType` names"),
+    )
+    .route(
+        "/v1/vpgs/failovercommitpolicies",
+        get(vpgs::commit_policies),
+        Implemented("`Rollback`, `Commit`, `None`, the values 0 to 2 a failover takes"),
+    )
+    .route(
+        "/v1/vpgs/failovershutdownpolicies",
+        get(vpgs::shutdown_policies),
+        Implemented(""),
+    )
+    .route(
+        "/v1/vpgs/retentionpolicies",
+        get(vpgs::retention_policies),
+        Simplified("SW10 names no value: the ZVM 9 API's `Standard`, `Backup`"),
+    )
+    .route(
         "/v1/vpgs/{vpgIdentifier}",
         get(vpgs::one),
         Implemented(
@@ -360,6 +396,122 @@ fn vms_and_vpgs(t: Table) -> Table {
     .route(
         "/v1/vpgs/{vpgIdentifier}/checkpoints/stats",
         get(checkpoints::stats),
+        Implemented(""),
+    )
+}
+
+/// `/v1/vpgSettings`: documents edited part by part, committed as one task.
+fn vpg_settings(t: Table) -> Table {
+    use vpg_settings as s;
+    let base = "/v1/vpgSettings/{vpgSettingsIdentifier}";
+    let mut t = t
+        .route(
+            "/v1/vpgSettings",
+            get(s::list).post(s::create),
+            Implemented(
+                "a POST makes a document: from the VPG its `VpgIdentifier` names (its name, RPO, \
+                 journal history, priority, sites, recovery host, datastore, network, VMs), or \
+                 Zerto's defaults for a new VPG (RPO 300 s, 24 hours, Medium)",
+            ),
+        )
+        .route(
+            base,
+            get(s::one).put(s::put).delete(s::delete),
+            Implemented("a PUT writes the whole document but its identifiers"),
+        )
+        .route(
+            &format!("{base}/commit"),
+            post(s::commit),
+            Simplified(
+                "an `UpdateProtectionGroup` task that applies the name, RPO, journal history \
+                 (a shorter one drops older checkpoints at once), priority and VMs, and ends the \
+                 document; other settings are kept, not modelled; a new VPG's commit is refused \
+                 (400): the world file defines the VPGs",
+            ),
+        )
+        .route(
+            &format!("{base}/priority"),
+            get(s::priority),
+            Implemented("the priority `Basic` has"),
+        );
+    for (segment, key) in PARTS {
+        let verbs = get(move |ctx: ViewCtx, Path(id): Path<String>| s::part(ctx, id, key))
+            .put(
+                move |ctx: ViewCtx, Path(id): Path<String>, body: JsonDocument| {
+                    s::put_part(ctx, id, key, body)
+                },
+            )
+            .delete(move |ctx: ViewCtx, Path(id): Path<String>| s::reset_part(ctx, id, key));
+        let verbs = match segment {
+            "ltr" => verbs.post(
+                move |ctx: ViewCtx, Path(id): Path<String>, body: JsonDocument| {
+                    s::put_part(ctx, id, key, body)
+                },
+            ),
+            _ => verbs,
+        };
+        let coverage = match key {
+            "Basic" => Implemented(
+                "checked: a non-empty name, an RPO of 1 s or more, 1 to 720 hours of history, \
+                 a priority, known sites; a DELETE puts a new document's part back",
+            ),
+            _ => Simplified(
+                "kept as written and answered back, not applied to the VPG; a DELETE puts a new \
+                 document's part back",
+            ),
+        };
+        t = t.route(&format!("{base}/{segment}"), verbs, coverage);
+    }
+    t.route(
+        &format!("{base}/vms"),
+        get(s::vms).post(s::add_vm),
+        Implemented(
+            "a POST adds a VM of the protected site (one NIC, one volume unless given); a VM \
+             already listed is 409",
+        ),
+    )
+    .route(
+        &format!("{base}/vms/{{vmIdentifier}}"),
+        get(s::vm).put(s::put_vm).delete(s::remove_vm),
+        Implemented(""),
+    )
+    .route(
+        &format!("{base}/vms/{{vmIdentifier}}/nics"),
+        get(|ctx: ViewCtx, Path((id, vm)): Path<(String, String)>| {
+            s::vm_items(ctx, id, vm, "Nics")
+        }),
+        Simplified("each VM has one NIC, `Network adapter 1`"),
+    )
+    .route(
+        &format!("{base}/vms/{{vmIdentifier}}/nics/{{nicIdentifier}}"),
+        get(|ctx: ViewCtx, Path(ids): Path<(String, String, String)>| {
+            s::vm_item(ctx, ids, ("Nics", "NicIdentifier"))
+        })
+        .put(
+            |ctx: ViewCtx, Path(ids): Path<(String, String, String)>, body: JsonDocument| {
+                s::put_vm_item(ctx, ids, ("Nics", "NicIdentifier"), body)
+            },
+        )
+        .delete(s::reset_nic),
+        Implemented("a DELETE puts the NIC's settings back to none"),
+    )
+    .route(
+        &format!("{base}/vms/{{vmIdentifier}}/volumes"),
+        get(|ctx: ViewCtx, Path((id, vm)): Path<(String, String)>| {
+            s::vm_items(ctx, id, vm, "Volumes")
+        }),
+        Simplified("each VM has one volume, `scsi:0:0`"),
+    )
+    .route(
+        &format!("{base}/vms/{{vmIdentifier}}/volumes/{{volumeIdentifier}}"),
+        get(|ctx: ViewCtx, Path(ids): Path<(String, String, String)>| {
+            s::vm_item(ctx, ids, ("Volumes", "VolumeIdentifier"))
+        })
+        .put(
+            |ctx: ViewCtx, Path(ids): Path<(String, String, String)>, body: JsonDocument| {
+                s::put_vm_item(ctx, ids, ("Volumes", "VolumeIdentifier"), body)
+            },
+        ),
         Implemented(""),
     )
 }
@@ -719,7 +871,7 @@ fn traces(t: Table) -> Table {
 }
 
 /// What the simulator does not serve, and why: each answers 404 as any unknown path.
-pub(crate) const ABSENT: [(&str, &str); 10] = [
+pub(crate) const ABSENT: [(&str, &str); 9] = [
     (
         "other Keycloak endpoints (`auth`, `userinfo`, `logout`, admin API)",
         "rewind uses none",
@@ -729,15 +881,11 @@ pub(crate) const ABSENT: [(&str, &str); 10] = [
         "the two sites are always paired",
     ),
     (
-        "`GET /v1/vpgs/entitytypes`, `/failovercommitpolicies`, `/failovershutdownpolicies`, `/retentionpolicies`",
-        "not yet asked for",
-    ),
-    (
         "`POST /v1/vpgs/{id}/FailoverCommit`, `FailoverRollback`, `MoveCommit`, `moveRollback`, `pause`, `resume`",
         "live operations commit at their task's end",
     ),
     (
-        "`POST /v1/vpgs`, `DELETE /v1/vpgs/{id}`, `/v1/vpgSettings/...`",
+        "`DELETE /v1/vpgs/{id}`, `/v1/vpgSettings/copyVpgSettings`, `/v1/vpgSettings/exportSettings`, `/v1/vpgSettings/exportedSettings/...`, `/v1/vpgSettings/import`",
         "the world file defines the VPGs",
     ),
     (
@@ -745,7 +893,7 @@ pub(crate) const ABSENT: [(&str, &str); 10] = [
         "the inventory is the world file's",
     ),
     (
-        "`POST`/`PUT`/`DELETE /v1/ltr/repositories`, `/v1/vpgSettings/{id}/ltr`, `POST /v1/ltr/catalog/deleteretentionsets`, `POST /v1/ltr/restore/vm`, `GET /v1/ltr/catalog/vms/{vm}/retentionsets/{id}/settings`, `/v1/license` writes, `/v1/localsite` writes",
+        "`POST`/`PUT`/`DELETE /v1/ltr/repositories`, `POST /v1/ltr/catalog/deleteretentionsets`, `POST /v1/ltr/restore/vm`, `GET /v1/ltr/catalog/vms/{vm}/retentionsets/{id}/settings`, `/v1/license` writes, `POST /v1/localsite/billing/sendUsage`",
         "repositories and which VPGs they keep are the world file's; restores other than FLR and writes are not modelled",
     ),
     (

@@ -3,11 +3,11 @@
 use axum::Json;
 use axum::extract::{Path, State};
 
-use crate::api::{ApiError, Params, SiteCtx, ViewCtx};
+use crate::api::{ApiError, JsonBody, Params, SiteCtx, ViewCtx};
 use crate::wire::{self, LocalSiteView, NativeVmView, PeerSiteView, VirtualizationSiteView};
 use crate::world::clock::SimTime;
 use crate::world::enums::PAIRING_STATUS;
-use crate::world::{SiteRole, World};
+use crate::world::{LoginBanner, SiteRole, World};
 
 /// `GET /v1/localsite`.
 pub(crate) async fn local_site(ctx: ViewCtx) -> Json<LocalSiteView> {
@@ -135,4 +135,30 @@ pub(crate) fn site_by_id(world: &World, id: &str) -> Result<SiteRole, ApiError> 
                 "There is no virtualization site '{id}': list them with GET /v1/virtualizationsites."
             ))
         })
+}
+
+/// `GET /v1/localsite/settings/loginBanner`.
+pub(crate) async fn login_banner(ctx: ViewCtx) -> Json<serde_json::Value> {
+    let banner = ctx.with_world(|world, _| world.site(ctx.site).login_banner.clone());
+    Json(serde_json::json!({
+        "IsLoginBannerEnabled": banner.enabled,
+        "LoginBanner": banner.text,
+    }))
+}
+
+/// `PUT /v1/localsite/settings/loginBanner`: `isLoginBannerEnabled` and `loginBanner`; a banner
+/// turned on needs its text.
+pub(crate) async fn set_login_banner(ctx: ViewCtx, body: JsonBody) -> Result<(), ApiError> {
+    let enabled = body.boolean("isLoginBannerEnabled")?.unwrap_or(false);
+    let text = body.text("loginBanner")?.map(str::to_owned);
+    if enabled && text.as_deref().is_none_or(|t| t.trim().is_empty()) {
+        return Err(ApiError::BadRequest(
+            "loginBanner is required when isLoginBannerEnabled is true: send the banner's text."
+                .to_owned(),
+        ));
+    }
+    ctx.with_world(|world, _| {
+        world.sites[ctx.site.index()].login_banner = LoginBanner { enabled, text };
+    });
+    Ok(())
 }

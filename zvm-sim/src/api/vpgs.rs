@@ -6,7 +6,10 @@ use axum::extract::Path;
 use crate::api::{ApiError, Params, ViewCtx};
 use crate::wire::VpgView;
 use crate::world::clock::SimTime;
-use crate::world::enums::{PRIORITY, VPG_STATUS, VPG_SUBSTATUS};
+use crate::world::enums::{
+    COMMIT_POLICY, PRIORITY, RETENTION_POLICY, SHUTDOWN_POLICY, VPG_ENTITY_TYPE, VPG_STATUS,
+    VPG_SUBSTATUS,
+};
 use crate::world::{SiteRole, World};
 
 /// The VPG filters that `GET /v1/vpgs` and `GET /v1/vms` share: the VPG's name (under `name` or
@@ -93,4 +96,24 @@ pub(crate) async fn substatuses() -> Json<&'static [&'static str]> {
 /// `GET /v1/vpgs/priorities`.
 pub(crate) async fn priorities() -> Json<&'static [&'static str]> {
     Json(PRIORITY.names)
+}
+
+/// `GET /v1/vpgs/entitytypes`.
+pub(crate) async fn entity_types() -> Json<&'static [&'static str]> {
+    Json(VPG_ENTITY_TYPE.names)
+}
+
+/// `GET /v1/vpgs/failovercommitpolicies`.
+pub(crate) async fn commit_policies() -> Json<&'static [&'static str]> {
+    Json(COMMIT_POLICY.names)
+}
+
+/// `GET /v1/vpgs/failovershutdownpolicies`.
+pub(crate) async fn shutdown_policies() -> Json<&'static [&'static str]> {
+    Json(SHUTDOWN_POLICY.names)
+}
+
+/// `GET /v1/vpgs/retentionpolicies`.
+pub(crate) async fn retention_policies() -> Json<&'static [&'static str]> {
+    Json(RETENTION_POLICY.names)
 }

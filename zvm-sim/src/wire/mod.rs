@@ -1110,6 +1110,7 @@ fn task_details(world: &World, operation: &Operation) -> serde_json::Value {
         }),
         Operation::Move { commit_policy } => json!({ "CommitPolicy": commit_policy }),
         Operation::ForceSync { .. } => json!({}),
+        Operation::UpdateVpg { change } => json!({ "VpgName": change.name }),
         Operation::JournalVmRestore { checkpoint, .. } => {
             json!({ "CheckpointIdentifier": checkpoint.to_string(), "VmIdentifiers": vms })
         }

@@ -87,6 +87,7 @@ impl World {
             ltr: Default::default(),
             faults: crate::faults::Faults::new(setup.seed),
             traces: Default::default(),
+            vpg_settings: Default::default(),
             rng: runtime,
             events: BinaryHeap::new(),
             next_event: 0,
@@ -134,6 +135,7 @@ fn new_site(index: usize, spec: &SiteSpec, rng: &mut ChaCha8Rng) -> Site {
             "VM Network".to_owned(),
         ),
         server_id,
+        login_banner: Default::default(),
     }
 }
 

@@ -192,6 +192,18 @@ pub const SHUTDOWN_POLICY: EnumTable = EnumTable {
     names: &["None", "GracefulShutdown", "ForceShutdown"],
 };
 
+/// VPG entity type, 0..4 (SW10 names none; these are the ZVM 9 API's `VpgEntityType`).
+pub const VPG_ENTITY_TYPE: EnumTable = EnumTable {
+    what: "VPG entity type",
+    names: &["VCVpg", "VCvApp", "VCDvApp", "PublicCloud", "HyperV"],
+};
+
+/// VPG retention policy, 0..1 (SW10 names none; the ZVM 9 API's `RetentionPolicy`).
+pub const RETENTION_POLICY: EnumTable = EnumTable {
+    what: "retention policy",
+    names: &["Standard", "Backup"],
+};
+
 /// Peer-site pairing status, 0..2 (names as the ZVM UI has them).
 pub const PAIRING_STATUS: EnumTable = EnumTable {
     what: "pairing status",
@@ -311,6 +323,8 @@ pub mod event_type {
     pub const MOVE: u8 = 6;
     /// 12
     pub const INSERT_TAGGED_CP: u8 = 12;
+    /// `UpdateProtectionGroup`.
+    pub const UPDATE_PROTECTION_GROUP: u8 = 11;
     /// 22: the event of a sync that started from scratch; the simulator's resync leaves it.
     pub const INIT_FULL_SYNC: u8 = 22;
     /// 30
@@ -409,6 +423,8 @@ pub mod task_type {
     pub const FAIL_OVER: &str = "FailOver";
     /// A move.
     pub const MOVE: &str = "Move";
+    /// A VPG's committed settings.
+    pub const UPDATE_PROTECTION_GROUP: &str = "UpdateProtectionGroup";
     /// A force sync (the name is the simulator's: no source lists this task type).
     pub const FORCE_SYNC: &str = "ForceSync";
     /// A manual Extended Journal Copy run (the simulator's name, after SW10's "Start the Manual
@@ -469,6 +485,7 @@ mod tests {
             task_type::FAIL_OVER,
             task_type::MOVE,
             task_type::FORCE_SYNC,
+            task_type::UPDATE_PROTECTION_GROUP,
             task_type::MANUAL_RETENTION,
             task_type::FLR_BACKUP_MOUNT,
             task_type::FLR_BACKUP_UNMOUNT,

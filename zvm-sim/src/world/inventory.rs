@@ -69,6 +69,19 @@ pub struct Site {
     pub datastores: Vec<Datastore>,
     /// Its VM network: identifier and name.
     pub network: (String, String),
+    /// The banner its ZVM's login page shows (`/v1/localsite/settings/loginBanner`).
+    #[serde(default)]
+    pub login_banner: LoginBanner,
+}
+
+/// A ZVM's login banner: off, with no text, until someone sets it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct LoginBanner {
+    /// `IsLoginBannerEnabled`.
+    pub enabled: bool,
+    /// `LoginBanner`.
+    pub text: Option<String>,
 }
 
 /// A VM.

@@ -555,6 +555,20 @@ impl Journal {
         self.cut(now).map_or(start, |cut| cut.at.max(start))
     }
 
+    /// `ConfiguredHistoryInMinutes` set at `at`: a shorter history drops the checkpoints older than
+    /// it at once; a longer one starts from what the old window held and fills as the journal
+    /// writes (what had aged out stays gone).
+    pub fn set_history_minutes(&mut self, minutes: u32, at: SimTime) {
+        let low = self.window_start(at);
+        self.tagged.retain(|t| t.at >= low);
+        self.spans.retain(|s| s.to.is_none_or(|end| end > low));
+        for span in &mut self.spans {
+            span.from = span.from.max(low);
+        }
+        self.bursts.retain(|b| b.at >= low);
+        self.history_ms = i64::from(minutes) * 60_000;
+    }
+
     /// Forgets what has left the history window, so a long run does not grow without bound.
     pub fn trim(&mut self, now: SimTime) {
         let low = now.plus_millis(-self.history_ms);

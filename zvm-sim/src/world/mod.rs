@@ -32,6 +32,7 @@ pub mod ltr;
 pub mod placement;
 pub mod recovery;
 pub mod restore;
+pub mod settings;
 pub mod spec;
 pub mod state;
 pub mod tasks;
@@ -41,7 +42,7 @@ mod build;
 mod index;
 mod inventory;
 
-pub use inventory::{Datastore, Host, Resync, Site, Vm, Vpg};
+pub use inventory::{Datastore, Host, LoginBanner, Resync, Site, Vm, Vpg};
 
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -216,6 +217,8 @@ pub struct World {
     pub faults: crate::faults::Faults,
     /// Events, recovery reports and dismissed alerts.
     pub traces: traces::Traces,
+    /// The VPG settings documents being edited, by lowercased identifier.
+    pub vpg_settings: std::collections::BTreeMap<String, settings::VpgSettings>,
     /// VMs and VPGs by identifier and name.
     index: index::Index,
     /// Runtime random choices (task ids, tokens, jitter). The initial world uses a separate stream,
@@ -524,6 +527,7 @@ impl World {
                     None => return,
                 }
             }
+            Operation::UpdateVpg { change } => self.finish_update(self.tasks[key].vpg, change, at),
             Operation::JournalVmRestoreCommit { .. } => self.finish_restore_end(key, true, at),
             Operation::JournalVmRestoreRollback { .. } => self.finish_restore_end(key, false, at),
         };

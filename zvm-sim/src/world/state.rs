@@ -21,6 +21,7 @@ use crate::world::auth::Auth;
 use crate::world::clock::{Clock, SimTime};
 use crate::world::flr::FlrSession;
 use crate::world::ltr::Ltr;
+use crate::world::settings::VpgSettings;
 use crate::world::tasks::{TaskKey, Tasks};
 use crate::world::traces::Traces;
 use crate::world::{Call, Event, Scheduled, Site, Timings, Vm, Vpg, World};
@@ -69,6 +70,7 @@ struct SavedRef<'a> {
     calls: &'a [Call],
     faults: &'a Faults,
     traces: &'a Traces,
+    vpg_settings: &'a std::collections::BTreeMap<String, VpgSettings>,
     ltr: &'a Ltr,
     rng: RngState,
     events: Vec<&'a Scheduled>,
@@ -94,6 +96,9 @@ struct Saved {
     /// Absent from a state saved before the simulator kept events.
     #[serde(default)]
     traces: Traces,
+    /// Absent from a state saved before the simulator kept VPG settings.
+    #[serde(default)]
+    vpg_settings: std::collections::BTreeMap<String, VpgSettings>,
     ltr: Ltr,
     rng: RngState,
     events: Vec<Scheduled>,
@@ -131,6 +136,7 @@ impl World {
             calls: &self.calls,
             faults: &self.faults,
             traces: &self.traces,
+            vpg_settings: &self.vpg_settings,
             ltr: &self.ltr,
             rng: RngState {
                 seed: self
@@ -203,6 +209,7 @@ impl World {
             calls: saved.calls,
             faults: saved.faults,
             traces: saved.traces,
+            vpg_settings: saved.vpg_settings,
             ltr: saved.ltr,
             rng,
             events: saved

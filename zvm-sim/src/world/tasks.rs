@@ -146,6 +146,11 @@ pub enum Planned {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all_fields = "PascalCase")]
 pub enum Operation {
+    /// `UpdateProtectionGroup`: a VPG's committed settings.
+    UpdateVpg {
+        /// What changes.
+        change: crate::world::settings::VpgChange,
+    },
     /// `InsertTaggedCP`: a tagged checkpoint with this name.
     InsertTaggedCheckpoint {
         /// The tag.
@@ -250,6 +255,7 @@ impl Operation {
             Operation::Failover { .. } => task_type::FAIL_OVER,
             Operation::Move { .. } => task_type::MOVE,
             Operation::ForceSync { .. } => task_type::FORCE_SYNC,
+            Operation::UpdateVpg { .. } => task_type::UPDATE_PROTECTION_GROUP,
             Operation::FlrBackupMount { .. } => task_type::FLR_BACKUP_MOUNT,
             Operation::FlrBackupUnmount { .. } => task_type::FLR_BACKUP_UNMOUNT,
             Operation::ManualRetention { .. } => task_type::MANUAL_RETENTION,

@@ -484,5 +484,6 @@ fn event_kind(operation: &Operation) -> Option<u8> {
         | Operation::JournalVmRestoreRollback { .. } => super::restore::RESTORE_EVENT,
         // A force sync shows as the VPG's status and, past its target, as its RPO alerts.
         Operation::ForceSync { .. } => return None,
+        Operation::UpdateVpg { .. } => event_type::UPDATE_PROTECTION_GROUP,
     })
 }

@@ -418,3 +418,54 @@ async fn a_vm_asked_for_by_name_or_identifier_gets_the_rows_the_whole_listing_ha
         assert_eq!(by_id, rows_where(rows, "VmIdentifier", id), "{id}");
     }
 }
+
+#[tokio::test]
+async fn the_vpg_enumerations_list_their_names_in_value_order() {
+    let (_t, boston) = at_boston().await;
+    for (path, first, count) in [
+        ("/v1/vpgs/entitytypes", "VCVpg", 5),
+        ("/v1/vpgs/failovercommitpolicies", "Rollback", 3),
+        ("/v1/vpgs/failovershutdownpolicies", "None", 3),
+        ("/v1/vpgs/retentionpolicies", "Standard", 2),
+    ] {
+        let names = boston.get_ok(path).await;
+        let names = names.as_array().unwrap_or_else(|| panic!("{path}: a list"));
+        assert_eq!(
+            (names[0].as_str(), names.len()),
+            (Some(first), count),
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_login_banner_is_off_until_set_and_is_per_site() {
+    let (t, boston) = at_boston().await;
+    let path = "/v1/localsite/settings/loginBanner";
+    let off = boston.get_ok(path).await;
+    assert_eq!(off["IsLoginBannerEnabled"], false);
+    assert!(off["LoginBanner"].is_null(), "{off}");
+
+    let on_without_text = serde_json::json!({"isLoginBannerEnabled": true});
+    let (status, refused) = boston
+        .request(reqwest::Method::PUT, path, Some(&on_without_text))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert!(refused.to_string().contains("loginBanner"), "{refused}");
+
+    let banner =
+        serde_json::json!({"isLoginBannerEnabled": true, "loginBanner": "Authorized use only"});
+    let (status, _) = boston
+        .request(reqwest::Method::PUT, path, Some(&banner))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let set = boston.get_ok(path).await;
+    assert_eq!(set["IsLoginBannerEnabled"], true);
+    assert_eq!(set["LoginBanner"], "Authorized use only");
+    let denver = t.denver().await;
+    assert_eq!(
+        denver.get_ok(path).await["IsLoginBannerEnabled"],
+        false,
+        "Denver's own"
+    );
+}

@@ -1,0 +1,319 @@
+//! `/v1/vpgSettings`: VPG settings documents, made, read and written part by part, and committed
+//! as one task. Bodies are SW10's camelCase (keys matched case-insensitively, as ASP.NET binds
+//! them); answers are PascalCase, as an appliance's. The rules are in `world::settings`.
+
+use axum::Json;
+use axum::extract::{Extension, Path};
+use serde_json::Value;
+
+use crate::api::actions::ActionResult;
+use crate::api::call_log::StartedTask;
+use crate::api::extract::JsonDocument;
+use crate::api::{ApiError, JsonBody, ViewCtx};
+use crate::world::auth::Principal;
+use crate::world::settings::{default_part, pascal_case, settings_vm};
+use crate::world::{Refusal, World};
+
+/// A body as the document keeps it: PascalCase keys at every depth.
+fn document(body: JsonDocument) -> Value {
+    pascal_case(body.0)
+}
+
+/// `POST /v1/vpgSettings` `{"VpgIdentifier"?}`: a document for changing that VPG, or for a new one.
+pub(crate) async fn create(ctx: ViewCtx, body: Option<JsonBody>) -> Result<Json<String>, ApiError> {
+    let from = match &body {
+        Some(body) => body.text("VpgIdentifier")?.map(str::to_owned),
+        None => None,
+    };
+    let id = ctx.with_world(|world, _| {
+        let vpg = match &from {
+            Some(vpg) => Some(world.visible_vpg(ctx.site, vpg)?),
+            None => None,
+        };
+        Ok::<_, Refusal>(world.new_vpg_settings(ctx.site, vpg))
+    })?;
+    Ok(Json(id))
+}
+
+/// `GET /v1/vpgSettings`: every document this site holds.
+pub(crate) async fn list(ctx: ViewCtx) -> Json<Vec<Value>> {
+    Json(ctx.with_world(|world, _| {
+        world
+            .all_vpg_settings(ctx.site)
+            .into_iter()
+            .map(|s| s.doc.clone())
+            .collect()
+    }))
+}
+
+/// `GET /v1/vpgSettings/{id}`.
+pub(crate) async fn one(ctx: ViewCtx, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+    read(&ctx, &id, |doc| Some(doc.clone()))
+}
+
+/// `PUT /v1/vpgSettings/{id}`: the whole document but its identifiers.
+pub(crate) async fn put(
+    ctx: ViewCtx,
+    Path(id): Path<String>,
+    body: JsonDocument,
+) -> Result<(), ApiError> {
+    let mut written = document(body);
+    edit(&ctx, &id, |world, doc| {
+        for key in ["VpgIdentifier", "VpgSettingsIdentifier"] {
+            written[key] = doc[key].clone();
+        }
+        world.check_basic(&written["Basic"])?;
+        for vm in written["Vms"].as_array().into_iter().flatten() {
+            world.check_settings_vm(&written, vm)?;
+        }
+        *doc = written;
+        Ok(())
+    })
+}
+
+/// `DELETE /v1/vpgSettings/{id}`: dropped, nothing committed.
+pub(crate) async fn delete(ctx: ViewCtx, Path(id): Path<String>) -> Result<(), ApiError> {
+    Ok(ctx.with_world(|world, _| world.drop_vpg_settings(ctx.site, &id))?)
+}
+
+/// `POST /v1/vpgSettings/{id}/commit`: the task that changes the VPG.
+pub(crate) async fn commit(
+    ctx: ViewCtx,
+    Extension(caller): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ActionResult {
+    let task =
+        ctx.with_world(|world, now| world.commit_vpg_settings(ctx.site, &id, &caller, now))?;
+    Ok((Extension(StartedTask(task.clone())), Json(task)))
+}
+
+/// `GET /v1/vpgSettings/{id}/{part}`.
+pub(crate) async fn part(
+    ctx: ViewCtx,
+    id: String,
+    key: &'static str,
+) -> Result<Json<Value>, ApiError> {
+    read(&ctx, &id, |doc| Some(doc[key].clone()))
+}
+
+/// `PUT /v1/vpgSettings/{id}/{part}` (and `POST` of `ltr`): the part written whole.
+pub(crate) async fn put_part(
+    ctx: ViewCtx,
+    id: String,
+    key: &'static str,
+    body: JsonDocument,
+) -> Result<(), ApiError> {
+    let part = document(body);
+    edit(&ctx, &id, |world, doc| {
+        if key == "Basic" {
+            world.check_basic(&part)?;
+        }
+        doc[key] = part;
+        Ok(())
+    })
+}
+
+/// `DELETE /v1/vpgSettings/{id}/{part}`: the part back to a new document's.
+pub(crate) async fn reset_part(
+    ctx: ViewCtx,
+    id: String,
+    key: &'static str,
+) -> Result<(), ApiError> {
+    edit(&ctx, &id, |_, doc| {
+        doc[key] = default_part(key);
+        Ok(())
+    })
+}
+
+/// `GET /v1/vpgSettings/{id}/priority`: the VPG's priority, as `Basic` has it.
+pub(crate) async fn priority(
+    ctx: ViewCtx,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    read(&ctx, &id, |doc| Some(doc["Basic"]["Priority"].clone()))
+}
+
+/// `GET /v1/vpgSettings/{id}/vms`.
+pub(crate) async fn vms(ctx: ViewCtx, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+    read(&ctx, &id, |doc| Some(doc["Vms"].clone()))
+}
+
+/// `POST /v1/vpgSettings/{id}/vms` `{"VmIdentifier", ...}`: a VM added, with one NIC and one volume
+/// unless the body gives them.
+pub(crate) async fn add_vm(
+    ctx: ViewCtx,
+    Path(id): Path<String>,
+    body: JsonDocument,
+) -> Result<(), ApiError> {
+    let given = document(body);
+    edit(&ctx, &id, |world, doc| {
+        let vm_id = world.check_settings_vm(doc, &given)?;
+        if vm_index(doc, &vm_id).is_some() {
+            return Err(Refusal::Conflict(format!(
+                "VM {vm_id} is already in these settings: PUT /v1/vpgSettings/{{id}}/vms/{vm_id} changes it."
+            )));
+        }
+        let mut vm = settings_vm(&vm_id);
+        for (k, v) in given.as_object().into_iter().flatten() {
+            if !v.is_null() {
+                vm[k] = v.clone();
+            }
+        }
+        vms_of(doc).push(vm);
+        Ok(())
+    })
+}
+
+/// `GET /v1/vpgSettings/{id}/vms/{vm}`.
+pub(crate) async fn vm(
+    ctx: ViewCtx,
+    Path((id, vm)): Path<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    read(&ctx, &id, |doc| {
+        vm_index(doc, &vm).map(|i| doc["Vms"][i].clone())
+    })
+}
+
+/// `PUT /v1/vpgSettings/{id}/vms/{vm}`: the VM's settings written whole.
+pub(crate) async fn put_vm(
+    ctx: ViewCtx,
+    Path((id, vm)): Path<(String, String)>,
+    body: JsonDocument,
+) -> Result<(), ApiError> {
+    let mut written = document(body);
+    edit(&ctx, &id, |_, doc| {
+        let i = vm_index(doc, &vm).ok_or_else(|| no_vm(&vm))?;
+        written["VmIdentifier"] = doc["Vms"][i]["VmIdentifier"].clone();
+        doc["Vms"][i] = written;
+        Ok(())
+    })
+}
+
+/// `DELETE /v1/vpgSettings/{id}/vms/{vm}`: the VM leaves the settings.
+pub(crate) async fn remove_vm(
+    ctx: ViewCtx,
+    Path((id, vm)): Path<(String, String)>,
+) -> Result<(), ApiError> {
+    edit(&ctx, &id, |_, doc| {
+        let i = vm_index(doc, &vm).ok_or_else(|| no_vm(&vm))?;
+        vms_of(doc).remove(i);
+        Ok(())
+    })
+}
+
+/// `GET /v1/vpgSettings/{id}/vms/{vm}/nics` or `/volumes`.
+pub(crate) async fn vm_items(
+    ctx: ViewCtx,
+    id: String,
+    vm: String,
+    list: &'static str,
+) -> Result<Json<Value>, ApiError> {
+    read(&ctx, &id, |doc| {
+        vm_index(doc, &vm).map(|i| doc["Vms"][i][list].clone())
+    })
+}
+
+/// `GET /v1/vpgSettings/{id}/vms/{vm}/nics/{nic}` or `/volumes/{volume}`.
+pub(crate) async fn vm_item(
+    ctx: ViewCtx,
+    (id, vm, item): (String, String, String),
+    (list, key): (&'static str, &'static str),
+) -> Result<Json<Value>, ApiError> {
+    read(&ctx, &id, |doc| {
+        let i = vm_index(doc, &vm)?;
+        let j = item_index(&doc["Vms"][i], list, key, &item)?;
+        Some(doc["Vms"][i][list][j].clone())
+    })
+}
+
+/// `PUT /v1/vpgSettings/{id}/vms/{vm}/nics/{nic}` or `/volumes/{volume}`: written whole.
+pub(crate) async fn put_vm_item(
+    ctx: ViewCtx,
+    (id, vm, item): (String, String, String),
+    (list, key): (&'static str, &'static str),
+    body: JsonDocument,
+) -> Result<(), ApiError> {
+    let mut written = document(body);
+    edit(&ctx, &id, |_, doc| {
+        let i = vm_index(doc, &vm).ok_or_else(|| no_vm(&vm))?;
+        let j = item_index(&doc["Vms"][i], list, key, &item).ok_or_else(|| no_item(list, &item))?;
+        written[key] = doc["Vms"][i][list][j][key].clone();
+        doc["Vms"][i][list][j] = written;
+        Ok(())
+    })
+}
+
+/// `DELETE /v1/vpgSettings/{id}/vms/{vm}/nics/{nic}`: the NIC's settings back to none.
+pub(crate) async fn reset_nic(
+    ctx: ViewCtx,
+    Path((id, vm, nic)): Path<(String, String, String)>,
+) -> Result<(), ApiError> {
+    edit(&ctx, &id, |_, doc| {
+        let i = vm_index(doc, &vm).ok_or_else(|| no_vm(&vm))?;
+        let j = item_index(&doc["Vms"][i], "Nics", "NicIdentifier", &nic)
+            .ok_or_else(|| no_item("Nics", &nic))?;
+        let id = doc["Vms"][i]["Nics"][j]["NicIdentifier"].clone();
+        let fresh = &settings_vm("")["Nics"][0];
+        doc["Vms"][i]["Nics"][j] = fresh.clone();
+        doc["Vms"][i]["Nics"][j]["NicIdentifier"] = id;
+        Ok(())
+    })
+}
+
+fn read(
+    ctx: &ViewCtx,
+    id: &str,
+    pick: impl FnOnce(&Value) -> Option<Value>,
+) -> Result<Json<Value>, ApiError> {
+    let picked = ctx.with_world(|world, _| {
+        let doc = &world.vpg_settings(ctx.site, id)?.doc;
+        pick(doc).ok_or_else(|| {
+            Refusal::NotFound(format!("These VPG settings ({id}) have no such item."))
+        })
+    })?;
+    Ok(Json(picked))
+}
+
+fn edit(
+    ctx: &ViewCtx,
+    id: &str,
+    change: impl FnOnce(&World, &mut Value) -> Result<(), Refusal>,
+) -> Result<(), ApiError> {
+    Ok(ctx.with_world(|world, _| world.edit_vpg_settings(ctx.site, id, change))?)
+}
+
+fn vms_of(doc: &mut Value) -> &mut Vec<Value> {
+    if !doc["Vms"].is_array() {
+        doc["Vms"] = Value::Array(Vec::new());
+    }
+    doc["Vms"].as_array_mut().expect("made an array")
+}
+
+fn vm_index(doc: &Value, vm: &str) -> Option<usize> {
+    doc["Vms"].as_array()?.iter().position(|v| {
+        v["VmIdentifier"]
+            .as_str()
+            .is_some_and(|id| id.eq_ignore_ascii_case(vm))
+    })
+}
+
+fn item_index(vm: &Value, list: &str, key: &str, item: &str) -> Option<usize> {
+    vm[list].as_array()?.iter().position(|v| {
+        v[key]
+            .as_str()
+            .is_some_and(|id| id.eq_ignore_ascii_case(item))
+    })
+}
+
+fn no_vm(vm: &str) -> Refusal {
+    Refusal::NotFound(format!(
+        "VM {vm} is not in these settings: POST /v1/vpgSettings/{{id}}/vms adds it."
+    ))
+}
+
+fn no_item(list: &str, item: &str) -> Refusal {
+    Refusal::NotFound(format!(
+        "The VM's settings have no {} {item}.",
+        list.trim_end_matches('s')
+    ))
+}

@@ -1,0 +1,186 @@
+//! `/v1/vpgSettings` (issue 34): a VPG's settings taken out, read and written part by part with
+//! SW10's camelCase bodies, checked as a ZVM checks them, and committed as an
+//! `UpdateProtectionGroup` task that changes the VPG; a new VPG's settings are kept and checked,
+//! and their commit is refused.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use zvm_sim::test_kit::{Site, spawn_frozen};
+
+use crate::expect::expect_refused;
+
+async fn put(site: &Site, path: &str, body: &Value) -> (StatusCode, Value) {
+    site.request(Method::PUT, path, Some(body)).await
+}
+
+/// The identifier of a VM that no VPG protects, at Boston.
+async fn unprotected_vm(boston: &Site, name: &str) -> String {
+    let local = boston.get_ok("/v1/localsite").await;
+    let site = local["SiteIdentifier"].as_str().unwrap();
+    let vms = boston
+        .get_ok(&format!("/v1/virtualizationsites/{site}/vms"))
+        .await;
+    let vm = vms.as_array().unwrap().iter().find(|v| v["VmName"] == name);
+    vm.unwrap_or_else(|| panic!("{name} is unprotected: {vms}"))["VmIdentifier"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn settings_of_a_vpg_are_edited_part_by_part_and_committed_as_one_task() {
+    let t = spawn_frozen(34).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("app-tier").await;
+    let report = unprotected_vm(&boston, "report-01").await;
+    let (status, id) = boston
+        .post("/v1/vpgSettings", &json!({"vpgIdentifier": vpg}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{id}");
+    let id = id.as_str().expect("the settings' identifier").to_owned();
+    let path = format!("/v1/vpgSettings/{id}");
+    let listed = boston.get_ok("/v1/vpgSettings").await;
+    assert_eq!(listed[0]["VpgSettingsIdentifier"], id.as_str());
+
+    let mut basic = boston.get_ok(&format!("{path}/basic")).await;
+    assert_eq!(basic["Name"], "app-tier");
+    assert_eq!(
+        boston
+            .get_ok(&format!("{path}/vms"))
+            .await
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    basic["JournalHistoryInHours"] = json!(0);
+    expect_refused(
+        put(&boston, &format!("{path}/basic"), &basic).await,
+        StatusCode::BAD_REQUEST,
+        &["JournalHistoryInHours", "1 to 720"],
+    );
+    // SW10's camelCase, as a client sends it.
+    let written = json!({
+        "name": "app-tier-2", "rpoInSeconds": 120, "journalHistoryInHours": 2, "priority": "High",
+        "protectedSiteIdentifier": basic["ProtectedSiteIdentifier"],
+        "recoverySiteIdentifier": basic["RecoverySiteIdentifier"],
+    });
+    let (status, _) = put(&boston, &format!("{path}/basic"), &written).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        boston.get_ok(&format!("{path}/basic")).await["RpoInSeconds"],
+        120
+    );
+    assert_eq!(boston.get_ok(&format!("{path}/priority")).await, "High");
+    let (status, _) = boston
+        .post(&format!("{path}/vms"), &json!({"vmIdentifier": report}))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    expect_refused(
+        boston
+            .post(&format!("{path}/vms"), &json!({"vmIdentifier": report}))
+            .await,
+        StatusCode::CONFLICT,
+        &["already"],
+    );
+    let nics = boston.get_ok(&format!("{path}/vms/{report}/nics")).await;
+    assert_eq!(nics[0]["NicIdentifier"], "Network adapter 1");
+
+    let held_before = boston.checkpoints(&vpg).await.len();
+    let (status, task) = boston.post(&format!("{path}/commit"), &json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{task}");
+    t.control.advance(10).await;
+    let task = boston.wait_task(task.as_str().unwrap()).await;
+    assert_eq!(task["Status"]["State"], 6, "{task}");
+    assert_eq!(task["Type"], "UpdateProtectionGroup");
+    let changed = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
+    assert_eq!(changed["VpgName"], "app-tier-2");
+    assert_eq!(changed["ConfiguredRpoSeconds"], 120);
+    assert_eq!(
+        changed["HistoryStatusApi"]["ConfiguredHistoryInMinutes"],
+        120
+    );
+    let members = boston.get_ok("/v1/vms?vmName=report-01").await;
+    assert_eq!(
+        members[0]["VpgName"], "app-tier-2",
+        "the VM joined the VPG: {members}"
+    );
+    let (status, _) = boston.get(&path).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "a commit ends the settings");
+    // A longer history brings back nothing that had aged out; it fills as the journal writes.
+    let held = boston.checkpoints(&vpg).await.len();
+    assert!(
+        (held_before..=held_before + 10 / 5).contains(&held),
+        "{held_before} checkpoints before, {held} after"
+    );
+    t.control.advance(600).await;
+    let boston = t.boston().await; // a token of before has expired
+    let filled = boston.checkpoints(&vpg).await.len();
+    assert_eq!(filled, held + 600 / 5, "ten minutes more");
+    // A shorter one drops what is older than it at once.
+    let (_, again) = boston
+        .post("/v1/vpgSettings", &json!({"vpgIdentifier": vpg}))
+        .await;
+    let again = format!("/v1/vpgSettings/{}", again.as_str().unwrap());
+    let mut basic = boston.get_ok(&format!("{again}/basic")).await;
+    basic["JournalHistoryInHours"] = json!(1);
+    assert_eq!(
+        put(&boston, &format!("{again}/basic"), &basic).await.0,
+        StatusCode::OK
+    );
+    let (_, task) = boston.post(&format!("{again}/commit"), &json!({})).await;
+    t.control.advance(10).await;
+    boston.wait_task(task.as_str().unwrap()).await;
+    let held = boston.checkpoints(&vpg).await.len();
+    assert!(
+        (3600 / 5..=3600 / 5 + 1).contains(&held),
+        "one hour: {held}"
+    );
+}
+
+#[tokio::test]
+async fn a_new_vpgs_settings_are_checked_and_their_commit_is_refused() {
+    let t = spawn_frozen(35).await;
+    let boston = t.boston().await;
+    let (status, id) = boston.request(Method::POST, "/v1/vpgSettings", None).await;
+    assert_eq!(status, StatusCode::OK, "{id}");
+    let path = format!("/v1/vpgSettings/{}", id.as_str().unwrap());
+    let basic = boston.get_ok(&format!("{path}/basic")).await;
+    let local = boston.get_ok("/v1/localsite").await;
+    assert_eq!(basic["ProtectedSiteIdentifier"], local["SiteIdentifier"]);
+    assert_eq!(
+        (basic["RpoInSeconds"].clone(), basic["Priority"].clone()),
+        (json!(300), json!("Medium"))
+    );
+    expect_refused(
+        boston
+            .post(
+                &format!("{path}/vms"),
+                &json!({"vmIdentifier": "no-such-vm"}),
+            )
+            .await,
+        StatusCode::NOT_FOUND,
+        &["no-such-vm"],
+    );
+    let report = unprotected_vm(&boston, "report-01").await;
+    let (status, _) = boston
+        .post(&format!("{path}/vms"), &json!({"vmIdentifier": report}))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = put(
+        &boston,
+        &format!("{path}/basic"),
+        &json!({"name": "new-vpg", "protectedSiteIdentifier": basic["ProtectedSiteIdentifier"],
+                "recoverySiteIdentifier": basic["ProtectedSiteIdentifier"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    expect_refused(
+        boston.post(&format!("{path}/commit"), &json!({})).await,
+        StatusCode::BAD_REQUEST,
+        &["world file"],
+    );
+    let (status, _) = boston.delete(&path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(boston.get_ok("/v1/vpgSettings").await, json!([]));
+}
