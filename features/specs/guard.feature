@@ -26,6 +26,14 @@ Feature: Guard
     And VPG "files-dr" is skipped because "syncing (DeltaSync"
     And Zerto ran no tagged-checkpoint insert into "files-dr"
 
+  Scenario: A paused VPG is skipped and the guard says to resume it
+    Given Zerto shows VPG "web-archive" as paused by a person
+    When the agent guards "web-01" for change "paused-1"
+    Then the verdict is "guarded"
+    And VPGs "web-local, web-dr" are tagged with the guard's tag
+    And VPG "web-archive" is skipped because "replication is paused (ReplicationPausedUserInitiated"
+    And Zerto ran no tagged-checkpoint insert into "web-archive"
+
   Scenario: A VM whose only VPG is Initializing is not guarded, and nothing is inserted
     Given Zerto shows VPG "web-dr" as Initializing
     When the operator runs `rewind guard db-01 --agent ops --action "migrate schema" --change schema-9`

@@ -280,11 +280,12 @@ pub const SYNC_SUBSTATUSES: [u8; 8] = [
 ];
 
 /// Whether a VPG with this status and substatus writes checkpoints (and so accepts a tagged insert):
-/// it must be replicating (MeetingSLA, NotMeetingSLA, RpoNotMeetingSLA or HistoryNotMeetingSLA) and
-/// not in a sync.
+/// it must be replicating (MeetingSLA, NotMeetingSLA, RpoNotMeetingSLA or HistoryNotMeetingSLA),
+/// not in a sync and not paused.
 pub fn writes_checkpoints(vpg_status: u8, vpg_substatus: u8) -> bool {
     (status::MEETING_SLA..=status::HISTORY_NOT_MEETING_SLA).contains(&vpg_status)
         && !SYNC_SUBSTATUSES.contains(&vpg_substatus)
+        && vpg_substatus != substatus::REPLICATION_PAUSED_USER_INITIATED
 }
 
 /// The `CompleteReason` of an insert refused because another insert is still running at the VPG.

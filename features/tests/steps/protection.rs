@@ -11,6 +11,8 @@ use super::names;
 /// The substatuses that are a sync (CONTEXT.md), written out here rather than taken from rewind-core,
 /// so a change of the core's rule cannot change what the suite expects.
 const SYNC_SUBSTATUSES: [i64; 8] = [1, 3, 4, 6, 11, 12, 13, 23];
+/// ReplicationPausedUserInitiated and ReplicationPausedSystemInitiated.
+const PAUSED_SUBSTATUSES: [i64; 2] = [25, 26];
 
 /// A data table's rows after its header, as (header, cell) maps.
 pub fn rows(step: &Step) -> Vec<Vec<(String, String)>> {
@@ -122,7 +124,9 @@ async fn protecting_rule(world: &mut RewindWorld) {
     for v in vpgs {
         let status = v["status"]["code"].as_i64().expect("a status code");
         let substatus = v["substatus"]["code"].as_i64().expect("a substatus code");
-        let protecting = (1..=4).contains(&status) && !SYNC_SUBSTATUSES.contains(&substatus);
+        let protecting = (1..=4).contains(&status)
+            && !SYNC_SUBSTATUSES.contains(&substatus)
+            && !PAUSED_SUBSTATUSES.contains(&substatus);
         assert_eq!(
             v["protecting"],
             protecting,

@@ -25,6 +25,16 @@ async fn initializing(world: &mut RewindWorld, vpg: String) {
     world.sim().await.pin_status(&vpg, 0.into(), 1.into()).await;
 }
 
+#[given(expr = "Zerto shows VPG {string} as paused by a person")]
+async fn paused(world: &mut RewindWorld, vpg: String) {
+    // MeetingSLA / ReplicationPausedUserInitiated, as `POST /v1/vpgs/{id}/pause` leaves it.
+    world
+        .sim()
+        .await
+        .pin_status(&vpg, 1.into(), 25.into())
+        .await;
+}
+
 #[when(expr = "Zerto resyncs VPG {string} for {int} seconds")]
 async fn resync(world: &mut RewindWorld, vpg: String, seconds: u64) {
     world.sim().await.resync_as(&vpg, seconds, "FullSync").await;

@@ -148,6 +148,16 @@ pub(crate) async fn force_sync(call: VpgCall) -> ActionResult {
     call.act(|world, vpg, now| world.force_sync(call.site(), vpg, &call.caller, now))
 }
 
+/// `POST /v1/vpgs/{id}/pause` (no body).
+pub(crate) async fn pause(call: VpgCall) -> ActionResult {
+    call.act(|world, vpg, now| world.pause(call.site(), vpg, &call.caller, now))
+}
+
+/// `POST /v1/vpgs/{id}/resume` (no body).
+pub(crate) async fn resume(call: VpgCall) -> ActionResult {
+    call.act(|world, vpg, now| world.resume(call.site(), vpg, &call.caller, now))
+}
+
 /// The `CommitPolicy` of a failover or a move, the ZVM's default when absent.
 fn commit_policy(body: &JsonBody) -> Result<u8, ApiError> {
     let policy = body.enumeration("CommitPolicy", &COMMIT_POLICY)?;

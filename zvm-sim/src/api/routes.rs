@@ -548,6 +548,23 @@ fn recovery(t: Table) -> Table {
         Simplified("as Failover"),
     )
     .route(
+        "/v1/vpgs/{vpgIdentifier}/pause",
+        post(actions::pause),
+        Implemented(
+            "a `PauseProtectionGroup` task; replication stops at once (substatus \
+             ReplicationPausedUserInitiated): no checkpoint is written and a tagged insert fails \
+             until resumed; a VPG that is not replicating, syncing or already paused is 409",
+        ),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/resume",
+        post(actions::resume),
+        Implemented(
+            "a `ResumeProtectionGroup` task; the VPG delta-syncs while it runs, keeping its \
+             checkpoints, then meets its SLA and writes again; a VPG not paused is 409",
+        ),
+    )
+    .route(
         "/v1/vpgs/{vpgIdentifier}/forcesync",
         post(actions::force_sync),
         Simplified("keeps checkpoints; a journal filling up during the sync is not modelled"),
@@ -881,7 +898,7 @@ pub(crate) const ABSENT: [(&str, &str); 9] = [
         "the two sites are always paired",
     ),
     (
-        "`POST /v1/vpgs/{id}/FailoverCommit`, `FailoverRollback`, `MoveCommit`, `moveRollback`, `pause`, `resume`",
+        "`POST /v1/vpgs/{id}/FailoverCommit`, `FailoverRollback`, `MoveCommit`, `moveRollback`",
         "live operations commit at their task's end",
     ),
     (

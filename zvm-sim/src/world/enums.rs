@@ -325,6 +325,10 @@ pub mod event_type {
     pub const INSERT_TAGGED_CP: u8 = 12;
     /// `UpdateProtectionGroup`.
     pub const UPDATE_PROTECTION_GROUP: u8 = 11;
+    /// `PauseProtectionGroup`.
+    pub const PAUSE_PROTECTION_GROUP: u8 = 42;
+    /// `ResumeProtectionGroup`.
+    pub const RESUME_PROTECTION_GROUP: u8 = 43;
     /// 22: the event of a sync that started from scratch; the simulator's resync leaves it.
     pub const INIT_FULL_SYNC: u8 = 22;
     /// 30
@@ -389,6 +393,8 @@ pub mod substatus {
     pub const MOVING_COMMITTING: u8 = 18;
     /// 23
     pub const BITMAP_SYNC: u8 = 23;
+    /// 25
+    pub const REPLICATION_PAUSED_USER_INITIATED: u8 = 25;
 }
 
 /// Task state numbers.
@@ -425,6 +431,10 @@ pub mod task_type {
     pub const MOVE: &str = "Move";
     /// A VPG's committed settings.
     pub const UPDATE_PROTECTION_GROUP: &str = "UpdateProtectionGroup";
+    /// A VPG's replication paused by a person.
+    pub const PAUSE_PROTECTION_GROUP: &str = "PauseProtectionGroup";
+    /// A paused VPG's replication resumed.
+    pub const RESUME_PROTECTION_GROUP: &str = "ResumeProtectionGroup";
     /// A force sync (the name is the simulator's: no source lists this task type).
     pub const FORCE_SYNC: &str = "ForceSync";
     /// A manual Extended Journal Copy run (the simulator's name, after SW10's "Start the Manual
@@ -486,6 +496,8 @@ mod tests {
             task_type::MOVE,
             task_type::FORCE_SYNC,
             task_type::UPDATE_PROTECTION_GROUP,
+            task_type::PAUSE_PROTECTION_GROUP,
+            task_type::RESUME_PROTECTION_GROUP,
             task_type::MANUAL_RETENTION,
             task_type::FLR_BACKUP_MOUNT,
             task_type::FLR_BACKUP_UNMOUNT,

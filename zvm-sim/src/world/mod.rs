@@ -528,6 +528,8 @@ impl World {
                 }
             }
             Operation::UpdateVpg { change } => self.finish_update(self.tasks[key].vpg, change, at),
+            // Each took effect when it started (a resume's sync ends on its own).
+            Operation::Pause | Operation::Resume => (task_state::COMPLETED, String::new()),
             Operation::JournalVmRestoreCommit { .. } => self.finish_restore_end(key, true, at),
             Operation::JournalVmRestoreRollback { .. } => self.finish_restore_end(key, false, at),
         };

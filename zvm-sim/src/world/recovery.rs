@@ -362,6 +362,62 @@ impl World {
         Ok(self.tasks[task].id.clone())
     }
 
+    /// `POST /v1/vpgs/{id}/pause`: replication stops at once (substatus
+    /// ReplicationPausedUserInitiated): no checkpoint is written and a tagged insert fails until it
+    /// is resumed; what the journal holds stays and ages out as usual. Only a replicating VPG that
+    /// is not syncing pauses.
+    pub fn pause(
+        &mut self,
+        site: SiteRole,
+        vpg: usize,
+        by: &Principal,
+        now: SimTime,
+    ) -> Result<String, Refusal> {
+        let v = &self.vpgs[vpg];
+        if !decisions::writes_checkpoints(v.status, v.sub_status) {
+            return Err(Refusal::Conflict(format!(
+                "VPG '{}' cannot be paused while it is {} / {}: only a replicating VPG that is not \
+                 syncing or paused already can be.",
+                v.name,
+                VPG_STATUS.name(v.status),
+                VPG_SUBSTATUS.name(v.sub_status)
+            )));
+        }
+        let task = self.start_task(site, vpg, Operation::Pause, Planned::Complete, by, now);
+        let status = self.vpgs[vpg].status;
+        self.pin_status(
+            vpg,
+            status,
+            substatus::REPLICATION_PAUSED_USER_INITIATED,
+            now,
+        );
+        Ok(self.tasks[task].id.clone())
+    }
+
+    /// `POST /v1/vpgs/{id}/resume`: a paused VPG syncs what was written meanwhile (NotMeetingSLA /
+    /// DeltaSync while the task runs, keeping its checkpoints), then meets its SLA and writes again.
+    pub fn resume(
+        &mut self,
+        site: SiteRole,
+        vpg: usize,
+        by: &Principal,
+        now: SimTime,
+    ) -> Result<String, Refusal> {
+        let v = &self.vpgs[vpg];
+        if v.sub_status != substatus::REPLICATION_PAUSED_USER_INITIATED {
+            return Err(Refusal::Conflict(format!(
+                "VPG '{}' is not paused (it is {} / {}): only a paused VPG resumes.",
+                v.name,
+                VPG_STATUS.name(v.status),
+                VPG_SUBSTATUS.name(v.sub_status)
+            )));
+        }
+        let task = self.start_task(site, vpg, Operation::Resume, Planned::Complete, by, now);
+        let until = self.tasks[task].nominal_end;
+        self.sync(vpg, until, substatus::DELTA_SYNC, false, now);
+        Ok(self.tasks[task].id.clone())
+    }
+
     /// Starts a sync until `until`: NotMeetingSLA with `sync_substatus`, no checkpoints written (a
     /// resync also removes every checkpoint, `wipe`), then MeetingSLA / None. Bumps the VPG's
     /// generation.

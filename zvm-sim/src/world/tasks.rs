@@ -146,6 +146,10 @@ pub enum Planned {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all_fields = "PascalCase")]
 pub enum Operation {
+    /// `PauseProtectionGroup`.
+    Pause,
+    /// `ResumeProtectionGroup`.
+    Resume,
     /// `UpdateProtectionGroup`: a VPG's committed settings.
     UpdateVpg {
         /// What changes.
@@ -256,6 +260,8 @@ impl Operation {
             Operation::Move { .. } => task_type::MOVE,
             Operation::ForceSync { .. } => task_type::FORCE_SYNC,
             Operation::UpdateVpg { .. } => task_type::UPDATE_PROTECTION_GROUP,
+            Operation::Pause => task_type::PAUSE_PROTECTION_GROUP,
+            Operation::Resume => task_type::RESUME_PROTECTION_GROUP,
             Operation::FlrBackupMount { .. } => task_type::FLR_BACKUP_MOUNT,
             Operation::FlrBackupUnmount { .. } => task_type::FLR_BACKUP_UNMOUNT,
             Operation::ManualRetention { .. } => task_type::MANUAL_RETENTION,

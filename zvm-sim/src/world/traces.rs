@@ -485,5 +485,7 @@ fn event_kind(operation: &Operation) -> Option<u8> {
         // A force sync shows as the VPG's status and, past its target, as its RPO alerts.
         Operation::ForceSync { .. } => return None,
         Operation::UpdateVpg { .. } => event_type::UPDATE_PROTECTION_GROUP,
+        Operation::Pause => event_type::PAUSE_PROTECTION_GROUP,
+        Operation::Resume => event_type::RESUME_PROTECTION_GROUP,
     })
 }

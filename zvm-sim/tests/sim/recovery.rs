@@ -320,6 +320,50 @@ async fn a_force_sync_keeps_the_checkpoints_and_shows_a_delta_sync_while_it_runs
 }
 
 #[tokio::test]
+async fn a_paused_vpg_writes_no_checkpoint_and_takes_no_tag_until_resumed() {
+    let (t, boston, vpg) = frozen_with_vpg(50, "web-local").await;
+    let pause = started(&boston, &vpg, "pause", Value::Null).await;
+    assert_eq!(boston.task(&pause).await["Type"], "PauseProtectionGroup");
+    assert_eq!(
+        vpg_status(&boston, &vpg).await,
+        (Some(1), Some(25)),
+        "paused at once"
+    );
+    let (status, _) = act(&boston, &vpg, "pause", Value::Null).await;
+    assert_eq!(status, StatusCode::CONFLICT, "already paused");
+    let held = boston.checkpoints(&vpg).await.len();
+    let refused = boston.insert(&vpg, "while paused").await;
+    t.control.advance(60.0).await;
+    assert_eq!(boston.task_state(&pause).await, 6);
+    expect_ended(
+        &boston.task(&refused).await,
+        4,
+        &["ReplicationPausedUserInitiated"],
+    );
+    let paused = boston.checkpoints(&vpg).await.len();
+    assert!(
+        paused <= held,
+        "no checkpoint written while paused: {held} then {paused}"
+    );
+
+    let resume = started(&boston, &vpg, "resume", Value::Null).await;
+    assert_eq!(boston.task(&resume).await["Type"], "ResumeProtectionGroup");
+    assert_eq!(
+        vpg_status(&boston, &vpg).await,
+        (Some(2), Some(6)),
+        "a delta sync"
+    );
+    let (status, _) = act(&boston, &vpg, "resume", Value::Null).await;
+    assert_eq!(status, StatusCode::CONFLICT, "not paused any more");
+    t.control.advance(1.0).await;
+    assert_eq!(boston.task_state(&resume).await, 6);
+    assert_eq!(vpg_status(&boston, &vpg).await, (Some(1), Some(0)));
+    let tagged = boston.insert(&vpg, "after resume").await;
+    t.control.advance(1.0).await;
+    assert_eq!(boston.task_state(&tagged).await, 6, "a tag is taken again");
+}
+
+#[tokio::test]
 async fn points_in_time_are_the_vpg_checkpoints_with_can_mount_at_the_recovery_site_only() {
     let t = spawn_frozen(49).await;
     let boston = t.boston().await;
