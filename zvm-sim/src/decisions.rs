@@ -441,6 +441,16 @@ pub fn reason_restore_rolled_back(by: &str) -> String {
     format!("The restore was rolled back by {by}.")
 }
 
+/// How long a failover or a move waits before commit when its commit policy is Commit or Rollback,
+/// before it commits or rolls back by itself: SW10 gives the failover no timeout (and the move's
+/// `commitPolicyTimeout` is not modelled), so the hour Zerto's site settings default to.
+pub const LIVE_COMMIT_TIMEOUT_SECS: i64 = 3600;
+
+/// The `CompleteReason` of a failover (`kind` Failover) or a move rolled back.
+pub fn reason_live_rolled_back(kind: &str, by: &str) -> String {
+    format!("The {} was rolled back by {by}.", kind.to_lowercase())
+}
+
 /// The `CompleteReason` of a force sync replaced by a resync or a status change.
 pub fn reason_sync_interrupted(vpg_name: &str) -> String {
     format!(

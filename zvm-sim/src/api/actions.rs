@@ -14,12 +14,12 @@ use crate::api::{ApiError, JsonBody, SiteCtx};
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
 use crate::world::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
+use crate::world::live::LiveEnd;
 use crate::world::recovery::{CloneRequest, FailoverRequest};
 use crate::world::{Refusal, SiteRole, World};
 
 /// Commit policy when a request gives none: Rollback after the commit-policy timeout is the
-/// ZVM's default; the simulator commits every failover and move at its task's end whatever the
-/// policy, and records it.
+/// ZVM's default.
 const DEFAULT_COMMIT_POLICY: u8 = 0;
 
 /// The answer to an action: the task id as a JSON string, and the task for the call log.
@@ -141,6 +141,35 @@ pub(crate) async fn failover(call: VpgCall, body: Option<JsonBody>) -> ActionRes
 pub(crate) async fn move_vpg(call: VpgCall, body: Option<JsonBody>) -> ActionResult {
     let commit_policy = commit_policy(&body.unwrap_or_default())?;
     call.act(|world, vpg, now| world.move_vpg(call.site(), vpg, commit_policy, &call.caller, now))
+}
+
+/// `POST /v1/vpgs/{id}/FailoverCommit` `{"IsReverseProtection"?}` (checked, not modelled).
+pub(crate) async fn failover_commit(call: VpgCall, body: Option<JsonBody>) -> ActionResult {
+    body.unwrap_or_default().boolean("IsReverseProtection")?;
+    end_live(&call, true, LiveEnd::Commit)
+}
+
+/// `POST /v1/vpgs/{id}/FailoverRollback` (no body).
+pub(crate) async fn failover_rollback(call: VpgCall) -> ActionResult {
+    end_live(&call, true, LiveEnd::Rollback)
+}
+
+/// `POST /v1/vpgs/{id}/MoveCommit` `{"ReverseProtection"?, "KeepSourceVms"?}` (checked, not
+/// modelled).
+pub(crate) async fn move_commit(call: VpgCall, body: Option<JsonBody>) -> ActionResult {
+    let body = body.unwrap_or_default();
+    body.boolean("ReverseProtection")?;
+    body.boolean("KeepSourceVms")?;
+    end_live(&call, false, LiveEnd::Commit)
+}
+
+/// `POST /v1/vpgs/{id}/moveRollback` (no body).
+pub(crate) async fn move_rollback(call: VpgCall) -> ActionResult {
+    end_live(&call, false, LiveEnd::Rollback)
+}
+
+fn end_live(call: &VpgCall, failover: bool, end: LiveEnd) -> ActionResult {
+    call.act(|world, vpg, now| world.end_live(call.site(), vpg, failover, end, &call.caller, now))
 }
 
 /// `POST /v1/vpgs/{id}/forcesync` (no body).

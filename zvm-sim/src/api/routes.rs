@@ -540,12 +540,43 @@ fn recovery(t: Table) -> Table {
     .route(
         "/v1/vpgs/{vpgIdentifier}/Failover",
         post(actions::failover),
-        Simplified("whatever the `CommitPolicy`, it commits at the task's end and leaves the VPG Recovered"),
+        Simplified(
+            "once its task has brought the VMs up it waits before commit (FailingOverBeforeCommit, \
+             the task WaitingForUserInput) for `FailoverCommit` or `FailoverRollback`; with \
+             `CommitPolicy` Commit or Rollback (the default) it commits or rolls back by itself \
+             after an hour, with None it waits; shutdown and reverse protection are checked, not \
+             modelled",
+        ),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/FailoverCommit",
+        post(actions::failover_commit),
+        Implemented(
+            "a `FailoverCommit` task; at its end the VPG is Recovered; 409 unless a failover waits",
+        ),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/FailoverRollback",
+        post(actions::failover_rollback),
+        Implemented(
+            "a `FailoverRollback` task; at its end the failover's task is Stopped and the VPG \
+             replicates again; 409 unless a failover waits",
+        ),
     )
     .route(
         "/v1/vpgs/{vpgIdentifier}/Move",
         post(actions::move_vpg),
-        Simplified("as Failover"),
+        Simplified("as Failover (MovingBeforeCommit); `commitPolicyTimeout` is not modelled"),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/MoveCommit",
+        post(actions::move_commit),
+        Implemented("as FailoverCommit, for a move"),
+    )
+    .route(
+        "/v1/vpgs/{vpgIdentifier}/moveRollback",
+        post(actions::move_rollback),
+        Implemented("as FailoverRollback, for a move"),
     )
     .route(
         "/v1/vpgs/{vpgIdentifier}/pause",
@@ -575,7 +606,11 @@ fn recovery(t: Table) -> Table {
         Implemented("filters by dates, `type`, `status`"),
     )
     .route("/v1/tasks/types", get(tasks::types), Implemented(""))
-    .route("/v1/tasks/{taskIdentifier}", get(tasks::one), Implemented(""))
+    .route(
+        "/v1/tasks/{taskIdentifier}",
+        get(tasks::one),
+        Implemented(""),
+    )
     .route(
         "/v1/flrs",
         get(flrs::list).post(flrs::mount),
@@ -888,7 +923,7 @@ fn traces(t: Table) -> Table {
 }
 
 /// What the simulator does not serve, and why: each answers 404 as any unknown path.
-pub(crate) const ABSENT: [(&str, &str); 9] = [
+pub(crate) const ABSENT: [(&str, &str); 8] = [
     (
         "other Keycloak endpoints (`auth`, `userinfo`, `logout`, admin API)",
         "rewind uses none",
@@ -896,10 +931,6 @@ pub(crate) const ABSENT: [(&str, &str); 9] = [
     (
         "`POST`/`DELETE /v1/peersites`, `/v1/peersites/generatetoken`",
         "the two sites are always paired",
-    ),
-    (
-        "`POST /v1/vpgs/{id}/FailoverCommit`, `FailoverRollback`, `MoveCommit`, `moveRollback`",
-        "live operations commit at their task's end",
     ),
     (
         "`DELETE /v1/vpgs/{id}`, `/v1/vpgSettings/copyVpgSettings`, `/v1/vpgSettings/exportSettings`, `/v1/vpgSettings/exportedSettings/...`, `/v1/vpgSettings/import`",

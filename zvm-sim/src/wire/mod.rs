@@ -1109,7 +1109,11 @@ fn task_details(world: &World, operation: &Operation) -> serde_json::Value {
             "FailoverTestSummary": summary,
         }),
         Operation::Move { commit_policy } => json!({ "CommitPolicy": commit_policy }),
-        Operation::ForceSync { .. } | Operation::Pause | Operation::Resume => json!({}),
+        Operation::ForceSync { .. }
+        | Operation::Pause
+        | Operation::Resume
+        | Operation::LiveCommit { .. }
+        | Operation::LiveRollback { .. } => json!({}),
         Operation::UpdateVpg { change } => json!({ "VpgName": change.name }),
         Operation::JournalVmRestore { checkpoint, .. } => {
             json!({ "CheckpointIdentifier": checkpoint.to_string(), "VmIdentifiers": vms })

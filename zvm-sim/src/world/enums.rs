@@ -329,6 +329,14 @@ pub mod event_type {
     pub const PAUSE_PROTECTION_GROUP: u8 = 42;
     /// `ResumeProtectionGroup`.
     pub const RESUME_PROTECTION_GROUP: u8 = 43;
+    /// `FailoverCommit`.
+    pub const FAILOVER_COMMIT: u8 = 33;
+    /// `FailoverRollback`.
+    pub const FAILOVER_ROLLBACK: u8 = 34;
+    /// `MoveRollback`.
+    pub const MOVE_ROLLBACK: u8 = 36;
+    /// `MoveCommit`.
+    pub const MOVE_COMMIT: u8 = 37;
     /// 22: the event of a sync that started from scratch; the simulator's resync leaves it.
     pub const INIT_FULL_SYNC: u8 = 22;
     /// 30
@@ -389,8 +397,16 @@ pub mod substatus {
     pub const VOLUME_FULL_SYNC: u8 = 13;
     /// 14
     pub const FAILING_OVER_COMMITTING: u8 = 14;
+    /// 15
+    pub const FAILING_OVER_BEFORE_COMMIT: u8 = 15;
+    /// 16
+    pub const FAILING_OVER_ROLLING_BACK: u8 = 16;
     /// 18
     pub const MOVING_COMMITTING: u8 = 18;
+    /// 19
+    pub const MOVING_BEFORE_COMMIT: u8 = 19;
+    /// 20
+    pub const MOVING_ROLLING_BACK: u8 = 20;
     /// 23
     pub const BITMAP_SYNC: u8 = 23;
     /// 25
@@ -435,6 +451,14 @@ pub mod task_type {
     pub const PAUSE_PROTECTION_GROUP: &str = "PauseProtectionGroup";
     /// A paused VPG's replication resumed.
     pub const RESUME_PROTECTION_GROUP: &str = "ResumeProtectionGroup";
+    /// A failover's commit.
+    pub const FAILOVER_COMMIT: &str = "FailoverCommit";
+    /// A failover's rollback.
+    pub const FAILOVER_ROLLBACK: &str = "FailoverRollback";
+    /// A move's commit.
+    pub const MOVE_COMMIT: &str = "MoveCommit";
+    /// A move's rollback.
+    pub const MOVE_ROLLBACK: &str = "MoveRollback";
     /// A force sync (the name is the simulator's: no source lists this task type).
     pub const FORCE_SYNC: &str = "ForceSync";
     /// A manual Extended Journal Copy run (the simulator's name, after SW10's "Start the Manual
@@ -498,6 +522,10 @@ mod tests {
             task_type::UPDATE_PROTECTION_GROUP,
             task_type::PAUSE_PROTECTION_GROUP,
             task_type::RESUME_PROTECTION_GROUP,
+            task_type::FAILOVER_COMMIT,
+            task_type::FAILOVER_ROLLBACK,
+            task_type::MOVE_COMMIT,
+            task_type::MOVE_ROLLBACK,
             task_type::MANUAL_RETENTION,
             task_type::FLR_BACKUP_MOUNT,
             task_type::FLR_BACKUP_UNMOUNT,

@@ -28,6 +28,7 @@ pub mod flr;
 pub mod generate;
 pub mod history;
 pub mod journal;
+pub mod live;
 pub mod ltr;
 pub mod placement;
 pub mod recovery;
@@ -178,6 +179,11 @@ enum Event {
         vpg: usize,
         task: TaskKey,
     },
+    /// A failover's or move's commit-policy wait passed.
+    LiveTimeout {
+        vpg: usize,
+        task: TaskKey,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -254,6 +260,7 @@ impl World {
                 Event::TaskEnds(task) => self.end_task(task, at),
                 Event::ResyncEnds { vpg, generation } => self.end_resync(vpg, generation, at),
                 Event::RestoreTimeout { vpg, task } => self.restore_timeout(vpg, task, at),
+                Event::LiveTimeout { vpg, task } => self.live_timeout(vpg, task, at),
             }
         }
         self.settle_history_all(now);
@@ -331,7 +338,9 @@ impl World {
             .events
             .iter()
             .filter_map(|Reverse(scheduled)| match scheduled.event {
-                Event::TaskEnds(task) | Event::RestoreTimeout { task, .. } => Some(task),
+                Event::TaskEnds(task)
+                | Event::RestoreTimeout { task, .. }
+                | Event::LiveTimeout { task, .. } => Some(task),
                 Event::ResyncEnds { .. } => None,
             });
         of_vpgs.chain(of_flrs).chain(of_events)
@@ -516,7 +525,14 @@ impl World {
             Operation::Clone { checkpoint, vms } => {
                 self.finish_clone(self.tasks[key].vpg, *checkpoint, vms, at)
             }
-            Operation::Failover { .. } | Operation::Move { .. } => self.finish_live(key, at),
+            Operation::Failover { .. } | Operation::Move { .. } => {
+                // Done its part: it waits before commit.
+                self.live_waits(key, at);
+                return;
+            }
+            Operation::LiveCommit { .. } | Operation::LiveRollback { .. } => {
+                self.finish_live_end(key, at)
+            }
             Operation::ForceSync { generation } => {
                 self.finish_force_sync(self.tasks[key].vpg, *generation)
             }

@@ -95,7 +95,7 @@ impl World {
         let v = &self.vpgs[vpg];
         match v.live_task {
             Some(task) => Err(Refusal::Conflict(format!(
-                "VPG '{}' is {} (task {}); wait until that task ends.",
+                "VPG '{}' is {} (task {}); wait until that task ends, and commit or roll it back.",
                 v.name,
                 VPG_STATUS.name(v.status),
                 self.tasks[task].id
@@ -553,39 +553,6 @@ impl World {
                 return moref;
             }
         }
-    }
-
-    /// The end of a `FailOver` or `Move` task: the VPG is Recovered and replicates no more; a
-    /// recovery report records it.
-    pub(super) fn finish_live(&mut self, key: TaskKey, at: SimTime) -> (u8, String) {
-        let task = &self.tasks[key];
-        let vpg = task.vpg;
-        let (kind, point_in_time, vms) = match &task.operation {
-            Operation::Failover {
-                checkpoint, vms, ..
-            } => (
-                "Failover",
-                self.vpgs[vpg].journal.find(*checkpoint, at).map(|c| c.at),
-                vms.clone(),
-            ),
-            _ => ("Move", Some(at), self.vpgs[vpg].vms.clone()),
-        };
-        let report = RecoveryReport {
-            id: String::new(),
-            vpg,
-            kind: kind.to_owned(),
-            started: task.started,
-            ended: at,
-            point_in_time,
-            succeeded: true,
-            initiated_by: task.initiated_by.clone(),
-            notes: String::new(),
-            vms,
-        };
-        self.report_recovery(report);
-        self.vpgs[vpg].live_task = None;
-        self.pin_status(vpg, status::RECOVERED, substatus::NONE, at);
-        (task_state::COMPLETED, String::new())
     }
 
     /// The end of a `ForceSync` task: Completed unless a resync or a status pin replaced the sync.

@@ -355,6 +355,10 @@ impl World {
             match scheduled.event {
                 Event::TaskEnds(task) => kept("an event (TaskEnds)", task)?,
                 Event::ResyncEnds { vpg, .. } => in_range("an event (ResyncEnds)", vpg, vpgs)?,
+                Event::LiveTimeout { vpg, task } => {
+                    in_range("an event (LiveTimeout)", vpg, vpgs)?;
+                    kept("an event (LiveTimeout)", task)?;
+                }
                 Event::RestoreTimeout { vpg, task } => {
                     in_range("an event (RestoreTimeout)", vpg, vpgs)?;
                     kept("an event (RestoreTimeout)", task)?;

@@ -146,6 +146,20 @@ pub enum Planned {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all_fields = "PascalCase")]
 pub enum Operation {
+    /// `FailoverCommit` or `MoveCommit`: commits the failover or move of task `of`.
+    LiveCommit {
+        /// The `FailOver` or `Move` task that waits before commit.
+        of: TaskKey,
+        /// A failover's (else a move's).
+        failover: bool,
+    },
+    /// `FailoverRollback` or `MoveRollback`: rolls back the failover or move of task `of`.
+    LiveRollback {
+        /// The `FailOver` or `Move` task that waits before commit.
+        of: TaskKey,
+        /// A failover's (else a move's).
+        failover: bool,
+    },
     /// `PauseProtectionGroup`.
     Pause,
     /// `ResumeProtectionGroup`.
@@ -261,6 +275,10 @@ impl Operation {
             Operation::ForceSync { .. } => task_type::FORCE_SYNC,
             Operation::UpdateVpg { .. } => task_type::UPDATE_PROTECTION_GROUP,
             Operation::Pause => task_type::PAUSE_PROTECTION_GROUP,
+            Operation::LiveCommit { failover: true, .. } => task_type::FAILOVER_COMMIT,
+            Operation::LiveCommit { .. } => task_type::MOVE_COMMIT,
+            Operation::LiveRollback { failover: true, .. } => task_type::FAILOVER_ROLLBACK,
+            Operation::LiveRollback { .. } => task_type::MOVE_ROLLBACK,
             Operation::Resume => task_type::RESUME_PROTECTION_GROUP,
             Operation::FlrBackupMount { .. } => task_type::FLR_BACKUP_MOUNT,
             Operation::FlrBackupUnmount { .. } => task_type::FLR_BACKUP_UNMOUNT,

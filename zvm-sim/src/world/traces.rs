@@ -486,6 +486,10 @@ fn event_kind(operation: &Operation) -> Option<u8> {
         Operation::ForceSync { .. } => return None,
         Operation::UpdateVpg { .. } => event_type::UPDATE_PROTECTION_GROUP,
         Operation::Pause => event_type::PAUSE_PROTECTION_GROUP,
+        Operation::LiveCommit { failover: true, .. } => event_type::FAILOVER_COMMIT,
+        Operation::LiveCommit { .. } => event_type::MOVE_COMMIT,
+        Operation::LiveRollback { failover: true, .. } => event_type::FAILOVER_ROLLBACK,
+        Operation::LiveRollback { .. } => event_type::MOVE_ROLLBACK,
         Operation::Resume => event_type::RESUME_PROTECTION_GROUP,
     })
 }

@@ -237,7 +237,7 @@ async fn aborting_a_clone_stops_its_task_and_answers_its_id() {
 }
 
 #[tokio::test]
-async fn failover_and_move_run_as_tasks_leave_the_vpg_recovered_and_are_in_the_call_log() {
+async fn failover_and_move_wait_before_commit_then_commit_or_roll_back_and_are_in_the_call_log() {
     let t = spawn_frozen(47).await;
     let (boston, denver) = t.both_sites().await;
     let erp = denver.vpg_id("erp-dr").await;
@@ -248,6 +248,8 @@ async fn failover_and_move_run_as_tasks_leave_the_vpg_recovered_and_are_in_the_c
     assert_eq!(status, StatusCode::CONFLICT, "{busy}");
     assert_eq!(boston.task_state(&test).await, 1);
 
+    let (status, _) = act(&boston, &erp, "FailoverCommit", json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "no failover to commit");
     let commit = json!({"CommitPolicy": "Commit", "IsReverseProtection": false});
     let failover = started(&boston, &erp, "Failover", commit).await;
     assert_eq!(boston.task(&failover).await["Type"], "FailOver");
@@ -255,6 +257,16 @@ async fn failover_and_move_run_as_tasks_leave_the_vpg_recovered_and_are_in_the_c
     let (status, _) = act(&boston, &erp, "Failover", json!({})).await;
     assert_eq!(status, StatusCode::CONFLICT, "one at a time");
     t.control.advance(1.0).await;
+    assert_eq!(boston.task_state(&failover).await, 2, "waits for a commit");
+    assert_eq!(
+        vpg_status(&boston, &erp).await,
+        (Some(5), Some(15)),
+        "BeforeCommit"
+    );
+    let committed = started(&boston, &erp, "FailoverCommit", json!({})).await;
+    assert_eq!(boston.task(&committed).await["Type"], "FailoverCommit");
+    t.control.advance(1.0).await;
+    assert_eq!(boston.task_state(&committed).await, 6);
     assert_eq!(boston.task_state(&failover).await, 6);
     let vpg = boston.get_ok(&format!("/v1/vpgs/{erp}")).await;
     assert_eq!(vpg["Status"], 8, "Recovered");
@@ -273,7 +285,23 @@ async fn failover_and_move_run_as_tasks_leave_the_vpg_recovered_and_are_in_the_c
     assert_eq!(boston.task(&moved).await["Type"], "Move");
     assert_eq!(boston.get_ok(&format!("/v1/vpgs/{sql}")).await["Status"], 6);
     t.control.advance(1.0).await;
-    assert_eq!(boston.get_ok(&format!("/v1/vpgs/{sql}")).await["Status"], 8);
+    assert_eq!(
+        vpg_status(&boston, &sql).await,
+        (Some(6), Some(19)),
+        "MovingBeforeCommit"
+    );
+    let back = started(&boston, &sql, "moveRollback", Value::Null).await;
+    assert_eq!(boston.task(&back).await["Type"], "MoveRollback");
+    t.control.advance(1.0).await;
+    expect_ended(&boston.task(&moved).await, 5, &["rolled back by"]);
+    assert_eq!(
+        vpg_status(&boston, &sql).await,
+        (Some(1), Some(0)),
+        "replicates again"
+    );
+    let tagged = boston.insert(&sql, "after the rollback").await;
+    t.control.advance(1.0).await;
+    assert_eq!(boston.task_state(&tagged).await, 6, "and takes tags again");
 
     let calls = t.control.calls().await;
     let logged = |suffix: &str, task: &str| {
@@ -285,6 +313,33 @@ async fn failover_and_move_run_as_tasks_leave_the_vpg_recovered_and_are_in_the_c
     };
     assert!(logged("/Failover", &failover));
     assert!(logged("/Move", &moved));
+}
+
+#[tokio::test]
+async fn a_failover_nobody_commits_follows_its_commit_policy_after_an_hour() {
+    let t = spawn_frozen(51).await;
+    let boston = t.boston().await;
+    let sql = boston.vpg_id("sql-local").await;
+    let web = boston.vpg_id("web-local").await;
+    let rolled = started(
+        &boston,
+        &sql,
+        "Failover",
+        json!({"CommitPolicy": "Rollback"}),
+    )
+    .await;
+    let waits = started(&boston, &web, "Failover", json!({"CommitPolicy": "None"})).await;
+    t.control.advance(1.0).await;
+    t.control.advance(3600.0).await;
+    let boston = t.boston().await; // a token of before has expired
+    expect_ended(&boston.task(&rolled).await, 5, &["rolled back by System"]);
+    assert_eq!(vpg_status(&boston, &sql).await, (Some(1), Some(0)));
+    assert_eq!(
+        boston.task_state(&waits).await,
+        2,
+        "None waits for a person"
+    );
+    assert_eq!(vpg_status(&boston, &web).await, (Some(5), Some(15)));
 }
 
 #[tokio::test]
