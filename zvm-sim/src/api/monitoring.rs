@@ -5,7 +5,7 @@
 use axum::Json;
 use axum::extract::Path;
 
-use crate::api::{ApiError, Params, ViewCtx};
+use crate::api::{ApiError, JsonBody, Params, ViewCtx};
 use crate::wire::{
     DatastoreView, EncryptionStateView, LicenseView, PotentialVraView, ServiceProfileView,
     SiteVolumeView, VRA_STATUSES, VmEncryptionView, VmStatisticsView, VolumeEncryptionView,
@@ -155,10 +155,64 @@ pub(crate) async fn nothing_suspected() -> Json<Vec<()>> {
 }
 
 /// `GET /v1/encryptionDetection/state`.
-pub(crate) async fn encryption_state() -> Json<EncryptionStateView> {
+pub(crate) async fn encryption_state(ctx: ViewCtx) -> Json<EncryptionStateView> {
+    let off = ctx.with_world(|world, _| world.site(ctx.site).encryption_detection_off);
     Json(EncryptionStateView {
-        encryption_detection_enabled: true,
+        encryption_detection_enabled: !off,
     })
+}
+
+/// `POST /v1/encryptionDetection/state` `{"encryptionDetectionEnabled"}`.
+pub(crate) async fn set_encryption_state(ctx: ViewCtx, body: JsonBody) -> Result<(), ApiError> {
+    let enabled = body.boolean("encryptionDetectionEnabled")?.ok_or_else(|| {
+        ApiError::BadRequest(
+            "encryptionDetectionEnabled is required: send {\"encryptionDetectionEnabled\": true} or false."
+                .to_owned(),
+        )
+    })?;
+    ctx.with_world(|world, _| world.sites[ctx.site.index()].encryption_detection_off = !enabled);
+    Ok(())
+}
+
+/// `POST /v1/encryptionDetection/dismissEvent` `{"vpgIdentifiers": [...]}`: each VPG must be one
+/// this site sees; nothing is suspected, so there is nothing else to clear.
+pub(crate) async fn dismiss_encryption_event(ctx: ViewCtx, body: JsonBody) -> Result<(), ApiError> {
+    let vpgs = body.string_list("vpgIdentifiers")?.unwrap_or_default();
+    if vpgs.is_empty() {
+        return Err(ApiError::BadRequest(
+            "vpgIdentifiers is required: the VPGs whose encryption event to dismiss.".to_owned(),
+        ));
+    }
+    ctx.with_world(|world, _| {
+        vpgs.iter()
+            .try_for_each(|vpg| world.visible_vpg(ctx.site, vpg).map(|_| ()))
+    })?;
+    Ok(())
+}
+
+/// `PUT /v1/license` `{"licenseKey"}`: the site's license from now on.
+pub(crate) async fn set_license(ctx: ViewCtx, body: JsonBody) -> Result<(), ApiError> {
+    let key = body.required_text("licenseKey")?.trim().to_owned();
+    ctx.with_world(|world, _| world.sites[ctx.site.index()].license_key = Some(key));
+    Ok(())
+}
+
+/// `DELETE /v1/license`: the site has no license (`Details` null) until one is put.
+pub(crate) async fn delete_license(ctx: ViewCtx) -> Result<(), ApiError> {
+    let had = ctx.with_world(|world, _| world.sites[ctx.site.index()].license_key.take());
+    match had {
+        Some(_) => Ok(()),
+        None => Err(ApiError::NotFound(
+            "This site has no license to delete: PUT /v1/license adds one.".to_owned(),
+        )),
+    }
+}
+
+/// `POST /v1/zsspsessions`: refused, as a site without a Zerto Cloud Manager refuses it.
+pub(crate) async fn zssp_session_without_zcm() -> ApiError {
+    ApiError::BadRequest(
+        "A ZSSP session needs a Zerto Cloud Manager, and this site has none.".to_owned(),
+    )
 }
 
 /// `GET /v1/serviceprofiles`, filtered by `siteIdentifier` (either site of the pair).

@@ -179,6 +179,14 @@ fn sites(t: Table) -> Table {
             Implemented(""),
         )
         .route(
+            "/v1/peersites/generatetoken",
+            post(sites::generate_pairing_token),
+            Simplified(
+                "a token good for 48 hours, which replaces the site's last; no pairing uses it, \
+                 since the two sites are paired from the start",
+            ),
+        )
+        .route(
             "/v1/peersites/{siteIdentifier}",
             get(sites::peer_site),
             Implemented(""),
@@ -765,10 +773,13 @@ fn monitoring(t: Table) -> Table {
     )
     .route(
         "/v1/license",
-        get(monitoring::license),
+        get(monitoring::license)
+            .put(monitoring::set_license)
+            .delete(monitoring::delete_license),
         Simplified(
             "an Enterprise license that does not expire, room for every VM, and each site's \
-             protected VMs",
+             protected VMs; a PUT sets the site's key, a DELETE leaves `Details` null (nothing \
+             is refused for want of a license)",
         ),
     )
     .route(
@@ -793,12 +804,12 @@ fn monitoring(t: Table) -> Table {
     )
     .route(
         "/v1/zsspsessions",
-        get(monitoring::none_without_zcm),
-        Implemented("`[]`: no Zerto Cloud Manager"),
+        get(monitoring::none_without_zcm).post(monitoring::zssp_session_without_zcm),
+        Implemented("`[]`: no Zerto Cloud Manager; a POST is refused (400) for that reason"),
     )
     .route(
         "/v1/zsspsessions/{zsspSessionIdentifier}",
-        get(monitoring::no_zcm_entity),
+        get(monitoring::no_zcm_entity).delete(monitoring::no_zcm_entity),
         Implemented("404"),
     )
     .route(
@@ -823,8 +834,13 @@ fn monitoring(t: Table) -> Table {
     )
     .route(
         "/v1/encryptionDetection/state",
-        get(monitoring::encryption_state),
-        Simplified("always enabled"),
+        get(monitoring::encryption_state).post(monitoring::set_encryption_state),
+        Simplified("enabled until a POST turns it off, per site; nothing is ever detected"),
+    )
+    .route(
+        "/v1/encryptionDetection/dismissEvent",
+        post(monitoring::dismiss_encryption_event),
+        Simplified("each VPG must be one this site sees; nothing is suspected, so nothing changes"),
     )
 }
 
@@ -923,26 +939,34 @@ fn traces(t: Table) -> Table {
 }
 
 /// What the simulator does not serve, and why: each answers 404 as any unknown path.
-pub(crate) const ABSENT: [(&str, &str); 8] = [
+pub(crate) const ABSENT: [(&str, &str); 10] = [
     (
         "other Keycloak endpoints (`auth`, `userinfo`, `logout`, admin API)",
         "rewind uses none",
     ),
     (
-        "`POST`/`DELETE /v1/peersites`, `/v1/peersites/generatetoken`",
-        "the two sites are always paired",
+        "`POST`/`DELETE /v1/peersites`",
+        "the two sites are paired from the start; pairing and unpairing are not modelled",
     ),
     (
         "`DELETE /v1/vpgs/{id}`, `/v1/vpgSettings/copyVpgSettings`, `/v1/vpgSettings/exportSettings`, `/v1/vpgSettings/exportedSettings/...`, `/v1/vpgSettings/import`",
         "the world file defines the VPGs",
     ),
     (
-        "`/v1/vras` writes, `/v1/vras/clusters/...`, `/v1/alerts` writes other than dismiss",
+        "`/v1/vras` writes, `/v1/vras/cleanup`, `/v1/vras/clusters/...`, `/v1/vras/{id}/upgrade`, `/v1/vras/{id}/changerecoveryvra/...`, `/v1/alerts` writes other than dismiss",
         "the inventory is the world file's",
     ),
     (
-        "`POST`/`PUT`/`DELETE /v1/ltr/repositories`, `POST /v1/ltr/catalog/deleteretentionsets`, `POST /v1/ltr/restore/vm`, `GET /v1/ltr/catalog/vms/{vm}/retentionsets/{id}/settings`, `/v1/license` writes, `POST /v1/localsite/billing/sendUsage`",
-        "repositories and which VPGs they keep are the world file's; restores other than FLR and writes are not modelled",
+        "`POST`/`PUT`/`DELETE /v1/ltr/repositories`, `POST /v1/ltr/catalog/deleteretentionsets`, `POST /v1/ltr/restore/vm`, `GET /v1/ltr/catalog/vms/{vm}/retentionsets/{id}/settings`, `POST /v1/localsite/billing/sendUsage`",
+        "repositories and which VPGs they keep are the world file's; restores other than FLR, and billing, are not modelled",
+    ),
+    (
+        "`/v1/recoveryScripts/...`",
+        "no recovery script runs in the simulator",
+    ),
+    (
+        "`/v1/vcd/...`, `/v1/virtualizationsites/{id}/orgvdcs/...`, `/v1/virtualizationsites/{id}/publiccloud/...`",
+        "both sites are vCenter sites",
     ),
     (
         "`/v1/sessions`, `/v1/repositories`, `/v1/encryptiondetection`, `/v1/encryptiondetection/types`, `/v1/serverDateTime`",

@@ -137,6 +137,21 @@ pub(crate) fn site_by_id(world: &World, id: &str) -> Result<SiteRole, ApiError> 
         })
 }
 
+/// How long a pairing token is good for.
+const PAIRING_TOKEN_HOURS: i64 = 48;
+
+/// `POST /v1/peersites/generatetoken`: a token a peer pairs with, good for 48 hours; a new one
+/// replaces the last.
+pub(crate) async fn generate_pairing_token(ctx: ViewCtx) -> Json<serde_json::Value> {
+    let (token, until) = ctx.with_world(|world, now| {
+        let token = world.new_pairing_token();
+        let until = now.plus_millis(PAIRING_TOKEN_HOURS * 3_600_000);
+        world.sites[ctx.site.index()].pairing_token = Some((token.clone(), until));
+        (token, until)
+    });
+    Json(serde_json::json!({"Token": token, "UtcExpirationDate": until.to_wire()}))
+}
+
 /// `GET /v1/localsite/settings/loginBanner`.
 pub(crate) async fn login_banner(ctx: ViewCtx) -> Json<serde_json::Value> {
     let banner = ctx.with_world(|world, _| world.site(ctx.site).login_banner.clone());

@@ -626,14 +626,15 @@ const VRA_MOREF_BASE: usize = 1_000_000;
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct LicenseView {
-    pub details: LicenseDetailsView,
+    /// `null` once the license was deleted.
+    pub details: Option<LicenseDetailsView>,
     pub usage: LicenseUsageView,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct LicenseDetailsView {
-    pub license_key: &'static str,
+    pub license_key: String,
     pub license_type: &'static str,
     pub expiry_time: &'static str,
     pub max_vms: usize,
@@ -676,12 +677,17 @@ impl SiteView<'_> {
             .collect();
         let total = sites_usage.iter().map(|s| s.protected_vms_count).sum();
         LicenseView {
-            details: LicenseDetailsView {
-                license_key: LICENSE_KEY,
-                license_type: "Enterprise",
-                expiry_time: LICENSE_EXPIRY,
-                max_vms: self.world.vms.len().max(1000),
-            },
+            details: self
+                .world
+                .site(self.site)
+                .license_key
+                .clone()
+                .map(|key| LicenseDetailsView {
+                    license_key: key,
+                    license_type: "Enterprise",
+                    expiry_time: LICENSE_EXPIRY,
+                    max_vms: self.world.vms.len().max(1000),
+                }),
             usage: LicenseUsageView {
                 sites_usage,
                 total_vms_count: total,
@@ -690,7 +696,5 @@ impl SiteView<'_> {
     }
 }
 
-/// The simulated license's key: plainly not a real one.
-const LICENSE_KEY: &str = "SIMULATED-ZVM-LICENSE";
 /// It does not expire within any simulation.
 const LICENSE_EXPIRY: &str = "2099-12-31T00:00:00.000Z";

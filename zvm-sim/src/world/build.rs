@@ -136,6 +136,9 @@ fn new_site(index: usize, spec: &SiteSpec, rng: &mut ChaCha8Rng) -> Site {
         ),
         server_id,
         login_banner: Default::default(),
+        encryption_detection_off: false,
+        license_key: Some(super::inventory::SIMULATED_LICENSE.to_owned()),
+        pairing_token: None,
     }
 }
 

@@ -72,6 +72,22 @@ pub struct Site {
     /// The banner its ZVM's login page shows (`/v1/localsite/settings/loginBanner`).
     #[serde(default)]
     pub login_banner: LoginBanner,
+    /// Whether its encryption detection was turned off (`POST /v1/encryptionDetection/state`).
+    #[serde(default)]
+    pub encryption_detection_off: bool,
+    /// Its license key; `None` once deleted (`/v1/license`).
+    #[serde(default = "simulated_license")]
+    pub license_key: Option<String>,
+    /// The pairing token it generated last, and until when it is good.
+    #[serde(default)]
+    pub pairing_token: Option<(String, SimTime)>,
+}
+
+/// The license key every simulated ZVM starts with.
+pub const SIMULATED_LICENSE: &str = "SIMULATED-ZVM-LICENSE";
+
+fn simulated_license() -> Option<String> {
+    Some(SIMULATED_LICENSE.to_owned())
 }
 
 /// A ZVM's login banner: off, with no text, until someone sets it.

@@ -236,6 +236,11 @@ pub struct World {
 }
 
 impl World {
+    /// A new pairing token, from the run-time random stream.
+    pub fn new_pairing_token(&mut self) -> String {
+        guid(&mut self.rng).replace('-', "")
+    }
+
     /// The site of a role.
     pub fn site(&self, role: SiteRole) -> &Site {
         &self.sites[role.index()]

@@ -469,3 +469,71 @@ async fn the_login_banner_is_off_until_set_and_is_per_site() {
         "Denver's own"
     );
 }
+
+#[tokio::test]
+async fn encryption_detection_license_and_pairing_tokens_are_set_per_site() {
+    let (t, boston) = at_boston().await;
+    let state = "/v1/encryptionDetection/state";
+    assert_eq!(
+        boston.get_ok(state).await["EncryptionDetectionEnabled"],
+        true
+    );
+    let off = serde_json::json!({"encryptionDetectionEnabled": false});
+    assert_eq!(boston.post(state, &off).await.0, StatusCode::OK);
+    assert_eq!(
+        boston.get_ok(state).await["EncryptionDetectionEnabled"],
+        false
+    );
+    let denver = t.denver().await;
+    assert_eq!(
+        denver.get_ok(state).await["EncryptionDetectionEnabled"],
+        true
+    );
+    let vpg = boston.vpg_id("web-local").await;
+    let dismiss = "/v1/encryptionDetection/dismissEvent";
+    let known = serde_json::json!({"vpgIdentifiers": [vpg]});
+    assert_eq!(boston.post(dismiss, &known).await.0, StatusCode::OK);
+    let unknown = serde_json::json!({"vpgIdentifiers": ["no-such-vpg"]});
+    assert_eq!(
+        boston.post(dismiss, &unknown).await.0,
+        StatusCode::NOT_FOUND
+    );
+
+    let license = boston.get_ok("/v1/license").await;
+    assert_eq!(license["Details"]["LicenseKey"], "SIMULATED-ZVM-LICENSE");
+    let (status, _) = boston.delete("/v1/license").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(boston.get_ok("/v1/license").await["Details"].is_null());
+    assert_eq!(boston.delete("/v1/license").await.0, StatusCode::NOT_FOUND);
+    let key = serde_json::json!({"licenseKey": "ABCD-1234"});
+    let (status, _) = boston
+        .request(reqwest::Method::PUT, "/v1/license", Some(&key))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        boston.get_ok("/v1/license").await["Details"]["LicenseKey"],
+        "ABCD-1234"
+    );
+
+    let (status, first) = boston
+        .post("/v1/peersites/generatetoken", &serde_json::json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    assert!(
+        first["Token"].as_str().is_some_and(|t| t.len() >= 16),
+        "{first}"
+    );
+    assert!(first["UtcExpirationDate"].is_string(), "{first}");
+    let (_, second) = boston
+        .post("/v1/peersites/generatetoken", &serde_json::json!({}))
+        .await;
+    assert_ne!(first["Token"], second["Token"], "a new token each time");
+
+    let session = serde_json::json!({"zorgIdentifier": "z", "zsspAddress": "https://zssp"});
+    let (status, refused) = boston.post("/v1/zsspsessions", &session).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused.to_string().contains("Zerto Cloud Manager"),
+        "{refused}"
+    );
+}
