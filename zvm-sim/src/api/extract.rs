@@ -218,6 +218,25 @@ impl<S: Send + Sync> FromRequest<S> for JsonDocument {
     }
 }
 
+/// An absent body, or a JSON `null`, is `None`, as for [`JsonBody`].
+impl<S: Send + Sync> OptionalFromRequest<S> for JsonDocument {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Option<Self>, ApiError> {
+        let (content_type, bytes) = read_body(request, state).await?;
+        if bytes.iter().all(u8::is_ascii_whitespace)
+            || (bytes.trim_ascii() == b"null" && is_json(&content_type))
+        {
+            return Ok(None);
+        }
+        JsonBody::parse(&content_type, &bytes)?;
+        let value = serde_json::from_slice(&bytes).map_err(|e| {
+            ApiError::BadRequest(format!("The request body is not valid JSON: {e}"))
+        })?;
+        Ok(Some(JsonDocument(value)))
+    }
+}
+
 /// An absent body, or a JSON `null`, is `None` (ASP.NET binds both to a null body); a present one
 /// must be a JSON object. For calls whose fields are all optional, so `curl -X POST` works
 /// without `-d`.

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::api::actions::ActionResult;
 use crate::api::call_log::StartedTask;
 use crate::api::extract::JsonDocument;
-use crate::api::{ApiError, JsonBody, ViewCtx};
+use crate::api::{ApiError, ViewCtx};
 use crate::world::auth::Principal;
 use crate::world::settings::{default_part, pascal_case, settings_vm};
 use crate::world::{Refusal, World};
@@ -19,20 +19,51 @@ fn document(body: JsonDocument) -> Value {
     pascal_case(body.0)
 }
 
-/// `POST /v1/vpgSettings` `{"VpgIdentifier"?}`: a document for changing that VPG, or for a new one.
-pub(crate) async fn create(ctx: ViewCtx, body: Option<JsonBody>) -> Result<Json<String>, ApiError> {
-    let from = match &body {
-        Some(body) => body.text("VpgIdentifier")?.map(str::to_owned),
-        None => None,
+/// `POST /v1/vpgSettings` (SW10's `VpgSettingsApi`, every key optional): a document for changing
+/// the VPG `VpgIdentifier` names, or for a new one; the parts the body gives are laid over it, key
+/// by key, and checked as a PUT of each is.
+pub(crate) async fn create(
+    ctx: ViewCtx,
+    body: Option<JsonDocument>,
+) -> Result<Json<String>, ApiError> {
+    let given = body.map(document).unwrap_or(Value::Null);
+    let from = match &given["VpgIdentifier"] {
+        Value::Null => None,
+        Value::String(id) => Some(id.clone()),
+        other => {
+            return Err(ApiError::BadRequest(format!(
+                "VpgIdentifier must be a string; the body has {other}."
+            )));
+        }
     };
     let id = ctx.with_world(|world, _| {
         let vpg = match &from {
             Some(vpg) => Some(world.visible_vpg(ctx.site, vpg)?),
             None => None,
         };
-        Ok::<_, Refusal>(world.new_vpg_settings(ctx.site, vpg))
+        let mut doc = world.settings_document(ctx.site, vpg);
+        for (key, part) in given.as_object().into_iter().flatten() {
+            lay_over(&mut doc[key.as_str()], part);
+        }
+        world.check_basic(&doc["Basic"])?;
+        for vm in doc["Vms"].as_array().into_iter().flatten() {
+            world.check_settings_vm(&doc, vm)?;
+        }
+        Ok::<_, Refusal>(world.keep_vpg_settings(ctx.site, doc))
     })?;
     Ok(Json(id))
+}
+
+/// `given` over `part`: an object's keys one by one, anything else whole.
+fn lay_over(part: &mut Value, given: &Value) {
+    match (part.as_object_mut(), given.as_object()) {
+        (Some(part), Some(given)) => {
+            for (k, v) in given {
+                part.insert(k.clone(), v.clone());
+            }
+        }
+        _ => *part = given.clone(),
+    }
 }
 
 /// `GET /v1/vpgSettings`: every document this site holds.

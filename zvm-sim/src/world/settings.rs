@@ -73,13 +73,17 @@ fn refused(message: impl Into<String>) -> Refusal {
 }
 
 impl World {
-    /// `POST /v1/vpgSettings`: a document for a new VPG, or, with `from`, for changing that VPG.
-    pub fn new_vpg_settings(&mut self, site: SiteRole, from: Option<usize>) -> String {
-        let id = guid(&mut self.rng);
-        let mut doc = match from {
+    /// The document `POST /v1/vpgSettings` starts from: of the VPG `from`, or for a new VPG.
+    pub fn settings_document(&self, site: SiteRole, from: Option<usize>) -> Value {
+        match from {
             Some(vpg) => self.settings_of_vpg(vpg),
             None => self.settings_for_new(site),
-        };
+        }
+    }
+
+    /// Keeps `doc` as a new document of `site`; its identifier.
+    pub fn keep_vpg_settings(&mut self, site: SiteRole, mut doc: Value) -> String {
+        let id = guid(&mut self.rng);
         doc["VpgSettingsIdentifier"] = json!(id);
         let settings = VpgSettings {
             id: id.clone(),

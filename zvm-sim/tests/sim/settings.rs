@@ -183,4 +183,27 @@ async fn a_new_vpgs_settings_are_checked_and_their_commit_is_refused() {
     let (status, _) = boston.delete(&path).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(boston.get_ok("/v1/vpgSettings").await, json!([]));
+
+    // The parts a POST gives are laid over the defaults, key by key, and checked.
+    let given = json!({"basic": {"name": "given-at-post", "rpoInSeconds": 60}});
+    let (status, id) = boston.post("/v1/vpgSettings", &given).await;
+    assert_eq!(status, StatusCode::OK, "{id}");
+    let basic = boston
+        .get_ok(&format!("/v1/vpgSettings/{}/basic", id.as_str().unwrap()))
+        .await;
+    assert_eq!(
+        (basic["Name"].clone(), basic["RpoInSeconds"].clone()),
+        (json!("given-at-post"), json!(60))
+    );
+    assert_eq!(basic["Priority"], "Medium", "a default kept");
+    expect_refused(
+        boston
+            .post(
+                "/v1/vpgSettings",
+                &json!({"Basic": {"JournalHistoryInHours": 1000}}),
+            )
+            .await,
+        StatusCode::BAD_REQUEST,
+        &["JournalHistoryInHours"],
+    );
 }
