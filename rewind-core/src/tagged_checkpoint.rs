@@ -163,6 +163,15 @@ pub struct TagList {
 }
 
 impl TagList {
+    /// The time of the newest tag listed, in any VPG.
+    pub fn newest(&self) -> Option<DateTime<Utc>> {
+        self.vpgs
+            .iter()
+            .flat_map(|v| v.tags.iter())
+            .filter_map(|t| t.timestamp)
+            .max()
+    }
+
     /// One line for humans: how many tagged checkpoints (of the change, when one was asked for) in how
     /// many of the VM's VPGs, and which VPGs could not be read.
     pub fn headline(&self) -> String {

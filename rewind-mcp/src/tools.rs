@@ -635,13 +635,9 @@ async fn restore_question(
     request: &RestoreRequest,
 ) -> String {
     let tags = rewind.list_tags(&a.vm, Some(&a.change_id)).await.ok();
-    let newest = tags
-        .iter()
-        .flat_map(|t| t.vpgs.iter())
-        .flat_map(|v| v.tags.iter())
-        .filter_map(|t| t.timestamp)
-        .max();
-    let when = newest.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string());
+    let when = tags
+        .and_then(|t| t.newest())
+        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string());
     let name = match &request.target {
         RestoreTarget::Alongside { name } => Some(name.as_str()),
         RestoreTarget::InPlace => None,

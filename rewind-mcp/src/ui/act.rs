@@ -304,13 +304,7 @@ fn restore_request(form: &ActForm) -> Result<RestoreRequest, String> {
 async fn restore_question(rewind: &Rewind, form: &ActForm) -> Result<Markup, String> {
     let request = restore_request(form)?;
     let tags = rewind.list_tags(&form.vm, Some(&form.change)).await.ok();
-    let newest = tags
-        .iter()
-        .flat_map(|t| t.vpgs.iter())
-        .flat_map(|v| v.tags.iter())
-        .filter_map(|t| t.timestamp)
-        .max();
-    let at = newest.map_or_else(
+    let at = tags.and_then(|t| t.newest()).map_or_else(
         || "its tag".to_owned(),
         |t| format!("its tag of {}", t.format("%Y-%m-%d %H:%M UTC")),
     );

@@ -210,11 +210,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonDocument {
                 "The request body is empty: send a JSON object.".to_owned(),
             ));
         }
-        JsonBody::parse(&content_type, &bytes)?;
-        let value = serde_json::from_slice(&bytes).map_err(|e| {
-            ApiError::BadRequest(format!("The request body is not valid JSON: {e}"))
-        })?;
-        Ok(JsonDocument(value))
+        JsonDocument::parse(&content_type, &bytes)
     }
 }
 
@@ -229,11 +225,18 @@ impl<S: Send + Sync> OptionalFromRequest<S> for JsonDocument {
         {
             return Ok(None);
         }
-        JsonBody::parse(&content_type, &bytes)?;
-        let value = serde_json::from_slice(&bytes).map_err(|e| {
+        JsonDocument::parse(&content_type, &bytes).map(Some)
+    }
+}
+
+impl JsonDocument {
+    /// A body checked as [`JsonBody::parse`] checks it, then kept as sent.
+    fn parse(content_type: &str, bytes: &[u8]) -> Result<JsonDocument, ApiError> {
+        JsonBody::parse(content_type, bytes)?;
+        let value = serde_json::from_slice(bytes).map_err(|e| {
             ApiError::BadRequest(format!("The request body is not valid JSON: {e}"))
         })?;
-        Ok(Some(JsonDocument(value)))
+        Ok(JsonDocument(value))
     }
 }
 
