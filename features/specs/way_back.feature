@@ -14,6 +14,13 @@ Feature: How long the way back lasts
     And the guard's notes for VPG "web-dr" say "less than the 4 h asked for"
     And the answer says "The shortest way back is VPG"
 
+  Scenario: A history shortened in Zerto after a guard ages its tag out sooner, and is reported so
+    Given the operator has run `rewind guard web-01 --agent ops --action "edit app.conf" --change shortened`
+    When someone sets VPG "web-dr" to keep 1 hour of history in Zerto
+    And Zerto's clock moves on 61 minutes
+    Then the operator sees the tag of change "shortened" on "web-01" in VPG "web-dr" as "aged_out"
+    And the operator sees the tag of change "shortened" on "web-01" in VPG "web-local" as "aged_out"
+
   Scenario: A journal a burst of writes filled says so at guard: its way back is a shorter estimate
     Given a burst of writes as big as 40 minutes of its usual writing fills the journal of VPG "web-local"
     When the agent guards "web-01" for change "after-burst"

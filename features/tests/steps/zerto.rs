@@ -35,6 +35,34 @@ async fn paused(world: &mut RewindWorld, vpg: String) {
         .await;
 }
 
+#[when(expr = "someone sets VPG {string} to keep {int} hour(s) of history in Zerto")]
+async fn set_history(world: &mut RewindWorld, vpg: String, hours: u64) {
+    // Through the ZVM's own API, as Zerto's automation edits a VPG: its settings taken out,
+    // changed, committed, and the commit's task followed to its end.
+    let control = world.sim().await;
+    let zerto = zvm_sim::test_kit::Site::service(control.http(), control.base()).await;
+    let vpg_id = zerto.vpg_id(&vpg).await;
+    let (_, settings) = zerto
+        .post("/v1/vpgSettings", &json!({"vpgIdentifier": vpg_id}))
+        .await;
+    let path = format!(
+        "/v1/vpgSettings/{}",
+        settings.as_str().expect("the settings' id")
+    );
+    let mut basic = zerto.get_ok(&format!("{path}/basic")).await;
+    basic["JournalHistoryInHours"] = json!(hours);
+    let (status, _) = zerto
+        .request(reqwest::Method::PUT, &format!("{path}/basic"), Some(&basic))
+        .await;
+    assert!(status.is_success(), "the new history is taken: {status}");
+    let (_, task) = zerto.post(&format!("{path}/commit"), &json!({})).await;
+    let task = task.as_str().expect("the commit's task").to_owned();
+    while zerto.task_state(&task).await == 1 {
+        control.advance(1.0).await;
+    }
+    assert_eq!(zerto.task_state(&task).await, 6, "the commit completed");
+}
+
 #[when(expr = "Zerto resyncs VPG {string} for {int} seconds")]
 async fn resync(world: &mut RewindWorld, vpg: String, seconds: u64) {
     world.sim().await.resync_as(&vpg, seconds, "FullSync").await;
