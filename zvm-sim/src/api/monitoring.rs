@@ -162,9 +162,18 @@ pub(crate) async fn encryption_state(ctx: ViewCtx) -> Json<EncryptionStateView> 
     })
 }
 
-/// `POST /v1/encryptionDetection/state` `{"encryptionDetectionEnabled"}`.
-pub(crate) async fn set_encryption_state(ctx: ViewCtx, body: JsonBody) -> Result<(), ApiError> {
-    let enabled = body.boolean("encryptionDetectionEnabled")?.ok_or_else(|| {
+/// `POST /v1/encryptionDetection/state` `{"encryptionDetectionEnabled"}`, or, without a body,
+/// `?encryptionDetectionEnabled=`, as zvma10-api-wrapper sends it.
+pub(crate) async fn set_encryption_state(
+    ctx: ViewCtx,
+    params: Params,
+    body: Option<JsonBody>,
+) -> Result<(), ApiError> {
+    let given = match &body {
+        Some(body) => body.boolean("encryptionDetectionEnabled")?,
+        None => params.boolean("encryptionDetectionEnabled")?,
+    };
+    let enabled = given.ok_or_else(|| {
         ApiError::BadRequest(
             "encryptionDetectionEnabled is required: send {\"encryptionDetectionEnabled\": true} or false."
                 .to_owned(),

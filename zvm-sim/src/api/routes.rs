@@ -169,6 +169,14 @@ fn sites(t: Table) -> Table {
             Implemented("off and empty until set; turning it on needs its text"),
         )
         .route(
+            "/v1/localsite/settings/logingbanner",
+            get(sites::login_banner).put(sites::set_login_banner),
+            Implemented(
+                "the same, under the spelling zvma10-api-wrapper calls (its comment says an \
+                 appliance spells it so)",
+            ),
+        )
+        .route(
             "/v1/peersites",
             get(sites::peer_sites),
             Implemented("filters `peerName`, `pairingStatus`, `location`, `hostName`, `port`"),
@@ -835,7 +843,10 @@ fn monitoring(t: Table) -> Table {
     .route(
         "/v1/encryptionDetection/state",
         get(monitoring::encryption_state).post(monitoring::set_encryption_state),
-        Simplified("enabled until a POST turns it off, per site; nothing is ever detected"),
+        Simplified(
+            "enabled until a POST turns it off, per site (its body, or without one its query, \
+             as zvma10-api-wrapper sends it); nothing is ever detected",
+        ),
     )
     .route(
         "/v1/encryptionDetection/dismissEvent",

@@ -468,6 +468,11 @@ async fn the_login_banner_is_off_until_set_and_is_per_site() {
         false,
         "Denver's own"
     );
+    let misspelt = boston.get_ok("/v1/localsite/settings/logingbanner").await;
+    assert_eq!(
+        misspelt["LoginBanner"], "Authorized use only",
+        "the wrapper's spelling"
+    );
 }
 
 #[tokio::test]
@@ -487,6 +492,19 @@ async fn encryption_detection_license_and_pairing_tokens_are_set_per_site() {
     let denver = t.denver().await;
     assert_eq!(
         denver.get_ok(state).await["EncryptionDetectionEnabled"],
+        true
+    );
+    // Without a body, as zvma10-api-wrapper sends it, the query says.
+    let (status, _) = boston
+        .request(
+            reqwest::Method::POST,
+            &format!("{state}?encryptionDetectionEnabled=true"),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        boston.get_ok(state).await["EncryptionDetectionEnabled"],
         true
     );
     let vpg = boston.vpg_id("web-local").await;
