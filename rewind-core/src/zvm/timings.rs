@@ -231,17 +231,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let timings = keeping_in(dir.path(), "http://127.0.0.1:9/");
         let files = || std::fs::read_dir(dir.path()).unwrap().count();
+        // Removes the kept file, so that a write shows as a file again.
+        let forget = || {
+            let kept = std::fs::read_dir(dir.path()).unwrap().next().unwrap();
+            std::fs::remove_file(kept.unwrap().path()).unwrap();
+        };
         timings.observe_insert(Duration::from_secs(2));
         assert_eq!(files(), 1, "the first timing learnt is kept");
-        std::fs::remove_file(
-            std::fs::read_dir(dir.path())
-                .unwrap()
-                .next()
-                .unwrap()
-                .unwrap()
-                .path(),
-        )
-        .unwrap();
+        forget();
         timings.observe_insert(Duration::from_millis(2_010));
         assert_eq!(
             files(),
@@ -250,15 +247,7 @@ mod tests {
         );
         timings.observe_listing(Duration::from_millis(500));
         assert_eq!(files(), 1, "a timing learnt for the first time is");
-        std::fs::remove_file(
-            std::fs::read_dir(dir.path())
-                .unwrap()
-                .next()
-                .unwrap()
-                .unwrap()
-                .path(),
-        )
-        .unwrap();
+        forget();
         timings.observe_insert(Duration::from_secs(4));
         assert_eq!(files(), 1, "a timing that moved is");
     }

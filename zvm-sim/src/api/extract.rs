@@ -186,12 +186,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
-        let (content_type, bytes) = read_body(request, state).await?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(ApiError::BadRequest(
-                "The request body is empty: send a JSON object.".to_owned(),
-            ));
-        }
+        let (content_type, bytes) = present_body(request, state).await?;
         JsonBody::parse(&content_type, &bytes)
     }
 }
@@ -204,12 +199,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonDocument {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
-        let (content_type, bytes) = read_body(request, state).await?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(ApiError::BadRequest(
-                "The request body is empty: send a JSON object.".to_owned(),
-            ));
-        }
+        let (content_type, bytes) = present_body(request, state).await?;
         JsonDocument::parse(&content_type, &bytes)
     }
 }
@@ -219,13 +209,10 @@ impl<S: Send + Sync> OptionalFromRequest<S> for JsonDocument {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Option<Self>, ApiError> {
-        let (content_type, bytes) = read_body(request, state).await?;
-        if bytes.iter().all(u8::is_ascii_whitespace)
-            || (bytes.trim_ascii() == b"null" && is_json(&content_type))
-        {
-            return Ok(None);
+        match optional_body(request, state).await? {
+            Some((content_type, bytes)) => JsonDocument::parse(&content_type, &bytes).map(Some),
+            None => Ok(None),
         }
-        JsonDocument::parse(&content_type, &bytes).map(Some)
     }
 }
 
@@ -247,15 +234,36 @@ impl<S: Send + Sync> OptionalFromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Option<Self>, ApiError> {
-        let (content_type, bytes) = read_body(request, state).await?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(None);
+        match optional_body(request, state).await? {
+            Some((content_type, bytes)) => JsonBody::parse(&content_type, &bytes).map(Some),
+            None => Ok(None),
         }
-        if bytes.trim_ascii() == b"null" && is_json(&content_type) {
-            return Ok(None);
-        }
-        JsonBody::parse(&content_type, &bytes).map(Some)
     }
+}
+
+/// A body that must be given: its content type and bytes, or the refusal of an empty one.
+async fn present_body<S: Send + Sync>(
+    request: Request,
+    state: &S,
+) -> Result<(String, Bytes), ApiError> {
+    let (content_type, bytes) = read_body(request, state).await?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::BadRequest(
+            "The request body is empty: send a JSON object.".to_owned(),
+        ));
+    }
+    Ok((content_type, bytes))
+}
+
+/// A body that may be left out: `None` when it is empty or a JSON `null`.
+async fn optional_body<S: Send + Sync>(
+    request: Request,
+    state: &S,
+) -> Result<Option<(String, Bytes)>, ApiError> {
+    let (content_type, bytes) = read_body(request, state).await?;
+    let absent = bytes.iter().all(u8::is_ascii_whitespace)
+        || (bytes.trim_ascii() == b"null" && is_json(&content_type));
+    Ok((!absent).then_some((content_type, bytes)))
 }
 
 async fn read_body<S: Send + Sync>(

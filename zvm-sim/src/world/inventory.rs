@@ -210,6 +210,15 @@ pub struct Vpg {
 }
 
 impl Vpg {
+    /// Its status and substatus by name, `MeetingSLA / None`, for messages.
+    pub fn state(&self) -> String {
+        format!(
+            "{} / {}",
+            crate::world::enums::VPG_STATUS.name(self.status),
+            crate::world::enums::VPG_SUBSTATUS.name(self.sub_status)
+        )
+    }
+
     /// `RunningFailOverTestApi.Stage` of its running failover test: `Starting` while the start
     /// task runs, `InTest` once it completed, `Stopping` while the stop task runs.
     pub fn test_stage(&self, tasks: &Tasks) -> Option<&'static str> {

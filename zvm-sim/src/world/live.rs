@@ -5,7 +5,7 @@
 //! A commit leaves the VPG Recovered; a rollback leaves it replicating as before, writing again.
 //! Never a rewind tool: here so that clients of Zerto's whole API can run against the simulator.
 
-use super::enums::{VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_state};
+use super::enums::{status, substatus, task_state};
 use super::restore::commit_policy;
 use super::tasks::{Operation, Planned, TaskKey};
 use super::traces::RecoveryReport;
@@ -81,10 +81,9 @@ impl World {
         let what = if failover { "failover" } else { "move" };
         waiting.ok_or_else(|| {
             Refusal::Conflict(format!(
-                "VPG '{}' has no {what} waiting for a commit or a rollback (it is {} / {}).",
+                "VPG '{}' has no {what} waiting for a commit or a rollback (it is {}).",
                 v.name,
-                VPG_STATUS.name(v.status),
-                VPG_SUBSTATUS.name(v.sub_status)
+                v.state()
             ))
         })
     }

@@ -11,7 +11,7 @@ use rand::RngExt;
 use crate::decisions;
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
-use crate::world::enums::{VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_state};
+use crate::world::enums::{VPG_STATUS, status, substatus, task_state};
 use crate::world::inventory::FailoverTestRun;
 use crate::world::journal::Checkpoint;
 use crate::world::tasks::{Operation, Planned, TaskKey};
@@ -54,11 +54,10 @@ impl World {
                 let v = &self.vpgs[vpg];
                 v.journal.latest(now).ok_or_else(|| {
                     Refusal::Conflict(format!(
-                        "VPG '{}' has no checkpoint in its journal ({} / {}): there is nothing to \
+                        "VPG '{}' has no checkpoint in its journal ({}): there is nothing to \
                          recover from until it writes checkpoints.",
                         v.name,
-                        VPG_STATUS.name(v.status),
-                        VPG_SUBSTATUS.name(v.sub_status)
+                        v.state()
                     ))
                 })
             }
@@ -290,11 +289,10 @@ impl World {
         if !self.writes_checkpoints(vpg) {
             let v = &self.vpgs[vpg];
             return Err(Refusal::Conflict(format!(
-                "VPG '{}' cannot be moved while it is {} / {}: it writes no checkpoints in this \
+                "VPG '{}' cannot be moved while it is {}: it writes no checkpoints in this \
                  state. Wait until it meets its SLA again.",
                 v.name,
-                VPG_STATUS.name(v.status),
-                VPG_SUBSTATUS.name(v.sub_status)
+                v.state()
             )));
         }
         let operation = Operation::Move { commit_policy };
@@ -341,11 +339,10 @@ impl World {
         }
         if !(status::MEETING_SLA..=status::HISTORY_NOT_MEETING_SLA).contains(&v.status) {
             return Err(Refusal::Conflict(format!(
-                "VPG '{}' cannot be force-synced while it is {} / {}: only a replicating VPG \
+                "VPG '{}' cannot be force-synced while it is {}: only a replicating VPG \
                  (MeetingSLA, NotMeetingSLA, RpoNotMeetingSLA or HistoryNotMeetingSLA) can be.",
                 v.name,
-                VPG_STATUS.name(v.status),
-                VPG_SUBSTATUS.name(v.sub_status)
+                v.state()
             )));
         }
         let generation = v.generation + 1;
@@ -376,11 +373,10 @@ impl World {
         let v = &self.vpgs[vpg];
         if !decisions::writes_checkpoints(v.status, v.sub_status) {
             return Err(Refusal::Conflict(format!(
-                "VPG '{}' cannot be paused while it is {} / {}: only a replicating VPG that is not \
+                "VPG '{}' cannot be paused while it is {}: only a replicating VPG that is not \
                  syncing or paused already can be.",
                 v.name,
-                VPG_STATUS.name(v.status),
-                VPG_SUBSTATUS.name(v.sub_status)
+                v.state()
             )));
         }
         let task = self.start_task(site, vpg, Operation::Pause, Planned::Complete, by, now);
@@ -406,10 +402,9 @@ impl World {
         let v = &self.vpgs[vpg];
         if v.sub_status != substatus::REPLICATION_PAUSED_USER_INITIATED {
             return Err(Refusal::Conflict(format!(
-                "VPG '{}' is not paused (it is {} / {}): only a paused VPG resumes.",
+                "VPG '{}' is not paused (it is {}): only a paused VPG resumes.",
                 v.name,
-                VPG_STATUS.name(v.status),
-                VPG_SUBSTATUS.name(v.sub_status)
+                v.state()
             )));
         }
         let task = self.start_task(site, vpg, Operation::Resume, Planned::Complete, by, now);
