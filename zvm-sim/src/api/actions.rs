@@ -14,6 +14,7 @@ use crate::api::{ApiError, JsonBody, SiteCtx};
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
 use crate::world::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
+use crate::world::lifecycle::Removal;
 use crate::world::live::LiveEnd;
 use crate::world::recovery::{CloneRequest, FailoverRequest};
 use crate::world::{Refusal, SiteRole, World};
@@ -185,6 +186,16 @@ pub(crate) async fn pause(call: VpgCall) -> ActionResult {
 /// `POST /v1/vpgs/{id}/resume` (no body).
 pub(crate) async fn resume(call: VpgCall) -> ActionResult {
     call.act(|world, vpg, now| world.resume(call.site(), vpg, &call.caller, now))
+}
+
+/// `DELETE /v1/vpgs/{id}` `{"KeepRecoveryVolumes"?, "Force"?}`: starts the VPG's removal.
+pub(crate) async fn delete_vpg(call: VpgCall, body: Option<JsonBody>) -> ActionResult {
+    let body = body.unwrap_or_default();
+    let removal = Removal {
+        keep_recovery_volumes: body.boolean("KeepRecoveryVolumes")?.unwrap_or(false),
+        force: body.boolean("Force")?.unwrap_or(false),
+    };
+    call.act(|world, vpg, now| world.delete_vpg(call.site(), vpg, removal, &call.caller, now))
 }
 
 /// The `CommitPolicy` of a failover or a move, the ZVM's default when absent.

@@ -394,11 +394,14 @@ fn vms_and_vpgs(t: Table) -> Table {
     )
     .route(
         "/v1/vpgs/{vpgIdentifier}",
-        get(vpgs::one),
-        Implemented(
-            "with `ActiveProcessesApi.RunningFailOverTestApi`, `LastTest`, `HistoryStatusApi`; \
+        get(vpgs::one).delete(actions::delete_vpg),
+        Simplified(
+            "GET with `ActiveProcessesApi.RunningFailOverTestApi`, `LastTest`, `HistoryStatusApi`; \
              `Status` 4 (or 2 with a missed RPO) while a journal that has written for its \
-             configured history holds less of it",
+             configured history holds less of it. DELETE: a `RemoveProtectionGroup` task \
+             (`ForceRemoveProtectionGroup` with `Force`), `Deleting` while it runs, then the VPG \
+             and its checkpoints are gone; refused while an operation runs on it unless `Force`, \
+             which stops it; `KeepRecoveryVolumes` is answered back, not modelled",
         ),
     )
     .route(
@@ -960,8 +963,8 @@ pub(crate) const ABSENT: [(&str, &str); 10] = [
         "the two sites are paired from the start; pairing and unpairing are not modelled",
     ),
     (
-        "`DELETE /v1/vpgs/{id}`, `/v1/vpgSettings/copyVpgSettings`, `/v1/vpgSettings/exportSettings`, `/v1/vpgSettings/exportedSettings/...`, `/v1/vpgSettings/import`",
-        "the world file defines the VPGs",
+        "`/v1/vpgSettings/copyVpgSettings`, `/v1/vpgSettings/exportSettings`, `/v1/vpgSettings/exportedSettings/...`, `/v1/vpgSettings/import`",
+        "not yet modelled",
     ),
     (
         "`/v1/vras` writes, `/v1/vras/cleanup`, `/v1/vras/clusters/...`, `/v1/vras/{id}/upgrade`, `/v1/vras/{id}/changerecoveryvra/...`, `/v1/alerts` writes other than dismiss",

@@ -296,6 +296,7 @@ fn vpg_state(world: &World, vpg: usize) -> VpgStateView {
 async fn vpgs(State(ctx): State<SiteCtx>) -> Json<Vec<VpgStateView>> {
     Json(ctx.with_world(|world, _| {
         (0..world.vpgs.len())
+            .filter(|&vpg| !world.vpgs[vpg].deleted)
             .map(|vpg| vpg_state(world, vpg))
             .collect()
     }))

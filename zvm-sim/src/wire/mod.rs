@@ -1115,6 +1115,11 @@ fn task_details(world: &World, operation: &Operation) -> serde_json::Value {
         | Operation::LiveCommit { .. }
         | Operation::LiveRollback { .. } => json!({}),
         Operation::UpdateVpg { change } => json!({ "VpgName": change.name }),
+        Operation::CreateVpg { name } => json!({ "VpgName": name }),
+        Operation::DeleteVpg { removal } => json!({
+            "KeepRecoveryVolumes": removal.keep_recovery_volumes,
+            "Force": removal.force,
+        }),
         Operation::JournalVmRestore { checkpoint, .. } => {
             json!({ "CheckpointIdentifier": checkpoint.to_string(), "VmIdentifiers": vms })
         }

@@ -240,6 +240,7 @@ fn new_vpgs(
             origin,
             vpg_count,
             vpg: index as u64,
+            base: 0,
         };
         vpgs.push(new_vpg(spec, resolved, numbering, rng));
     }
@@ -296,6 +297,7 @@ fn new_vpg(
             ..VpgLtr::default()
         },
         restore: None,
+        deleted: false,
     }
 }
 

@@ -323,6 +323,12 @@ pub mod event_type {
     pub const MOVE: u8 = 6;
     /// 12
     pub const INSERT_TAGGED_CP: u8 = 12;
+    /// `CreateProtectionGroup`.
+    pub const CREATE_PROTECTION_GROUP: u8 = 1;
+    /// `RemoveProtectionGroup`.
+    pub const REMOVE_PROTECTION_GROUP: u8 = 2;
+    /// `ForceRemoveProtectionGroup`.
+    pub const FORCE_REMOVE_PROTECTION_GROUP: u8 = 18;
     /// `UpdateProtectionGroup`.
     pub const UPDATE_PROTECTION_GROUP: u8 = 11;
     /// `PauseProtectionGroup`.
@@ -373,6 +379,8 @@ pub mod status {
     pub const FAILING_OVER: u8 = 5;
     /// 6
     pub const MOVING: u8 = 6;
+    /// 7: a `RemoveProtectionGroup` task runs.
+    pub const DELETING: u8 = 7;
     /// 8: a failover or move committed; the VPG no longer replicates.
     pub const RECOVERED: u8 = 8;
 }
@@ -445,6 +453,12 @@ pub mod task_type {
     pub const FAIL_OVER: &str = "FailOver";
     /// A move.
     pub const MOVE: &str = "Move";
+    /// A VPG created from a committed settings document.
+    pub const CREATE_PROTECTION_GROUP: &str = "CreateProtectionGroup";
+    /// A VPG's removal.
+    pub const REMOVE_PROTECTION_GROUP: &str = "RemoveProtectionGroup";
+    /// A VPG's removal with `Force`.
+    pub const FORCE_REMOVE_PROTECTION_GROUP: &str = "ForceRemoveProtectionGroup";
     /// A VPG's committed settings.
     pub const UPDATE_PROTECTION_GROUP: &str = "UpdateProtectionGroup";
     /// A VPG's replication paused by a person.
@@ -520,6 +534,9 @@ mod tests {
             task_type::MOVE,
             task_type::FORCE_SYNC,
             task_type::UPDATE_PROTECTION_GROUP,
+            task_type::CREATE_PROTECTION_GROUP,
+            task_type::REMOVE_PROTECTION_GROUP,
+            task_type::FORCE_REMOVE_PROTECTION_GROUP,
             task_type::PAUSE_PROTECTION_GROUP,
             task_type::RESUME_PROTECTION_GROUP,
             task_type::FAILOVER_COMMIT,

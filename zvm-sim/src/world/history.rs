@@ -131,6 +131,9 @@ impl World {
     pub(super) fn settle_history_all(&mut self, at: SimTime) {
         for vpg in 0..self.vpgs.len() {
             let v = &self.vpgs[vpg];
+            if v.deleted {
+                continue;
+            }
             if v.journal.may_fall_short() || v.watch.low.is_some() || v.watch.full.is_some() {
                 self.settle_history(vpg, at);
             }

@@ -26,7 +26,7 @@ impl Index {
         for (position, vm) in vms.iter().enumerate() {
             index.add_vm(position, vm);
         }
-        for (position, vpg) in vpgs.iter().enumerate() {
+        for (position, vpg) in vpgs.iter().enumerate().filter(|(_, v)| !v.deleted) {
             index.vpg_by_id.entry(key(&vpg.id)).or_insert(position);
             index.vpg_by_name.entry(key(&vpg.name)).or_insert(position);
         }

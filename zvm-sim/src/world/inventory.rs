@@ -207,6 +207,10 @@ pub struct Vpg {
     /// The journal VM restore of one of its VMs, from its start until committed or rolled back.
     #[serde(default)]
     pub restore: Option<crate::world::restore::JournalRestore>,
+    /// Removed through `DELETE /v1/vpgs/{id}`: it keeps its position (tasks and traces hold it)
+    /// but no site lists it.
+    #[serde(default)]
+    pub deleted: bool,
 }
 
 impl Vpg {
@@ -234,7 +238,7 @@ impl Vpg {
 
     /// Visible from the ZVM of its protected site and of its recovery site.
     pub fn visible_from(&self, site: SiteRole) -> bool {
-        self.protected == site || self.recovery == site
+        !self.deleted && (self.protected == site || self.recovery == site)
     }
 }
 

@@ -104,9 +104,12 @@ struct Span {
     to: Option<SimTime>,
 }
 
-/// How checkpoint identifiers are numbered: `((slot × vpg_count) + vpg) × 1000 + n`, where `slot` is
-/// the 5-second slot since `origin` and `n` is 0 for the automatic checkpoint of the slot and 1.. for
-/// the tagged ones in it. Identifiers are unique in the world and grow with time within a VPG.
+/// How checkpoint identifiers are numbered: `base + ((slot × vpg_count) + vpg) × 1000 + n`, where
+/// `slot` is the 5-second slot since `origin` and `n` is 0 for the automatic checkpoint of the slot
+/// and 1.. for the tagged ones in it. Identifiers are unique in the world and grow with time within
+/// a VPG. The world file's VPGs are numbered from base 0 among themselves; VPGs created through the
+/// API from [`CREATED_BASE`] among up to [`CREATED_VPGS`] of them, so that no VPG joining the world
+/// changes an identifier already answered.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct Numbering {
@@ -114,14 +117,25 @@ pub struct Numbering {
     pub origin: SimTime,
     /// How many VPGs the world has.
     pub vpg_count: u64,
-    /// This VPG's position.
+    /// This VPG's position among them.
     pub vpg: u64,
+    /// Added to every identifier: 0 for the world file's VPGs, [`CREATED_BASE`] for those created
+    /// through the API.
+    #[serde(default)]
+    pub base: u64,
 }
+
+/// Where the identifiers of VPGs created through the API begin: far above any identifier of the
+/// world file's VPGs (100,000 VPGs over a year of 5-second slots stay below 2^53 / 2).
+pub const CREATED_BASE: u64 = 1 << 52;
+
+/// How many VPGs one world may create through the API.
+pub const CREATED_VPGS: u64 = 4096;
 
 impl Numbering {
     fn id(&self, slot: i64, n: u64) -> u64 {
         let slot = u64::try_from(slot).unwrap_or(0);
-        (slot * self.vpg_count + self.vpg) * (TAGS_PER_SLOT + 1) + n
+        self.base + (slot * self.vpg_count + self.vpg) * (TAGS_PER_SLOT + 1) + n
     }
 
     fn slot_time(&self, slot: i64) -> SimTime {
@@ -190,21 +204,32 @@ impl Journal {
         self.room_ms / 60_000
     }
 
+    /// How its checkpoints are numbered.
+    pub fn numbering(&self) -> Numbering {
+        self.numbering
+    }
+
     /// The configured history in minutes.
     pub fn history_minutes(&self) -> i64 {
         self.history_ms / 60_000
     }
 
     /// Checks a journal read from saved state against what every journal the simulator builds
-    /// has: the numbering of VPG `vpg` of `vpg_count`, a history of 1 minute to 30 days, and slot 0
+    /// has: the numbering `expected` (its origin aside), a history of 1 minute to 30 days, and slot 0
     /// at most [`MAX_JOURNAL_AGE_MS`] before `now`. Identifiers and history windows are computed
     /// from these, and outside these bounds the arithmetic would overflow.
-    pub fn check(&self, vpg: usize, vpg_count: usize, now: SimTime) -> Result<(), String> {
+    pub fn check(&self, expected: Numbering, now: SimTime) -> Result<(), String> {
         let numbering = &self.numbering;
-        if numbering.vpg != vpg as u64 || numbering.vpg_count != vpg_count as u64 {
+        let place = |n: &Numbering| (n.vpg, n.vpg_count, n.base);
+        if place(numbering) != place(&expected) {
             return Err(format!(
-                "is numbered as VPG {} of {}, but it is VPG {vpg} of {vpg_count}",
-                numbering.vpg, numbering.vpg_count
+                "is numbered as VPG {} of {} from {}, but it is VPG {} of {} from {}",
+                numbering.vpg,
+                numbering.vpg_count,
+                numbering.base,
+                expected.vpg,
+                expected.vpg_count,
+                expected.base
             ));
         }
         let minutes = i64::from(MAX_HISTORY_MINUTES);
@@ -525,6 +550,7 @@ impl Journal {
     pub fn find(&self, id: u64, now: SimTime) -> Option<Checkpoint> {
         let per_slot = TAGS_PER_SLOT + 1;
         let vpg_count = self.numbering.vpg_count.max(1);
+        let id = id.checked_sub(self.numbering.base)?;
         let (sequence, slot_and_vpg) = (id % per_slot, id / per_slot);
         if slot_and_vpg % vpg_count != self.numbering.vpg {
             return None;
@@ -638,6 +664,7 @@ mod tests {
                 origin: ORIGIN,
                 vpg_count: 3,
                 vpg: 1,
+                base: 0,
             },
             history_minutes,
             room_minutes,

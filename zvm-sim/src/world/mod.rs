@@ -28,6 +28,7 @@ pub mod flr;
 pub mod generate;
 pub mod history;
 pub mod journal;
+pub mod lifecycle;
 pub mod live;
 pub mod ltr;
 pub mod placement;
@@ -549,6 +550,9 @@ impl World {
                 }
             }
             Operation::UpdateVpg { change } => self.finish_update(self.tasks[key].vpg, change, at),
+            // The VPG joined the world when its document was committed; its sync ends on its own.
+            Operation::CreateVpg { .. } => (task_state::COMPLETED, String::new()),
+            Operation::DeleteVpg { .. } => self.finish_delete(self.tasks[key].vpg, at),
             // Each took effect when it started (a resume's sync ends on its own).
             Operation::Pause | Operation::Resume => (task_state::COMPLETED, String::new()),
             Operation::JournalVmRestoreCommit { .. } => self.finish_restore_end(key, true, at),

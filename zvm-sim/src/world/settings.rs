@@ -7,9 +7,8 @@
 //!
 //! The document is kept as the appliance answers it: SW10's `VpgSettingsApi` with PascalCase keys.
 //! What a commit applies to the simulated VPG is its name, RPO, journal history, priority and VMs;
-//! the rest is kept and answered back, not modelled. A document for a new VPG is kept and checked
-//! like any other, but its commit is refused: the world file defines the VPGs, and a VPG made at
-//! run time would need checkpoint identifiers that cannot collide with any other VPG's.
+//! the rest is kept and answered back, not modelled. A document for a new VPG creates one when
+//! committed (see `lifecycle`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -212,9 +211,9 @@ impl World {
             .as_str()
             .and_then(|v| self.vpg_by_id(v))
         else {
-            return Err(refused(
-                "This simulator does not create VPGs: its world file defines them. Settings made from an existing VPG (POST /v1/vpgSettings with its VpgIdentifier) commit.",
-            ));
+            let task = self.create_vpg(site, change, by, now)?;
+            self.vpg_settings.remove(&id.to_ascii_lowercase());
+            return Ok(task);
         };
         if change.protected != self.vpgs[vpg].protected
             || change.recovery != self.vpgs[vpg].recovery

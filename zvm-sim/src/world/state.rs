@@ -291,7 +291,7 @@ impl World {
         for (index, vpg) in self.vpgs.iter().enumerate() {
             let what = |field: &str| format!("VPG {} ({field})", vpg.name);
             vpg.journal
-                .check(index, vpgs, now)
+                .check(self.numbering_for(index), now)
                 .map_err(|problem| format!("the journal of {} {problem}", what("Journal")))?;
             for &vm in vpg.vms.iter().chain(vpg.vm_last_test.keys()) {
                 in_range(&what("Vms"), vm, vms)?;

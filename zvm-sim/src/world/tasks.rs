@@ -169,6 +169,16 @@ pub enum Operation {
         /// What changes.
         change: crate::world::settings::VpgChange,
     },
+    /// `CreateProtectionGroup`: a VPG made from a committed settings document.
+    CreateVpg {
+        /// `VpgName`.
+        name: String,
+    },
+    /// `RemoveProtectionGroup` (`ForceRemoveProtectionGroup` with `Force`).
+    DeleteVpg {
+        /// How: recovery volumes kept, forced.
+        removal: crate::world::lifecycle::Removal,
+    },
     /// `InsertTaggedCP`: a tagged checkpoint with this name.
     InsertTaggedCheckpoint {
         /// The tag.
@@ -275,6 +285,11 @@ impl Operation {
             Operation::ForceSync { .. } => task_type::FORCE_SYNC,
             Operation::UpdateVpg { .. } => task_type::UPDATE_PROTECTION_GROUP,
             Operation::Pause => task_type::PAUSE_PROTECTION_GROUP,
+            Operation::CreateVpg { .. } => task_type::CREATE_PROTECTION_GROUP,
+            Operation::DeleteVpg { removal } if removal.force => {
+                task_type::FORCE_REMOVE_PROTECTION_GROUP
+            }
+            Operation::DeleteVpg { .. } => task_type::REMOVE_PROTECTION_GROUP,
             Operation::LiveCommit { failover: true, .. } => task_type::FAILOVER_COMMIT,
             Operation::LiveCommit { .. } => task_type::MOVE_COMMIT,
             Operation::LiveRollback { failover: true, .. } => task_type::FAILOVER_ROLLBACK,

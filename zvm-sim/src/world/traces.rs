@@ -406,7 +406,8 @@ impl World {
 
     /// Every alert on now at a site that sees its VPG, oldest first.
     pub fn alerts_on(&self, now: SimTime) -> Vec<Alert> {
-        self.alerts_of(0..self.vpgs.len(), now)
+        let listed = (0..self.vpgs.len()).filter(|&vpg| !self.vpgs[vpg].deleted);
+        self.alerts_of(listed, now)
     }
 
     /// The alerts on at `now` about the VPGs `vpgs`, oldest first: a filter by VPG reads only its
@@ -426,7 +427,7 @@ impl World {
     /// going on.
     pub fn events(&self, now: SimTime) -> Vec<Trace> {
         let mut events = self.traces.events.clone();
-        for vpg in 0..self.vpgs.len() {
+        for vpg in (0..self.vpgs.len()).filter(|&vpg| !self.vpgs[vpg].deleted) {
             for alert in self.rpo_alerts(vpg, now) {
                 events.push(self.alert_event(&alert, event_type::ALERT_TURNED_ON, alert.on));
                 if let Some(off) = alert.off {
@@ -485,6 +486,11 @@ fn event_kind(operation: &Operation) -> Option<u8> {
         // A force sync shows as the VPG's status and, past its target, as its RPO alerts.
         Operation::ForceSync { .. } => return None,
         Operation::UpdateVpg { .. } => event_type::UPDATE_PROTECTION_GROUP,
+        Operation::CreateVpg { .. } => event_type::CREATE_PROTECTION_GROUP,
+        Operation::DeleteVpg { removal } if removal.force => {
+            event_type::FORCE_REMOVE_PROTECTION_GROUP
+        }
+        Operation::DeleteVpg { .. } => event_type::REMOVE_PROTECTION_GROUP,
         Operation::Pause => event_type::PAUSE_PROTECTION_GROUP,
         Operation::LiveCommit { failover: true, .. } => event_type::FAILOVER_COMMIT,
         Operation::LiveCommit { .. } => event_type::MOVE_COMMIT,

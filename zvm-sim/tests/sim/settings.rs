@@ -1,7 +1,7 @@
 //! `/v1/vpgSettings` (issue 34): a VPG's settings taken out, read and written part by part with
 //! SW10's camelCase bodies, checked as a ZVM checks them, and committed as an
-//! `UpdateProtectionGroup` task that changes the VPG; a new VPG's settings are kept and checked,
-//! and their commit is refused.
+//! `UpdateProtectionGroup` task that changes the VPG; a new VPG's settings, committed, create a
+//! VPG that syncs, then meets its SLA; `DELETE /v1/vpgs/{id}` removes one with its checkpoints.
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -139,7 +139,7 @@ async fn settings_of_a_vpg_are_edited_part_by_part_and_committed_as_one_task() {
 }
 
 #[tokio::test]
-async fn a_new_vpgs_settings_are_checked_and_their_commit_is_refused() {
+async fn a_new_vpgs_settings_are_checked_and_a_kept_document_is_dropped() {
     let t = spawn_frozen(35).await;
     let boston = t.boston().await;
     let (status, id) = boston.request(Method::POST, "/v1/vpgSettings", None).await;
@@ -167,18 +167,10 @@ async fn a_new_vpgs_settings_are_checked_and_their_commit_is_refused() {
         .post(&format!("{path}/vms"), &json!({"vmIdentifier": report}))
         .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = put(
-        &boston,
-        &format!("{path}/basic"),
-        &json!({"name": "new-vpg", "protectedSiteIdentifier": basic["ProtectedSiteIdentifier"],
-                "recoverySiteIdentifier": basic["ProtectedSiteIdentifier"]}),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK);
     expect_refused(
         boston.post(&format!("{path}/commit"), &json!({})).await,
         StatusCode::BAD_REQUEST,
-        &["world file"],
+        &["Basic.Name is required"],
     );
     let (status, _) = boston.delete(&path).await;
     assert_eq!(status, StatusCode::OK);
@@ -205,5 +197,178 @@ async fn a_new_vpgs_settings_are_checked_and_their_commit_is_refused() {
             .await,
         StatusCode::BAD_REQUEST,
         &["JournalHistoryInHours"],
+    );
+}
+
+/// A document for a new VPG at Boston, recovering at Denver, with `vms`, named `name`.
+async fn new_vpg_settings(boston: &Site, name: &str, vms: &[&str]) -> String {
+    let (_, id) = boston.request(Method::POST, "/v1/vpgSettings", None).await;
+    let path = format!("/v1/vpgSettings/{}", id.as_str().unwrap());
+    let basic = boston.get_ok(&format!("{path}/basic")).await;
+    let peer = boston.get_ok("/v1/peersites").await;
+    let written = json!({"name": name, "protectedSiteIdentifier": basic["ProtectedSiteIdentifier"],
+                         "recoverySiteIdentifier": peer[0]["SiteIdentifier"],
+                         "journalHistoryInHours": 1});
+    assert_eq!(
+        put(boston, &format!("{path}/basic"), &written).await.0,
+        StatusCode::OK
+    );
+    for vm in vms {
+        let vm = unprotected_vm(boston, vm).await;
+        let (status, _) = boston
+            .post(&format!("{path}/vms"), &json!({"vmIdentifier": vm}))
+            .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    path
+}
+
+#[tokio::test]
+async fn a_committed_new_vpg_syncs_then_meets_its_sla_and_takes_tags_of_its_own() {
+    let t = spawn_frozen(36).await;
+    let boston = t.boston().await;
+    let path = new_vpg_settings(&boston, "made-by-api", &["report-01"]).await;
+    let before = t.control.vpgs().await.len();
+    let (status, task) = boston.post(&format!("{path}/commit"), &json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{task}");
+    let vpg = t.control.vpg_id("made-by-api").await;
+    let made = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
+    assert_eq!(
+        (made["Status"].clone(), made["SubStatus"].clone()),
+        (json!(0), json!(1)),
+        "Initializing / InitialSync: {made}"
+    );
+    assert_eq!(t.control.vpgs().await.len(), before + 1);
+    assert!(
+        boston.checkpoints(&vpg).await.is_empty(),
+        "no checkpoint before its sync ends"
+    );
+
+    t.control.advance(10).await;
+    let task = boston.wait_task(task.as_str().unwrap()).await;
+    assert_eq!(
+        (task["Type"].clone(), task["Status"]["State"].clone()),
+        (json!("CreateProtectionGroup"), json!(6)),
+        "{task}"
+    );
+    let made = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
+    assert_eq!(
+        (made["Status"].clone(), made["SubStatus"].clone()),
+        (json!(1), json!(0)),
+        "MeetingSLA: {made}"
+    );
+    let members = boston.get_ok("/v1/vms?vmName=report-01").await;
+    assert_eq!(members[0]["VpgName"], "made-by-api", "{members}");
+
+    // Its checkpoints are its own: none shares an identifier with another VPG's.
+    t.control.advance(60).await;
+    let boston = t.boston().await;
+    let (status, insert) = boston
+        .post(
+            &format!("/v1/vpgs/{vpg}/checkpoints"),
+            &json!({"checkpointName": "mine"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{insert}");
+    t.control.advance(5).await;
+    assert_eq!(
+        boston.wait_task(insert.as_str().unwrap()).await["Status"]["State"],
+        6
+    );
+    let own = boston.checkpoints(&vpg).await;
+    assert!(own.iter().any(|c| c["Tag"] == "mine"), "{own:?}");
+    let other = boston.checkpoints(&t.control.vpg_id("web-dr").await).await;
+    let ids = |list: &[Value]| {
+        list.iter()
+            .map(|c| c["CheckpointIdentifier"].as_str().unwrap().to_owned())
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    assert!(ids(&own).is_disjoint(&ids(&other)), "identifiers collide");
+    let state = t.control.get("state").await;
+    let (status, answer) = t.control.request(Method::PUT, "state", Some(state)).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "a world with a created VPG loads: {answer}"
+    );
+    assert_eq!(
+        boston.checkpoints(&vpg).await,
+        own,
+        "and lists the same checkpoints"
+    );
+}
+
+#[tokio::test]
+async fn a_deleted_vpg_leaves_every_listing_with_its_checkpoints_and_unprotects_its_vms() {
+    let t = spawn_frozen(37).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-dr").await;
+    let members = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await["VmsCount"].clone();
+    assert!(members.as_u64().unwrap() >= 1);
+    let (status, insert) = boston
+        .post(
+            &format!("/v1/vpgs/{vpg}/checkpoints"),
+            &json!({"checkpointName": "doomed"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    expect_refused(
+        boston.delete(&format!("/v1/vpgs/{vpg}")).await,
+        StatusCode::CONFLICT,
+        &["checkpoint insert", "Force"],
+    );
+    t.control.advance(5).await;
+    boston.wait_task(insert.as_str().unwrap()).await;
+
+    let (status, task) = boston
+        .request(
+            Method::DELETE,
+            &format!("/v1/vpgs/{vpg}"),
+            Some(&json!({"keepRecoveryVolumes": true})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{task}");
+    assert_eq!(
+        boston.get_ok(&format!("/v1/vpgs/{vpg}")).await["Status"],
+        7,
+        "Deleting"
+    );
+    t.control.advance(10).await;
+    let task = boston.wait_task(task.as_str().unwrap()).await;
+    assert_eq!(
+        (task["Type"].clone(), task["Status"]["State"].clone()),
+        (json!("RemoveProtectionGroup"), json!(6)),
+        "{task}"
+    );
+    assert_eq!(
+        boston.get(&format!("/v1/vpgs/{vpg}")).await.0,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        boston.get(&format!("/v1/vpgs/{vpg}/checkpoints")).await.0,
+        StatusCode::NOT_FOUND
+    );
+    let listed = boston.get_ok("/v1/vpgs").await;
+    assert!(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|v| v["VpgIdentifier"] != vpg.as_str()),
+        "{listed}"
+    );
+    let rows = boston.get_ok("/v1/vms").await;
+    assert!(
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["VpgIdentifier"] != vpg.as_str())
+    );
+    let state = t.control.get("state").await;
+    let (status, answer) = t.control.request(Method::PUT, "state", Some(state)).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "a world with a deleted VPG loads: {answer}"
     );
 }
