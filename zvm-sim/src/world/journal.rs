@@ -550,8 +550,8 @@ impl Journal {
     pub fn find(&self, id: u64, now: SimTime) -> Option<Checkpoint> {
         let per_slot = TAGS_PER_SLOT + 1;
         let vpg_count = self.numbering.vpg_count.max(1);
-        let id = id.checked_sub(self.numbering.base)?;
-        let (sequence, slot_and_vpg) = (id % per_slot, id / per_slot);
+        let numbered = id.checked_sub(self.numbering.base)?;
+        let (sequence, slot_and_vpg) = (numbered % per_slot, numbered / per_slot);
         if slot_and_vpg % vpg_count != self.numbering.vpg {
             return None;
         }

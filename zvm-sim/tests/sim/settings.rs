@@ -276,7 +276,21 @@ async fn a_committed_new_vpg_syncs_then_meets_its_sla_and_takes_tags_of_its_own(
         6
     );
     let own = boston.checkpoints(&vpg).await;
-    assert!(own.iter().any(|c| c["Tag"] == "mine"), "{own:?}");
+    let mine = own
+        .iter()
+        .find(|c| c["Tag"] == "mine")
+        .expect("the tag is listed");
+    let (status, test) = boston
+        .post(
+            &format!("/v1/vpgs/{vpg}/FailoverTest"),
+            &json!({"checkpointIdentifier": mine["CheckpointIdentifier"]}),
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "the tag is found by its identifier: {test}"
+    );
     let other = boston.checkpoints(&t.control.vpg_id("web-dr").await).await;
     let ids = |list: &[Value]| {
         list.iter()
