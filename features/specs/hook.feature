@@ -51,6 +51,20 @@ Feature: The Claude Code hook
     When Claude Code asks the hook about "mcp__ssh__run" with input '{"host": "db-01", "command": "psql -f migrate.sql"}'
     Then the hook answers "deny"
 
+  Scenario: A VPG added to a guarded VM in Zerto makes the hook deny until the VM is guarded again
+    Given the operator has run `rewind catalog add-mutating ssh run --vm-arg host`
+    And the agent has guarded "db-01" for change "before-added"
+    When someone adds VM "db-01" to VPG "app-tier" in Zerto
+    And the operator runs `rewind find db-01`
+    Then the answer says "app-tier began protecting db-01 after the guard of change before-added"
+    And the journal records that VPG "app-tier" was added after the guard of "db-01"
+    When Claude Code asks the hook about "mcp__ssh__run" with input '{"host": "db-01", "command": "psql -f migrate.sql"}'
+    Then the hook answers "deny"
+    And the hook's reason says "VPG app-tier began protecting db-01"
+    When the agent guards "db-01" for change "after-added"
+    And Claude Code asks the hook about "mcp__ssh__run" with input '{"host": "db-01", "command": "psql -f migrate.sql"}'
+    Then the hook answers "allow"
+
   Scenario: A guard older than the hook's window does not count
     Given the hook's window is 10 minutes
     And the operator has run `rewind catalog add-mutating ssh run --vm-arg host`

@@ -21,6 +21,22 @@ Feature: How long the way back lasts
     Then the operator sees the tag of change "shortened" on "web-01" in VPG "web-dr" as "aged_out"
     And the operator sees the tag of change "shortened" on "web-01" in VPG "web-local" as "aged_out"
 
+  Scenario: A VPG deleted in Zerto after a guard: its tag is reported gone, the other VPGs' still listed
+    Given the operator has run `rewind guard web-01 --agent ops --action "edit app.conf" --change deleted-under`
+    When someone deletes VPG "web-archive" in Zerto
+    Then the operator sees the tag of change "deleted-under" on "web-01" in VPG "web-archive" gone because "web-archive was deleted in Zerto after the guard"
+    And the operator sees the tag of change "deleted-under" on "web-01" in VPG "web-dr" as "listed"
+    And the journal records that VPG "web-archive" was removed after the guard of "web-01"
+
+  Scenario: A VM whose only VPG is deleted after its guard has no way back: its tag is gone, the hook denies
+    Given the operator has run `rewind catalog add-mutating ssh run --vm-arg host`
+    And the agent has guarded "db-01" for change "only-vpg"
+    When someone deletes VPG "web-dr" in Zerto
+    Then the operator sees the tag of change "only-vpg" on "db-01" in VPG "web-dr" gone because "deleted in Zerto"
+    When Claude Code asks the hook about "mcp__ssh__run" with input '{"host": "db-01", "command": "psql -f migrate.sql"}'
+    Then the hook answers "deny"
+    And the hook's reason says "no way back is left"
+
   Scenario: A journal a burst of writes filled says so at guard: its way back is a shorter estimate
     Given a burst of writes as big as 40 minutes of its usual writing fills the journal of VPG "web-local"
     When the agent guards "web-01" for change "after-burst"

@@ -201,6 +201,16 @@ pub struct Rewind {
     vpg: Option<Arc<str>>,
 }
 
+/// The journal's name for a VM that a lookup found in no VPG.
+fn unprotected(vm: &error::Candidate) -> audit_journal::JournalVm {
+    audit_journal::JournalVm {
+        id: vm.vm_id.clone(),
+        name: vm.vm_name.clone(),
+        ip_addresses: Vec::new(),
+        site: vm.site.clone(),
+    }
+}
+
 impl Rewind {
     /// Builds the clients of every configured site without sending anything; each site's identity is
     /// learnt on first use. A configuration without sites is accepted: the catalog and the journal
@@ -391,9 +401,57 @@ impl Rewind {
 
     /// Resolves a VM name, host name, IP address or vmIdentifier to exactly one VM and every VPG it is
     /// in, across the configured sites.
+    /// When every configured site answered, the VPGs found are compared with those the VM's newest
+    /// guard saw, and a difference is journaled (`protection_changed`, once) and noted; a VM in no
+    /// VPG any more is compared too before it is refused.
     pub async fn find_protection(&self, query: &str) -> Result<Protection, RewindError> {
         self.inner.config.require_sites()?;
-        protection::find_protection(&self.asked, &self.left_out, query).await
+        match protection::find_protection(&self.asked, &self.left_out, query).await {
+            Ok(mut found) => {
+                if found.asked.is_none() {
+                    let vm = audit_journal::JournalVm::from(&found.vm);
+                    let noted = self.note_protection(&vm, &found.vpgs);
+                    found.notes.extend(noted);
+                }
+                Ok(found)
+            }
+            Err(RewindError::VmNotProtected { query, vm }) => {
+                if self.left_out.is_empty() {
+                    self.note_protection(&unprotected(&vm), &[]);
+                }
+                Err(RewindError::VmNotProtected { query, vm })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// What the journal says of `vm`, now in `vpgs`, against its newest guard, journaling a
+    /// `protection_changed` record the first time a difference is seen.
+    fn note_protection(
+        &self,
+        vm: &audit_journal::JournalVm,
+        vpgs: &[protection::VpgProtection],
+    ) -> Option<protection::ProtectionNote> {
+        let vpgs: Vec<audit_journal::VpgNow> = vpgs
+            .iter()
+            .map(|v| audit_journal::VpgNow {
+                id: v.vpg_id.clone(),
+                name: v.vpg_name.clone(),
+            })
+            .collect();
+        let agent = self.agent().unwrap_or("rewind");
+        let noted =
+            self.inner
+                .journal
+                .note_protection(vm, &vpgs, agent, self.person(), chrono::Utc::now());
+        match noted {
+            Ok(record) => record.map(|r| protection::ProtectionNote::ProtectionChanged {
+                said: r.notes.join("; "),
+            }),
+            Err(e) => Some(protection::ProtectionNote::NotCompared {
+                error: e.to_string(),
+            }),
+        }
     }
 
     /// Guards a VM before it is changed: a tagged checkpoint in every protecting VPG, each insert's task
@@ -452,7 +510,18 @@ impl Rewind {
         change_id: Option<&str>,
     ) -> Result<TagList, RewindError> {
         let change_id = change_id.map(recover::check_change).transpose()?;
-        let protection = self.find_protection(vm).await?;
+        let protection = match self.find_protection(vm).await {
+            Ok(found) => found,
+            // A VM whose every VPG went since its guard: its tags are listed, and said gone.
+            Err(RewindError::VmNotProtected { query, vm }) => {
+                let journaled = self.journal().journaled_tags(&vm.vm_id)?;
+                if journaled.is_empty() || !self.left_out.is_empty() {
+                    return Err(RewindError::VmNotProtected { query, vm });
+                }
+                protection::Protection::of_no_vpg(&query, &vm)
+            }
+            Err(e) => return Err(e),
+        };
         let journaled = self.journal().journaled_tags(&protection.vm.id)?;
         Ok(tagged_checkpoint::list_tags(&self.asked, &protection, change_id, &journaled).await)
     }

@@ -142,6 +142,17 @@ pub enum ProtectionNote {
         /// The sites that could not answer, each with what it met.
         down: Vec<String>,
     },
+    /// The VM's VPGs differ from those its newest guard saw (journaled as `protection_changed`).
+    ProtectionChanged {
+        /// What changed, and what it means for the guard.
+        said: String,
+    },
+    /// The VM's VPGs could not be compared with its newest guard's: the journal could not be read
+    /// or written.
+    NotCompared {
+        /// Why.
+        error: String,
+    },
 }
 
 impl std::fmt::Display for ProtectionNote {
@@ -162,6 +173,13 @@ impl std::fmt::Display for ProtectionNote {
                 "{} could not be asked; the VM was found by its identifier without it, and a VPG only it lists would not be seen",
                 down.join(", ")
             ),
+            ProtectionNote::ProtectionChanged { said } => {
+                write!(f, "protection changed since the VM's guard: {said}")
+            }
+            ProtectionNote::NotCompared { error } => write!(
+                f,
+                "the VM's VPGs could not be compared with its last guard's, so a VPG added since would not be said: {error}"
+            ),
         }
     }
 }
@@ -169,6 +187,27 @@ impl std::fmt::Display for ProtectionNote {
 serialize_as_text!(ProtectionNote);
 
 impl Protection {
+    /// What a lookup says of a VM in no VPG (`vm`, as [`RewindError::VmNotProtected`] names it):
+    /// for listing the tags its guards left where it no longer is.
+    pub fn of_no_vpg(query: &str, vm: &Candidate) -> Protection {
+        Protection {
+            query: query.to_owned(),
+            vm: VmRef {
+                id: vm.vm_id.clone(),
+                name: vm.vm_name.clone(),
+                site: crate::vm::SiteRef {
+                    id: String::new(),
+                    name: vm.site.clone(),
+                    configured_as: None,
+                },
+                ip_addresses: Vec::new(),
+            },
+            vpgs: Vec::new(),
+            asked: None,
+            notes: Vec::new(),
+        }
+    }
+
     /// The protecting VPGs.
     pub fn protecting(&self) -> impl Iterator<Item = &VpgProtection> {
         self.vpgs.iter().filter(|v| v.protecting)

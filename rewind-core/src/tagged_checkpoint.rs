@@ -251,7 +251,7 @@ pub(crate) async fn list_tags(
             tag.trim() == wanted || parse_tag(tag).is_some_and(|p| p.change_id == wanted)
         })
     };
-    let vpgs = futures::future::join_all(protection.vpgs.iter().map(|v| async move {
+    let listed = futures::future::join_all(protection.vpgs.iter().map(|v| async move {
         let mine: Vec<&JournaledTag> = journaled
             .iter()
             .filter(|j| j.vpg_id == v.vpg_id && of_change(&j.tag))
@@ -278,11 +278,89 @@ pub(crate) async fn list_tags(
         out
     }))
     .await;
+    let gone = gone_vpgs(sites, protection, journaled, &of_change).await;
     TagList {
         vm: protection.vm.clone(),
         change_id: change_id.map(|c| c.trim().to_string()),
-        vpgs,
+        vpgs: listed.into_iter().chain(gone).collect(),
     }
+}
+
+/// The VPGs guards tagged that the VM is no longer in, each with its journaled tags (of the change
+/// asked) and what became of the VPG: a tag is never dropped from the list because its VPG went.
+async fn gone_vpgs(
+    sites: &[Arc<Site>],
+    protection: &Protection,
+    journaled: &[JournaledTag],
+    of_change: &impl Fn(&str) -> bool,
+) -> Vec<VpgTags> {
+    let mut gone: Vec<(&JournaledTag, Vec<&JournaledTag>)> = Vec::new();
+    let elsewhere = journaled
+        .iter()
+        .filter(|j| of_change(&j.tag) && !protection.vpgs.iter().any(|v| v.vpg_id == j.vpg_id));
+    for j in elsewhere {
+        match gone.iter_mut().find(|(first, _)| first.vpg_id == j.vpg_id) {
+            Some((_, tags)) => tags.push(j),
+            None => gone.push((j, vec![j])),
+        }
+    }
+    let mut out = Vec::with_capacity(gone.len());
+    for (first, tags) in gone {
+        let now = Utc::now();
+        let why = why_gone(sites, protection, first).await;
+        let state = |j: &JournaledTag| match &why {
+            Ok(why) => TagState::gone(j, why, now),
+            Err(why) => TagState::unknown(j, why, now),
+        };
+        out.push(VpgTags {
+            vpg_id: first.vpg_id.clone(),
+            vpg_name: first.vpg_name.clone(),
+            site: sites
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(" and "),
+            tags: tags
+                .iter()
+                .map(|j| journaled_checkpoint(j, state(j)))
+                .collect(),
+            error: None,
+            journal_reaches_back_to: None,
+            read_at: now,
+        });
+    }
+    out
+}
+
+/// Why the VM is no longer in the VPG of `tag`, from every site's VPG listing; `Err` when that
+/// cannot be told (a site was not asked, or could not list its VPGs).
+async fn why_gone(
+    sites: &[Arc<Site>],
+    protection: &Protection,
+    tag: &JournaledTag,
+) -> Result<String, String> {
+    let (vm, vpg) = (&protection.vm.name, &tag.vpg_name);
+    if protection.asked.is_some() {
+        return Err(format!(
+            "{vm} is no longer in VPG {vpg}, and not every configured site was asked where it went"
+        ));
+    }
+    let listings = futures::future::join_all(sites.iter().map(|s| s.client().vpgs())).await;
+    let mut listed = false;
+    for listing in listings {
+        let vpgs = listing.map_err(|e| format!("{vm} is no longer in VPG {vpg}: {e}"))?;
+        listed |= vpgs
+            .iter()
+            .any(|v| v.vpg_identifier.as_deref() == Some(tag.vpg_id.as_str()));
+    }
+    Ok(match listed {
+        true => format!(
+            "{vm} was taken out of VPG {vpg} after the guard; the VPG keeps its journal, but Zerto recovers only the VMs it protects"
+        ),
+        false => format!(
+            "VPG {vpg} was deleted in Zerto after the guard, with its journal and this checkpoint"
+        ),
+    })
 }
 
 /// One VPG's tags: those it lists, with how long each lasts, then those of `journaled` it does not

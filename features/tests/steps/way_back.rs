@@ -76,6 +76,40 @@ async fn operator_sees(
     assert_eq!(tag["state"], state.as_str(), "{tag}");
 }
 
+#[then(
+    expr = "the operator sees the tag of change {string} on {string} in VPG {string} gone because {string}"
+)]
+async fn operator_sees_gone(
+    world: &mut RewindWorld,
+    change: String,
+    vm: String,
+    vpg: String,
+    because: String,
+) {
+    let answer = operator_lists_tags(world, &vm, Some(&change)).await;
+    let tag = state_in(&answer, &vpg, &change);
+    assert_eq!(tag["state"], "gone", "{tag}");
+    let why = tag["why"].as_str().unwrap_or_default();
+    assert!(why.contains(&because), "gone because {because:?}: {tag}");
+}
+
+#[then(expr = "the journal records that VPG {string} was {word} after the guard of {string}")]
+async fn journal_protection_changed(world: &mut RewindWorld, vpg: String, how: String, vm: String) {
+    let records = world.journal();
+    let changed = records.iter().rfind(|r| {
+        r["kind"] == "protection_changed"
+            && r["vm"]["name"] == vm.as_str()
+            && r["vpgs"].as_array().is_some_and(|l| {
+                l.iter()
+                    .any(|v| v["vpg_name"] == vpg.as_str() && v["outcome"] == how.as_str())
+            })
+    });
+    assert!(
+        changed.is_some(),
+        "a protection_changed record of {vm}: {vpg} {how}: {records:#?}"
+    );
+}
+
 #[then(expr = "the agent sees the tag of change {string} on {string} in VPG {string} as {string}")]
 async fn agent_sees(
     world: &mut RewindWorld,

@@ -37,11 +37,46 @@ async fn paused(world: &mut RewindWorld, vpg: String) {
 
 #[when(expr = "someone sets VPG {string} to keep {int} hour(s) of history in Zerto")]
 async fn set_history(world: &mut RewindWorld, vpg: String, hours: u64) {
-    // Through the ZVM's own API, as Zerto's automation edits a VPG: its settings taken out,
-    // changed, committed, and the commit's task followed to its end.
+    let (zerto, path) = vpg_settings(world, &vpg).await;
+    let mut basic = zerto.get_ok(&format!("{path}/basic")).await;
+    basic["JournalHistoryInHours"] = json!(hours);
+    let (status, _) = zerto
+        .request(reqwest::Method::PUT, &format!("{path}/basic"), Some(&basic))
+        .await;
+    assert!(status.is_success(), "the new history is taken: {status}");
+    commit(world, &zerto, &path).await;
+}
+
+#[when(expr = "someone adds VM {string} to VPG {string} in Zerto")]
+async fn add_vm(world: &mut RewindWorld, vm: String, vpg: String) {
+    let (zerto, path) = vpg_settings(world, &vpg).await;
+    let rows = zerto.get_ok(&format!("/v1/vms?vmName={vm}")).await;
+    let vm_id = rows[0]["VmIdentifier"]
+        .as_str()
+        .expect("the VM is protected");
+    let (status, _) = zerto
+        .post(&format!("{path}/vms"), &json!({"vmIdentifier": vm_id}))
+        .await;
+    assert!(status.is_success(), "the VM is added: {status}");
+    commit(world, &zerto, &path).await;
+}
+
+#[when(expr = "someone deletes VPG {string} in Zerto")]
+async fn delete_vpg(world: &mut RewindWorld, vpg: String) {
     let control = world.sim().await;
     let zerto = zvm_sim::test_kit::Site::service(control.http(), control.base()).await;
     let vpg_id = zerto.vpg_id(&vpg).await;
+    let (status, task) = zerto.delete(&format!("/v1/vpgs/{vpg_id}")).await;
+    assert!(status.is_success(), "the removal starts: {status} {task}");
+    follow(world, &zerto, task.as_str().expect("the removal's task")).await;
+}
+
+/// A VPG's settings taken out through the ZVM's own API, as Zerto's automation edits a VPG: the
+/// ZVM, and the document's path.
+async fn vpg_settings(world: &mut RewindWorld, vpg: &str) -> (zvm_sim::test_kit::Site, String) {
+    let control = world.sim().await;
+    let zerto = zvm_sim::test_kit::Site::service(control.http(), control.base()).await;
+    let vpg_id = zerto.vpg_id(vpg).await;
     let (_, settings) = zerto
         .post("/v1/vpgSettings", &json!({"vpgIdentifier": vpg_id}))
         .await;
@@ -49,18 +84,22 @@ async fn set_history(world: &mut RewindWorld, vpg: String, hours: u64) {
         "/v1/vpgSettings/{}",
         settings.as_str().expect("the settings' id")
     );
-    let mut basic = zerto.get_ok(&format!("{path}/basic")).await;
-    basic["JournalHistoryInHours"] = json!(hours);
-    let (status, _) = zerto
-        .request(reqwest::Method::PUT, &format!("{path}/basic"), Some(&basic))
-        .await;
-    assert!(status.is_success(), "the new history is taken: {status}");
+    (zerto, path)
+}
+
+/// Commits the settings at `path` and follows the commit's task to its end.
+async fn commit(world: &mut RewindWorld, zerto: &zvm_sim::test_kit::Site, path: &str) {
     let (_, task) = zerto.post(&format!("{path}/commit"), &json!({})).await;
-    let task = task.as_str().expect("the commit's task").to_owned();
-    while zerto.task_state(&task).await == 1 {
+    follow(world, zerto, task.as_str().expect("the commit's task")).await;
+}
+
+/// Moves Zerto's clock until the task ends; it must complete.
+async fn follow(world: &mut RewindWorld, zerto: &zvm_sim::test_kit::Site, task: &str) {
+    let control = world.sim().await;
+    while zerto.task_state(task).await == 1 {
         control.advance(1.0).await;
     }
-    assert_eq!(zerto.task_state(&task).await, 6, "the commit completed");
+    assert_eq!(zerto.task_state(task).await, 6, "the task {task} completed");
 }
 
 #[when(expr = "Zerto resyncs VPG {string} for {int} seconds")]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use rewind_core::audit_journal::{
-    ArchiveError, Archived, JournalOutcome, JournalRead, RecordKind, Retention, Timeline,
+    ArchiveError, Archived, JournalOutcome, JournalRead, Retention, Timeline,
 };
 use rewind_core::{AuditJournal, Config, ErrorKind, JournalFilter, JournalRecord};
 
@@ -174,13 +174,7 @@ pub fn journal_text(read: &JournalRead) -> String {
     for r in &read.records {
         let mut row = vec![
             when(Some(r.time)),
-            match r.kind {
-                RecordKind::Guard => "guard",
-                RecordKind::Recovery => "recovery",
-                RecordKind::Done => "done",
-                RecordKind::Keep => "keep",
-            }
-            .into(),
+            r.kind.to_string(),
             r.vm.name.clone(),
             r.change_id.clone(),
             r.verdict.to_string(),

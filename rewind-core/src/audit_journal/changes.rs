@@ -65,7 +65,7 @@ impl ChangeUse {
         let counts = match record.kind {
             // A recovery the person declined sent nothing: the change id is not spent.
             RecordKind::Recovery => record.verdict != super::JournalVerdict::Declined,
-            RecordKind::Done | RecordKind::Keep => false,
+            RecordKind::Done | RecordKind::Keep | RecordKind::ProtectionChanged => false,
             RecordKind::Guard => record
                 .attempt
                 .as_ref()

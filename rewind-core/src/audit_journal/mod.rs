@@ -34,6 +34,8 @@ pub use view::GuardsView;
 pub use vms::Naming;
 mod file;
 mod fold;
+mod protection_change;
+pub use protection_change::{VpgNow, named as vpgs_named};
 mod recent;
 mod verdict;
 mod watch;
@@ -139,6 +141,9 @@ pub enum RecordKind {
     Done,
     /// A change's tags kept past the journal, in retention sets (Extended Journal Copy).
     Keep,
+    /// The VPGs a VM is in differ from those its newest guard saw: a VPG was added (untagged) or
+    /// removed (with its checkpoints) after the guard.
+    ProtectionChanged,
 }
 
 impl std::fmt::Display for RecordKind {
@@ -148,6 +153,7 @@ impl std::fmt::Display for RecordKind {
             RecordKind::Recovery => "recovery",
             RecordKind::Done => "done",
             RecordKind::Keep => "keep",
+            RecordKind::ProtectionChanged => "protection_changed",
         })
     }
 }
@@ -485,6 +491,7 @@ impl JournalRecord {
             .filter_map(|v| {
                 Some(JournaledTag {
                     vpg_id: v.vpg_id.clone(),
+                    vpg_name: v.vpg_name.clone(),
                     checkpoint_id: v.checkpoint_id.clone()?,
                     checkpoint_time: v.checkpoint_time,
                     tag: v.tag.clone()?,
@@ -655,6 +662,10 @@ pub enum GuardLookup {
     /// The reference matches records of more than one VM (each listed once, as its newest record
     /// names it), so the journal cannot tell which one is meant.
     Ambiguous(Vec<JournalVm>),
+    /// The VM was guarded within the window, but its VPGs changed after that guard so that it no
+    /// longer covers the VM: a VPG was added (holding no tag of it), or every VPG the guard tagged
+    /// is gone. The `protection_changed` record saying so, newer than the guard.
+    ProtectionChanged(Box<JournalRecord>),
 }
 
 /// Whether `r` is a `guarded` guard record written at or after `since`.
@@ -718,13 +729,21 @@ impl GuardLookup {
         if vms.len() > 1 {
             return GuardLookup::Ambiguous(vms);
         }
-        records
-            .into_iter()
+        let Some(guard) = records
+            .iter()
             .filter(|r| is_guarded(r, since))
             .max_by_key(|r| r.time)
-            .map_or(GuardLookup::NotGuarded, |r| {
-                GuardLookup::Guarded(Box::new(r))
-            })
+        else {
+            return GuardLookup::NotGuarded;
+        };
+        let changed_since = records
+            .iter()
+            .filter(|r| r.time > guard.time && protection_change::unguards(r, guard))
+            .max_by_key(|r| r.time);
+        match changed_since {
+            Some(change) => GuardLookup::ProtectionChanged(Box::new(change.clone())),
+            None => GuardLookup::Guarded(Box::new(guard.clone())),
+        }
     }
 
     /// The guarded record, when the reference names one VM guarded within the window.

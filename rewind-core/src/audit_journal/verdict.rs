@@ -41,6 +41,8 @@ pub enum JournalVerdict {
     /// A recovery whose write was sent but whose outcome could not be learnt.
     #[serde(rename = "unknown")]
     OutcomeUnknown,
+    /// The VPGs of a guarded VM changed after its guard (a `protection_changed` record).
+    ProtectionChanged,
     /// A word of a newer version, kept as written; this version never writes one.
     #[serde(untagged)]
     Other(String),
@@ -63,6 +65,7 @@ impl JournalVerdict {
             JournalVerdict::Failed => "failed",
             JournalVerdict::Closed => "closed",
             JournalVerdict::OutcomeUnknown => "unknown",
+            JournalVerdict::ProtectionChanged => "protection_changed",
             JournalVerdict::Other(word) => word,
         }
     }
@@ -103,6 +106,11 @@ pub enum JournalOutcome {
     /// A recovery whose write was sent but whose outcome could not be learnt.
     #[serde(rename = "unknown")]
     OutcomeUnknown,
+    /// The VM is in this VPG now, and was not when it was guarded: nothing of the guard is in it.
+    Added,
+    /// The VM was in this VPG when it was guarded, and is not now (the VPG was deleted, or the VM
+    /// taken out of it): the guard's tag there cannot be recovered from.
+    Removed,
     /// A word of a newer version, kept as written; this version never writes one.
     #[serde(untagged)]
     Other(String),
@@ -124,6 +132,8 @@ impl JournalOutcome {
             JournalOutcome::Completed => "completed",
             JournalOutcome::Waiting => "waiting",
             JournalOutcome::OutcomeUnknown => "unknown",
+            JournalOutcome::Added => "added",
+            JournalOutcome::Removed => "removed",
             JournalOutcome::Other(word) => word,
         }
     }

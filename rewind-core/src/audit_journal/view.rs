@@ -1,6 +1,7 @@
 //! What a hook elsewhere needs of a journal (a team server's, read by its users' hooks), kept up as
 //! the journal grows: each look reads only the lines appended since the last one. For each VM, the
-//! newest line of each name and set of addresses it has had, and its newest `guarded` record.
+//! newest line of each name and set of addresses it has had, its newest `guarded` record, and the
+//! `protection_changed` records since.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -20,6 +21,8 @@ pub struct GuardsView {
     named: HashMap<(String, String, Vec<String>), (u64, JournalRecord)>,
     /// The newest `guarded` record of each VM.
     guarded: HashMap<String, (u64, JournalRecord)>,
+    /// The `protection_changed` records of each VM since its newest `guarded` record.
+    changed: HashMap<String, Vec<(u64, JournalRecord)>>,
     /// Lines read, to order the answer as the journal does.
     seen: u64,
 }
@@ -62,6 +65,11 @@ impl GuardsView {
         self.seen += 1;
         if r.kind == RecordKind::Guard && r.verdict == JournalVerdict::Guarded {
             self.guarded.insert(r.vm.id.clone(), (self.seen, r.clone()));
+            self.changed.remove(&r.vm.id);
+        }
+        if r.kind == RecordKind::ProtectionChanged {
+            let since_guard = self.changed.entry(r.vm.id.clone()).or_default();
+            since_guard.push((self.seen, r.clone()));
         }
         let mut ips = r.vm.ip_addresses.clone();
         ips.sort_unstable();
@@ -75,13 +83,15 @@ impl GuardsView {
     }
 
     /// The records of the view, in journal order: every VM's namings, and its newest `guarded`
-    /// record when written in the last `within`.
+    /// record and the `protection_changed` records since it, when written in the last `within`.
     pub fn records(&self, within: std::time::Duration) -> Vec<JournalRecord> {
         let since: DateTime<Utc> = super::window_start(within);
+        let recent = |(_, r): &&(u64, JournalRecord)| r.time >= since;
         let mut chosen: Vec<&(u64, JournalRecord)> = self
             .named
             .values()
-            .chain(self.guarded.values().filter(|(_, r)| r.time >= since))
+            .chain(self.guarded.values().filter(recent))
+            .chain(self.changed.values().flatten().filter(recent))
             .collect();
         chosen.sort_by_key(|(n, _)| *n);
         chosen.dedup_by_key(|(n, _)| *n);

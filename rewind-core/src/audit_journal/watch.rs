@@ -13,7 +13,7 @@ use super::{
 };
 
 /// The longest a tag can live in a journal (30 days): older guards have no way back left to watch.
-const LONGEST_HISTORY_DAYS: i64 = 30;
+pub(super) const LONGEST_HISTORY_DAYS: i64 = 30;
 
 /// One open change whose way back ends within the window.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]

@@ -179,6 +179,9 @@ fn earlier_use(u: &crate::audit_journal::ChangeUse) -> String {
         crate::audit_journal::RecordKind::Keep => {
             format!("{who} kept its tags of {} at {when}", u.vm_name)
         }
+        crate::audit_journal::RecordKind::ProtectionChanged => {
+            format!("{who} found the VPGs of {} changed at {when}", u.vm_name)
+        }
     }
 }
 

@@ -194,6 +194,22 @@ pub enum Denied {
         /// How far back a guard counts.
         window: Duration,
     },
+    /// The VM was guarded within the window, but its VPGs changed after the guard so that the
+    /// guard no longer covers it.
+    ProtectionChanged {
+        /// The tool's server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// The VM's name.
+        vm: String,
+        /// The change its guard was of.
+        change_id: String,
+        /// The VPGs added after the guard, which hold no tag of the change.
+        added: Vec<String>,
+        /// The VPGs the VM is no longer in, with the guard's tags in them.
+        removed: Vec<String>,
+    },
     /// The host did not say which MCP server the tool is of, and rewind cannot tell.
     UnnamedServer {
         /// The host, as people write it.
@@ -242,6 +258,31 @@ impl fmt::Display for Denied {
                     "{server}/{tool} is mutating and this call names {names}, which {have} no guarded record in {sources} from the last {}: {}",
                     window_words(*window),
                     guard_first(server, tool, &vms)
+                )
+            }
+            Denied::ProtectionChanged {
+                server,
+                tool,
+                vm,
+                change_id,
+                added,
+                removed,
+            } => {
+                let named = quoted(vm);
+                let what = match added.as_slice() {
+                    [] => format!(
+                        "every VPG its guard of change {change_id} tagged is gone ({}), so no way back is left",
+                        removed.join(", ")
+                    ),
+                    added => format!(
+                        "VPG {} began protecting {named} after its guard of change {change_id}, so it holds no tag to rewind this change from",
+                        added.join(", ")
+                    ),
+                };
+                write!(
+                    f,
+                    "{server}/{tool} changes VM {named}, and {what}: {}",
+                    guard_first(server, tool, &[&named])
                 )
             }
             Denied::UnnamedServer {

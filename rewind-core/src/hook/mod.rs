@@ -10,6 +10,9 @@
 //!   the argument the catalog entry names (`vm_arg`) refers to (a name, host name, IP address or
 //!   vmIdentifier, matched as find_protection matches it); failing that, the VMs whose name,
 //!   identifier or address the input holds as a whole word; when there are none, it asks.
+//! - A VM guarded within the window whose journal says its VPGs changed after that guard (a
+//!   `protection_changed` record) is denied too when a VPG was added (it holds no tag of the
+//!   change) or every VPG the guard tagged is gone (no way back is left).
 //! - A reference that more than one VM answers to (two VMs sharing a name, a host name's first
 //!   label or an address) is asked about too, naming them: a guard of one never lets a call on the
 //!   other through.
@@ -25,7 +28,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::audit_journal::{GuardLookup, JournalRecord, JournalVm};
+use crate::audit_journal::{GuardLookup, JournalOutcome, JournalRecord, JournalVm, vpgs_named};
 use crate::catalog::{Classification, ToolClass};
 
 pub use decision::{
@@ -130,6 +133,7 @@ impl Mutating<'_> {
     fn named(&self, vm: &str) -> Decision {
         match self.lookup(vm) {
             GuardLookup::Guarded(r) => self.allowed(vec![*r]),
+            GuardLookup::ProtectionChanged(r) => self.changed(*r),
             GuardLookup::Ambiguous(candidates) => self.ambiguous(vm, candidates),
             GuardLookup::NotGuarded => Decision::Deny(Denied::NotGuarded {
                 server: self.call.server.to_string(),
@@ -164,6 +168,7 @@ impl Mutating<'_> {
         for (id, m) in &mentioned {
             match self.lookup(id) {
                 GuardLookup::Guarded(r) => guarded.push(*r),
+                GuardLookup::ProtectionChanged(r) => return self.changed(*r),
                 GuardLookup::NotGuarded => unguarded.push(m.vm.name.clone()),
                 GuardLookup::Ambiguous(candidates) => return self.ambiguous(id, candidates),
             }
@@ -188,6 +193,18 @@ impl Mutating<'_> {
             vm,
             self.since,
         )
+    }
+
+    /// Denied: the VM's VPGs changed after its guard so that the guard no longer covers it.
+    fn changed(&self, record: JournalRecord) -> Decision {
+        Decision::Deny(Denied::ProtectionChanged {
+            server: self.call.server.to_string(),
+            tool: self.call.tool.to_string(),
+            vm: record.vm.name.clone(),
+            change_id: record.change_id.clone(),
+            added: vpgs_named(&record.vpgs, JournalOutcome::Added),
+            removed: vpgs_named(&record.vpgs, JournalOutcome::Removed),
+        })
     }
 
     fn allowed(&self, guards: Vec<JournalRecord>) -> Decision {

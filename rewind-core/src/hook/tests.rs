@@ -444,3 +444,81 @@ fn only_a_question_has_a_remedy_and_only_a_failure_fails() {
         (Permission::Deny, false)
     );
 }
+
+/// A guard of web-01 (change c1) that tagged VPGs `tagged`, then a `protection_changed` record
+/// `minutes` ago with `lines` (outcome, VPG).
+fn changed_after_guard(
+    tagged: &[&str],
+    lines: &[(JournalOutcome, &str)],
+    minutes: i64,
+) -> GuardRecords {
+    let line = |outcome: JournalOutcome, vpg: &str| crate::audit_journal::JournalVpg {
+        vpg_id: format!("id-{vpg}"),
+        vpg_name: vpg.into(),
+        outcome,
+        tag: None,
+        task_id: None,
+        task_state: None,
+        checkpoint_id: None,
+        detail: None,
+        checkpoint_time: None,
+        way_back: None,
+        kept: None,
+    };
+    let mut guard = record(web(), "c1", "guarded", 5);
+    guard.vpgs = tagged
+        .iter()
+        .map(|v| line(JournalOutcome::Tagged, v))
+        .collect();
+    let mut change = record(web(), "c1", "protection_changed", minutes);
+    change.kind = RecordKind::ProtectionChanged;
+    change.vpgs = lines.iter().map(|(o, v)| line(o.clone(), v)).collect();
+    GuardRecords {
+        namings: vec![(guard.time, web())],
+        records: vec![guard, change],
+        sources: Sources::Journal,
+    }
+}
+
+fn protection_changed(added: &[&str], removed: &[&str]) -> Decision {
+    let names = |vpgs: &[&str]| vpgs.iter().map(|v| v.to_string()).collect();
+    Decision::Deny(Denied::ProtectionChanged {
+        server: "ssh".into(),
+        tool: "run".into(),
+        vm: "web-01".into(),
+        change_id: "c1".into(),
+        added: names(added),
+        removed: names(removed),
+    })
+}
+
+#[test]
+fn a_vm_whose_vpgs_changed_after_its_guard_is_denied_when_the_guard_no_longer_covers_it() {
+    use JournalOutcome::{Added, Removed};
+    let ssh = || mutating("ssh", "run", Some("host")).input(json!({"host": "web-01"}));
+    // A VPG added since holds no tag of the change.
+    check(
+        ssh().guards(changed_after_guard(&["web-dr"], &[(Added, "app-tier")], 1)),
+        protection_changed(&["app-tier"], &[]),
+    );
+    // Every VPG the guard tagged is gone: no way back is left.
+    check(
+        ssh().guards(changed_after_guard(&["web-dr"], &[(Removed, "web-dr")], 1)),
+        protection_changed(&[], &["web-dr"]),
+    );
+    // One of two gone: the other still holds the tag, and the guard stands.
+    let one_left = changed_after_guard(&["web-dr", "web-local"], &[(Removed, "web-dr")], 1);
+    let guard = one_left.records[0].clone();
+    check(ssh().guards(one_left), allowed("ssh", "run", vec![guard]));
+    // A change said before the guard was answered by that guard.
+    let before = changed_after_guard(&["web-dr"], &[(Added, "app-tier")], 10);
+    let guard = before.records[0].clone();
+    check(ssh().guards(before), allowed("ssh", "run", vec![guard]));
+    // In the input of a tool without a VM argument, too.
+    check(
+        mutating("ssh", "run", None)
+            .input(json!({"command": "ssh web-01 reboot"}))
+            .guards(changed_after_guard(&["web-dr"], &[(Added, "app-tier")], 1)),
+        protection_changed(&["app-tier"], &[]),
+    );
+}

@@ -49,6 +49,12 @@ pub enum TagState {
         #[serde(skip_serializing_if = "Option::is_none")]
         until: Option<DateTime<Utc>>,
     },
+    /// The VM is no longer in the VPG the guard tagged (the VPG was deleted, or the VM taken out
+    /// of it): the tag cannot be recovered from for this VM.
+    Gone {
+        /// What became of the VPG, as the ZVMs' listings say.
+        why: String,
+    },
     /// The VPG's checkpoints could not be read, so whether it is still there is not known.
     Unknown {
         /// Why.
@@ -61,6 +67,8 @@ pub enum TagState {
 pub struct JournaledTag {
     /// The VPG.
     pub vpg_id: String,
+    /// Its name when it was tagged.
+    pub vpg_name: String,
     /// The checkpoint.
     pub checkpoint_id: String,
     /// Its time, when the guard read it.
@@ -154,6 +162,20 @@ impl TagState {
         TagState::AgedOut { about }
     }
 
+    /// The state of a journaled tag whose VPG the VM is no longer in: kept when a retention set
+    /// still holds its checkpoint (a deleted VPG's sets outlive it), gone otherwise.
+    pub fn gone(tag: &JournaledTag, why: &str, now: DateTime<Utc>) -> TagState {
+        match tag.kept.as_ref().filter(|s| s.is_kept_at(now)) {
+            Some(set) => TagState::Kept {
+                retention_set_id: set.retention_set_id.clone(),
+                until: set.expires,
+            },
+            None => TagState::Gone {
+                why: why.to_owned(),
+            },
+        }
+    }
+
     /// The state of a journaled tag whose VPG could not be read.
     pub fn unknown(tag: &JournaledTag, why: &str, now: DateTime<Utc>) -> TagState {
         let said = tag
@@ -213,6 +235,7 @@ impl TagState {
                     "kept in retention set {retention_set_id}; the journal no longer holds it"
                 ),
             },
+            TagState::Gone { why } => format!("gone: {why}"),
             TagState::Unknown { why } => format!("unknown: {why}"),
         }
     }
@@ -230,6 +253,7 @@ mod tests {
     fn tag() -> JournaledTag {
         JournaledTag {
             vpg_id: "v".into(),
+            vpg_name: "web-dr".into(),
             checkpoint_id: "1".into(),
             checkpoint_time: Some(t0()),
             tag: "ai:x | y | vm=web-01 | change=c | t".into(),
