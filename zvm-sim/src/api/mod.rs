@@ -33,6 +33,7 @@ mod ltr;
 mod monitoring;
 mod restore;
 mod routes;
+mod scripts;
 mod sites;
 mod tasks;
 mod traces;

@@ -8,11 +8,12 @@ use axum::handler::Handler;
 use axum::routing::{MethodRouter, get as get_route, post as post_route};
 
 use super::{
-    SiteCtx, actions, checkpoints, flrs, keycloak, login, ltr, monitoring, restore, sites, tasks,
-    traces, virtualization, vms, vpg_settings, vpgs,
+    SiteCtx, actions, checkpoints, flrs, keycloak, login, ltr, monitoring, restore, scripts, sites,
+    tasks, traces, virtualization, vms, vpg_settings, vpgs,
 };
-use crate::api::ViewCtx;
 use crate::api::extract::JsonDocument;
+use crate::api::extract::Params;
+use crate::api::{JsonBody, ViewCtx};
 use crate::world::settings::PARTS;
 use axum::extract::Path;
 
@@ -56,6 +57,12 @@ fn post<H: Handler<T, SiteCtx>, T: 'static>(handler: H) -> Endpoint {
 }
 
 impl Endpoint {
+    fn get<H: Handler<T, SiteCtx>, T: 'static>(mut self, handler: H) -> Endpoint {
+        self.router = self.router.get(handler);
+        self.verbs.push("GET");
+        self
+    }
+
     fn post<H: Handler<T, SiteCtx>, T: 'static>(mut self, handler: H) -> Endpoint {
         self.router = self.router.post(handler);
         self.verbs.push("POST");
@@ -153,7 +160,52 @@ pub(crate) fn v1() -> Table {
     let table = vpg_settings(table);
     let table = extended_journal_copy(table);
     let table = monitoring(table);
+    let table = recovery_scripts(table);
     traces(table)
+}
+
+/// The recovery-scripts folders, each root with its own paths as SW10 lists them.
+fn recovery_scripts(t: Table) -> Table {
+    use crate::world::scripts::Root::{Output, Repository};
+    let mut t = t.route(
+        "/v1/recoveryScripts/repository/files",
+        post(scripts::upload)
+            .get(move |c: ViewCtx, p: Params| scripts::download(c, p, Repository))
+            .delete(move |c: ViewCtx, p: Params| scripts::delete_file(c, p, Repository)),
+        Implemented(
+            "`multipart/form-data` upload (`file`, `path`, `overwriteExisting`; missing folders are \
+             made), download as `application/octet-stream`, delete",
+        ),
+    );
+    t = t.route(
+        "/v1/recoveryScripts/output/files",
+        get(move |c: ViewCtx, p: Params| scripts::download(c, p, Output))
+            .delete(move |c: ViewCtx, p: Params| scripts::delete_file(c, p, Output)),
+        Simplified("download and delete; no script runs, so only what a client put there"),
+    );
+    for (path, root) in [
+        ("/v1/recoveryScripts/repository", Repository),
+        ("/v1/recoveryScripts/output", Output),
+    ] {
+        t = t
+            .route(
+                &format!("{path}/folders"),
+                post(move |c: ViewCtx, b: JsonBody| scripts::make_folder(c, b, root))
+                    .delete(move |c: ViewCtx, p: Params| scripts::delete_folder(c, p, root)),
+                Implemented(
+                    "made with the folders above it; deleted only empty unless `deleteIfNotEmpty`",
+                ),
+            )
+            .route(
+                &format!("{path}/items"),
+                get(move |c: ViewCtx, p: Params| scripts::items(c, p, root)),
+                Simplified(
+                    "the folder's direct items, folders first (`Type` 1 folder, 2 file: SW10 names \
+                     neither), `search` with `*` and `?`",
+                ),
+            );
+    }
+    t
 }
 
 fn sites(t: Table) -> Table {
@@ -175,6 +227,11 @@ fn sites(t: Table) -> Table {
                 "the same, under the spelling zvma10-api-wrapper calls (its comment says an \
                  appliance spells it so)",
             ),
+        )
+        .route(
+            "/v1/localsite/billing/sendUsage",
+            post(sites::send_usage),
+            Simplified("200; nothing is sent: the simulator has no billing server"),
         )
         .route(
             "/v1/peersites",
@@ -302,6 +359,31 @@ fn virtualization_site(t: Table) -> Table {
         "/v1/virtualizationsites/{siteIdentifier}/publiccloud/{resource}",
         get(virtualization::no_public_cloud),
         Implemented("`[]`, as at a vSphere site"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/publiccloud/encryptionkeys/{encryptionKeyId}",
+        get(virtualization::no_encryption_key),
+        Implemented("404, as at a vSphere site: no key vault"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/orgvdcs/{orgVdcIdentifier}/networks",
+        get(virtualization::no_org_vdc),
+        Implemented("404, as at a vSphere site: it has no organization VDC"),
+    )
+    .route(
+        "/v1/virtualizationsites/{siteIdentifier}/orgvdcs/{orgVdcIdentifier}/storagepolicies",
+        get(virtualization::no_org_vdc),
+        Implemented("404, as at a vSphere site: it has no organization VDC"),
+    )
+    .route(
+        "/v1/vcd/vmsWithoutMorefId",
+        get(virtualization::no_vcd),
+        Implemented("`[]`: both sites are vCenter sites, with no vCloud Director"),
+    )
+    .route(
+        "/v1/vcd/validOrgVdcs",
+        get(virtualization::no_vcd),
+        Implemented("`[]`: both sites are vCenter sites, with no vCloud Director"),
     )
 }
 
@@ -953,7 +1035,7 @@ fn traces(t: Table) -> Table {
 }
 
 /// What the simulator does not serve, and why: each answers 404 as any unknown path.
-pub(crate) const ABSENT: [(&str, &str); 10] = [
+pub(crate) const ABSENT: [(&str, &str); 8] = [
     (
         "other Keycloak endpoints (`auth`, `userinfo`, `logout`, admin API)",
         "rewind uses none",
@@ -971,16 +1053,8 @@ pub(crate) const ABSENT: [(&str, &str); 10] = [
         "the inventory is the world file's",
     ),
     (
-        "`POST`/`PUT`/`DELETE /v1/ltr/repositories`, `POST /v1/ltr/catalog/deleteretentionsets`, `POST /v1/ltr/restore/vm`, `GET /v1/ltr/catalog/vms/{vm}/retentionsets/{id}/settings`, `POST /v1/localsite/billing/sendUsage`",
-        "repositories and which VPGs they keep are the world file's; restores other than FLR, and billing, are not modelled",
-    ),
-    (
-        "`/v1/recoveryScripts/...`",
-        "no recovery script runs in the simulator",
-    ),
-    (
-        "`/v1/vcd/...`, `/v1/virtualizationsites/{id}/orgvdcs/...`, `/v1/virtualizationsites/{id}/publiccloud/...`",
-        "both sites are vCenter sites",
+        "`POST`/`PUT`/`DELETE /v1/ltr/repositories`, `POST /v1/ltr/catalog/deleteretentionsets`, `POST /v1/ltr/restore/vm`, `GET /v1/ltr/catalog/vms/{vm}/retentionsets/{id}/settings`",
+        "repositories and which VPGs they keep are the world file's; restores other than FLR are not modelled",
     ),
     (
         "`/v1/sessions`, `/v1/repositories`, `/v1/encryptiondetection`, `/v1/encryptiondetection/types`, `/v1/serverDateTime`",

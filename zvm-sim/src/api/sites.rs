@@ -137,6 +137,10 @@ pub(crate) fn site_by_id(world: &World, id: &str) -> Result<SiteRole, ApiError> 
         })
 }
 
+/// `POST /v1/localsite/billing/sendUsage`: a cloud service provider's ZVM sends its usage to
+/// Zerto's billing server; the simulator has none, so nothing is sent and nothing is kept.
+pub(crate) async fn send_usage() {}
+
 /// How long a pairing token is good for.
 const PAIRING_TOKEN_HOURS: i64 = 48;
 

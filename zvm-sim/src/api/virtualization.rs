@@ -122,6 +122,40 @@ pub(crate) async fn none_at_vsphere_site(
     of_site(&ctx, &id, |_, _| Vec::new())
 }
 
+/// `GET .../orgvdcs/{orgVdcIdentifier}/networks` and `.../storagepolicies`: a vSphere site has no
+/// organization VDC, so none of that identifier.
+pub(crate) async fn no_org_vdc(
+    ctx: ViewCtx,
+    Path((id, org_vdc)): Path<(String, String)>,
+) -> Result<Json<Vec<()>>, ApiError> {
+    ctx.view(|view| {
+        let site = site_by_id(view.world, &id)?;
+        Err(ApiError::NotFound(format!(
+            "There is no organization VDC '{org_vdc}' at site {}: it is a vSphere site, and GET /v1/virtualizationsites/{id}/orgvdcs lists none.",
+            view.world.site(site).name
+        )))
+    })
+}
+
+/// `GET .../publiccloud/encryptionkeys/{encryptionKeyId}`: a vSphere site has no key vault.
+pub(crate) async fn no_encryption_key(
+    ctx: ViewCtx,
+    Path((id, key)): Path<(String, String)>,
+) -> Result<Json<()>, ApiError> {
+    ctx.view(|view| {
+        let site = site_by_id(view.world, &id)?;
+        Err(ApiError::NotFound(format!(
+            "There is no encryption key '{key}' at site {}: it is a vSphere site, with no public-cloud key vault.",
+            view.world.site(site).name
+        )))
+    })
+}
+
+/// `GET /v1/vcd/vmsWithoutMorefId` and `/v1/vcd/validOrgVdcs`: no vCloud Director is managed here.
+pub(crate) async fn no_vcd() -> Json<Vec<()>> {
+    Json(Vec::new())
+}
+
 /// `GET .../publiccloud/{resource}`: a vSphere site has no public-cloud resources.
 pub(crate) async fn no_public_cloud(
     ctx: ViewCtx,

@@ -81,6 +81,9 @@ pub struct Site {
     /// The pairing token it generated last, and until when it is good.
     #[serde(default)]
     pub pairing_token: Option<(String, SimTime)>,
+    /// Its recovery-scripts folders (`/v1/recoveryScripts/...`).
+    #[serde(default)]
+    pub scripts: crate::world::scripts::Scripts,
 }
 
 /// The license key every simulated ZVM starts with.

@@ -34,6 +34,7 @@ pub mod ltr;
 pub mod placement;
 pub mod recovery;
 pub mod restore;
+pub mod scripts;
 pub mod settings;
 pub mod spec;
 pub mod state;

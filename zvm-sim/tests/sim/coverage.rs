@@ -65,8 +65,14 @@ fn the_matrix_lists_each_route_once_and_says_how_much_it_covers() {
 async fn every_listed_get_without_an_identifier_answers_as_sw10_spells_it() {
     let t = zvm_sim::test_kit::spawn_frozen(18).await;
     let boston = t.boston().await;
+    // A download names its file in the query: without it, there is nothing to answer.
+    let needs_a_query =
+        |path: &str| path.starts_with("/v1/recoveryScripts/") && path.ends_with("/files");
     let plain = listed().into_iter().filter(|(verbs, path)| {
-        verbs.contains("GET") && path.starts_with("/v1") && !path.contains('{')
+        verbs.contains("GET")
+            && path.starts_with("/v1")
+            && !path.contains('{')
+            && !needs_a_query(path)
     });
     let mut asked = 0;
     for (_, path) in plain {

@@ -22,6 +22,7 @@ mod ltr;
 mod metrics;
 mod recovery;
 mod restore;
+mod scripts;
 mod settings;
 mod state;
 mod surface;
