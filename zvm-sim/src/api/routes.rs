@@ -521,13 +521,51 @@ fn vpg_settings(t: Table) -> Table {
             Implemented("a PUT writes the whole document but its identifiers"),
         )
         .route(
+            "/v1/vpgSettings/copyVpgSettings",
+            post(s::copy),
+            Simplified("a document for a new VPG with the VPG's settings but its VMs"),
+        )
+        .route(
+            "/v1/vpgSettings/exportSettings",
+            post(s::export),
+            Simplified(
+                "the settings of the VPGs named (all this site sees when none), kept by this ZVM \
+                 under the export's time; `ExportResult.Result` is `Success` (SW10 lists no values)",
+            ),
+        )
+        .route(
+            "/v1/vpgSettings/exportedSettings",
+            get(s::exports),
+            Implemented("the time of each export this ZVM made, oldest first"),
+        )
+        .route(
+            "/v1/vpgSettings/exportedSettings/{timeStamp}",
+            post(s::read_export),
+            Implemented("the export's settings, of the VPGs `vpgNames` gives (all when none)"),
+        )
+        .route(
+            "/v1/vpgSettings/exportedSettings/{timeStamp}/vpgsinfo",
+            get(s::export_vpgs),
+            Implemented(""),
+        )
+        .route(
+            "/v1/vpgSettings/import",
+            post(s::import),
+            Simplified(
+                "each settings given (those `vpgNames` names) creates a VPG as a new VPG's commit \
+                 does; a commit's refusal is a validation failure, a VPG the world cannot take an \
+                 import failure",
+            ),
+        )
+        .route(
             &format!("{base}/commit"),
             post(s::commit),
             Simplified(
                 "an `UpdateProtectionGroup` task that applies the name, RPO, journal history \
                  (a shorter one drops older checkpoints at once), priority and VMs, and ends the \
-                 document; other settings are kept, not modelled; a new VPG's commit is refused \
-                 (400): the world file defines the VPGs",
+                 document; other settings are kept, not modelled; a new VPG's commit is a \
+                 `CreateProtectionGroup` task, the VPG Initializing through its initial sync, then \
+                 MeetingSLA",
             ),
         )
         .route(
@@ -1035,7 +1073,7 @@ fn traces(t: Table) -> Table {
 }
 
 /// What the simulator does not serve, and why: each answers 404 as any unknown path.
-pub(crate) const ABSENT: [(&str, &str); 8] = [
+pub(crate) const ABSENT: [(&str, &str); 7] = [
     (
         "other Keycloak endpoints (`auth`, `userinfo`, `logout`, admin API)",
         "rewind uses none",
@@ -1043,10 +1081,6 @@ pub(crate) const ABSENT: [(&str, &str); 8] = [
     (
         "`POST`/`DELETE /v1/peersites`",
         "the two sites are paired from the start; pairing and unpairing are not modelled",
-    ),
-    (
-        "`/v1/vpgSettings/copyVpgSettings`, `/v1/vpgSettings/exportSettings`, `/v1/vpgSettings/exportedSettings/...`, `/v1/vpgSettings/import`",
-        "not yet modelled",
     ),
     (
         "`/v1/vras` writes, `/v1/vras/cleanup`, `/v1/vras/clusters/...`, `/v1/vras/{id}/upgrade`, `/v1/vras/{id}/changerecoveryvra/...`, `/v1/alerts` writes other than dismiss",

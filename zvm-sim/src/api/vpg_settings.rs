@@ -4,13 +4,14 @@
 
 use axum::Json;
 use axum::extract::{Extension, Path};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::api::actions::ActionResult;
 use crate::api::call_log::StartedTask;
-use crate::api::extract::JsonDocument;
-use crate::api::{ApiError, ViewCtx};
+use crate::api::extract::{JsonDocument, parse_date};
+use crate::api::{ApiError, JsonBody, ViewCtx};
 use crate::world::auth::Principal;
+use crate::world::clock::SimTime;
 use crate::world::settings::{default_part, pascal_case, settings_vm};
 use crate::world::{Refusal, World};
 
@@ -347,4 +348,130 @@ fn no_item(list: &str, item: &str) -> Refusal {
         "The VM's settings have no {} {item}.",
         list.trim_end_matches('s')
     ))
+}
+
+/// The VPG names a body gives (`vpgNames`), none when absent or null.
+fn vpg_names(body: Option<JsonBody>) -> Result<Vec<String>, ApiError> {
+    Ok(body
+        .map(|b| b.string_list("vpgNames"))
+        .transpose()?
+        .flatten()
+        .unwrap_or_default())
+}
+
+/// `POST /v1/vpgSettings/copyVpgSettings` `{"vpgIdentifier"}`: a document for a new VPG with that
+/// VPG's settings and no VM; its identifier.
+pub(crate) async fn copy(ctx: ViewCtx, body: JsonBody) -> Result<Json<String>, ApiError> {
+    let Some(vpg) = body.text("vpgIdentifier")?.map(str::to_owned) else {
+        return Err(ApiError::BadRequest(
+            "vpgIdentifier is required: the VPG whose settings to copy (GET /v1/vpgs).".to_owned(),
+        ));
+    };
+    let id = ctx.with_world(|world, _| {
+        let vpg = world.visible_vpg(ctx.site, &vpg)?;
+        Ok::<_, Refusal>(world.copy_vpg_settings(ctx.site, vpg))
+    })?;
+    Ok(Json(id))
+}
+
+/// `POST /v1/vpgSettings/exportSettings` `{"vpgNames"?}`: SW10's `VpgSettingsExportApi`.
+pub(crate) async fn export(ctx: ViewCtx, body: Option<JsonBody>) -> Result<Json<Value>, ApiError> {
+    let names = vpg_names(body)?;
+    let (at, count) =
+        ctx.with_world(|world, now| world.export_vpg_settings(ctx.site, &names, now))?;
+    Ok(Json(json!({
+        "TimeStamp": at.to_wire(),
+        "ExportResult": {"Result": "Success", "Message": format!("The settings of {count} VPG(s) were exported.")},
+    })))
+}
+
+/// `GET /v1/vpgSettings/exportedSettings`: the time of each export, oldest first.
+pub(crate) async fn exports(ctx: ViewCtx) -> Json<Vec<Value>> {
+    Json(ctx.with_world(|world, _| {
+        world
+            .site(ctx.site)
+            .exports
+            .iter()
+            .map(|e| json!({"TimeStamp": e.at.to_wire()}))
+            .collect()
+    }))
+}
+
+/// The export a path's `{timeStamp}` names.
+fn time_stamp(raw: &str) -> Result<SimTime, ApiError> {
+    parse_date(raw).ok_or_else(|| {
+        ApiError::BadRequest(format!(
+            "'{raw}' is not a time: give an export's TimeStamp as GET /v1/vpgSettings/exportedSettings lists it."
+        ))
+    })
+}
+
+/// `POST /v1/vpgSettings/exportedSettings/{timeStamp}` `{"vpgNames"?}`: SW10's
+/// `VpgSettingsDownloadExportApi`.
+pub(crate) async fn read_export(
+    ctx: ViewCtx,
+    Path(raw): Path<String>,
+    body: Option<JsonBody>,
+) -> Result<Json<Value>, ApiError> {
+    let (at, names) = (time_stamp(&raw)?, vpg_names(body)?);
+    let vpgs = ctx.with_world(|world, _| world.exported_settings(ctx.site, at, &names))?;
+    Ok(Json(
+        json!({"ExportedVpgSettingsApi": vpgs, "ErrorMessage": null}),
+    ))
+}
+
+/// `GET /v1/vpgSettings/exportedSettings/{timeStamp}/vpgsinfo`: each VPG of the export.
+pub(crate) async fn export_vpgs(
+    ctx: ViewCtx,
+    Path(raw): Path<String>,
+) -> Result<Json<Vec<Value>>, ApiError> {
+    let at = time_stamp(&raw)?;
+    let vpgs = ctx.with_world(|world, _| world.exported_settings(ctx.site, at, &[]))?;
+    Ok(Json(
+        vpgs.iter()
+            .map(|s| {
+                json!({"VpgName": s["Basic"]["Name"], "SourceSiteName": s["SourceSiteName"],
+                       "TargetSiteName": s["TargetSiteName"]})
+            })
+            .collect(),
+    ))
+}
+
+/// `POST /v1/vpgSettings/import` `{"exportedVpgSettingsApi", "vpgNames"?}`: SW10's
+/// `VpgSettingsImportVpgsResultApi`.
+pub(crate) async fn import(
+    ctx: ViewCtx,
+    Extension(caller): Extension<Principal>,
+    body: JsonDocument,
+) -> Result<Json<Value>, ApiError> {
+    let given = pascal_case(body.0);
+    let Some(settings) = given["ExportedVpgSettingsApi"].as_array().cloned() else {
+        return Err(ApiError::BadRequest(
+            "exportedVpgSettingsApi is required: the settings to import, as POST /v1/vpgSettings/exportedSettings/{timeStamp} reads them.".to_owned(),
+        ));
+    };
+    let names: Vec<String> = given["VpgNames"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str().map(str::to_owned))
+        .collect();
+    let done = ctx.with_world(|world, now| {
+        world.import_vpg_settings(ctx.site, &settings, &names, &caller, now)
+    });
+    let pairs = |list: &[(String, String)], key: &str| -> Vec<Value> {
+        list.iter()
+            .map(|(name, text)| json!({"VpgName": name, key: text}))
+            .collect()
+    };
+    let invalid: Vec<Value> = done
+        .invalid
+        .iter()
+        .map(|(name, why)| json!({"VpgName": name, "ErrorMessages": [why]}))
+        .collect();
+    Ok(Json(json!({
+        "ValidationFailedResults": invalid,
+        "ImportFailedResults": pairs(&done.failed, "ErrorMessage"),
+        "ImportTaskIdentifiers": pairs(&done.started, "TaskIdentifier"),
+    })))
 }

@@ -140,6 +140,7 @@ fn new_site(index: usize, spec: &SiteSpec, rng: &mut ChaCha8Rng) -> Site {
         license_key: Some(super::inventory::SIMULATED_LICENSE.to_owned()),
         pairing_token: None,
         scripts: Default::default(),
+        exports: Vec::new(),
     }
 }
 

@@ -84,6 +84,9 @@ pub struct Site {
     /// Its recovery-scripts folders (`/v1/recoveryScripts/...`).
     #[serde(default)]
     pub scripts: crate::world::scripts::Scripts,
+    /// The VPG settings it exported (`/v1/vpgSettings/exportSettings`), oldest first.
+    #[serde(default)]
+    pub exports: Vec<crate::world::exported::Export>,
 }
 
 /// The license key every simulated ZVM starts with.

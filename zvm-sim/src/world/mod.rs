@@ -23,6 +23,7 @@
 pub mod auth;
 pub mod clock;
 pub mod enums;
+pub mod exported;
 pub mod files;
 pub mod flr;
 pub mod generate;
@@ -103,6 +104,15 @@ pub enum Refusal {
     NotFound(String),
     /// 409, with the message.
     Conflict(String),
+}
+
+impl std::fmt::Display for Refusal {
+    /// The message alone, as a result list (an import's) quotes it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::BadRequest(m) | Refusal::NotFound(m) | Refusal::Conflict(m) => f.write_str(m),
+        }
+    }
 }
 
 /// A random GUID drawn from a seeded generator.

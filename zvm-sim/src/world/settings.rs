@@ -248,7 +248,7 @@ impl World {
     }
 
     /// What a commit of `doc` asks for, checked whole.
-    fn vpg_change(&self, doc: &Value) -> Result<VpgChange, Refusal> {
+    pub(crate) fn vpg_change(&self, doc: &Value) -> Result<VpgChange, Refusal> {
         let basic = &doc["Basic"];
         self.check_basic(basic)?;
         let name = basic["Name"]

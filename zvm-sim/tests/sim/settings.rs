@@ -386,3 +386,126 @@ async fn a_deleted_vpg_leaves_every_listing_with_its_checkpoints_and_unprotects_
         "a world with a deleted VPG loads: {answer}"
     );
 }
+
+#[tokio::test]
+async fn a_vpg_exported_deleted_and_imported_comes_back_with_its_vms_and_settings() {
+    let t = spawn_frozen(38).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("app-tier").await;
+    let (status, export) = boston
+        .post(
+            "/v1/vpgSettings/exportSettings",
+            &json!({"vpgNames": ["app-tier"]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{export}");
+    let at = export["TimeStamp"].as_str().unwrap().to_owned();
+    assert_eq!(export["ExportResult"]["Result"], "Success");
+    assert_eq!(
+        boston.get_ok("/v1/vpgSettings/exportedSettings").await,
+        json!([{"TimeStamp": at}])
+    );
+    let info = boston
+        .get_ok(&format!("/v1/vpgSettings/exportedSettings/{at}/vpgsinfo"))
+        .await;
+    assert_eq!(
+        info,
+        json!([{"VpgName": "app-tier", "SourceSiteName": "Boston", "TargetSiteName": "Boston"}])
+    );
+    let (_, read) = boston
+        .post(
+            &format!("/v1/vpgSettings/exportedSettings/{at}"),
+            &json!({}),
+        )
+        .await;
+    let exported = read["ExportedVpgSettingsApi"].clone();
+    assert_eq!(exported[0]["Vms"].as_array().unwrap().len(), 3, "{read}");
+    expect_refused(
+        boston
+            .post(
+                "/v1/vpgSettings/exportSettings",
+                &json!({"vpgNames": ["no-such-vpg"]}),
+            )
+            .await,
+        StatusCode::NOT_FOUND,
+        &["no-such-vpg"],
+    );
+
+    // Importing it while the VPG exists is a validation failure: names are unique.
+    let (_, result) = boston
+        .post(
+            "/v1/vpgSettings/import",
+            &json!({"exportedVpgSettingsApi": exported}),
+        )
+        .await;
+    assert_eq!(
+        result["ValidationFailedResults"][0]["VpgName"], "app-tier",
+        "{result}"
+    );
+    assert_eq!(result["ImportTaskIdentifiers"], json!([]));
+
+    let (_, removal) = boston.delete(&format!("/v1/vpgs/{vpg}")).await;
+    t.control.advance(10).await;
+    assert_eq!(
+        boston.wait_task(removal.as_str().unwrap()).await["Status"]["State"],
+        6
+    );
+    let (status, result) = boston
+        .post(
+            "/v1/vpgSettings/import",
+            &json!({"exportedVpgSettingsApi": exported, "vpgNames": ["app-tier"]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{result}");
+    let task = result["ImportTaskIdentifiers"][0]["TaskIdentifier"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    t.control.advance(20).await;
+    let task = boston.wait_task(&task).await;
+    assert_eq!(
+        (task["Type"].clone(), task["Status"]["State"].clone()),
+        (json!("CreateProtectionGroup"), json!(6))
+    );
+    let back = t.control.vpg_id("app-tier").await;
+    assert_ne!(back, vpg, "a new VPG");
+    let again = boston.get_ok(&format!("/v1/vpgs/{back}")).await;
+    assert_eq!(
+        (again["VmsCount"].clone(), again["Status"].clone()),
+        (json!(3), json!(1)),
+        "{again}"
+    );
+}
+
+#[tokio::test]
+async fn copied_settings_are_a_new_vpgs_with_the_settings_but_no_vm() {
+    let t = spawn_frozen(39).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-dr").await;
+    let (status, id) = boston
+        .post(
+            "/v1/vpgSettings/copyVpgSettings",
+            &json!({"vpgIdentifier": vpg}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{id}");
+    let doc = boston
+        .get_ok(&format!("/v1/vpgSettings/{}", id.as_str().unwrap()))
+        .await;
+    assert_eq!(doc["VpgIdentifier"], Value::Null);
+    assert_eq!(doc["Vms"], json!([]));
+    assert_eq!(
+        (
+            doc["Basic"]["Name"].clone(),
+            doc["Basic"]["Priority"].clone()
+        ),
+        (json!("web-dr"), json!("High"))
+    );
+    expect_refused(
+        boston
+            .post("/v1/vpgSettings/copyVpgSettings", &json!({}))
+            .await,
+        StatusCode::BAD_REQUEST,
+        &["vpgIdentifier is required"],
+    );
+}
