@@ -235,8 +235,12 @@ fn sites(t: Table) -> Table {
         )
         .route(
             "/v1/peersites",
-            get(sites::peer_sites),
-            Implemented("filters `peerName`, `pairingStatus`, `location`, `hostName`, `port`"),
+            get(sites::peer_sites).post(sites::pair),
+            Simplified(
+                "filters `peerName`, `pairingStatus`, `location`, `hostName`, `port`; none while \
+                 unpaired. A POST pairs the sites again with the peer's address and a token it \
+                 generated (the sites start paired: a POST then is refused, 409)",
+            ),
         )
         .route(
             "/v1/peersites/pairingstatuses",
@@ -247,14 +251,19 @@ fn sites(t: Table) -> Table {
             "/v1/peersites/generatetoken",
             post(sites::generate_pairing_token),
             Simplified(
-                "a token good for 48 hours, which replaces the site's last; no pairing uses it, \
-                 since the two sites are paired from the start",
+                "a token good for 48 hours, which replaces the site's last; the other site pairs \
+                 with it after an unpairing",
             ),
         )
         .route(
             "/v1/peersites/{siteIdentifier}",
-            get(sites::peer_site),
-            Implemented(""),
+            get(sites::peer_site).delete(sites::unpair),
+            Simplified(
+                "404 while unpaired. A DELETE unpairs only when no VPG replicates between the \
+                 sites (409 naming them: a ZVM would remove them with the pairing); \
+                 `isKeepTargetDisks` is checked, not modelled. Other listings still show the \
+                 peer site",
+            ),
         )
         .route(
             "/v1/serverDateTime/serverDateTimeUtc",
@@ -1073,14 +1082,10 @@ fn traces(t: Table) -> Table {
 }
 
 /// What the simulator does not serve, and why: each answers 404 as any unknown path.
-pub(crate) const ABSENT: [(&str, &str); 7] = [
+pub(crate) const ABSENT: [(&str, &str); 6] = [
     (
         "other Keycloak endpoints (`auth`, `userinfo`, `logout`, admin API)",
         "rewind uses none",
-    ),
-    (
-        "`POST`/`DELETE /v1/peersites`",
-        "the two sites are paired from the start; pairing and unpairing are not modelled",
     ),
     (
         "`/v1/vras` writes, `/v1/vras/cleanup`, `/v1/vras/clusters/...`, `/v1/vras/{id}/upgrade`, `/v1/vras/{id}/changerecoveryvra/...`, `/v1/alerts` writes other than dismiss",

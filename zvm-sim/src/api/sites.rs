@@ -22,10 +22,11 @@ pub(crate) async fn peer_sites(
 ) -> Result<Json<Vec<PeerSiteView>>, ApiError> {
     let pairing = params.enumeration("pairingStatus", &PAIRING_STATUS)?;
     let port = params.number::<u16>("port")?;
-    let peer = ctx.view(|view| view.peer_site(other(ctx.site)));
-    let keep = params
-        .text("peerName")
-        .is_none_or(|n| n == peer.peer_site_name)
+    let (peer, paired) = ctx.view(|view| (view.peer_site(ctx.site.other()), view.world.paired()));
+    let keep = paired
+        && params
+            .text("peerName")
+            .is_none_or(|n| n == peer.peer_site_name)
         && pairing.is_none_or(|p| p == peer.pairing_status)
         && params
             .text("location")
@@ -43,8 +44,8 @@ pub(crate) async fn peer_site(
     Path(id): Path<String>,
 ) -> Result<Json<PeerSiteView>, ApiError> {
     ctx.view(|view| {
-        let peer = other(ctx.site);
-        if view.world.site(peer).id.eq_ignore_ascii_case(&id) {
+        let peer = ctx.site.other();
+        if view.world.paired() && view.world.site(peer).id.eq_ignore_ascii_case(&id) {
             Ok(Json(view.peer_site(peer)))
         } else {
             Err(ApiError::NotFound(format!(
@@ -63,7 +64,7 @@ pub(crate) async fn pairing_statuses() -> Json<Vec<&'static str>> {
 /// `GET /v1/virtualizationsites`: this site, then its peer.
 pub(crate) async fn virtualization_sites(ctx: ViewCtx) -> Json<Vec<VirtualizationSiteView>> {
     Json(ctx.view(|view| {
-        [ctx.site, other(ctx.site)]
+        [ctx.site, ctx.site.other()]
             .map(|site| view.virtualization_site(site))
             .into()
     }))
@@ -119,13 +120,6 @@ pub(crate) async fn date_time_argument(
     }
 }
 
-fn other(site: SiteRole) -> SiteRole {
-    match site {
-        SiteRole::Local => SiteRole::Peer,
-        SiteRole::Peer => SiteRole::Local,
-    }
-}
-
 pub(crate) fn site_by_id(world: &World, id: &str) -> Result<SiteRole, ApiError> {
     SiteRole::BOTH
         .into_iter()
@@ -140,6 +134,33 @@ pub(crate) fn site_by_id(world: &World, id: &str) -> Result<SiteRole, ApiError> 
 /// `POST /v1/localsite/billing/sendUsage`: a cloud service provider's ZVM sends its usage to
 /// Zerto's billing server; the simulator has none, so nothing is sent and nothing is kept.
 pub(crate) async fn send_usage() {}
+
+/// `POST /v1/peersites` `{"hostName", "port", "token"}`: pairs this site with its peer again.
+pub(crate) async fn pair(ctx: ViewCtx, body: JsonBody) -> Result<(), ApiError> {
+    let host = body.text("hostName")?.unwrap_or_default().to_owned();
+    let port = body
+        .number("port")?
+        .unwrap_or(f64::from(crate::decisions::PEER_PORT));
+    let token = body.text("token")?.unwrap_or_default().to_owned();
+    if port.fract() != 0.0 || !(1.0..=65535.0).contains(&port) {
+        return Err(ApiError::BadRequest(format!(
+            "port {port} is not a TCP port."
+        )));
+    }
+    let port = port as u16;
+    Ok(ctx.with_world(|world, now| world.pair(ctx.site, &host, port, &token, now))?)
+}
+
+/// `DELETE /v1/peersites/{siteIdentifier}` `{"isKeepTargetDisks"?}`: unpairs this site from its
+/// peer (the flag is checked, not modelled: no VPG is left to keep disks of).
+pub(crate) async fn unpair(
+    ctx: ViewCtx,
+    Path(id): Path<String>,
+    body: Option<JsonBody>,
+) -> Result<(), ApiError> {
+    body.unwrap_or_default().boolean("isKeepTargetDisks")?;
+    Ok(ctx.with_world(|world, _| world.unpair(ctx.site, &id))?)
+}
 
 /// How long a pairing token is good for.
 const PAIRING_TOKEN_HOURS: i64 = 48;

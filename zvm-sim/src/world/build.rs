@@ -141,6 +141,7 @@ fn new_site(index: usize, spec: &SiteSpec, rng: &mut ChaCha8Rng) -> Site {
         pairing_token: None,
         scripts: Default::default(),
         exports: Vec::new(),
+        unpaired: false,
     }
 }
 

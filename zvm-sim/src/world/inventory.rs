@@ -87,6 +87,9 @@ pub struct Site {
     /// The VPG settings it exported (`/v1/vpgSettings/exportSettings`), oldest first.
     #[serde(default)]
     pub exports: Vec<crate::world::exported::Export>,
+    /// Unpaired from its peer (`DELETE /v1/peersites/{id}`); the sites start paired.
+    #[serde(default)]
+    pub unpaired: bool,
 }
 
 /// The license key every simulated ZVM starts with.

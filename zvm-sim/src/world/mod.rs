@@ -32,6 +32,7 @@ pub mod journal;
 pub mod lifecycle;
 pub mod live;
 pub mod ltr;
+pub mod pairing;
 pub mod placement;
 pub mod recovery;
 pub mod restore;
@@ -82,6 +83,14 @@ impl SiteRole {
         match self {
             SiteRole::Local => 0,
             SiteRole::Peer => 1,
+        }
+    }
+
+    /// The other site of the pair.
+    pub const fn other(self) -> SiteRole {
+        match self {
+            SiteRole::Local => SiteRole::Peer,
+            SiteRole::Peer => SiteRole::Local,
         }
     }
 

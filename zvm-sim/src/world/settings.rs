@@ -263,6 +263,11 @@ impl World {
             .ok_or_else(|| {
                 refused("Basic.RecoverySiteIdentifier is required: the site of the journal.")
             })?;
+        if protected != recovery && !self.paired() {
+            return Err(refused(
+                "The protected and recovery sites are not paired: pair them (POST /v1/peersites) before a VPG replicates between them.",
+            ));
+        }
         let this = doc["VpgIdentifier"]
             .as_str()
             .and_then(|v| self.vpg_by_id(v));

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use reqwest::StatusCode;
-use serde_json::Value;
+use serde_json::{Value, json};
 use zvm_sim::test_kit::{Site, spawn_frozen, texts};
 
 /// The keys of an object.
@@ -290,5 +290,67 @@ async fn resource_reports_sample_each_vm_in_each_vpg_a_site_sees() {
         list(&boston, "/v1/reports/resources?zorgName=any")
             .await
             .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn sites_unpair_only_without_vpgs_between_them_and_pair_again_with_the_peers_token() {
+    let t = zvm_sim::test_kit::spawn_frozen(93).await;
+    let (boston, denver) = (t.boston().await, t.denver().await);
+    let peer = boston.get_ok("/v1/peersites").await[0].clone();
+    let denver_id = peer["SiteIdentifier"].as_str().unwrap().to_owned();
+    crate::expect::expect_refused(
+        boston.delete(&format!("/v1/peersites/{denver_id}")).await,
+        reqwest::StatusCode::CONFLICT,
+        &["web-dr", "delete them first"],
+    );
+    let token = denver
+        .post("/v1/peersites/generatetoken", &json!({}))
+        .await
+        .1["Token"]
+        .clone();
+    let pair = json!({"hostName": peer["HostName"], "port": peer["Port"], "token": token});
+    crate::expect::expect_refused(
+        boston.post("/v1/peersites", &pair).await,
+        reqwest::StatusCode::CONFLICT,
+        &["already paired"],
+    );
+
+    // Every VPG between the sites deleted, the pairing can go.
+    let between: Vec<String> = boston
+        .get_ok("/v1/vpgs")
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["ProtectedSite"]["identifier"] != v["RecoverySite"]["identifier"])
+        .map(|v| v["VpgIdentifier"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(between.len() >= 2, "{between:?}");
+    for vpg in &between {
+        let (status, _) = boston.delete(&format!("/v1/vpgs/{vpg}")).await;
+        assert_eq!(status, reqwest::StatusCode::OK, "{vpg}");
+    }
+    t.control.advance(10).await;
+    let (status, _) = boston.delete(&format!("/v1/peersites/{denver_id}")).await;
+    assert_eq!(status, reqwest::StatusCode::OK);
+    assert_eq!(boston.get_ok("/v1/peersites").await, json!([]));
+    assert_eq!(
+        denver.get_ok("/v1/peersites").await,
+        json!([]),
+        "both sides"
+    );
+
+    let wrong = json!({"hostName": peer["HostName"], "port": peer["Port"], "token": "not-it"});
+    crate::expect::expect_refused(
+        boston.post("/v1/peersites", &wrong).await,
+        reqwest::StatusCode::BAD_REQUEST,
+        &["generatetoken"],
+    );
+    let (status, answer) = boston.post("/v1/peersites", &pair).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{answer}");
+    assert_eq!(
+        boston.get_ok("/v1/peersites").await[0]["SiteIdentifier"],
+        denver_id.as_str()
     );
 }
