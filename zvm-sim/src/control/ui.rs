@@ -273,7 +273,7 @@ fn tasks_section(world: &World, now: SimTime) -> Markup {
                     tr {
                         td { code { (task.id) } }
                         td { (task.kind()) }
-                        td { (world.vpgs[task.vpg].name) }
+                        td { (task.vpg.map_or("", |v| world.vpgs[v].name.as_str())) }
                         td { (TASK_STATE.name(state)) " " (progress) "%" }
                         td { (time(task.started)) }
                         td { (task.ended.as_ref().map(|e| e.reason.as_str()).unwrap_or("")) }

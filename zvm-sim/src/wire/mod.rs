@@ -755,6 +755,15 @@ impl SiteView<'_> {
         }
     }
 
+    fn host_link(&self, site: SiteRole, host: usize) -> Link {
+        let (site_id, host_id) = (
+            &self.world.site(site).id,
+            &self.world.site(site).hosts[host].id,
+        );
+        let path = format!("virtualizationsites/{site_id}/hosts/{host_id}");
+        self.link(&path, host_id, "VirtualizationSiteHostApi")
+    }
+
     fn vpg_link(&self, vpg: usize) -> Link {
         let id = &self.world.vpgs[vpg].id;
         self.link(&format!("vpgs/{id}"), id, "VpgApi")
@@ -1028,9 +1037,13 @@ impl SiteView<'_> {
             is_cancellable: false,
             link: self.link(&format!("tasks/{}", task.id), &task.id, "TaskApi"),
             related_entities: RelatedEntitiesView {
-                vpgs: vec![self.vpg_link(task.vpg)],
+                vpgs: task.vpg.map(|v| self.vpg_link(v)).into_iter().collect(),
                 sites: vec![self.site_link(task.site)],
-                hosts: Vec::new(),
+                hosts: task
+                    .vra
+                    .map(|h| self.host_link(task.site, h))
+                    .into_iter()
+                    .collect(),
                 flr_sessions: task
                     .operation
                     .flr_session()
@@ -1053,13 +1066,13 @@ fn vcenter_ip(site: &Site) -> String {
 /// A task as `GET /_sim/tasks` shows it.
 pub fn sim_task(world: &World, task: &Task, now: SimTime) -> SimTaskView {
     let (state, progress) = task.status_at(now);
-    let vpg = &world.vpgs[task.vpg];
+    let vpg = task.vpg.map(|v| &world.vpgs[v]);
     SimTaskView {
         site: world.site(task.site).name.clone(),
         task_identifier: task.id.clone(),
         kind: task.kind(),
-        vpg_identifier: vpg.id.clone(),
-        vpg_name: vpg.name.clone(),
+        vpg_identifier: vpg.map(|v| v.id.clone()).unwrap_or_default(),
+        vpg_name: vpg.map(|v| v.name.clone()).unwrap_or_default(),
         checkpoint_name: task.checkpoint_name().to_owned(),
         state,
         progress,

@@ -164,7 +164,7 @@ impl World {
     fn tasks_running_at(&self, vpg: usize) -> Vec<super::tasks::TaskKey> {
         self.tasks
             .keyed()
-            .filter(|(_, t)| t.vpg == vpg && t.is_running())
+            .filter(|(_, t)| t.vpg == Some(vpg) && t.is_running())
             .filter(|(_, t)| !matches!(t.operation, Operation::DeleteVpg { .. }))
             .map(|(key, _)| key)
             .collect()

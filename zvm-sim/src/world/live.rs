@@ -27,7 +27,7 @@ impl World {
     /// The end of a `FailOver` or `Move` task: the VPG waits before commit, and, unless its policy is
     /// None, its timeout is scheduled.
     pub(super) fn live_waits(&mut self, key: TaskKey, at: SimTime) {
-        let vpg = self.tasks[key].vpg;
+        let vpg = self.tasks[key].on_vpg();
         let (before_commit, policy) = match &self.tasks[key].operation {
             Operation::Failover { commit_policy, .. } => {
                 (substatus::FAILING_OVER_BEFORE_COMMIT, *commit_policy)
@@ -127,7 +127,7 @@ impl World {
     /// its task, and reports it.
     fn close_live(&mut self, key: TaskKey, commit: bool, by: &str, at: SimTime) {
         let task = &self.tasks[key];
-        let vpg = task.vpg;
+        let vpg = task.on_vpg();
         let (kind, point_in_time, vms) = match &task.operation {
             Operation::Failover {
                 checkpoint, vms, ..

@@ -186,7 +186,7 @@ impl World {
     /// moment, unless the run was refused or the checkpoint left the journal while it ran.
     pub(super) fn finish_retention(&mut self, key: TaskKey, at: SimTime) -> (u8, String) {
         let task = &self.tasks[key];
-        let vpg = task.vpg;
+        let vpg = task.on_vpg();
         let v = &mut self.vpgs[vpg];
         if v.ltr.running == Some(key) {
             v.ltr.running = None;

@@ -466,7 +466,8 @@ impl World {
             id,
             site,
             operation,
-            vpg,
+            vpg: Some(vpg),
+            vra: None,
             initiated_by: by.name.clone(),
             started: now,
             nominal_end: now.plus_millis(duration),
@@ -549,7 +550,7 @@ impl World {
             Operation::FailoverTest { .. } => self.finish_failover_test(),
             Operation::StopFailoverTest { .. } => self.finish_stop_failover_test(key, at),
             Operation::Clone { checkpoint, vms } => {
-                self.finish_clone(self.tasks[key].vpg, *checkpoint, vms, at)
+                self.finish_clone(self.tasks[key].on_vpg(), *checkpoint, vms, at)
             }
             Operation::Failover { .. } | Operation::Move { .. } => {
                 // Done its part: it waits before commit.
@@ -560,19 +561,21 @@ impl World {
                 self.finish_live_end(key, at)
             }
             Operation::ForceSync { generation } => {
-                self.finish_force_sync(self.tasks[key].vpg, *generation)
+                self.finish_force_sync(self.tasks[key].on_vpg(), *generation)
             }
             Operation::JournalVmRestore { .. } => {
-                match self.finish_restore(self.tasks[key].vpg, at) {
+                match self.finish_restore(self.tasks[key].on_vpg(), at) {
                     Some(ended) => ended,
                     // Done its part: it waits for a commit or a rollback.
                     None => return,
                 }
             }
-            Operation::UpdateVpg { change } => self.finish_update(self.tasks[key].vpg, change, at),
+            Operation::UpdateVpg { change } => {
+                self.finish_update(self.tasks[key].on_vpg(), change, at)
+            }
             // The VPG joined the world when its document was committed; its sync ends on its own.
             Operation::CreateVpg { .. } => (task_state::COMPLETED, String::new()),
-            Operation::DeleteVpg { .. } => self.finish_delete(self.tasks[key].vpg, at),
+            Operation::DeleteVpg { .. } => self.finish_delete(self.tasks[key].on_vpg(), at),
             // Each took effect when it started (a resume's sync ends on its own).
             Operation::Pause | Operation::Resume => (task_state::COMPLETED, String::new()),
             Operation::JournalVmRestoreCommit { .. } => self.finish_restore_end(key, true, at),
@@ -584,7 +587,7 @@ impl World {
 
     fn finish_insert(&mut self, key: TaskKey, name: &str, at: SimTime) -> (u8, String) {
         let task = &self.tasks[key];
-        let vpg = &mut self.vpgs[task.vpg];
+        let vpg = &mut self.vpgs[task.on_vpg()];
         vpg.running_inserts.retain(|&t| t != key);
         match &task.planned {
             Planned::Fail(reason) => (task_state::FAILED, reason.clone()),

@@ -454,7 +454,7 @@ impl World {
     /// The end of a `StopFailOverTest` task: the test is over, `LastTest` records it and a
     /// recovery report tells how it went.
     pub(super) fn finish_stop_failover_test(&mut self, stop: TaskKey, at: SimTime) -> (u8, String) {
-        let vpg = self.tasks[stop].vpg;
+        let vpg = self.tasks[stop].on_vpg();
         let v = &mut self.vpgs[vpg];
         if let Some(test) = v.test.take() {
             v.last_test = Some(at);

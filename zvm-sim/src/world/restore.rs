@@ -285,7 +285,7 @@ impl World {
         commit: bool,
         at: SimTime,
     ) -> (u8, String) {
-        let vpg = self.tasks[key].vpg;
+        let vpg = self.tasks[key].on_vpg();
         let by = self.tasks[key].initiated_by.clone();
         self.close_restore(vpg, commit, &by, at);
         (task_state::COMPLETED, String::new())

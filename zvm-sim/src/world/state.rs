@@ -330,7 +330,9 @@ impl World {
             }
         }
         for task in self.tasks.iter() {
-            in_range(&format!("task {} (Vpg)", task.id), task.vpg, vpgs)?;
+            if let Some(vpg) = task.vpg {
+                in_range(&format!("task {} (Vpg)", task.id), vpg, vpgs)?;
+            }
             for &vm in task.operation.vms() {
                 in_range(&format!("task {} (Vms)", task.id), vm, vms)?;
             }
@@ -512,7 +514,7 @@ mod tests {
         assert_eq!(saved["Tasks"]["Kept"]["0"]["Id"], task.as_str());
         assert_eq!(saved["Vpgs"][0]["RunningInserts"], serde_json::json!([0]));
         let restored = World::from_state_json(&serde_json::to_vec(&saved).unwrap(), 0.0).unwrap();
-        assert_eq!(restored.task_by_id(&task).map(|t| t.vpg), Some(0));
+        assert_eq!(restored.task_by_id(&task).map(|t| t.vpg), Some(Some(0)));
 
         let mut dangling = saved.clone();
         dangling["Vpgs"][0]["RunningInserts"] = serde_json::json!([7]);

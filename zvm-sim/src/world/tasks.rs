@@ -353,8 +353,11 @@ pub struct Task {
     pub site: SiteRole,
     /// What it does.
     pub operation: Operation,
-    /// The VPG it acts on.
-    pub vpg: usize,
+    /// The VPG it acts on; `None` for a VRA's task.
+    pub vpg: Option<usize>,
+    /// The host whose VRA it acts on, for a VRA's task.
+    #[serde(default)]
+    pub vra: Option<usize>,
     /// `InitiatedBy`: the user, or a client's service account.
     pub initiated_by: String,
     /// `Started`.
@@ -372,6 +375,11 @@ pub struct Task {
 }
 
 impl Task {
+    /// The VPG of a VPG operation's task: every operation but a VRA's names one.
+    pub fn on_vpg(&self) -> usize {
+        self.vpg.expect("a VPG operation's task names its VPG")
+    }
+
     /// `Type`.
     pub fn kind(&self) -> &'static str {
         self.operation.kind()
@@ -446,7 +454,8 @@ mod tests {
             operation: Operation::InsertTaggedCheckpoint {
                 name: "tag".to_owned(),
             },
-            vpg: 0,
+            vpg: Some(0),
+            vra: None,
             initiated_by: "admin".to_owned(),
             started: SimTime::from_millis(0),
             nominal_end: SimTime::from_millis(1000),

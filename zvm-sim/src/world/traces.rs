@@ -202,7 +202,7 @@ impl World {
         let Some(kind) = event_kind(&task.operation) else {
             return;
         };
-        let vpg = &self.vpgs[task.vpg];
+        let vpg = &self.vpgs[task.on_vpg()];
         let what = match &task.operation {
             Operation::InsertTaggedCheckpoint { name } => {
                 format!("Insert tagged checkpoint '{name}' in VPG {}", vpg.name)
@@ -219,7 +219,7 @@ impl World {
             id: self.traces.next_id("event"),
             at,
             kind,
-            vpg: task.vpg,
+            vpg: task.on_vpg(),
             description,
             succeeded,
             user: task.initiated_by.clone(),
