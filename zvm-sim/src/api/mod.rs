@@ -41,6 +41,7 @@ mod virtualization;
 mod vms;
 mod vpg_settings;
 mod vpgs;
+mod vras;
 
 use std::sync::Arc;
 

@@ -31,7 +31,7 @@ fn keeps(params: &Params, vra: &VraView) -> bool {
         && params.matches("vraVersion", vra.vra_version)
         && params.matches("hostVersion", vra.host_version)
         && params.matches("ipAddress", &vra.vra_network_data_api.address)
-        && params.matches("vraGroup", vra.vra_group)
+        && params.matches("vraGroup", &vra.vra_group)
         && params.matches("datastoreName", &vra.datastore_name)
         && params.matches("networkName", &vra.network_name)
 }

@@ -9,7 +9,7 @@ use axum::routing::{MethodRouter, get as get_route, post as post_route};
 
 use super::{
     SiteCtx, actions, checkpoints, flrs, keycloak, login, ltr, monitoring, restore, scripts, sites,
-    tasks, traces, virtualization, vms, vpg_settings, vpgs,
+    tasks, traces, virtualization, vms, vpg_settings, vpgs, vras,
 };
 use crate::api::extract::JsonDocument;
 use crate::api::extract::Params;
@@ -45,6 +45,22 @@ fn get<H: Handler<T, SiteCtx>, T: 'static>(handler: H) -> Endpoint {
     Endpoint {
         router: get_route(handler),
         verbs: vec!["GET"],
+    }
+}
+
+/// `PUT` by `handler`.
+fn put<H: Handler<T, SiteCtx>, T: 'static>(handler: H) -> Endpoint {
+    Endpoint {
+        router: axum::routing::put(handler),
+        verbs: vec!["PUT"],
+    }
+}
+
+/// `DELETE` by `handler`.
+fn delete<H: Handler<T, SiteCtx>, T: 'static>(handler: H) -> Endpoint {
+    Endpoint {
+        router: axum::routing::delete(handler),
+        verbs: vec!["DELETE"],
     }
 }
 
@@ -853,11 +869,42 @@ fn extended_journal_copy(t: Table) -> Table {
 fn monitoring(t: Table) -> Table {
     t.route(
         "/v1/vras",
-        get(monitoring::vras),
+        get(monitoring::vras).post(vras::install),
         Simplified(
-            "one VRA per host of the world file, Installed, replicating the VMs on its host and the replicas kept \
-             on it (filters `vraName`, `status`, `vraVersion`, `hostVersion`, `ipAddress`, \
-             `vraGroup`, `datastoreName`, `networkName`); no install, remove or upgrade",
+            "one VRA per host of the world file at the start, replicating the VMs on its host and \
+             the replicas kept on it (filters `vraName`, `status`, `vraVersion`, `hostVersion`, \
+             `ipAddress`, `vraGroup`, `datastoreName`, `networkName`); a POST installs one on a \
+             host without one (an `InstallVra` task; Installing until it ends): memory, CPUs and \
+             group are kept, the IP settings and password are not",
+        ),
+    )
+    .route(
+        "/v1/vras/clusters",
+        post(vras::install_on_cluster),
+        Simplified("an `InstallVra` task for every host of the site's one cluster without a VRA"),
+    )
+    .route(
+        "/v1/vras/clusters/{clusterIdentifier}",
+        put(vras::upgrade_cluster).delete(vras::uninstall_cluster),
+        Simplified(
+            "PUT: an `UpgradeVra` task (every VRA runs the ZVM's version already); DELETE: an \
+             `UninstallVra` task, refused (409) while a VRA protects or recovers a VM; \
+             `vaioAllowMaintenanceMode` is not modelled",
+        ),
+    )
+    .route(
+        "/v1/vras/clusters/{clusterIdentifier}/settings",
+        get(vras::cluster_settings).post(vras::keep_cluster_settings),
+        Simplified(
+            "the install settings kept for the cluster, over the defaults; a host password is \
+             never kept nor answered",
+        ),
+    )
+    .route(
+        "/v1/vras/cleanup",
+        delete(vras::cleanup),
+        Simplified(
+            "one `UninstallVra` task for every VRA of the site (its one cluster), as a list",
         ),
     )
     .route(
@@ -872,8 +919,41 @@ fn monitoring(t: Table) -> Table {
     )
     .route(
         "/v1/vras/{vraIdentifier}",
-        get(monitoring::vra),
-        Implemented(""),
+        get(monitoring::vra).put(vras::edit).delete(vras::uninstall),
+        Simplified(
+            "PUT: an `EditVra` task (the simulator's name) applying memory, CPUs and group; \
+             DELETE: an `UninstallVra` task, Removing until it ends, refused (409) while the VRA \
+             protects or recovers a VM",
+        ),
+    )
+    .route(
+        "/v1/vras/{vraIdentifier}/upgrade",
+        post(vras::upgrade),
+        Simplified("an `UpgradeVra` task: every VRA runs the ZVM's version already"),
+    )
+    .route(
+        "/v1/vras/{vraIdentifier}/changerecoveryvra/validate",
+        post(vras::validate_recovery_hosts),
+        Simplified(
+            "each allocation `Status` 0 (valid) or 1 with its reason (SW10 names neither): the VM \
+             must recover on this VRA's host, the new host have a VRA ready",
+        ),
+    )
+    .route(
+        "/v1/vras/{vraIdentifier}/changerecoveryvra/recommendation",
+        post(vras::recommend_recovery_hosts),
+        Simplified(
+            "for each VM the VRA recovers (or of `vmsToCalculate`), the ready VRA with the fewest \
+             VMs to recover; fixed allocations kept",
+        ),
+    )
+    .route(
+        "/v1/vras/{vraIdentifier}/changerecoveryvra/execute",
+        post(vras::change_recovery_hosts),
+        Implemented(
+            "a `ChangeRecoveryHost` task, refused whole (400) when one allocation is invalid; the \
+             VMs recover on their new hosts from its end",
+        ),
     )
     .route(
         "/v1/vras/{vraIdentifier}/changerecoveryvra/potentials",
@@ -1082,14 +1162,10 @@ fn traces(t: Table) -> Table {
 }
 
 /// What the simulator does not serve, and why: each answers 404 as any unknown path.
-pub(crate) const ABSENT: [(&str, &str); 6] = [
+pub(crate) const ABSENT: [(&str, &str); 5] = [
     (
         "other Keycloak endpoints (`auth`, `userinfo`, `logout`, admin API)",
         "rewind uses none",
-    ),
-    (
-        "`/v1/vras` writes, `/v1/vras/cleanup`, `/v1/vras/clusters/...`, `/v1/vras/{id}/upgrade`, `/v1/vras/{id}/changerecoveryvra/...`, `/v1/alerts` writes other than dismiss",
-        "the inventory is the world file's",
     ),
     (
         "`POST`/`PUT`/`DELETE /v1/ltr/repositories`, `POST /v1/ltr/catalog/deleteretentionsets`, `POST /v1/ltr/restore/vm`, `GET /v1/ltr/catalog/vms/{vm}/retentionsets/{id}/settings`",

@@ -1129,6 +1129,16 @@ fn task_details(world: &World, operation: &Operation) -> serde_json::Value {
         | Operation::LiveRollback { .. } => json!({}),
         Operation::UpdateVpg { change } => json!({ "VpgName": change.name }),
         Operation::CreateVpg { name } => json!({ "VpgName": name }),
+        Operation::InstallVras { hosts, settings } => json!({
+            "Hosts": hosts.len(), "MemoryInGB": settings.memory_gb, "VraGroup": settings.group,
+        }),
+        Operation::UninstallVras { hosts } | Operation::UpgradeVras { hosts } => {
+            json!({ "Hosts": hosts.len() })
+        }
+        Operation::EditVra { settings } => json!({
+            "MemoryInGB": settings.memory_gb, "NumOfCpus": settings.cpus, "VraGroup": settings.group,
+        }),
+        Operation::ChangeRecoveryHost { moves } => json!({ "Vms": moves.len() }),
         Operation::DeleteVpg { removal } => json!({
             "KeepRecoveryVolumes": removal.keep_recovery_volumes,
             "Force": removal.force,

@@ -8,6 +8,8 @@ use serde::Serialize;
 use super::{Link, SiteView};
 use crate::decisions::{SITE_TYPE_VERSION, ZVM_VERSION};
 use crate::world::placement::{Counters, DatastoreLoad, Owner, Space, VraLoad};
+use crate::world::vras::vra_status;
+use crate::world::{SiteRole, World};
 
 /// `GET /v1/vras`: one VRA.
 #[derive(Debug, Serialize)]
@@ -24,7 +26,7 @@ pub struct VraView {
     pub vra_display_version: &'static str,
     pub host_version: &'static str,
     pub vra_network_data_api: VraNetworkView,
-    pub vra_group: &'static str,
+    pub vra_group: String,
     #[serde(rename = "MemoryInGB")]
     pub memory_in_gb: u32,
     pub datastore_name: String,
@@ -199,12 +201,15 @@ pub const VRA_STATUSES: [&str; 10] = [
 ];
 
 impl SiteView<'_> {
-    /// The VRAs of the answering site: one per host.
+    /// The VRAs of the answering site: one per host that has one (or is having one installed).
     pub fn vras(&self) -> Vec<VraView> {
         let loads = self.world.vra_loads(self.site);
         loads
             .into_iter()
             .enumerate()
+            .filter(|&(host, _)| {
+                self.world.vra_status(self.site, host) != vra_status::NOT_INSTALLED
+            })
             .map(|(host, load)| self.vra(host, load))
             .collect()
     }
@@ -225,7 +230,7 @@ impl SiteView<'_> {
             vra_identifier: identifier,
             vra_identifier_str: identifier.to_string(),
             vra_name: format!("Z-VRA-{}", host.name),
-            status: 0,
+            status: self.world.vra_status(self.site, host_index),
             upgrade_status: 0,
             progress: 0,
             vra_version: ZVM_VERSION,
@@ -238,8 +243,8 @@ impl SiteView<'_> {
                 subnet_mask: "255.255.255.0",
                 default_gateway: format!("{network}.1"),
             },
-            vra_group: "default_group",
-            memory_in_gb: 3,
+            vra_group: host.vra.settings.group.clone(),
+            memory_in_gb: host.vra.settings.memory_gb,
             datastore_name: appliance_on.name.clone(),
             datastore_identifier: appliance_on.id.clone(),
             datastore_cluster_name: None,
@@ -255,7 +260,7 @@ impl SiteView<'_> {
             vra_alerts: VraAlertsView {
                 vra_alerts_status: 0,
             },
-            num_of_cpus: 1,
+            num_of_cpus: host.vra.settings.cpus,
             is_ghost: false,
             is_vaio: false,
             platform_information: None,
@@ -316,6 +321,12 @@ impl SiteView<'_> {
             },
         }
     }
+}
+
+/// The host (its position) of the VRA `VraIdentifier` `id` at `site`, whether installed or not.
+pub fn vra_host(world: &World, site: SiteRole, id: &str) -> Option<usize> {
+    let s = world.site(site);
+    (0..s.hosts.len()).find(|&h| vra_identifier(&s.server_id, h).to_string() == id.trim())
 }
 
 /// A VRA's `VraIdentifier`: a 63-bit number from its site's vCenter and its host, stable for a seed.

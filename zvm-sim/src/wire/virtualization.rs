@@ -110,6 +110,11 @@ const SYSTEM_PROFILE_ID: &str = "ServiceProfile.System";
 
 /// vSphere's moref of a site's one cluster, resource pool and folders.
 const CLUSTER_MOREF: &str = "domain-c7";
+
+/// The `ClusterIdentifier` of the one cluster of `site`.
+pub fn cluster_identifier(site: &crate::world::Site) -> String {
+    format!("{}.{CLUSTER_MOREF}", site.server_id)
+}
 const RESOURCE_POOL_MOREF: &str = "resgroup-8";
 const FOLDERS: [(&str, &str); 2] = [
     ("/", "group-v3"),
@@ -142,7 +147,7 @@ impl SiteView<'_> {
     pub fn host_clusters(&self, site: SiteRole) -> Vec<HostClusterView> {
         let s = self.world.site(site);
         vec![HostClusterView {
-            cluster_identifier: format!("{}.{CLUSTER_MOREF}", s.server_id),
+            cluster_identifier: cluster_identifier(s),
             virtualization_cluster_name: format!("{}-Cluster", s.name),
             associated_hosts: s
                 .hosts

@@ -119,6 +119,7 @@ fn new_site(index: usize, spec: &SiteSpec, rng: &mut ChaCha8Rng) -> Site {
                 } else {
                     format!("{name}.{domain}")
                 },
+                vra: Default::default(),
             })
             .collect(),
         datastores: spec
@@ -142,6 +143,7 @@ fn new_site(index: usize, spec: &SiteSpec, rng: &mut ChaCha8Rng) -> Site {
         scripts: Default::default(),
         exports: Vec::new(),
         unpaired: false,
+        cluster_vra_settings: serde_json::Value::Null,
     }
 }
 
@@ -204,6 +206,7 @@ fn new_vm(
         vpgs: Vec::new(),
         files,
         removed: false,
+        recovery_host: None,
     })
 }
 

@@ -171,6 +171,7 @@ pub const TASK_TYPE: EnumTable = EnumTable {
         "JournalVmRestore",
         "JournalVmRestoreCommit",
         "JournalVmRestoreRollback",
+        "EditVra",
     ],
 };
 
@@ -453,6 +454,16 @@ pub mod task_type {
     pub const FAIL_OVER: &str = "FailOver";
     /// A move.
     pub const MOVE: &str = "Move";
+    /// A VRA's install.
+    pub const INSTALL_VRA: &str = "InstallVra";
+    /// A VRA's removal.
+    pub const UNINSTALL_VRA: &str = "UninstallVra";
+    /// A VRA's new settings (the simulator's name: no source lists this task type).
+    pub const EDIT_VRA: &str = "EditVra";
+    /// A VRA's upgrade.
+    pub const UPGRADE_VRA: &str = "UpgradeVra";
+    /// VMs moved to another recovery host.
+    pub const CHANGE_RECOVERY_HOST: &str = "ChangeRecoveryHost";
     /// A VPG created from a committed settings document.
     pub const CREATE_PROTECTION_GROUP: &str = "CreateProtectionGroup";
     /// A VPG's removal.
@@ -536,6 +547,11 @@ mod tests {
             task_type::UPDATE_PROTECTION_GROUP,
             task_type::CREATE_PROTECTION_GROUP,
             task_type::REMOVE_PROTECTION_GROUP,
+            task_type::INSTALL_VRA,
+            task_type::UNINSTALL_VRA,
+            task_type::EDIT_VRA,
+            task_type::UPGRADE_VRA,
+            task_type::CHANGE_RECOVERY_HOST,
             task_type::FORCE_REMOVE_PROTECTION_GROUP,
             task_type::PAUSE_PROTECTION_GROUP,
             task_type::RESUME_PROTECTION_GROUP,

@@ -20,6 +20,9 @@ pub struct Host {
     pub id: String,
     /// Its DNS name.
     pub name: String,
+    /// Its VRA.
+    #[serde(default)]
+    pub vra: crate::world::vras::Vra,
 }
 
 /// A datastore of a site.
@@ -90,6 +93,10 @@ pub struct Site {
     /// Unpaired from its peer (`DELETE /v1/peersites/{id}`); the sites start paired.
     #[serde(default)]
     pub unpaired: bool,
+    /// The VRA install settings kept for its cluster (`/v1/vras/clusters/{id}/settings`), in
+    /// PascalCase, never a password; `Null` until kept.
+    #[serde(default)]
+    pub cluster_vra_settings: serde_json::Value,
 }
 
 /// The license key every simulated ZVM starts with.
@@ -131,6 +138,9 @@ pub struct Vm {
     pub used_mb: u64,
     /// Position of its host in its site's hosts.
     pub host: usize,
+    /// The host it recovers on at the other site, once a change of recovery host moved it.
+    #[serde(default)]
+    pub recovery_host: Option<usize>,
     /// Its IP address.
     pub ip: String,
     /// The VPGs it is in (at most three).

@@ -42,6 +42,7 @@ pub mod spec;
 pub mod state;
 pub mod tasks;
 pub mod traces;
+pub mod vras;
 
 mod build;
 mod index;
@@ -576,6 +577,11 @@ impl World {
             // The VPG joined the world when its document was committed; its sync ends on its own.
             Operation::CreateVpg { .. } => (task_state::COMPLETED, String::new()),
             Operation::DeleteVpg { .. } => self.finish_delete(self.tasks[key].on_vpg(), at),
+            Operation::InstallVras { .. }
+            | Operation::UninstallVras { .. }
+            | Operation::EditVra { .. }
+            | Operation::UpgradeVras { .. }
+            | Operation::ChangeRecoveryHost { .. } => self.finish_vra_task(key),
             // Each took effect when it started (a resume's sync ends on its own).
             Operation::Pause | Operation::Resume => (task_state::COMPLETED, String::new()),
             Operation::JournalVmRestoreCommit { .. } => self.finish_restore_end(key, true, at),

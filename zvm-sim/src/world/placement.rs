@@ -92,7 +92,12 @@ impl World {
     /// The position among its site's hosts of the host a VM runs on at `site` (its own site, or a
     /// VPG's recovery site for its replica).
     pub fn host_at(&self, vm: usize, site: SiteRole) -> usize {
-        self.vms[vm].host % self.site(site).hosts.len()
+        let v = &self.vms[vm];
+        let hosts = self.site(site).hosts.len();
+        match v.recovery_host.filter(|_| site != v.site) {
+            Some(host) => host % hosts,
+            None => v.host % hosts,
+        }
     }
 
     /// `JournalUsedStorageMb` of a VM in a VPG: a 64th of its used storage for a full history, in

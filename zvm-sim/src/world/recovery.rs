@@ -534,6 +534,7 @@ impl World {
                 vpgs: Vec::new(),
                 files: vm.files.copy_at(moment, at),
                 removed: false,
+                recovery_host: None,
             };
             self.add_vm(clone);
         }

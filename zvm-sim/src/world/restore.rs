@@ -363,6 +363,7 @@ impl World {
             vpgs: Vec::new(),
             files: vm.files.copy_at(moment, at),
             removed: false,
+            recovery_host: None,
             ..vm.clone()
         };
         self.add_vm(restored);

@@ -179,6 +179,33 @@ pub enum Operation {
         /// How: recovery volumes kept, forced.
         removal: crate::world::lifecycle::Removal,
     },
+    /// `InstallVra`: VRAs installed on hosts (`Task::vra` when one).
+    InstallVras {
+        /// The hosts (positions in their site's hosts).
+        hosts: Vec<usize>,
+        /// What the VRAs are configured with.
+        settings: crate::world::vras::VraSettings,
+    },
+    /// `UninstallVra`: VRAs removed.
+    UninstallVras {
+        /// The hosts.
+        hosts: Vec<usize>,
+    },
+    /// `EditVra` (the simulator's name: no source lists one): a VRA's new settings.
+    EditVra {
+        /// What it is configured with from the task's end.
+        settings: crate::world::vras::VraSettings,
+    },
+    /// `UpgradeVra`: VRAs upgraded to the ZVM's version (which they all run already).
+    UpgradeVras {
+        /// The hosts.
+        hosts: Vec<usize>,
+    },
+    /// `ChangeRecoveryHost`: VMs recover on other hosts from the task's end.
+    ChangeRecoveryHost {
+        /// Each VM (a position in `World::vms`) and its new recovery host.
+        moves: Vec<(usize, usize)>,
+    },
     /// `InsertTaggedCP`: a tagged checkpoint with this name.
     InsertTaggedCheckpoint {
         /// The tag.
@@ -285,6 +312,11 @@ impl Operation {
             Operation::ForceSync { .. } => task_type::FORCE_SYNC,
             Operation::UpdateVpg { .. } => task_type::UPDATE_PROTECTION_GROUP,
             Operation::Pause => task_type::PAUSE_PROTECTION_GROUP,
+            Operation::InstallVras { .. } => task_type::INSTALL_VRA,
+            Operation::UninstallVras { .. } => task_type::UNINSTALL_VRA,
+            Operation::EditVra { .. } => task_type::EDIT_VRA,
+            Operation::UpgradeVras { .. } => task_type::UPGRADE_VRA,
+            Operation::ChangeRecoveryHost { .. } => task_type::CHANGE_RECOVERY_HOST,
             Operation::CreateVpg { .. } => task_type::CREATE_PROTECTION_GROUP,
             Operation::DeleteVpg { removal } if removal.force => {
                 task_type::FORCE_REMOVE_PROTECTION_GROUP

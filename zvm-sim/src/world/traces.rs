@@ -486,6 +486,12 @@ fn event_kind(operation: &Operation) -> Option<u8> {
         // A force sync shows as the VPG's status and, past its target, as its RPO alerts.
         Operation::ForceSync { .. } => return None,
         Operation::UpdateVpg { .. } => event_type::UPDATE_PROTECTION_GROUP,
+        // A VRA's task is of no VPG; the simulator records events of VPGs only.
+        Operation::InstallVras { .. }
+        | Operation::UninstallVras { .. }
+        | Operation::EditVra { .. }
+        | Operation::UpgradeVras { .. }
+        | Operation::ChangeRecoveryHost { .. } => return None,
         Operation::CreateVpg { .. } => event_type::CREATE_PROTECTION_GROUP,
         Operation::DeleteVpg { removal } if removal.force => {
             event_type::FORCE_REMOVE_PROTECTION_GROUP

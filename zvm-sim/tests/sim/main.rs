@@ -29,4 +29,5 @@ mod surface;
 mod tls;
 mod traces;
 mod ui;
+mod vras;
 mod worlds;
