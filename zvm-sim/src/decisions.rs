@@ -423,6 +423,9 @@ pub fn reason_retention_aborted(vpg_name: &str, by: &str) -> String {
 /// An offsite clone of a VM is named like it, with this suffix (`web-01-clone`), and runs at the
 /// VPG's recovery site, protected by no VPG.
 pub const CLONE_SUFFIX: &str = "-clone";
+/// The suffix of a VM restored from a retention set (`POST /v1/ltr/restore/vm`), beside its
+/// source, as a clone's (SW10 names no target name).
+pub const RESTORED_SUFFIX: &str = "-restored";
 
 /// The `CompleteReason` of a failover test's start task stopped because the test was stopped
 /// before it was up.

@@ -9,6 +9,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 
 use crate::api::call_log::StartedTask;
+use crate::api::extract::JsonDocument;
 use crate::api::{ApiError, JsonBody, Params, SiteCtx, ViewCtx};
 use crate::decisions;
 use crate::wire::{
@@ -16,12 +17,16 @@ use crate::wire::{
     RetentionSetsView, SiteRepositoryView, VpgsLtrHealthView,
 };
 use crate::world::auth::Principal;
+use crate::world::clock::SimTime;
+use crate::world::repositories::RepositoryWrite;
+use crate::world::settings::pascal_case;
+use crate::world::{SiteRole, World};
 
 /// `GET /v1/ltr/repositories?connectionType=&repositoryName=`: this site's repositories.
 pub(crate) async fn repositories(ctx: ViewCtx, params: Params) -> Json<Vec<RepositoryView>> {
     Json(ctx.view(|view| {
         (0..view.world.ltr.repositories.len())
-            .filter(|&r| view.world.ltr.repositories[r].site == ctx.site)
+            .filter(|&r| view.world.ltr.repository_at(r, ctx.site))
             .map(|r| view.repository(r))
             .filter(|r| {
                 params.matches("repositoryName", &r.repository_name)
@@ -43,7 +48,7 @@ pub(crate) async fn repository(
         let repositories = &view.world.ltr.repositories;
         repositories
             .iter()
-            .position(|r| r.site == ctx.site && r.id.eq_ignore_ascii_case(&id))
+            .position(|r| !r.deleted && r.site == ctx.site && r.id.eq_ignore_ascii_case(&id))
             .map(|r| Json(view.repository(r)))
             .ok_or_else(|| {
                 ApiError::NotFound(format!(
@@ -63,7 +68,7 @@ pub(crate) async fn site_repositories(
         let site = super::sites::site_by_id(view.world, &site_id)?;
         Ok(Json(
             (0..view.world.ltr.repositories.len())
-                .filter(|&r| view.world.ltr.repositories[r].site == site)
+                .filter(|&r| view.world.ltr.repository_at(r, site))
                 .map(|r| view.site_repository(r))
                 .collect(),
         ))
@@ -222,4 +227,164 @@ pub(crate) async fn retention_abort(
         world.abort_retention(vpg, &caller, now)?;
         Ok(StatusCode::OK)
     })
+}
+
+/// What a body writes of a repository (`RepositoriesSettingsApi`: the name and capacity modelled).
+fn repository_write(body: &JsonBody) -> Result<RepositoryWrite, ApiError> {
+    let capacity = match body.number("totalCapacityGB")? {
+        None => None,
+        Some(gb) if gb >= 1.0 && gb.fract() == 0.0 => Some(gb as u64),
+        Some(gb) => {
+            return Err(ApiError::BadRequest(format!(
+                "totalCapacityGB {gb} is not a whole number of gigabytes above 0."
+            )));
+        }
+    };
+    Ok(RepositoryWrite {
+        name: body.text("repositoryName")?.map(str::to_owned),
+        capacity_gb: capacity,
+    })
+}
+
+/// `POST /v1/ltr/repositories`: a new repository at this site; its identifier.
+pub(crate) async fn create_repository(
+    ctx: ViewCtx,
+    body: JsonBody,
+) -> Result<Json<String>, ApiError> {
+    let write = repository_write(&body)?;
+    Ok(Json(ctx.with_world(|world, _| {
+        world.create_repository(ctx.site, write)
+    })?))
+}
+
+/// `PUT /v1/ltr/repositories/{repositoryIdentifier}`.
+pub(crate) async fn edit_repository(
+    ctx: ViewCtx,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> Result<(), ApiError> {
+    let write = repository_write(&body)?;
+    Ok(ctx.with_world(|world, _| world.edit_repository(ctx.site, &id, write))?)
+}
+
+/// `DELETE /v1/ltr/repositories/{repositoryIdentifier}`.
+pub(crate) async fn delete_repository(
+    ctx: ViewCtx,
+    Path(id): Path<String>,
+) -> Result<(), ApiError> {
+    Ok(ctx.with_world(|world, now| world.delete_repository(ctx.site, &id, now))?)
+}
+
+/// `POST /v1/ltr/catalog/deleteretentionsets` (`DeleteRetentionSetsApi`).
+pub(crate) async fn delete_retention_sets(
+    ctx: ViewCtx,
+    body: JsonDocument,
+) -> Result<(), ApiError> {
+    let given = pascal_case(body.0);
+    let listed = given["RetentionSetsToDelete"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let texts = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_owned))
+            .collect()
+    };
+    let full: Vec<String> = listed
+        .iter()
+        .filter_map(|s| s["FullRetentionSetIdentifier"].as_str().map(str::to_owned))
+        .collect();
+    let incrementals: Vec<String> = listed
+        .iter()
+        .flat_map(|s| texts(&s["IncrementalRetentionSetsIdentifiers"]))
+        .collect();
+    if full.is_empty() && incrementals.is_empty() {
+        return Err(ApiError::BadRequest(
+            "retentionSetsToDelete is empty: give each set's fullRetentionSetIdentifier."
+                .to_owned(),
+        ));
+    }
+    Ok(ctx.with_world(|world, now| {
+        world.delete_retention_sets(ctx.site, &full, &incrementals, now)
+    })?)
+}
+
+/// `GET /v1/ltr/catalog/vms/{vmIdentifier}/retentionsets/{retentionSetIdentifier}/settings`
+/// (`RetentionSetVmSettingsApi`): where the VM was, and its volumes and NIC, when the set was
+/// written.
+pub(crate) async fn retention_set_vm_settings(
+    ctx: ViewCtx,
+    Path((vm_id, set_id)): Path<(String, String)>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    ctx.view(|view| {
+        let world = view.world;
+        let (vm, set) = set_of_vm(world, ctx.site, &vm_id, &set_id, view.now)?;
+        let (vm, set) = (&world.vms[vm], &world.ltr.sets[set]);
+        let vpg = &world.vpgs[set.vpg];
+        let recovery = world.site(vpg.recovery);
+        let datastore = recovery.datastores.first().map(|d| d.id.clone());
+        let volumes: Vec<serde_json::Value> = decisions::VM_VOLUMES
+            .iter()
+            .map(|v| serde_json::json!({"DatastoreIdentifier": datastore, "IsThin": true, "VolumeIdentifier": v}))
+            .collect();
+        Ok(Json(serde_json::json!({
+            "LtrVmIdentifier": vm.id,
+            "RepositoryIdentifier": world.ltr.repositories[set.repository].id,
+            "RetentionSetIdentifier": set.id,
+            "HostIdentifier": recovery.hosts.first().map(|h| h.id.clone()),
+            "Volumes": volumes,
+            "Nics": [{"NetworkIdentifier": recovery.network.0, "DnsSuffix": null, "Gateway": null,
+                      "IsDhcp": true, "PrimaryDns": null, "SecondaryDns": null, "StaticIp": null,
+                      "SubnetMask": null, "ShouldReplaceMacAddress": false}],
+        })))
+    })
+}
+
+/// The VM `vm_id` and the kept retention set `set_id` that holds it.
+fn set_of_vm(
+    world: &World,
+    site: SiteRole,
+    vm_id: &str,
+    set_id: &str,
+    now: SimTime,
+) -> Result<(usize, usize), ApiError> {
+    let vm = world.vm_by_id(vm_id).ok_or_else(|| {
+        ApiError::NotFound(format!(
+            "There is no VM '{vm_id}': list the protected VMs with GET /v1/vms."
+        ))
+    })?;
+    let set = world
+        .retention_set(site, set_id, now)
+        .filter(|&s| world.ltr.sets[s].vms.contains(&vm))
+        .ok_or_else(|| {
+            ApiError::NotFound(format!(
+                "VM {vm_id} is in no retention set '{set_id}': list its sets with GET /v1/ltr/catalog/vms/{vm_id}/retentionsets."
+            ))
+        })?;
+    Ok((vm, set))
+}
+
+/// `POST /v1/ltr/restore/vm` (`RestoreVmApi`): the VM restored from the set as a new VM at the
+/// repository's site; the task's identifier.
+pub(crate) async fn restore_vm(
+    ctx: ViewCtx,
+    Extension(caller): Extension<Principal>,
+    body: JsonBody,
+) -> Result<(Extension<StartedTask>, Json<String>), ApiError> {
+    let (Some(vm), Some(set)) = (
+        body.text("vmIdentifier")?,
+        body.text("retentionSetIdentifier")?,
+    ) else {
+        return Err(ApiError::BadRequest(
+            "vmIdentifier and retentionSetIdentifier are required: the VM and the retention set to restore it from.".to_owned(),
+        ));
+    };
+    let (vm, set) = (vm.to_owned(), set.to_owned());
+    let task = ctx.with_world(|world, now| {
+        let (vm, _) = set_of_vm(world, ctx.site, &vm, &set, now)?;
+        Ok::<_, ApiError>(world.restore_from_retention_set(ctx.site, vm, &set, &caller, now)?)
+    })?;
+    Ok((Extension(StartedTask(task.clone())), Json(task)))
 }

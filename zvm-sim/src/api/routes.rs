@@ -808,16 +808,44 @@ fn recovery(t: Table) -> Table {
 fn extended_journal_copy(t: Table) -> Table {
     t.route(
         "/v1/ltr/repositories",
-        get(ltr::repositories),
+        get(ltr::repositories).post(ltr::create_repository),
         Simplified(
-            "this site's repositories (the world file's), each an NFS share; filters \
-             `connectionType`, `repositoryName`; no create, edit or delete",
+            "this site's repositories (the world file's, then those a POST made), each an NFS \
+             share; filters `connectionType`, `repositoryName`. A POST keeps the name (unique) \
+             and `totalCapacityGB`, answers the identifier; the storage settings are not modelled",
         ),
     )
     .route(
         "/v1/ltr/repositories/{repositoryId}",
-        get(ltr::repository),
-        Implemented(""),
+        get(ltr::repository)
+            .put(ltr::edit_repository)
+            .delete(ltr::delete_repository),
+        Simplified(
+            "a PUT changes the name and capacity; a DELETE is refused (409) while a VPG copies \
+             to it or it keeps a retention set",
+        ),
+    )
+    .route(
+        "/v1/ltr/catalog/deleteretentionsets",
+        post(ltr::delete_retention_sets),
+        Simplified(
+            "each full set is gone at once (refused whole when one is unknown); every set is a \
+             full one, so an incremental identifier is unknown",
+        ),
+    )
+    .route(
+        "/v1/ltr/restore/vm",
+        post(ltr::restore_vm),
+        Simplified(
+            "a `RestoreVmFromRetentionSet` task (the simulator's name) of the set's VPG; at its \
+             end the VM as the set holds it is a new VM `<name>-restored` at the repository's \
+             site; `hostIdentifier` and `datastoreIdentifier` are not modelled",
+        ),
+    )
+    .route(
+        "/v1/ltr/catalog/vms/{vmIdentifier}/retentionsets/{retentionSetIdentifier}/settings",
+        get(ltr::retention_set_vm_settings),
+        Simplified("the recovery site's first host, datastore and network, a NIC on DHCP"),
     )
     .route(
         "/v1/ltr/vpgs/{vpgIdentifier}/retentionstart",
@@ -1162,14 +1190,10 @@ fn traces(t: Table) -> Table {
 }
 
 /// What the simulator does not serve, and why: each answers 404 as any unknown path.
-pub(crate) const ABSENT: [(&str, &str); 5] = [
+pub(crate) const ABSENT: [(&str, &str); 4] = [
     (
         "other Keycloak endpoints (`auth`, `userinfo`, `logout`, admin API)",
         "rewind uses none",
-    ),
-    (
-        "`POST`/`PUT`/`DELETE /v1/ltr/repositories`, `POST /v1/ltr/catalog/deleteretentionsets`, `POST /v1/ltr/restore/vm`, `GET /v1/ltr/catalog/vms/{vm}/retentionsets/{id}/settings`",
-        "repositories and which VPGs they keep are the world file's; restores other than FLR are not modelled",
     ),
     (
         "`/v1/sessions`, `/v1/repositories`, `/v1/encryptiondetection`, `/v1/encryptiondetection/types`, `/v1/serverDateTime`",

@@ -1139,6 +1139,9 @@ fn task_details(world: &World, operation: &Operation) -> serde_json::Value {
             "MemoryInGB": settings.memory_gb, "NumOfCpus": settings.cpus, "VraGroup": settings.group,
         }),
         Operation::ChangeRecoveryHost { moves } => json!({ "Vms": moves.len() }),
+        Operation::RestoreFromRetentionSet { set, .. } => {
+            json!({ "RetentionSetIdentifier": set, "VmIdentifiers": vms })
+        }
         Operation::DeleteVpg { removal } => json!({
             "KeepRecoveryVolumes": removal.keep_recovery_volumes,
             "Force": removal.force,

@@ -49,6 +49,7 @@ impl World {
                 site: SiteRole::from_index(site),
                 keep_days: spec.keep_days,
                 capacity_gb: spec.capacity_gb,
+                deleted: false,
             })
             .collect();
         let mut world = World::at_start(setup, sites, vms, vpgs);

@@ -172,6 +172,7 @@ pub const TASK_TYPE: EnumTable = EnumTable {
         "JournalVmRestoreCommit",
         "JournalVmRestoreRollback",
         "EditVra",
+        "RestoreVmFromRetentionSet",
     ],
 };
 
@@ -454,6 +455,8 @@ pub mod task_type {
     pub const FAIL_OVER: &str = "FailOver";
     /// A move.
     pub const MOVE: &str = "Move";
+    /// A VM restored from a retention set (the simulator's name: no source lists this task type).
+    pub const RESTORE_FROM_RETENTION_SET: &str = "RestoreVmFromRetentionSet";
     /// A VRA's install.
     pub const INSTALL_VRA: &str = "InstallVra";
     /// A VRA's removal.
@@ -548,6 +551,7 @@ mod tests {
             task_type::CREATE_PROTECTION_GROUP,
             task_type::REMOVE_PROTECTION_GROUP,
             task_type::INSTALL_VRA,
+            task_type::RESTORE_FROM_RETENTION_SET,
             task_type::UNINSTALL_VRA,
             task_type::EDIT_VRA,
             task_type::UPGRADE_VRA,

@@ -36,6 +36,9 @@ pub struct Repository {
     pub keep_days: u32,
     /// `TotalCapacityGB`.
     pub capacity_gb: u64,
+    /// Deleted through the API: it keeps its position (retention sets hold it) but is not listed.
+    #[serde(default)]
+    pub deleted: bool,
 }
 
 /// A full retention set: a VPG's VMs as they were at a checkpoint, kept in a repository.
@@ -233,9 +236,7 @@ impl World {
     /// The retention set `id`, if it is kept at `now` and its VPG is visible from `site`.
     pub fn retention_set(&self, site: SiteRole, id: &str, now: SimTime) -> Option<usize> {
         self.ltr.sets.iter().position(|set| {
-            set.id.eq_ignore_ascii_case(id)
-                && set.kept_at(now)
-                && self.vpgs[set.vpg].visible_from(site)
+            set.id.eq_ignore_ascii_case(id) && set.kept_at(now) && self.set_seen_from(set, site)
         })
     }
 
@@ -248,7 +249,14 @@ impl World {
         self.ltr
             .sets
             .iter()
-            .filter(move |set| set.kept_at(now) && self.vpgs[set.vpg].visible_from(site))
+            .filter(move |set| set.kept_at(now) && self.set_seen_from(set, site))
+    }
+
+    /// Whether `site` sees the retention set `set`: one of its VPG's sites does, even once the VPG
+    /// is deleted (a retention set outlives its VPG, as it outlives its checkpoint).
+    fn set_seen_from(&self, set: &RetentionSet, site: SiteRole) -> bool {
+        let v = &self.vpgs[set.vpg];
+        v.protected == site || v.recovery == site
     }
 
     /// Forgets the retention sets that expired by `now` (a set an FLR session still mounts is

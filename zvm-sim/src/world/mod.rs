@@ -35,6 +35,7 @@ pub mod ltr;
 pub mod pairing;
 pub mod placement;
 pub mod recovery;
+pub mod repositories;
 pub mod restore;
 pub mod scripts;
 pub mod settings;
@@ -582,6 +583,7 @@ impl World {
             | Operation::EditVra { .. }
             | Operation::UpgradeVras { .. }
             | Operation::ChangeRecoveryHost { .. } => self.finish_vra_task(key),
+            Operation::RestoreFromRetentionSet { .. } => self.finish_set_restore(key, at),
             // Each took effect when it started (a resume's sync ends on its own).
             Operation::Pause | Operation::Resume => (task_state::COMPLETED, String::new()),
             Operation::JournalVmRestoreCommit { .. } => self.finish_restore_end(key, true, at),

@@ -509,36 +509,44 @@ impl World {
             );
         };
         for &source in vms {
-            let moref = self.free_moref(recovery);
-            let octets = (
-                self.rng.random_range(1..250u32),
-                self.rng.random_range(10..250u32),
-            );
-            let vm = &self.vms[source];
-            let clone = Vm {
-                id: format!("{}.vm-{moref}", self.site(recovery).server_id),
-                name: format!("{}{}", vm.name, decisions::CLONE_SUFFIX),
-                site: recovery,
-                os: vm.os,
-                cpus: vm.cpus,
-                memory_mb: vm.memory_mb,
-                provisioned_mb: vm.provisioned_mb,
-                used_mb: vm.used_mb,
-                host: vm.host,
-                ip: format!(
-                    "10.{}.{}.{}",
-                    10 * (recovery.index() + 1),
-                    octets.0,
-                    octets.1
-                ),
-                vpgs: Vec::new(),
-                files: vm.files.copy_at(moment, at),
-                removed: false,
-                recovery_host: None,
-            };
-            self.add_vm(clone);
+            self.copy_vm(source, recovery, moment, decisions::CLONE_SUFFIX, at);
         }
         (task_state::COMPLETED, String::new())
+    }
+
+    /// Adds a copy of VM `source` as it was at `moment` to `site`, named with `suffix` (a clone's,
+    /// or a VM restored from a retention set), on a new address.
+    pub(crate) fn copy_vm(
+        &mut self,
+        source: usize,
+        site: SiteRole,
+        moment: SimTime,
+        suffix: &str,
+        at: SimTime,
+    ) {
+        let moref = self.free_moref(site);
+        let octets = (
+            self.rng.random_range(1..250u32),
+            self.rng.random_range(10..250u32),
+        );
+        let vm = &self.vms[source];
+        let copy = Vm {
+            id: format!("{}.vm-{moref}", self.site(site).server_id),
+            name: format!("{}{suffix}", vm.name),
+            site,
+            os: vm.os,
+            cpus: vm.cpus,
+            memory_mb: vm.memory_mb,
+            provisioned_mb: vm.provisioned_mb,
+            used_mb: vm.used_mb,
+            host: vm.host,
+            ip: format!("10.{}.{}.{}", 10 * (site.index() + 1), octets.0, octets.1),
+            vpgs: Vec::new(),
+            files: vm.files.copy_at(moment, at),
+            removed: false,
+            recovery_host: None,
+        };
+        self.add_vm(copy);
     }
 
     pub(super) fn free_moref(&mut self, site: SiteRole) -> u32 {

@@ -206,6 +206,13 @@ pub enum Operation {
         /// Each VM (a position in `World::vms`) and its new recovery host.
         moves: Vec<(usize, usize)>,
     },
+    /// `RestoreVmFromRetentionSet` (the simulator's name): a VM restored from a retention set.
+    RestoreFromRetentionSet {
+        /// The retention set's identifier.
+        set: String,
+        /// The VM restored (its source).
+        vm: usize,
+    },
     /// `InsertTaggedCP`: a tagged checkpoint with this name.
     InsertTaggedCheckpoint {
         /// The tag.
@@ -313,6 +320,7 @@ impl Operation {
             Operation::UpdateVpg { .. } => task_type::UPDATE_PROTECTION_GROUP,
             Operation::Pause => task_type::PAUSE_PROTECTION_GROUP,
             Operation::InstallVras { .. } => task_type::INSTALL_VRA,
+            Operation::RestoreFromRetentionSet { .. } => task_type::RESTORE_FROM_RETENTION_SET,
             Operation::UninstallVras { .. } => task_type::UNINSTALL_VRA,
             Operation::EditVra { .. } => task_type::EDIT_VRA,
             Operation::UpgradeVras { .. } => task_type::UPGRADE_VRA,
@@ -343,6 +351,7 @@ impl Operation {
             | Operation::Clone { vms, .. }
             | Operation::Failover { vms, .. } => vms,
             Operation::JournalVmRestore { vm, .. }
+            | Operation::RestoreFromRetentionSet { vm, .. }
             | Operation::JournalVmRestoreCommit { vm }
             | Operation::JournalVmRestoreRollback { vm } => std::slice::from_ref(vm),
             _ => &[],

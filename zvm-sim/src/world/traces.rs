@@ -481,6 +481,7 @@ fn event_kind(operation: &Operation) -> Option<u8> {
         Operation::Failover { .. } => event_type::FAIL_OVER,
         Operation::Move { .. } => event_type::MOVE,
         Operation::JournalVmRestore { .. }
+        | Operation::RestoreFromRetentionSet { .. }
         | Operation::JournalVmRestoreCommit { .. }
         | Operation::JournalVmRestoreRollback { .. } => super::restore::RESTORE_EVENT,
         // A force sync shows as the VPG's status and, past its target, as its RPO alerts.

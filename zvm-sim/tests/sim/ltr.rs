@@ -541,3 +541,135 @@ async fn saved_state_carries_repositories_and_retention_sets() {
         1
     );
 }
+
+#[tokio::test]
+async fn repositories_are_made_renamed_and_deleted_only_when_nothing_uses_them() {
+    let t = spawn_frozen(95).await;
+    let denver = t.denver().await;
+    let (status, id) = denver
+        .post(
+            "/v1/ltr/repositories",
+            &json!({"repositoryName": "offsite-2", "totalCapacityGB": 2048}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{id}");
+    let id = id.as_str().expect("its identifier").to_owned();
+    let made = denver.get_ok(&format!("/v1/ltr/repositories/{id}")).await;
+    assert_eq!(made["RepositoryName"], "offsite-2", "{made}");
+    expect_refused(
+        denver
+            .post(
+                "/v1/ltr/repositories",
+                &json!({"repositoryName": "OFFSITE-2"}),
+            )
+            .await,
+        StatusCode::CONFLICT,
+        &["already exists"],
+    );
+    let (status, _) = denver
+        .request(
+            reqwest::Method::PUT,
+            &format!("/v1/ltr/repositories/{id}"),
+            Some(&json!({"repositoryName": "offsite-3"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        denver.get_ok(&format!("/v1/ltr/repositories/{id}")).await["RepositoryName"],
+        "offsite-3"
+    );
+    let (status, _) = denver.delete(&format!("/v1/ltr/repositories/{id}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        denver.get(&format!("/v1/ltr/repositories/{id}")).await.0,
+        StatusCode::NOT_FOUND
+    );
+
+    // The world file's repository keeps web-dr's copies: it stays.
+    let listed = denver.get_ok("/v1/ltr/repositories").await;
+    let kept = listed[0]["RepositoryIdentifier"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    expect_refused(
+        denver.delete(&format!("/v1/ltr/repositories/{kept}")).await,
+        StatusCode::CONFLICT,
+        &["web-dr"],
+    );
+}
+
+#[tokio::test]
+async fn a_vm_is_restored_from_its_retention_set_beside_it_and_a_deleted_set_is_gone() {
+    let (t, boston, vpg, _, set) = web_dr_copied(96, "before-restore").await;
+    let vm = boston
+        .get_ok(&format!("/v1/vms?vpgIdentifier={vpg}&vmName=web-01"))
+        .await[0]["VmIdentifier"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let settings = boston
+        .get_ok(&format!(
+            "/v1/ltr/catalog/vms/{vm}/retentionsets/{set}/settings"
+        ))
+        .await;
+    assert_eq!(
+        (
+            settings["LtrVmIdentifier"].as_str(),
+            settings["RetentionSetIdentifier"].as_str()
+        ),
+        (Some(vm.as_str()), Some(set.as_str()))
+    );
+    assert_eq!(
+        settings["Volumes"].as_array().unwrap().len(),
+        2,
+        "{settings}"
+    );
+
+    let before = t.control.file("web-01", APP_CONF).await;
+    t.control
+        .put_file("web-01", APP_CONF, b"broken = true")
+        .await;
+    let (status, task) = boston
+        .post(
+            "/v1/ltr/restore/vm",
+            &json!({"vmIdentifier": vm, "retentionSetIdentifier": set}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{task}");
+    t.control.advance(1.0).await;
+    let task = boston.wait_task(task.as_str().unwrap()).await;
+    assert_eq!(
+        (task["Type"].as_str(), task["Status"]["State"].as_i64()),
+        (Some("RestoreVmFromRetentionSet"), Some(6)),
+        "{task}"
+    );
+    assert_eq!(
+        t.control.file("web-01-restored", APP_CONF).await,
+        before,
+        "the set's moment"
+    );
+    assert_eq!(
+        t.control.file("web-01", APP_CONF).await,
+        b"broken = true",
+        "the VM untouched"
+    );
+
+    let (status, _) = boston
+        .post(
+            "/v1/ltr/catalog/deleteretentionsets",
+            &json!({"retentionSetsToDelete": [{"fullRetentionSetIdentifier": set}]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(boston.retention_sets(&vpg).await.is_empty(), "gone at once");
+    expect_refused(
+        boston
+            .post(
+                "/v1/ltr/catalog/deleteretentionsets",
+                &json!({"retentionSetsToDelete": [{"fullRetentionSetIdentifier": set}]}),
+            )
+            .await,
+        StatusCode::NOT_FOUND,
+        &["no retention set"],
+    );
+}
