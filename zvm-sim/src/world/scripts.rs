@@ -162,12 +162,12 @@ impl Scripts {
             false => format!("{folder_path}/{name}"),
         };
         let folder = self.folder_mut(root);
-        if let Some(existing) = folder.get(&file) {
-            if existing.kind == FOLDER || !overwrite {
-                return Err(Refusal::Conflict(format!(
-                    "{file} already exists: send overwriteExisting=true to replace it."
-                )));
-            }
+        if let Some(existing) = folder.get(&file)
+            && (existing.kind == FOLDER || !overwrite)
+        {
+            return Err(Refusal::Conflict(format!(
+                "{file} already exists: send overwriteExisting=true to replace it."
+            )));
         }
         if !folder_path.is_empty() {
             folder.make(&folder_path, now)?;
