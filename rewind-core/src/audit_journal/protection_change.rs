@@ -64,12 +64,12 @@ pub(super) fn change_of(
     let added = vpgs
         .iter()
         .filter(|now| !guard.vpgs.iter().any(|v| v.vpg_id == now.id))
-        .map(|now| line(&now.id, &now.name, JournalOutcome::Added));
+        .map(|now| JournalVpg::new(&now.id, &now.name, JournalOutcome::Added));
     let removed = guard
         .vpgs
         .iter()
         .filter(|then| !vpgs.iter().any(|now| now.id == then.vpg_id))
-        .map(|then| line(&then.vpg_id, &then.vpg_name, JournalOutcome::Removed));
+        .map(|then| JournalVpg::new(&then.vpg_id, &then.vpg_name, JournalOutcome::Removed));
     let lines: Vec<JournalVpg> = added.chain(removed).collect();
     let said = records.iter().any(|r| {
         r.kind == RecordKind::ProtectionChanged
@@ -82,22 +82,6 @@ pub(super) fn change_of(
 
 fn has_ended(verdict: &JournalVerdict) -> bool {
     !matches!(verdict, JournalVerdict::Started | JournalVerdict::Running)
-}
-
-fn line(id: &str, name: &str, outcome: JournalOutcome) -> JournalVpg {
-    JournalVpg {
-        vpg_id: id.to_owned(),
-        vpg_name: name.to_owned(),
-        outcome,
-        tag: None,
-        task_id: None,
-        task_state: None,
-        checkpoint_id: None,
-        detail: None,
-        checkpoint_time: None,
-        way_back: None,
-        kept: None,
-    }
 }
 
 /// The names of the VPGs of `vpgs` with `outcome`.
@@ -211,7 +195,7 @@ mod tests {
             verdict,
             vpgs: vpgs
                 .iter()
-                .map(|(v, o)| line(&format!("id-{v}"), v, o.clone()))
+                .map(|(v, o)| JournalVpg::new(&format!("id-{v}"), v, o.clone()))
                 .collect(),
             notes: Vec::new(),
             details: None,
@@ -327,7 +311,11 @@ mod tests {
         let window = std::time::Duration::from_secs(600);
         let mut guard = crate::audit_journal::tests::record("db-01", "mig-1");
         guard.time = Utc::now() - chrono::Duration::minutes(2);
-        guard.vpgs = vec![line("id-web-dr", "web-dr", JournalOutcome::Tagged)];
+        guard.vpgs = vec![JournalVpg::new(
+            "id-web-dr",
+            "web-dr",
+            JournalOutcome::Tagged,
+        )];
         j.append(&guard).unwrap();
         assert!(matches!(
             j.last_guarded("db-01", window).unwrap(),

@@ -452,18 +452,8 @@ fn changed_after_guard(
     lines: &[(JournalOutcome, &str)],
     minutes: i64,
 ) -> GuardRecords {
-    let line = |outcome: JournalOutcome, vpg: &str| crate::audit_journal::JournalVpg {
-        vpg_id: format!("id-{vpg}"),
-        vpg_name: vpg.into(),
-        outcome,
-        tag: None,
-        task_id: None,
-        task_state: None,
-        checkpoint_id: None,
-        detail: None,
-        checkpoint_time: None,
-        way_back: None,
-        kept: None,
+    let line = |outcome: JournalOutcome, vpg: &str| {
+        crate::audit_journal::JournalVpg::new(&format!("id-{vpg}"), vpg, outcome)
     };
     let mut guard = record(web(), "c1", "guarded", 5);
     guard.vpgs = tagged

@@ -290,11 +290,7 @@ impl World {
             }
             vms.push(vm);
         }
-        if vms.is_empty() {
-            return Err(refused(
-                "Vms is empty: add at least one VM (POST /v1/vpgSettings/{id}/vms).",
-            ));
-        }
+        // A VPG may have no VM: Zerto's own SDK examples create one empty, then add VMs to it.
         Ok(VpgChange {
             name,
             protected,

@@ -136,11 +136,7 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let missing: Vec<usize> = hosts
-            .iter()
-            .copied()
-            .filter(|&h| !self.site(site).hosts[h].vra.installed)
-            .collect();
+        let missing = self.with_vra(site, &hosts, false);
         if missing.is_empty() {
             return Err(Refusal::Conflict(format!(
                 "Every host named already has a VRA ({}): remove one first to install it again.",
@@ -163,11 +159,7 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let installed: Vec<usize> = hosts
-            .iter()
-            .copied()
-            .filter(|&h| self.site(site).hosts[h].vra.installed)
-            .collect();
+        let installed = self.with_vra(site, &hosts, true);
         if installed.is_empty() {
             return Err(Refusal::NotFound(format!(
                 "No VRA is installed on {}.",
@@ -216,10 +208,7 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let installed: Vec<usize> = hosts
-            .into_iter()
-            .filter(|&h| self.site(site).hosts[h].vra.installed)
-            .collect();
+        let installed = self.with_vra(site, &hosts, true);
         if installed.is_empty() {
             return Err(Refusal::NotFound(
                 "No VRA is installed there to upgrade.".to_owned(),
@@ -240,6 +229,16 @@ impl World {
                 self.site(site).hosts[host].name
             ))),
         }
+    }
+
+    /// Those of `hosts` at `site` whose VRA is installed (`installed`), or is not.
+    fn with_vra(&self, site: SiteRole, hosts: &[usize], installed: bool) -> Vec<usize> {
+        let at = &self.site(site).hosts;
+        hosts
+            .iter()
+            .copied()
+            .filter(|&h| at[h].vra.installed == installed)
+            .collect()
     }
 
     fn host_names(&self, site: SiteRole, hosts: &[usize]) -> String {

@@ -509,3 +509,42 @@ async fn copied_settings_are_a_new_vpgs_with_the_settings_but_no_vm() {
         &["vpgIdentifier is required"],
     );
 }
+
+#[tokio::test]
+async fn a_vpg_created_empty_takes_its_vms_after_as_zertos_own_sdk_example_does() {
+    let t = spawn_frozen(40).await;
+    let boston = t.boston().await;
+    let path = new_vpg_settings(&boston, "empty-first", &[]).await;
+    let (status, task) = boston.post(&format!("{path}/commit"), &json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{task}");
+    t.control.advance(10).await;
+    assert_eq!(
+        boston.wait_task(task.as_str().unwrap()).await["Status"]["State"],
+        6
+    );
+    let vpg = t.control.vpg_id("empty-first").await;
+    assert_eq!(
+        boston.get_ok(&format!("/v1/vpgs/{vpg}")).await["VmsCount"],
+        0
+    );
+
+    let (_, id) = boston
+        .post("/v1/vpgSettings", &json!({"vpgIdentifier": vpg}))
+        .await;
+    let path = format!("/v1/vpgSettings/{}", id.as_str().unwrap());
+    let vm = unprotected_vm(&boston, "report-01").await;
+    let (status, _) = boston
+        .post(&format!("{path}/vms"), &json!({"vmIdentifier": vm}))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, task) = boston.post(&format!("{path}/commit"), &json!({})).await;
+    t.control.advance(10).await;
+    assert_eq!(
+        boston.wait_task(task.as_str().unwrap()).await["Status"]["State"],
+        6
+    );
+    assert_eq!(
+        boston.get_ok(&format!("/v1/vpgs/{vpg}")).await["VmsCount"],
+        1
+    );
+}
