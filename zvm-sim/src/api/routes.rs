@@ -587,8 +587,9 @@ fn vpg_settings(t: Table) -> Table {
             post(s::commit),
             Simplified(
                 "an `UpdateProtectionGroup` task that applies the name, RPO, journal history \
-                 (a shorter one drops older checkpoints at once), priority and VMs, and ends the \
-                 document; other settings are kept, not modelled; a new VPG's commit is a \
+                 (a shorter one drops older checkpoints at once), priority and VMs (a VM added \
+                 syncs first: NotMeetingSLA / VolumeInitialSync, no checkpoint meanwhile), and ends \
+                 the document; other settings are kept, not modelled; a new VPG's commit is a \
                  `CreateProtectionGroup` task, the VPG Initializing through its initial sync, then \
                  MeetingSLA",
             ),

@@ -439,7 +439,8 @@ pub fn default_part(key: &str) -> Value {
 impl World {
     /// The end of an `UpdateProtectionGroup` task: the VPG takes its new name, RPO, priority, VMs
     /// and journal history. A shorter history drops the checkpoints older than it at once, as a
-    /// ZVM's journal does; a longer one fills as the journal writes.
+    /// ZVM's journal does; a longer one fills as the journal writes. A VM added is synced first
+    /// (NotMeetingSLA / VolumeInitialSync for a few seconds, no checkpoint written meanwhile).
     pub(crate) fn finish_update(
         &mut self,
         vpg: usize,
@@ -462,7 +463,20 @@ impl World {
         v.rpo_seconds = change.rpo_seconds;
         v.priority = change.priority;
         v.vms = change.vms.clone();
+        let writing = crate::decisions::writes_checkpoints(v.status, v.sub_status);
         self.reindex();
+        // A VM added has no replica yet: the VPG syncs its volumes, as Zerto does, and writes no
+        // checkpoint until they are.
+        if writing && change.vms.iter().any(|vm| !before.contains(vm)) {
+            let until = at.plus_millis(super::lifecycle::INITIAL_SYNC_MS);
+            self.sync(
+                vpg,
+                until,
+                super::enums::substatus::VOLUME_INITIAL_SYNC,
+                false,
+                at,
+            );
+        }
         (super::enums::task_state::COMPLETED, String::new())
     }
 }

@@ -511,7 +511,7 @@ async fn copied_settings_are_a_new_vpgs_with_the_settings_but_no_vm() {
 }
 
 #[tokio::test]
-async fn a_vpg_created_empty_takes_its_vms_after_as_zertos_own_sdk_example_does() {
+async fn a_vpg_created_empty_takes_its_vms_after_and_syncs_them_as_zertos_own_sdk_example_does() {
     let t = spawn_frozen(40).await;
     let boston = t.boston().await;
     let path = new_vpg_settings(&boston, "empty-first", &[]).await;
@@ -538,13 +538,25 @@ async fn a_vpg_created_empty_takes_its_vms_after_as_zertos_own_sdk_example_does(
         .await;
     assert_eq!(status, StatusCode::OK);
     let (_, task) = boston.post(&format!("{path}/commit"), &json!({})).await;
-    t.control.advance(10).await;
+    t.control.advance(1).await;
     assert_eq!(
         boston.wait_task(task.as_str().unwrap()).await["Status"]["State"],
         6
     );
+    let syncing = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
     assert_eq!(
-        boston.get_ok(&format!("/v1/vpgs/{vpg}")).await["VmsCount"],
-        1
+        (
+            syncing["VmsCount"].clone(),
+            syncing["Status"].clone(),
+            syncing["SubStatus"].clone()
+        ),
+        (json!(1), json!(2), json!(3)),
+        "the VM added syncs first (NotMeetingSLA / VolumeInitialSync): {syncing}"
+    );
+    t.control.advance(10).await;
+    let synced = boston.get_ok(&format!("/v1/vpgs/{vpg}")).await;
+    assert_eq!(
+        (synced["Status"].clone(), synced["SubStatus"].clone()),
+        (json!(1), json!(0))
     );
 }
