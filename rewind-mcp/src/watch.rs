@@ -1,7 +1,9 @@
 //! Watching the ways back on a team server: `GET /v1/expiring?within=2h` answers the open changes of
 //! its journal whose way back ends within the span (as `rewind tags --expiring` does on a machine),
 //! and a watcher logs each open change once when its way back comes within `[guard]
-//! min_way_back_hours` of its end, so the server's log says it before the tags are gone.
+//! min_way_back_hours` of its end, so the server's log says it before the tags are gone. The
+//! watcher also looks up each open change's VM, so a VPG added to or removed from it in Zerto is
+//! journaled without anyone asking.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -47,42 +49,161 @@ pub async fn expiring(
     }
 }
 
-/// Reads the journal every minute until `stop`, logging each open change once as its way back
-/// comes within `[guard] min_way_back_hours` of its end (nothing when that is 0).
+/// Every minute until `stop`: logs each open change once as its way back comes within `[guard]
+/// min_way_back_hours` of its end (none when that is 0), and looks up the VM of each open change,
+/// so a VPG added to or removed from it in Zerto is journaled (`protection_changed`) and the hook
+/// denies its mutating calls even when nobody asks rewind about the VM.
 pub async fn watch(rewind: Rewind, stop: CancellationToken) {
-    let Ok(within) = chrono::Duration::from_std(rewind.config().guard.min_way_back) else {
-        return;
-    };
-    if within <= chrono::Duration::zero() {
-        return;
-    }
+    let within = chrono::Duration::from_std(rewind.config().guard.min_way_back)
+        .ok()
+        .filter(|w| *w > chrono::Duration::zero());
     let mut said: HashSet<(String, String)> = HashSet::new();
+    let mut changes_said: HashSet<(String, String)> = HashSet::new();
     loop {
-        let found =
-            crate::on_files(&rewind, move |r| r.journal().expiring(within, Utc::now())).await;
-        match found {
-            Ok(found) => {
-                for c in found.changes {
-                    if said.insert((c.vm.id.clone(), c.change_id.clone())) {
-                        tracing::warn!(
-                            change = %c.change_id,
-                            vm = %c.vm,
-                            agent = %c.agent,
-                            vpg = %c.vpg_name,
-                            until = %c.recoverable_until,
-                            "the way back of change {} ends within {} ({}); keep its tags or say it is done",
-                            c.change_id,
-                            span(within),
-                            c.recoverable_until.format("%Y-%m-%d %H:%M UTC")
-                        );
-                    }
-                }
+        if let Some(within) = within {
+            log_expiring(&rewind, within, &mut said).await;
+        }
+        for (vm, change) in check_protection(&rewind).await {
+            if changes_said.insert((vm.clone(), change.clone())) {
+                tracing::warn!(vm = %vm, "protection changed: {change}");
             }
-            Err(e) => tracing::warn!("the journal could not be read to watch the ways back: {e}"),
         }
         tokio::select! {
             () = stop.cancelled() => return,
             () = tokio::time::sleep(WATCH_EVERY) => {}
         }
+    }
+}
+
+/// Logs each open change whose way back ends within `within`, once (`said`).
+async fn log_expiring(
+    rewind: &Rewind,
+    within: chrono::Duration,
+    said: &mut HashSet<(String, String)>,
+) {
+    let found = crate::on_files(rewind, move |r| r.journal().expiring(within, Utc::now())).await;
+    match found {
+        Ok(found) => {
+            for c in found.changes {
+                if said.insert((c.vm.id.clone(), c.change_id.clone())) {
+                    tracing::warn!(
+                        change = %c.change_id,
+                        vm = %c.vm,
+                        agent = %c.agent,
+                        vpg = %c.vpg_name,
+                        until = %c.recoverable_until,
+                        "the way back of change {} ends within {} ({}); keep its tags or say it is done",
+                        c.change_id,
+                        span(within),
+                        c.recoverable_until.format("%Y-%m-%d %H:%M UTC")
+                    );
+                }
+            }
+        }
+        Err(e) => tracing::warn!("the journal could not be read to watch the ways back: {e}"),
+    }
+}
+
+/// Looks up the VM of every open change (a guard whose way back has not ended, not said done):
+/// the lookup compares its VPGs with its newest guard's and journals a difference the first time
+/// it is seen. Each VM whose VPGs differ, with what the journal says of it. The longest history a
+/// journal keeps bounds what is open.
+pub(crate) async fn check_protection(rewind: &Rewind) -> Vec<(String, String)> {
+    let mut changed = Vec::new();
+    if rewind.config().require_sites().is_err() {
+        return changed;
+    }
+    let open = crate::on_files(rewind, |r| {
+        r.journal().expiring(chrono::Duration::days(30), Utc::now())
+    })
+    .await;
+    let Ok(open) = open else {
+        return changed;
+    };
+    let mut vms: Vec<String> = open.changes.into_iter().map(|c| c.vm.id).collect();
+    vms.sort_unstable();
+    vms.dedup();
+    for vm in vms {
+        match rewind.find_protection(&vm).await {
+            Ok(found) => changed.extend(found.notes.into_iter().filter_map(|note| match note {
+                rewind_core::ProtectionNote::ProtectionChanged { said } => {
+                    Some((found.vm.name.clone(), said))
+                }
+                _ => None,
+            })),
+            // Its every VPG gone: the lookup journaled that before refusing it.
+            Err(rewind_core::RewindError::VmNotProtected { vm: found, .. }) => changed.push((
+                found.vm_name,
+                "it is in no VPG any more: no way back is left".to_owned(),
+            )),
+            Err(e) => tracing::debug!(vm = %vm, "the watch could not look the VM up: {e}"),
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use rewind_core::{Config, GuardLookup, GuardRequest, NoProgress, Rewind, SiteConfig};
+    use serde_json::json;
+    use zvm_sim::test_kit::{CLIENT_ID, CLIENT_SECRET, Site};
+
+    use super::check_protection;
+
+    #[tokio::test]
+    async fn the_watch_journals_a_vpg_added_to_an_open_changes_vm_without_anyone_asking() {
+        let sim = zvm_sim::start(zvm_sim::Options::for_tests(98))
+            .await
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config {
+            sites: vec![
+                SiteConfig::with_client("boston", &sim.local().url, CLIENT_ID, CLIENT_SECRET)
+                    .unwrap(),
+            ],
+            ..Config::new(
+                dir.path().join("catalog.toml"),
+                dir.path().join("journal.jsonl"),
+            )
+        };
+        let rewind = Rewind::new(config).unwrap();
+        let request = GuardRequest {
+            vm: "db-01".into(),
+            agent: "claude-code".into(),
+            action: "migrate".into(),
+            change_id: "watched".into(),
+        };
+        let report = rewind.guard(request, &NoProgress).await.unwrap();
+        assert_eq!(report.verdict.word(), "guarded", "{report:?}");
+        assert_eq!(
+            check_protection(&rewind).await,
+            Vec::<(String, String)>::new()
+        );
+
+        // Someone adds db-01 to app-tier through Zerto's own API.
+        let http = reqwest::Client::new();
+        let zerto = Site::service(&http, &sim.local().url).await;
+        let vpg = zerto.vpg_id("app-tier").await;
+        let vm = zerto.get_ok("/v1/vms?vmName=db-01").await[0]["VmIdentifier"].clone();
+        let (_, doc) = zerto
+            .post("/v1/vpgSettings", &json!({"vpgIdentifier": vpg}))
+            .await;
+        let doc = format!("/v1/vpgSettings/{}", doc.as_str().unwrap());
+        zerto
+            .post(&format!("{doc}/vms"), &json!({"vmIdentifier": vm}))
+            .await;
+        let (_, task) = zerto.post(&format!("{doc}/commit"), &json!({})).await;
+        zerto.wait_task(task.as_str().unwrap()).await;
+
+        let changed = check_protection(&rewind).await;
+        assert_eq!(changed.len(), 1, "{changed:?}");
+        assert!(
+            changed[0].1.contains("app-tier began protecting db-01"),
+            "{changed:?}"
+        );
+        assert!(matches!(
+            rewind.recent_guard("db-01").unwrap(),
+            GuardLookup::ProtectionChanged(_)
+        ));
     }
 }
