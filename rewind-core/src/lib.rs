@@ -432,26 +432,8 @@ impl Rewind {
         vm: &audit_journal::JournalVm,
         vpgs: &[protection::VpgProtection],
     ) -> Option<protection::ProtectionNote> {
-        let vpgs: Vec<audit_journal::VpgNow> = vpgs
-            .iter()
-            .map(|v| audit_journal::VpgNow {
-                id: v.vpg_id.clone(),
-                name: v.vpg_name.clone(),
-            })
-            .collect();
         let agent = self.agent().unwrap_or("rewind");
-        let noted =
-            self.inner
-                .journal
-                .note_protection(vm, &vpgs, agent, self.person(), chrono::Utc::now());
-        match noted {
-            Ok(record) => record.map(|r| protection::ProtectionNote::ProtectionChanged {
-                said: r.notes.join("; "),
-            }),
-            Err(e) => Some(protection::ProtectionNote::NotCompared {
-                error: e.to_string(),
-            }),
-        }
+        protection::compared_with_guard(&self.inner.journal, vm, vpgs, agent, self.person())
     }
 
     /// Guards a VM before it is changed: a tagged checkpoint in every protecting VPG, each insert's task

@@ -1050,3 +1050,74 @@ async fn no_secret_reaches_an_error_a_report_or_the_journal() {
         .records;
     assert_eq!(records.len(), 2, "{records:?}");
 }
+
+#[tokio::test]
+async fn a_guard_again_of_a_change_whose_vm_gained_a_vpg_journals_it_then_covers_it() {
+    let env = TestEnv::start(301).await;
+    let first = env
+        .rewind
+        .guard(request("db-01", "grows"), &NoProgress)
+        .await
+        .unwrap();
+    assert_eq!(first.verdict, Verdict::Guarded);
+
+    // Someone adds db-01 to app-tier through Zerto's own API.
+    let zerto = common::Site::service(env.control.http(), env.control.base()).await;
+    let vpg = env.vpg_id("app-tier").await;
+    let vm = zerto.get_ok("/v1/vms?vmName=db-01").await[0]["VmIdentifier"].clone();
+    let (_, doc) = zerto
+        .post(
+            "/v1/vpgSettings",
+            &serde_json::json!({"vpgIdentifier": vpg}),
+        )
+        .await;
+    let doc = format!("/v1/vpgSettings/{}", doc.as_str().unwrap());
+    zerto
+        .post(
+            &format!("{doc}/vms"),
+            &serde_json::json!({"vmIdentifier": vm}),
+        )
+        .await;
+    let (_, task) = zerto
+        .post(&format!("{doc}/commit"), &serde_json::json!({}))
+        .await;
+    zerto.wait_task(task.as_str().unwrap()).await;
+
+    let again = env
+        .rewind
+        .guard(request("db-01", "grows"), &NoProgress)
+        .await
+        .unwrap();
+    let said: Vec<String> = again.notes.iter().map(ToString::to_string).collect();
+    assert!(
+        said.iter()
+            .any(|n| n.contains("app-tier began protecting db-01")),
+        "the guard says what changed: {said:?}"
+    );
+    let records = env
+        .rewind
+        .journal()
+        .read(&JournalFilter::default())
+        .unwrap()
+        .records;
+    let changed = records
+        .iter()
+        .position(|r| r.verdict == JournalVerdict::ProtectionChanged)
+        .expect("a protection_changed record");
+    let verdict = records
+        .iter()
+        .rposition(|r| r.verdict == JournalVerdict::Guarded)
+        .unwrap();
+    assert!(
+        changed < verdict,
+        "journaled before the new guard's verdict"
+    );
+    assert!(
+        env.rewind
+            .recent_guard("db-01")
+            .unwrap()
+            .guarded()
+            .is_some(),
+        "the new guard covers the VM"
+    );
+}

@@ -107,7 +107,7 @@ pub(crate) async fn guard(
     let protection = look_up(ctx, &req.vm, deadline).await?;
     let fresh_tag = build_tag(&req.agent, &req.action, &protection.vm.name, change_id, at)?;
     let lock = change_lock(ctx, &protection.vm, change_id, deadline).await?;
-    let plan = take_over(ctx, &protection, change_id, fresh_tag)?;
+    let plan = take_over(ctx, &protection, change_id, fresh_tag, &req.agent)?;
     let log = journal_intent(ctx, req, &protection, &plan).await?;
     let vpgs = tag_every_vpg(ctx, &protection, &plan, &log, deadline, sink).await;
     let mut report = plan.report(req, &protection, vpgs, log);
@@ -216,6 +216,17 @@ struct Plan {
     notes: Vec<GuardNote>,
 }
 
+/// Whether the VM is in other VPGs than the earlier attempt `record` of its change saw: what makes
+/// the guard compare them with its newest guard's, which costs a read of the VM's records.
+fn vpgs_differ(record: &crate::audit_journal::JournalRecord, protection: &Protection) -> bool {
+    let then = record.vpgs.iter().map(|v| v.vpg_id.as_str());
+    let now = protection.vpgs.iter().map(|v| v.vpg_id.as_str());
+    let (mut then, mut now): (Vec<&str>, Vec<&str>) = (then.collect(), now.collect());
+    then.sort_unstable();
+    now.sort_unstable();
+    then != now
+}
+
 /// Looks for an earlier attempt of this VM and change within the hook's window (while holding their
 /// change lock), and keeps its tag when there is one.
 fn take_over(
@@ -223,6 +234,7 @@ fn take_over(
     protection: &Protection,
     change_id: &str,
     fresh_tag: String,
+    agent: &str,
 ) -> Result<Plan, RewindError> {
     // Read here, not on a blocking thread: the look takes no lock and reads what the journal's
     // writer appended since the last look, and a hand-off to tokio's blocking pool would cost more
@@ -242,6 +254,19 @@ fn take_over(
         .cloned()
         .map(GuardNote::Protection)
         .collect();
+    if let Some(record) = &earlier
+        && vpgs_differ(record, protection)
+    {
+        let vm = crate::audit_journal::JournalVm::from(&protection.vm);
+        let noted = crate::protection::compared_with_guard(
+            ctx.journal,
+            &vm,
+            &protection.vpgs,
+            agent,
+            ctx.person,
+        );
+        notes.extend(noted.map(GuardNote::Protection));
+    }
     let tag = match earlier
         .as_ref()
         .and_then(|r| Some((r, r.attempt.as_ref()?, r.tag()?)))
