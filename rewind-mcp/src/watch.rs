@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use rewind_core::CancellationToken;
 use rewind_core::Rewind;
+use rewind_core::audit_journal::{Expiring, JournalError};
 use rewind_core::way_back::{parse_span, span};
 use serde::Deserialize;
 
@@ -60,13 +61,19 @@ pub async fn watch(rewind: Rewind, stop: CancellationToken) {
     let mut said: HashSet<(String, String)> = HashSet::new();
     let mut changes_said: HashSet<(String, String)> = HashSet::new();
     loop {
-        if let Some(within) = within {
-            log_expiring(&rewind, within, &mut said).await;
-        }
-        for (vm, change) in check_protection(&rewind).await {
-            if changes_said.insert((vm.clone(), change.clone())) {
-                tracing::warn!(vm = %vm, "protection changed: {change}");
+        // One read of the journal a minute serves both watches.
+        match open_changes(&rewind, within).await {
+            Ok(open) => {
+                if let Some(within) = within {
+                    log_expiring(&open, within, &mut said);
+                }
+                for (vm, change) in check_protection(&rewind, &open).await {
+                    if changes_said.insert((vm.clone(), change.clone())) {
+                        tracing::warn!(vm = %vm, "protection changed: {change}");
+                    }
+                }
             }
+            Err(e) => tracing::warn!("the journal could not be read to watch the ways back: {e}"),
         }
         tokio::select! {
             () = stop.cancelled() => return,
@@ -75,56 +82,55 @@ pub async fn watch(rewind: Rewind, stop: CancellationToken) {
     }
 }
 
-/// Logs each open change whose way back ends within `within`, once (`said`).
-async fn log_expiring(
+/// Every open change (a guard whose way back has not ended, not said done): those within the
+/// longest history a journal keeps, or within `within` when that is longer.
+pub(crate) async fn open_changes(
     rewind: &Rewind,
-    within: chrono::Duration,
-    said: &mut HashSet<(String, String)>,
-) {
-    let found = crate::on_files(rewind, move |r| r.journal().expiring(within, Utc::now())).await;
-    match found {
-        Ok(found) => {
-            for c in found.changes {
-                if said.insert((c.vm.id.clone(), c.change_id.clone())) {
-                    tracing::warn!(
-                        change = %c.change_id,
-                        vm = %c.vm,
-                        agent = %c.agent,
-                        vpg = %c.vpg_name,
-                        until = %c.recoverable_until,
-                        "the way back of change {} ends within {} ({}); keep its tags or say it is done",
-                        c.change_id,
-                        span(within),
-                        c.recoverable_until.format("%Y-%m-%d %H:%M UTC")
-                    );
-                }
-            }
+    within: Option<chrono::Duration>,
+) -> Result<Expiring, JournalError> {
+    let span = within.map_or(LONGEST_WAY_BACK, |w| w.max(LONGEST_WAY_BACK));
+    crate::on_files(rewind, move |r| r.journal().expiring(span, Utc::now())).await
+}
+
+/// The longest a journal keeps history (30 days), so the longest a change stays open.
+const LONGEST_WAY_BACK: chrono::Duration = chrono::Duration::days(30);
+
+/// Logs each change of `open` whose way back ends within `within`, once (`said`).
+fn log_expiring(open: &Expiring, within: chrono::Duration, said: &mut HashSet<(String, String)>) {
+    let soon = open
+        .changes
+        .iter()
+        .filter(|c| c.recoverable_until <= open.now + within);
+    for c in soon {
+        if said.insert((c.vm.id.clone(), c.change_id.clone())) {
+            tracing::warn!(
+                change = %c.change_id,
+                vm = %c.vm,
+                agent = %c.agent,
+                vpg = %c.vpg_name,
+                until = %c.recoverable_until,
+                "the way back of change {} ends within {} ({}); keep its tags or say it is done",
+                c.change_id,
+                span(within),
+                c.recoverable_until.format("%Y-%m-%d %H:%M UTC")
+            );
         }
-        Err(e) => tracing::warn!("the journal could not be read to watch the ways back: {e}"),
     }
 }
 
-/// Looks up the VM of every open change (a guard whose way back has not ended, not said done):
-/// the lookup compares its VPGs with its newest guard's and journals a difference the first time
-/// it is seen. Each VM whose VPGs differ, with what the journal says of it. The longest history a
-/// journal keeps bounds what is open.
-pub(crate) async fn check_protection(rewind: &Rewind) -> Vec<(String, String)> {
+/// Looks up the VM of every change of `open`: the lookup compares its VPGs with its newest
+/// guard's and journals a difference the first time it is seen. Each VM whose VPGs differ, with
+/// what the journal says of it.
+pub(crate) async fn check_protection(rewind: &Rewind, open: &Expiring) -> Vec<(String, String)> {
     let mut changed = Vec::new();
     if rewind.config().require_sites().is_err() {
         return changed;
     }
-    let open = crate::on_files(rewind, |r| {
-        r.journal().expiring(chrono::Duration::days(30), Utc::now())
-    })
-    .await;
-    let Ok(open) = open else {
-        return changed;
-    };
-    let mut vms: Vec<String> = open.changes.into_iter().map(|c| c.vm.id).collect();
+    let mut vms: Vec<&str> = open.changes.iter().map(|c| c.vm.id.as_str()).collect();
     vms.sort_unstable();
     vms.dedup();
     for vm in vms {
-        match rewind.find_protection(&vm).await {
+        match rewind.find_protection(vm).await {
             Ok(found) => changed.extend(found.notes.into_iter().filter_map(|note| match note {
                 rewind_core::ProtectionNote::ProtectionChanged { said } => {
                     Some((found.vm.name.clone(), said))
@@ -148,7 +154,12 @@ mod tests {
     use serde_json::json;
     use zvm_sim::test_kit::{CLIENT_ID, CLIENT_SECRET, Site};
 
-    use super::check_protection;
+    use super::{check_protection, open_changes};
+
+    async fn checked(rewind: &Rewind) -> Vec<(String, String)> {
+        let open = open_changes(rewind, None).await.unwrap();
+        check_protection(rewind, &open).await
+    }
 
     #[tokio::test]
     async fn the_watch_journals_a_vpg_added_to_an_open_changes_vm_without_anyone_asking() {
@@ -175,10 +186,7 @@ mod tests {
         };
         let report = rewind.guard(request, &NoProgress).await.unwrap();
         assert_eq!(report.verdict.word(), "guarded", "{report:?}");
-        assert_eq!(
-            check_protection(&rewind).await,
-            Vec::<(String, String)>::new()
-        );
+        assert_eq!(checked(&rewind).await, Vec::<(String, String)>::new());
 
         // Someone adds db-01 to app-tier through Zerto's own API.
         let http = reqwest::Client::new();
@@ -195,7 +203,7 @@ mod tests {
         let (_, task) = zerto.post(&format!("{doc}/commit"), &json!({})).await;
         zerto.wait_task(task.as_str().unwrap()).await;
 
-        let changed = check_protection(&rewind).await;
+        let changed = checked(&rewind).await;
         assert_eq!(changed.len(), 1, "{changed:?}");
         assert!(
             changed[0].1.contains("app-tier began protecting db-01"),

@@ -13,6 +13,7 @@ use crate::api::extract::JsonDocument;
 use crate::api::{ApiError, JsonBody, ViewCtx};
 use crate::wire::vra_host;
 use crate::world::auth::Principal;
+use crate::world::clock::SimTime;
 use crate::world::settings::pascal_case;
 use crate::world::vras::VraSettings;
 use crate::world::{Refusal, SiteRole, World};
@@ -20,6 +21,20 @@ use crate::world::{Refusal, SiteRole, World};
 /// The task a write started, as every task-starting handler answers it.
 fn started(task: String) -> ActionResult {
     Ok((Extension(StartedTask(task.clone())), Json(task)))
+}
+
+/// The world's `act` on the VRAs of the hosts `hosts` picks (a VRA's own, or its cluster's);
+/// answers the task it started.
+fn on_hosts(
+    ctx: &ViewCtx,
+    hosts: impl FnOnce(&World, SiteRole) -> Result<Vec<usize>, Refusal>,
+    act: impl FnOnce(&mut World, Vec<usize>, SimTime) -> Result<String, Refusal>,
+) -> ActionResult {
+    let task = ctx.with_world(|world, now| {
+        let hosts = hosts(world, ctx.site)?;
+        act(world, hosts, now)
+    })?;
+    started(task)
 }
 
 /// The host of the VRA `id` at `site`.
@@ -63,9 +78,7 @@ fn settings(body: &JsonBody, base: VraSettings) -> Result<VraSettings, ApiError>
         |key: &str, range: std::ops::RangeInclusive<u32>| -> Result<Option<u32>, ApiError> {
             match body.number(key)? {
                 None => Ok(None),
-                Some(n) if n.fract() == 0.0 && range.contains(&(n as u32)) && n >= 0.0 => {
-                    Ok(Some(n as u32))
-                }
+                Some(n) if n.fract() == 0.0 && range.contains(&(n as u32)) => Ok(Some(n as u32)),
                 Some(n) => Err(ApiError::BadRequest(format!(
                     "{key} {n} is out of range: give a whole number from {} to {}.",
                     range.start(),
@@ -126,11 +139,11 @@ pub(crate) async fn uninstall(
     Extension(by): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ActionResult {
-    let task = ctx.with_world(|world, now| {
-        let host = host_of_vra(world, ctx.site, &id)?;
-        world.uninstall_vras(ctx.site, vec![host], &by, now)
-    })?;
-    started(task)
+    on_hosts(
+        &ctx,
+        |world, site| Ok(vec![host_of_vra(world, site, &id)?]),
+        |world, hosts, now| world.uninstall_vras(ctx.site, hosts, &by, now),
+    )
 }
 
 /// `PUT /v1/vras/{vraIdentifier}` (`VraEditDataApi`).
@@ -155,11 +168,11 @@ pub(crate) async fn upgrade(
     Extension(by): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ActionResult {
-    let task = ctx.with_world(|world, now| {
-        let host = host_of_vra(world, ctx.site, &id)?;
-        world.upgrade_vras(ctx.site, vec![host], &by, now)
-    })?;
-    started(task)
+    on_hosts(
+        &ctx,
+        |world, site| Ok(vec![host_of_vra(world, site, &id)?]),
+        |world, hosts, now| world.upgrade_vras(ctx.site, hosts, &by, now),
+    )
 }
 
 /// `POST /v1/vras/clusters` (`VrasOnClusterCreateDataApi`): a VRA on every host of the cluster
@@ -189,11 +202,11 @@ pub(crate) async fn uninstall_cluster(
     Extension(by): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ActionResult {
-    let task = ctx.with_world(|world, now| {
-        let hosts = cluster_hosts(world, ctx.site, &id)?;
-        world.uninstall_vras(ctx.site, hosts, &by, now)
-    })?;
-    started(task)
+    on_hosts(
+        &ctx,
+        |world, site| cluster_hosts(world, site, &id),
+        |world, hosts, now| world.uninstall_vras(ctx.site, hosts, &by, now),
+    )
 }
 
 /// `PUT /v1/vras/clusters/{clusterIdentifier}`: the cluster's VRAs upgraded.
@@ -202,11 +215,11 @@ pub(crate) async fn upgrade_cluster(
     Extension(by): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ActionResult {
-    let task = ctx.with_world(|world, now| {
-        let hosts = cluster_hosts(world, ctx.site, &id)?;
-        world.upgrade_vras(ctx.site, hosts, &by, now)
-    })?;
-    started(task)
+    on_hosts(
+        &ctx,
+        |world, site| cluster_hosts(world, site, &id),
+        |world, hosts, now| world.upgrade_vras(ctx.site, hosts, &by, now),
+    )
 }
 
 /// `DELETE /v1/vras/cleanup`: every VRA of every cluster removed; the tasks' identifiers.

@@ -38,11 +38,10 @@ impl World {
     /// The numbering the VPG at `index` must have: among the world file's VPGs, or among those
     /// created through the API after them.
     pub(crate) fn numbering_for(&self, index: usize) -> Numbering {
+        // The world file's VPGs come first and every created one after them.
         let from_file = self
             .vpgs
-            .iter()
-            .take_while(|v| v.journal.numbering().base == 0)
-            .count();
+            .partition_point(|v| v.journal.numbering().base == 0);
         let origin = self
             .vpgs
             .first()

@@ -454,6 +454,19 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> TaskKey {
+        self.add_task(site, (Some(vpg), None), operation, planned, by, now)
+    }
+
+    /// [`World::start_task`] for the VPG or the VRA (its host) of `on`: a VRA's task has no VPG.
+    pub(crate) fn add_task(
+        &mut self,
+        site: SiteRole,
+        (vpg, vra): (Option<usize>, Option<usize>),
+        operation: Operation,
+        planned: Planned,
+        by: &Principal,
+        now: SimTime,
+    ) -> TaskKey {
         // The count bound of the task history, applied in bulk: past twice the kept count, down to it.
         if self.tasks.len() >= 2 * decisions::TASKS_KEPT {
             self.age_out_tasks(now);
@@ -468,8 +481,8 @@ impl World {
             id,
             site,
             operation,
-            vpg: Some(vpg),
-            vra: None,
+            vpg,
+            vra,
             initiated_by: by.name.clone(),
             started: now,
             nominal_end: now.plus_millis(duration),

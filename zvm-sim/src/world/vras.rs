@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use super::auth::Principal;
 use super::clock::SimTime;
 use super::enums::task_state;
-use super::tasks::{Operation, Planned, Task, TaskKey};
-use super::{Event, Refusal, SiteRole, World};
+use super::tasks::{Operation, Planned, TaskKey};
+use super::{Refusal, SiteRole, World};
 
 /// What a VRA is configured with (`VraCreateDataApi`, `VraEditDataApi`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,25 +104,11 @@ impl World {
                 self.sites[s].hosts[busy].name
             )));
         }
-        let duration = self.jittered_task_duration();
-        let id = self.new_task_id(site);
-        let key = self.tasks.add(Task {
-            id,
-            site,
-            operation,
-            vpg: None,
-            vra: (hosts.len() == 1).then(|| hosts[0]),
-            initiated_by: by.name.clone(),
-            started: now,
-            nominal_end: now.plus_millis(duration),
-            planned: Planned::Complete,
-            ended: None,
-            waiting: None,
-        });
+        let on = (None, (hosts.len() == 1).then(|| hosts[0]));
+        let key = self.add_task(site, on, operation, Planned::Complete, by, now);
         for &h in hosts {
             self.sites[s].hosts[h].vra.busy = Some(key);
         }
-        self.schedule(now.plus_millis(duration), Event::TaskEnds(key));
         Ok(self.tasks[key].id.clone())
     }
 
