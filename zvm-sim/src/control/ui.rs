@@ -222,7 +222,7 @@ fn vpgs_section(world: &World, now: SimTime) -> Markup {
             table {
                 tr { th { "VPG" } th { "Protected → recovery" } th { "Status" } th { "RPO (s)" }
                      th { "Journal holds" } th { "Tags" } }
-                @for v in &world.vpgs {
+                @for v in world.vpgs.iter().filter(|v| !v.deleted) {
                     @let (from, to) = v.journal.window_at(now);
                     @let contents = v.journal.contents(now);
                     tr {

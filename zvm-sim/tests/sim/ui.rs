@@ -120,3 +120,31 @@ async fn the_forms_act_through_the_control_api_and_not_from_another_origin() {
         .unwrap();
     assert_eq!(reset.status(), StatusCode::SEE_OTHER);
 }
+
+#[tokio::test]
+async fn a_deleted_vpg_leaves_the_dashboard_and_a_vras_task_shows_no_vpg() {
+    let t = spawn_frozen(99).await;
+    let boston = t.boston().await;
+    let vpg = boston.vpg_id("web-archive").await;
+    let (status, _) = boston.delete(&format!("/v1/vpgs/{vpg}")).await;
+    assert_eq!(status, StatusCode::OK);
+    let vras = boston.get_ok("/v1/vras").await;
+    let vra = vras[0]["VraIdentifierStr"].as_str().unwrap().to_owned();
+    let (status, _) = boston
+        .post(&format!("/v1/vras/{vra}/upgrade"), &serde_json::json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    t.control.advance(10).await;
+    let html = page(format!("{}/_sim/ui", t.boston_url())).await;
+    assert!(html.contains("UpgradeVra"), "{html}");
+    assert!(html.contains("RemoveProtectionGroup"), "{html}");
+    let vpgs = html
+        .split("id=\"vpgs\"")
+        .nth(1)
+        .unwrap()
+        .split("</section>")
+        .next()
+        .unwrap();
+    assert!(!vpgs.contains("web-archive"), "no longer listed: {vpgs}");
+    assert!(vpgs.contains("web-dr"));
+}
