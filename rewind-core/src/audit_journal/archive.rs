@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::error::{JournalError, read_error, write_error};
 use super::file::WholeLines;
-use super::{JournalError, changes, vms};
-use super::{read_error, write_error};
+use super::{changes, vms};
 use crate::local_state::{LOCK_WAIT, LockMode, lock, open_private};
 
 /// How far apart the lines of one change can be: a guard's attempt, from its intent to its

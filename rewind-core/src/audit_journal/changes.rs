@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::error::{JournalError, read_error};
 use super::file::{FileId, WholeLines, file_id, start_of_lines_since};
-use super::read_error;
-use super::{JournalError, JournalRecord, Phase, RecordKind};
+use super::record::{JournalRecord, Phase, RecordKind};
 use crate::local_state::open_private;
 
 /// How much of the index's end a first look reads; twice as much each time that does not reach

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use super::{JournalError, JournalRecord};
+use super::error::JournalError;
+use super::record::JournalRecord;
 use crate::local_state::{LOCK_WAIT, LockMode, lock, open_private};
 
 /// The journal file as its writer holds it between appends: opened once, and again only when its

@@ -7,7 +7,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use super::{JournalRecord, JournalVerdict, Phase, RecordKind, change_lock::is_held};
+use super::change_lock::is_held;
+use super::record::{JournalRecord, Phase, RecordKind};
+use super::verdict::JournalVerdict;
 
 /// The note of an interrupted attempt.
 pub(super) const INTERRUPTED_NOTE: &str = "interrupted: its process ended before the verdict was written; each VPG line says what it may have inserted (pending: the insert may have been sent, its answer unknown; sent: its task id); the next guard of this VM and change takes it over and adopts what it inserted";

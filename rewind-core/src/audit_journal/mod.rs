@@ -21,751 +21,62 @@
 //! waits on the file. A guard finds an earlier attempt of its change through this process's index of
 //! the journal's recent lines (`recent.rs`), not by reading the whole journal.
 
+//! The folder's rooms:
+//! - `record`: the record model (a line, its VM, VPGs, person and attempt), the tags records say;
+//! - `verdict`: a record's verdict and each VPG's outcome, as words;
+//! - `error`: what goes wrong, and the errors a file gives for its path;
+//! - `filter`: which records to read back, and the start of a window ending now;
+//! - `lookup`: what the records say of a VM reference, for the hook ([`GuardLookup`]);
+//! - `file`, `writer`: a record whole or absent on disk, and the one writer thread;
+//! - `fold`: an attempt's lines read back as one record;
+//! - `recent`, `changes`, `vms`: the indexes (recent lines by change, change ids' uses, VMs named);
+//! - `view`: a team server's guards view, read on as the journal grows;
+//! - `protection_change`, `watch`, `timeline`, `archive`, `change_lock`: a VM's VPGs against its
+//!   newest guard's, the ways back ending soon, the records as changes, old records moved out, and
+//!   the lock of one VM and change.
+//!
+//! This face keeps [`AuditJournal`], the journal's facade: it reads and appends through the rooms.
+
 mod archive;
-pub use archive::{ArchiveError, Archived, Retention};
 pub mod change_lock;
 mod changes;
-pub use changes::ChangeUse;
-mod timeline;
-mod view;
-pub use timeline::{ChangeLine, Timeline, TimelineStep};
-mod vms;
-pub use view::GuardsView;
-pub use vms::Naming;
+mod error;
 mod file;
+mod filter;
 mod fold;
+mod lookup;
 mod protection_change;
-pub use protection_change::{VpgNow, named as vpgs_named};
 mod recent;
+mod record;
+mod timeline;
 mod verdict;
+mod view;
+mod vms;
 mod watch;
 mod writer;
+
+pub use archive::{ArchiveError, Archived, Retention};
+pub use changes::ChangeUse;
+pub use error::JournalError;
+pub use filter::{JournalFilter, JournalRead, since_of};
+pub use lookup::GuardLookup;
+pub use protection_change::{VpgNow, named as vpgs_named};
+pub use record::{
+    Attempt, GuardIntent, JournalRecord, JournalVm, JournalVpg, Person, Phase, RecordKind,
+    journaled_tags,
+};
+pub use timeline::{ChangeLine, Timeline, TimelineStep};
 pub use verdict::{JournalOutcome, JournalVerdict};
+pub use view::GuardsView;
+pub use vms::Naming;
 pub use watch::{Closed, Expiring, ExpiringChange};
 
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 
-use crate::local_state::{LockBusy, LockError};
-use crate::vm::{VmQuery, VmRef};
 use crate::way_back::JournaledTag;
-
-/// The journal cannot be read or written.
-#[derive(Debug, thiserror::Error)]
-pub enum JournalError {
-    /// Opening, locking or writing failed. The record was not written (a partial line is cut back
-    /// off).
-    #[error(
-        "cannot write the audit journal {path}: {source}; check that its folder is writable and its disk has room"
-    )]
-    Write {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// Reading failed.
-    #[error("cannot read the audit journal {path}: {source}; check its permissions")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// Another process held the journal's lock for longer than rewind waits.
-    #[error("cannot use the audit journal: {0}")]
-    Busy(#[from] LockBusy),
-    /// A record could not be serialized.
-    #[error("cannot encode a journal record: {0}")]
-    Encode(String),
-}
-
-/// `path` could not be read.
-pub(super) fn read_error(path: &Path, source: std::io::Error) -> JournalError {
-    JournalError::Read {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
-/// `path` could not be written.
-pub(super) fn write_error(path: &Path, source: std::io::Error) -> JournalError {
-    JournalError::Write {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
-impl JournalError {
-    /// The same error again, for each caller of a group write that failed.
-    fn duplicate(&self) -> JournalError {
-        let io = |e: &std::io::Error| std::io::Error::new(e.kind(), e.to_string());
-        match self {
-            JournalError::Write { path, source } => JournalError::Write {
-                path: path.clone(),
-                source: io(source),
-            },
-            JournalError::Read { path, source } => JournalError::Read {
-                path: path.clone(),
-                source: io(source),
-            },
-            JournalError::Busy(b) => JournalError::Busy(b.clone()),
-            JournalError::Encode(m) => JournalError::Encode(m.clone()),
-        }
-    }
-
-    /// The error of opening or locking the journal at `path`.
-    fn locking(path: &Path, e: LockError, writing: bool) -> JournalError {
-        let path = path.to_path_buf();
-        match e {
-            LockError::Busy(b) => JournalError::Busy(b),
-            LockError::Io(source) if writing => JournalError::Write { path, source },
-            LockError::Io(source) => JournalError::Read { path, source },
-        }
-    }
-}
-
-/// What a record is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RecordKind {
-    /// A guard.
-    Guard,
-    /// A bounded recover (FLR, failover test, clone).
-    Recovery,
-    /// A person's word that a change is done: its way back is no longer watched.
-    Done,
-    /// A change's tags kept past the journal, in retention sets (Extended Journal Copy).
-    Keep,
-    /// The VPGs a VM is in differ from those its newest guard saw: a VPG was added (untagged) or
-    /// removed (with its checkpoints) after the guard.
-    ProtectionChanged,
-}
-
-impl std::fmt::Display for RecordKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            RecordKind::Guard => "guard",
-            RecordKind::Recovery => "recovery",
-            RecordKind::Done => "done",
-            RecordKind::Keep => "keep",
-            RecordKind::ProtectionChanged => "protection_changed",
-        })
-    }
-}
-
-/// The VM of a record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct JournalVm {
-    /// Its identifier.
-    pub id: String,
-    /// Its name.
-    pub name: String,
-    /// Its IP addresses when the record was written, so a VM named by an address (as a tool's
-    /// argument may name it) is recognised without asking a ZVM. Absent when it had none.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ip_addresses: Vec<String>,
-    /// The name of the site it runs at, so a human tells apart two VMs of one name by where they
-    /// run.
-    pub site: String,
-}
-
-impl JournalVm {
-    /// Whether `query` means this VM, as find_protection matches a query: its identifier, its name
-    /// (any case), its host name's first label, or one of its addresses.
-    pub fn answers_to(&self, query: &VmQuery) -> bool {
-        query.matches(
-            Some(&self.id),
-            Some(&self.name),
-            self.ip_addresses.iter().map(String::as_str),
-        )
-    }
-}
-
-impl From<&VmRef> for JournalVm {
-    fn from(vm: &VmRef) -> Self {
-        JournalVm {
-            id: vm.id.clone(),
-            name: vm.name.clone(),
-            ip_addresses: vm.ip_addresses.clone(),
-            site: vm.site.name.clone(),
-        }
-    }
-}
-
-/// One VPG's line of a record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct JournalVpg {
-    /// The VPG.
-    pub vpg_id: String,
-    /// Its name.
-    pub vpg_name: String,
-    /// What came of it.
-    pub outcome: JournalOutcome,
-    /// The tag written (or recovered from).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tag: Option<String>,
-    /// The Zerto task.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_id: Option<String>,
-    /// The task's state, e.g. `Completed (6)`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_state: Option<String>,
-    /// The checkpoint.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checkpoint_id: Option<String>,
-    /// The reason of a skip, a failure's `CompleteReason`, or an error.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
-    /// The checkpoint's time (the ZVM's clock).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checkpoint_time: Option<DateTime<Utc>>,
-    /// How long the tag was to stay recoverable, as said at guard.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub way_back: Option<crate::way_back::WayBack>,
-    /// The retention set a keep copied the tag's checkpoint into.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kept: Option<crate::way_back::KeptSet>,
-}
-
-/// The signed-in person an agent acted for: the caller of a team server (`rewind-mcp --http` with
-/// `[http.auth]`), as their access token names them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Person {
-    /// The token's subject (`sub`): the identity provider's lasting id of the person.
-    pub subject: String,
-    /// Their name as the token gives it (`preferred_username`, else `name`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-}
-
-impl Person {
-    /// The person at this machine: the login name of the user running the process, at this host
-    /// (`local:alice@laptop`), for guards and recoveries made by the CLI or a server on stdio.
-    /// `None` when the user cannot be told.
-    pub fn local() -> Option<Person> {
-        let user = local_user()?;
-        let host = local_host().unwrap_or_else(|| "localhost".to_owned());
-        Some(Person {
-            subject: format!("local:{user}@{host}"),
-            name: Some(user),
-        })
-    }
-
-    /// Whether `who` names this person: their subject exactly, or their name in any case.
-    pub fn answers_to(&self, who: &str) -> bool {
-        let who = who.trim();
-        self.subject == who
-            || self
-                .name
-                .as_deref()
-                .is_some_and(|n| n.eq_ignore_ascii_case(who))
-    }
-}
-
-/// The login name of the user running this process.
-fn local_user() -> Option<String> {
-    #[cfg(unix)]
-    {
-        let uid = nix::unistd::Uid::current();
-        if let Ok(Some(user)) = nix::unistd::User::from_uid(uid) {
-            return Some(user.name);
-        }
-    }
-    ["USER", "LOGNAME", "USERNAME"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|u| !u.trim().is_empty()))
-}
-
-/// This machine's host name.
-fn local_host() -> Option<String> {
-    #[cfg(unix)]
-    {
-        if let Ok(name) = nix::unistd::gethostname() {
-            return name.into_string().ok().filter(|n| !n.is_empty());
-        }
-    }
-    std::env::var("COMPUTERNAME").ok()
-}
-
-impl std::fmt::Display for Person {
-    /// `alice (4f1c…)`: the name, then the subject; the subject alone when there is no name.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.name {
-            Some(name) => write!(f, "{name} ({})", self.subject),
-            None => f.write_str(&self.subject),
-        }
-    }
-}
-
-/// One record of the journal.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct JournalRecord {
-    /// When it was written.
-    pub time: DateTime<Utc>,
-    /// Guard or recovery.
-    pub kind: RecordKind,
-    /// Who acted: the agent's own name (for a recovery, the one it was made as, else the ZVM
-    /// account).
-    pub agent: String,
-    /// The person the agent acted for: the signed-in caller of a team server, or the person at
-    /// this machine. Absent when neither is known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub person: Option<Person>,
-    /// What they did.
-    pub action: String,
-    /// The change id.
-    pub change_id: String,
-    /// The VM.
-    pub vm: JournalVm,
-    /// The verdict: a guard's or a recovery's.
-    pub verdict: JournalVerdict,
-    /// Each VPG.
-    pub vpgs: Vec<JournalVpg>,
-    // Each note is the sentence a guard's or a recovery's typed note displays: the journal is read
-    // by people, and by later versions, whose notes may differ. (Not a doc comment: that would
-    // change the published JSON Schema.)
-    /// Notes: retries, reconciliations.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-    /// Kind-specific details (a recovery's files, target and so on).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<serde_json::Value>,
-    /// The guard attempt this line belongs to and what part of it the line records. Absent from
-    /// recoveries.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attempt: Option<Attempt>,
-    /// The configured sites the VM was looked up at, when not every configured site was (some left
-    /// out with `--site`, or down while the VM was found by its identifier). Absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sites: Option<Vec<String>>,
-}
-
-/// One attempt of a guard, as its lines in the journal name it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Attempt {
-    /// The attempt's id, shared by all its lines.
-    pub id: String,
-    /// What this line records; in a record [`AuditJournal::read`] gives back, the attempt's last line.
-    pub phase: Phase,
-    /// The attempt of the same VM and change that this one took over, when it adopted what that
-    /// one had inserted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub takes_over: Option<String>,
-    /// In a record read back: the attempt that later took this one over.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub taken_over_by: Option<String>,
-}
-
-/// The part of a guard attempt one journal line records, in the order they are written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// Written before the first insert: the tag, and each protecting VPG (outcome `pending`).
-    Intent,
-    /// One insert task's id, learnt from the ZVM's answer (outcome `sent`).
-    Sent,
-    /// The guard's verdict, with every VPG's outcome.
-    Verdict,
-    /// A part of a newer version, kept as written; this version never writes one. Read back, it
-    /// adds what it says of its VPGs to the attempt, and ends nothing.
-    #[serde(untagged)]
-    Other(String),
-}
-
-impl JournalVpg {
-    /// A line for `vpg` with `outcome` and nothing else yet.
-    pub fn new(vpg_id: &str, vpg_name: &str, outcome: JournalOutcome) -> JournalVpg {
-        JournalVpg {
-            vpg_id: vpg_id.to_string(),
-            vpg_name: vpg_name.to_string(),
-            outcome,
-            tag: None,
-            task_id: None,
-            task_state: None,
-            checkpoint_id: None,
-            detail: None,
-            checkpoint_time: None,
-            way_back: None,
-            kept: None,
-        }
-    }
-}
-
-/// What a guard is about to do, for its intent line ([`JournalRecord::intent`]).
-#[derive(Debug, Clone)]
-pub struct GuardIntent<'a> {
-    /// The attempt's id.
-    pub attempt_id: &'a str,
-    /// The attempt it takes over, if any.
-    pub takes_over: Option<&'a str>,
-    /// The agent.
-    pub agent: &'a str,
-    /// The person the agent acts for, if signed in.
-    pub person: Option<&'a Person>,
-    /// The action.
-    pub action: &'a str,
-    /// The change id.
-    pub change_id: &'a str,
-    /// The VM.
-    pub vm: &'a VmRef,
-    /// The tag about to be inserted.
-    pub tag: &'a str,
-    /// The sites the VM was looked up at, when not every configured site was.
-    pub sites: Option<&'a [String]>,
-    /// The protecting VPGs it is about to be inserted into: (identifier, name).
-    pub vpgs: Vec<(&'a str, &'a str)>,
-}
-
-impl JournalRecord {
-    /// The intent line of a guard, written before its first insert is sent: every VPG it is about to
-    /// insert into is `pending`, since from then on the insert may have been sent.
-    pub fn intent(i: &GuardIntent<'_>) -> JournalRecord {
-        JournalRecord {
-            time: Utc::now(),
-            kind: RecordKind::Guard,
-            agent: i.agent.to_string(),
-            person: i.person.cloned(),
-            action: i.action.to_string(),
-            change_id: i.change_id.to_string(),
-            vm: JournalVm::from(i.vm),
-            verdict: JournalVerdict::Started,
-            vpgs: i
-                .vpgs
-                .iter()
-                .map(|(id, name)| JournalVpg {
-                    tag: Some(i.tag.to_string()),
-                    ..JournalVpg::new(id, name, JournalOutcome::Pending)
-                })
-                .collect(),
-            notes: Vec::new(),
-            details: None,
-            sites: i.sites.map(<[String]>::to_vec),
-            attempt: Some(Attempt {
-                id: i.attempt_id.to_string(),
-                phase: Phase::Intent,
-                takes_over: i.takes_over.map(str::to_string),
-                taken_over_by: None,
-            }),
-        }
-    }
-
-    /// The line of an insert task whose id a guard learnt, from that guard's intent line.
-    pub fn sent(intent: &JournalRecord, vpg_id: &str, task_id: &str) -> JournalRecord {
-        let vpg = intent.vpgs.iter().find(|v| v.vpg_id == vpg_id);
-        let mut line = JournalVpg::new(
-            vpg_id,
-            vpg.map_or(vpg_id, |v| v.vpg_name.as_str()),
-            JournalOutcome::Sent,
-        );
-        line.tag = vpg.and_then(|v| v.tag.clone());
-        line.task_id = Some(task_id.to_string());
-        JournalRecord {
-            time: Utc::now(),
-            vpgs: vec![line],
-            attempt: intent.attempt.as_ref().map(|a| Attempt {
-                phase: Phase::Sent,
-                takes_over: None,
-                ..a.clone()
-            }),
-            ..intent.clone()
-        }
-    }
-
-    /// The tag this guard record inserted (or was about to), from its VPG lines.
-    pub fn tag(&self) -> Option<&str> {
-        self.vpgs.iter().find_map(|v| v.tag.as_deref())
-    }
-
-    /// The tagged checkpoints this record says a guard pinned: its VPG lines that ended tagged
-    /// with a checkpoint. None for a recovery.
-    pub fn journaled_tags(&self) -> impl Iterator<Item = JournaledTag> + '_ {
-        let guard = self.kind == RecordKind::Guard;
-        self.vpgs
-            .iter()
-            .filter(move |v| guard && v.outcome == JournalOutcome::Tagged)
-            .filter_map(|v| {
-                Some(JournaledTag {
-                    vpg_id: v.vpg_id.clone(),
-                    vpg_name: v.vpg_name.clone(),
-                    checkpoint_id: v.checkpoint_id.clone()?,
-                    checkpoint_time: v.checkpoint_time,
-                    tag: v.tag.clone()?,
-                    guarded_at: self.time,
-                    way_back: v.way_back.clone(),
-                    kept: None,
-                })
-            })
-    }
-}
-
-/// The tagged checkpoints guards pinned, as `records` say, each once (the latest record of it),
-/// with the retention set a later keep copied it into.
-pub fn journaled_tags(records: &[JournalRecord]) -> Vec<JournaledTag> {
-    let mut out: Vec<JournaledTag> = Vec::new();
-    for tag in records.iter().flat_map(JournalRecord::journaled_tags) {
-        out.retain(|t| !(t.vpg_id == tag.vpg_id && t.checkpoint_id == tag.checkpoint_id));
-        out.push(tag);
-    }
-    let kept = records
-        .iter()
-        .filter(|r| r.kind == RecordKind::Keep)
-        .flat_map(|r| &r.vpgs);
-    for line in kept {
-        let (Some(set), Some(checkpoint)) = (&line.kept, &line.checkpoint_id) else {
-            continue;
-        };
-        if let Some(tag) = out
-            .iter_mut()
-            .find(|t| t.vpg_id == line.vpg_id && &t.checkpoint_id == checkpoint)
-        {
-            tag.kept = Some(set.clone());
-        }
-    }
-    out
-}
-
-/// Which records to read back.
-#[derive(Debug, Clone, Default)]
-pub struct JournalFilter {
-    /// Only records of this VM, matched as find_protection matches a query ([`VmQuery`]): name
-    /// (case-insensitive), identifier, host name (its first label) or IP address.
-    pub vm: Option<String>,
-    /// Only records of this change id.
-    pub change_id: Option<String>,
-    /// Only records made for this person: their subject, or their name in any case ([`Person`]).
-    pub person: Option<String>,
-    /// Only records written at or after this time: found by bisecting the file, which is in time
-    /// order within a small slack, so a journal of years is not read whole.
-    pub since: Option<DateTime<Utc>>,
-    /// Only the last `n` matching records.
-    pub last: Option<usize>,
-}
-
-/// A time to read the journal from, as a person writes it: RFC 3339 (`2026-12-01T08:00:00Z`), a
-/// day (`2026-12-01`, from its midnight UTC), or a time ago (`90m`, `12h`, `7d`).
-pub fn since_of(text: &str) -> Result<DateTime<Utc>, String> {
-    let text = text.trim();
-    if let Ok(time) = DateTime::parse_from_rfc3339(text) {
-        return Ok(time.with_timezone(&Utc));
-    }
-    if let Ok(day) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        return Ok(day.and_time(chrono::NaiveTime::MIN).and_utc());
-    }
-    let ago = text
-        .char_indices()
-        .last()
-        .and_then(|(at, unit)| {
-            let n: i64 = text[..at].parse().ok()?;
-            match unit {
-                'm' => chrono::Duration::try_minutes(n),
-                'h' => chrono::Duration::try_hours(n),
-                'd' => chrono::Duration::try_days(n),
-                _ => None,
-            }
-        })
-        .and_then(|d| Utc::now().checked_sub_signed(d));
-    ago.ok_or_else(|| {
-        format!(
-            "{text:?} is not a time: give 2026-12-01T08:00:00Z, a day (2026-12-01), or a time ago (90m, 12h, 7d)"
-        )
-    })
-}
-
-impl JournalFilter {
-    /// The texts a line must hold one of to be parsed at all: a VM query's words, or the change
-    /// id as JSON writes it. `None` when every line must be parsed.
-    fn prefilter(&self) -> Option<Vec<Vec<u8>>> {
-        if let Some(change) = self.change_id.as_deref() {
-            let quoted = serde_json::to_string(change.trim()).ok()?;
-            return Some(vec![format!("\"change_id\":{quoted}").into_bytes()]);
-        }
-        let vm = self.vm.as_deref()?.trim();
-        // Lines are compared lowercased in ASCII only: a name in other letters is parsed as is.
-        if !vm.is_ascii() {
-            return None;
-        }
-        let query = VmQuery::new(vm);
-        Some(query.keys().map(|k| k.as_bytes().to_vec()).collect())
-    }
-
-    /// The filter made ready to test many records.
-    fn matcher(&self) -> RecordMatcher<'_> {
-        RecordMatcher {
-            vm: self.vm.as_deref().map(VmQuery::new),
-            change_id: self.change_id.as_deref().map(str::trim),
-            person: self.person.as_deref(),
-        }
-    }
-}
-
-/// A [`JournalFilter`] with its VM query parsed once.
-struct RecordMatcher<'a> {
-    vm: Option<VmQuery>,
-    change_id: Option<&'a str>,
-    person: Option<&'a str>,
-}
-
-impl RecordMatcher<'_> {
-    fn matches(&self, r: &JournalRecord) -> bool {
-        let vm_ok = self.vm.as_ref().is_none_or(|q| r.vm.answers_to(q));
-        let person_ok = self
-            .person
-            .is_none_or(|who| r.person.as_ref().is_some_and(|p| p.answers_to(who)));
-        vm_ok && self.change_id.is_none_or(|c| r.change_id == c) && person_ok
-    }
-}
-
-/// Records read back.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct JournalRead {
-    /// The journal file; left out where the reader is on another machine (a team server's
-    /// caller), whom this machine's paths do not concern.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<PathBuf>,
-    /// Matching records, oldest first.
-    pub records: Vec<JournalRecord>,
-    /// Lines that could not be read and were skipped.
-    pub skipped_lines: usize,
-}
-
-impl JournalRead {
-    /// One line for humans: how many records were read from which file, and how many lines could not
-    /// be read.
-    pub fn headline(&self) -> String {
-        let from = match &self.path {
-            Some(path) => path.display().to_string(),
-            None => "the server's journal".to_owned(),
-        };
-        let mut line = format!("{} journal record(s) from {from}", self.records.len());
-        if self.skipped_lines > 0 {
-            line.push_str(&format!(
-                " ({} unreadable line(s) skipped)",
-                self.skipped_lines
-            ));
-        }
-        line
-    }
-}
-
-/// What the journal says of a VM reference: [`AuditJournal::last_guarded`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum GuardLookup {
-    /// The reference names one VM, guarded within the window: its newest `guarded` record.
-    Guarded(Box<JournalRecord>),
-    /// The reference names no VM of the journal, or one without a `guarded` record within the window.
-    NotGuarded,
-    /// The reference matches records of more than one VM (each listed once, as its newest record
-    /// names it), so the journal cannot tell which one is meant.
-    Ambiguous(Vec<JournalVm>),
-    /// The VM was guarded within the window, but its VPGs changed after that guard so that it no
-    /// longer covers the VM: a VPG was added (holding no tag of it), or every VPG the guard tagged
-    /// is gone. The `protection_changed` record saying so, newer than the guard.
-    ProtectionChanged(Box<JournalRecord>),
-}
-
-/// Whether `r` is a `guarded` guard record written at or after `since`.
-fn is_guarded(r: &JournalRecord, since: DateTime<Utc>) -> bool {
-    r.kind == RecordKind::Guard && r.verdict == JournalVerdict::Guarded && r.time >= since
-}
-
-impl GuardLookup {
-    /// What `records` say of the VM reference `vm` for the hook, as [`AuditJournal::last_guarded`]
-    /// tells it from one journal: records of more than one VM answering to `vm` are
-    /// [`GuardLookup::Ambiguous`], whatever their verdicts and ages; else the newest `guarded` record
-    /// written less than `within` ago, if any. `records` may come from several journals (this
-    /// machine's and a team server's).
-    pub fn among(
-        records: impl IntoIterator<Item = JournalRecord>,
-        vm: &str,
-        within: std::time::Duration,
-    ) -> GuardLookup {
-        GuardLookup::judged(std::iter::empty(), records, vm, within)
-    }
-
-    /// [`GuardLookup::among`] with more ways VMs were named than `records` hold (`namings`: when,
-    /// and the VM as named then; a journal's VM index): two VMs answering to `vm` in either are
-    /// ambiguous; the newest `guarded` record of the one VM, among `records`, decides.
-    pub fn judged(
-        namings: impl IntoIterator<Item = (DateTime<Utc>, JournalVm)>,
-        records: impl IntoIterator<Item = JournalRecord>,
-        vm: &str,
-        within: std::time::Duration,
-    ) -> GuardLookup {
-        GuardLookup::judged_since(namings, records, vm, window_start(within))
-    }
-
-    /// [`GuardLookup::judged`] for a window that began at `since`: what the hook's judgement, which
-    /// is told the time, asks.
-    pub fn judged_since(
-        namings: impl IntoIterator<Item = (DateTime<Utc>, JournalVm)>,
-        records: impl IntoIterator<Item = JournalRecord>,
-        vm: &str,
-        since: DateTime<Utc>,
-    ) -> GuardLookup {
-        let query = VmQuery::new(vm);
-        let records: Vec<JournalRecord> = records
-            .into_iter()
-            .filter(|r| r.vm.answers_to(&query))
-            .collect();
-        let mut named: Vec<(DateTime<Utc>, JournalVm)> = namings
-            .into_iter()
-            .filter(|(_, v)| v.answers_to(&query))
-            .chain(records.iter().map(|r| (r.time, r.vm.clone())))
-            .collect();
-        named.sort_by_key(|(time, _)| *time);
-        let mut vms: Vec<JournalVm> = Vec::new();
-        for (_, vm) in named {
-            match vms.iter_mut().find(|v| v.id == vm.id) {
-                // The newest naming of a VM names it as it is now.
-                Some(known) => *known = vm,
-                None => vms.push(vm),
-            }
-        }
-        if vms.len() > 1 {
-            return GuardLookup::Ambiguous(vms);
-        }
-        let Some(guard) = records
-            .iter()
-            .filter(|r| is_guarded(r, since))
-            .max_by_key(|r| r.time)
-        else {
-            return GuardLookup::NotGuarded;
-        };
-        let changed_since = records
-            .iter()
-            .filter(|r| r.time > guard.time && protection_change::unguards(r, guard))
-            .max_by_key(|r| r.time);
-        match changed_since {
-            Some(change) => GuardLookup::ProtectionChanged(Box::new(change.clone())),
-            None => GuardLookup::Guarded(Box::new(guard.clone())),
-        }
-    }
-
-    /// The guarded record, when the reference names one VM guarded within the window.
-    pub fn guarded(&self) -> Option<&JournalRecord> {
-        match self {
-            GuardLookup::Guarded(r) => Some(r),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for JournalVm {
-    /// `build-agent at Boston (s1.vm-3, 10.0.0.5)`: the name and site, then the identifier and
-    /// addresses that tell it from another VM of the same name.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} at {} ({}", self.name, self.site, self.id)?;
-        for ip in &self.ip_addresses {
-            write!(f, ", {ip}")?;
-        }
-        f.write_str(")")
-    }
-}
+use filter::window_start;
 
 /// The audit journal.
 #[derive(Debug, Clone)]
@@ -980,6 +291,72 @@ impl AuditJournal {
         Ok(journaled_tags(&read.records))
     }
 
+    /// Compares the VPGs `vm` is in now with those its newest guard saw: when they differ, the
+    /// `protection_changed` record that says how, journaled unless a record since already says it;
+    /// `None` when they do not differ (or the VM was never guarded).
+    pub fn note_protection(
+        &self,
+        vm: &JournalVm,
+        vpgs: &[VpgNow],
+        agent: &str,
+        person: Option<&Person>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<JournalRecord>, JournalError> {
+        // A guard older than the longest journal history holds no tag any more.
+        let filter = JournalFilter {
+            vm: Some(vm.id.clone()),
+            since: Some(watch::history_start(now)),
+            ..JournalFilter::default()
+        };
+        let records = self.read(&filter)?.records;
+        let change = protection_change::change_record(&records, vm, vpgs, agent, person, now);
+        let Some((record, said)) = change else {
+            return Ok(None);
+        };
+        if !said {
+            self.append(&record)?;
+        }
+        Ok(Some(record))
+    }
+
+    /// The open changes whose shortest way back ends after `now` and within `within` of it: the
+    /// newest `guarded` verdict of each VM and change, unless a person said the change is done
+    /// after it.
+    pub fn expiring(
+        &self,
+        within: chrono::Duration,
+        now: DateTime<Utc>,
+    ) -> Result<Expiring, JournalError> {
+        Ok(watch::expiring(&self.watched(now)?, within, now))
+    }
+
+    /// Closes `change_id` on a person's word: one `done` record for each VM it was guarded on that
+    /// is not closed yet. Refused when no guard of it is in the journal's last 30 days.
+    pub fn close(
+        &self,
+        change_id: &str,
+        person: Option<&Person>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Closed>, JournalError> {
+        let records = self.watched(now)?;
+        let Some((closed, done)) = watch::closing(&records, change_id, person, now) else {
+            return Ok(None);
+        };
+        for record in &done {
+            self.append(record)?;
+        }
+        Ok(Some(closed))
+    }
+
+    /// The records the watch reads: those of the longest journal history before `now`.
+    fn watched(&self, now: DateTime<Utc>) -> Result<Vec<JournalRecord>, JournalError> {
+        let filter = JournalFilter {
+            since: Some(watch::history_start(now)),
+            ..JournalFilter::default()
+        };
+        Ok(self.read(&filter)?.records)
+    }
+
     /// Reads back the records that match `filter`, oldest first, with the lines of each guard
     /// attempt folded into one record (see the module's docs).
     pub fn read(&self, filter: &JournalFilter) -> Result<JournalRead, JournalError> {
@@ -1028,18 +405,10 @@ fn line_of(record: &JournalRecord) -> Result<Vec<u8>, JournalError> {
     Ok(line)
 }
 
-/// The start of a window of `within` that ends now; a window that reaches past what the calendar can
-/// hold reaches back to every record.
-fn window_start(within: std::time::Duration) -> DateTime<Utc> {
-    chrono::Duration::from_std(within)
-        .ok()
-        .and_then(|w| Utc::now().checked_sub_signed(w))
-        .unwrap_or(DateTime::<Utc>::MIN_UTC)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vm::VmRef;
 
     /// The intent of a guard of `vm` for `change`, written `days` days ago.
     pub(super) fn intent_days_ago(vm: &str, change: &str, days: i64) -> JournalRecord {

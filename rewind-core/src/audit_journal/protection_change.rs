@@ -10,10 +10,8 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{
-    AuditJournal, JournalError, JournalFilter, JournalOutcome, JournalRecord, JournalVerdict,
-    JournalVm, JournalVpg, Person, RecordKind,
-};
+use super::record::{JournalRecord, JournalVm, JournalVpg, Person, RecordKind};
+use super::verdict::{JournalOutcome, JournalVerdict};
 
 /// One VPG a VM is in, as a lookup found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,55 +112,40 @@ pub fn describe(vm: &str, change_id: &str, vpgs: &[JournalVpg]) -> String {
     parts.join("; ")
 }
 
-impl AuditJournal {
-    /// Compares the VPGs `vm` is in now with those its newest guard saw: when they differ, the
-    /// `protection_changed` record that says how, journaled unless a record since already says it;
-    /// `None` when they do not differ (or the VM was never guarded).
-    pub fn note_protection(
-        &self,
-        vm: &JournalVm,
-        vpgs: &[VpgNow],
-        agent: &str,
-        person: Option<&Person>,
-        now: DateTime<Utc>,
-    ) -> Result<Option<JournalRecord>, JournalError> {
-        // A guard older than the longest journal history holds no tag any more.
-        let since = now - chrono::Duration::days(super::watch::LONGEST_HISTORY_DAYS);
-        let records = self
-            .read(&JournalFilter {
-                vm: Some(vm.id.clone()),
-                since: Some(since),
-                ..JournalFilter::default()
-            })?
-            .records;
-        let Some((change_id, lines, said)) = change_of(&records, vm, vpgs) else {
-            return Ok(None);
-        };
-        let record = JournalRecord {
-            time: now,
-            kind: RecordKind::ProtectionChanged,
-            agent: agent.to_owned(),
-            person: person.cloned(),
-            action: "protection changed".to_owned(),
-            notes: vec![describe(&vm.name, &change_id, &lines)],
-            change_id,
-            vm: vm.clone(),
-            verdict: JournalVerdict::ProtectionChanged,
-            vpgs: lines,
-            details: None,
-            attempt: None,
-            sites: None,
-        };
-        if !said {
-            self.append(&record)?;
-        }
-        Ok(Some(record))
-    }
+/// The `protection_changed` record `vm`'s `records` (those since [`history_start`]) call for, with
+/// the VPGs it is in now (`vpgs`), and whether a record since already says it; `None` when its VPGs
+/// do not differ from its newest guard's (or it was never guarded).
+pub(super) fn change_record(
+    records: &[JournalRecord],
+    vm: &JournalVm,
+    vpgs: &[VpgNow],
+    agent: &str,
+    person: Option<&Person>,
+    now: DateTime<Utc>,
+) -> Option<(JournalRecord, bool)> {
+    let (change_id, lines, said) = change_of(records, vm, vpgs)?;
+    let record = JournalRecord {
+        time: now,
+        kind: RecordKind::ProtectionChanged,
+        agent: agent.to_owned(),
+        person: person.cloned(),
+        action: "protection changed".to_owned(),
+        notes: vec![describe(&vm.name, &change_id, &lines)],
+        change_id,
+        vm: vm.clone(),
+        verdict: JournalVerdict::ProtectionChanged,
+        vpgs: lines,
+        details: None,
+        attempt: None,
+        sites: None,
+    };
+    Some((record, said))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audit_journal::{AuditJournal, JournalFilter};
     use chrono::TimeZone;
 
     fn vm() -> JournalVm {

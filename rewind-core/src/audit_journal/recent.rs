@@ -24,8 +24,9 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
+use super::error::JournalError;
 use super::file::{FileId, file_id, start_of_lines_since};
-use super::{JournalError, JournalRecord};
+use super::record::JournalRecord;
 use crate::local_state::open_private;
 
 /// How much of the journal's end a first look reads; twice as much each time that does not reach

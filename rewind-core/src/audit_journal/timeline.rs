@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{JournalRecord, JournalVerdict, RecordKind};
+use super::record::{JournalRecord, RecordKind};
+use super::verdict::JournalVerdict;
 
 /// The changes of a journal read, oldest first.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

@@ -9,8 +9,10 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
+use super::error::JournalError;
 use super::file::{FileId, WholeLines, file_id};
-use super::{JournalError, JournalRecord, JournalVerdict, RecordKind};
+use super::record::{JournalRecord, RecordKind};
+use super::verdict::JournalVerdict;
 
 /// The view, and how far into which file it has read.
 #[derive(Debug, Default)]

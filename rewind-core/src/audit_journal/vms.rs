@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::error::{JournalError, read_error, write_error};
 use super::file::{Wanted, WholeLines};
-use super::{JournalError, JournalVm};
-use super::{read_error, write_error};
+use super::record::JournalVm;
 use crate::local_state::{LOCK_WAIT, LockMode, lock, open_private};
 
 /// One way the journal named a VM, from when.

@@ -7,13 +7,11 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
-use super::{
-    AuditJournal, JournalError, JournalFilter, JournalRecord, JournalVerdict, JournalVm, Person,
-    RecordKind,
-};
+use super::record::{JournalRecord, JournalVm, Person, RecordKind};
+use super::verdict::JournalVerdict;
 
 /// The longest a tag can live in a journal (30 days): older guards have no way back left to watch.
-pub(super) const LONGEST_HISTORY_DAYS: i64 = 30;
+const LONGEST_HISTORY_DAYS: i64 = 30;
 
 /// One open change whose way back ends within the window.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -59,68 +57,67 @@ pub struct Closed {
     pub already: Vec<JournalVm>,
 }
 
-impl AuditJournal {
-    /// The open changes whose shortest way back ends after `now` and within `within` of it: the
-    /// newest `guarded` verdict of each VM and change, unless a person said the change is done
-    /// after it.
-    pub fn expiring(&self, within: Duration, now: DateTime<Utc>) -> Result<Expiring, JournalError> {
-        let records = self.recent_records(now)?;
-        let mut changes: Vec<ExpiringChange> = open_guards(&records)
-            .into_iter()
-            .filter_map(expiring_of)
-            .filter(|c| c.recoverable_until > now && c.recoverable_until <= now + within)
-            .collect();
-        changes.sort_by_key(|c| c.recoverable_until);
-        Ok(Expiring {
-            within_minutes: within.num_minutes(),
-            now,
-            changes,
-        })
+/// The open changes of `records` (those since [`history_start`]) whose shortest way back ends
+/// after `now` and within `within` of it: the newest `guarded` verdict of each VM and change, unless
+/// a person said the change is done after it.
+pub(super) fn expiring(
+    records: &[JournalRecord],
+    within: Duration,
+    now: DateTime<Utc>,
+) -> Expiring {
+    let mut changes: Vec<ExpiringChange> = open_guards(records)
+        .into_iter()
+        .filter_map(expiring_of)
+        .filter(|c| c.recoverable_until > now && c.recoverable_until <= now + within)
+        .collect();
+    changes.sort_by_key(|c| c.recoverable_until);
+    Expiring {
+        within_minutes: within.num_minutes(),
+        now,
+        changes,
     }
+}
 
-    /// Closes `change_id` on a person's word: one `done` record for each VM it was guarded on that
-    /// is not closed yet. Refused when no guard of it is in the journal's last 30 days.
-    pub fn close(
-        &self,
-        change_id: &str,
-        person: Option<&Person>,
-        now: DateTime<Utc>,
-    ) -> Result<Option<Closed>, JournalError> {
-        let records: Vec<JournalRecord> = self
-            .recent_records(now)?
-            .into_iter()
-            .filter(|r| r.change_id == change_id)
-            .collect();
-        let mut vms: Vec<JournalVm> = Vec::new();
-        for r in records.iter().filter(|r| r.kind == RecordKind::Guard) {
-            if !vms.iter().any(|v| v.id == r.vm.id) {
-                vms.push(r.vm.clone());
-            }
+/// What closing `change_id` on a person's word takes, from `records` (those since
+/// [`history_start`]): one `done` record for each VM it was guarded on that is not closed yet, and
+/// what to answer. `None` when no guard of it is among them.
+pub(super) fn closing(
+    records: &[JournalRecord],
+    change_id: &str,
+    person: Option<&Person>,
+    now: DateTime<Utc>,
+) -> Option<(Closed, Vec<JournalRecord>)> {
+    let records: Vec<JournalRecord> = records
+        .iter()
+        .filter(|r| r.change_id == change_id)
+        .cloned()
+        .collect();
+    let mut vms: Vec<JournalVm> = Vec::new();
+    for r in records.iter().filter(|r| r.kind == RecordKind::Guard) {
+        if !vms.iter().any(|v| v.id == r.vm.id) {
+            vms.push(r.vm.clone());
         }
-        if vms.is_empty() {
-            return Ok(None);
-        }
-        let (already, open): (Vec<JournalVm>, Vec<JournalVm>) =
-            vms.into_iter().partition(|vm| is_closed(&records, &vm.id));
-        for vm in &open {
-            self.append(&done_record(change_id, vm, person, now))?;
-        }
-        Ok(Some(Closed {
-            change_id: change_id.to_string(),
-            vms: open,
-            already,
-        }))
     }
+    if vms.is_empty() {
+        return None;
+    }
+    let (already, open): (Vec<JournalVm>, Vec<JournalVm>) =
+        vms.into_iter().partition(|vm| is_closed(&records, &vm.id));
+    let done = open
+        .iter()
+        .map(|vm| done_record(change_id, vm, person, now))
+        .collect();
+    let closed = Closed {
+        change_id: change_id.to_string(),
+        vms: open,
+        already,
+    };
+    Some((closed, done))
+}
 
-    /// The records of the last 30 days.
-    fn recent_records(&self, now: DateTime<Utc>) -> Result<Vec<JournalRecord>, JournalError> {
-        Ok(self
-            .read(&JournalFilter {
-                since: Some(now - Duration::days(LONGEST_HISTORY_DAYS)),
-                ..JournalFilter::default()
-            })?
-            .records)
-    }
+/// The start of what the watch reads: the longest a tag can live in a journal before `now`.
+pub(super) fn history_start(now: DateTime<Utc>) -> DateTime<Utc> {
+    now - Duration::days(LONGEST_HISTORY_DAYS)
 }
 
 /// The newest guard record of each VM and change, when it is `guarded` and no later `done` record
@@ -205,7 +202,7 @@ fn done_record(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit_journal::{JournalOutcome, JournalVpg};
+    use crate::audit_journal::{AuditJournal, JournalOutcome, JournalVpg};
     use crate::way_back::WayBack;
 
     fn guarded(vm: &str, change: &str, at: DateTime<Utc>, lasts_min: i64) -> JournalRecord {

@@ -14,9 +14,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use chrono::{DateTime, Utc};
 
 use super::changes::{self, ChangeUse};
+use super::error::JournalError;
 use super::file::Appender;
 use super::recent::RecentLines;
-use super::{JournalError, JournalVm, vms};
+use super::record::JournalVm;
+use super::vms;
 
 /// One line to append, and where its outcome goes.
 struct Job {

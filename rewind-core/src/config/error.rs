@@ -19,14 +19,15 @@ pub enum ConfigError {
     },
     /// The configuration file is not valid TOML of the expected shape.
     #[error(
-        "the configuration file {path} is not valid: {message}; fix the file: it takes {}",
-        crate::toml_error::tables::<super::Written>().join(", ")
+        "the configuration file {path} is not valid: {message}; fix the file: it takes {tables}"
     )]
     Parse {
         /// The file.
         path: PathBuf,
         /// What is wrong and where: the key and its line, never the value.
         message: String,
+        /// The tables the file takes, as a list to read.
+        tables: String,
     },
     /// No site is configured at all, and something that needs a ZVM was asked for.
     #[error(

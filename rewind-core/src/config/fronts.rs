@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer};
 use url::Url;
 
-use super::sections::{seconds, secs};
+use super::values::{seconds, secs};
 
 /// The environment variable the hook reads the user's access token for the team server from, when
 /// `[hook.team]` names no `token_command`.

@@ -6,8 +6,11 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use url::Url;
 
-use super::ConfigError;
+use super::error::ConfigError;
 use crate::secret::Secret;
+
+/// The name of the site that the `ZVM_*` environment variables make or override.
+pub const ENV_SITE: &str = "default";
 
 /// How rewind authenticates to one ZVM's Keycloak.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,9 +7,14 @@
 
 use url::Url;
 
+use super::error::ConfigError;
 use super::fronts::{HttpAuth, TeamServer};
-use super::site::{SiteKeys, check_url, env_name, parse_site_url, redact_url};
-use super::{Config, ConfigError, Credentials, ENV_SITE, SiteConfig, Written};
+use super::loaded::Config;
+use super::paths::{default_catalog_path, default_journal_path};
+use super::site::{
+    Credentials, ENV_SITE, SiteConfig, SiteKeys, check_url, env_name, parse_site_url, redact_url,
+};
+use super::written::Written;
 use crate::secret::Secret;
 
 /// The configuration `written` in the file, with the environment's site keys `env` over it.
@@ -30,8 +35,8 @@ pub(super) fn checked(mut written: Written, env: Option<SiteKeys>) -> Result<Con
         sign_in(auth)?;
     }
     let no_directory = |what, key| ConfigError::NoDirectory { what, key };
-    let catalog = written.catalog.or_else(super::default_catalog_path);
-    let journal = written.journal.or_else(super::default_journal_path);
+    let catalog = written.catalog.or_else(default_catalog_path);
+    let journal = written.journal.or_else(default_journal_path);
     Ok(Config {
         sites,
         guard: written.guard,

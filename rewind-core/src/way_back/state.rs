@@ -5,7 +5,10 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
-use super::{VpgHistory, WayBack};
+use super::history::VpgHistory;
+use super::kept::KeptSet;
+use super::recoverable::WayBack;
+use super::span::from_now;
 
 /// What became of one tag.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -80,7 +83,7 @@ pub struct JournaledTag {
     /// The way back said at guard.
     pub way_back: Option<WayBack>,
     /// The retention set a keep copied its checkpoint into.
-    pub kept: Option<super::KeptSet>,
+    pub kept: Option<KeptSet>,
 }
 
 impl JournaledTag {
@@ -213,7 +216,7 @@ impl TagState {
                 "listed, recoverable until {}{} ({})",
                 if *estimate { "about " } else { "" },
                 at(until),
-                super::from_now(*until - now)
+                from_now(*until - now)
             ),
             TagState::Listed { .. } => "listed".to_string(),
             TagState::NotListedYet { .. } => "not listed yet".to_string(),
@@ -229,7 +232,7 @@ impl TagState {
                 Some(until) => format!(
                     "kept in retention set {retention_set_id} until {} ({}); the journal no longer holds it",
                     at(until),
-                    super::from_now(*until - now)
+                    from_now(*until - now)
                 ),
                 None => format!(
                     "kept in retention set {retention_set_id}; the journal no longer holds it"
