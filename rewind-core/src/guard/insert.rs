@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use tokio::sync::OwnedMutexGuard;
 
-use super::GuardContext;
+use super::context::GuardContext;
 use super::note::{Culprit, GuardNote, RunningInsert};
 use super::problem::{Met, VpgProblem};
 use super::queue::{back_to_back_culprit, initiated_by, maybe_ours};

@@ -13,7 +13,8 @@ use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 
-use super::{GuardNote, GuardReport, Outcome, Verdict, VpgGuard};
+use super::note::GuardNote;
+use super::report::{GuardReport, Outcome, Verdict, VpgGuard};
 use crate::audit_journal::{
     Attempt, AuditJournal, JournalOutcome, JournalRecord, JournalVerdict, JournalVm, JournalVpg,
     Phase, RecordKind,

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::GuardNote;
+use super::note::GuardNote;
 use crate::audit_journal::{JournalError, Person};
 use crate::codes::Code;
 use crate::error::ErrorKind;

@@ -16,31 +16,18 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::destination::{Destination, GuestPath, RecoveredFile, parse_paths};
+use super::context::{RecoverContext, client_of, recovery_wait};
+use super::destination::{Destination, GuestPath, RecoveredFile};
+use super::note::RecoveryNote;
+use super::point::{pick_for_flr, resolve};
+use super::record::RecoveryRecord;
+use super::report::{RecoverFileReport, Unmount};
+use super::request::{RecoverFileRequest, checked_locally};
 use super::session::FlrMount;
-use super::{
-    RecoverContext, RecoverFileReport, RecoverFileRequest, RecoveryNote, RecoveryRecord, Unmount,
-    check_change, client_of, pick_for_flr, recovery_wait, resolve,
-};
 use crate::audit_journal::JournalVerdict;
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::ProgressSink;
 use crate::zvm::wire::PathItem;
-
-/// Everything of a file recovery that can be checked before anything is sent: the change, the VM
-/// query, the guest paths, the destination and that each path's file may be written there.
-pub(super) fn checked_locally(
-    req: &RecoverFileRequest,
-) -> Result<(&str, Vec<GuestPath>, Destination), RewindError> {
-    let change = check_change(&req.change)?;
-    crate::protection::validate_query(&req.vm)?;
-    let paths = parse_paths(&req.paths)?;
-    let destination = Destination::open(&req.destination, req.overwrite)?;
-    for p in &paths {
-        destination.precheck(p)?;
-    }
-    Ok((change, paths, destination))
-}
 
 /// How many times in all a download whose body is cut off is fetched. Its answer had begun, so the
 /// reads' own retries (which end when a status arrives) did not cover it; fetching it again is a read

@@ -15,10 +15,10 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{
-    Ended, RecoverContext, RecoveryPoint, RecoveryTask, await_task, check_change, client_of,
-    recovery_wait, resolve, task_site, watch,
-};
+use super::context::{RecoverContext, client_of, recovery_wait};
+use super::point::{RecoveryPoint, resolve, task_site};
+use super::request::check_change;
+use super::task::{Ended, RecoveryTask, await_task, watch};
 use crate::audit_journal::{
     JournalOutcome, JournalRecord, JournalVerdict, JournalVm, JournalVpg, RecordKind,
 };

@@ -14,13 +14,15 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
+use super::context::{RecoverContext, client_of, recovery_wait};
 use super::destination::{Destination, GuestPath};
-use super::diff::{LaterPoint, Limits, Sessions, Tree, both_stops, later, walk};
-use super::session::{FlrCalls, FlrMount};
-use super::{
-    FileState, RecoverContext, RecoverFileRequest, RecoveryNote, RecoveryPoint, SessionEnd,
-    WalkStop, client_of, pick_for_flr, recovery_wait, resolve,
+use super::diff::{
+    FileState, LaterPoint, Limits, SessionEnd, Sessions, Tree, WalkStop, both_stops, later, walk,
 };
+use super::note::RecoveryNote;
+use super::point::{RecoveryPoint, pick_for_flr, resolve};
+use super::request::{RecoverFileRequest, checked_locally};
+use super::session::{FlrCalls, FlrMount};
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::ProgressSink;
 use crate::protection::VmRef;
@@ -206,7 +208,7 @@ async fn compute(
     stop: &CancellationToken,
 ) -> Result<RecoveryPlan, RewindError> {
     let began = Instant::now();
-    let (change, paths, destination) = super::flr::checked_locally(req)?;
+    let (change, paths, destination) = checked_locally(req)?;
     let (protection, points) = resolve(ctx, &req.vm, change).await?;
     let (point, site) = pick_for_flr(&protection.vm, &points)?;
     let client = client_of(ctx, &site)?;

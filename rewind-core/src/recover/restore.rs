@@ -19,11 +19,11 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::context::{RecoverContext, client_of};
+use super::point::{RecoveryPoint, preference, resolve, task_site};
+use super::report::{RecoveryOperation, RecoveryTaskReport, RestoreTarget, action_of};
+use super::request::check_change;
 use super::vpg_task::Op;
-use super::{
-    RecoverContext, RecoveryOperation, RecoveryPoint, RecoveryTaskReport, RestoreTarget,
-    check_change, client_of, preference, resolve, task_site,
-};
 use crate::audit_journal::{JournalFilter, JournalRecord, JournalVerdict, JournalVm, RecordKind};
 use crate::codes::STATE_WAITING_FOR_USER_INPUT;
 use crate::error::{RecoveryRefusal, RewindError};
@@ -201,14 +201,6 @@ pub(crate) async fn declined(
         sites: None,
     };
     Ok(ctx.journal.append_off_runtime(record).await?)
-}
-
-/// The journal's words for a restore: `restore vm as NAME`, `restore vm in place`.
-pub(crate) fn action_of(target: &RestoreTarget) -> String {
-    match target {
-        RestoreTarget::Alongside { name } => format!("restore vm as {}", name.trim()),
-        RestoreTarget::InPlace => "restore vm in place".to_string(),
-    }
 }
 
 /// The tagged checkpoint to restore from: a VPG whose journal is at the VM's own site, holds the

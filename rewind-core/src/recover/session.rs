@@ -17,8 +17,11 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::RecoveryNote;
 use super::destination::GuestPath;
-use super::{Ended, RecoveryNote, RecoveryPoint, RecoveryTask, Unmount, await_task, watch};
+use super::point::RecoveryPoint;
+use super::report::Unmount;
+use super::task::{Ended, RecoveryTask, await_task, watch};
 use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::{ProgressSink, Stage};
 use crate::protection::VmRef;

@@ -15,12 +15,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{
-    CloneAction, CloneVm, Ended, FailoverTestAction, RecoverContext, RecoveryNote,
-    RecoveryOperation, RecoveryPoint, RecoveryRecord, RecoveryTask, RecoveryTaskReport,
-    RecoveryVerdict, await_task, await_task_until, check_change, client_of, preference,
-    recovery_wait, resolve, task_site, watch,
-};
+use super::context::{RecoverContext, client_of, recovery_wait};
+use super::note::RecoveryNote;
+use super::point::{RecoveryPoint, preference, resolve, task_site};
+use super::record::RecoveryRecord;
+use super::report::{CloneVm, RecoveryOperation, RecoveryTaskReport, RecoveryVerdict, action_of};
+use super::request::{CloneAction, FailoverTestAction, check_change};
+use super::task::{Ended, RecoveryTask, await_task, await_task_until, watch};
 use crate::audit_journal::JournalVerdict;
 use crate::codes::{STATE_IN_PROGRESS, STATE_WAITING_FOR_USER_INPUT as STATE_WAITING, is_terminal};
 use crate::error::{RecoveryRefusal, RewindError};
@@ -502,7 +503,7 @@ impl Op<'_> {
             }
             RecoveryOperation::CloneStart => "clone start".to_string(),
             RecoveryOperation::CloneAbort => "clone abort".to_string(),
-            RecoveryOperation::RestoreVm { target } => super::restore::action_of(target),
+            RecoveryOperation::RestoreVm { target } => action_of(target),
             RecoveryOperation::RestoreCommit => "restore commit".to_string(),
             RecoveryOperation::RestoreRollback => "restore rollback".to_string(),
         };

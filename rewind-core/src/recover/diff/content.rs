@@ -2,31 +2,12 @@
 //! text, within the size cap. Only changed files are downloaded, and only those the ZVM lists as no
 //! larger than the cap (a file whose size is not listed is downloaded up to the cap).
 
-use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use super::super::session::{FlrCalls, FlrMount};
-use super::{DiffEntry, DiffKind};
+use super::report::{Content, DiffEntry, DiffKind};
 use crate::config::DiffSettings;
 use crate::error::RewindError;
-
-/// The content of one changed file, compared.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Content {
-    /// Both versions are text: the unified diff from the tag's to the later one.
-    Text {
-        /// The diff, `---`/`+++` headers and `@@` hunks, three lines of context.
-        unified: String,
-    },
-    /// One version or both are not text (a NUL byte, or not UTF-8).
-    Binary,
-    /// One version or both are larger than `[diff] content_max_bytes`.
-    TooLarge {
-        /// The cap, in bytes.
-        cap: usize,
-    },
-}
+use crate::recover::session::{FlrCalls, FlrMount};
 
 /// One version of a changed file: its bytes, or `None` when larger than the cap.
 pub(super) type Version = (String, Option<Vec<u8>>);

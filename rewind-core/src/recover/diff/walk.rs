@@ -8,8 +8,8 @@
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 
-use super::super::session::{FlrCalls, FlrMount};
-use super::{DiffEntry, DiffKind, FileState, WalkStop};
+use super::report::{DiffEntry, DiffKind, FileState, WalkStop};
+use crate::recover::session::{FlrCalls, FlrMount};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{RecoveryRefusal, RewindError};
