@@ -18,7 +18,6 @@ use zvm_sim::test_kit::Control;
 pub use zvm_sim::test_kit::{CLIENT_ID, CLIENT_SECRET};
 use zvm_sim::{Options, Simulator, WorldSpec};
 
-use crate::HarnessError;
 use crate::truth::GroundTruth;
 
 /// The seed of every bench simulator, so a rerun builds the same world.
@@ -165,4 +164,18 @@ fn client(sim: &Simulator, dir: &std::path::Path, sites: Sites) -> Result<Rewind
         config.sites.push(site("denver", &sim.peer().url)?);
     }
     Rewind::new(config).map_err(|e| failed(&e))
+}
+
+/// Why the harness could not set up or read a bench.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// The simulator did not start.
+    #[error("the simulator did not start: {0}")]
+    Start(#[from] zvm_sim::StartError),
+    /// The client could not be configured or built.
+    #[error("rewind-core could not be set up for the simulator: {0}")]
+    Client(String),
+    /// A temporary folder for the catalog and the journal could not be made.
+    #[error("no temporary folder for the journal and the catalog: {0}")]
+    TempDir(#[from] std::io::Error),
 }

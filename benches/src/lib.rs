@@ -22,21 +22,7 @@ pub mod report;
 pub mod truth;
 pub mod world;
 
-pub use env::{BenchEnv, Timing};
+pub use env::{BenchEnv, HarnessError, Timing};
 pub use record::{Batch, GuardRecord, Recorder};
 pub use report::{Floor, Row, Summary};
 pub use truth::GroundTruth;
-
-/// Why the harness could not set up or read a bench.
-#[derive(Debug, thiserror::Error)]
-pub enum HarnessError {
-    /// The simulator did not start.
-    #[error("the simulator did not start: {0}")]
-    Start(#[from] zvm_sim::StartError),
-    /// The client could not be configured or built.
-    #[error("rewind-core could not be set up for the simulator: {0}")]
-    Client(String),
-    /// A temporary folder for the catalog and the journal could not be made.
-    #[error("no temporary folder for the journal and the catalog: {0}")]
-    TempDir(#[from] std::io::Error),
-}

@@ -167,6 +167,44 @@ fn build() -> Result<Binaries, String> {
     })
 }
 
+/// How long one answer of a front (a `rewind` run, an MCP tool call) may take before the step fails.
+/// Far beyond any deadline of the fronts themselves (a guard's is 60 s by default, a few seconds in
+/// the scenarios that set one), so that only a front that hangs reaches it: the step then fails
+/// naming the command instead of holding the whole suite up for ever.
+pub const FRONT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Splits a command line the way a shell would for the simple cases a scenario writes: words
+/// separated by spaces, double-quoted words kept whole (without their quotes).
+pub fn split_command(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut started = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                started = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            c => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    assert!(!quoted, "an unclosed quote in {line:?}");
+    if started {
+        words.push(word);
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,5 +245,22 @@ mod tests {
     fn an_executable_outside_a_deps_folder_is_refused_with_what_to_do() {
         let err = TargetLayout::of_exe(Path::new("/usr/bin/acceptance")).unwrap_err();
         assert!(err.contains("cargo test -p features"), "{err}");
+    }
+
+    use super::split_command;
+
+    #[test]
+    fn quoted_words_stay_whole_and_empty_quotes_are_a_word() {
+        assert_eq!(
+            split_command(r#"guard web-01 --action "edit app.conf"  --summary """#),
+            [
+                "guard",
+                "web-01",
+                "--action",
+                "edit app.conf",
+                "--summary",
+                ""
+            ]
+        );
     }
 }

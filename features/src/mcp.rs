@@ -181,7 +181,7 @@ impl Agent {
 
     /// Calls `tool` with `args` (an object) and returns its answer; a protocol error fails the step,
     /// since every tool reports its failures as tool results, and so does no answer within
-    /// [`crate::FRONT_DEADLINE`]. On protocol 2026-07-28 the client drives the input rounds (the
+    /// [`crate::bins::FRONT_DEADLINE`]. On protocol 2026-07-28 the client drives the input rounds (the
     /// human's answers) itself.
     pub async fn call(&self, tool: &str, args: Value) -> Answer {
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(
@@ -189,15 +189,16 @@ impl Agent {
                 .expect("tool arguments are an object")
                 .clone(),
         );
-        let result = tokio::time::timeout(crate::FRONT_DEADLINE, self.client.call_tool(params))
-            .await
-            .unwrap_or_else(|_| {
-                panic!(
-                    "{tool} did not answer within {} s",
-                    crate::FRONT_DEADLINE.as_secs()
-                )
-            })
-            .unwrap_or_else(|e| panic!("{tool} answers without a protocol error: {e}"));
+        let result =
+            tokio::time::timeout(crate::bins::FRONT_DEADLINE, self.client.call_tool(params))
+                .await
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "{tool} did not answer within {} s",
+                        crate::bins::FRONT_DEADLINE.as_secs()
+                    )
+                })
+                .unwrap_or_else(|e| panic!("{tool} answers without a protocol error: {e}"));
         let text = result
             .content
             .iter()

@@ -315,7 +315,7 @@ impl RewindWorld {
                 .await
                 .expect("the hook's input is written");
         }
-        let answer = collect(args, child, crate::FRONT_DEADLINE)
+        let answer = collect(args, child, crate::bins::FRONT_DEADLINE)
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         self.keep(answer)
@@ -360,7 +360,7 @@ impl RewindWorld {
         });
     }
 
-    /// Waits for the background run `label` (within [`crate::FRONT_DEADLINE`]), keeps its answer and
+    /// Waits for the background run `label` (within [`crate::bins::FRONT_DEADLINE`]), keeps its answer and
     /// returns it.
     pub async fn finish(&mut self, label: &str) -> &Answer {
         let at = self
@@ -369,7 +369,7 @@ impl RewindWorld {
             .position(|b| b.label == label)
             .unwrap_or_else(|| panic!("no run called {label:?} was started"));
         let run = self.background.remove(at);
-        let answer = collect(run.args, run.child, crate::FRONT_DEADLINE)
+        let answer = collect(run.args, run.child, crate::bins::FRONT_DEADLINE)
             .await
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         self.keep(answer)

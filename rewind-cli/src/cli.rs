@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
+use crate::context::Context;
+
 /// `rewind --help`'s opening, with `tail` after it.
 macro_rules! long_about {
     ($($tail:literal)?) => {
@@ -63,6 +65,19 @@ pub struct GlobalArgs {
     /// Log less to stderr (-q errors only, -qq nothing).
     #[arg(short, long, global = true, action = ArgAction::Count)]
     pub quiet: u8,
+}
+
+impl GlobalArgs {
+    /// The context of these global options, which every command starts from.
+    pub fn context(&self) -> Context {
+        Context {
+            zvm: self.zvm.clone(),
+            config_file: self.config.clone(),
+            sites: self.sites.clone(),
+            json: self.json,
+            quiet: self.quiet > 0,
+        }
+    }
 }
 
 /// Every command.

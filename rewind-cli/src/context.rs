@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use rewind_core::{Config, ErrorKind, Rewind};
 
-use crate::cli::GlobalArgs;
 use crate::exit::CliError;
 use crate::output;
 
@@ -26,17 +25,6 @@ pub struct Context {
 }
 
 impl Context {
-    /// The context of the given global options.
-    pub fn new(global: &GlobalArgs) -> Context {
-        Context {
-            zvm: global.zvm.clone(),
-            config_file: global.config.clone(),
-            sites: global.sites.clone(),
-            json: global.json,
-            quiet: global.quiet > 0,
-        }
-    }
-
     /// The configuration (file, environment, and `--zvm` standing in for `ZVM_URL`). Sites are
     /// optional here: the catalog, the journal and the hook need none, and the core refuses what
     /// needs a ZVM when none is configured.

@@ -74,7 +74,7 @@ fn log_directives(verbose: u8, quiet: u8) -> String {
 
 /// Runs one command line and returns the process's exit code.
 pub fn run(cli: Cli) -> u8 {
-    let ctx = Context::new(&cli.global);
+    let ctx = cli.global.context();
     let printer = Printer { json: ctx.json };
     let name = cli.command.name();
     let result = match cli.command {

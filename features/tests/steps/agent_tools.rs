@@ -7,8 +7,8 @@ use features::RewindWorld;
 use serde_json::{Value, json};
 
 use super::fronts::result;
-use super::names;
 use super::protection::{cell, rows};
+use super::words::names;
 
 #[when("the agent lists rewind's tools")]
 async fn lists_tools(world: &mut RewindWorld) {

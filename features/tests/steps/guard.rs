@@ -7,7 +7,7 @@ use rewind_core::Verdict;
 use serde_json::{Value, json};
 
 use super::fronts::{AGENT, cli_args, result};
-use super::names;
+use super::words::names;
 
 /// Whether an answer is a guard's (through either front).
 fn is_guard(a: &Answer) -> bool {

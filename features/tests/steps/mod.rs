@@ -19,12 +19,5 @@ mod restore;
 mod tools;
 mod trust;
 mod way_back;
+mod words;
 mod zerto;
-
-/// Reads a scenario's list of names: `web-local, web-dr, web-archive`.
-pub fn names(list: &str) -> Vec<String> {
-    list.split(',')
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
-}

@@ -6,7 +6,7 @@ use features::RewindWorld;
 use serde_json::Value;
 
 use super::fronts::result;
-use super::names;
+use super::words::names;
 
 /// The substatuses that are a sync (CONTEXT.md), written out here rather than taken from rewind-core,
 /// so a change of the core's rule cannot change what the suite expects.

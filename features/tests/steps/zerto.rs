@@ -10,7 +10,7 @@ use features::RewindWorld;
 use features::sim::INSERT;
 use serde_json::{Value, json};
 
-use super::names;
+use super::words::names;
 
 // --- Setting Zerto up -------------------------------------------------------------------------------
 
