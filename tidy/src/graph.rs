@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 
 /// Each set of nodes that reach one another, for sets of two or more, each sorted, in node order.
 pub(crate) fn circles<N: Ord + Clone>(edges: &[(N, N)]) -> Vec<Vec<N>> {
-    let mut nodes: Vec<N> = edges.iter().flat_map(|(a, b)| [a.clone(), b.clone()]).collect();
+    let mut nodes: Vec<N> = edges
+        .iter()
+        .flat_map(|(a, b)| [a.clone(), b.clone()])
+        .collect();
     nodes.sort();
     nodes.dedup();
     let index: BTreeMap<&N, usize> = nodes.iter().enumerate().map(|(i, n)| (n, i)).collect();

@@ -55,8 +55,10 @@ impl Workspace {
     pub fn circles(&self) -> Vec<Circle> {
         let mut out = BTreeSet::new();
         for (_, uses) in &self.units {
-            let edges: Vec<(PathBuf, PathBuf)> =
-                uses.iter().map(|u| (u.from.clone(), u.to.clone())).collect();
+            let edges: Vec<(PathBuf, PathBuf)> = uses
+                .iter()
+                .map(|u| (u.from.clone(), u.to.clone()))
+                .collect();
             for files in graph::circles(&edges) {
                 let inside = uses
                     .iter()
@@ -64,7 +66,10 @@ impl Workspace {
                     .map(|u| (self.short(&u.from), self.short(&u.to), u.name.clone()))
                     .collect();
                 let files = files.iter().map(|f| self.short(f)).collect();
-                out.insert(Circle { files, uses: inside });
+                out.insert(Circle {
+                    files,
+                    uses: inside,
+                });
             }
         }
         out.into_iter().collect()
@@ -102,7 +107,10 @@ impl Workspace {
                         .collect();
                     let mut files: Vec<PathBuf> = members.iter().map(|&c| name(c)).collect();
                     files.sort();
-                    out.insert(Circle { files, uses: inside });
+                    out.insert(Circle {
+                        files,
+                        uses: inside,
+                    });
                 }
             }
         }
@@ -116,7 +124,10 @@ impl Workspace {
         for (unit, uses) in &self.units {
             for u in uses {
                 let face = &unit.modules[u.to_module];
-                let is_face = face.children.values().any(|&c| unit.modules[c].file != face.file);
+                let is_face = face
+                    .children
+                    .values()
+                    .any(|&c| unit.modules[c].file != face.file);
                 if is_face && unit.within(u.from_module, u.to_module) {
                     let key = (self.short(&u.to), self.short(&u.from));
                     found.entry(key).or_default().insert(u.name.clone());
@@ -215,7 +226,10 @@ fn crate_roots(folder: &Path) -> Vec<(PathBuf, bool)> {
     out.extend(rs_files(&folder.join("fuzz_targets")).map(|f| (f, false)));
     for dir in ["tests", "benches", "examples"] {
         out.extend(rs_files(&folder.join(dir)).map(|f| (f, true)));
-        let nested = std::fs::read_dir(folder.join(dir)).into_iter().flatten().flatten();
+        let nested = std::fs::read_dir(folder.join(dir))
+            .into_iter()
+            .flatten()
+            .flatten();
         out.extend(nested.map(|e| (e.path().join("main.rs"), true)));
     }
     out.retain(|(file, _)| file.is_file());

@@ -109,13 +109,16 @@ fn scan(tokens: TokenStream, names: &mut Names) {
                     i += 3;
                 }
                 if bang_call_at(&tokens, i) {
-                    names.macro_calls.insert(path.last().cloned().unwrap_or_default());
+                    names
+                        .macro_calls
+                        .insert(path.last().cloned().unwrap_or_default());
                 }
                 names.paths.push(path);
             }
             _ if colons_at(&tokens, i) => {
                 i += 2;
-                while matches!(tokens.get(i), Some(TokenTree::Ident(_))) && colons_at(&tokens, i + 1)
+                while matches!(tokens.get(i), Some(TokenTree::Ident(_)))
+                    && colons_at(&tokens, i + 1)
                 {
                     i += 3;
                 }
@@ -178,9 +181,22 @@ mod tests {
             "fn f() { let x = super::g::h(); format!(\"{}\", crate::k::K); ::std::mem::drop(x); \
              my_macro!(1); }",
         );
-        assert!(names.paths.contains(&vec!["super".into(), "g".into(), "h".into()]));
-        assert!(names.paths.contains(&vec!["crate".into(), "k".into(), "K".into()]));
-        assert!(!names.paths.iter().any(|p| p.first().is_some_and(|s| s == "std")));
+        assert!(
+            names
+                .paths
+                .contains(&vec!["super".into(), "g".into(), "h".into()])
+        );
+        assert!(
+            names
+                .paths
+                .contains(&vec!["crate".into(), "k".into(), "K".into()])
+        );
+        assert!(
+            !names
+                .paths
+                .iter()
+                .any(|p| p.first().is_some_and(|s| s == "std"))
+        );
         assert!(names.macro_calls.contains("my_macro"));
         assert!(names.macro_calls.contains("format"));
     }

@@ -35,7 +35,10 @@ fn a_planted_circle_between_two_files_is_found_and_named() {
         [Path::new("app/src/a.rs"), Path::new("app/src/b.rs")]
     );
     let text = circles[0].to_string();
-    assert!(text.contains("app/src/a.rs uses B of app/src/b.rs"), "{text}");
+    assert!(
+        text.contains("app/src/a.rs uses B of app/src/b.rs"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -58,7 +61,10 @@ fn a_planted_circle_through_a_folder_is_found_among_its_siblings() {
         CARGO,
         ("app/src/lib.rs", "mod cli; mod hook; mod context;"),
         ("app/src/cli.rs", "pub struct Args(crate::hook::Host);"),
-        ("app/src/hook/mod.rs", "mod host; pub use host::Host; fn f(_: crate::context::C) {}"),
+        (
+            "app/src/hook/mod.rs",
+            "mod host; pub use host::Host; fn f(_: crate::context::C) {}",
+        ),
         ("app/src/hook/host.rs", "pub struct Host;"),
         ("app/src/context.rs", "pub struct C(crate::cli::Args);"),
     ]);
@@ -80,8 +86,14 @@ fn a_face_whose_item_a_child_uses_is_named_and_one_that_reexports_is_not() {
     let (_dir, workspace) = planted(&[
         CARGO,
         ("app/src/lib.rs", "mod shop; pub struct Shared;"),
-        ("app/src/shop/mod.rs", "mod till; mod stock; pub use stock::Item;"),
-        ("app/src/shop/till.rs", "use super::Item; use crate::Shared;"),
+        (
+            "app/src/shop/mod.rs",
+            "mod till; mod stock; pub use stock::Item;",
+        ),
+        (
+            "app/src/shop/till.rs",
+            "use super::Item; use crate::Shared;",
+        ),
         ("app/src/shop/stock.rs", "pub struct Item;"),
     ]);
     let used = workspace.faces_used();
@@ -95,7 +107,10 @@ fn a_face_whose_item_a_child_uses_is_named_and_one_that_reexports_is_not() {
 #[test]
 fn a_long_file_counts_its_code_and_not_its_tests() {
     let code = "fn f() {}\n".repeat(5);
-    let tests = format!("#[cfg(test)]\nmod tests {{\n{}}}\n", "fn t() {}\n".repeat(10));
+    let tests = format!(
+        "#[cfg(test)]\nmod tests {{\n{}}}\n",
+        "fn t() {}\n".repeat(10)
+    );
     let (_dir, workspace) = planted(&[
         CARGO,
         ("app/src/lib.rs", &format!("{code}{tests}")),
