@@ -110,7 +110,7 @@ pub async fn check_tool(
 async fn classify(rewind: &Rewind, args: CheckToolArgs) -> Result<Classification, CallToolResult> {
     let vm = given(args.vm);
     let (server, tool) = (args.server.clone(), args.tool.clone());
-    let classified = crate::on_files(rewind, move |r| {
+    let classified = crate::local_files::on_files(rewind, move |r| {
         r.catalog().classify(&server, &tool, vm.as_deref())
     })
     .await;
@@ -424,12 +424,13 @@ async fn remember(
 ) -> Result<ToolClass, String> {
     let (s, t) = (classification.server.clone(), classification.tool.clone());
     let (class, written) = if checkpoint {
-        let written = crate::on_files(rewind, move |r| r.catalog().add_mutating(&s, &t, None));
+        let written =
+            crate::local_files::on_files(rewind, move |r| r.catalog().add_mutating(&s, &t, None));
         (ToolClass::Mutating, written.await)
     } else {
         // Through the client, so a mutating entry recorded since the question was asked stays:
         // the catalog fails closed.
-        let written = crate::on_files(rewind, move |r| {
+        let written = crate::local_files::on_files(rewind, move |r| {
             r.catalog().add_read_only_unless_mutating(&s, &t)
         });
         (ToolClass::ReadOnly, written.await)

@@ -227,7 +227,7 @@ async fn interrupted() -> i32 {
 /// the guards and recoveries still running are finished first (their Zerto tasks read to the end, an
 /// FLR session unmounted, the journal written), then the server leaves with 143 (128 + SIGTERM); a
 /// second SIGTERM leaves at once. This is the CLI's first and second Ctrl-C.
-fn finish_on_terminate(in_flight: rewind_mcp::progress::InFlight) {
+fn finish_on_terminate(in_flight: rewind_mcp::in_flight::InFlight) {
     #[cfg(unix)]
     tokio::spawn(async move {
         use tokio::signal::unix::{SignalKind, signal};

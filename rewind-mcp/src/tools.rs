@@ -178,7 +178,7 @@ impl RewindServer {
     async fn add_mutating_tool(&self, args: JsonObject) -> CallToolResult {
         let a: args::AddMutatingArgs = arguments!("zerto_add_mutating_tool", args);
         let vm_arg = given(a.vm_arg);
-        let recorded = crate::on_files(&self.rewind, move |r| {
+        let recorded = crate::local_files::on_files(&self.rewind, move |r| {
             let catalog = r.catalog();
             catalog.add_mutating(&a.server, &a.tool, vm_arg.as_deref())?;
             catalog.classify(&a.server, &a.tool, None)
@@ -211,7 +211,7 @@ impl RewindServer {
     )]
     async fn add_read_only_tool(&self, args: JsonObject) -> CallToolResult {
         let a: args::AddReadOnlyArgs = arguments!("zerto_add_read_only_tool", args);
-        let recorded = crate::on_files(&self.rewind, move |r| {
+        let recorded = crate::local_files::on_files(&self.rewind, move |r| {
             let catalog = r.catalog();
             catalog.add_read_only_unless_mutating(&a.server, &a.tool)?;
             catalog.classify(&a.server, &a.tool, None)
@@ -269,7 +269,7 @@ impl RewindServer {
             since,
             last: Some(last),
         };
-        match crate::on_files(&self.rewind, move |r| r.journal().read(&filter)).await {
+        match crate::local_files::on_files(&self.rewind, move |r| r.journal().read(&filter)).await {
             Ok(mut read) => {
                 if self.over_http {
                     // The caller is on another machine: where this one keeps its files is not theirs.

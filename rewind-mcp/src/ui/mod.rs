@@ -424,7 +424,7 @@ async fn home(
         last: None,
     };
     let rewind = pages.rewind.clone();
-    let read = crate::on_files(&rewind, move |r| r.journal().read(&filter)).await;
+    let read = crate::local_files::on_files(&rewind, move |r| r.journal().read(&filter)).await;
     let mut timeline = match read {
         Ok(read) => Timeline::of(&read.records),
         Err(e) => return problem(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
