@@ -21,7 +21,8 @@ use rewind_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::{Pages, Session, page, problem};
+use super::layout::{page, problem};
+use super::pages::{Pages, Session};
 
 /// The agent the journal names for what a person does on the page.
 pub(super) const PAGE_AGENT: &str = "rewind-ui";
