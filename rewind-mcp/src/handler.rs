@@ -6,7 +6,7 @@ use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, prompt_handler, tool_handler};
 
 use crate::server::{RewindServer, SERVER_NAME};
-use crate::{metrics, roles, sign_in, task_run, tasks, text};
+use crate::{metrics, prompt, roles, sign_in, task_run, tasks};
 
 #[tool_handler]
 #[prompt_handler]
@@ -96,7 +96,7 @@ impl ServerHandler for RewindServer {
             Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
                 .with_title("Zerto AI Rewind"),
         )
-        .with_instructions(text::INSTRUCTIONS)
+        .with_instructions(prompt::INSTRUCTIONS)
     }
 }
 

@@ -3,16 +3,15 @@
 //!
 //! - [`server`]: [`RewindServer`], what every session shares; [`handler`]: what it answers (each
 //!   tool call behind its role check, the tasks' methods, its identity and instructions);
-//!   [`prompt`]: the `rewind` prompt.
-//! - [`tools`]: the tools and their annotations.
-//! - [`check`]: `zerto_check_tool`, and asking the human about an unknown tool (elicitation up to
-//!   protocol 2025-11-25, `InputRequiredResult` from 2026-07-28).
-//! - [`args`]: each tool's arguments, their schemas and the checks at the door.
-//! - [`reply`]: the shape of every answer (one line, structured JSON, the JSON as text).
+//!   [`prompt`]: its instructions and the `rewind` prompt.
+//! - [`tools`]: the tools, one file per family, each with its handlers, descriptions, arguments
+//!   and answers, and what the families share.
+//! - [`args`]: how every tool's arguments are read: their schemas and the checks at the door.
+//! - [`reply`]: the shape of every answer (one line, structured JSON, the JSON as text) and of its
+//!   `outputSchema`.
 //! - [`progress`]: a guard's or a recovery's progress as MCP progress notifications;
 //!   [`in_flight`]: the work still running on tasks of its own, which the server waits for before
 //!   it exits.
-//! - [`text`]: every word the model or the human reads: instructions, descriptions, the prompt, the form.
 //! - [`local_files`]: the catalog's and the journal's work, run off the async runtime.
 //! - [`stdio`] and [`http`]: serving on stdin and stdout, or over HTTP at the [`paths`] it answers;
 //!   [`error`]: why serving failed.
@@ -33,8 +32,6 @@
 //! [`Rewind`](rewind_core::Rewind).
 
 pub mod args;
-pub mod check;
-pub mod consent;
 pub mod error;
 pub mod guards;
 pub mod handler;
@@ -58,7 +55,6 @@ pub mod sign_in;
 pub mod stdio;
 pub mod task_run;
 pub mod tasks;
-pub mod text;
 pub mod tools;
 pub mod ui;
 pub mod watch;
