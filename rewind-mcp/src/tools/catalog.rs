@@ -18,10 +18,9 @@
 
 use rewind_core::catalog::{CatalogError, Classification, ToolClass};
 use rewind_core::{Rewind, RewindError};
-use rmcp::handler::server::tool::{InputResponses as Responses, RequestState};
 use rmcp::model::{
     CallToolResponse, CallToolResult, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationSchema, EnumSchema, InputRequiredResult, InputResponses, JsonObject,
+    ElicitationSchema, EnumSchema, InputRequiredResult, JsonObject,
 };
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::service::{RequestContext, RoleServer};
@@ -29,7 +28,7 @@ use rmcp::{tool, tool_router};
 use serde::{Deserialize, Serialize};
 
 use super::call::{arguments, or_answer};
-use super::consent::{ANSWER_TIMEOUT, can_show_a_form, form_input_required};
+use super::consent::{ANSWER_TIMEOUT, FormRound, can_show_a_form, form_input_required};
 use crate::args::{self, given};
 use crate::local_files::on_files;
 use crate::reply::{self, Said};
@@ -141,8 +140,7 @@ impl RewindServer {
     async fn check_tool(
         &self,
         ctx: RequestContext<RoleServer>,
-        RequestState(state): RequestState,
-        Responses(responses): Responses,
+        round: FormRound,
         args: JsonObject,
     ) -> CallToolResponse {
         let a: CheckToolArgs = or_answer!(arguments("zerto_check_tool", args));
@@ -150,7 +148,7 @@ impl RewindServer {
         if let Some((next, message)) = known(&classification) {
             return done(classification, next, message, None).into();
         }
-        ask_human(&self.rewind, classification, &ctx, state, responses).await
+        ask_human(&self.rewind, classification, &ctx, &round).await
     }
 
     #[tool(
@@ -336,8 +334,7 @@ async fn ask_human(
     rewind: &Rewind,
     classification: Classification,
     ctx: &RequestContext<RoleServer>,
-    state: Option<String>,
-    responses: Option<InputResponses>,
+    round: &FormRound,
 ) -> CallToolResponse {
     if !can_show_a_form(ctx) {
         return not_asked(
@@ -351,7 +348,7 @@ async fn ask_human(
     let answer = if legacy {
         elicit(ctx, &question).await
     } else {
-        given_answer(&question, state.as_deref(), responses.as_ref())
+        given_answer(&question, round)
     };
     let may_remember = match roles::cannot_change_catalog(rewind.config(), ctx) {
         None => Ok(()),
@@ -385,17 +382,9 @@ async fn elicit(
 
 /// From protocol 2026-07-28 on: the answer the client sent with this call, if it is one to this
 /// question.
-fn given_answer(
-    question: &Question<'_>,
-    state: Option<&str>,
-    responses: Option<&InputResponses>,
-) -> Result<ElicitResult, Unanswered> {
-    // The state only says which question the answers belong to; like everything the client sends,
-    // it is not trusted: answers to another question, or no answers, mean asking again.
-    let expected = question.state();
-    let answer = responses
-        .and_then(|r| r.get(INPUT_KEY))
-        .filter(|_| state == Some(expected.as_str()))
+fn given_answer(question: &Question<'_>, round: &FormRound) -> Result<ElicitResult, Unanswered> {
+    let answer = round
+        .answer(INPUT_KEY, &question.state())
         .ok_or(Unanswered::AskThroughClient)?;
     serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|_| {
         Unanswered::NotAsked("the client's answer to the form could not be read".to_string())

@@ -17,6 +17,9 @@
 
 use std::time::Duration;
 
+use rmcp::ErrorData;
+use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
     CallToolResponse, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationSchema, EnumSchema, InputRequest, InputRequests, InputRequiredResult,
@@ -57,6 +60,36 @@ pub(super) fn form_input_required(
     InputRequiredResult::new(Some(requests), Some(state))
 }
 
+/// What the client sent back with a call for a form asked the round before (protocol 2026-07-28
+/// on): the request state that names that round, and the human's answers. Both are `None` on a
+/// first call, and on every call of an older protocol.
+#[derive(Debug)]
+pub(super) struct FormRound {
+    state: Option<String>,
+    answers: Option<InputResponses>,
+}
+
+impl<S> FromContextPart<ToolCallContext<'_, S>> for FormRound {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+        Ok(FormRound {
+            state: context.request_state.take(),
+            answers: context.input_responses.take(),
+        })
+    }
+}
+
+impl FormRound {
+    /// The answer given under `key`, when the round is the one `state` names. The state only says
+    /// which question the answers belong to; like everything the client sends, it is not trusted:
+    /// answers to another question, or no answers, mean asking again.
+    pub(super) fn answer(&self, key: &str, state: &str) -> Option<&serde_json::Value> {
+        self.answers
+            .as_ref()
+            .and_then(|a| a.get(key))
+            .filter(|_| self.state.as_deref() == Some(state))
+    }
+}
+
 /// The key of the question in an `InputRequiredResult` and in the answers sent back.
 const INPUT_KEY: &str = "consent";
 /// The form's one choice.
@@ -92,12 +125,7 @@ pub(super) enum Consent {
 
 impl Question {
     /// Asks the human, in the way the client's protocol allows.
-    pub(super) async fn ask(
-        &self,
-        ctx: &RequestContext<RoleServer>,
-        state: Option<String>,
-        responses: Option<InputResponses>,
-    ) -> Consent {
+    pub(super) async fn ask(&self, ctx: &RequestContext<RoleServer>, round: &FormRound) -> Consent {
         if !can_show_a_form(ctx) {
             return Consent::Refused(
                 "the human could not be asked: the client cannot show a form (it declared no elicitation capability)".to_string(),
@@ -121,11 +149,7 @@ impl Question {
                 }
             }
         } else {
-            let given = responses
-                .as_ref()
-                .and_then(|r| r.get(INPUT_KEY))
-                .filter(|_| state.as_deref() == Some(self.state().as_str()));
-            let Some(given) = given else {
+            let Some(given) = round.answer(INPUT_KEY, &self.state()) else {
                 return Consent::AskThroughClient(Box::new(self.input_required().into()));
             };
             match serde_json::from_value::<ElicitResult>(given.clone()) {

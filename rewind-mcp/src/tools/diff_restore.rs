@@ -6,7 +6,6 @@ use rewind_core::{
     DiffReport, DiffRequest, ErrorKind, ErrorReport, RecoveryTaskReport, RestoreRequest,
     RestoreTarget, Rewind,
 };
-use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::model::{CallToolResponse, CallToolResult, JsonObject};
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::service::{RequestContext, RoleServer};
@@ -14,7 +13,7 @@ use rmcp::{tool, tool_router};
 use serde::Deserialize;
 
 use super::call::{arguments, or_answer};
-use super::consent::{Consent, Question};
+use super::consent::{Consent, FormRound, Question};
 use super::recover::recovery_task_answer;
 use crate::args::{self, given};
 use crate::reply::{self, Said};
@@ -63,9 +62,9 @@ pub(crate) fn restore_message(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct DiffArgs {
-    /// The VM: its name, host name, IP address or vmIdentifier.
+    #[schemars(description = args::VM)]
     pub(super) vm: String,
-    /// The change id of the guard (its newest tagged checkpoint is used), or a tag exactly.
+    #[schemars(description = args::GUARDED_CHANGE)]
     pub(super) change_id: String,
     /// Guest folders or files to compare, partition-rooted and /-separated: sda1/etc/app,
     /// C:/ProgramData/App. Leave it out for every partition.
@@ -90,7 +89,7 @@ pub(super) struct DiffArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RestoreArgs {
-    /// The VM: its name, host name, IP address or vmIdentifier.
+    #[schemars(description = args::VM)]
     pub(super) vm: String,
     /// The change id of the guard, or a tag exactly.
     pub(super) change_id: String,
@@ -168,8 +167,7 @@ impl RewindServer {
     async fn restore_vm(
         &self,
         ctx: RequestContext<RoleServer>,
-        RequestState(state): RequestState,
-        InputResponses(responses): InputResponses,
+        round: FormRound,
         args: JsonObject,
     ) -> CallToolResponse {
         let a: RestoreArgs = or_answer!(arguments("zerto_restore_vm", args));
@@ -182,7 +180,7 @@ impl RewindServer {
             no: "No: restore nothing".into(),
             about: serde_json::json!([a.vm, a.change_id, a.as_name, a.in_place, a.vpg, a.sites]),
         };
-        match question.ask(&ctx, state, responses).await {
+        match question.ask(&ctx, &round).await {
             Consent::Given => {}
             Consent::AskThroughClient(form) => return *form,
             Consent::Refused(why) => return restore_refused(&rewind, &request, &why).await.into(),

@@ -34,11 +34,10 @@ Next, if the change went wrong and the human agrees to go back: zerto_recover_fi
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FindArgs {
-    /// The VM: its name, host name, IP address or vmIdentifier.
+    #[schemars(description = args::VM)]
     pub(super) vm: String,
-    /// Ask only these configured sites (e.g. while another site is down); the answer then says
-    /// so. Leave it out to ask every site.
     #[serde(default)]
+    #[schemars(description = args::SITES)]
     pub(super) sites: Vec<String>,
 }
 
@@ -46,14 +45,13 @@ pub(super) struct FindArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ListTagsArgs {
-    /// The VM: its name, host name, IP address or vmIdentifier.
+    #[schemars(description = args::VM)]
     pub(super) vm: String,
     /// Only the tags of this change: its change id, or a tag exactly.
     #[serde(default)]
     pub(super) change_id: Option<String>,
-    /// Ask only these configured sites (e.g. while another site is down); the answer then says
-    /// so. Leave it out to ask every site.
     #[serde(default)]
+    #[schemars(description = args::SITES)]
     pub(super) sites: Vec<String>,
 }
 

@@ -40,9 +40,8 @@ pub(super) struct GuardArgs {
     /// An id you choose for this change, reused to find and recover from its tag, e.g.
     /// upgrade-nginx-2026-11-29 (at most 40 characters).
     pub(super) change_id: String,
-    /// Ask only these configured sites (e.g. while another site is down); the answer then says
-    /// so. Leave it out to ask every site.
     #[serde(default)]
+    #[schemars(description = args::SITES)]
     pub(super) sites: Vec<String>,
 }
 

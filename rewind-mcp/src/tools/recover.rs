@@ -51,7 +51,7 @@ change_id: the change id given to the guard, or a tag exactly. The Zerto task is
 pub(super) struct RecoverFileArgs {
     /// The VM whose files to get back: its name, host name, IP address or vmIdentifier.
     pub(super) vm: String,
-    /// The change id of the guard (its newest tagged checkpoint is used), or a tag exactly.
+    #[schemars(description = args::GUARDED_CHANGE)]
     pub(super) change_id: String,
     /// Guest paths, partition-rooted and /-separated: sda1/etc/app/app.conf,
     /// C:/ProgramData/App/app.ini. A folder is recovered whole.
@@ -60,13 +60,11 @@ pub(super) struct RecoverFileArgs {
     /// under their guest path (<destination>/sda1/etc/app/app.conf); an existing file is never
     /// replaced.
     pub(super) destination: String,
-    /// Ask only these configured sites (e.g. while another site is down); the answer then says
-    /// so. Leave it out to ask every site.
     #[serde(default)]
+    #[schemars(description = args::SITES)]
     pub(super) sites: Vec<String>,
-    /// Recover from the tag in this VPG (name or identifier) instead of the one the server prefers
-    /// (a locally replicated VPG first).
     #[serde(default)]
+    #[schemars(description = args::RECOVERY_VPG)]
     pub(super) vpg: Option<String>,
     /// Write nothing: answer what would be written where, each file's size and write time at the
     /// tag and now, and a plan id.
@@ -92,9 +90,9 @@ pub(super) enum TestAction {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FailoverTestArgs {
-    /// The VM: its name, host name, IP address or vmIdentifier.
+    #[schemars(description = args::VM)]
     pub(super) vm: String,
-    /// The change id of the guard (its newest tagged checkpoint is used), or a tag exactly.
+    #[schemars(description = args::GUARDED_CHANGE)]
     pub(super) change_id: String,
     /// start or stop.
     pub(super) action: TestAction,
@@ -104,13 +102,11 @@ pub(super) struct FailoverTestArgs {
     /// With stop: what the test showed, in a few words.
     #[serde(default)]
     pub(super) summary: Option<String>,
-    /// Ask only these configured sites (e.g. while another site is down); the answer then says
-    /// so. Leave it out to ask every site.
     #[serde(default)]
+    #[schemars(description = args::SITES)]
     pub(super) sites: Vec<String>,
-    /// Recover from the tag in this VPG (name or identifier) instead of the one the server prefers
-    /// (a locally replicated VPG first).
     #[serde(default)]
+    #[schemars(description = args::RECOVERY_VPG)]
     pub(super) vpg: Option<String>,
 }
 
@@ -128,19 +124,17 @@ pub(super) enum CloneAction {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct CloneArgs {
-    /// The VM: its name, host name, IP address or vmIdentifier.
+    #[schemars(description = args::VM)]
     pub(super) vm: String,
-    /// The change id of the guard (its newest tagged checkpoint is used), or a tag exactly.
+    #[schemars(description = args::GUARDED_CHANGE)]
     pub(super) change_id: String,
     /// start or abort.
     pub(super) action: CloneAction,
-    /// Ask only these configured sites (e.g. while another site is down); the answer then says
-    /// so. Leave it out to ask every site.
     #[serde(default)]
+    #[schemars(description = args::SITES)]
     pub(super) sites: Vec<String>,
-    /// Recover from the tag in this VPG (name or identifier) instead of the one the server prefers
-    /// (a locally replicated VPG first).
     #[serde(default)]
+    #[schemars(description = args::RECOVERY_VPG)]
     pub(super) vpg: Option<String>,
 }
 

@@ -2,7 +2,6 @@
 //! time, its arguments and its answer.
 
 use rewind_core::{ErrorKind, ErrorReport, KeepReport};
-use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::model::{CallToolResponse, CallToolResult, JsonObject};
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::service::{RequestContext, RoleServer};
@@ -10,7 +9,7 @@ use rmcp::{tool, tool_router};
 use serde::Deserialize;
 
 use super::call::{arguments, or_answer};
-use super::consent::{Consent, Question};
+use super::consent::{Consent, FormRound, Question};
 use crate::args;
 use crate::reply::{self, Said};
 use crate::server::RewindServer;
@@ -33,13 +32,12 @@ pub(crate) fn keep_message(vm: &str, change: &str) -> String {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct KeepArgs {
-    /// The VM: its name, host name, IP address or vmIdentifier.
+    #[schemars(description = args::VM)]
     pub(super) vm: String,
     /// The change id of the guard, or a tag exactly.
     pub(super) change_id: String,
-    /// Ask only these configured sites (e.g. while another site is down); the answer then says
-    /// so. Leave it out to ask every site.
     #[serde(default)]
+    #[schemars(description = args::SITES)]
     pub(super) sites: Vec<String>,
 }
 
@@ -61,8 +59,7 @@ impl RewindServer {
     async fn keep_way_back(
         &self,
         ctx: RequestContext<RoleServer>,
-        RequestState(state): RequestState,
-        InputResponses(responses): InputResponses,
+        round: FormRound,
         args: JsonObject,
     ) -> CallToolResponse {
         let a: KeepArgs = or_answer!(arguments("zerto_keep_way_back", args));
@@ -73,7 +70,7 @@ impl RewindServer {
             no: "No: leave them to age out with the journal".into(),
             about: serde_json::json!([a.vm, a.change_id, a.sites]),
         };
-        match question.ask(&ctx, state, responses).await {
+        match question.ask(&ctx, &round).await {
             Consent::Given => {}
             Consent::AskThroughClient(form) => return *form,
             Consent::Refused(why) => {
