@@ -2,15 +2,15 @@
 //! long their way back lasts, and the restores that wait for a person's commit.
 
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
 use maud::{Markup, html};
 use rewind_core::JournalFilter;
 use rewind_core::audit_journal::Timeline;
 use serde::Deserialize;
 
 use super::layout::{page, problem};
-use super::pages::{Pages, Session};
+use super::pages::{Pages, Session, SignedIn};
 use crate::local_files::on_files;
 
 /// Changes whose tags are read from the ZVMs for the page (the newest).
@@ -28,12 +28,9 @@ pub(super) struct Filters {
 /// `GET /ui`: the timeline, the tags of the newest changes, the restores that wait.
 pub(super) async fn home(
     State(pages): State<Pages>,
-    headers: HeaderMap,
     Query(f): Query<Filters>,
+    SignedIn(session): SignedIn,
 ) -> Response {
-    let Some(session) = pages.session(&headers) else {
-        return Redirect::to("/ui/login").into_response();
-    };
     let given = |v: &Option<String>| {
         v.as_deref()
             .map(str::trim)

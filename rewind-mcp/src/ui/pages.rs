@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use rewind_core::Rewind;
@@ -29,6 +31,22 @@ pub(super) struct Session {
     pub(super) csrf: String,
     /// When the session ends.
     pub(super) until: Instant,
+}
+
+/// The session of the person signed in, as a handler's argument: a request without one is sent to
+/// the sign-in instead. It comes after the handler's other arguments, so that a malformed query is
+/// refused as such before the session is looked at.
+pub(super) struct SignedIn(pub(super) Session);
+
+impl FromRequestParts<Pages> for SignedIn {
+    type Rejection = Redirect;
+
+    async fn from_request_parts(parts: &mut Parts, pages: &Pages) -> Result<Self, Redirect> {
+        pages
+            .session(&parts.headers)
+            .map(SignedIn)
+            .ok_or_else(|| Redirect::to("/ui/login"))
+    }
 }
 
 /// The pages' state: the facade, the realm, and the logins and sessions under way.
