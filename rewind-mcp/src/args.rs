@@ -24,8 +24,9 @@ pub const MAX_TEXT: usize = 1000;
 /// The most entries a list argument may have.
 pub const MAX_LIST: usize = 100;
 
-// What the arguments most tools share mean, said once for every schema that has them. Each is the
-// text its doc comment gave the schema, line break included, so the schemas stay as they were.
+// What the arguments most tools share mean, said once for every schema that has them. Each keeps
+// the line break its schema has always had, so that the schemas stay byte for byte as clients know
+// them.
 
 /// `vm`, for a tool that acts on one VM.
 pub const VM: &str = "The VM: its name, host name, IP address or vmIdentifier.";
@@ -35,10 +36,16 @@ pub const GUARDED_CHANGE: &str =
     "The change id of the guard (its newest tagged checkpoint is used), or a tag exactly.";
 
 /// `sites`, for a tool that asks the ZVMs.
-pub const SITES: &str = "Ask only these configured sites (e.g. while another site is down); the answer then says\nso. Leave it out to ask every site.";
+pub const SITES: &str = concat!(
+    "Ask only these configured sites (e.g. while another site is down); the answer then says\n",
+    "so. Leave it out to ask every site."
+);
 
 /// `vpg`, for a recovery beside production.
-pub const RECOVERY_VPG: &str = "Recover from the tag in this VPG (name or identifier) instead of the one the server prefers\n(a locally replicated VPG first).";
+pub const RECOVERY_VPG: &str = concat!(
+    "Recover from the tag in this VPG (name or identifier) instead of the one the server prefers\n",
+    "(a locally replicated VPG first)."
+);
 
 /// The input schema of a tool whose arguments are `T`, for the `#[tool]` attribute.
 pub fn schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
