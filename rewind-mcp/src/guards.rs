@@ -20,10 +20,8 @@ use rewind_core::audit_journal::JournalError;
 use rewind_core::{JournalRecord, Rewind};
 use serde::{Deserialize, Serialize};
 
+use crate::local_files::on_files;
 use crate::sign_in::Caller;
-
-/// The path hooks ask.
-pub const GUARDS_PATH: &str = "/v1/guards";
 
 /// The longest window a hook may ask for: a week.
 const MAX_WINDOW_SECS: u64 = 7 * 24 * 60 * 60;
@@ -107,7 +105,7 @@ pub async fn guards(
         .unwrap_or_else(|| state.rewind.config().hook.window.as_secs())
         .min(MAX_WINDOW_SECS);
     let rewind = state.rewind.clone();
-    match crate::on_files(&rewind, move |_| state.view(window_secs)).await {
+    match on_files(&rewind, move |_| state.view(window_secs)).await {
         Ok(records) => {
             let of_vm: Vec<JournalRecord>;
             let records: &[JournalRecord] = match query.vm.as_deref() {

@@ -37,23 +37,19 @@ struct Flags {
     allowed_hosts: Vec<String>,
     /// Over HTTP, the most MCP sessions open at once; a client that would open one more is answered
     /// 503 with Retry-After.
-    #[arg(long, value_name = "N", default_value_t = 64, requires = "http",
-          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "http", value_parser = cap())]
     max_sessions: u32,
     /// Over HTTP with [http.auth], the most sessions one person may hold; one more is answered 429
     /// with Retry-After, to that person only.
-    #[arg(long, value_name = "N", default_value_t = 8, requires = "http",
-          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "http", value_parser = cap())]
     max_sessions_per_person: u32,
     /// Over HTTP, the most guards and recoveries running at once (as MCP tasks or not); one more is
     /// answered 503 with Retry-After.
-    #[arg(long, value_name = "N", default_value_t = 64, requires = "http",
-          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "http", value_parser = cap())]
     max_tasks: u32,
     /// Over HTTP with [http.auth], the most guards and recoveries one person may run at once; one
     /// more is answered 429 with Retry-After, to that person only.
-    #[arg(long, value_name = "N", default_value_t = 4, requires = "http",
-          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "http", value_parser = cap())]
     max_tasks_per_person: u32,
     /// Over HTTP, the most connections open at once; one more is answered 503 and closed.
     #[arg(long, value_name = "N", default_value_t = 512, requires = "http",
@@ -62,16 +58,16 @@ struct Flags {
     /// Over HTTP, how long a client has to send a request's headers, and a kept-alive connection
     /// waits for its next request, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10, requires = "http",
-          value_parser = clap::value_parser!(u64).range(1..=3_600))]
+          value_parser = secs(1, 3_600))]
     header_read_secs: u64,
     /// Over HTTP, how long a connection on which nothing moves either way is kept, in seconds
     /// (an event stream sends a keep-alive every 15 s).
     #[arg(long, value_name = "SECS", default_value_t = 120, requires = "http",
-          value_parser = clap::value_parser!(u64).range(20..=86_400))]
+          value_parser = secs(20, 86_400))]
     idle_secs: u64,
     /// Over HTTP, how long a session with no message either way is kept, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 120, requires = "http",
-          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+          value_parser = secs(1, 86_400))]
     session_idle_secs: u64,
     /// Log more to stderr (-v info, -vv debug, -vvv trace).
     #[arg(short, long, action = ArgAction::Count, conflicts_with = "quiet")]
@@ -204,6 +200,16 @@ fn http_limits(flags: &Flags) -> rewind_mcp::HttpLimits {
     }
 }
 
+/// A cap on sessions, or on guards and recoveries: 1 to 100 000.
+fn cap() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=100_000)
+}
+
+/// A time in whole seconds, `min` to `max`.
+fn secs(min: u64, max: u64) -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(min..=max)
+}
+
 /// The exit code of a process that leaves because of SIGTERM (128 + 15).
 const SIGTERM_EXIT: i32 = 143;
 
@@ -227,7 +233,7 @@ async fn interrupted() -> i32 {
 /// the guards and recoveries still running are finished first (their Zerto tasks read to the end, an
 /// FLR session unmounted, the journal written), then the server leaves with 143 (128 + SIGTERM); a
 /// second SIGTERM leaves at once. This is the CLI's first and second Ctrl-C.
-fn finish_on_terminate(in_flight: rewind_mcp::progress::InFlight) {
+fn finish_on_terminate(in_flight: rewind_mcp::in_flight::InFlight) {
     #[cfg(unix)]
     tokio::spawn(async move {
         use tokio::signal::unix::{SignalKind, signal};

@@ -1,9 +1,7 @@
-//! What a team server shows a monitoring system and a load balancer, with no token: `/metrics` in
-//! the Prometheus text format (OpenMetrics), `/healthz` (the process answers) and `/readyz` (it can
-//! take calls: the realm's keys are held when sign-in is on, and the journal is writable). Each
-//! ZVM's reachability is in `/readyz`'s body and in the metrics, and never makes the server unready:
-//! a DR site down must not take the team server out of its load balancer. No label, field or line
-//! names a person, a VM or a path.
+//! What a team server counts of itself, and shows a monitoring system with no token: `/metrics` in
+//! the Prometheus text format (OpenMetrics), rewind-core's metrics and the server's. Each ZVM's
+//! reachability, as `/readyz` last saw it ([`crate::health`]), is one of them. No label names a
+//! person, a VM or a path.
 //!
 //! MCP operations are timed as OpenTelemetry's MCP conventions name them
 //! (`mcp.server.operation.duration`, by `mcp.method.name` and `gen_ai.tool.name`), written as
@@ -21,17 +19,6 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
-use rewind_core::Rewind;
-use serde::Serialize;
-
-/// `GET /metrics`.
-pub const METRICS_PATH: &str = "/metrics";
-/// `GET /healthz`.
-pub const HEALTH_PATH: &str = "/healthz";
-/// `GET /readyz`.
-pub const READY_PATH: &str = "/readyz";
-/// How long `/readyz` waits for the ZVMs.
-const ZVM_CHECK: Duration = Duration::from_secs(2);
 
 /// An MCP operation.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -122,7 +109,8 @@ impl ServerMetrics {
             .inc();
     }
 
-    fn zvm_seen(&self, site: &str, reachable: bool) {
+    /// Whether the ZVM of `site` answered the last `/readyz`.
+    pub fn zvm_seen(&self, site: &str, reachable: bool) {
         self.zvm_reachable
             .get_or_create(&SiteLabel { site: site.into() })
             .set(i64::from(reachable));
@@ -157,40 +145,28 @@ impl ServerMetrics {
     }
 }
 
-/// What the three routes need.
-#[derive(Clone)]
-pub struct Health {
+/// What `/metrics` serves from: a registry of rewind-core's metrics and the server's.
+#[derive(Debug, Clone)]
+pub struct Scrape {
     registry: Arc<Registry>,
-    rewind: Rewind,
-    verifier: Option<crate::sign_in::Verifier>,
 }
 
-impl std::fmt::Debug for Health {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Health")
-            .field("signs_in", &self.verifier.is_some())
-            .finish()
-    }
-}
-
-impl Health {
-    /// The routes' state: a registry of rewind-core's metrics and the server's.
-    pub fn new(rewind: Rewind, verifier: Option<crate::sign_in::Verifier>) -> Health {
+impl Default for Scrape {
+    /// rewind-core's metrics and the server's, registered.
+    fn default() -> Scrape {
         let mut registry = Registry::default();
         rewind_core::metrics::metrics().register(&mut registry);
         server().register(&mut registry);
-        Health {
+        Scrape {
             registry: Arc::new(registry),
-            rewind,
-            verifier,
         }
     }
 }
 
 /// `GET /metrics`: the OpenMetrics text.
-pub async fn metrics(State(health): State<Health>) -> Response {
+pub async fn metrics(State(scrape): State<Scrape>) -> Response {
     let mut text = String::new();
-    if prometheus_client::encoding::text::encode(&mut text, &health.registry).is_err() {
+    if prometheus_client::encoding::text::encode(&mut text, &scrape.registry).is_err() {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     }
     (
@@ -201,84 +177,4 @@ pub async fn metrics(State(health): State<Health>) -> Response {
         text,
     )
         .into_response()
-}
-
-/// `GET /healthz`: the process answers.
-pub async fn healthz() -> Response {
-    (
-        StatusCode::OK,
-        axum::Json(serde_json::json!({"status": "ok"})),
-    )
-        .into_response()
-}
-
-/// The body of `/readyz`.
-#[derive(Debug, Serialize)]
-pub struct Readiness {
-    /// Whether the server can take calls.
-    pub ready: bool,
-    /// The realm's keys are held (`null` without sign-in).
-    pub keys_held: Option<bool>,
-    /// The journal can be written.
-    pub journal_writable: bool,
-    /// Each configured ZVM, reachable or not; never part of `ready`.
-    pub zvms: Vec<ZvmReach>,
-}
-
-/// One ZVM's reachability.
-#[derive(Debug, Serialize)]
-pub struct ZvmReach {
-    /// The site's name in the configuration.
-    pub site: String,
-    /// It answered within [`ZVM_CHECK`].
-    pub reachable: bool,
-}
-
-/// `GET /readyz`: 200 when ready, 503 otherwise; the checks in the body.
-pub async fn readyz(State(health): State<Health>) -> Response {
-    let keys_held = health.verifier.as_ref().map(|v| v.keys_held());
-    let journal = health.rewind.journal().clone();
-    let journal_writable = tokio::task::spawn_blocking(move || journal.writable())
-        .await
-        .unwrap_or(false);
-    // Each site is read at once, each within its own time: one ZVM down cannot hide the others.
-    let names: Vec<String> = health
-        .rewind
-        .config()
-        .sites
-        .iter()
-        .map(|s| s.name.clone())
-        .collect();
-    let reads = names.iter().map(|name| {
-        let one = health.rewind.only_sites(std::slice::from_ref(name));
-        async move {
-            let reachable = match one {
-                Ok(one) => tokio::time::timeout(ZVM_CHECK, one.sites())
-                    .await
-                    .is_ok_and(|s| s.iter().all(|s| s.reachable)),
-                Err(_) => false,
-            };
-            ZvmReach {
-                site: name.clone(),
-                reachable,
-            }
-        }
-    });
-    let zvms: Vec<ZvmReach> = futures::future::join_all(reads).await;
-    for z in &zvms {
-        server().zvm_seen(&z.site, z.reachable);
-    }
-    let ready = keys_held != Some(false) && journal_writable;
-    let body = Readiness {
-        ready,
-        keys_held,
-        journal_writable,
-        zvms,
-    };
-    let status = if ready {
-        StatusCode::OK
-    } else {
-        StatusCode::SERVICE_UNAVAILABLE
-    };
-    (status, axum::Json(body)).into_response()
 }

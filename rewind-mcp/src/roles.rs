@@ -10,7 +10,7 @@ use rmcp::RoleServer;
 use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
 
-use crate::sign_in::Caller;
+use crate::sign_in::caller;
 
 /// What the role table calls `zerto_diff_since_tag` asked for `content`.
 pub const DIFF_CONTENT: &str = "zerto_diff_since_tag with content";
@@ -35,14 +35,6 @@ fn needed<'r>(roles: &'r ToolRoles, tool: &str) -> Option<&'r str> {
         "zerto_add_mutating_tool" | "zerto_add_read_only_tool" => &roles.catalog,
         _ => return None,
     })
-}
-
-/// The signed-in caller of an HTTP request, if this is one.
-pub fn caller(context: &RequestContext<RoleServer>) -> Option<&Caller> {
-    context
-        .extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Caller>())
 }
 
 /// The tool error of a signed-in caller whose token lacks the role `tool` needs; `None` when the

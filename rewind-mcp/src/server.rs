@@ -1,15 +1,10 @@
-//! The MCP server: [`RewindServer`], its identity, instructions, capabilities and the rewind prompt.
-//! Its tools are in [`crate::tools`].
+//! The MCP server: [`RewindServer`], what every session shares, and its name. What it answers is
+//! in [`crate::handler`], its tools in [`crate::tools`], its prompt in [`crate::prompt`].
 
 use rewind_core::Rewind;
-use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{Implementation, PromptMessage, Role, ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, prompt, prompt_handler, prompt_router, tool_handler};
 
-use crate::args::{PromptArgs, given};
-use crate::progress::InFlight;
+use crate::in_flight::InFlight;
 use crate::tasks::{TaskCall, Tasks};
-use crate::text;
 
 /// The name this server goes by: the one the tool catalog's built-in entries name this server's
 /// read-only tools under ([`rewind_core::catalog::ZERTO_REWIND`]). Claude Code names the tools
@@ -63,7 +58,7 @@ impl RewindServer {
 
     /// The same server acting for `person` (one insert queue, one journal, one count of work in
     /// flight): what a signed-in call runs on, so its guards and recoveries journal who it was.
-    fn acting_for(&self, person: rewind_core::Person) -> Self {
+    pub(crate) fn acting_for(&self, person: rewind_core::Person) -> Self {
         RewindServer {
             rewind: self.rewind.acting_for(person),
             ..self.clone()
@@ -73,138 +68,5 @@ impl RewindServer {
     /// The guards and recoveries still running, which [`InFlight::settle`] waits for.
     pub fn in_flight(&self) -> InFlight {
         self.in_flight.clone()
-    }
-}
-
-#[prompt_router]
-impl RewindServer {
-    /// The rewind loop for one change, as a prompt the human can pick in their client.
-    #[prompt(name = "rewind", description = text::PROMPT_DESCRIPTION)]
-    async fn rewind_prompt(&self, Parameters(args): Parameters<PromptArgs>) -> Vec<PromptMessage> {
-        let change_id = given(args.change_id);
-        vec![PromptMessage::new_text(
-            Role::User,
-            text::prompt_text(args.vm.trim(), args.change.trim(), change_id.as_deref()),
-        )]
-    }
-}
-
-#[tool_handler]
-#[prompt_handler]
-impl ServerHandler for RewindServer {
-    /// Every tool call: a signed-in caller without the role the tool needs gets a tool error naming
-    /// it ([`crate::roles`]); the others go to the tool, acting for the caller when signed in.
-    async fn call_tool(
-        &self,
-        request: rmcp::model::CallToolRequestParams,
-        context: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
-        if let Some(refused) = crate::roles::refusal(self.rewind.config(), &request.name, &context)
-        {
-            return Ok(refused.into());
-        }
-        let server = match crate::roles::caller(&context) {
-            Some(caller) => self.acting_for(caller.person.clone()),
-            None => self.clone(),
-        };
-        if crate::tasks::wanted(&request, &context) {
-            return Ok(self.tasks.start(server, request, context));
-        }
-        let tool = request.name.to_string();
-        let began = std::time::Instant::now();
-        let call = rmcp::handler::server::tool::ToolCallContext::new(&server, request, context);
-        let answer = Self::tool_router().call(call).await;
-        let failed = match &answer {
-            Ok(rmcp::model::CallToolResponse::Complete(r)) => r.is_error == Some(true),
-            Ok(_) => false,
-            Err(_) => true,
-        };
-        crate::metrics::server().tool_called(&tool, failed, began.elapsed());
-        answer
-    }
-
-    async fn get_task(
-        &self,
-        request: rmcp::model::GetTaskParams,
-        context: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> Result<rmcp::model::GetTaskResult, rmcp::ErrorData> {
-        self.tasks.get(&request.task_id, &context)
-    }
-
-    async fn cancel_task(
-        &self,
-        request: rmcp::model::CancelTaskParams,
-        context: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> Result<(), rmcp::ErrorData> {
-        self.tasks.cancel(&request.task_id, &context)
-    }
-
-    /// `tasks/list` (of the tasks protocol of 2025-11-25, which the extension dropped): the
-    /// caller's tasks. Any other method is unknown.
-    async fn on_custom_request(
-        &self,
-        request: rmcp::model::CustomRequest,
-        context: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> Result<rmcp::model::CustomResult, rmcp::ErrorData> {
-        if request.method != "tasks/list" {
-            return Err(rmcp::ErrorData::new(
-                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
-                request.method,
-                None,
-            ));
-        }
-        if !context
-            .client_capabilities()
-            .is_some_and(|c| c.supports_tasks())
-        {
-            return Err(rmcp::ErrorData::missing_required_client_capability(
-                rmcp::model::ClientCapabilities::builder()
-                    .enable_tasks()
-                    .build(),
-            ));
-        }
-        Ok(self.tasks.list(&context))
-    }
-
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_prompts()
-                .enable_tasks()
-                .build(),
-        )
-        .with_server_info(
-            Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
-                .with_title("Zerto AI Rewind"),
-        )
-        .with_instructions(text::INSTRUCTIONS)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rewind_core::catalog::BUILTIN_READ_ONLY;
-
-    #[test]
-    fn every_built_in_entry_of_this_server_names_one_of_its_tools() {
-        let listed: Vec<String> = RewindServer::tool_router()
-            .list_all()
-            .into_iter()
-            .map(|t| t.name.to_string())
-            .collect();
-        let ours: Vec<&str> = BUILTIN_READ_ONLY
-            .iter()
-            .filter(|(server, _)| *server == SERVER_NAME)
-            .map(|(_, tool)| *tool)
-            .collect();
-        assert!(!ours.is_empty());
-        for tool in ours {
-            assert!(
-                listed.iter().any(|t| t == tool),
-                "the catalog's built-in {SERVER_NAME}/{tool} is not a tool of this server: {listed:?}"
-            );
-        }
     }
 }

@@ -17,12 +17,12 @@ use axum::response::{IntoResponse, Response};
 use jsonwebtoken::errors::ErrorKind as JwtError;
 use jsonwebtoken::{Algorithm, Validation};
 use rewind_core::config::HttpAuth;
+use rmcp::RoleServer;
+use rmcp::service::RequestContext;
 use serde_json::{Value, json};
 
 use crate::issuer_keys::{IssuerKeys, KeyRefusal};
-
-/// The path of the protected-resource metadata.
-pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+use crate::paths::{HTTP_PATH, METADATA_PATH};
 
 /// Who a checked token is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +136,7 @@ impl Verifier {
             .map_err(|e| self.refusal(&e, token))?
             .claims;
         self.check_policy(&claims)?;
-        Ok(caller(&claims))
+        Ok(caller_of(&claims))
     }
 
     /// A `jsonwebtoken` error as the sentence a caller reads.
@@ -203,10 +203,19 @@ impl Verifier {
     }
 }
 
+/// The signed-in caller of an MCP request over HTTP, if this is one: [`require_token`] put it in
+/// the request.
+pub fn caller(context: &RequestContext<RoleServer>) -> Option<&Caller> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Caller>())
+}
+
 /// Why a token without a subject is refused.
 const NO_SUBJECT: &str = "it names no subject (sub); have the issuer put one in its access tokens";
 
-fn caller(claims: &Value) -> Caller {
+fn caller_of(claims: &Value) -> Caller {
     let text = |key: &str| claims[key].as_str().map(str::to_owned);
     let mut roles: Vec<String> = claims["realm_access"]["roles"]
         .as_array()
@@ -310,7 +319,7 @@ pub async fn require_token(
 pub async fn metadata(State(verifier): State<Verifier>, request: Request) -> Response {
     let resource = match &verifier.auth.resource {
         Some(resource) => resource.to_string(),
-        None => format!("{}{}", origin(&verifier, &request), crate::HTTP_PATH),
+        None => format!("{}{}", origin(&verifier, &request), HTTP_PATH),
     };
     axum::Json(verifier.metadata(&resource)).into_response()
 }

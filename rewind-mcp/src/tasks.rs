@@ -6,33 +6,32 @@
 //! synchronous answer, and the other tools always answer at once.
 //!
 //! A cancel never abandons what was sent: the work runs on a task of its own counted in
-//! [`crate::progress::InFlight`], as every guard and recovery does. For a guard, it stops the
+//! [`crate::in_flight::InFlight`], as every guard and recovery does. For a guard, it stops the
 //! inserts not yet sent ([`rewind_core::Rewind::guard_until`]); those already sent are read to
 //! their end and journaled, and only then does the task end, `cancelled`, its status message giving
-//! the verdict, the tag and each VPG's outcome with its Zerto task. A recovery cannot be stopped half-way safely (a mount, a test, a clone
-//! already started), so it runs to its end and the task ends `completed` with its answer. A guard
-//! whose every VPG was tagged before the cancel took effect ends `completed` too: its checkpoints
-//! exist, and hiding them would claim less than what is in Zerto.
+//! the verdict, the tag and each VPG's outcome with its Zerto task. A recovery cannot be stopped
+//! half-way safely (a mount, a test, a clone already started), so it runs to its end and the task
+//! ends `completed` with its answer. A guard whose every VPG was tagged before the cancel took
+//! effect ends `completed` too: its checkpoints exist, and hiding them would claim less than what
+//! is in Zerto.
 //!
 //! A signed-in caller sees and cancels only the tasks it started; without sign-in, an HTTP session
 //! only its own.
+//!
+//! This file keeps the tasks and whose each is; [`crate::task_run`] runs a tool call as one.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rewind_core::{CancellationToken, Verdict};
+use rewind_core::CancellationToken;
 use rmcp::RoleServer;
-use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, CustomResult, Task,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CreateTaskResult, CustomResult, Task};
 use rmcp::service::RequestContext;
-use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
-use serde::Deserialize;
+use rmcp::task_manager::{TaskContext, TaskFuture, TaskManager, TaskOptions};
 use serde_json::json;
 
-use crate::RewindServer;
+use crate::sign_in;
 
 /// The tools that run as tasks for a client that declares the extension.
 pub const TASK_TOOLS: [&str; 5] = [
@@ -95,8 +94,8 @@ pub fn wanted(request: &CallToolRequestParams, context: &RequestContext<RoleServ
 
 /// Whose a task is: the signed-in caller's subject; without sign-in, over HTTP, the MCP session
 /// that started it (so local sessions do not see each other's); over stdio, the one client's.
-fn owner(context: &RequestContext<RoleServer>) -> Option<String> {
-    if let Some(caller) = crate::roles::caller(context) {
+pub fn owner(context: &RequestContext<RoleServer>) -> Option<String> {
+    if let Some(caller) = sign_in::caller(context) {
         return Some(format!("subject {}", caller.person.subject));
     }
     context
@@ -107,29 +106,21 @@ fn owner(context: &RequestContext<RoleServer>) -> Option<String> {
         .map(|id| format!("session {id}"))
 }
 
-/// How long a task is kept: past every wait of a guard or a recovery (a recovery waits for up to
-/// two Zerto tasks), and at least an hour, so a client that polls late still reads its result.
-fn ttl(server: &RewindServer) -> Duration {
-    let config = server.rewind.config();
-    (config.recover.wait(&config.guard) * 3).max(Duration::from_secs(3600))
-}
-
 impl Tasks {
-    /// Starts `request` as a task on `server` and answers with its handle.
+    /// Starts a call of `tool` as a task of `owner` ([`owner`]) kept for `ttl`, running `work` with
+    /// the task's handle, and answers with that handle.
     pub fn start(
         &self,
-        server: RewindServer,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        tool: &str,
+        owner: Option<String>,
+        ttl: Duration,
+        work: impl FnOnce(TaskContext) -> TaskFuture,
     ) -> CallToolResponse {
-        let owner = owner(&context);
         let options = TaskOptions::new()
-            .with_ttl_ms(ttl(&server).as_millis() as u64)
+            .with_ttl_ms(ttl.as_millis() as u64)
             .with_poll_interval_ms(POLL_INTERVAL_MS)
-            .with_status_message(format!("{} started", request.name));
-        let task = self.manager.spawn(options, move |task| {
-            Box::pin(run(server, request, context, task))
-        });
+            .with_status_message(format!("{tool} started"));
+        let task = self.manager.spawn(options, work);
         let mut owners = self.owners.lock().unwrap_or_else(|p| p.into_inner());
         // A task the manager no longer keeps (past its time to live) is forgotten here too.
         owners.retain(|id, _| self.manager.get_task(id).is_ok());
@@ -193,89 +184,4 @@ impl Tasks {
             )),
         }
     }
-}
-
-/// The task's work: the tool, on `server` with the task's progress and stop, and how it ended.
-async fn run(
-    server: RewindServer,
-    request: CallToolRequestParams,
-    context: RequestContext<RoleServer>,
-    task: TaskContext,
-) -> Result<CallToolResult, TaskExit> {
-    let stop = CancellationToken::new();
-    let server = server.as_task(TaskCall {
-        task: Some(task.clone()),
-        stop: Some(stop.clone()),
-    });
-    let watch = tokio::spawn({
-        let task = task.clone();
-        async move {
-            task.cancelled().await;
-            stop.cancel();
-        }
-    });
-    let tool = request.name.to_string();
-    let answer = RewindServer::tool_router()
-        .call(ToolCallContext::new(&server, request, context))
-        .await;
-    watch.abort();
-    let result = match answer? {
-        CallToolResponse::Complete(result) => result,
-        _ => {
-            return Err(TaskExit::Error(rmcp::ErrorData::internal_error(
-                format!("{tool} asked for input inside a task, which rewind's tools never do"),
-                None,
-            )));
-        }
-    };
-    if tool == "zerto_guard_before_mutate" && task.is_cancel_requested() && !guarded(&result) {
-        task.set_status_message(cancelled_guard_words(&result));
-        return Err(TaskExit::Cancelled);
-    }
-    Ok(result)
-}
-
-/// Whether a guard's answer is the `guarded` verdict.
-fn guarded(result: &CallToolResult) -> bool {
-    result.is_error != Some(true)
-        && result.structured_content.as_ref().is_some_and(|s| {
-            Verdict::deserialize(&s["verdict"]).is_ok_and(|v| v == Verdict::Guarded)
-        })
-}
-
-/// The status message of a guard task that ended cancelled: its verdict and tag, and each VPG's
-/// outcome with its Zerto task, so that no task id sent or still running is lost with the result.
-fn cancelled_guard_words(result: &CallToolResult) -> String {
-    let Some(report) = result.structured_content.as_ref() else {
-        let said = result
-            .content
-            .first()
-            .and_then(|c| c.as_text())
-            .map(|t| t.text.clone())
-            .unwrap_or_default();
-        return format!("cancelled: the guard did not run to a verdict: {said}");
-    };
-    let vpgs: Vec<String> = report["vpgs"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|v| {
-            let task = v["task_id"]
-                .as_str()
-                .map(|t| format!(" (task {t})"))
-                .unwrap_or_default();
-            format!(
-                "{}: {}{task}",
-                v["vpg_name"].as_str().unwrap_or("?"),
-                v["outcome"].as_str().unwrap_or("?")
-            )
-        })
-        .collect();
-    format!(
-        "cancelled: the guard sent no insert once asked to stop; the inserts it had sent were read to their end and journaled. Verdict {}, tag {}: {}. zerto_journal (change {}) shows the record.",
-        report["verdict"].as_str().unwrap_or("?"),
-        report["tag"].as_str().unwrap_or("?"),
-        vpgs.join("; "),
-        report["change_id"].as_str().unwrap_or("?"),
-    )
 }

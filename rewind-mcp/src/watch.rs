@@ -18,8 +18,7 @@ use rewind_core::audit_journal::{Expiring, JournalError};
 use rewind_core::way_back::{parse_span, span};
 use serde::Deserialize;
 
-/// The path the open changes are read at.
-pub const EXPIRING_PATH: &str = "/v1/expiring";
+use crate::local_files::on_files;
 
 /// How often the watcher reads the journal.
 const WATCH_EVERY: Duration = Duration::from_secs(60);
@@ -43,7 +42,7 @@ pub async fn expiring(
         Ok(within) => within,
         Err(e) => return crate::guards::error(StatusCode::BAD_REQUEST, format!("within: {e}")),
     };
-    let found = crate::on_files(&rewind, move |r| r.journal().expiring(within, Utc::now())).await;
+    let found = on_files(&rewind, move |r| r.journal().expiring(within, Utc::now())).await;
     match found {
         Ok(found) => axum::Json(found).into_response(),
         Err(e) => crate::guards::error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
@@ -89,7 +88,7 @@ pub(crate) async fn open_changes(
     within: Option<chrono::Duration>,
 ) -> Result<Expiring, JournalError> {
     let span = within.map_or(LONGEST_WAY_BACK, |w| w.max(LONGEST_WAY_BACK));
-    crate::on_files(rewind, move |r| r.journal().expiring(span, Utc::now())).await
+    on_files(rewind, move |r| r.journal().expiring(span, Utc::now())).await
 }
 
 /// The longest a journal keeps history (30 days), so the longest a change stays open.

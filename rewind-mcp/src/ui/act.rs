@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use axum::extract::{Form, Query, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{Html, IntoResponse, Response};
 use maud::{Markup, html};
 use rewind_core::{
     CancellationToken, Content, DiffReport, DiffRequest, NoProgress, RecoverFileRequest,
@@ -21,7 +21,8 @@ use rewind_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::{Pages, Session, page, problem};
+use super::layout::{page, problem};
+use super::pages::{Pages, Session, SignedIn};
 
 /// The agent the journal names for what a person does on the page.
 pub(super) const PAGE_AGENT: &str = "rewind-ui";
@@ -95,12 +96,9 @@ pub(super) struct DiffQuery {
 /// `GET /ui/diff`: what changed since the tag, and what may be done about it.
 pub(super) async fn diff(
     State(pages): State<Pages>,
-    headers: HeaderMap,
     Query(q): Query<DiffQuery>,
+    SignedIn(session): SignedIn,
 ) -> Response {
-    let Some(session) = pages.session(&headers) else {
-        return Redirect::to("/ui/login").into_response();
-    };
     let request = DiffRequest {
         vm: q.vm.clone(),
         change: q.change.clone(),

@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use crate::helper::*;
-use crate::sign_in::{signed_in, token_of};
+use crate::sign_in::{client_as, signed_in};
 
 /// The value of the first sample of `metric` whose labels hold every one of `labels`.
 fn sample(text: &str, metric: &str, labels: &[&str]) -> f64 {
@@ -48,13 +48,7 @@ async fn a_guard_through_mcp_moves_the_metrics_which_need_no_token_and_name_nobo
     let guarded = "verdict=\"guarded\"";
     let before = sample(&metrics().await, "rewind_guards_total", &[guarded]);
 
-    let site = env.sim.local().url.clone();
-    let alice = server
-        .client_with_token(
-            Human::unreachable(),
-            &token_of(&site, "alice", "alice-password").await,
-        )
-        .await;
+    let alice = client_as(&env, &server, "alice").await;
     expect_guarded(&guard(&alice, "web-01", "edit app.conf", "m-1").await);
     let _ = call(&alice, "zerto_find_protection", json!({"vm": "no-such-vm"})).await;
     alice.cancel().await.unwrap();

@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use reqwest::redirect::Policy;
 
 use crate::helper::*;
-use crate::sign_in::token_of;
+use crate::sign_in::client_as;
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -110,13 +110,7 @@ async fn sign_in(base: &str, user: &str) -> Result<(String, String), reqwest::Re
 #[tokio::test]
 async fn a_person_signs_in_sees_a_guard_made_through_mcp_and_signs_out() {
     let (env, server, base) = server().await;
-    let site = env.sim.local().url.clone();
-    let alice = server
-        .client_with_token(
-            Human::unreachable(),
-            &token_of(&site, "alice", "alice-password").await,
-        )
-        .await;
+    let alice = client_as(&env, &server, "alice").await;
     expect_guarded(&guard(&alice, "web-01", "edit app.conf", "page-1").await);
     alice.cancel().await.unwrap();
 
@@ -253,9 +247,7 @@ impl Person {
 }
 
 async fn guard_as(env: &TestEnv, server: &HttpServer, user: &str, vm: &str, change: &str) {
-    let site = env.sim.local().url.clone();
-    let token = token_of(&site, user, &format!("{user}-password")).await;
-    let client = server.client_with_token(Human::unreachable(), &token).await;
+    let client = client_as(env, server, user).await;
     expect_guarded(&guard(&client, vm, "edit", change).await);
     client.cancel().await.unwrap();
 }

@@ -8,8 +8,10 @@ use serde_json::{Value, json};
 
 use crate::recovery::APP_CONF;
 
+use rmcp::service::{RoleClient, RunningService};
+
 use crate::helper::{
-    Human, Setup, TestEnv, call, expect_guarded, expect_ok, guard, line, recover_file,
+    HttpServer, Human, Setup, TestEnv, call, expect_guarded, expect_ok, guard, line, recover_file,
 };
 
 /// The configuration's `[http.auth]`: the Boston realm, for `audience`.
@@ -25,6 +27,17 @@ pub(crate) fn signed_in(env: &TestEnv, audience: &str) {
 /// An access token of `site`'s realm for the user admin.
 async fn token(site: &str) -> String {
     token_of(site, "admin", "admin").await
+}
+
+/// A client of `server` signed in as `person` of the Boston realm (their password is
+/// `<person>-password`), with a human who cannot be asked.
+pub(crate) async fn client_as(
+    env: &TestEnv,
+    server: &HttpServer,
+    person: &str,
+) -> RunningService<RoleClient, Human> {
+    let token = token_of(&env.sim.local().url, person, &format!("{person}-password")).await;
+    server.client_with_token(Human::unreachable(), &token).await
 }
 
 /// An access token of `site`'s realm for `user` (the password grant of `zerto-client`).
@@ -148,14 +161,8 @@ async fn a_caller_without_the_role_a_tool_needs_gets_a_tool_error_naming_it() {
     let env = TestEnv::start_with(options, Setup::File).await;
     signed_in(&env, "account");
     let server = env.http_server().await;
-    let site = env.sim.local().url.clone();
 
-    let bob = server
-        .client_with_token(
-            Human::unreachable(),
-            &token_of(&site, "bob", "bob-password").await,
-        )
-        .await;
+    let bob = client_as(&env, &server, "bob").await;
     expect_ok(&call(&bob, "zerto_find_protection", json!({"vm": "web-01"})).await);
     let refused = guard(&bob, "web-01", "edit app.conf", "role-1").await;
     assert_eq!(refused.is_error, Some(true));
@@ -167,12 +174,7 @@ async fn a_caller_without_the_role_a_tool_needs_gets_a_tool_error_naming_it() {
     assert!(env.insert_tasks().await.is_empty(), "nothing was inserted");
     bob.cancel().await.unwrap();
 
-    let alice = server
-        .client_with_token(
-            Human::unreachable(),
-            &token_of(&site, "alice", "alice-password").await,
-        )
-        .await;
+    let alice = client_as(&env, &server, "alice").await;
     expect_guarded(&guard(&alice, "web-01", "edit app.conf", "role-2").await);
     // A diff's list is a read; its content hands out the guest's bytes, as a recovery does.
     let diff = |content: bool| json!({"vm": "web-01", "change_id": "role-2", "paths": ["sda1/etc"], "content": content});

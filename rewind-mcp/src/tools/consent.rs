@@ -11,14 +11,84 @@
 //! Anything but an accepted yes (no elicitation capability, a no, a declined or dismissed form, a
 //! timeout, an answer that cannot be read) is no: the tool does nothing and says why, for the agent
 //! to tell the human.
+//!
+//! What every question to the human shares, `zerto_check_tool`'s too, is here as well: whether the
+//! client can show a form, how long the human has, and the form as an `InputRequiredResult`.
 
+use std::time::Duration;
+
+use rmcp::ErrorData;
+use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolResponse, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
-    EnumSchema, InputRequiredResult, InputResponses,
+    CallToolResponse, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationSchema, EnumSchema, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses,
 };
 use rmcp::service::{RequestContext, RoleServer};
 
-use crate::check::{ANSWER_TIMEOUT, can_show_a_form, form_input_required};
+/// How long the human has to answer the form before the question goes back to the agent.
+pub(super) const ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Whether the client declared form elicitation (for this request on 2026-07-28, at initialize before).
+pub(super) fn can_show_a_form(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.client_capabilities()
+        .and_then(|c| c.elicitation)
+        // A client that declares elicitation without naming a mode takes forms (MCP 2025-06-18).
+        .is_some_and(|e| e.form.is_some() || e.url.is_none())
+}
+
+/// A form as an `InputRequiredResult` (protocol 2026-07-28 and later): the one input `key`, and
+/// the request `state` the client sends back with the answer.
+pub(super) fn form_input_required(
+    key: &str,
+    message: String,
+    form: ElicitationSchema,
+    state: String,
+) -> InputRequiredResult {
+    let mut requests = InputRequests::new();
+    requests.insert(
+        key.to_string(),
+        InputRequest::Elicitation(ElicitRequest::new(
+            ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message,
+                requested_schema: form,
+            },
+        )),
+    );
+    InputRequiredResult::new(Some(requests), Some(state))
+}
+
+/// What the client sent back with a call for a form asked the round before (protocol 2026-07-28
+/// on): the request state that names that round, and the human's answers. Both are `None` on a
+/// first call, and on every call of an older protocol.
+#[derive(Debug)]
+pub(super) struct FormRound {
+    state: Option<String>,
+    answers: Option<InputResponses>,
+}
+
+impl<S> FromContextPart<ToolCallContext<'_, S>> for FormRound {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+        Ok(FormRound {
+            state: context.request_state.take(),
+            answers: context.input_responses.take(),
+        })
+    }
+}
+
+impl FormRound {
+    /// The answer given under `key`, when the round is the one `state` names. The state only says
+    /// which question the answers belong to; like everything the client sends, it is not trusted:
+    /// answers to another question, or no answers, mean asking again.
+    pub(super) fn answer(&self, key: &str, state: &str) -> Option<&serde_json::Value> {
+        self.answers
+            .as_ref()
+            .and_then(|a| a.get(key))
+            .filter(|_| self.state.as_deref() == Some(state))
+    }
+}
 
 /// The key of the question in an `InputRequiredResult` and in the answers sent back.
 const INPUT_KEY: &str = "consent";
@@ -29,22 +99,22 @@ const NO: &str = "no";
 
 /// One question put to the human before a tool acts.
 #[derive(Debug, Clone)]
-pub struct Question {
+pub(super) struct Question {
     /// The tool asking.
-    pub tool: &'static str,
+    pub(super) tool: &'static str,
     /// What will be done, and what it costs, in the human's words.
-    pub message: String,
+    pub(super) message: String,
     /// The title of the yes.
-    pub yes: String,
+    pub(super) yes: String,
     /// The title of the no.
-    pub no: String,
+    pub(super) no: String,
     /// The call's arguments, as the request state names them.
-    pub about: serde_json::Value,
+    pub(super) about: serde_json::Value,
 }
 
 /// What came of asking.
 #[derive(Debug)]
-pub enum Consent {
+pub(super) enum Consent {
     /// The human said yes: act.
     Given,
     /// No yes: why, for the agent to tell the human. Nothing is done.
@@ -55,12 +125,7 @@ pub enum Consent {
 
 impl Question {
     /// Asks the human, in the way the client's protocol allows.
-    pub async fn ask(
-        &self,
-        ctx: &RequestContext<RoleServer>,
-        state: Option<String>,
-        responses: Option<InputResponses>,
-    ) -> Consent {
+    pub(super) async fn ask(&self, ctx: &RequestContext<RoleServer>, round: &FormRound) -> Consent {
         if !can_show_a_form(ctx) {
             return Consent::Refused(
                 "the human could not be asked: the client cannot show a form (it declared no elicitation capability)".to_string(),
@@ -84,11 +149,7 @@ impl Question {
                 }
             }
         } else {
-            let given = responses
-                .as_ref()
-                .and_then(|r| r.get(INPUT_KEY))
-                .filter(|_| state.as_deref() == Some(self.state().as_str()));
-            let Some(given) = given else {
+            let Some(given) = round.answer(INPUT_KEY, &self.state()) else {
                 return Consent::AskThroughClient(Box::new(self.input_required().into()));
             };
             match serde_json::from_value::<ElicitResult>(given.clone()) {

@@ -1,4 +1,6 @@
-//! `zerto_check_tool`: how a tool call is classified, and how the human is asked about an unknown one.
+//! The tool catalog's tools: `zerto_check_tool` (how a tool call is classified, and the human asked
+//! about an unknown one), `zerto_add_mutating_tool` and `zerto_add_read_only_tool`, their arguments
+//! and their answers.
 //!
 //! Unknown is not safe. When the catalog knows nothing of a tool, the human decides whether to take a
 //! tagged checkpoint first, and the server asks them directly when the client can show a form:
@@ -14,28 +16,220 @@
 //! answer that cannot be read) gets `unknown` and the question back for the agent to put to the human:
 //! never a yes, and never a silent go-ahead.
 
-use std::time::Duration;
-
 use rewind_core::catalog::{CatalogError, Classification, ToolClass};
 use rewind_core::{Rewind, RewindError};
-use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationSchema, EnumSchema, InputRequest, InputRequests,
-    InputRequiredResult, InputResponses,
+    CallToolResponse, CallToolResult, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationSchema, EnumSchema, InputRequiredResult, JsonObject,
 };
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::service::{RequestContext, RoleServer};
-use serde::Serialize;
+use rmcp::{tool, tool_router};
+use serde::{Deserialize, Serialize};
 
-use crate::args::{CheckToolArgs, given};
-use crate::{reply, text};
+use super::call::{arguments, or_answer};
+use super::consent::{ANSWER_TIMEOUT, FormRound, can_show_a_form, form_input_required};
+use crate::args::{self, given};
+use crate::local_files::on_files;
+use crate::reply::{self, Said};
+use crate::roles;
+use crate::server::RewindServer;
 
-/// How long the human has to answer the form before the question goes back to the agent.
-pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
+/// zerto_check_tool.
+pub(crate) const CHECK_TOOL: &str = "\
+Ask whether a tool call changes a VM, before you make it. server: the MCP server that offers the tool \
+(claude-code for Claude Code's own tools such as Bash or Edit); tool: its name; vm: the VM the call acts on, if you know it. \
+The result's class: mutating = call zerto_guard_before_mutate for the VM first and proceed only on guarded; \
+read_only = go ahead; unknown = nobody has classified the tool, which is NOT the same as safe. \
+For an unknown tool this server asks the human directly when your client can show a form, and the result's next field gives their answer: \
+guard_first (guard, then run), run_unguarded (run it, and say plainly that Zerto cannot rewind this change). \
+When the human could not be asked, next is ask_human: put the result's question to the human yourself, wait for the answer, and do not run the tool meanwhile. \
+Changes nothing, except the catalog entry the human asks to remember.";
+
+/// zerto_add_mutating_tool.
+pub(crate) const ADD_MUTATING: &str = "\
+Record in the tool catalog that a tool changes VMs, so every later call of it is guarded first \
+(zerto_check_tool answers mutating, and a Claude Code hook blocks it until the VM is guarded). \
+Call it when the human says a tool should always get a checkpoint first. server and tool as in zerto_check_tool; \
+tool may be * for every tool of the server; vm_arg (optional) names the tool's argument that holds the VM (dotted for nested arguments, e.g. target.host). \
+Adding again with the same arguments changes nothing; with another vm_arg, it replaces the one recorded.";
+
+/// zerto_add_read_only_tool.
+pub(crate) const ADD_READ_ONLY: &str = "\
+Record in the tool catalog that a tool never changes a VM, so it is no longer asked about. \
+Call it only when the human has said so. A tool the catalog already marks mutating is not downgraded here: \
+the call is a tool error that changes nothing, and the human removes that entry with the rewind CLI. Adding again changes nothing.";
+
+/// `zerto_check_tool`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CheckToolArgs {
+    /// The MCP server that offers the tool, as the host names it (claude-code for Claude Code's own
+    /// tools).
+    pub(super) server: String,
+    /// The tool's name.
+    pub(super) tool: String,
+    /// The VM the call will act on, if known.
+    #[serde(default)]
+    pub(super) vm: Option<String>,
+}
+
+/// `zerto_add_mutating_tool`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct AddMutatingArgs {
+    /// The MCP server that offers the tool (claude-code for Claude Code's own tools).
+    pub(super) server: String,
+    /// The tool's name, or * for every tool of the server.
+    pub(super) tool: String,
+    /// The tool's argument that names the VM it acts on (dotted for nested arguments, e.g.
+    /// target.host), so that the Claude Code hook can check that VM was guarded.
+    #[serde(default)]
+    pub(super) vm_arg: Option<String>,
+}
+
+/// `zerto_add_read_only_tool`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct AddReadOnlyArgs {
+    /// The MCP server that offers the tool (claude-code for Claude Code's own tools).
+    pub(super) server: String,
+    /// The tool's name, or * for every tool of the server.
+    pub(super) tool: String,
+}
+
+/// The form's message when asking the human about an unknown tool.
+pub(crate) fn ask_message(server: &str, tool: &str, vm: Option<&str>) -> String {
+    let target = match vm {
+        Some(vm) => format!("VM {vm}"),
+        None => "a VM".to_string(),
+    };
+    format!(
+        "An agent wants to run the tool {tool} of {server} on {target}. Nobody has said whether this tool changes a VM. \
+         Should rewind take a tagged checkpoint of {target} in every protecting VPG first, so that Zerto can rewind the change?"
+    )
+}
+
+/// The title of the form's yes/no choice.
+pub(crate) const ASK_CHECKPOINT_TITLE: &str = "Take a tagged checkpoint first?";
+
+/// The title of the "yes" option.
+pub(crate) const ASK_YES: &str = "Yes: guard the VM first, then run the tool";
+
+/// The title of the "no" option.
+pub(crate) const ASK_NO: &str = "No: run it without a checkpoint (Zerto cannot rewind this change)";
+
+/// The title of the form's "remember" box.
+pub(crate) fn ask_remember_title(server: &str, tool: &str) -> String {
+    format!("Remember this answer for every call of {server}/{tool}")
+}
+
+/// What ticking "remember" does.
+pub(crate) const ASK_REMEMBER_DESCRIPTION: &str = "With Yes, the tool is recorded as mutating: every later call is guarded first. \
+With No, it is recorded as read-only: it runs without a checkpoint and is not asked about again.";
+
+#[tool_router(router = catalog_tools, vis = "pub(super)")]
+impl RewindServer {
+    #[tool(
+        name = "zerto_check_tool",
+        description = CHECK_TOOL,
+        input_schema = args::schema::<CheckToolArgs>(),
+        output_schema = reply::output_schema::<ToolCheck>(),
+        annotations(title = "Check whether a tool changes a VM", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn check_tool(
+        &self,
+        ctx: RequestContext<RoleServer>,
+        round: FormRound,
+        args: JsonObject,
+    ) -> CallToolResponse {
+        let a: CheckToolArgs = or_answer!(arguments("zerto_check_tool", args));
+        let classification = or_answer!(classify(&self.rewind, a).await);
+        if let Some((next, message)) = known(&classification) {
+            return done(classification, next, message, None).into();
+        }
+        ask_human(&self.rewind, classification, &ctx, &round).await
+    }
+
+    #[tool(
+        name = "zerto_add_mutating_tool",
+        description = ADD_MUTATING,
+        input_schema = args::schema::<AddMutatingArgs>(),
+        output_schema = reply::output_schema::<Classification>(),
+        annotations(
+            title = "Record a tool as mutating",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn add_mutating_tool(&self, args: JsonObject) -> CallToolResult {
+        let a: AddMutatingArgs = or_answer!(arguments("zerto_add_mutating_tool", args));
+        let vm_arg = given(a.vm_arg);
+        let added = on_files(&self.rewind, move |r| {
+            let catalog = r.catalog();
+            catalog.add_mutating(&a.server, &a.tool, vm_arg.as_deref())?;
+            catalog.classify(&a.server, &a.tool, None)
+        })
+        .await;
+        recorded(
+            added,
+            "mutating",
+            "Guard the VM it changes (zerto_guard_before_mutate) before every call of it.",
+        )
+    }
+
+    #[tool(
+        name = "zerto_add_read_only_tool",
+        description = ADD_READ_ONLY,
+        input_schema = args::schema::<AddReadOnlyArgs>(),
+        output_schema = reply::output_schema::<Classification>(),
+        annotations(
+            title = "Record a tool as read-only",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn add_read_only_tool(&self, args: JsonObject) -> CallToolResult {
+        let a: AddReadOnlyArgs = or_answer!(arguments("zerto_add_read_only_tool", args));
+        let added = on_files(&self.rewind, move |r| {
+            let catalog = r.catalog();
+            catalog.add_read_only_unless_mutating(&a.server, &a.tool)?;
+            catalog.classify(&a.server, &a.tool, None)
+        })
+        .await;
+        recorded(
+            added,
+            "read-only",
+            "It runs without a checkpoint, and is not asked about again.",
+        )
+    }
+}
+
+/// The answer of a catalog entry added: the tool's classification read back as `class`, and
+/// `next`; or why it was not added.
+fn recorded(
+    added: Result<Classification, CatalogError>,
+    class: &str,
+    next: &str,
+) -> CallToolResult {
+    match added {
+        Ok(c) => reply::ok(
+            Said::new(
+                format!("{}/{} is recorded as {class}", c.server, c.tool),
+                next,
+            ),
+            &c,
+        ),
+        Err(e) => reply::failure(&e.into()),
+    }
+}
 
 /// The key of the question in an `InputRequiredResult` and in the answers sent back.
-pub const INPUT_KEY: &str = "checkpoint_question";
+const INPUT_KEY: &str = "checkpoint_question";
 
 /// The form's choice and box.
 const FIELD_CHECKPOINT: &str = "checkpoint";
@@ -88,29 +282,11 @@ pub struct ToolCheck {
     pub human: Option<HumanAnswer>,
 }
 
-/// Runs `zerto_check_tool`.
-pub async fn check_tool(
-    rewind: &Rewind,
-    args: CheckToolArgs,
-    ctx: &RequestContext<RoleServer>,
-    state: Option<String>,
-    responses: Option<InputResponses>,
-) -> Result<CallToolResponse, McpError> {
-    let classification = match classify(rewind, args).await {
-        Ok(c) => c,
-        Err(refused) => return Ok(refused.into()),
-    };
-    if let Some((next, message)) = known(&classification) {
-        return Ok(done(classification, next, message, None).into());
-    }
-    Ok(ask_human(rewind, classification, ctx, state, responses).await)
-}
-
 /// The catalog's classification of the call, or the answer when the catalog gives none.
 async fn classify(rewind: &Rewind, args: CheckToolArgs) -> Result<Classification, CallToolResult> {
     let vm = given(args.vm);
     let (server, tool) = (args.server.clone(), args.tool.clone());
-    let classified = crate::on_files(rewind, move |r| {
+    let classified = on_files(rewind, move |r| {
         r.catalog().classify(&server, &tool, vm.as_deref())
     })
     .await;
@@ -158,8 +334,7 @@ async fn ask_human(
     rewind: &Rewind,
     classification: Classification,
     ctx: &RequestContext<RoleServer>,
-    state: Option<String>,
-    responses: Option<InputResponses>,
+    round: &FormRound,
 ) -> CallToolResponse {
     if !can_show_a_form(ctx) {
         return not_asked(
@@ -173,9 +348,9 @@ async fn ask_human(
     let answer = if legacy {
         elicit(ctx, &question).await
     } else {
-        given_answer(&question, state.as_deref(), responses.as_ref())
+        given_answer(&question, round)
     };
-    let may_remember = match crate::roles::cannot_change_catalog(rewind.config(), ctx) {
+    let may_remember = match roles::cannot_change_catalog(rewind.config(), ctx) {
         None => Ok(()),
         Some(why) => Err(why),
     };
@@ -207,29 +382,13 @@ async fn elicit(
 
 /// From protocol 2026-07-28 on: the answer the client sent with this call, if it is one to this
 /// question.
-fn given_answer(
-    question: &Question<'_>,
-    state: Option<&str>,
-    responses: Option<&InputResponses>,
-) -> Result<ElicitResult, Unanswered> {
-    // The state only says which question the answers belong to; like everything the client sends,
-    // it is not trusted: answers to another question, or no answers, mean asking again.
-    let expected = question.state();
-    let answer = responses
-        .and_then(|r| r.get(INPUT_KEY))
-        .filter(|_| state == Some(expected.as_str()))
+fn given_answer(question: &Question<'_>, round: &FormRound) -> Result<ElicitResult, Unanswered> {
+    let answer = round
+        .answer(INPUT_KEY, &question.state())
         .ok_or(Unanswered::AskThroughClient)?;
     serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|_| {
         Unanswered::NotAsked("the client's answer to the form could not be read".to_string())
     })
-}
-
-/// Whether the client declared form elicitation (for this request on 2026-07-28, at initialize before).
-pub(crate) fn can_show_a_form(ctx: &RequestContext<RoleServer>) -> bool {
-    ctx.client_capabilities()
-        .and_then(|c| c.elicitation)
-        // A client that declares elicitation without naming a mode takes forms (MCP 2025-06-18).
-        .is_some_and(|e| e.form.is_some() || e.url.is_none())
 }
 
 /// The question about one unknown tool.
@@ -260,21 +419,21 @@ impl<'a> Question<'a> {
     }
 
     fn message(&self) -> String {
-        text::ask_message(self.server, self.tool, self.vm)
+        ask_message(self.server, self.tool, self.vm)
     }
 
     /// The form: a required yes/no choice and an optional "remember" box.
     fn form(&self) -> ElicitationSchema {
         let choice = EnumSchema::builder(vec![YES.to_string(), NO.to_string()])
-            .enum_titles(vec![text::ASK_YES.to_string(), text::ASK_NO.to_string()])
+            .enum_titles(vec![ASK_YES.to_string(), ASK_NO.to_string()])
             .expect("two titles for two values")
-            .title(text::ASK_CHECKPOINT_TITLE)
+            .title(ASK_CHECKPOINT_TITLE)
             .build();
         ElicitationSchema::builder()
             .required_enum_schema(FIELD_CHECKPOINT, choice)
             .optional_bool_with(FIELD_REMEMBER, |b| {
-                b.title(text::ask_remember_title(self.server, self.tool))
-                    .description(text::ASK_REMEMBER_DESCRIPTION)
+                b.title(ask_remember_title(self.server, self.tool))
+                    .description(ASK_REMEMBER_DESCRIPTION)
                     .with_default(false)
             })
             .build()
@@ -293,28 +452,6 @@ impl<'a> Question<'a> {
     }
 }
 
-/// A form as an `InputRequiredResult` (protocol 2026-07-28 and later): the one input `key`, and
-/// the request `state` the client sends back with the answer.
-pub(crate) fn form_input_required(
-    key: &str,
-    message: String,
-    form: ElicitationSchema,
-    state: String,
-) -> InputRequiredResult {
-    let mut requests = InputRequests::new();
-    requests.insert(
-        key.to_string(),
-        InputRequest::Elicitation(ElicitRequest::new(
-            ElicitRequestParams::FormElicitationParams {
-                meta: None,
-                message,
-                requested_schema: form,
-            },
-        )),
-    );
-    InputRequiredResult::new(Some(requests), Some(state))
-}
-
 fn done(
     classification: Classification,
     next: Next,
@@ -327,7 +464,7 @@ fn done(
         message,
         human,
     };
-    let said = reply::Said::new(check.classification.headline(), check.message.clone());
+    let said = Said::new(check.classification.headline(), check.message.clone());
     reply::ok(said, &check)
 }
 
@@ -424,12 +561,12 @@ async fn remember(
 ) -> Result<ToolClass, String> {
     let (s, t) = (classification.server.clone(), classification.tool.clone());
     let (class, written) = if checkpoint {
-        let written = crate::on_files(rewind, move |r| r.catalog().add_mutating(&s, &t, None));
+        let written = on_files(rewind, move |r| r.catalog().add_mutating(&s, &t, None));
         (ToolClass::Mutating, written.await)
     } else {
         // Through the client, so a mutating entry recorded since the question was asked stays:
         // the catalog fails closed.
-        let written = crate::on_files(rewind, move |r| {
+        let written = on_files(rewind, move |r| {
             r.catalog().add_read_only_unless_mutating(&s, &t)
         });
         (ToolClass::ReadOnly, written.await)
@@ -474,7 +611,7 @@ fn after_answer(question: &Question<'_>, human: &HumanAnswer, checkpoint: bool) 
 /// The catalog cannot be read: the tool is treated as unknown, and the reason is the error.
 fn unreadable_catalog(server: &str, tool: &str, err: RewindError) -> CallToolResult {
     let report = err.report();
-    let said = reply::Said::new(
+    let said = Said::new(
         report.message.clone(),
         format!(
             "Until the catalog can be read, treat {server}/{tool} as unknown: ask the human whether to take a tagged checkpoint first, and do not run it before they answer."

@@ -1,0 +1,128 @@
+//! What the MCP server answers: every tool call (the role check first, then the tool, acting for
+//! the caller when signed in, as an MCP task when the client asks for one), the tasks' methods, and
+//! its identity, instructions and capabilities.
+
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, prompt_handler, tool_handler};
+
+use crate::server::{RewindServer, SERVER_NAME};
+use crate::{metrics, prompt, roles, sign_in, task_run, tasks};
+
+#[tool_handler]
+#[prompt_handler]
+impl ServerHandler for RewindServer {
+    /// Every tool call: a signed-in caller without the role the tool needs gets a tool error naming
+    /// it ([`crate::roles`]); the others go to the tool, acting for the caller when signed in.
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        if let Some(refused) = roles::refusal(self.rewind.config(), &request.name, &context) {
+            return Ok(refused.into());
+        }
+        let server = match sign_in::caller(&context) {
+            Some(caller) => self.acting_for(caller.person.clone()),
+            None => self.clone(),
+        };
+        if tasks::wanted(&request, &context) {
+            return Ok(task_run::start(server, request, context));
+        }
+        let tool = request.name.to_string();
+        let began = std::time::Instant::now();
+        let call = rmcp::handler::server::tool::ToolCallContext::new(&server, request, context);
+        let answer = Self::tool_router().call(call).await;
+        let failed = match &answer {
+            Ok(rmcp::model::CallToolResponse::Complete(r)) => r.is_error == Some(true),
+            Ok(_) => false,
+            Err(_) => true,
+        };
+        metrics::server().tool_called(&tool, failed, began.elapsed());
+        answer
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, rmcp::ErrorData> {
+        self.tasks.get(&request.task_id, &context)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.tasks.cancel(&request.task_id, &context)
+    }
+
+    /// `tasks/list` (of the tasks protocol of 2025-11-25, which the extension dropped): the
+    /// caller's tasks. Any other method is unknown.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, rmcp::ErrorData> {
+        if request.method != "tasks/list" {
+            return Err(rmcp::ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ));
+        }
+        if !context
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks())
+        {
+            return Err(rmcp::ErrorData::missing_required_client_capability(
+                rmcp::model::ClientCapabilities::builder()
+                    .enable_tasks()
+                    .build(),
+            ));
+        }
+        Ok(self.tasks.list(&context))
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_tasks()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+                .with_title("Zerto AI Rewind"),
+        )
+        .with_instructions(prompt::INSTRUCTIONS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rewind_core::catalog::BUILTIN_READ_ONLY;
+
+    #[test]
+    fn every_built_in_entry_of_this_server_names_one_of_its_tools() {
+        let listed: Vec<String> = RewindServer::tool_router()
+            .list_all()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        let ours: Vec<&str> = BUILTIN_READ_ONLY
+            .iter()
+            .filter(|(server, _)| *server == SERVER_NAME)
+            .map(|(_, tool)| *tool)
+            .collect();
+        assert!(!ours.is_empty());
+        for tool in ours {
+            assert!(
+                listed.iter().any(|t| t == tool),
+                "the catalog's built-in {SERVER_NAME}/{tool} is not a tool of this server: {listed:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! The pages' state ([`Pages`]): the facade, the realm, and the logins and sessions under way; and
+//! who a request's session cookie says is signed in, with what they may do.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use rewind_core::Rewind;
+use rewind_core::config::UiSignIn;
+
+use super::layout::problem;
+use crate::sign_in::{Caller, Verifier};
+
+/// The session cookie.
+pub(super) const SESSION_COOKIE: &str = "rewind_ui";
+/// The longest a session lasts.
+pub(super) const SESSION_LIFE: Duration = Duration::from_secs(8 * 3600);
+/// Logins and sessions held at most (older ones go first).
+pub(super) const MAX_HELD: usize = 1000;
+
+/// What a signed-in person is, for as long as their session lasts.
+#[derive(Debug, Clone)]
+pub(super) struct Session {
+    /// Who signed in, with their roles.
+    pub(super) caller: Caller,
+    /// The token every form that acts sends back.
+    pub(super) csrf: String,
+    /// When the session ends.
+    pub(super) until: Instant,
+}
+
+/// The session of the person signed in, as a handler's argument: a request without one is sent to
+/// the sign-in instead. It comes after the handler's other arguments, so that a malformed query is
+/// refused as such before the session is looked at.
+pub(super) struct SignedIn(pub(super) Session);
+
+impl FromRequestParts<Pages> for SignedIn {
+    type Rejection = Redirect;
+
+    async fn from_request_parts(parts: &mut Parts, pages: &Pages) -> Result<Self, Redirect> {
+        pages
+            .session(&parts.headers)
+            .map(SignedIn)
+            .ok_or_else(|| Redirect::to("/ui/login"))
+    }
+}
+
+/// The pages' state: the facade, the realm, and the logins and sessions under way.
+#[derive(Clone)]
+pub struct Pages {
+    pub(super) rewind: Rewind,
+    pub(super) verifier: Verifier,
+    pub(super) ui: UiSignIn,
+    /// Each login under way, by its state: its PKCE verifier and when it started.
+    pub(super) logins: Arc<Mutex<HashMap<String, (String, Instant)>>>,
+    /// Each session, by the id its cookie holds.
+    pub(super) sessions: Arc<Mutex<HashMap<String, Session>>>,
+}
+
+impl std::fmt::Debug for Pages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pages")
+            .field("client_id", &self.ui.client_id)
+            .finish()
+    }
+}
+
+/// The value of the cookie `name` the request carries.
+pub(super) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_string())
+}
+
+impl Pages {
+    /// The pages of `[http.auth.ui]`, with no login or session yet.
+    pub(super) fn new(rewind: &Rewind, verifier: Verifier, ui: UiSignIn) -> Pages {
+        Pages {
+            rewind: rewind.clone(),
+            verifier,
+            ui,
+            logins: Arc::default(),
+            sessions: Arc::default(),
+        }
+    }
+
+    /// The cookies' `Secure` attribute, when the pages are reached over HTTPS.
+    pub(super) fn secure(&self) -> &'static str {
+        match self.ui.redirect_uri.scheme() {
+            "https" => "; Secure",
+            _ => "",
+        }
+    }
+
+    /// The session of the request's cookie, if it holds one still open.
+    pub(super) fn session(&self, headers: &HeaderMap) -> Option<Session> {
+        let id = cookie(headers, SESSION_COOKIE)?;
+        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        sessions.retain(|_, s| s.until > Instant::now());
+        sessions.get(&id).cloned()
+    }
+
+    /// Whether `caller` holds the role `role` picks.
+    pub(super) fn may(
+        &self,
+        caller: &Caller,
+        role: fn(&rewind_core::config::ToolRoles) -> &String,
+    ) -> bool {
+        let roles = &self.verifier.auth().roles;
+        caller.roles.iter().any(|r| r == role(roles))
+    }
+
+    /// Whether the person signed in holds the recover role.
+    pub(super) fn may_recover(&self, session: &Session) -> bool {
+        self.may(&session.caller, |r| &r.recover)
+    }
+
+    /// The session of a person with the recover role, or the answer to anyone else: to the
+    /// sign-in when signed out, a refusal naming the role when without it.
+    pub(super) fn recoverer(&self, headers: &HeaderMap) -> Result<Session, Box<Response>> {
+        let Some(session) = self.session(headers) else {
+            return Err(Box::new(Redirect::to("/ui/login").into_response()));
+        };
+        if !self.may_recover(&session) {
+            let role = &self.verifier.auth().roles.recover;
+            let why = format!(
+                "{} does not have the role {role}, which this action needs (a diff's content, keeping tags, recovering files, restoring a VM); ask whoever runs the realm for it. Nothing was done.",
+                session.caller.who()
+            );
+            return Err(Box::new(problem(StatusCode::FORBIDDEN, &why)));
+        }
+        Ok(session)
+    }
+}
