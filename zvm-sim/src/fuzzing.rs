@@ -4,7 +4,7 @@
 
 use axum::http::Uri;
 
-use crate::api::extract::{JsonBody, Params};
+use crate::http::extract::{JsonBody, Params};
 use crate::world::enums::{TASK_STATE, TASK_TYPE, VPG_STATUS, VPG_SUBSTATUS};
 
 /// What the extractors made of one request.

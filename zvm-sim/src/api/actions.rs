@@ -9,8 +9,8 @@ use axum::extract::{Extension, FromRequestParts, Path};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 
-use crate::api::call_log::StartedTask;
-use crate::api::{ApiError, JsonBody, SiteCtx};
+use crate::http::StartedTask;
+use crate::http::{ApiError, JsonBody, SiteCtx};
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
 use crate::world::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};

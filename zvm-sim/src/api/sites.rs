@@ -3,7 +3,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
 
-use crate::api::{ApiError, JsonBody, Params, SiteCtx, ViewCtx};
+use crate::http::{ApiError, JsonBody, Params, SiteCtx, ViewCtx};
 use crate::wire::{self, LocalSiteView, NativeVmView, PeerSiteView, VirtualizationSiteView};
 use crate::world::clock::SimTime;
 use crate::world::enums::PAIRING_STATUS;

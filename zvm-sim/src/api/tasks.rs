@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::Path;
 
-use crate::api::{ApiError, Params, ViewCtx};
+use crate::http::{ApiError, Params, ViewCtx};
 use crate::wire::TaskView;
 use crate::world::enums::{TASK_STATE, TASK_TYPE};
 

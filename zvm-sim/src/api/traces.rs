@@ -7,8 +7,8 @@ use axum::Json;
 use axum::extract::Path;
 use axum::http::StatusCode;
 
-use crate::api::{ApiError, Params, ViewCtx};
 use crate::decisions::EVENTS_LISTED;
+use crate::http::{ApiError, Params, ViewCtx};
 use crate::wire::{
     AlertView, EventView, RecoveryReportView, ResourceReportView, SiteView, report_status,
 };

@@ -4,10 +4,10 @@
 use axum::Json;
 use axum::extract::Path;
 
-use crate::api::extract::DateWindow;
 use crate::api::vpgs::VpgFilter;
-use crate::api::{ApiError, Params, ViewCtx};
 use crate::decisions;
+use crate::http::extract::DateWindow;
+use crate::http::{ApiError, Params, ViewCtx};
 use crate::wire::{
     CanMountView, CheckpointView, PointInTimeView, PointsInTimeStatsView, SiteView, VmView,
 };

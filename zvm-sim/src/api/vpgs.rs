@@ -3,7 +3,7 @@
 use axum::Json;
 use axum::extract::Path;
 
-use crate::api::{ApiError, Params, ViewCtx};
+use crate::http::{ApiError, Params, ViewCtx};
 use crate::wire::VpgView;
 use crate::world::clock::SimTime;
 use crate::world::enums::{

@@ -8,9 +8,9 @@ use axum::extract::{Extension, Path};
 use serde_json::{Value, json};
 
 use crate::api::actions::ActionResult;
-use crate::api::call_log::StartedTask;
-use crate::api::extract::JsonDocument;
-use crate::api::{ApiError, JsonBody, ViewCtx};
+use crate::http::StartedTask;
+use crate::http::extract::JsonDocument;
+use crate::http::{ApiError, JsonBody, ViewCtx};
 use crate::wire::vra_host;
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;

@@ -7,8 +7,8 @@ use axum::http::{HeaderName, HeaderValue, StatusCode};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::api::{ApiError, JsonBody, SiteCtx};
 use crate::faults::{FaultAction, FaultKind, FaultRule, NewRule, PathPattern};
+use crate::http::{ApiError, JsonBody, SiteCtx};
 use crate::world::{SiteRole, World};
 
 /// A rule as `/_sim/faults` shows it.

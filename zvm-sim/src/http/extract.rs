@@ -10,7 +10,7 @@ use axum::http::request::Parts;
 use chrono::{DateTime, NaiveDate, NaiveDateTime};
 use serde_json::{Map, Value};
 
-use crate::api::ApiError;
+use crate::http::ApiError;
 use crate::world::clock::SimTime;
 use crate::world::enums::EnumTable;
 
