@@ -5,7 +5,8 @@
 
 use serde::Serialize;
 
-use super::{Link, SiteView};
+use super::site_view::SiteView;
+use super::zvm::Link;
 use crate::world::SiteRole;
 use crate::world::enums::event_type;
 use crate::world::traces::{Alert, RecoveryReport, Trace, Trigger};
