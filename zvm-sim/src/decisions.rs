@@ -43,7 +43,7 @@
 
 use std::time::Duration;
 
-use crate::world::enums::{status, substatus};
+use crate::enums::{status, substatus};
 
 /// `Version` of every simulated ZVM (10.0 Update 6, the release the reference's Swagger comes from).
 pub const ZVM_VERSION: &str = "10.0.60";

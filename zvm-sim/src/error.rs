@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 
 use crate::tls::TlsError;
-use crate::world::spec::WorldError;
+use crate::world::resolve::WorldError;
 use crate::world::state::StateError;
 
 /// Why the simulator could not start, or, for [`run`], could not save its state when it stopped.

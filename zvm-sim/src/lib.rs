@@ -18,7 +18,7 @@
 //! - `decisions`: every decision taken where the real API is silent, and every default.
 //! - `world`: the model (sites, VMs, VPGs, journals with their hard limits and history alerts,
 //!   Extended Journal Copy repositories and retention sets, guest files, tasks and the operations
-//!   they carry out, FLR sessions, Keycloak, call log, fault rules, simulated clock), behind one
+//!   they carry out, FLR sessions, Keycloak, call log, fault rules with their path patterns and seeded decisions, simulated clock), behind one
 //!   `std::sync::Mutex`, advanced lazily at the start of each request; also world files and
 //!   generated worlds ([`WorldSpec`]) and the saved-state document.
 //! - `http`: the HTTP kit `api` and `control` share: errors, the extractors that bind query and
@@ -28,7 +28,7 @@
 //! - `control`: the `/_sim` control API (reset, saved state, clock, timings, resync, status,
 //!   journal bursts, calls, tasks, retention sets, files, faults, the realm, the pages) and
 //!   `GET /metrics`; `metrics`: the counters and gauges it serves.
-//! - `faults`: fault rules, their path patterns and their seeded decisions.
+//! - `enums`: the ZVM's enumerations, by number and name.
 //! - `serve`: serving a site with axum-server, over HTTP or HTTPS; `tls`: its certificates.
 //! - `wire`: the simulator's own PascalCase JSON views of the model.
 //! - `realm`: the Keycloak realm's signing keys and OpenID configuration.
@@ -47,8 +47,8 @@ mod api;
 mod app;
 mod control;
 pub mod decisions;
+mod enums;
 mod error;
-mod faults;
 #[doc(hidden)]
 pub mod fuzzing;
 mod http;
@@ -74,8 +74,8 @@ pub use simulator::{Simulator, run, start};
 pub use tls::TlsError;
 pub use world::SiteRole;
 pub use world::files::PathError;
+pub use world::resolve::WorldError;
 pub use world::spec::{
-    ClientSpec, GuestOs, RepositorySpec, Role, SiteSpec, UserSpec, VmSpec, VpgSpec, WorldError,
-    WorldSpec,
+    ClientSpec, GuestOs, RepositorySpec, Role, SiteSpec, UserSpec, VmSpec, VpgSpec, WorldSpec,
 };
 pub use world::state::{STATE_FORMAT, StateError};

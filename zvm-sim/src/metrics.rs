@@ -11,8 +11,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
+use crate::enums::{TASK_STATE, VPG_STATUS};
 use crate::world::World;
-use crate::world::enums::{TASK_STATE, VPG_STATUS};
 
 /// A request one site answered.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]

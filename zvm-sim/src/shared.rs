@@ -8,7 +8,7 @@ use crate::error::StartError;
 use crate::metrics::SimMetrics;
 use crate::options::Options;
 use crate::realm::RealmControl;
-use crate::world::spec::WorldError;
+use crate::world::resolve::WorldError;
 use crate::world::state::StateError;
 use crate::world::{Setup, SiteRole, World};
 

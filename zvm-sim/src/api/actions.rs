@@ -9,11 +9,11 @@ use axum::extract::{Extension, FromRequestParts, Path};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 
+use crate::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
 use crate::http::StartedTask;
 use crate::http::{ApiError, JsonBody, SiteCtx};
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
-use crate::world::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
 use crate::world::lifecycle::Removal;
 use crate::world::live::LiveEnd;
 use crate::world::recovery::{CloneRequest, FailoverRequest};

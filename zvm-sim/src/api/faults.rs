@@ -21,8 +21,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::decisions;
-use crate::faults::{FaultAction, inserted_vpg};
 use crate::http::{ApiError, FaultsApplied, SiteCtx, StartedTask, is_control_path};
+use crate::world::faults::{FaultAction, inserted_vpg};
 
 /// Marks a response that must never reach the client: its connection is closed at once, or, when
 /// withheld, held silent until the client gives up (at most [`decisions::WITHHOLD_FOR`]).

@@ -7,10 +7,10 @@ use axum::body::Bytes;
 use axum::extract::{Extension, Path, State};
 
 use crate::api::actions::ActionResult;
+use crate::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
 use crate::http::StartedTask;
 use crate::http::{ApiError, JsonBody, SiteCtx};
 use crate::world::auth::Principal;
-use crate::world::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
 use crate::world::restore::{RestoreRequest, commit_policy};
 
 /// `POST /v1/vms/{vmIdentifier}/Restore` `{"vpgIdentifier", "checkpointIdentifier",

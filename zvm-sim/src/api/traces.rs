@@ -8,12 +8,12 @@ use axum::extract::Path;
 use axum::http::StatusCode;
 
 use crate::decisions::EVENTS_LISTED;
+use crate::enums::{ALERT_ENTITY, ALERT_LEVEL, EVENT_CATEGORY, EVENT_ENTITY, EVENT_TYPE};
 use crate::http::{ApiError, Params, ViewCtx};
 use crate::wire::{
     AlertView, EventView, RecoveryReportView, ResourceReportView, SiteView, report_status,
 };
 use crate::world::clock::SimTime;
-use crate::world::enums::{ALERT_ENTITY, ALERT_LEVEL, EVENT_CATEGORY, EVENT_ENTITY, EVENT_TYPE};
 use crate::world::traces::{Alert, Trace, alert_rules};
 
 /// The most a page of recovery reports holds (`pageSize`).

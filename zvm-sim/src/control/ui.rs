@@ -20,10 +20,10 @@ use maud::{DOCTYPE, Markup, html};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::enums::{TASK_STATE, VPG_STATUS, VPG_SUBSTATUS};
 use crate::http::{ApiError, JsonBody, SiteCtx};
 use crate::world::World;
 use crate::world::clock::SimTime;
-use crate::world::enums::{TASK_STATE, VPG_STATUS, VPG_SUBSTATUS};
 
 /// The page's path.
 pub(crate) const UI_PATH: &str = "/_sim/ui";

@@ -8,11 +8,11 @@ use super::clock::required_non_negative;
 use crate::decisions::{
     DEFAULT_RESYNC_SECONDS, DEFAULT_RESYNC_SUBSTATUS, MAX_BURST_MINUTES, RESYNC_SUBSTATUSES,
 };
+use crate::enums::{VPG_STATUS, VPG_SUBSTATUS};
 use crate::http::{ApiError, JsonBody, SiteCtx};
 use crate::wire::{JournalStateView, VpgStateView};
 use crate::world::World;
 use crate::world::clock::SimTime;
-use crate::world::enums::{VPG_STATUS, VPG_SUBSTATUS};
 
 fn find_vpg(world: &World, key: &str) -> Result<usize, ApiError> {
     world.vpg_by_id_or_name(key).ok_or_else(|| {

@@ -1,7 +1,7 @@
 //! What one layer or handler leaves on a response for another, as a response extension: the call
 //! log, outermost, reads them all; and which paths the call log and the fault rules leave alone.
 
-use crate::faults::FaultNote;
+use crate::world::faults::FaultNote;
 
 /// The task a response started, attached by the handler for the call log.
 #[derive(Debug, Clone)]

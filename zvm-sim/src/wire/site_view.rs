@@ -6,8 +6,8 @@ use super::zvm::*;
 use crate::decisions::{
     PEER_PORT, SITE_TYPE, SITE_TYPE_VERSION, ZVM_API_VERSION, ZVM_DISPLAY_VERSION, ZVM_VERSION,
 };
+use crate::enums::{PAIRING_STATUS, VPG_STATUS, VPG_SUBSTATUS, status as vpg_status};
 use crate::world::clock::SimTime;
-use crate::world::enums::{PAIRING_STATUS, VPG_STATUS, VPG_SUBSTATUS, status as vpg_status};
 use crate::world::flr::FlrSession;
 use crate::world::spec::GuestOs;
 use crate::world::tasks::Task;

@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use super::site_view::SiteView;
 use super::zvm::Link;
+use crate::enums::event_type;
 use crate::world::SiteRole;
-use crate::world::enums::event_type;
 use crate::world::traces::{Alert, RecoveryReport, Trace, Trigger};
 
 /// `GET /v1/alerts`: one alert.

@@ -8,13 +8,14 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::decisions::{self, MAX_HISTORY_MINUTES};
+use crate::enums::status;
 use crate::world::auth::Auth;
 use crate::world::clock::{Clock, SimTime};
-use crate::world::enums::status;
 use crate::world::files::{self, GuestFacts, GuestFiles};
 use crate::world::journal::{Journal, Numbering};
 use crate::world::ltr::{Repository, VpgLtr};
-use crate::world::spec::{ResolvedVpg, SiteSpec, VmSpec, VpgSpec, WorldError};
+use crate::world::resolve::{ResolvedVpg, WorldError};
+use crate::world::spec::{SiteSpec, VmSpec, VpgSpec};
 use crate::world::tasks::Tasks;
 use crate::world::{Datastore, Host, Setup, Site, SiteRole, Vm, Vpg, World, guid};
 
@@ -86,7 +87,7 @@ impl World {
             .with_audiences(setup.spec.audiences.clone()),
             calls: Vec::new(),
             ltr: Default::default(),
-            faults: crate::faults::Faults::new(setup.seed),
+            faults: crate::world::faults::Faults::new(setup.seed),
             traces: Default::default(),
             vpg_settings: Default::default(),
             rng: runtime,

@@ -9,9 +9,9 @@
 //! VM's files as they were at each checkpoint.
 
 use crate::decisions;
+use crate::enums::task_state;
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
-use crate::world::enums::task_state;
 use crate::world::files::{FileAt, Node, NodeKind, PathError};
 use crate::world::journal::Checkpoint;
 use crate::world::tasks::{Operation, Planned, TaskKey};

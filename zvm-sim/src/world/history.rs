@@ -15,9 +15,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decisions;
+use crate::enums::{event_type, status};
 use crate::world::World;
 use crate::world::clock::SimTime;
-use crate::world::enums::{event_type, status};
 use crate::world::journal::Journal;
 use crate::world::traces::{Alert, HISTORY_RULES, JOURNAL_FULL, Trigger};
 
@@ -245,8 +245,8 @@ impl World {
             return Err(super::Refusal::Conflict(
                 decisions::refusal_burst_not_writing(
                     &v.name,
-                    crate::world::enums::VPG_STATUS.name(v.status),
-                    crate::world::enums::VPG_SUBSTATUS.name(v.sub_status),
+                    crate::enums::VPG_STATUS.name(v.status),
+                    crate::enums::VPG_SUBSTATUS.name(v.sub_status),
                 ),
             ));
         }

@@ -237,8 +237,8 @@ impl Vpg {
     pub fn state(&self) -> String {
         format!(
             "{} / {}",
-            crate::world::enums::VPG_STATUS.name(self.status),
-            crate::world::enums::VPG_SUBSTATUS.name(self.sub_status)
+            crate::enums::VPG_STATUS.name(self.status),
+            crate::enums::VPG_SUBSTATUS.name(self.sub_status)
         )
     }
 

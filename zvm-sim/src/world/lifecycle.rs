@@ -12,13 +12,13 @@ use serde::{Deserialize, Serialize};
 
 use super::auth::Principal;
 use super::clock::SimTime;
-use super::enums::{status, substatus, task_state};
 use super::inventory::Vpg;
 use super::journal::{CREATED_BASE, CREATED_VPGS, Journal, Numbering};
 use super::settings::VpgChange;
 use super::tasks::{Operation, Planned};
 use super::{Refusal, SiteRole, World, guid};
 use crate::decisions;
+use crate::enums::{status, substatus, task_state};
 
 /// How long a created VPG's initial sync runs after its `CreateProtectionGroup` task ends, in
 /// simulated milliseconds.

@@ -12,9 +12,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decisions;
+use crate::enums::task_state;
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
-use crate::world::enums::task_state;
 use crate::world::journal::Checkpoint;
 use crate::world::tasks::{Operation, Planned, TaskKey};
 use crate::world::{Refusal, SiteRole, World};

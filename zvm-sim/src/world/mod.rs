@@ -18,12 +18,12 @@
 //! - [`recovery`]: failover test, clone, failover, move and force sync.
 //! - [`state`]: the whole world as a saved JSON document.
 //! - [`auth`]: Keycloak users, clients and tokens.
-//! - [`enums`]: the ZVM's enumerations.
+//! - [`faults`]: fault rules, their path patterns and their seeded decisions.
 
 pub mod auth;
 pub mod clock;
-pub mod enums;
 pub mod exported;
+pub mod faults;
 pub mod files;
 pub mod flr;
 pub mod generate;
@@ -36,6 +36,7 @@ pub mod pairing;
 pub mod placement;
 pub mod recovery;
 pub mod repositories;
+pub mod resolve;
 pub mod restore;
 pub mod scripts;
 pub mod settings;
@@ -59,9 +60,9 @@ use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
 use crate::decisions::{self, CHECKPOINT_INTERVAL_MS, REFUSED_TASK_FRACTION};
+use crate::enums::{VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_state};
 use auth::{Auth, Lifetimes, Principal};
 use clock::{Clock, SimTime};
-use enums::{VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_state};
 use flr::FlrSession;
 use spec::WorldSpec;
 use tasks::{Operation, Planned, Task, TaskKey, Tasks};
@@ -164,7 +165,7 @@ pub struct Call {
     /// The task the call started, if any.
     pub task_id: Option<String>,
     /// The fault rules that fired on it.
-    pub faults: Vec<crate::faults::FaultNote>,
+    pub faults: Vec<crate::world::faults::FaultNote>,
     /// No route matched it (a path no ZVM 10 serves, or one the simulator does not).
     #[serde(default)]
     pub unmatched: bool,
@@ -243,7 +244,7 @@ pub struct World {
     /// Extended Journal Copy: repositories and retention sets.
     pub ltr: ltr::Ltr,
     /// The fault rules.
-    pub faults: crate::faults::Faults,
+    pub faults: crate::world::faults::Faults,
     /// Events, recovery reports and dismissed alerts.
     pub traces: traces::Traces,
     /// The VPG settings documents being edited, by lowercased identifier.

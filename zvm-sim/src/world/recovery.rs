@@ -9,9 +9,9 @@
 use rand::RngExt;
 
 use crate::decisions;
+use crate::enums::{VPG_STATUS, status, substatus, task_state};
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
-use crate::world::enums::{VPG_STATUS, status, substatus, task_state};
 use crate::world::inventory::FailoverTestRun;
 use crate::world::journal::Checkpoint;
 use crate::world::tasks::{Operation, Planned, TaskKey};

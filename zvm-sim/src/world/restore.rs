@@ -14,9 +14,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decisions;
+use crate::enums::{event_type, status, task_state};
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
-use crate::world::enums::{event_type, status, task_state};
 use crate::world::tasks::{Operation, Planned, TaskKey};
 use crate::world::traces::RecoveryReport;
 use crate::world::{Event, Refusal, SiteRole, Vm, World};
@@ -207,8 +207,8 @@ impl World {
             return Err(Refusal::Conflict(format!(
                 "VPG '{}' is {} ({}): a VM cannot be restored from it until it meets its SLA again.",
                 v.name,
-                crate::world::enums::VPG_STATUS.name(v.status),
-                crate::world::enums::VPG_SUBSTATUS.name(v.sub_status)
+                crate::enums::VPG_STATUS.name(v.status),
+                crate::enums::VPG_SUBSTATUS.name(v.sub_status)
             )));
         }
         if let Some(r) = &v.restore {

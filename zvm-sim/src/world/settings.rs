@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 
 use super::auth::Principal;
 use super::clock::SimTime;
-use super::enums::PRIORITY;
 use super::tasks::{Operation, Planned};
 use super::{Refusal, SiteRole, World, guid};
+use crate::enums::PRIORITY;
 
 /// The parts of a document that `/v1/vpgSettings/{id}/{part}` reads and writes, by path segment.
 pub const PARTS: [(&str, &str); 8] = [
@@ -472,11 +472,11 @@ impl World {
             self.sync(
                 vpg,
                 until,
-                super::enums::substatus::VOLUME_INITIAL_SYNC,
+                crate::enums::substatus::VOLUME_INITIAL_SYNC,
                 false,
                 at,
             );
         }
-        (super::enums::task_state::COMPLETED, String::new())
+        (crate::enums::task_state::COMPLETED, String::new())
     }
 }

@@ -16,9 +16,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::faults::Faults;
 use crate::world::auth::Auth;
 use crate::world::clock::{Clock, SimTime};
+use crate::world::faults::Faults;
 use crate::world::flr::FlrSession;
 use crate::world::ltr::Ltr;
 use crate::world::settings::VpgSettings;
@@ -172,7 +172,7 @@ impl World {
                     .and_then(|f| f.format);
                 return Err(match format {
                     Some(format) if format != STATE_FORMAT => StateError::Format(format),
-                    _ => StateError::Json(crate::world::spec::without_value(&error.to_string())),
+                    _ => StateError::Json(crate::world::resolve::without_value(&error.to_string())),
                 });
             }
         };

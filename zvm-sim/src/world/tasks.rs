@@ -9,9 +9,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ops::{Index, IndexMut};
 
+use crate::enums::{task_state, task_type};
 use crate::world::SiteRole;
 use crate::world::clock::SimTime;
-use crate::world::enums::{task_state, task_type};
 use serde::{Deserialize, Serialize};
 
 /// Where the world keeps a task: numbered in the order tasks start, from 0, never reused. It is

@@ -13,8 +13,8 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::decisions::{self, EVENTS_KEPT, REPORTS_KEPT};
+use crate::enums::{VPG_SUBSTATUS, event_type, status, task_state};
 use crate::world::clock::SimTime;
-use crate::world::enums::{VPG_SUBSTATUS, event_type, status, task_state};
 use crate::world::journal::Contents;
 use crate::world::tasks::{Operation, TaskKey};
 use crate::world::{Resync, SiteRole, World};

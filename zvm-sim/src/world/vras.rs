@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use super::auth::Principal;
 use super::clock::SimTime;
-use super::enums::task_state;
 use super::tasks::{Operation, Planned, TaskKey};
 use super::{Refusal, SiteRole, World};
+use crate::enums::task_state;
 
 /// What a VRA is configured with (`VraCreateDataApi`, `VraEditDataApi`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
