@@ -6,7 +6,7 @@ use crate::tls::TlsError;
 use crate::world::resolve::WorldError;
 use crate::world::state::StateError;
 
-/// Why the simulator could not start, or, for [`run`], could not save its state when it stopped.
+/// Why the simulator could not start, or, for [`crate::run`], could not save its state when it stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     /// A listen address could not be bound.
@@ -43,7 +43,7 @@ pub enum StartError {
          (exact durations) up to but not including 1 (0.2 is ±20 %)"
     )]
     TaskJitter(f64),
-    /// The state file could not be written when the simulator stopped ([`run`] only).
+    /// The state file could not be written when the simulator stopped ([`crate::run`] only).
     #[error(
         "{0}. The run's state was not saved (the file, if there is one, is as it was before \
          this run): make its folder writable, or choose another --state FILE, before the next run."

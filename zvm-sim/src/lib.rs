@@ -8,7 +8,7 @@
 //!
 //! - [`start`] binds both sites and serves them in the background (tests, `rewind demo`);
 //!   [`run`] does the same until a shutdown future resolves (the binary); both in `simulator`.
-//!   [`app`] is one site's router, for in-process handler tests with tower's `oneshot`, assembled
+//!   [`app()`] is one site's router, for in-process handler tests with tower's `oneshot`, assembled
 //!   in `app` from the handlers and layers below.
 //! - [`Options`] (`options`): listen addresses, seed, token lifetime, session limit, timings, time
 //!   scale, world, HTTPS and the state file; [`StartError`] (`error`) for why a start failed;

@@ -48,7 +48,7 @@ pub struct Options {
     /// stops.
     pub tls_dir: Option<std::path::PathBuf>,
     /// A saved state: loaded at start when the file exists (instead of the initial world), written
-    /// when the simulator shuts down ([`Simulator::shutdown`], Ctrl-C in the binary).
+    /// when the simulator shuts down ([`crate::Simulator::shutdown`], Ctrl-C in the binary).
     pub state_file: Option<std::path::PathBuf>,
     /// How long a request's body may take to arrive (default 30 s); past it the answer is 408.
     pub body_deadline: Duration,

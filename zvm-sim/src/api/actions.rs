@@ -10,12 +10,11 @@ use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 
 use crate::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
-use crate::http::StartedTask;
-use crate::http::{ApiError, JsonBody, SiteCtx};
+use crate::http::{ApiError, JsonBody, SiteCtx, StartedTask};
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
-use crate::world::lifecycle::Removal;
 use crate::world::live::LiveEnd;
+use crate::world::payloads::Removal;
 use crate::world::recovery::{CloneRequest, FailoverRequest};
 use crate::world::{Refusal, SiteRole, World};
 

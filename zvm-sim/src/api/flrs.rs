@@ -17,8 +17,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{Datelike, Timelike};
 
 use crate::decisions;
-use crate::http::StartedTask;
-use crate::http::{ApiError, JsonBody, Params, SiteCtx, ViewCtx};
+use crate::http::{ApiError, JsonBody, Params, SiteCtx, StartedTask, ViewCtx};
 use crate::wire::{BrowseView, FlrSessionView, PathItemView};
 use crate::world::auth::Principal;
 use crate::world::files::FileAt;

@@ -9,9 +9,8 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 
 use crate::decisions;
-use crate::http::StartedTask;
 use crate::http::extract::JsonDocument;
-use crate::http::{ApiError, JsonBody, Params, SiteCtx, ViewCtx};
+use crate::http::{ApiError, JsonBody, Params, SiteCtx, StartedTask, ViewCtx};
 use crate::wire::{
     NamedEntityView, RecoverableVmView, RecoverableVmsView, RepositoryView, RetentionSetsInfoView,
     RetentionSetsView, SiteRepositoryView, VpgsLtrHealthView,

@@ -8,8 +8,7 @@ use axum::extract::{Extension, Path, State};
 
 use crate::api::actions::ActionResult;
 use crate::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
-use crate::http::StartedTask;
-use crate::http::{ApiError, JsonBody, SiteCtx};
+use crate::http::{ApiError, JsonBody, SiteCtx, StartedTask};
 use crate::world::auth::Principal;
 use crate::world::restore::{RestoreRequest, commit_policy};
 

@@ -8,14 +8,13 @@ use axum::extract::{Extension, Path};
 use serde_json::{Value, json};
 
 use crate::api::actions::ActionResult;
-use crate::http::StartedTask;
 use crate::http::extract::JsonDocument;
-use crate::http::{ApiError, JsonBody, ViewCtx};
+use crate::http::{ApiError, JsonBody, StartedTask, ViewCtx};
 use crate::wire::vra_host;
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
+use crate::world::payloads::VraSettings;
 use crate::world::settings::pascal_case;
-use crate::world::vras::VraSettings;
 use crate::world::{Refusal, SiteRole, World};
 
 /// The task a write started, as every task-starting handler answers it.

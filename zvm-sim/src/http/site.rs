@@ -10,9 +10,8 @@ use axum::http::request::Parts;
 
 use crate::shared::Shared;
 use crate::wire::SiteView;
-use crate::world::SiteRole;
-use crate::world::World;
 use crate::world::clock::SimTime;
+use crate::world::{SiteRole, World};
 
 /// What every handler of one site needs: the shared world and which site it is.
 #[derive(Debug, Clone)]

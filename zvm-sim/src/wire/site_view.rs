@@ -8,7 +8,7 @@ use crate::decisions::{
 };
 use crate::enums::{PAIRING_STATUS, VPG_STATUS, VPG_SUBSTATUS, status as vpg_status};
 use crate::world::clock::SimTime;
-use crate::world::flr::FlrSession;
+use crate::world::flr_session::FlrSession;
 use crate::world::spec::GuestOs;
 use crate::world::tasks::Task;
 use crate::world::{Site, SiteRole, Vm, World};

@@ -11,10 +11,10 @@ use rand_chacha::ChaCha8Rng;
 
 use base64::Engine;
 
+use super::clock::SimTime;
+use super::ids::{SiteRole, guid};
+use super::spec::{ClientSpec, Role, UserSpec};
 use crate::decisions::{PUBLIC_CLIENT_ID, service_account_name};
-use crate::world::SiteRole;
-use crate::world::clock::SimTime;
-use crate::world::spec::{ClientSpec, Role, UserSpec};
 
 /// Who made a request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -216,7 +216,7 @@ impl Auth {
             });
         }
         self.codes.retain(|_, c| now < c.expires);
-        let code = crate::world::guid(rng);
+        let code = guid(rng);
         self.codes.insert(
             code.clone(),
             CodeGrant {
@@ -436,7 +436,7 @@ impl Auth {
                 .insert(refresh_token.clone(), token(self.lifetimes.refresh_ms));
             (
                 Some((refresh_token, seconds(self.lifetimes.refresh_ms))),
-                Some(crate::world::guid(rng)),
+                Some(guid(rng)),
             )
         } else {
             (None, None)

@@ -7,17 +7,20 @@ use bytes::Bytes;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::auth::Auth;
+use super::clock::{Clock, SimTime};
+use super::files::{self, GuestFacts, GuestFiles};
+use super::ids::{SiteRole, guid};
+use super::inventory::{Datastore, Host, Site, Vm, Vpg};
+use super::journal::{Journal, Numbering};
+use super::ltr::{Repository, VpgLtr};
+use super::model::World;
+use super::resolve::{ResolvedVpg, WorldError};
+use super::setup::Setup;
+use super::spec::{SiteSpec, VmSpec, VpgSpec};
+use super::tasks::Tasks;
 use crate::decisions::{self, MAX_HISTORY_MINUTES};
 use crate::enums::status;
-use crate::world::auth::Auth;
-use crate::world::clock::{Clock, SimTime};
-use crate::world::files::{self, GuestFacts, GuestFiles};
-use crate::world::journal::{Journal, Numbering};
-use crate::world::ltr::{Repository, VpgLtr};
-use crate::world::resolve::{ResolvedVpg, WorldError};
-use crate::world::spec::{SiteSpec, VmSpec, VpgSpec};
-use crate::world::tasks::Tasks;
-use crate::world::{Datastore, Host, Setup, Site, SiteRole, Vm, Vpg, World, guid};
 
 impl World {
     /// Builds the initial world of a setup; the same setup always gives the same world.

@@ -8,15 +8,18 @@
 
 use rand::RngExt;
 
+use super::auth::Principal;
+use super::clock::SimTime;
+use super::ids::SiteRole;
+use super::inventory::{FailoverTestRun, Resync, Vm};
+use super::journal::Checkpoint;
+use super::model::World;
+use super::refusal::Refusal;
+use super::schedule::Event;
+use super::tasks::{Operation, Planned, TaskKey};
+use super::traces::RecoveryReport;
 use crate::decisions;
 use crate::enums::{VPG_STATUS, status, substatus, task_state};
-use crate::world::auth::Principal;
-use crate::world::clock::SimTime;
-use crate::world::inventory::FailoverTestRun;
-use crate::world::journal::Checkpoint;
-use crate::world::tasks::{Operation, Planned, TaskKey};
-use crate::world::traces::RecoveryReport;
-use crate::world::{Refusal, Resync, SiteRole, Vm, World};
 
 /// What `Failover` asks for.
 #[derive(Debug, Clone, Default)]
@@ -442,7 +445,7 @@ impl World {
         };
         v.resync = Some(resync);
         let generation = v.generation;
-        self.schedule(until, super::Event::ResyncEnds { vpg, generation });
+        self.schedule(until, Event::ResyncEnds { vpg, generation });
         resync
     }
 

@@ -4,12 +4,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::spec::{DEFAULT_WORLD_TOML, VpgSpec, WorldSpec};
 use crate::decisions::{
     MAX_HISTORY_MINUTES, MAX_JOURNAL_ROOM_MINUTES, MAX_KEEP_FOR_DAYS, MAX_VPGS_PER_VM,
     PUBLIC_CLIENT_ID, default_journal_room,
 };
 use crate::enums::{EnumError, PRIORITY, VPG_STATUS, VPG_SUBSTATUS};
-use crate::world::spec::{DEFAULT_WORLD_TOML, VpgSpec, WorldSpec};
 
 /// A world that no ZVM could have, or a world file that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -16,15 +16,19 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::world::auth::Auth;
-use crate::world::clock::{Clock, SimTime};
-use crate::world::faults::Faults;
-use crate::world::flr::FlrSession;
-use crate::world::ltr::Ltr;
-use crate::world::settings::VpgSettings;
-use crate::world::tasks::{TaskKey, Tasks};
-use crate::world::traces::Traces;
-use crate::world::{Call, Event, Scheduled, Site, Timings, Vm, Vpg, World};
+use super::auth::Auth;
+use super::calls::Call;
+use super::clock::{Clock, SimTime};
+use super::documents::VpgSettings;
+use super::faults::Faults;
+use super::flr_session::FlrSession;
+use super::inventory::{Site, Vm, Vpg};
+use super::ltr::Ltr;
+use super::model::World;
+use super::schedule::{Event, Scheduled};
+use super::setup::Timings;
+use super::tasks::{TaskKey, Tasks};
+use super::traces::Traces;
 
 /// The `Format` of a saved state this simulator writes and reads.
 pub const STATE_FORMAT: &str = "zvm-sim-state/3";

@@ -7,57 +7,14 @@
 //! removed (Zerto refuses it too: its VPGs would stop replicating). The recovery host of a VM is
 //! its host's position at the recovery site unless a change of recovery host moved it.
 
-use serde::{Deserialize, Serialize};
-
 use super::auth::Principal;
 use super::clock::SimTime;
+use super::ids::SiteRole;
+use super::model::World;
+use super::payloads::VraSettings;
+use super::refusal::Refusal;
 use super::tasks::{Operation, Planned, TaskKey};
-use super::{Refusal, SiteRole, World};
 use crate::enums::task_state;
-
-/// What a VRA is configured with (`VraCreateDataApi`, `VraEditDataApi`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct VraSettings {
-    /// `MemoryInGB`.
-    pub memory_gb: u32,
-    /// `NumOfCpus`.
-    pub cpus: u32,
-    /// `VraGroup`.
-    pub group: String,
-}
-
-impl Default for VraSettings {
-    fn default() -> Self {
-        VraSettings {
-            memory_gb: 3,
-            cpus: 1,
-            group: "default_group".to_owned(),
-        }
-    }
-}
-
-/// The VRA of one host.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct Vra {
-    /// Installed (a host's VRA is, until removed).
-    pub installed: bool,
-    /// Its settings.
-    pub settings: VraSettings,
-    /// The install, removal, edit or upgrade running on it.
-    pub busy: Option<TaskKey>,
-}
-
-impl Default for Vra {
-    fn default() -> Self {
-        Vra {
-            installed: true,
-            settings: VraSettings::default(),
-            busy: None,
-        }
-    }
-}
 
 /// `VraStatusApi`: Installed (0), NotInstalled (2), Installing (3), Removing (4).
 pub mod vra_status {
