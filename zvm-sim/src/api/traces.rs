@@ -345,6 +345,9 @@ fn keeps_resources(params: &Params, report: &ResourceReportView) -> bool {
         && params.matches("protectedClusterName", &protected.compute.cluster_name)
         && params.matches("protectedHostName", &protected.compute.host_name)
         && params.matches("recoverySiteName", &recovery.site_name)
-        && params.matches("recoveryClusterName", &recovery.compute.cluster_name)
-        && params.matches("recoveryHostName", &recovery.compute.host_name)
+        && params.matches(
+            "recoveryClusterName",
+            &recovery.compute.placement.cluster_name,
+        )
+        && params.matches("recoveryHostName", &recovery.compute.placement.host_name)
 }

@@ -199,22 +199,30 @@ impl SiteView<'_> {
         }
     }
 
-    /// A VM no VPG protects, as `GET /v1/virtualizationsites/{id}/vms` lists it.
-    pub fn native_vm(&self, vm_index: usize) -> NativeVmView {
+    /// Where a VM runs: its host and datastore at its own site, its guest OS and network.
+    fn placement(&self, vm_index: usize) -> VmPlacementView {
         let vm = &self.world.vms[vm_index];
         let site = self.world.site(vm.site);
         let host = &site.hosts[vm.host % site.hosts.len()];
         let datastore = &site.datastores[self.world.datastore_of(vm_index, vm.site)];
-        NativeVmView {
-            vm_identifier: vm.id.clone(),
-            vm_name: vm.name.clone(),
-            vm_instance_identifier: None,
+        VmPlacementView {
             owning_host_identifier: host.id.clone(),
             owning_host_name: host.name.clone(),
             owning_datastore_identifier: datastore.id.clone(),
             owning_datastore_name: datastore.name.clone(),
             guest_os: guest_os_name(vm.os),
             vm_network_information: self.network(vm),
+        }
+    }
+
+    /// A VM no VPG protects, as `GET /v1/virtualizationsites/{id}/vms` lists it.
+    pub fn native_vm(&self, vm_index: usize) -> NativeVmView {
+        let vm = &self.world.vms[vm_index];
+        NativeVmView {
+            vm_identifier: vm.id.clone(),
+            vm_name: vm.name.clone(),
+            vm_instance_identifier: None,
+            placement: self.placement(vm_index),
             vm_perf_metric_info: PerfMetricView {
                 provisioned_storage_in_mb: vm.provisioned_mb,
                 used_storage_in_mb: vm.used_mb,
@@ -234,12 +242,9 @@ impl SiteView<'_> {
     pub fn vm_row(&self, vm_index: usize, vpg_index: usize) -> VmView {
         let vm = &self.world.vms[vm_index];
         let vpg = &self.world.vpgs[vpg_index];
-        let site = self.world.site(vm.site);
-        let host = &site.hosts[vm.host % site.hosts.len()];
         let recovery = self.world.site(vpg.recovery);
         let recovery_host = &recovery.hosts[vm.host % recovery.hosts.len()];
         let identifier = format!("{}?VpgIdentifier={}", vm.id, vpg.id);
-        let datastore = &site.datastores[self.world.datastore_of(vm_index, vm.site)];
         let (iops, throughput) = self.world.vm_load(vm_index, vpg_index);
         VmView {
             vm_identifier: vm.id.clone(),
@@ -288,12 +293,7 @@ impl SiteView<'_> {
             is_vm_exists: true,
             recovery_host_identifier: recovery_host.id.clone(),
             recovery_host_name: recovery_host.name.clone(),
-            owning_host_identifier: host.id.clone(),
-            owning_host_name: host.name.clone(),
-            owning_datastore_identifier: datastore.id.clone(),
-            owning_datastore_name: datastore.name.clone(),
-            guest_os: guest_os_name(vm.os),
-            vm_network_information: self.network(vm),
+            placement: self.placement(vm_index),
             hardware_version: "vmx-19",
             is_agent_installed: false,
             platform_information: VmPlatformView { azure: None },

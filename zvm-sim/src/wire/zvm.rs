@@ -95,17 +95,26 @@ pub struct NativeVmView {
     pub vm_identifier: String,
     pub vm_name: String,
     pub vm_instance_identifier: Option<String>,
+    #[serde(flatten)]
+    pub placement: VmPlacementView,
+    pub vm_perf_metric_info: PerfMetricView,
+    pub nics: Vec<NicView>,
+    pub volumes: Vec<VolumeView>,
+    pub is_agent_installed: bool,
+    pub platform_information: VmPlatformView,
+}
+
+/// Where a VM runs, as both `VmApi` and `VmNativeApi` say it (flattened into each): its host,
+/// datastore, guest OS and network.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct VmPlacementView {
     pub owning_host_identifier: String,
     pub owning_host_name: String,
     pub owning_datastore_identifier: String,
     pub owning_datastore_name: String,
     pub guest_os: &'static str,
     pub vm_network_information: NetworkInformationView,
-    pub vm_perf_metric_info: PerfMetricView,
-    pub nics: Vec<NicView>,
-    pub volumes: Vec<VolumeView>,
-    pub is_agent_installed: bool,
-    pub platform_information: VmPlatformView,
 }
 
 /// `VmPerfMetricInfo`.
@@ -201,12 +210,8 @@ pub struct VmView {
     pub is_vm_exists: bool,
     pub recovery_host_identifier: String,
     pub recovery_host_name: String,
-    pub owning_host_identifier: String,
-    pub owning_host_name: String,
-    pub owning_datastore_identifier: String,
-    pub owning_datastore_name: String,
-    pub guest_os: &'static str,
-    pub vm_network_information: NetworkInformationView,
+    #[serde(flatten)]
+    pub placement: VmPlacementView,
     pub hardware_version: &'static str,
     pub is_agent_installed: bool,
     pub platform_information: VmPlatformView,

@@ -120,6 +120,21 @@ struct Holder {
     with_refresh: bool,
 }
 
+impl Holder {
+    /// A user of the realm, signed in through the public client: it also gets a refresh token.
+    fn user(user: &UserSpec) -> Holder {
+        Holder {
+            subject: format!("user:{}", user.name),
+            principal: Principal {
+                name: user.name.clone(),
+                role: user.role,
+                realm_roles: user.realm_roles.clone(),
+            },
+            with_refresh: true,
+        }
+    }
+}
+
 /// Token lifetimes and the session limit.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -290,15 +305,7 @@ impl Auth {
                 description: "Invalid user credentials",
                 unauthorized: true,
             })?;
-        Ok(Holder {
-            subject: format!("user:{}", user.name),
-            principal: Principal {
-                name: user.name.clone(),
-                role: user.role,
-                realm_roles: user.realm_roles.clone(),
-            },
-            with_refresh: true,
-        })
+        Ok(Holder::user(user))
     }
 
     /// The client_credentials grant: a confidential client's service account, which gets no
@@ -364,15 +371,7 @@ impl Auth {
             .iter()
             .find(|u| u.name == grant.user)
             .ok_or(invalid)?;
-        Ok(Holder {
-            subject: format!("user:{}", user.name),
-            principal: Principal {
-                name: user.name.clone(),
-                role: user.role,
-                realm_roles: user.realm_roles.clone(),
-            },
-            with_refresh: true,
-        })
+        Ok(Holder::user(user))
     }
 
     /// The refresh_token grant: the holder of a refresh token still valid at `site`.

@@ -234,6 +234,28 @@ pub struct Vpg {
 }
 
 impl Vpg {
+    /// Every task the VPG refers to: its running inserts, its failover test's start and stop,
+    /// its clone, its live operation, its Extended Journal Copy run, and its journal restore with
+    /// its end.
+    pub fn tasks(&self) -> impl Iterator<Item = TaskKey> + '_ {
+        let test = self
+            .test
+            .iter()
+            .flat_map(|t| std::iter::once(t.start_task).chain(t.stop_task));
+        let restore = self
+            .restore
+            .iter()
+            .flat_map(|r| std::iter::once(r.task).chain(r.end_task));
+        self.running_inserts
+            .iter()
+            .copied()
+            .chain(test)
+            .chain(self.clone_task)
+            .chain(self.live_task)
+            .chain(self.ltr.running)
+            .chain(restore)
+    }
+
     /// Its status and substatus by name, `MeetingSLA / None`, for messages.
     pub fn state(&self) -> String {
         format!(

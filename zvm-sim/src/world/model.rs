@@ -150,24 +150,7 @@ impl World {
     /// Every task the rest of the world holds: running inserts, failover tests, clones and live
     /// operations of VPGs, FLR sessions, and task ends still to come.
     fn task_references(&self) -> impl Iterator<Item = TaskKey> + '_ {
-        let of_vpgs = self.vpgs.iter().flat_map(|vpg| {
-            let test = vpg
-                .test
-                .iter()
-                .flat_map(|t| std::iter::once(t.start_task).chain(t.stop_task));
-            vpg.running_inserts
-                .iter()
-                .copied()
-                .chain(test)
-                .chain(vpg.clone_task)
-                .chain(vpg.live_task)
-                .chain(vpg.ltr.running)
-                .chain(
-                    vpg.restore
-                        .iter()
-                        .flat_map(|r| std::iter::once(r.task).chain(r.end_task)),
-                )
-        });
+        let of_vpgs = self.vpgs.iter().flat_map(Vpg::tasks);
         let of_flrs = self
             .flrs
             .iter()

@@ -300,24 +300,7 @@ impl World {
             for &vm in vpg.vms.iter().chain(vpg.vm_last_test.keys()) {
                 in_range(&what("Vms"), vm, vms)?;
             }
-            let test_tasks = vpg
-                .test
-                .iter()
-                .flat_map(|t| std::iter::once(t.start_task).chain(t.stop_task));
-            for task in vpg
-                .running_inserts
-                .iter()
-                .copied()
-                .chain(test_tasks)
-                .chain(vpg.clone_task)
-                .chain(vpg.live_task)
-                .chain(vpg.ltr.running)
-                .chain(
-                    vpg.restore
-                        .iter()
-                        .flat_map(|r| std::iter::once(r.task).chain(r.end_task)),
-                )
-            {
+            for task in vpg.tasks() {
                 kept(&what("tasks"), task)?;
             }
             if let Some(repository) = vpg.ltr.repository {

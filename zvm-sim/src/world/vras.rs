@@ -79,13 +79,11 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let missing = self.with_vra(site, &hosts, false);
-        if missing.is_empty() {
-            return Err(Refusal::Conflict(format!(
-                "Every host named already has a VRA ({}): remove one first to install it again.",
-                self.host_names(site, &hosts)
-            )));
-        }
+        let missing = self.with_vra(site, &hosts, false, |names| {
+            Refusal::Conflict(format!(
+                "Every host named already has a VRA ({names}): remove one first to install it again."
+            ))
+        })?;
         let operation = Operation::InstallVras {
             hosts: missing.clone(),
             settings,
@@ -102,13 +100,9 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let installed = self.with_vra(site, &hosts, true);
-        if installed.is_empty() {
-            return Err(Refusal::NotFound(format!(
-                "No VRA is installed on {}.",
-                self.host_names(site, &hosts)
-            )));
-        }
+        let installed = self.with_vra(site, &hosts, true, |names| {
+            Refusal::NotFound(format!("No VRA is installed on {names}."))
+        })?;
         let loads = self.vra_loads(site);
         if let Some(&h) = installed
             .iter()
@@ -151,12 +145,9 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let installed = self.with_vra(site, &hosts, true);
-        if installed.is_empty() {
-            return Err(Refusal::NotFound(
-                "No VRA is installed there to upgrade.".to_owned(),
-            ));
-        }
+        let installed = self.with_vra(site, &hosts, true, |_| {
+            Refusal::NotFound("No VRA is installed there to upgrade.".to_owned())
+        })?;
         let operation = Operation::UpgradeVras {
             hosts: installed.clone(),
         };
@@ -174,14 +165,25 @@ impl World {
         }
     }
 
-    /// Those of `hosts` at `site` whose VRA is installed (`installed`), or is not.
-    fn with_vra(&self, site: SiteRole, hosts: &[usize], installed: bool) -> Vec<usize> {
+    /// Those of `hosts` at `site` whose VRA is installed (`installed`), or is not; when there are
+    /// none, the refusal `none` makes of the hosts' names.
+    fn with_vra(
+        &self,
+        site: SiteRole,
+        hosts: &[usize],
+        installed: bool,
+        none: impl FnOnce(String) -> Refusal,
+    ) -> Result<Vec<usize>, Refusal> {
         let at = &self.site(site).hosts;
-        hosts
+        let found: Vec<usize> = hosts
             .iter()
             .copied()
             .filter(|&h| at[h].vra.installed == installed)
-            .collect()
+            .collect();
+        if found.is_empty() {
+            return Err(none(self.host_names(site, hosts)));
+        }
+        Ok(found)
     }
 
     fn host_names(&self, site: SiteRole, hosts: &[usize]) -> String {
