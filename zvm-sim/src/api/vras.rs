@@ -12,9 +12,9 @@ use crate::http::extract::JsonDocument;
 use crate::http::{ApiError, JsonBody, StartedTask, ViewCtx};
 use crate::wire::vra_host;
 use crate::world::auth::Principal;
-use crate::world::clock::SimTime;
 use crate::world::payloads::VraSettings;
 use crate::world::settings::pascal_case;
+use crate::world::vras::VraWork;
 use crate::world::{Refusal, SiteRole, World};
 
 /// The task a write started, as every task-starting handler answers it.
@@ -43,14 +43,11 @@ impl Hosts {
     }
 }
 
-/// A world method that starts a task on the VRAs of some hosts of a site.
-type OnHosts = fn(&mut World, SiteRole, Vec<usize>, &Principal, SimTime) -> Result<String, Refusal>;
-
-/// The world's `act` on the VRAs of `hosts`; answers the task it started.
-fn on_hosts(ctx: &ViewCtx, by: &Principal, hosts: Hosts, act: OnHosts) -> ActionResult {
+/// The `work` task on the VRAs of `hosts`; answers the task it started.
+fn on_hosts(ctx: &ViewCtx, by: &Principal, hosts: Hosts, work: VraWork) -> ActionResult {
     let task = ctx.with_world(|world, now| {
         let hosts = hosts.at(world, ctx.site)?;
-        act(world, ctx.site, hosts, by, now)
+        world.work_on_vras(ctx.site, hosts, work, by, now)
     })?;
     started(task)
 }
@@ -166,7 +163,7 @@ pub(crate) async fn uninstall(
     Extension(by): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ActionResult {
-    on_hosts(&ctx, &by, Hosts::OfVra(id), World::uninstall_vras)
+    on_hosts(&ctx, &by, Hosts::OfVra(id), VraWork::Uninstall)
 }
 
 /// `PUT /v1/vras/{vraIdentifier}` (`VraEditDataApi`).
@@ -191,7 +188,7 @@ pub(crate) async fn upgrade(
     Extension(by): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ActionResult {
-    on_hosts(&ctx, &by, Hosts::OfVra(id), World::upgrade_vras)
+    on_hosts(&ctx, &by, Hosts::OfVra(id), VraWork::Upgrade)
 }
 
 /// `POST /v1/vras/clusters` (`VrasOnClusterCreateDataApi`): a VRA on every host of the cluster
@@ -215,7 +212,7 @@ pub(crate) async fn uninstall_cluster(
     Extension(by): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ActionResult {
-    on_hosts(&ctx, &by, Hosts::Cluster(id), World::uninstall_vras)
+    on_hosts(&ctx, &by, Hosts::Cluster(id), VraWork::Uninstall)
 }
 
 /// `PUT /v1/vras/clusters/{clusterIdentifier}`: the cluster's VRAs upgraded.
@@ -224,7 +221,7 @@ pub(crate) async fn upgrade_cluster(
     Extension(by): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ActionResult {
-    on_hosts(&ctx, &by, Hosts::Cluster(id), World::upgrade_vras)
+    on_hosts(&ctx, &by, Hosts::Cluster(id), VraWork::Upgrade)
 }
 
 /// `DELETE /v1/vras/cleanup`: every VRA of every cluster removed; the tasks' identifiers.
@@ -234,7 +231,7 @@ pub(crate) async fn cleanup(
 ) -> Result<Json<Vec<String>>, ApiError> {
     let task = ctx.with_world(|world, now| {
         let hosts = (0..world.site(ctx.site).hosts.len()).collect();
-        world.uninstall_vras(ctx.site, hosts, &by, now)
+        world.work_on_vras(ctx.site, hosts, VraWork::Uninstall, &by, now)
     })?;
     Ok(Json(vec![task]))
 }

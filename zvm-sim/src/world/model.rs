@@ -287,6 +287,28 @@ impl World {
         key
     }
 
+    /// Ends the VPG's running task that `running` takes from it Stopped, with the reason `reason`
+    /// gives, and returns its identifier; 409 when no `what` runs.
+    pub(super) fn abort_running(
+        &mut self,
+        vpg: usize,
+        what: &str,
+        running: impl FnOnce(&mut Vpg) -> Option<TaskKey>,
+        reason: impl FnOnce(&Vpg) -> String,
+        now: SimTime,
+    ) -> Result<String, Refusal> {
+        let v = &mut self.vpgs[vpg];
+        let Some(task) = running(v) else {
+            return Err(Refusal::Conflict(format!(
+                "VPG '{}' has no {what} running; nothing to abort.",
+                v.name
+            )));
+        };
+        let reason = reason(v);
+        self.tasks[task].end(task_state::STOPPED, reason, now);
+        Ok(self.tasks[task].id.clone())
+    }
+
     /// `POST /v1/vpgs/{id}/checkpoints`: starts an `InsertTaggedCP` task at `site` and returns its
     /// identifier. The HTTP answer is always the task id; whether the insert worked is only in the
     /// task (another insert running, a VPG that writes no checkpoints: the task ends Failed).

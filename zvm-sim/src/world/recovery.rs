@@ -11,7 +11,7 @@ use rand::RngExt;
 use super::auth::Principal;
 use super::clock::SimTime;
 use super::ids::SiteRole;
-use super::inventory::{FailoverTestRun, Resync, Vm};
+use super::inventory::{FailoverTestRun, Resync, Vm, Vpg};
 use super::journal::Checkpoint;
 use super::model::World;
 use super::refusal::Refusal;
@@ -253,16 +253,8 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let v = &mut self.vpgs[vpg];
-        let Some(task) = v.clone_task.take() else {
-            return Err(Refusal::Conflict(format!(
-                "VPG '{}' has no clone running; nothing to abort.",
-                v.name
-            )));
-        };
-        let reason = decisions::reason_clone_aborted(&by.name);
-        self.tasks[task].end(task_state::STOPPED, reason, now);
-        Ok(self.tasks[task].id.clone())
+        let reason = |_: &Vpg| decisions::reason_clone_aborted(&by.name);
+        self.abort_running(vpg, "clone", |v| v.clone_task.take(), reason, now)
     }
 
     /// `POST /v1/vpgs/{id}/Failover`: a live failover. The VPG shows FailingOver while the task

@@ -12,6 +12,7 @@
 use super::auth::Principal;
 use super::clock::SimTime;
 use super::ids::{SiteRole, stable_guid};
+use super::inventory::Vpg;
 use super::ltr::RetentionSet;
 use super::model::World;
 use super::refusal::Refusal;
@@ -74,17 +75,13 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let v = &mut self.vpgs[vpg];
-        let Some(task) = v.ltr.running.take() else {
-            return Err(Refusal::Conflict(format!(
-                "VPG '{}' has no Extended Journal Copy running; nothing to abort.",
-                v.name
-            )));
+        let running = |v: &mut Vpg| {
+            let task = v.ltr.running.take();
+            v.ltr.last_failed |= task.is_some();
+            task
         };
-        v.ltr.last_failed = true;
-        let reason = decisions::reason_retention_aborted(&v.name, &by.name);
-        self.tasks[task].end(task_state::STOPPED, reason, now);
-        Ok(self.tasks[task].id.clone())
+        let reason = |v: &Vpg| decisions::reason_retention_aborted(&v.name, &by.name);
+        self.abort_running(vpg, "Extended Journal Copy", running, reason, now)
     }
 
     /// The end of a `ManualRetention` task: a full retention set of the VPG at the checkpoint's

@@ -28,6 +28,15 @@ pub mod vra_status {
     pub const REMOVING: u8 = 4;
 }
 
+/// A task on installed VRAs that needs nothing but the VRAs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VraWork {
+    /// Removes them, refused while one of them protects or recovers a VM.
+    Uninstall,
+    /// Every VRA already runs the ZVM's version, so the task completes having nothing to change.
+    Upgrade,
+}
+
 impl World {
     /// The `VraStatusApi` of the VRA on host `host` of `site`.
     pub fn vra_status(&self, site: SiteRole, host: usize) -> u8 {
@@ -91,35 +100,49 @@ impl World {
         self.start_vra_task(site, &missing, operation, by, now)
     }
 
-    /// `DELETE /v1/vras/{id}`, `/v1/vras/clusters/{id}`, `/v1/vras/cleanup`: removes the VRAs of
-    /// `hosts`, refused while one of them protects or recovers a VM.
-    pub fn uninstall_vras(
+    /// `DELETE /v1/vras/{id}`, `/v1/vras/clusters/{id}`, `/v1/vras/cleanup` and
+    /// `POST /v1/vras/{id}/upgrade`, `PUT /v1/vras/clusters/{id}`: the `work` task on the installed
+    /// VRAs of `hosts` (see [`VraWork`]).
+    pub fn work_on_vras(
         &mut self,
         site: SiteRole,
         hosts: Vec<usize>,
+        work: VraWork,
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let installed = self.with_vra(site, &hosts, true, |names| {
-            Refusal::NotFound(format!("No VRA is installed on {names}."))
+        let installed = self.with_vra(site, &hosts, true, |names| match work {
+            VraWork::Uninstall => Refusal::NotFound(format!("No VRA is installed on {names}.")),
+            VraWork::Upgrade => {
+                Refusal::NotFound("No VRA is installed there to upgrade.".to_owned())
+            }
         })?;
+        let hosts = installed.clone();
+        let operation = match work {
+            VraWork::Uninstall => {
+                self.refuse_while_replicating(site, &installed)?;
+                Operation::UninstallVras { hosts }
+            }
+            VraWork::Upgrade => Operation::UpgradeVras { hosts },
+        };
+        self.start_vra_task(site, &installed, operation, by, now)
+    }
+
+    /// Refuses to remove a VRA that protects or recovers a VM (its VPGs would stop replicating).
+    fn refuse_while_replicating(&self, site: SiteRole, hosts: &[usize]) -> Result<(), Refusal> {
         let loads = self.vra_loads(site);
-        if let Some(&h) = installed
+        match hosts
             .iter()
             .find(|&&h| loads[h].protected.vms + loads[h].recovery.vms > 0)
         {
-            let load = loads[h];
-            return Err(Refusal::Conflict(format!(
+            Some(&h) => Err(Refusal::Conflict(format!(
                 "The VRA of host {} protects {} and recovers {} VM(s): move them first (changerecoveryvra, or remove them from their VPGs).",
                 self.site(site).hosts[h].name,
-                load.protected.vms,
-                load.recovery.vms
-            )));
+                loads[h].protected.vms,
+                loads[h].recovery.vms
+            ))),
+            None => Ok(()),
         }
-        let operation = Operation::UninstallVras {
-            hosts: installed.clone(),
-        };
-        self.start_vra_task(site, &installed, operation, by, now)
     }
 
     /// `PUT /v1/vras/{id}`: new settings for one installed VRA.
@@ -134,24 +157,6 @@ impl World {
         self.installed_vra(site, host)?;
         let operation = Operation::EditVra { settings };
         self.start_vra_task(site, &[host], operation, by, now)
-    }
-
-    /// `POST /v1/vras/{id}/upgrade` and `PUT /v1/vras/clusters/{id}`: every VRA already runs the
-    /// ZVM's version, so the task completes having nothing to change.
-    pub fn upgrade_vras(
-        &mut self,
-        site: SiteRole,
-        hosts: Vec<usize>,
-        by: &Principal,
-        now: SimTime,
-    ) -> Result<String, Refusal> {
-        let installed = self.with_vra(site, &hosts, true, |_| {
-            Refusal::NotFound("No VRA is installed there to upgrade.".to_owned())
-        })?;
-        let operation = Operation::UpgradeVras {
-            hosts: installed.clone(),
-        };
-        self.start_vra_task(site, &installed, operation, by, now)
     }
 
     /// Refuses a host without an installed VRA.
