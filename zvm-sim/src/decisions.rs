@@ -23,7 +23,7 @@
 //!   default, clones as `<vm>-clone` VMs, failover and move committing at their task's end
 //!   (`world/recovery.rs`); `CloneStart` reading `CheckpointId` and ignoring unknown keys, and the
 //!   default commit policy (`api/actions.rs`); a JSON `null` body read as no body (`http/extract.rs`);
-//! - fault rules: pattern syntax, seeded decisions, how actions combine (`faults.rs`), and how a
+//! - fault rules: pattern syntax, seeded decisions, how actions combine (`world/faults.rs`), and how a
 //!   lost response closes its connection (`api/faults.rs`);
 //! - the saved-state format and its checks (`world/state.rs`), certificates (`tls.rs`), and the
 //!   shape of generated worlds (`world/generate.rs`);
@@ -33,7 +33,7 @@
 //!   history alert's transitions at their own moments (`world/history.rs`);
 //! - Extended Journal Copy: a refused manual run failing its task rather than its request, an abort
 //!   answering 200 without a body, a retention set expiring to the millisecond and listed by the
-//!   ZVMs that see its VPG (`world/ltr.rs`, `api/ltr.rs`); `Bflr` at the repository's site and its
+//!   ZVMs that see its VPG (`world/retention.rs`, `api/ltr.rs`); `Bflr` at the repository's site and its
 //!   refusals (`world/flr.rs`); retention sets in points in time with `Checkpoint` null
 //!   (`api/vms.rs`).
 //!
