@@ -8,13 +8,13 @@
 //! - `GET /v1/vms/{id}` of a VM in several VPGs visible from the site without `vpgIdentifier` is 400,
 //!   naming the VPGs (`api/vms.rs`);
 //! - `/v1/virtualizationsites/{id}/vms` lists only VMs that no VPG protects (`api/sites.rs`);
-//! - `/v1` paths match case-insensitively, Keycloak paths do not (`api/mod.rs`);
+//! - `/v1` paths match case-insensitively, Keycloak paths do not (`app.rs`);
 //! - JSON bodies need a JSON content type, else 415, and their keys match case-insensitively;
-//!   query keys and values match case-insensitively and an empty value is absent (`api/extract.rs`);
+//!   query keys and values match case-insensitively and an empty value is absent (`http/extract.rs`);
 //! - the call log skips `/_sim` and masks secret-looking query values (`api/call_log.rs`);
 //! - Keycloak form fields are case-sensitive and error bodies are Keycloak's (`api/keycloak.rs`);
 //! - an error message echoes at most 200 characters of any one value and 2,000 in all, a longer one
-//!   cut with `…` and its length (`api/error.rs`);
+//!   cut with `…` and its length (`http/error.rs`);
 //! - every FLR route refuses the Operator role with 403, and a download URL is
 //!   `/v1/flrs/{id}/downloads/{download}`, a zip's entries named by guest path (`api/flrs.rs`);
 //! - FLR's answers to missing paths (404), sessions not mounted (409) and checkpoints outside the
@@ -22,8 +22,8 @@
 //! - which state conflicts of recovery operations are 409, latest checkpoint and every VM by
 //!   default, clones as `<vm>-clone` VMs, failover and move committing at their task's end
 //!   (`world/recovery.rs`); `CloneStart` reading `CheckpointId` and ignoring unknown keys, and the
-//!   default commit policy (`api/actions.rs`); a JSON `null` body read as no body (`api/extract.rs`);
-//! - fault rules: pattern syntax, seeded decisions, how actions combine (`faults.rs`), and how a
+//!   default commit policy (`api/actions.rs`); a JSON `null` body read as no body (`http/extract.rs`);
+//! - fault rules: pattern syntax, seeded decisions, how actions combine (`world/faults.rs`), and how a
 //!   lost response closes its connection (`api/faults.rs`);
 //! - the saved-state format and its checks (`world/state.rs`), certificates (`tls.rs`), and the
 //!   shape of generated worlds (`world/generate.rs`);
@@ -33,7 +33,7 @@
 //!   history alert's transitions at their own moments (`world/history.rs`);
 //! - Extended Journal Copy: a refused manual run failing its task rather than its request, an abort
 //!   answering 200 without a body, a retention set expiring to the millisecond and listed by the
-//!   ZVMs that see its VPG (`world/ltr.rs`, `api/ltr.rs`); `Bflr` at the repository's site and its
+//!   ZVMs that see its VPG (`world/retention.rs`, `api/ltr.rs`); `Bflr` at the repository's site and its
 //!   refusals (`world/flr.rs`); retention sets in points in time with `Checkpoint` null
 //!   (`api/vms.rs`).
 //!
@@ -43,7 +43,7 @@
 
 use std::time::Duration;
 
-use crate::world::enums::{status, substatus};
+use crate::enums::{status, substatus};
 
 /// `Version` of every simulated ZVM (10.0 Update 6, the release the reference's Swagger comes from).
 pub const ZVM_VERSION: &str = "10.0.60";
@@ -81,6 +81,10 @@ pub fn service_account_name(client_id: &str) -> String {
 /// How long a request's body may take to arrive in whole, from when its headers did. A client that
 /// stops sending midway gets 408 instead of holding a connection and a task for ever.
 pub const BODY_DEADLINE: Duration = Duration::from_secs(30);
+
+/// The largest body a site reads: a saved state restored through `PUT /_sim/state` (a generated
+/// world of 10,000 VMs saves to about 20 MB). Each route's own limit still applies after.
+pub(crate) const MAX_STATE_BYTES: usize = 1024 * 1024 * 1024;
 
 /// A `WithholdResponse` fault keeps a connection silent at most this long (real time), then closes
 /// it: a client without a timeout is not held for ever, and a simulator that stops is not held up.

@@ -4,8 +4,8 @@
 
 use axum::http::Uri;
 
-use crate::api::extract::{JsonBody, Params};
-use crate::world::enums::{TASK_STATE, TASK_TYPE, VPG_STATUS, VPG_SUBSTATUS};
+use crate::enums::{TASK_STATE, TASK_TYPE, VPG_STATUS, VPG_SUBSTATUS};
+use crate::http::extract::{JsonBody, Params};
 
 /// What the extractors made of one request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

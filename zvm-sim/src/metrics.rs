@@ -1,22 +1,18 @@
-//! `GET /metrics` of the simulator, in the Prometheus text format (OpenMetrics): the requests each
+//! The simulator's metrics, which `GET /metrics` serves (`control/metrics.rs`): the requests each
 //! site answered (by method, status and whether a route matched), and, read from the world when
 //! scraped, its tasks by type and state, its FLR sessions and its VPGs by status. Like the control
 //! API it is not in the call log and no fault rule touches it.
 
 use std::sync::Arc;
 
-use axum::extract::State;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
-use crate::api::SiteCtx;
+use crate::enums::{TASK_STATE, VPG_STATUS};
 use crate::world::World;
-use crate::world::enums::{TASK_STATE, VPG_STATUS};
 
 /// A request one site answered.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -106,7 +102,7 @@ impl SimMetrics {
     }
 
     /// Sets the gauges from the world as it is at `now`.
-    fn read(&self, world: &World, now: crate::world::clock::SimTime) {
+    pub(crate) fn read(&self, world: &World, now: crate::world::clock::SimTime) {
         self.tasks.clear();
         for task in world.tasks.iter() {
             let (state, _) = task.status_at(now);
@@ -127,22 +123,11 @@ impl SimMetrics {
             self.vpgs.get_or_create(&labels).inc();
         }
     }
-}
 
-/// `GET /metrics`.
-pub(crate) async fn metrics(State(ctx): State<SiteCtx>) -> Response {
-    let metrics = ctx.shared.metrics.clone();
-    ctx.with_world(|world, now| metrics.read(world, now));
-    let mut text = String::new();
-    if prometheus_client::encoding::text::encode(&mut text, &metrics.registry).is_err() {
-        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    /// The registry in the Prometheus text format, or `None` if it could not be written.
+    pub(crate) fn encode(&self) -> Option<String> {
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &self.registry).ok()?;
+        Some(text)
     }
-    (
-        [(
-            header::CONTENT_TYPE,
-            "application/openmetrics-text; version=1.0.0; charset=utf-8",
-        )],
-        text,
-    )
-        .into_response()
 }

@@ -8,14 +8,30 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum_server::Handle;
-use axum_server::tls_rustls::RustlsConfig;
 use tokio::task::JoinHandle;
 
-use crate::api::{self, Scheme};
-use crate::{SimState, SiteEndpoint, SiteRole, StartError};
+use crate::app::site_app;
+use crate::error::StartError;
+use crate::http::Scheme;
+use crate::shared::SimState;
+use crate::tls::SiteTls;
+use crate::world::SiteRole;
 
 /// How long a graceful shutdown waits for requests in flight before it closes their connections.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Where one simulated ZVM listens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteEndpoint {
+    /// The site name (`Boston`, `Denver` in the default world).
+    pub name: String,
+    /// `http://127.0.0.1:PORT` (`https://` with TLS), no trailing `/`.
+    pub url: String,
+    /// The site's `SiteIdentifier`.
+    pub site_identifier: String,
+    /// With TLS: the PEM file of the site's self-signed certificate, for clients to pin.
+    pub certificate_pem: Option<std::path::PathBuf>,
+}
 
 /// One site being served.
 #[derive(Debug)]
@@ -37,13 +53,6 @@ impl ServedSite {
     pub fn abort(&self) {
         self.handle.shutdown();
     }
-}
-
-/// HTTPS for a site: its certificate's PEM file, and the server configuration.
-#[derive(Debug, Clone)]
-pub(crate) struct SiteTls {
-    pub certificate_pem: std::path::PathBuf,
-    pub config: RustlsConfig,
 }
 
 /// Binds `addr` and serves `site` on it in the background.
@@ -68,7 +77,7 @@ pub(crate) async fn serve_site(
         site_identifier: state.site_identifier(site),
         certificate_pem: tls.as_ref().map(|t| t.certificate_pem.clone()),
     };
-    let service = api::site_app(state.shared.clone(), site, Scheme(scheme))
+    let service = site_app(state.shared.clone(), site, Scheme(scheme))
         .into_make_service_with_connect_info::<SocketAddr>();
     let handle = Handle::new();
     let task = match tls {

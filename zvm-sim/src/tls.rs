@@ -14,7 +14,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use axum_server::tls_rustls::RustlsConfig;
 use rcgen::{CertificateParams, DnType, KeyPair};
 
-use crate::serve::SiteTls;
+/// HTTPS for a site: its certificate's PEM file, and the server configuration.
+#[derive(Debug, Clone)]
+pub(crate) struct SiteTls {
+    pub certificate_pem: std::path::PathBuf,
+    pub config: RustlsConfig,
+}
 
 /// Why HTTPS could not be set up.
 #[derive(Debug, thiserror::Error)]

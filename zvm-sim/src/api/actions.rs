@@ -9,14 +9,13 @@ use axum::extract::{Extension, FromRequestParts, Path};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 
-use crate::api::call_log::StartedTask;
-use crate::api::{ApiError, JsonBody, SiteCtx};
+use crate::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
+use crate::http::{ApiError, JsonBody, SiteCtx, StartedTask};
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
-use crate::world::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
-use crate::world::lifecycle::Removal;
 use crate::world::live::LiveEnd;
-use crate::world::recovery::{CloneRequest, FailoverRequest};
+use crate::world::payloads::Removal;
+use crate::world::recovery::{CloneRequest, FailoverRequest, Replication};
 use crate::world::{Refusal, SiteRole, World};
 
 /// Commit policy when a request gives none: Rollback after the commit-policy timeout is the
@@ -175,17 +174,23 @@ fn end_live(call: &VpgCall, failover: bool, end: LiveEnd) -> ActionResult {
 
 /// `POST /v1/vpgs/{id}/forcesync` (no body).
 pub(crate) async fn force_sync(call: VpgCall) -> ActionResult {
-    call.act(|world, vpg, now| world.force_sync(call.site(), vpg, &call.caller, now))
+    change_replication(&call, Replication::ForceSync)
 }
 
 /// `POST /v1/vpgs/{id}/pause` (no body).
 pub(crate) async fn pause(call: VpgCall) -> ActionResult {
-    call.act(|world, vpg, now| world.pause(call.site(), vpg, &call.caller, now))
+    change_replication(&call, Replication::Pause)
 }
 
 /// `POST /v1/vpgs/{id}/resume` (no body).
 pub(crate) async fn resume(call: VpgCall) -> ActionResult {
-    call.act(|world, vpg, now| world.resume(call.site(), vpg, &call.caller, now))
+    change_replication(&call, Replication::Resume)
+}
+
+fn change_replication(call: &VpgCall, change: Replication) -> ActionResult {
+    call.act(|world, vpg, now| {
+        world.change_replication(call.site(), vpg, change, &call.caller, now)
+    })
 }
 
 /// `DELETE /v1/vpgs/{id}` `{"KeepRecoveryVolumes"?, "Force"?}`: starts the VPG's removal.

@@ -8,7 +8,7 @@ use axum::http::header;
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::api::{ApiError, SiteCtx};
+use crate::http::{ApiError, SiteCtx};
 use crate::world::auth::Principal;
 
 /// Checks the bearer token and hands the caller to the handler as a request extension.

@@ -10,11 +10,11 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::api::{ApiError, SiteCtx};
+use crate::http::{ApiError, SiteCtx};
 
 /// The largest body read: that of the largest route (a saved state, `/_sim/state`); each route's
 /// own limit still applies after.
-const BODY_MAX: usize = crate::control::MAX_STATE_BYTES;
+const BODY_MAX: usize = crate::decisions::MAX_STATE_BYTES;
 
 /// Reads the whole body within the deadline, then passes the request on with it.
 pub(crate) async fn within_deadline(

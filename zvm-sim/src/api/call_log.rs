@@ -8,13 +8,8 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::api::SiteCtx;
-use crate::api::faults::FaultsApplied;
+use crate::http::{FaultsApplied, SiteCtx, StartedTask, Unmatched, is_control_path};
 use crate::world::Call;
-
-/// The task a response started, attached by the handler for the call log.
-#[derive(Debug, Clone)]
-pub(crate) struct StartedTask(pub String);
 
 /// Query keys whose values never reach the log.
 const SECRET_KEYS: [&str; 7] = [
@@ -30,7 +25,7 @@ const SECRET_KEYS: [&str; 7] = [
 /// Records the call after the inner service answered.
 pub(crate) async fn record(State(ctx): State<SiteCtx>, request: Request, next: Next) -> Response {
     let path = request.uri().path().to_owned();
-    if crate::api::is_control_path(&path) {
+    if is_control_path(&path) {
         return next.run(request).await;
     }
     let method = request.method().to_string();
@@ -46,10 +41,7 @@ pub(crate) async fn record(State(ctx): State<SiteCtx>, request: Request, next: N
         .get::<FaultsApplied>()
         .map(|f| f.0.clone())
         .unwrap_or_default();
-    let unmatched = response
-        .extensions()
-        .get::<crate::api::Unmatched>()
-        .is_some();
+    let unmatched = response.extensions().get::<Unmatched>().is_some();
     tracing::debug!(%method, %path, status, "call");
     let site = ctx.site;
     let mut world = ctx.shared.lock();

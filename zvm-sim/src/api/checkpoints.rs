@@ -4,8 +4,8 @@ use axum::Json;
 use axum::extract::{Path, State};
 
 use crate::api::actions::{Started, VpgCall};
-use crate::api::extract::DateWindow;
-use crate::api::{ApiError, JsonBody, SiteCtx};
+use crate::http::extract::DateWindow;
+use crate::http::{ApiError, JsonBody, SiteCtx};
 use crate::wire::{CheckpointStatsView, CheckpointView};
 
 /// `GET /v1/vpgs/{id}/checkpoints?startDate=&endDate=`: the listed checkpoints in the history

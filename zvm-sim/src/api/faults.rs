@@ -20,14 +20,9 @@ use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::api::call_log::StartedTask;
-use crate::api::{ApiError, SiteCtx};
 use crate::decisions;
-use crate::faults::{FaultAction, FaultNote, inserted_vpg};
-
-/// The rules that fired on a request, for the call log.
-#[derive(Debug, Clone)]
-pub(crate) struct FaultsApplied(pub Vec<FaultNote>);
+use crate::http::{ApiError, FaultsApplied, SiteCtx, StartedTask, is_control_path};
+use crate::world::faults::{FaultAction, inserted_vpg};
 
 /// Marks a response that must never reach the client: its connection is closed at once, or, when
 /// withheld, held silent until the client gives up (at most [`decisions::WITHHOLD_FOR`]).
@@ -40,7 +35,7 @@ pub(crate) struct LoseConnection {
 /// Applies the fault rules to one request.
 pub(crate) async fn apply(State(ctx): State<SiteCtx>, request: Request, next: Next) -> Response {
     let path = request.uri().path().to_owned();
-    if crate::api::is_control_path(&path) {
+    if is_control_path(&path) {
         return next.run(request).await;
     }
     let method = request.method().to_string();

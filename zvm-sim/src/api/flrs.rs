@@ -16,9 +16,8 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use chrono::{Datelike, Timelike};
 
-use crate::api::call_log::StartedTask;
-use crate::api::{ApiError, JsonBody, Params, SiteCtx, ViewCtx};
 use crate::decisions;
+use crate::http::{ApiError, JsonBody, Params, SiteCtx, StartedTask, ViewCtx};
 use crate::wire::{BrowseView, FlrSessionView, PathItemView};
 use crate::world::auth::Principal;
 use crate::world::files::FileAt;

@@ -7,9 +7,9 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::api::error::bounded;
-use crate::api::{BaseUrl, SiteCtx};
 use crate::decisions::{REALM, TOKEN_SCOPE};
+use crate::http::error::bounded;
+use crate::http::{BaseUrl, SiteCtx};
 use crate::realm;
 use crate::world::auth::{Grant, GrantError, Issued};
 use crate::world::clock::SimTime;

@@ -11,8 +11,8 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use maud::{DOCTYPE, Markup, html};
 use serde::Deserialize;
 
-use crate::api::SiteCtx;
 use crate::decisions::REALM;
+use crate::http::SiteCtx;
 use crate::world::auth::SignIn;
 
 /// The parameters of an authorization request, and on the page's post the person's credentials.

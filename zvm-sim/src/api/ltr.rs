@@ -8,10 +8,9 @@ use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 
-use crate::api::call_log::StartedTask;
-use crate::api::extract::JsonDocument;
-use crate::api::{ApiError, JsonBody, Params, SiteCtx, ViewCtx};
 use crate::decisions;
+use crate::http::extract::JsonDocument;
+use crate::http::{ApiError, JsonBody, Params, SiteCtx, StartedTask, ViewCtx};
 use crate::wire::{
     NamedEntityView, RecoverableVmView, RecoverableVmsView, RepositoryView, RetentionSetsInfoView,
     RetentionSetsView, SiteRepositoryView, VpgsLtrHealthView,

@@ -5,7 +5,7 @@
 use axum::Json;
 use axum::extract::Path;
 
-use crate::api::{ApiError, JsonBody, Params, ViewCtx};
+use crate::http::{ApiError, JsonBody, Params, ViewCtx};
 use crate::wire::{
     DatastoreView, EncryptionStateView, LicenseView, PotentialVraView, ServiceProfileView,
     SiteVolumeView, VRA_STATUSES, VmEncryptionView, VmStatisticsView, VolumeEncryptionView,

@@ -7,10 +7,9 @@ use axum::body::Bytes;
 use axum::extract::{Extension, Path, State};
 
 use crate::api::actions::ActionResult;
-use crate::api::call_log::StartedTask;
-use crate::api::{ApiError, JsonBody, SiteCtx};
+use crate::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
+use crate::http::{ApiError, JsonBody, SiteCtx, StartedTask};
 use crate::world::auth::Principal;
-use crate::world::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
 use crate::world::restore::{RestoreRequest, commit_policy};
 
 /// `POST /v1/vms/{vmIdentifier}/Restore` `{"vpgIdentifier", "checkpointIdentifier",

@@ -8,12 +8,11 @@ use axum::handler::Handler;
 use axum::routing::{MethodRouter, get as get_route, post as post_route};
 
 use super::{
-    SiteCtx, actions, checkpoints, flrs, keycloak, login, ltr, monitoring, restore, scripts, sites,
-    tasks, traces, virtualization, vms, vpg_settings, vpgs, vras,
+    actions, checkpoints, flrs, keycloak, login, ltr, monitoring, restore, scripts, sites, tasks,
+    traces, virtualization, vms, vpg_settings, vpgs, vras,
 };
-use crate::api::extract::JsonDocument;
-use crate::api::extract::Params;
-use crate::api::{JsonBody, ViewCtx};
+use crate::http::extract::JsonDocument;
+use crate::http::{JsonBody, Params, SiteCtx, ViewCtx};
 use crate::world::settings::PARTS;
 use axum::extract::Path;
 

@@ -8,8 +8,8 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::api::extract::Params;
-use crate::api::{ApiError, JsonBody, ViewCtx};
+use crate::http::extract::Params;
+use crate::http::{ApiError, JsonBody, ViewCtx};
 use crate::world::scripts::Root;
 
 /// `GET .../items?path=&search=`: SW10's `ListItemsResultApi`.

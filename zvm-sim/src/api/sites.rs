@@ -3,10 +3,10 @@
 use axum::Json;
 use axum::extract::{Path, State};
 
-use crate::api::{ApiError, JsonBody, Params, SiteCtx, ViewCtx};
+use crate::enums::PAIRING_STATUS;
+use crate::http::{ApiError, JsonBody, Params, SiteCtx, ViewCtx};
 use crate::wire::{self, LocalSiteView, NativeVmView, PeerSiteView, VirtualizationSiteView};
 use crate::world::clock::SimTime;
-use crate::world::enums::PAIRING_STATUS;
 use crate::world::{LoginBanner, SiteRole, World};
 
 /// `GET /v1/localsite`.

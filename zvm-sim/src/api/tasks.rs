@@ -4,9 +4,9 @@
 use axum::Json;
 use axum::extract::Path;
 
-use crate::api::{ApiError, Params, ViewCtx};
+use crate::enums::{TASK_STATE, TASK_TYPE};
+use crate::http::{ApiError, Params, ViewCtx};
 use crate::wire::TaskView;
-use crate::world::enums::{TASK_STATE, TASK_TYPE};
 
 /// `GET /v1/tasks`, filtered by `startedBeforeDate`, `startedAfterDate`, `completedBeforeDate`,
 /// `completedAfterDate` (bounds included; a completed filter leaves out running tasks), `type` and

@@ -7,13 +7,13 @@ use axum::Json;
 use axum::extract::Path;
 use axum::http::StatusCode;
 
-use crate::api::{ApiError, Params, ViewCtx};
 use crate::decisions::EVENTS_LISTED;
+use crate::enums::{ALERT_ENTITY, ALERT_LEVEL, EVENT_CATEGORY, EVENT_ENTITY, EVENT_TYPE};
+use crate::http::{ApiError, Params, ViewCtx};
 use crate::wire::{
     AlertView, EventView, RecoveryReportView, ResourceReportView, SiteView, report_status,
 };
 use crate::world::clock::SimTime;
-use crate::world::enums::{ALERT_ENTITY, ALERT_LEVEL, EVENT_CATEGORY, EVENT_ENTITY, EVENT_TYPE};
 use crate::world::traces::{Alert, Trace, alert_rules};
 
 /// The most a page of recovery reports holds (`pageSize`).
@@ -345,6 +345,9 @@ fn keeps_resources(params: &Params, report: &ResourceReportView) -> bool {
         && params.matches("protectedClusterName", &protected.compute.cluster_name)
         && params.matches("protectedHostName", &protected.compute.host_name)
         && params.matches("recoverySiteName", &recovery.site_name)
-        && params.matches("recoveryClusterName", &recovery.compute.cluster_name)
-        && params.matches("recoveryHostName", &recovery.compute.host_name)
+        && params.matches(
+            "recoveryClusterName",
+            &recovery.compute.placement.cluster_name,
+        )
+        && params.matches("recoveryHostName", &recovery.compute.placement.host_name)
 }

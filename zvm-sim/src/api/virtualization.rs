@@ -9,7 +9,7 @@ use axum::extract::Path;
 use serde::Serialize;
 
 use crate::api::sites::site_by_id;
-use crate::api::{ApiError, Params, ViewCtx};
+use crate::http::{ApiError, Params, ViewCtx};
 use crate::wire::{DeviceView, HostView, SiteView};
 use crate::world::SiteRole;
 

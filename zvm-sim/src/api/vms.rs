@@ -4,10 +4,10 @@
 use axum::Json;
 use axum::extract::Path;
 
-use crate::api::extract::DateWindow;
 use crate::api::vpgs::VpgFilter;
-use crate::api::{ApiError, Params, ViewCtx};
 use crate::decisions;
+use crate::http::extract::DateWindow;
+use crate::http::{ApiError, Params, ViewCtx};
 use crate::wire::{
     CanMountView, CheckpointView, PointInTimeView, PointsInTimeStatsView, SiteView, VmView,
 };
@@ -144,10 +144,13 @@ fn vm_in_vpg(
     Ok((vm_index, vpg_index))
 }
 
-/// `CanMount` of a VPG's checkpoints at this site: FLR mounts them only at the recovery site.
-fn can_mount(world: &World, site: SiteRole, vpg: usize) -> CanMountView {
-    let v = &world.vpgs[vpg];
-    if v.recovery == site {
+/// `CanMount` at `site` of what FLR mounts only at `mounts_at`; `refusal` says why not.
+fn can_mount_at(
+    site: SiteRole,
+    mounts_at: SiteRole,
+    refusal: impl FnOnce() -> String,
+) -> CanMountView {
+    if mounts_at == site {
         CanMountView {
             is_allowed: true,
             reason: String::new(),
@@ -155,13 +158,21 @@ fn can_mount(world: &World, site: SiteRole, vpg: usize) -> CanMountView {
     } else {
         CanMountView {
             is_allowed: false,
-            reason: decisions::refusal_flr_wrong_site(
-                &v.name,
-                &world.site(v.recovery).name,
-                &world.site(site).name,
-            ),
+            reason: refusal(),
         }
     }
+}
+
+/// `CanMount` of a VPG's checkpoints at this site: FLR mounts them only at the recovery site.
+fn can_mount(world: &World, site: SiteRole, vpg: usize) -> CanMountView {
+    let v = &world.vpgs[vpg];
+    can_mount_at(site, v.recovery, || {
+        decisions::refusal_flr_wrong_site(
+            &v.name,
+            &world.site(v.recovery).name,
+            &world.site(site).name,
+        )
+    })
 }
 
 /// One point in time of a VM: a journal checkpoint of its VPG or a retention set that holds it,
@@ -169,6 +180,32 @@ fn can_mount(world: &World, site: SiteRole, vpg: usize) -> CanMountView {
 struct Point {
     at: SimTime,
     view: PointInTimeView,
+}
+
+impl Point {
+    /// A journal checkpoint, which mounts as `mount` says.
+    fn checkpoint(checkpoint: Checkpoint, mount: &CanMountView) -> Point {
+        Point {
+            at: checkpoint.at,
+            view: PointInTimeView {
+                checkpoint: Some(CheckpointView::from(checkpoint)),
+                retention_set: None,
+                can_mount: mount.clone(),
+            },
+        }
+    }
+
+    /// A retention set, as `view`'s site sees it.
+    fn set(view: &SiteView<'_>, set: &RetentionSet) -> Point {
+        Point {
+            at: set.checkpoint.at,
+            view: PointInTimeView {
+                checkpoint: None,
+                retention_set: Some(view.retention_set_of_vm(set)),
+                can_mount: set_can_mount(view.world, view.site, set.repository),
+            },
+        }
+    }
 }
 
 /// The points in time of VM `vm` in VPG `vpg` at `site`: the VPG's listed checkpoints (a VPG's VMs
@@ -186,27 +223,13 @@ fn points(
         .journal
         .list(view.now, from, to)
         .into_iter()
-        .map(|c| Point {
-            at: c.at,
-            view: PointInTimeView {
-                checkpoint: Some(CheckpointView::from(c)),
-                retention_set: None,
-                can_mount: mount.clone(),
-            },
-        })
+        .map(|c| Point::checkpoint(c, &mount))
         .collect();
     let within = |at: SimTime| from.is_none_or(|f| at >= f) && to.is_none_or(|t| at <= t);
     let sets = world
         .retention_sets_seen(view.site, view.now)
         .filter(|set| set.vpg == vpg && set.vms.contains(&vm) && within(set.checkpoint.at));
-    points.extend(sets.map(|set| Point {
-        at: set.checkpoint.at,
-        view: PointInTimeView {
-            checkpoint: None,
-            retention_set: Some(view.retention_set_of_vm(set)),
-            can_mount: set_can_mount(world, view.site, set.repository),
-        },
-    }));
+    points.extend(sets.map(|set| Point::set(view, set)));
     // Stable: a retention set comes after the checkpoint of its own moment.
     points.sort_by_key(|p| p.at);
     points
@@ -215,21 +238,13 @@ fn points(
 /// `CanMount` of a retention set at this site: FLR mounts it only at its repository's site.
 fn set_can_mount(world: &World, site: SiteRole, repository: usize) -> CanMountView {
     let repository = &world.ltr.repositories[repository];
-    if repository.site == site {
-        CanMountView {
-            is_allowed: true,
-            reason: String::new(),
-        }
-    } else {
-        CanMountView {
-            is_allowed: false,
-            reason: decisions::refusal_bflr_wrong_site(
-                &repository.name,
-                &world.site(repository.site).name,
-                &world.site(site).name,
-            ),
-        }
-    }
+    can_mount_at(site, repository.site, || {
+        decisions::refusal_bflr_wrong_site(
+            &repository.name,
+            &world.site(repository.site).name,
+            &world.site(site).name,
+        )
+    })
 }
 
 /// `GET /v1/vms/{id}/pointsInTime?vpgIdentifier=&startDate=&endDate=`: the VPG's journal
@@ -259,33 +274,22 @@ pub(crate) async fn points_in_time_stats(
         let world = view.world;
         let journal = &world.vpgs[vpg].journal;
         let mount = can_mount(world, view.site, vpg);
-        let checkpoint = |c: Checkpoint| Point {
-            at: c.at,
-            view: PointInTimeView {
-                checkpoint: Some(CheckpointView::from(c)),
-                retention_set: None,
-                can_mount: mount.clone(),
-            },
-        };
+        let checkpoint = |c: Checkpoint| Point::checkpoint(c, &mount);
         let sets: Vec<&RetentionSet> = world
             .retention_sets_seen(view.site, view.now)
             .filter(|set| set.vpg == vpg && set.vms.contains(&vm))
             .collect();
-        let set = |set: &RetentionSet| Point {
-            at: set.checkpoint.at,
-            view: PointInTimeView {
-                checkpoint: None,
-                retention_set: Some(view.retention_set_of_vm(set)),
-                can_mount: set_can_mount(world, view.site, set.repository),
-            },
-        };
         let earliest = [
             journal.earliest(view.now).map(checkpoint),
-            sets.iter().min_by_key(|s| s.checkpoint.at).map(|s| set(s)),
+            sets.iter()
+                .min_by_key(|s| s.checkpoint.at)
+                .map(|s| Point::set(view, s)),
         ];
         let latest = [
             journal.latest(view.now).map(checkpoint),
-            sets.iter().max_by_key(|s| s.checkpoint.at).map(|s| set(s)),
+            sets.iter()
+                .max_by_key(|s| s.checkpoint.at)
+                .map(|s| Point::set(view, s)),
         ];
         Ok(Json(PointsInTimeStatsView {
             earliest: earliest

@@ -7,9 +7,8 @@ use axum::extract::{Extension, Path};
 use serde_json::{Value, json};
 
 use crate::api::actions::ActionResult;
-use crate::api::call_log::StartedTask;
-use crate::api::extract::{JsonDocument, parse_date};
-use crate::api::{ApiError, JsonBody, ViewCtx};
+use crate::http::extract::{JsonDocument, parse_date};
+use crate::http::{ApiError, JsonBody, StartedTask, ViewCtx};
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
 use crate::world::settings::{default_part, pascal_case, settings_vm};

@@ -3,13 +3,13 @@
 use axum::Json;
 use axum::extract::Path;
 
-use crate::api::{ApiError, Params, ViewCtx};
-use crate::wire::VpgView;
-use crate::world::clock::SimTime;
-use crate::world::enums::{
+use crate::enums::{
     COMMIT_POLICY, PRIORITY, RETENTION_POLICY, SHUTDOWN_POLICY, VPG_ENTITY_TYPE, VPG_STATUS,
     VPG_SUBSTATUS,
 };
+use crate::http::{ApiError, Params, ViewCtx};
+use crate::wire::VpgView;
+use crate::world::clock::SimTime;
 use crate::world::{SiteRole, World};
 
 /// The VPG filters that `GET /v1/vpgs` and `GET /v1/vms` share: the VPG's name (under `name` or

@@ -8,14 +8,13 @@ use axum::extract::{Extension, Path};
 use serde_json::{Value, json};
 
 use crate::api::actions::ActionResult;
-use crate::api::call_log::StartedTask;
-use crate::api::extract::JsonDocument;
-use crate::api::{ApiError, JsonBody, ViewCtx};
+use crate::http::extract::JsonDocument;
+use crate::http::{ApiError, JsonBody, StartedTask, ViewCtx};
 use crate::wire::vra_host;
 use crate::world::auth::Principal;
-use crate::world::clock::SimTime;
+use crate::world::payloads::VraSettings;
 use crate::world::settings::pascal_case;
-use crate::world::vras::VraSettings;
+use crate::world::vras::VraWork;
 use crate::world::{Refusal, SiteRole, World};
 
 /// The task a write started, as every task-starting handler answers it.
@@ -23,18 +22,53 @@ fn started(task: String) -> ActionResult {
     Ok((Extension(StartedTask(task.clone())), Json(task)))
 }
 
-/// The world's `act` on the VRAs of the hosts `hosts` picks (a VRA's own, or its cluster's);
-/// answers the task it started.
-fn on_hosts(
-    ctx: &ViewCtx,
-    hosts: impl FnOnce(&World, SiteRole) -> Result<Vec<usize>, Refusal>,
-    act: impl FnOnce(&mut World, Vec<usize>, SimTime) -> Result<String, Refusal>,
-) -> ActionResult {
+/// Which hosts' VRAs a write is about.
+enum Hosts {
+    /// The host of the VRA the path names.
+    OfVra(String),
+    /// The host the body names.
+    Host(String),
+    /// Every host of the cluster named.
+    Cluster(String),
+}
+
+impl Hosts {
+    /// Their positions at `site`, or 404 for a VRA, host or cluster the site does not have.
+    fn at(&self, world: &World, site: SiteRole) -> Result<Vec<usize>, Refusal> {
+        match self {
+            Hosts::OfVra(id) => Ok(vec![host_of_vra(world, site, id)?]),
+            Hosts::Host(id) => Ok(vec![host_by_id(world, site, id)?]),
+            Hosts::Cluster(id) => cluster_hosts(world, site, id),
+        }
+    }
+}
+
+/// The `work` task on the VRAs of `hosts`; answers the task it started.
+fn on_hosts(ctx: &ViewCtx, by: &Principal, hosts: Hosts, work: VraWork) -> ActionResult {
     let task = ctx.with_world(|world, now| {
-        let hosts = hosts(world, ctx.site)?;
-        act(world, hosts, now)
+        let hosts = hosts.at(world, ctx.site)?;
+        world.work_on_vras(ctx.site, hosts, work, by, now)
     })?;
     started(task)
+}
+
+/// Installs VRAs on `hosts` with the body's settings, once the datastore and network it names are
+/// found; answers the task it started.
+fn install_on(ctx: &ViewCtx, by: &Principal, body: &JsonBody, hosts: Hosts) -> ActionResult {
+    let settings = settings(body, VraSettings::default())?;
+    let task = ctx.with_world(|world, now| {
+        check_placement(world, ctx.site, body)?;
+        let hosts = hosts.at(world, ctx.site)?;
+        Ok::<_, ApiError>(world.install_vras(ctx.site, hosts, settings, by, now)?)
+    })?;
+    started(task)
+}
+
+/// The identifier under `key`, which the body must give (400 saying what it names otherwise).
+fn required(body: &JsonBody, key: &str, names: &str) -> Result<String, ApiError> {
+    body.text(key)?
+        .map(str::to_owned)
+        .ok_or_else(|| ApiError::BadRequest(format!("{key} is required: {names}.")))
 }
 
 /// The host of the VRA `id` at `site`.
@@ -119,18 +153,8 @@ pub(crate) async fn install(
     Extension(by): Extension<Principal>,
     body: JsonBody,
 ) -> ActionResult {
-    let Some(host) = body.text("hostIdentifier")?.map(str::to_owned) else {
-        return Err(ApiError::BadRequest(
-            "hostIdentifier is required: the host to install the VRA on.".to_owned(),
-        ));
-    };
-    let settings = settings(&body, VraSettings::default())?;
-    let task = ctx.with_world(|world, now| {
-        check_placement(world, ctx.site, &body)?;
-        let host = host_by_id(world, ctx.site, &host)?;
-        Ok::<_, ApiError>(world.install_vras(ctx.site, vec![host], settings, &by, now)?)
-    })?;
-    started(task)
+    let host = required(&body, "hostIdentifier", "the host to install the VRA on")?;
+    install_on(&ctx, &by, &body, Hosts::Host(host))
 }
 
 /// `DELETE /v1/vras/{vraIdentifier}`.
@@ -139,11 +163,7 @@ pub(crate) async fn uninstall(
     Extension(by): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ActionResult {
-    on_hosts(
-        &ctx,
-        |world, site| Ok(vec![host_of_vra(world, site, &id)?]),
-        |world, hosts, now| world.uninstall_vras(ctx.site, hosts, &by, now),
-    )
+    on_hosts(&ctx, &by, Hosts::OfVra(id), VraWork::Uninstall)
 }
 
 /// `PUT /v1/vras/{vraIdentifier}` (`VraEditDataApi`).
@@ -168,11 +188,7 @@ pub(crate) async fn upgrade(
     Extension(by): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ActionResult {
-    on_hosts(
-        &ctx,
-        |world, site| Ok(vec![host_of_vra(world, site, &id)?]),
-        |world, hosts, now| world.upgrade_vras(ctx.site, hosts, &by, now),
-    )
+    on_hosts(&ctx, &by, Hosts::OfVra(id), VraWork::Upgrade)
 }
 
 /// `POST /v1/vras/clusters` (`VrasOnClusterCreateDataApi`): a VRA on every host of the cluster
@@ -182,18 +198,12 @@ pub(crate) async fn install_on_cluster(
     Extension(by): Extension<Principal>,
     body: JsonBody,
 ) -> ActionResult {
-    let Some(cluster) = body.text("clusterIdentifier")?.map(str::to_owned) else {
-        return Err(ApiError::BadRequest(
-            "clusterIdentifier is required: the cluster whose hosts get VRAs.".to_owned(),
-        ));
-    };
-    let settings = settings(&body, VraSettings::default())?;
-    let task = ctx.with_world(|world, now| {
-        check_placement(world, ctx.site, &body)?;
-        let hosts = cluster_hosts(world, ctx.site, &cluster)?;
-        Ok::<_, ApiError>(world.install_vras(ctx.site, hosts, settings, &by, now)?)
-    })?;
-    started(task)
+    let cluster = required(
+        &body,
+        "clusterIdentifier",
+        "the cluster whose hosts get VRAs",
+    )?;
+    install_on(&ctx, &by, &body, Hosts::Cluster(cluster))
 }
 
 /// `DELETE /v1/vras/clusters/{clusterIdentifier}`: the cluster's VRAs removed.
@@ -202,11 +212,7 @@ pub(crate) async fn uninstall_cluster(
     Extension(by): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ActionResult {
-    on_hosts(
-        &ctx,
-        |world, site| cluster_hosts(world, site, &id),
-        |world, hosts, now| world.uninstall_vras(ctx.site, hosts, &by, now),
-    )
+    on_hosts(&ctx, &by, Hosts::Cluster(id), VraWork::Uninstall)
 }
 
 /// `PUT /v1/vras/clusters/{clusterIdentifier}`: the cluster's VRAs upgraded.
@@ -215,11 +221,7 @@ pub(crate) async fn upgrade_cluster(
     Extension(by): Extension<Principal>,
     Path(id): Path<String>,
 ) -> ActionResult {
-    on_hosts(
-        &ctx,
-        |world, site| cluster_hosts(world, site, &id),
-        |world, hosts, now| world.upgrade_vras(ctx.site, hosts, &by, now),
-    )
+    on_hosts(&ctx, &by, Hosts::Cluster(id), VraWork::Upgrade)
 }
 
 /// `DELETE /v1/vras/cleanup`: every VRA of every cluster removed; the tasks' identifiers.
@@ -229,7 +231,7 @@ pub(crate) async fn cleanup(
 ) -> Result<Json<Vec<String>>, ApiError> {
     let task = ctx.with_world(|world, now| {
         let hosts = (0..world.site(ctx.site).hosts.len()).collect();
-        world.uninstall_vras(ctx.site, hosts, &by, now)
+        world.work_on_vras(ctx.site, hosts, VraWork::Uninstall, &by, now)
     })?;
     Ok(Json(vec![task]))
 }

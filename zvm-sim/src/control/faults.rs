@@ -1,5 +1,5 @@
 //! `GET|POST|DELETE /_sim/faults` and `DELETE /_sim/faults/{id}`: the fault rules (see
-//! `crate::faults` for what they do and how they decide).
+//! `crate::world::faults` for what they do and how they decide).
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -7,8 +7,8 @@ use axum::http::{HeaderName, HeaderValue, StatusCode};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::api::{ApiError, JsonBody, SiteCtx};
-use crate::faults::{FaultAction, FaultKind, FaultRule, NewRule, PathPattern};
+use crate::http::{ApiError, JsonBody, SiteCtx};
+use crate::world::faults::{FaultAction, FaultKind, FaultRule, NewRule, PathPattern};
 use crate::world::{SiteRole, World};
 
 /// A rule as `/_sim/faults` shows it.

@@ -7,7 +7,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use serde::Serialize;
 
-use crate::api::{ApiError, JsonBody, SiteCtx};
+use crate::http::{ApiError, JsonBody, SiteCtx};
 use crate::realm::{RealmControl, SigningError};
 
 /// `GET /_sim/realm`: the realm's keys and what its OpenID configuration is made to name.

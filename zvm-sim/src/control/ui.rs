@@ -20,10 +20,10 @@ use maud::{DOCTYPE, Markup, html};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::api::{ApiError, JsonBody, SiteCtx};
+use crate::enums::{TASK_STATE, VPG_STATUS, VPG_SUBSTATUS};
+use crate::http::{ApiError, JsonBody, SiteCtx};
 use crate::world::World;
 use crate::world::clock::SimTime;
-use crate::world::enums::{TASK_STATE, VPG_STATUS, VPG_SUBSTATUS};
 
 /// The page's path.
 pub(crate) const UI_PATH: &str = "/_sim/ui";
@@ -447,7 +447,7 @@ pub(crate) struct ClockForm {
 /// `POST /_sim/ui/clock`: advances the clock as `POST /_sim/clock/advance` does.
 async fn advance(State(ctx): State<SiteCtx>, Form(form): Form<ClockForm>) -> Response {
     let advanced = match form.seconds.trim().parse::<f64>() {
-        Ok(seconds) => super::advance_by(&ctx, seconds).map(|_| ()),
+        Ok(seconds) => super::clock::advance_by(&ctx, seconds).map(|_| ()),
         Err(_) => Err(ApiError::BadRequest(format!(
             "{:?} is not a number of seconds.",
             form.seconds
@@ -458,7 +458,7 @@ async fn advance(State(ctx): State<SiteCtx>, Form(form): Form<ClockForm>) -> Res
 
 /// `POST /_sim/ui/reset`: the initial world of this seed, as `POST /_sim/reset` makes it.
 async fn reset(State(ctx): State<SiteCtx>) -> Response {
-    done(super::reset_world(&ctx).map(|_| ()))
+    done(super::state::reset_world(&ctx).map(|_| ()))
 }
 
 /// Back to the page after a change; the refusal, readable, otherwise.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{DEADLINE, INSERT, TOKEN_PATH};
+use super::known::{DEADLINE, INSERT, TOKEN_PATH};
 
 /// A client of one running simulator's control API (either site's listener serves it).
 #[derive(Debug, Clone)]
@@ -127,14 +127,6 @@ impl Control {
             .and_then(|v| v["VpgIdentifier"].as_str())
             .unwrap_or_else(|| panic!("no VPG named {name} in {}", Value::from(vpgs.clone())))
             .to_owned()
-    }
-
-    /// Inserts a tagged checkpoint into the VPG named `vpg` as another client would (a ZVM user,
-    /// `admin`, through the site this control serves), and returns its task id.
-    pub async fn insert_as_another_client(&self, vpg: &str, name: &str) -> String {
-        let admin = super::Site::login(self.http(), self.base(), "admin", "admin").await;
-        let vpg_id = self.vpg_id(vpg).await;
-        admin.insert(&vpg_id, name).await
     }
 
     /// Waits ([`DEADLINE`] at most) until either site received a call whose path starts with

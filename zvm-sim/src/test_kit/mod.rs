@@ -1,6 +1,8 @@
 //! The one test kit of the workspace (feature `test-kit`): a fresh seeded simulator on free loopback
 //! ports ([`TestSim`]), a typed client of its `/_sim` control API ([`Control`]), and a small
-//! authenticated client of one site's ZVM API ([`Site`]).
+//! authenticated client of one site's ZVM API ([`Site`]); the steps that need both together live
+//! in `steps`, and what every client knows beforehand (credentials, paths, [`DEADLINE`]) in
+//! `known`.
 //!
 //! Every client here speaks HTTP with `serde_json::Value`, as any ZVM client would: nothing in it
 //! shares the simulator's own types, so a test that passes through the kit proves the wire format.
@@ -9,27 +11,16 @@
 
 mod control;
 mod corpus;
+mod known;
 mod site;
-
-use std::time::Duration;
+mod steps;
 
 pub use control::{Control, assert_no_secret, state_of, strings_in, texts};
 pub use corpus::Corpus;
+pub use known::{CLIENT_ID, CLIENT_SECRET, DEADLINE, INSERT, TOKEN_PATH};
 pub use site::{Site, password_grant, token};
 
 use crate::{Options, Simulator, WorldSpec};
-
-/// How long a test waits for something that should happen within milliseconds.
-pub const DEADLINE: Duration = Duration::from_secs(15);
-
-/// The simulator's service client (client credentials, Administrator).
-pub const CLIENT_ID: &str = "rewind";
-/// Its secret: a test checks it never appears in an error, a report or the journal.
-pub const CLIENT_SECRET: &str = "rewind-secret";
-/// Keycloak's token path on the appliance.
-pub const TOKEN_PATH: &str = "/auth/realms/zerto/protocol/openid-connect/token";
-/// The task type of a tagged-checkpoint insert.
-pub const INSERT: &str = "InsertTaggedCP";
 
 /// Logs go to the test's output when `TEST_LOG` is set (its value is the filter, `debug` when empty).
 pub fn init_logging() {

@@ -5,7 +5,7 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::{CLIENT_ID, CLIENT_SECRET, Control, DEADLINE, TOKEN_PATH};
+use super::known::{CLIENT_ID, CLIENT_SECRET, DEADLINE, TOKEN_PATH};
 
 /// Requests a token; returns the raw response.
 pub async fn token(http: &reqwest::Client, base: &str, form: &[(&str, &str)]) -> reqwest::Response {
@@ -204,19 +204,6 @@ impl Site {
             .as_array()
             .expect("an array")
             .clone()
-    }
-
-    /// Inserts a tagged checkpoint, lets it complete and be listed (on a frozen clock), and
-    /// returns its `CheckpointIdentifier`.
-    pub async fn tag(&self, control: &Control, vpg_id: &str, name: &str) -> String {
-        let task = self.insert(vpg_id, name).await;
-        control.advance(1.0).await;
-        assert_eq!(self.task(&task).await["Status"]["State"], 6);
-        let tagged = self.tagged(vpg_id, name).await;
-        tagged[0]["CheckpointIdentifier"]
-            .as_str()
-            .expect("a listed tag")
-            .to_owned()
     }
 
     /// Asks for an FLR session of `vm` in `vpg` at `checkpoint` (`POST /v1/flrs`); status and

@@ -6,7 +6,8 @@
 
 use serde::Serialize;
 
-use super::SiteView;
+use super::site_view::SiteView;
+use super::zvm::RetentionSetView;
 use crate::decisions::{self, VM_VOLUMES};
 use crate::world::clock::SimTime;
 use crate::world::ltr::{Repository, RetentionSet};
@@ -96,20 +97,6 @@ pub struct ButtonView {
 pub struct RetentionSetsView {
     pub retention_sets: Vec<RetentionSetView>,
     pub ltr_vm_identifier: String,
-}
-
-/// `RetentionSetApi`: one retention set of a VM (also a point in time's `RetentionSet`).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct RetentionSetView {
-    pub repository_identifier: String,
-    pub retention_set_identifier: String,
-    pub time_stamp: SimTime,
-    pub is_application_aware: bool,
-    pub zorg_identifier: Option<String>,
-    pub number_of_volumes: usize,
-    pub repository_site_identifier: String,
-    pub tier: u8,
 }
 
 /// `RecoverableVmsApi`: `GET /v1/ltr/catalog/vms`.

@@ -5,7 +5,9 @@
 
 use serde::Serialize;
 
-use super::{Link, SiteView};
+use super::site_view::SiteView;
+use super::virtualization::{DatastoreClusterView, datastore_device};
+use super::zvm::Link;
 use crate::decisions::{SITE_TYPE_VERSION, ZVM_VERSION};
 use crate::world::placement::{Counters, DatastoreLoad, Owner, Space, VraLoad};
 use crate::world::vras::vra_status;
@@ -114,13 +116,6 @@ pub struct DatastoreConfigView {
     #[serde(rename = "Type")]
     pub kind: &'static str,
     pub owning_datastore_cluster: DatastoreClusterView,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct DatastoreClusterView {
-    pub datastore_cluster_identifier: Option<String>,
-    pub datastore_cluster_name: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -286,7 +281,7 @@ impl SiteView<'_> {
             datastore_identifier: datastore.id.clone(),
             datastore_name: datastore.name.clone(),
             config: DatastoreConfigView {
-                devices: vec![super::datastore_device(&site.server_id, self.site, index)],
+                devices: vec![datastore_device(&site.server_id, self.site, index)],
                 kind: "VMFS",
                 owning_datastore_cluster: DatastoreClusterView {
                     datastore_cluster_identifier: None,

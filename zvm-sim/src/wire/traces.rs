@@ -5,9 +5,10 @@
 
 use serde::Serialize;
 
-use super::{Link, SiteView};
+use super::site_view::SiteView;
+use super::zvm::Link;
+use crate::enums::event_type;
 use crate::world::SiteRole;
-use crate::world::enums::event_type;
 use crate::world::traces::{Alert, RecoveryReport, Trace, Trigger};
 
 /// `GET /v1/alerts`: one alert.
@@ -380,11 +381,9 @@ pub struct ResourceRecoveryComputeView {
     pub failover_or_move_instance_family: &'static str,
     pub failover_test_instance_type: &'static str,
     pub failover_test_instance_family: &'static str,
-    pub cluster_name: String,
-    pub host_name: String,
-    pub vra_name: String,
-    pub org_vdc_name: &'static str,
-    pub resource_pool_name: &'static str,
+    /// Where it runs, as at the protected site.
+    #[serde(flatten)]
+    pub placement: ResourceComputeView,
 }
 
 #[derive(Debug, Serialize)]
@@ -403,6 +402,18 @@ pub struct ResourceRecoveryStorageView {
 }
 
 const GIB_PER_MIB: f64 = 1.0 / 1024.0;
+
+/// Where a VM runs at `site`: on `host`, in the site's one cluster and resource pool, replicated by
+/// the host's VRA.
+fn compute(site: &crate::world::Site, host: String) -> ResourceComputeView {
+    ResourceComputeView {
+        cluster_name: format!("{}-Cluster", site.name),
+        vra_name: format!("Z-VRA-{host}"),
+        host_name: host,
+        org_vdc_name: "",
+        resource_pool_name: "Resources",
+    }
+}
 
 impl SiteView<'_> {
     /// The resources of a VM in a VPG at `sample`, from the figures `/v1/vms` shows.
@@ -437,13 +448,7 @@ impl SiteView<'_> {
             protected_site: ResourceProtectedSiteView {
                 site_name: protected.name.clone(),
                 vcd_org_name: "",
-                compute: ResourceComputeView {
-                    cluster_name: format!("{}-Cluster", protected.name),
-                    vra_name: format!("Z-VRA-{protected_host}"),
-                    host_name: protected_host,
-                    org_vdc_name: "",
-                    resource_pool_name: "Resources",
-                },
+                compute: compute(protected, protected_host),
                 storage: ResourceStorageView {
                     number_of_volumes: crate::decisions::VM_VOLUMES.len(),
                     volumes_provisioned_gb: machine.provisioned_mb as f64 * GIB_PER_MIB,
@@ -476,11 +481,7 @@ impl SiteView<'_> {
                     failover_or_move_instance_family: "",
                     failover_test_instance_type: "",
                     failover_test_instance_family: "",
-                    cluster_name: format!("{}-Cluster", recovery.name),
-                    vra_name: format!("Z-VRA-{recovery_host}"),
-                    host_name: recovery_host,
-                    org_vdc_name: "",
-                    resource_pool_name: "Resources",
+                    placement: compute(recovery, recovery_host),
                 },
                 storage: ResourceRecoveryStorageView {
                     journal_provisioned_gb: journal_mb * GIB_PER_MIB,

@@ -7,7 +7,8 @@
 
 use serde::Serialize;
 
-use super::{DatastoreClusterView, Link, SiteView};
+use super::site_view::SiteView;
+use super::zvm::Link;
 use crate::decisions::SITE_TYPE_VERSION;
 use crate::world::SiteRole;
 
@@ -49,6 +50,14 @@ pub struct NativeDatastoreView {
     pub datastore_name: String,
     pub datastore_identifier: String,
     pub owning_datastore_cluster: DatastoreClusterView,
+}
+
+/// The datastore cluster a datastore belongs to (none here: each site's datastores stand alone).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DatastoreClusterView {
+    pub datastore_cluster_identifier: Option<String>,
+    pub datastore_cluster_name: Option<String>,
 }
 
 /// `NetworkNativeApi`.

@@ -11,10 +11,10 @@ use rand_chacha::ChaCha8Rng;
 
 use base64::Engine;
 
+use super::clock::SimTime;
+use super::ids::{SiteRole, guid};
+use super::spec::{ClientSpec, Role, UserSpec};
 use crate::decisions::{PUBLIC_CLIENT_ID, service_account_name};
-use crate::world::SiteRole;
-use crate::world::clock::SimTime;
-use crate::world::spec::{ClientSpec, Role, UserSpec};
 
 /// Who made a request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,6 +120,21 @@ struct Holder {
     with_refresh: bool,
 }
 
+impl Holder {
+    /// A user of the realm, signed in through the public client: it also gets a refresh token.
+    fn user(user: &UserSpec) -> Holder {
+        Holder {
+            subject: format!("user:{}", user.name),
+            principal: Principal {
+                name: user.name.clone(),
+                role: user.role,
+                realm_roles: user.realm_roles.clone(),
+            },
+            with_refresh: true,
+        }
+    }
+}
+
 /// Token lifetimes and the session limit.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -216,7 +231,7 @@ impl Auth {
             });
         }
         self.codes.retain(|_, c| now < c.expires);
-        let code = crate::world::guid(rng);
+        let code = guid(rng);
         self.codes.insert(
             code.clone(),
             CodeGrant {
@@ -290,15 +305,7 @@ impl Auth {
                 description: "Invalid user credentials",
                 unauthorized: true,
             })?;
-        Ok(Holder {
-            subject: format!("user:{}", user.name),
-            principal: Principal {
-                name: user.name.clone(),
-                role: user.role,
-                realm_roles: user.realm_roles.clone(),
-            },
-            with_refresh: true,
-        })
+        Ok(Holder::user(user))
     }
 
     /// The client_credentials grant: a confidential client's service account, which gets no
@@ -364,15 +371,7 @@ impl Auth {
             .iter()
             .find(|u| u.name == grant.user)
             .ok_or(invalid)?;
-        Ok(Holder {
-            subject: format!("user:{}", user.name),
-            principal: Principal {
-                name: user.name.clone(),
-                role: user.role,
-                realm_roles: user.realm_roles.clone(),
-            },
-            with_refresh: true,
-        })
+        Ok(Holder::user(user))
     }
 
     /// The refresh_token grant: the holder of a refresh token still valid at `site`.
@@ -436,7 +435,7 @@ impl Auth {
                 .insert(refresh_token.clone(), token(self.lifetimes.refresh_ms));
             (
                 Some((refresh_token, seconds(self.lifetimes.refresh_ms))),
-                Some(crate::world::guid(rng)),
+                Some(guid(rng)),
             )
         } else {
             (None, None)

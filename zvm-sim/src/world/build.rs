@@ -7,16 +7,20 @@ use bytes::Bytes;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::auth::Auth;
+use super::clock::{Clock, SimTime};
+use super::files::{self, GuestFacts, GuestFiles};
+use super::ids::{SiteRole, guid};
+use super::inventory::{Datastore, Host, Site, Vm, Vpg};
+use super::journal::{Journal, Numbering};
+use super::ltr::{Repository, VpgLtr};
+use super::model::World;
+use super::resolve::{ResolvedVpg, WorldError};
+use super::setup::Setup;
+use super::spec::{SiteSpec, VmSpec, VpgSpec};
+use super::tasks::Tasks;
 use crate::decisions::{self, MAX_HISTORY_MINUTES};
-use crate::world::auth::Auth;
-use crate::world::clock::{Clock, SimTime};
-use crate::world::enums::status;
-use crate::world::files::{self, GuestFacts, GuestFiles};
-use crate::world::journal::{Journal, Numbering};
-use crate::world::ltr::{Repository, VpgLtr};
-use crate::world::spec::{ResolvedVpg, SiteSpec, VmSpec, VpgSpec, WorldError};
-use crate::world::tasks::Tasks;
-use crate::world::{Datastore, Host, Setup, Site, SiteRole, Vm, Vpg, World, guid};
+use crate::enums::status;
 
 impl World {
     /// Builds the initial world of a setup; the same setup always gives the same world.
@@ -86,7 +90,7 @@ impl World {
             .with_audiences(setup.spec.audiences.clone()),
             calls: Vec::new(),
             ltr: Default::default(),
-            faults: crate::faults::Faults::new(setup.seed),
+            faults: crate::world::faults::Faults::new(setup.seed),
             traces: Default::default(),
             vpg_settings: Default::default(),
             rng: runtime,

@@ -4,23 +4,14 @@
 //! kept by the ZVM that made it; an import creates a VPG from each exported settings, as a commit
 //! of a new VPG's document does.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::auth::Principal;
 use super::clock::SimTime;
-use super::{Refusal, SiteRole, World};
-
-/// One export: when, and the settings of each VPG it holds (SW10's `ExportedVpgSettingsApi`, in
-/// PascalCase).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct Export {
-    /// Its time, which names it.
-    pub at: SimTime,
-    /// The VPGs' settings.
-    pub vpgs: Vec<Value>,
-}
+use super::documents::Export;
+use super::ids::SiteRole;
+use super::model::World;
+use super::refusal::Refusal;
 
 /// What an import did with each VPG it was given (SW10's `VpgSettingsImportVpgsResultApi`).
 #[derive(Debug, Clone, Default)]

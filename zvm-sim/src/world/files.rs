@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 
 use bytes::Bytes;
 
-use crate::world::clock::SimTime;
-use crate::world::spec::GuestOs;
+use super::clock::SimTime;
+use super::spec::GuestOs;
 
 /// The partitions of a guest, as FLR browse lists them.
 pub fn partitions(os: GuestOs) -> &'static [&'static str] {

@@ -15,7 +15,7 @@ use fake::faker::lorem::en::Word;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::world::spec::{GuestOs, SiteSpec, VmSpec, VpgSpec, WorldSpec};
+use super::spec::{GuestOs, SiteSpec, VmSpec, VpgSpec, WorldSpec};
 
 /// VM roles, for names: `web-orchid-00042`.
 const ROLES: [&str; 8] = ["web", "app", "db", "api", "cache", "batch", "files", "sql"];

@@ -8,40 +8,16 @@
 //! status pin, a sync's end) and its moment of maturity (when it has written for its configured
 //! history), the history a journal holds only grows and its fill only drops, so an alert can only
 //! turn off or give way to a milder one; the moment it does is found by bisection. Each VPG keeps
-//! a [`HistoryWatch`]: the alerts on, and up to when they are known. The world settles every watch
+//! a [`HistoryWatch`](crate::world::traces::HistoryWatch): the alerts on, and up to when they are known. The world settles every watch
 //! to each moment it reaches (`World::advance`), and a change to a journal is settled before and
 //! judged right after it, so every transition is recorded at its own moment, as an event.
 
-use serde::{Deserialize, Serialize};
-
+use super::clock::SimTime;
+use super::journal::Journal;
+use super::model::World;
+use super::traces::{Alert, AlertOn, HISTORY_RULES, JOURNAL_FULL, Trigger};
 use crate::decisions;
-use crate::world::World;
-use crate::world::clock::SimTime;
-use crate::world::enums::{event_type, status};
-use crate::world::journal::Journal;
-use crate::world::traces::{Alert, HISTORY_RULES, JOURNAL_FULL, Trigger};
-
-/// What a VPG's history alerts are, and up to when that is known.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct HistoryWatch {
-    /// The moment the alerts below are known up to.
-    pub settled_at: Option<SimTime>,
-    /// The low-history alert on, if any.
-    pub low: Option<AlertOn>,
-    /// Since when the journal-full alert is on, if it is.
-    pub full: Option<SimTime>,
-}
-
-/// A low-history alert that is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct AlertOn {
-    /// Its position in [`HISTORY_RULES`] (0 the warning, 1 the error).
-    pub rule: usize,
-    /// When it turned on.
-    pub since: SimTime,
-}
+use crate::enums::{event_type, status};
 
 /// The alerts a journal calls for at one moment: the low-history rule it breaks (the harshest),
 /// and whether it is full.
@@ -245,8 +221,8 @@ impl World {
             return Err(super::Refusal::Conflict(
                 decisions::refusal_burst_not_writing(
                     &v.name,
-                    crate::world::enums::VPG_STATUS.name(v.status),
-                    crate::world::enums::VPG_SUBSTATUS.name(v.sub_status),
+                    crate::enums::VPG_STATUS.name(v.status),
+                    crate::enums::VPG_SUBSTATUS.name(v.sub_status),
                 ),
             ));
         }

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::{Vm, Vpg};
+use super::inventory::{Vm, Vpg};
 
 /// Positions in the world's `vms` and `vpgs`, by key.
 #[derive(Debug, Default)]

@@ -3,14 +3,15 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::world::SiteRole;
-use crate::world::clock::SimTime;
-use crate::world::files::GuestFiles;
-use crate::world::history::HistoryWatch;
-use crate::world::journal::Journal;
-use crate::world::ltr::VpgLtr;
-use crate::world::spec::GuestOs;
-use crate::world::tasks::{TaskKey, Tasks};
+use super::clock::SimTime;
+use super::files::GuestFiles;
+use super::ids::SiteRole;
+use super::journal::Journal;
+use super::ltr::VpgLtr;
+use super::payloads::VraSettings;
+use super::spec::GuestOs;
+use super::tasks::{TaskKey, Tasks};
+use super::traces::HistoryWatch;
 
 /// An ESXi host of a site.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -22,7 +23,7 @@ pub struct Host {
     pub name: String,
     /// Its VRA.
     #[serde(default)]
-    pub vra: crate::world::vras::Vra,
+    pub vra: crate::world::inventory::Vra,
 }
 
 /// A datastore of a site.
@@ -89,7 +90,7 @@ pub struct Site {
     pub scripts: crate::world::scripts::Scripts,
     /// The VPG settings it exported (`/v1/vpgSettings/exportSettings`), oldest first.
     #[serde(default)]
-    pub exports: Vec<crate::world::exported::Export>,
+    pub exports: Vec<crate::world::documents::Export>,
     /// Unpaired from its peer (`DELETE /v1/peersites/{id}`); the sites start paired.
     #[serde(default)]
     pub unpaired: bool,
@@ -225,7 +226,7 @@ pub struct Vpg {
     pub ltr: VpgLtr,
     /// The journal VM restore of one of its VMs, from its start until committed or rolled back.
     #[serde(default)]
-    pub restore: Option<crate::world::restore::JournalRestore>,
+    pub restore: Option<crate::world::inventory::JournalRestore>,
     /// Removed through `DELETE /v1/vpgs/{id}`: it keeps its position (tasks and traces hold it)
     /// but no site lists it.
     #[serde(default)]
@@ -233,12 +234,34 @@ pub struct Vpg {
 }
 
 impl Vpg {
+    /// Every task the VPG refers to: its running inserts, its failover test's start and stop,
+    /// its clone, its live operation, its Extended Journal Copy run, and its journal restore with
+    /// its end.
+    pub fn tasks(&self) -> impl Iterator<Item = TaskKey> + '_ {
+        let test = self
+            .test
+            .iter()
+            .flat_map(|t| std::iter::once(t.start_task).chain(t.stop_task));
+        let restore = self
+            .restore
+            .iter()
+            .flat_map(|r| std::iter::once(r.task).chain(r.end_task));
+        self.running_inserts
+            .iter()
+            .copied()
+            .chain(test)
+            .chain(self.clone_task)
+            .chain(self.live_task)
+            .chain(self.ltr.running)
+            .chain(restore)
+    }
+
     /// Its status and substatus by name, `MeetingSLA / None`, for messages.
     pub fn state(&self) -> String {
         format!(
             "{} / {}",
-            crate::world::enums::VPG_STATUS.name(self.status),
-            crate::world::enums::VPG_SUBSTATUS.name(self.sub_status)
+            crate::enums::VPG_STATUS.name(self.status),
+            crate::enums::VPG_SUBSTATUS.name(self.sub_status)
         )
     }
 
@@ -259,6 +282,54 @@ impl Vpg {
     pub fn visible_from(&self, site: SiteRole) -> bool {
         !self.deleted && (self.protected == site || self.recovery == site)
     }
+}
+
+/// The VRA of one host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Vra {
+    /// Installed (a host's VRA is, until removed).
+    pub installed: bool,
+    /// Its settings.
+    pub settings: VraSettings,
+    /// The install, removal, edit or upgrade running on it.
+    pub busy: Option<TaskKey>,
+}
+
+impl Default for Vra {
+    fn default() -> Self {
+        Vra {
+            installed: true,
+            settings: VraSettings::default(),
+            busy: None,
+        }
+    }
+}
+
+/// A journal VM restore of one VM, from its start until it is committed or rolled back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct JournalRestore {
+    /// The VM restored (a position in `World::vms`).
+    pub vm: usize,
+    /// The restore's task: running, then waiting for a commit or a rollback.
+    pub task: TaskKey,
+    /// The checkpoint restored.
+    pub checkpoint: u64,
+    /// The name of the new VM, for a restore beside the original.
+    pub restored_vm_name: Option<String>,
+    /// The new VM, once made.
+    pub new_vm: Option<usize>,
+    /// When the restore began: a rollback in place returns the guest's files to this moment.
+    pub started: SimTime,
+    /// When its task reached `WaitingForUserInput`.
+    pub waiting_since: Option<SimTime>,
+    /// `commitPolicy`.
+    pub commit_policy: u8,
+    /// `timeToWaitBeforeContinueInSeconds`, in ms.
+    pub wait_ms: Option<i64>,
+    /// The commit or rollback task, once asked for.
+    pub end_task: Option<TaskKey>,
 }
 
 #[cfg(test)]

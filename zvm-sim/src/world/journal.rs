@@ -25,7 +25,7 @@ const MAX_BURST_MS: i64 = MAX_BURST_MINUTES as i64 * 60_000;
 /// The oldest a journal's slot 0 may be, from now: 10,000 years. A run starts it 30 days before
 /// its epoch; checkpoint identifiers (slot × VPGs × 1,000) stay far below `u64::MAX` within it.
 const MAX_JOURNAL_AGE_MS: i64 = 10_000 * 365 * 24 * 60 * 60 * 1000;
-use crate::world::clock::SimTime;
+use super::clock::SimTime;
 use serde::{Deserialize, Serialize};
 
 /// One listed checkpoint.

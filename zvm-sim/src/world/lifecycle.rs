@@ -8,31 +8,21 @@
 //! place, marked `deleted`, and is invisible from both sites; a created one goes after every other
 //! and numbers its checkpoints from [`CREATED_BASE`], so no identifier answered before changes.
 
-use serde::{Deserialize, Serialize};
-
 use super::auth::Principal;
 use super::clock::SimTime;
-use super::enums::{status, substatus, task_state};
+use super::ids::{SiteRole, guid};
 use super::inventory::Vpg;
 use super::journal::{CREATED_BASE, CREATED_VPGS, Journal, Numbering};
-use super::settings::VpgChange;
+use super::model::World;
+use super::payloads::{Removal, VpgChange};
+use super::refusal::Refusal;
 use super::tasks::{Operation, Planned};
-use super::{Refusal, SiteRole, World, guid};
 use crate::decisions;
+use crate::enums::{status, substatus, task_state};
 
 /// How long a created VPG's initial sync runs after its `CreateProtectionGroup` task ends, in
 /// simulated milliseconds.
 pub const INITIAL_SYNC_MS: i64 = 5_000;
-
-/// `DELETE /v1/vpgs/{id}`'s body (SW10's `VpgDeleteDataApi`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct Removal {
-    /// `KeepRecoveryVolumes`: keep the replica disks at the recovery site.
-    pub keep_recovery_volumes: bool,
-    /// `Force`: remove it even while an operation runs on it (the operation is stopped).
-    pub force: bool,
-}
 
 impl World {
     /// The numbering the VPG at `index` must have: among the world file's VPGs, or among those

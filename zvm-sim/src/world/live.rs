@@ -5,14 +5,17 @@
 //! A commit leaves the VPG Recovered; a rollback leaves it replicating as before, writing again.
 //! Never a rewind tool: here so that clients of Zerto's whole API can run against the simulator.
 
-use super::enums::{status, substatus, task_state};
+use super::auth::Principal;
+use super::clock::SimTime;
+use super::ids::SiteRole;
+use super::model::World;
+use super::refusal::Refusal;
 use super::restore::commit_policy;
+use super::schedule::Event;
 use super::tasks::{Operation, Planned, TaskKey};
 use super::traces::RecoveryReport;
-use super::{Event, Refusal, SiteRole, World};
 use crate::decisions;
-use crate::world::auth::Principal;
-use crate::world::clock::SimTime;
+use crate::enums::{status, substatus, task_state};
 
 /// What is asked of a live operation that waits before commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,9 @@
 //! naming the peer as its listing does.
 
 use super::clock::SimTime;
-use super::{Refusal, SiteRole, World};
+use super::ids::SiteRole;
+use super::model::World;
+use super::refusal::Refusal;
 use crate::decisions::PEER_PORT;
 
 impl World {

@@ -7,11 +7,12 @@
 
 use std::collections::BTreeSet;
 
+use super::clock::SimTime;
+use super::ids::SiteRole;
+use super::model::World;
 use crate::decisions::{
     DATASTORE_CAPACITY_BYTES, VM_VOLUMES, VRA_PROVISIONED_BYTES, VRA_USED_BYTES,
 };
-use crate::world::clock::SimTime;
-use crate::world::{SiteRole, World};
 
 const MIB: u64 = 1024 * 1024;
 

@@ -8,15 +8,18 @@
 
 use rand::RngExt;
 
+use super::auth::Principal;
+use super::clock::SimTime;
+use super::ids::SiteRole;
+use super::inventory::{FailoverTestRun, Resync, Vm, Vpg};
+use super::journal::Checkpoint;
+use super::model::World;
+use super::refusal::Refusal;
+use super::schedule::Event;
+use super::tasks::{Operation, Planned, TaskKey};
+use super::traces::RecoveryReport;
 use crate::decisions;
-use crate::world::auth::Principal;
-use crate::world::clock::SimTime;
-use crate::world::enums::{VPG_STATUS, status, substatus, task_state};
-use crate::world::inventory::FailoverTestRun;
-use crate::world::journal::Checkpoint;
-use crate::world::tasks::{Operation, Planned, TaskKey};
-use crate::world::traces::RecoveryReport;
-use crate::world::{Refusal, Resync, SiteRole, Vm, World};
+use crate::enums::{VPG_STATUS, status, substatus, task_state};
 
 /// What `Failover` asks for.
 #[derive(Debug, Clone, Default)]
@@ -38,6 +41,22 @@ pub struct CloneRequest {
     pub datastore: Option<String>,
     /// `VmIdentifiers`; every VM when absent or empty.
     pub vms: Option<Vec<String>>,
+}
+
+/// A change to a VPG's replication a person asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replication {
+    /// A sync that keeps the journal's checkpoints (§9): NotMeetingSLA / DeltaSync and no
+    /// checkpoint written while the task runs, then MeetingSLA / None. A replicating VPG that is
+    /// not syncing already can be force-synced.
+    ForceSync,
+    /// Replication stops at once (substatus ReplicationPausedUserInitiated): no checkpoint is
+    /// written and a tagged insert fails until it is resumed; what the journal holds stays and ages
+    /// out as usual. Only a replicating VPG that is not syncing pauses.
+    Pause,
+    /// A paused VPG syncs what was written meanwhile (NotMeetingSLA / DeltaSync while the task
+    /// runs, keeping its checkpoints), then meets its SLA and writes again.
+    Resume,
 }
 
 impl World {
@@ -234,16 +253,8 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let v = &mut self.vpgs[vpg];
-        let Some(task) = v.clone_task.take() else {
-            return Err(Refusal::Conflict(format!(
-                "VPG '{}' has no clone running; nothing to abort.",
-                v.name
-            )));
-        };
-        let reason = decisions::reason_clone_aborted(&by.name);
-        self.tasks[task].end(task_state::STOPPED, reason, now);
-        Ok(self.tasks[task].id.clone())
+        let reason = |_: &Vpg| decisions::reason_clone_aborted(&by.name);
+        self.abort_running(vpg, "clone", |v| v.clone_task.take(), reason, now)
     }
 
     /// `POST /v1/vpgs/{id}/Failover`: a live failover. The VPG shows FailingOver while the task
@@ -319,98 +330,85 @@ impl World {
         }
     }
 
-    /// `POST /v1/vpgs/{id}/forcesync`: a sync that keeps the journal's checkpoints (§9). The VPG
-    /// shows NotMeetingSLA / DeltaSync and writes no checkpoints while the task runs, then
-    /// MeetingSLA / None.
-    pub fn force_sync(
+    /// `POST /v1/vpgs/{id}/forcesync`, `/pause` and `/resume`: the VPG's replication changed by a
+    /// `ForceSync`, `Pause` or `Resume` task, refused (409) when the VPG is not in a state that
+    /// allows it (see [`Replication`]).
+    pub fn change_replication(
         &mut self,
         site: SiteRole,
         vpg: usize,
+        change: Replication,
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let v = &self.vpgs[vpg];
-        if let Some(resync) = v.resync {
-            return Err(Refusal::Conflict(format!(
-                "VPG '{}' is already syncing until {}; force a sync again once that one ended.",
-                v.name,
-                resync.until.to_wire()
-            )));
+        if let Some(why) = self.replication_refused(vpg, change) {
+            return Err(Refusal::Conflict(why));
         }
-        if !(status::MEETING_SLA..=status::HISTORY_NOT_MEETING_SLA).contains(&v.status) {
-            return Err(Refusal::Conflict(format!(
-                "VPG '{}' cannot be force-synced while it is {}: only a replicating VPG \
-                 (MeetingSLA, NotMeetingSLA, RpoNotMeetingSLA or HistoryNotMeetingSLA) can be.",
-                v.name,
-                v.state()
-            )));
+        let operation = match change {
+            Replication::ForceSync => Operation::ForceSync {
+                generation: self.vpgs[vpg].generation + 1,
+            },
+            Replication::Pause => Operation::Pause,
+            Replication::Resume => Operation::Resume,
+        };
+        let task = self.start_task(site, vpg, operation, Planned::Complete, by, now);
+        match change {
+            Replication::Pause => {
+                let status = self.vpgs[vpg].status;
+                self.pin_status(
+                    vpg,
+                    status,
+                    substatus::REPLICATION_PAUSED_USER_INITIATED,
+                    now,
+                );
+            }
+            Replication::ForceSync | Replication::Resume => {
+                let until = self.tasks[task].nominal_end;
+                self.sync(vpg, until, substatus::DELTA_SYNC, false, now);
+            }
         }
-        let generation = v.generation + 1;
-        let task = self.start_task(
-            site,
-            vpg,
-            Operation::ForceSync { generation },
-            Planned::Complete,
-            by,
-            now,
-        );
-        let until = self.tasks[task].nominal_end;
-        self.sync(vpg, until, substatus::DELTA_SYNC, false, now);
         Ok(self.tasks[task].id.clone())
     }
 
-    /// `POST /v1/vpgs/{id}/pause`: replication stops at once (substatus
-    /// ReplicationPausedUserInitiated): no checkpoint is written and a tagged insert fails until it
-    /// is resumed; what the journal holds stays and ages out as usual. Only a replicating VPG that
-    /// is not syncing pauses.
-    pub fn pause(
-        &mut self,
-        site: SiteRole,
-        vpg: usize,
-        by: &Principal,
-        now: SimTime,
-    ) -> Result<String, Refusal> {
+    /// Why the VPG's replication cannot change so now, if it cannot.
+    fn replication_refused(&self, vpg: usize, change: Replication) -> Option<String> {
         let v = &self.vpgs[vpg];
-        if !decisions::writes_checkpoints(v.status, v.sub_status) {
-            return Err(Refusal::Conflict(format!(
-                "VPG '{}' cannot be paused while it is {}: only a replicating VPG that is not \
-                 syncing or paused already can be.",
-                v.name,
-                v.state()
-            )));
+        match change {
+            Replication::ForceSync => match v.resync {
+                Some(resync) => Some(format!(
+                    "VPG '{}' is already syncing until {}; force a sync again once that one ended.",
+                    v.name,
+                    resync.until.to_wire()
+                )),
+                None if !(status::MEETING_SLA..=status::HISTORY_NOT_MEETING_SLA)
+                    .contains(&v.status) =>
+                {
+                    Some(format!(
+                        "VPG '{}' cannot be force-synced while it is {}: only a replicating VPG \
+                         (MeetingSLA, NotMeetingSLA, RpoNotMeetingSLA or HistoryNotMeetingSLA) can be.",
+                        v.name,
+                        v.state()
+                    ))
+                }
+                None => None,
+            },
+            Replication::Pause if !decisions::writes_checkpoints(v.status, v.sub_status) => {
+                Some(format!(
+                    "VPG '{}' cannot be paused while it is {}: only a replicating VPG that is not \
+                     syncing or paused already can be.",
+                    v.name,
+                    v.state()
+                ))
+            }
+            Replication::Resume if v.sub_status != substatus::REPLICATION_PAUSED_USER_INITIATED => {
+                Some(format!(
+                    "VPG '{}' is not paused (it is {}): only a paused VPG resumes.",
+                    v.name,
+                    v.state()
+                ))
+            }
+            Replication::Pause | Replication::Resume => None,
         }
-        let task = self.start_task(site, vpg, Operation::Pause, Planned::Complete, by, now);
-        let status = self.vpgs[vpg].status;
-        self.pin_status(
-            vpg,
-            status,
-            substatus::REPLICATION_PAUSED_USER_INITIATED,
-            now,
-        );
-        Ok(self.tasks[task].id.clone())
-    }
-
-    /// `POST /v1/vpgs/{id}/resume`: a paused VPG syncs what was written meanwhile (NotMeetingSLA /
-    /// DeltaSync while the task runs, keeping its checkpoints), then meets its SLA and writes again.
-    pub fn resume(
-        &mut self,
-        site: SiteRole,
-        vpg: usize,
-        by: &Principal,
-        now: SimTime,
-    ) -> Result<String, Refusal> {
-        let v = &self.vpgs[vpg];
-        if v.sub_status != substatus::REPLICATION_PAUSED_USER_INITIATED {
-            return Err(Refusal::Conflict(format!(
-                "VPG '{}' is not paused (it is {}): only a paused VPG resumes.",
-                v.name,
-                v.state()
-            )));
-        }
-        let task = self.start_task(site, vpg, Operation::Resume, Planned::Complete, by, now);
-        let until = self.tasks[task].nominal_end;
-        self.sync(vpg, until, substatus::DELTA_SYNC, false, now);
-        Ok(self.tasks[task].id.clone())
     }
 
     /// Starts a sync until `until`: NotMeetingSLA with `sync_substatus`, no checkpoints written (a
@@ -442,7 +440,7 @@ impl World {
         };
         v.resync = Some(resync);
         let generation = v.generation;
-        self.schedule(until, super::Event::ResyncEnds { vpg, generation });
+        self.schedule(until, Event::ResyncEnds { vpg, generation });
         resync
     }
 

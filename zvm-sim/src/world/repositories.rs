@@ -9,11 +9,13 @@
 
 use super::auth::Principal;
 use super::clock::SimTime;
-use super::enums::task_state;
+use super::ids::{SiteRole, guid};
 use super::ltr::{Ltr, Repository};
+use super::model::World;
+use super::refusal::Refusal;
 use super::tasks::{Operation, Planned, TaskKey};
-use super::{Refusal, SiteRole, World, guid};
 use crate::decisions;
+use crate::enums::task_state;
 
 /// A repository as a client writes it (`RepositoriesSettingsApi`, the parts modelled).
 #[derive(Debug, Clone, Default)]

@@ -11,15 +11,17 @@
 //! for one. Zerto does not document what a commit does to the journal: the simulator keeps the
 //! journal as it is, and the VPG goes on replicating (`decisions`).
 
-use serde::{Deserialize, Serialize};
-
+use super::auth::Principal;
+use super::clock::SimTime;
+use super::ids::SiteRole;
+use super::inventory::{JournalRestore, Vm};
+use super::model::World;
+use super::refusal::Refusal;
+use super::schedule::Event;
+use super::tasks::{Operation, Planned, TaskKey};
+use super::traces::RecoveryReport;
 use crate::decisions;
-use crate::world::auth::Principal;
-use crate::world::clock::SimTime;
-use crate::world::enums::{event_type, status, task_state};
-use crate::world::tasks::{Operation, Planned, TaskKey};
-use crate::world::traces::RecoveryReport;
-use crate::world::{Event, Refusal, SiteRole, Vm, World};
+use crate::enums::{event_type, status, task_state};
 
 /// What `Restore` asks for.
 #[derive(Debug, Clone, Default)]
@@ -34,32 +36,6 @@ pub struct RestoreRequest {
     pub commit_policy: u8,
     /// `timeToWaitBeforeContinueInSeconds`.
     pub wait_secs: Option<i64>,
-}
-
-/// A journal VM restore of one VM, from its start until it is committed or rolled back.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct JournalRestore {
-    /// The VM restored (a position in `World::vms`).
-    pub vm: usize,
-    /// The restore's task: running, then waiting for a commit or a rollback.
-    pub task: TaskKey,
-    /// The checkpoint restored.
-    pub checkpoint: u64,
-    /// The name of the new VM, for a restore beside the original.
-    pub restored_vm_name: Option<String>,
-    /// The new VM, once made.
-    pub new_vm: Option<usize>,
-    /// When the restore began: a rollback in place returns the guest's files to this moment.
-    pub started: SimTime,
-    /// When its task reached `WaitingForUserInput`.
-    pub waiting_since: Option<SimTime>,
-    /// `commitPolicy`.
-    pub commit_policy: u8,
-    /// `timeToWaitBeforeContinueInSeconds`, in ms.
-    pub wait_ms: Option<i64>,
-    /// The commit or rollback task, once asked for.
-    pub end_task: Option<TaskKey>,
 }
 
 /// Commit policy numbers (`JournalVMRestoreCommitPolicyApi`, named as the zvml SDK's
@@ -207,8 +183,8 @@ impl World {
             return Err(Refusal::Conflict(format!(
                 "VPG '{}' is {} ({}): a VM cannot be restored from it until it meets its SLA again.",
                 v.name,
-                crate::world::enums::VPG_STATUS.name(v.status),
-                crate::world::enums::VPG_SUBSTATUS.name(v.sub_status)
+                crate::enums::VPG_STATUS.name(v.status),
+                crate::enums::VPG_SUBSTATUS.name(v.sub_status)
             )));
         }
         if let Some(r) = &v.restore {

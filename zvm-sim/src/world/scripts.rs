@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::Refusal;
 use super::clock::SimTime;
+use super::refusal::Refusal;
 
 /// `ItemTypeEnumApi` of a folder (the simulator's reading of SW10's unnamed 1).
 pub const FOLDER: u8 = 1;

@@ -10,14 +10,17 @@
 //! the rest is kept and answered back, not modelled. A document for a new VPG creates one when
 //! committed (see `lifecycle`).
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::auth::Principal;
 use super::clock::SimTime;
-use super::enums::PRIORITY;
+use super::documents::VpgSettings;
+use super::ids::{SiteRole, guid};
+use super::model::World;
+use super::payloads::VpgChange;
+use super::refusal::Refusal;
 use super::tasks::{Operation, Planned};
-use super::{Refusal, SiteRole, World, guid};
+use crate::enums::PRIORITY;
 
 /// The parts of a document that `/v1/vpgSettings/{id}/{part}` reads and writes, by path segment.
 pub const PARTS: [(&str, &str); 8] = [
@@ -33,18 +36,6 @@ pub const PARTS: [(&str, &str); 8] = [
 
 /// The longest journal history Zerto keeps, in hours (30 days).
 const MAX_HISTORY_HOURS: i64 = 720;
-
-/// One document being edited.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct VpgSettings {
-    /// `VpgSettingsIdentifier`.
-    pub id: String,
-    /// The site whose ZVM made it (and commits it).
-    pub site: SiteRole,
-    /// The document, SW10's `VpgSettingsApi` in PascalCase.
-    pub doc: Value,
-}
 
 /// SW10's camelCase keys as an appliance answers them: each key's first letter upper-cased, at every
 /// depth.
@@ -337,26 +328,6 @@ impl World {
     }
 }
 
-/// What a commit applies to a VPG.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct VpgChange {
-    /// `VpgName`.
-    pub name: String,
-    /// Where its VMs run.
-    pub protected: SiteRole,
-    /// Where its journal is.
-    pub recovery: SiteRole,
-    /// Its VMs (positions in `World::vms`).
-    pub vms: Vec<usize>,
-    /// `ConfiguredRpoSeconds`.
-    pub rpo_seconds: u32,
-    /// The journal history, in hours.
-    pub history_hours: i64,
-    /// `Priority`.
-    pub priority: u8,
-}
-
 fn priority_of(value: &Value) -> Result<u8, Refusal> {
     let found = match value {
         Value::String(name) => PRIORITY
@@ -472,11 +443,11 @@ impl World {
             self.sync(
                 vpg,
                 until,
-                super::enums::substatus::VOLUME_INITIAL_SYNC,
+                crate::enums::substatus::VOLUME_INITIAL_SYNC,
                 false,
                 at,
             );
         }
-        (super::enums::task_state::COMPLETED, String::new())
+        (crate::enums::task_state::COMPLETED, String::new())
     }
 }

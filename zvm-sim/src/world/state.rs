@@ -16,15 +16,19 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::faults::Faults;
-use crate::world::auth::Auth;
-use crate::world::clock::{Clock, SimTime};
-use crate::world::flr::FlrSession;
-use crate::world::ltr::Ltr;
-use crate::world::settings::VpgSettings;
-use crate::world::tasks::{TaskKey, Tasks};
-use crate::world::traces::Traces;
-use crate::world::{Call, Event, Scheduled, Site, Timings, Vm, Vpg, World};
+use super::auth::Auth;
+use super::calls::Call;
+use super::clock::{Clock, SimTime};
+use super::documents::VpgSettings;
+use super::faults::Faults;
+use super::flr_session::FlrSession;
+use super::inventory::{Site, Vm, Vpg};
+use super::ltr::Ltr;
+use super::model::World;
+use super::schedule::{Event, Scheduled};
+use super::setup::Timings;
+use super::tasks::{TaskKey, Tasks};
+use super::traces::Traces;
 
 /// The `Format` of a saved state this simulator writes and reads.
 pub const STATE_FORMAT: &str = "zvm-sim-state/3";
@@ -172,7 +176,7 @@ impl World {
                     .and_then(|f| f.format);
                 return Err(match format {
                     Some(format) if format != STATE_FORMAT => StateError::Format(format),
-                    _ => StateError::Json(crate::world::spec::without_value(&error.to_string())),
+                    _ => StateError::Json(crate::world::resolve::without_value(&error.to_string())),
                 });
             }
         };
@@ -296,24 +300,7 @@ impl World {
             for &vm in vpg.vms.iter().chain(vpg.vm_last_test.keys()) {
                 in_range(&what("Vms"), vm, vms)?;
             }
-            let test_tasks = vpg
-                .test
-                .iter()
-                .flat_map(|t| std::iter::once(t.start_task).chain(t.stop_task));
-            for task in vpg
-                .running_inserts
-                .iter()
-                .copied()
-                .chain(test_tasks)
-                .chain(vpg.clone_task)
-                .chain(vpg.live_task)
-                .chain(vpg.ltr.running)
-                .chain(
-                    vpg.restore
-                        .iter()
-                        .flat_map(|r| std::iter::once(r.task).chain(r.end_task)),
-                )
-            {
+            for task in vpg.tasks() {
                 kept(&what("tasks"), task)?;
             }
             if let Some(repository) = vpg.ltr.repository {

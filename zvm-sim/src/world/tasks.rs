@@ -9,9 +9,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ops::{Index, IndexMut};
 
-use crate::world::SiteRole;
-use crate::world::clock::SimTime;
-use crate::world::enums::{task_state, task_type};
+use super::clock::SimTime;
+use super::ids::SiteRole;
+use crate::enums::{task_state, task_type};
 use serde::{Deserialize, Serialize};
 
 /// Where the world keeps a task: numbered in the order tasks start, from 0, never reused. It is
@@ -167,7 +167,7 @@ pub enum Operation {
     /// `UpdateProtectionGroup`: a VPG's committed settings.
     UpdateVpg {
         /// What changes.
-        change: crate::world::settings::VpgChange,
+        change: crate::world::payloads::VpgChange,
     },
     /// `CreateProtectionGroup`: a VPG made from a committed settings document.
     CreateVpg {
@@ -177,14 +177,14 @@ pub enum Operation {
     /// `RemoveProtectionGroup` (`ForceRemoveProtectionGroup` with `Force`).
     DeleteVpg {
         /// How: recovery volumes kept, forced.
-        removal: crate::world::lifecycle::Removal,
+        removal: crate::world::payloads::Removal,
     },
     /// `InstallVra`: VRAs installed on hosts (`Task::vra` when one).
     InstallVras {
         /// The hosts (positions in their site's hosts).
         hosts: Vec<usize>,
         /// What the VRAs are configured with.
-        settings: crate::world::vras::VraSettings,
+        settings: crate::world::payloads::VraSettings,
     },
     /// `UninstallVra`: VRAs removed.
     UninstallVras {
@@ -194,7 +194,7 @@ pub enum Operation {
     /// `EditVra` (the simulator's name: no source lists one): a VRA's new settings.
     EditVra {
         /// What it is configured with from the task's end.
-        settings: crate::world::vras::VraSettings,
+        settings: crate::world::payloads::VraSettings,
     },
     /// `UpgradeVra`: VRAs upgraded to the ZVM's version (which they all run already).
     UpgradeVras {

@@ -7,57 +7,14 @@
 //! removed (Zerto refuses it too: its VPGs would stop replicating). The recovery host of a VM is
 //! its host's position at the recovery site unless a change of recovery host moved it.
 
-use serde::{Deserialize, Serialize};
-
 use super::auth::Principal;
 use super::clock::SimTime;
-use super::enums::task_state;
+use super::ids::SiteRole;
+use super::model::World;
+use super::payloads::VraSettings;
+use super::refusal::Refusal;
 use super::tasks::{Operation, Planned, TaskKey};
-use super::{Refusal, SiteRole, World};
-
-/// What a VRA is configured with (`VraCreateDataApi`, `VraEditDataApi`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct VraSettings {
-    /// `MemoryInGB`.
-    pub memory_gb: u32,
-    /// `NumOfCpus`.
-    pub cpus: u32,
-    /// `VraGroup`.
-    pub group: String,
-}
-
-impl Default for VraSettings {
-    fn default() -> Self {
-        VraSettings {
-            memory_gb: 3,
-            cpus: 1,
-            group: "default_group".to_owned(),
-        }
-    }
-}
-
-/// The VRA of one host.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct Vra {
-    /// Installed (a host's VRA is, until removed).
-    pub installed: bool,
-    /// Its settings.
-    pub settings: VraSettings,
-    /// The install, removal, edit or upgrade running on it.
-    pub busy: Option<TaskKey>,
-}
-
-impl Default for Vra {
-    fn default() -> Self {
-        Vra {
-            installed: true,
-            settings: VraSettings::default(),
-            busy: None,
-        }
-    }
-}
+use crate::enums::task_state;
 
 /// `VraStatusApi`: Installed (0), NotInstalled (2), Installing (3), Removing (4).
 pub mod vra_status {
@@ -69,6 +26,15 @@ pub mod vra_status {
     pub const INSTALLING: u8 = 3;
     /// 4
     pub const REMOVING: u8 = 4;
+}
+
+/// A task on installed VRAs that needs nothing but the VRAs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VraWork {
+    /// Removes them, refused while one of them protects or recovers a VM.
+    Uninstall,
+    /// Every VRA already runs the ZVM's version, so the task completes having nothing to change.
+    Upgrade,
 }
 
 impl World {
@@ -122,13 +88,11 @@ impl World {
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let missing = self.with_vra(site, &hosts, false);
-        if missing.is_empty() {
-            return Err(Refusal::Conflict(format!(
-                "Every host named already has a VRA ({}): remove one first to install it again.",
-                self.host_names(site, &hosts)
-            )));
-        }
+        let missing = self.with_vra(site, &hosts, false, |names| {
+            Refusal::Conflict(format!(
+                "Every host named already has a VRA ({names}): remove one first to install it again."
+            ))
+        })?;
         let operation = Operation::InstallVras {
             hosts: missing.clone(),
             settings,
@@ -136,39 +100,49 @@ impl World {
         self.start_vra_task(site, &missing, operation, by, now)
     }
 
-    /// `DELETE /v1/vras/{id}`, `/v1/vras/clusters/{id}`, `/v1/vras/cleanup`: removes the VRAs of
-    /// `hosts`, refused while one of them protects or recovers a VM.
-    pub fn uninstall_vras(
+    /// `DELETE /v1/vras/{id}`, `/v1/vras/clusters/{id}`, `/v1/vras/cleanup` and
+    /// `POST /v1/vras/{id}/upgrade`, `PUT /v1/vras/clusters/{id}`: the `work` task on the installed
+    /// VRAs of `hosts` (see [`VraWork`]).
+    pub fn work_on_vras(
         &mut self,
         site: SiteRole,
         hosts: Vec<usize>,
+        work: VraWork,
         by: &Principal,
         now: SimTime,
     ) -> Result<String, Refusal> {
-        let installed = self.with_vra(site, &hosts, true);
-        if installed.is_empty() {
-            return Err(Refusal::NotFound(format!(
-                "No VRA is installed on {}.",
-                self.host_names(site, &hosts)
-            )));
-        }
+        let installed = self.with_vra(site, &hosts, true, |names| match work {
+            VraWork::Uninstall => Refusal::NotFound(format!("No VRA is installed on {names}.")),
+            VraWork::Upgrade => {
+                Refusal::NotFound("No VRA is installed there to upgrade.".to_owned())
+            }
+        })?;
+        let hosts = installed.clone();
+        let operation = match work {
+            VraWork::Uninstall => {
+                self.refuse_while_replicating(site, &installed)?;
+                Operation::UninstallVras { hosts }
+            }
+            VraWork::Upgrade => Operation::UpgradeVras { hosts },
+        };
+        self.start_vra_task(site, &installed, operation, by, now)
+    }
+
+    /// Refuses to remove a VRA that protects or recovers a VM (its VPGs would stop replicating).
+    fn refuse_while_replicating(&self, site: SiteRole, hosts: &[usize]) -> Result<(), Refusal> {
         let loads = self.vra_loads(site);
-        if let Some(&h) = installed
+        match hosts
             .iter()
             .find(|&&h| loads[h].protected.vms + loads[h].recovery.vms > 0)
         {
-            let load = loads[h];
-            return Err(Refusal::Conflict(format!(
+            Some(&h) => Err(Refusal::Conflict(format!(
                 "The VRA of host {} protects {} and recovers {} VM(s): move them first (changerecoveryvra, or remove them from their VPGs).",
                 self.site(site).hosts[h].name,
-                load.protected.vms,
-                load.recovery.vms
-            )));
+                loads[h].protected.vms,
+                loads[h].recovery.vms
+            ))),
+            None => Ok(()),
         }
-        let operation = Operation::UninstallVras {
-            hosts: installed.clone(),
-        };
-        self.start_vra_task(site, &installed, operation, by, now)
     }
 
     /// `PUT /v1/vras/{id}`: new settings for one installed VRA.
@@ -185,27 +159,6 @@ impl World {
         self.start_vra_task(site, &[host], operation, by, now)
     }
 
-    /// `POST /v1/vras/{id}/upgrade` and `PUT /v1/vras/clusters/{id}`: every VRA already runs the
-    /// ZVM's version, so the task completes having nothing to change.
-    pub fn upgrade_vras(
-        &mut self,
-        site: SiteRole,
-        hosts: Vec<usize>,
-        by: &Principal,
-        now: SimTime,
-    ) -> Result<String, Refusal> {
-        let installed = self.with_vra(site, &hosts, true);
-        if installed.is_empty() {
-            return Err(Refusal::NotFound(
-                "No VRA is installed there to upgrade.".to_owned(),
-            ));
-        }
-        let operation = Operation::UpgradeVras {
-            hosts: installed.clone(),
-        };
-        self.start_vra_task(site, &installed, operation, by, now)
-    }
-
     /// Refuses a host without an installed VRA.
     pub fn installed_vra(&self, site: SiteRole, host: usize) -> Result<(), Refusal> {
         match self.site(site).hosts[host].vra.installed {
@@ -217,14 +170,25 @@ impl World {
         }
     }
 
-    /// Those of `hosts` at `site` whose VRA is installed (`installed`), or is not.
-    fn with_vra(&self, site: SiteRole, hosts: &[usize], installed: bool) -> Vec<usize> {
+    /// Those of `hosts` at `site` whose VRA is installed (`installed`), or is not; when there are
+    /// none, the refusal `none` makes of the hosts' names.
+    fn with_vra(
+        &self,
+        site: SiteRole,
+        hosts: &[usize],
+        installed: bool,
+        none: impl FnOnce(String) -> Refusal,
+    ) -> Result<Vec<usize>, Refusal> {
         let at = &self.site(site).hosts;
-        hosts
+        let found: Vec<usize> = hosts
             .iter()
             .copied()
             .filter(|&h| at[h].vra.installed == installed)
-            .collect()
+            .collect();
+        if found.is_empty() {
+            return Err(none(self.host_names(site, hosts)));
+        }
+        Ok(found)
     }
 
     fn host_names(&self, site: SiteRole, hosts: &[usize]) -> String {

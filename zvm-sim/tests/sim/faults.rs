@@ -22,6 +22,22 @@ async fn add_rule(t: &TestSim, rule: Value) -> Value {
     control_ok(t, "faults", rule).await
 }
 
+/// The insert whose answer the fault rule `action` kept from the client took effect: the call log
+/// shows the rule and the status the handler answered, and the task it started completes with the
+/// tag `name` listed.
+async fn the_insert_happened(t: &TestSim, boston: &Site, vpg: &str, action: &str, name: &str) {
+    let call = t.control.calls().await.pop().unwrap();
+    assert_eq!(call["Faults"], json!([{"Rule": 1, "Action": action}]));
+    assert_eq!(call["Status"], 200, "the status the handler answered");
+    let task = call["TaskId"]
+        .as_str()
+        .expect("the task it started")
+        .to_owned();
+    t.control.advance(1.0).await;
+    assert_eq!(boston.task(&task).await["Status"]["State"], 6);
+    assert_eq!(boston.tagged(vpg, name).await.len(), 1);
+}
+
 #[tokio::test]
 async fn a_respond_fault_answers_its_status_body_and_headers_instead_of_the_handler() {
     let (t, boston, vpg) = frozen_with_vpg(51, "web-local").await;
@@ -131,19 +147,7 @@ async fn a_lost_response_is_a_transport_error_after_the_handler_took_effect() {
     );
 
     // The insert happened: its task exists, completes, and its tag is listed.
-    let call = t.control.calls().await.pop().unwrap();
-    assert_eq!(
-        call["Faults"],
-        json!([{"Rule": 1, "Action": "LoseResponse"}])
-    );
-    assert_eq!(call["Status"], 200, "the status the handler answered");
-    let task = call["TaskId"]
-        .as_str()
-        .expect("the task it started")
-        .to_owned();
-    t.control.advance(1.0).await;
-    assert_eq!(boston.task(&task).await["Status"]["State"], 6);
-    assert_eq!(boston.tagged(&vpg, "lost answer").await.len(), 1);
+    the_insert_happened(&t, &boston, &vpg, "LoseResponse", "lost answer").await;
 
     // The count is spent: the next insert is answered normally.
     boston.insert(&vpg, "answered").await;
@@ -172,19 +176,7 @@ async fn a_withheld_response_keeps_the_client_waiting_until_its_timeout_after_th
     assert!(started.elapsed() >= Duration::from_millis(500));
 
     // The insert happened: its task exists, completes, and its tag is listed.
-    let call = t.control.calls().await.pop().unwrap();
-    assert_eq!(
-        call["Faults"],
-        json!([{"Rule": 1, "Action": "WithholdResponse"}])
-    );
-    assert_eq!(call["Status"], 200, "the status the handler answered");
-    let task = call["TaskId"]
-        .as_str()
-        .expect("the task it started")
-        .to_owned();
-    t.control.advance(1.0).await;
-    assert_eq!(boston.task(&task).await["Status"]["State"], 6);
-    assert_eq!(boston.tagged(&vpg, "withheld answer").await.len(), 1);
+    the_insert_happened(&t, &boston, &vpg, "WithholdResponse", "withheld answer").await;
     boston.insert(&vpg, "answered").await;
 }
 

@@ -594,14 +594,10 @@ async fn the_login_page_hands_out_a_code_that_a_token_request_with_its_verifier_
         html.contains("name=\"password\"") && html.contains("s-1"),
         "{html}"
     );
+    let sign_in = |form: &[(&str, &str)]| browser.post(format!("{base}/auth")).form(form).send();
     let mut wrong = authorize.to_vec();
     wrong.extend([("username", "admin"), ("password", "nope")]);
-    let refused = browser
-        .post(format!("{base}/auth"))
-        .form(&wrong)
-        .send()
-        .await
-        .unwrap();
+    let refused = sign_in(&wrong).await.unwrap();
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
     assert!(
         refused
@@ -613,12 +609,7 @@ async fn the_login_page_hands_out_a_code_that_a_token_request_with_its_verifier_
 
     let mut good = authorize.to_vec();
     good.extend([("username", "admin"), ("password", "admin")]);
-    let sent = browser
-        .post(format!("{base}/auth"))
-        .form(&good)
-        .send()
-        .await
-        .unwrap();
+    let sent = sign_in(&good).await.unwrap();
     assert!(sent.status().is_redirection(), "{}", sent.status());
     let to = url::Url::parse(sent.headers()["location"].to_str().unwrap()).unwrap();
     assert!(to.as_str().starts_with(redirect), "{to}");
@@ -626,11 +617,11 @@ async fn the_login_page_hands_out_a_code_that_a_token_request_with_its_verifier_
     assert_eq!(query["state"], "s-1");
     let code = query["code"].clone();
 
-    let exchange = |verifier: &str| {
+    let exchange = |code: &str, verifier: &str| {
         let form = [
             ("grant_type", "authorization_code"),
             ("client_id", "zerto-client"),
-            ("code", code.as_str()),
+            ("code", code),
             ("redirect_uri", redirect),
             ("code_verifier", verifier),
         ]
@@ -640,7 +631,7 @@ async fn the_login_page_hands_out_a_code_that_a_token_request_with_its_verifier_
             .form(&form)
             .send()
     };
-    let bad = exchange("not-the-verifier").await.unwrap();
+    let bad = exchange(&code, "not-the-verifier").await.unwrap();
     assert_eq!(
         bad.status(),
         StatusCode::BAD_REQUEST,
@@ -648,12 +639,7 @@ async fn the_login_page_hands_out_a_code_that_a_token_request_with_its_verifier_
     );
     assert!(bad.text().await.unwrap().contains("invalid_grant"));
     // Sign in again for a fresh code, then use it with the verifier.
-    let sent = browser
-        .post(format!("{base}/auth"))
-        .form(&good)
-        .send()
-        .await
-        .unwrap();
+    let sent = sign_in(&good).await.unwrap();
     let to = url::Url::parse(sent.headers()["location"].to_str().unwrap()).unwrap();
     let code: String = to
         .query_pairs()
@@ -661,34 +647,14 @@ async fn the_login_page_hands_out_a_code_that_a_token_request_with_its_verifier_
         .unwrap()
         .1
         .into_owned();
-    let form = |code: &str| {
-        [
-            ("grant_type", "authorization_code"),
-            ("client_id", "zerto-client"),
-            ("code", code),
-            ("redirect_uri", redirect),
-            ("code_verifier", verifier),
-        ]
-        .map(|(k, v)| (k.to_owned(), v.to_owned()))
-    };
-    let ok = reqwest::Client::new()
-        .post(format!("{base}/token"))
-        .form(&form(&code))
-        .send()
-        .await
-        .unwrap();
+    let ok = exchange(&code, verifier).await.unwrap();
     assert_eq!(ok.status(), StatusCode::OK);
     let body: Value = ok.json().await.unwrap();
     assert!(
         body["access_token"].is_string() && body["refresh_token"].is_string(),
         "{body}"
     );
-    let again = reqwest::Client::new()
-        .post(format!("{base}/token"))
-        .form(&form(&code))
-        .send()
-        .await
-        .unwrap();
+    let again = exchange(&code, verifier).await.unwrap();
     assert_eq!(
         again.status(),
         StatusCode::BAD_REQUEST,

@@ -10,9 +10,9 @@ use axum::http::request::Parts;
 use chrono::{DateTime, NaiveDate, NaiveDateTime};
 use serde_json::{Map, Value};
 
-use crate::api::ApiError;
+use crate::enums::EnumTable;
+use crate::http::ApiError;
 use crate::world::clock::SimTime;
-use crate::world::enums::EnumTable;
 
 /// The query string, keys lowercased.
 #[derive(Debug, Clone, Default)]

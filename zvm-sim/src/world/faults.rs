@@ -25,7 +25,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-use crate::world::SiteRole;
+use super::ids::SiteRole;
 
 /// What a rule does when it fires.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
