@@ -55,9 +55,14 @@ async fn a_lost_insert_answer_whose_task_cannot_be_followed_keeps_the_task_id_in
     let (task_id, ..) = &inserts[0];
     let web_dr = report.vpgs.iter().find(|v| v.vpg_name == "web-dr").unwrap();
     match &web_dr.outcome {
-        Outcome::Error {
-            task_id: Some(id), ..
-        } => assert_eq!(id, task_id, "{}", report.summary()),
+        Outcome::Error { problem } => {
+            assert_eq!(
+                problem.task_id(),
+                Some(task_id.as_str()),
+                "{}",
+                report.summary()
+            )
+        }
         other => panic!("the insert's task id is kept: {other:?}"),
     }
     assert_eq!(report.verdict, Verdict::NotGuarded, "{}", report.summary());

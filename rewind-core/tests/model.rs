@@ -625,7 +625,8 @@ async fn settle(env: &TestEnv) {
 /// The task ids a report names.
 fn report_tasks(r: &GuardReport) -> impl Iterator<Item = &str> {
     r.vpgs.iter().filter_map(|v| match &v.outcome {
-        Outcome::Tagged { task_id, .. } | Outcome::Error { task_id, .. } => task_id.as_deref(),
+        Outcome::Tagged { task_id, .. } => task_id.as_deref(),
+        Outcome::Error { problem } => problem.task_id(),
         Outcome::Failed { task_id, .. } | Outcome::StillRunning { task_id, .. } => {
             Some(task_id.as_str())
         }

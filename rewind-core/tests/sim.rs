@@ -982,8 +982,9 @@ async fn an_insert_the_zvm_refuses_is_an_error_outcome_of_kind_refused() {
         .unwrap();
     assert_eq!(report.verdict, Verdict::NotGuarded, "{}", report.summary());
     match outcome_of(&report, "web-dr") {
-        Outcome::Error { kind, message, .. } => {
-            assert_eq!(*kind, rewind_core::ErrorKind::Refused, "{message}");
+        Outcome::Error { problem } => {
+            let (kind, message) = (problem.kind(), problem.to_string());
+            assert_eq!(kind, rewind_core::ErrorKind::Refused, "{message}");
             assert!(message.contains("403"), "{message}");
         }
         other => panic!("expected an error outcome, got {other:?}"),

@@ -128,13 +128,11 @@ pub fn guard_text(r: &GuardReport) -> String {
                     "in progress; it was not stopped".into()
                 },
             ),
-            Outcome::Error {
-                task_id, message, ..
-            } => (
+            Outcome::Error { problem } => (
                 "ERROR",
-                task_id.clone().unwrap_or_default(),
+                problem.task_id().unwrap_or_default().to_owned(),
                 String::new(),
-                message.clone(),
+                problem.in_row().to_string(),
             ),
         };
         t.row(vec![

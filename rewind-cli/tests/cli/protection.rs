@@ -401,6 +401,43 @@ async fn a_zvm_lost_in_the_middle_of_a_guard_is_said_once_in_a_short_line_with_t
 }
 
 #[tokio::test]
+async fn a_zvm_lost_in_the_middle_of_a_guard_names_each_task_once_in_its_row() {
+    let env = TestEnv::start(20).await;
+    env.control.task_duration(4000).await;
+    let guard = env
+        .command(&guard_args("web-01", "me", "edit app.conf", "lost-2"))
+        .spawn()
+        .expect("rewind starts");
+    env.control.until_an_insert_started().await;
+    let TestEnv { sim, dir, control } = env;
+    drop(sim);
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        guard.wait_with_output(),
+    )
+    .await
+    .expect("the guard ends")
+    .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.contains(" ERROR ")).collect();
+    assert!(!rows.is_empty(), "{stdout}");
+    for row in rows {
+        let task = row
+            .split_whitespace()
+            .nth(3)
+            .expect("the TASK column follows the OUTCOME");
+        assert_eq!(row.matches(task).count(), 1, "the task once: {row}");
+        assert!(!row.contains("/v1/"), "no request URL in a row: {row}");
+        assert!(
+            row.chars().count() <= 250,
+            "{} characters: {row}",
+            row.len()
+        );
+    }
+    drop((dir, control));
+}
+
+#[tokio::test]
 async fn a_change_id_reused_for_another_action_exits_2_naming_the_earlier_guard() {
     let env = TestEnv::start(21).await;
     env.rewind(&guard_args("web-01", "me", "edit app.conf", "time-1"))

@@ -31,7 +31,7 @@ mod walk;
 pub(crate) use context::GuardContext;
 pub use context::GuardRequest;
 pub use note::{Culprit, GuardNote, RunningInsert};
-pub use problem::{Met, VpgProblem};
+pub use problem::{InRow, Met, VpgProblem};
 pub(crate) use queue::{OwnTasks, VpgQueue};
 pub use report::{GuardNext, GuardReport, Outcome, Verdict, VpgGuard, verdict};
 pub(crate) use walk::guard;

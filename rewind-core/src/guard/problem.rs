@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use serde::Serialize;
+
 use super::note::RunningInsert;
 use super::report::Outcome;
 use crate::error::{ErrorKind, RewindError};
@@ -155,8 +157,20 @@ impl VpgProblem {
         }
     }
 
-    /// What the ZVM met, in a few words, when an error of its own ended the VPG.
-    fn cause(&self) -> Option<&Met> {
+    /// What the ZVM met, in a few words, when an error of its own ended the VPG ("nothing listens
+    /// at URL"): one cause shared by several VPGs is said once.
+    pub fn cause(&self) -> Option<&str> {
+        self.met().map(|m| m.brief.as_str())
+    }
+
+    /// The problem as a row of a table says it, beside the columns that name its VPG and its task:
+    /// what happened, each fact once, the ZVM's error in its few words.
+    pub fn in_row(&self) -> InRow<'_> {
+        InRow(self)
+    }
+
+    /// What a ZVM exchange met, when an error of its own ended the VPG.
+    fn met(&self) -> Option<&Met> {
         match self {
             VpgProblem::MayExistUnread { met, .. }
             | VpgProblem::Refused { met }
@@ -170,13 +184,51 @@ impl VpgProblem {
 }
 
 impl From<VpgProblem> for Outcome {
-    fn from(p: VpgProblem) -> Outcome {
-        Outcome::Error {
-            task_id: p.task_id().map(str::to_string),
-            kind: p.kind(),
-            cause: p.cause().map(|m| m.brief.clone()),
-            message: p.to_string(),
+    fn from(problem: VpgProblem) -> Outcome {
+        Outcome::Error { problem }
+    }
+}
+
+// What a report's JSON has always written of a problem, and its schema: the task, the class, the
+// sentence and the cause. (Plain comments: a doc comment would enter the published schema.)
+#[derive(Serialize, schemars::JsonSchema)]
+struct Written<'a> {
+    /// The task, if one was started.
+    task_id: Option<&'a str>,
+    /// The class of what went wrong, as [`RewindError::kind`] gives it: a ZVM that refused the
+    /// insert is `refused`, one that could not be reached or followed is `connection`.
+    kind: ErrorKind,
+    /// What went wrong and what to do.
+    message: String,
+    /// What the ZVM met, in a few words, when an error of its own ended the VPG ("nothing
+    /// listens at URL"): one cause shared by several VPGs is said once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cause: Option<&'a str>,
+}
+
+impl Serialize for VpgProblem {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Written {
+            task_id: self.task_id(),
+            kind: self.kind(),
+            message: self.to_string(),
+            cause: self.cause(),
         }
+        .serialize(serializer)
+    }
+}
+
+impl schemars::JsonSchema for VpgProblem {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "VpgProblem".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Written::json_schema(generator)
     }
 }
 
@@ -238,5 +290,195 @@ impl fmt::Display for VpgProblem {
                 "the insert Completed, but its checkpoint could not be looked for: {met}; list the tags of this VM to check"
             ),
         }
+    }
+}
+
+/// A problem as a table row says it ([`VpgProblem::in_row`]).
+#[derive(Debug, Clone, Copy)]
+pub struct InRow<'a>(&'a VpgProblem);
+
+impl fmt::Display for InRow<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let brief = |met: &Met| met.brief.clone();
+        match self.0 {
+            VpgProblem::NoSite { site } => write!(f, "no configured site reaches its ZVM {site}"),
+            VpgProblem::Stopped { .. } => {
+                f.write_str("told to stop before its insert was sent; nothing was inserted")
+            }
+            VpgProblem::BusyInThisProcess { .. } => f.write_str(
+                "the deadline came while an earlier guard of this process held it; nothing was inserted",
+            ),
+            VpgProblem::DeadlineBeforeInsert => {
+                f.write_str("the deadline came before the insert could be sent; nothing was inserted")
+            }
+            VpgProblem::DeadlineWaitingFor { task_id, whose } => write!(
+                f,
+                "the deadline came while waiting for insert task {task_id} of {whose}; nothing more was inserted"
+            ),
+            VpgProblem::MayExistUnread { met, .. } => write!(
+                f,
+                "the tag may already be there and looking for it failed: {}; nothing more was inserted",
+                brief(met)
+            ),
+            VpgProblem::Refused { met } => write!(f, "the insert was refused: {}", brief(met)),
+            VpgProblem::MaybeOursUnfollowed { what, met, .. } => write!(
+                f,
+                "{what}; this task may be ours and could not be followed: {}",
+                brief(met)
+            ),
+            VpgProblem::UnknownEachTime { sent, what, .. } => write!(
+                f,
+                "sent {sent} times, each of unknown outcome (the last: {what}); no checkpoint has the tag"
+            ),
+            VpgProblem::UnknownAndUnread { what, met, .. } => write!(
+                f,
+                "{what}, and looking for the tag failed: {}",
+                brief(met)
+            ),
+            VpgProblem::Unfollowed { met, .. } => write!(
+                f,
+                "started, then could not be followed: {}; it may still complete",
+                brief(met)
+            ),
+            VpgProblem::NotLookedFor { met, .. } => write!(
+                f,
+                "Completed, but its checkpoint could not be looked for: {}",
+                brief(met)
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TASK: &str = "task-7f3a";
+    const VPG: &str = "web-dr";
+    const SAID: &str =
+        "nothing listens at https://zvm:443/v1/tasks/task-7f3a (site boston): check the URL";
+    const BRIEF: &str = "nothing listens at https://zvm:443";
+
+    fn met() -> Met {
+        Met {
+            kind: ErrorKind::Connection,
+            said: SAID.into(),
+            brief: BRIEF.into(),
+        }
+    }
+
+    /// Each problem as a row says it, and whether the row must name the task itself (no column
+    /// holds it).
+    fn rows() -> Vec<(VpgProblem, bool)> {
+        let (task_id, tag, vpg, what) = (
+            TASK.to_string(),
+            "ai:x".to_string(),
+            VPG.to_string(),
+            "no answer came".to_string(),
+        );
+        vec![
+            (
+                VpgProblem::NoSite {
+                    site: "denver".into(),
+                },
+                false,
+            ),
+            (VpgProblem::Stopped { vpg: vpg.clone() }, false),
+            (VpgProblem::BusyInThisProcess { vpg: vpg.clone() }, false),
+            (VpgProblem::DeadlineBeforeInsert, false),
+            (
+                VpgProblem::DeadlineWaitingFor {
+                    task_id: task_id.clone(),
+                    whose: RunningInsert::EarlierGuardOfThisProcess,
+                },
+                true,
+            ),
+            (
+                VpgProblem::MayExistUnread {
+                    tag: tag.clone(),
+                    vpg: vpg.clone(),
+                    met: met(),
+                },
+                false,
+            ),
+            (VpgProblem::Refused { met: met() }, false),
+            (
+                VpgProblem::MaybeOursUnfollowed {
+                    what: what.clone(),
+                    task_id: task_id.clone(),
+                    tag: tag.clone(),
+                    vpg: vpg.clone(),
+                    met: met(),
+                },
+                false,
+            ),
+            (
+                VpgProblem::UnknownEachTime {
+                    sent: 3,
+                    what: what.clone(),
+                    site: "boston".into(),
+                },
+                false,
+            ),
+            (
+                VpgProblem::UnknownAndUnread {
+                    what,
+                    tag,
+                    vpg,
+                    met: met(),
+                },
+                false,
+            ),
+            (
+                VpgProblem::Unfollowed {
+                    task_id: task_id.clone(),
+                    met: met(),
+                },
+                false,
+            ),
+            (
+                VpgProblem::NotLookedFor {
+                    task_id,
+                    met: met(),
+                },
+                false,
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_row_says_each_fact_once_beside_the_vpg_and_task_columns() {
+        for (problem, names_the_task) in rows() {
+            let row = problem.in_row().to_string();
+            let tasks = usize::from(names_the_task);
+            assert_eq!(row.matches(TASK).count(), tasks, "{problem:?}: {row}");
+            assert!(!row.contains(VPG), "the VPG column names it: {row}");
+            assert!(!row.contains("/v1/"), "no request URL: {row}");
+            if problem.cause().is_some() {
+                assert_eq!(
+                    row.matches(BRIEF).count(),
+                    1,
+                    "the ZVM's error in brief: {row}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_problem_serializes_as_the_task_class_sentence_and_cause_it_always_had() {
+        let problem = VpgProblem::Unfollowed {
+            task_id: TASK.into(),
+            met: met(),
+        };
+        let json = serde_json::to_value(&problem).unwrap();
+        assert_eq!(json["task_id"], TASK);
+        assert_eq!(json["kind"], "connection");
+        assert_eq!(json["message"], problem.to_string());
+        assert_eq!(json["cause"], BRIEF);
+        let json = serde_json::to_value(VpgProblem::DeadlineBeforeInsert).unwrap();
+        assert!(
+            json["task_id"].is_null() && json.get("cause").is_none(),
+            "{json}"
+        );
     }
 }

@@ -169,12 +169,10 @@ fn vpg_line(v: &VpgGuard, tag: &str) -> JournalVpg {
             task_state: task_state.as_ref().map(ToString::to_string),
             ..line(JournalOutcome::StillRunning)
         },
-        Outcome::Error {
-            task_id, message, ..
-        } => JournalVpg {
+        Outcome::Error { problem } => JournalVpg {
             tag,
-            task_id: task_id.clone(),
-            detail: Some(message.clone()),
+            task_id: problem.task_id().map(str::to_string),
+            detail: Some(problem.to_string()),
             ..line(JournalOutcome::Error)
         },
     }

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::note::GuardNote;
+use super::problem::VpgProblem;
 use crate::audit_journal::{JournalError, Person};
 use crate::codes::Code;
 use crate::error::ErrorKind;
@@ -64,17 +65,10 @@ pub enum Outcome {
     },
     /// Something went wrong around the insert; `task_id` is kept when there was one.
     Error {
-        /// The task, if one was started.
-        task_id: Option<String>,
-        /// The class of what went wrong, as [`RewindError::kind`] gives it: a ZVM that refused the
-        /// insert is `refused`, one that could not be reached or followed is `connection`.
-        kind: ErrorKind,
-        /// What went wrong and what to do.
-        message: String,
-        /// What the ZVM met, in a few words, when an error of its own ended the VPG ("nothing
-        /// listens at URL"): one cause shared by several VPGs is said once.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        cause: Option<String>,
+        // Why the VPG was not tagged, typed to the fronts; the JSON writes its task, class,
+        // sentence and cause (`VpgProblem`'s `Serialize`), as it always has.
+        #[serde(flatten)]
+        problem: VpgProblem,
     },
 }
 
@@ -130,7 +124,8 @@ impl Outcome {
     /// The insert task of the outcome, when there is one.
     pub fn task_id(&self) -> Option<&str> {
         match self {
-            Outcome::Tagged { task_id, .. } | Outcome::Error { task_id, .. } => task_id.as_deref(),
+            Outcome::Tagged { task_id, .. } => task_id.as_deref(),
+            Outcome::Error { problem } => problem.task_id(),
             Outcome::Failed { task_id, .. } | Outcome::StillRunning { task_id, .. } => {
                 Some(task_id)
             }
@@ -152,7 +147,7 @@ impl VpgGuard {
             } => Some(format!(
                 "VPG {name}: task {task_id} ended {task_state}: {complete_reason}"
             )),
-            Outcome::Error { message, .. } => Some(format!("VPG {name}: {message}")),
+            Outcome::Error { problem } => Some(format!("VPG {name}: {problem}")),
             Outcome::StillRunning { task_id, .. } => Some(format!(
                 "VPG {name}: task {task_id} is still running (not stopped)"
             )),
@@ -315,11 +310,9 @@ impl GuardReport {
                         "in progress"
                     }
                 ),
-                Outcome::Error {
-                    task_id, message, ..
-                } => match task_id {
-                    Some(t) => format!("ERROR (task {t}): {message}"),
-                    None => format!("ERROR: {message}"),
+                Outcome::Error { problem } => match problem.task_id() {
+                    Some(t) => format!("ERROR (task {t}): {problem}"),
+                    None => format!("ERROR: {problem}"),
                 },
             };
             out.push_str(&format!("\n  {}: {what}", v.vpg_name));
@@ -395,7 +388,7 @@ impl GuardReport {
                     return Some(ErrorKind::TaskFailed);
                 }
                 let error = outcomes().find_map(|o| match o {
-                    Outcome::Error { kind, .. } => Some(*kind),
+                    Outcome::Error { problem } => Some(problem.kind()),
                     _ => None,
                 });
                 Some(error.unwrap_or(ErrorKind::Refused))
@@ -411,27 +404,21 @@ impl GuardReport {
         let mut lines: Vec<String> = Vec::new();
         let mut shared: Vec<(&str, Vec<&VpgGuard>)> = Vec::new();
         for v in &self.vpgs {
-            match &v.outcome {
-                Outcome::Error {
-                    cause: Some(cause), ..
-                } => match shared.iter_mut().find(|(c, _)| c == cause) {
+            let cause = match &v.outcome {
+                Outcome::Error { problem } => problem.cause(),
+                _ => None,
+            };
+            match cause {
+                Some(cause) => match shared.iter_mut().find(|(c, _)| *c == cause) {
                     Some((_, vpgs)) => vpgs.push(v),
                     None => shared.push((cause, vec![v])),
                 },
-                _ => lines.extend(v.problem()),
+                None => lines.extend(v.problem()),
             }
         }
         let grouped = shared.into_iter().map(|(cause, vpgs)| {
             let names: Vec<&str> = vpgs.iter().map(|v| v.vpg_name.as_str()).collect();
-            let sent = vpgs.iter().any(|v| {
-                matches!(
-                    v.outcome,
-                    Outcome::Error {
-                        task_id: Some(_),
-                        ..
-                    }
-                )
-            });
+            let sent = vpgs.iter().any(|v| v.outcome.task_id().is_some());
             let after = if sent {
                 ", after their inserts were sent"
             } else {
@@ -463,10 +450,8 @@ impl GuardReport {
     fn next_when_not_guarded(&self) -> GuardNext {
         let mut sites: Vec<String> = Vec::new();
         for v in &self.vpgs {
-            if let Outcome::Error {
-                kind: ErrorKind::Connection,
-                ..
-            } = v.outcome
+            if let Outcome::Error { problem } = &v.outcome
+                && problem.kind() == ErrorKind::Connection
                 && !sites.contains(&v.site)
             {
                 sites.push(v.site.clone());
@@ -533,6 +518,7 @@ pub fn verdict(vpgs: &[VpgGuard]) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::guard::problem::Met;
 
     fn vg(outcome: Outcome) -> VpgGuard {
         VpgGuard {
@@ -608,15 +594,7 @@ mod tests {
         );
         assert_eq!(verdict(&[vg(failed()), vg(running())]), Verdict::NotGuarded);
         assert_eq!(
-            verdict(&[
-                vg(tagged()),
-                vg(Outcome::Error {
-                    task_id: None,
-                    kind: ErrorKind::Connection,
-                    message: "x".into(),
-                    cause: None,
-                })
-            ]),
+            verdict(&[vg(tagged()), vg(VpgProblem::DeadlineBeforeInsert.into())]),
             Verdict::NotGuarded
         );
     }
@@ -626,14 +604,15 @@ mod tests {
         let lost = |name: &str| VpgGuard {
             vpg_name: name.into(),
             site: "boston".into(),
-            ..vg(Outcome::Error {
-                task_id: Some(format!("task-of-{name}")),
-                kind: ErrorKind::Connection,
-                message: format!(
-                    "insert task task-of-{name} was started but could not be followed"
-                ),
-                cause: Some("nothing listens at http://zvm:443".into()),
-            })
+            ..vg(VpgProblem::Unfollowed {
+                task_id: format!("task-of-{name}"),
+                met: Met {
+                    kind: ErrorKind::Connection,
+                    said: "nothing listens at http://zvm:443/v1/tasks".into(),
+                    brief: "nothing listens at http://zvm:443".into(),
+                },
+            }
+            .into())
         };
         let report = GuardReport {
             vpgs: vec![lost("web-dr"), lost("web-local")],
@@ -677,12 +656,14 @@ mod tests {
             ),
             named(
                 "web-archive",
-                Outcome::Error {
-                    task_id: None,
-                    kind: ErrorKind::Refused,
-                    message: "HTTP 403".into(),
-                    cause: None,
-                },
+                VpgProblem::Refused {
+                    met: Met {
+                        kind: ErrorKind::Refused,
+                        said: "HTTP 403".into(),
+                        brief: "HTTP 403".into(),
+                    },
+                }
+                .into(),
             ),
             named(
                 "sql-local",

@@ -290,7 +290,7 @@ fn tagged(o: &Outcome) -> bool {
 }
 
 fn problem_kind(o: &Outcome, kind: ErrorKind) -> bool {
-    matches!(o, Outcome::Error { kind: k, .. } if *k == kind)
+    matches!(o, Outcome::Error { problem } if problem.kind() == kind)
 }
 
 #[tokio::test]
@@ -382,7 +382,7 @@ async fn each_way_an_insert_goes_ends_as_the_table_says() {
             Script::new(&[]),
             Around::Stopped,
             Expect {
-                outcome: |o| matches!(o, Outcome::Error { message, .. } if *message == VpgProblem::Stopped { vpg: "web".into() }.to_string()),
+                outcome: |o| matches!(o, Outcome::Error { problem } if *problem == VpgProblem::Stopped { vpg: "web".into() }),
                 notes: &[],
                 sent: 0,
             },
@@ -392,7 +392,7 @@ async fn each_way_an_insert_goes_ends_as_the_table_says() {
             Script::new(&[]),
             Around::PastDeadline,
             Expect {
-                outcome: |o| matches!(o, Outcome::Error { message, .. } if *message == VpgProblem::DeadlineBeforeInsert.to_string()),
+                outcome: |o| matches!(o, Outcome::Error { problem } if *problem == VpgProblem::DeadlineBeforeInsert),
                 notes: &[],
                 sent: 0,
             },
