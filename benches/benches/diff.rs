@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use rewind_benches::env::{BenchEnv, Timing};
+use rewind_benches::env::{BenchEnv, Timing, measuring, runtime};
 use rewind_core::{CancellationToken, DiffReport, DiffRequest, GuardRequest, NoProgress, Verdict};
 use zvm_sim::WorldSpec;
 
@@ -104,16 +104,13 @@ fn check(report: &DiffReport) {
 }
 
 fn main() {
-    let measuring = std::env::args().any(|a| a == "--bench");
+    let measuring = measuring();
     let timing = if measuring {
         Timing::APPLIANCE
     } else {
         Timing::SMOKE
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("a tokio runtime: {e}"));
+    let rt = runtime();
     let env = rt
         .block_on(BenchEnv::start(WorldSpec::default_world(), timing))
         .unwrap_or_else(|e| panic!("the bench environment starts: {e}"));

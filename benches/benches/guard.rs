@@ -28,9 +28,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode};
-use rewind_benches::env::Sites;
+use rewind_benches::env::{Sites, measuring, runtime};
 use rewind_benches::record::{join_batch, spawn_guard};
-use rewind_benches::report::{ScalePoint, Statistic, Target, scale_table};
+use rewind_benches::report::{ScalePoint, Target, scale_table};
 use rewind_benches::world::{self, APP_01, SCALE_SIZES, WEB_01};
 use rewind_benches::{Batch, BenchEnv, Floor, GuardRecord, Recorder, Row, Summary, Timing};
 use rewind_core::{GuardRequest, Rewind};
@@ -45,25 +45,13 @@ const SHARED_VMS: usize = 64;
 const STORM: usize = 256;
 
 /// The guard target: a single guard within 10 % of D + L.
-const SINGLE: Target = Target {
-    limit: 1.10,
-    on: Statistic::Batch,
-};
+const SINGLE: Target = Target::batch(1.10);
 /// 64 concurrent guards of distinct VMs: the median guard within 25 % of D + L.
-const CONCURRENT: Target = Target {
-    limit: 1.25,
-    on: Statistic::Guard,
-};
+const CONCURRENT: Target = Target::guard(1.25);
 /// A queue of guards at one VPG within 10 % of N × D.
-const QUEUE: Target = Target {
-    limit: 1.10,
-    on: Statistic::Batch,
-};
+const QUEUE: Target = Target::batch(1.10);
 /// A single guard at an appliance's timings within 5 % of D + L.
-const APPLIANCE: Target = Target {
-    limit: 1.05,
-    on: Statistic::Batch,
-};
+const APPLIANCE: Target = Target::batch(1.05);
 
 /// What every bench needs: criterion, the runtime, the timings and the summaries being built.
 struct Run {
@@ -456,17 +444,13 @@ async fn read_batch(rewind: &Rewind, calls: usize) -> Batch {
 }
 
 fn main() {
-    // `cargo bench` passes --bench; `cargo test` does not, and criterion then runs each bench once.
-    let measuring = std::env::args().any(|a| a == "--bench");
+    let measuring = measuring();
     let timing = if measuring {
         Timing::BENCH
     } else {
         Timing::SMOKE
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("a tokio runtime: {e}"));
+    let rt = runtime();
     let criterion = Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_millis(500))

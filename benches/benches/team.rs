@@ -145,7 +145,7 @@ fn journal(dir: &std::path::Path, n: usize) -> AuditJournal {
 }
 
 fn main() {
-    let measuring = std::env::args().any(|a| a == "--bench");
+    let measuring = rewind_benches::env::measuring();
     let sizes: &[usize] = if measuring {
         &[10_000, 100_000]
     } else {

@@ -66,6 +66,21 @@ impl Timing {
     };
 }
 
+/// Whether criterion measures: `cargo bench` passes `--bench`; `cargo test` does not, and criterion
+/// then runs each bench once, as a smoke run.
+pub fn measuring() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
+/// The runtime a bench runs on: tokio's default of one worker thread per core, as the MCP server
+/// runs, the simulator on it too.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("a tokio runtime: {e}"))
+}
+
 /// Which configured sites a client has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sites {

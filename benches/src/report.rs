@@ -89,6 +89,24 @@ pub struct Target {
     pub on: Statistic,
 }
 
+impl Target {
+    /// The median iteration (one batch) at most `limit` times its floor.
+    pub const fn batch(limit: f64) -> Target {
+        Target {
+            limit,
+            on: Statistic::Batch,
+        }
+    }
+
+    /// The median guard at most `limit` times its floor.
+    pub const fn guard(limit: f64) -> Target {
+        Target {
+            limit,
+            on: Statistic::Guard,
+        }
+    }
+}
+
 /// One bench's result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {

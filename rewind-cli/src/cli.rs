@@ -401,16 +401,9 @@ pub enum RecoverCommand {
     /// Pull files back from the tagged checkpoint (FLR at the VPG's recovery site) into a local folder;
     /// the VM keeps running.
     File {
-        /// The VM.
-        vm: String,
-        /// Who recovers, journaled beside you (the person at this machine): an agent's name, or
-        /// yours when left out.
-        #[arg(long, env = "REWIND_AGENT")]
-        agent: Option<String>,
-        /// Recover from the tag in this VPG (name or identifier) instead of the one rewind
-        /// prefers (a locally replicated VPG first).
-        #[arg(long, value_name = "VPG")]
-        vpg: Option<String>,
+        // The VM, who recovers, and from which VPG's tag.
+        #[command(flatten)]
+        from: RecoverFrom,
         /// The change id of the guard (its newest tag is used), or a tag exactly.
         #[arg(long = "change", value_name = "ID")]
         change: String,
@@ -436,16 +429,9 @@ pub enum RecoverCommand {
     },
     /// Start or stop a failover test of the VM at the tagged checkpoint.
     Test {
-        /// The VM.
-        vm: String,
-        /// Who recovers, journaled beside you (the person at this machine): an agent's name, or
-        /// yours when left out.
-        #[arg(long, env = "REWIND_AGENT")]
-        agent: Option<String>,
-        /// Recover from the tag in this VPG (name or identifier) instead of the one rewind
-        /// prefers (a locally replicated VPG first).
-        #[arg(long, value_name = "VPG")]
-        vpg: Option<String>,
+        // The VM, who recovers, and from which VPG's tag.
+        #[command(flatten)]
+        from: RecoverFrom,
         /// The change id of the guard, or a tag exactly.
         #[arg(long = "change", value_name = "ID")]
         change: String,
@@ -455,22 +441,30 @@ pub enum RecoverCommand {
     },
     /// Start or abort an offsite clone of the VM at the tagged checkpoint.
     Clone {
-        /// The VM.
-        vm: String,
-        /// Who recovers, journaled beside you (the person at this machine): an agent's name, or
-        /// yours when left out.
-        #[arg(long, env = "REWIND_AGENT")]
-        agent: Option<String>,
-        /// Recover from the tag in this VPG (name or identifier) instead of the one rewind
-        /// prefers (a locally replicated VPG first).
-        #[arg(long, value_name = "VPG")]
-        vpg: Option<String>,
+        // The VM, who recovers, and from which VPG's tag.
+        #[command(flatten)]
+        from: RecoverFrom,
         /// The change id of the guard, or a tag exactly.
         #[arg(long = "change", value_name = "ID")]
         change: String,
         /// Start or abort.
         action: CloneActionArg,
     },
+}
+
+/// What every recover command takes first: the VM, who recovers, and from which VPG's tag.
+#[derive(Debug, Args)]
+pub struct RecoverFrom {
+    /// The VM.
+    pub vm: String,
+    /// Who recovers, journaled beside you (the person at this machine): an agent's name, or
+    /// yours when left out.
+    #[arg(long, env = "REWIND_AGENT")]
+    pub agent: Option<String>,
+    /// Recover from the tag in this VPG (name or identifier) instead of the one rewind
+    /// prefers (a locally replicated VPG first).
+    #[arg(long, value_name = "VPG")]
+    pub vpg: Option<String>,
 }
 
 /// `rewind recover test ... start|stop`.

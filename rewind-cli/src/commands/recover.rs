@@ -7,7 +7,7 @@ use rewind_core::{
     RecoverFileRequest, RecoveryPlan, RecoveryTaskReport, RecoveryVerdict, Rewind,
 };
 
-use crate::cli::{CloneActionArg, RecoverCommand, TestAction};
+use crate::cli::{CloneActionArg, RecoverCommand, RecoverFrom, TestAction};
 use crate::exit::CliError;
 use crate::output::{Reply, Table};
 use crate::progress::ProgressLine;
@@ -24,7 +24,7 @@ pub async fn recover(
     let rewind = &narrowed(rewind, &command);
     match command {
         RecoverCommand::File {
-            vm,
+            from: RecoverFrom { vm, .. },
             change,
             paths,
             to,
@@ -54,7 +54,9 @@ pub async fn recover(
             Reply::new(&report, file_text(&report))
         }
         RecoverCommand::Test {
-            vm, change, action, ..
+            from: RecoverFrom { vm, .. },
+            change,
+            action,
         } => {
             let (label, action) = match action {
                 TestAction::Start => ("failover test start", FailoverTestAction::Start),
@@ -74,7 +76,9 @@ pub async fn recover(
             task_reply(&report?)
         }
         RecoverCommand::Clone {
-            vm, change, action, ..
+            from: RecoverFrom { vm, .. },
+            change,
+            action,
         } => {
             let (label, action) = match action {
                 CloneActionArg::Start => ("clone start", CloneAction::Start),
@@ -97,11 +101,7 @@ pub async fn keep(
     agent: Option<&str>,
     quiet: bool,
 ) -> Result<Reply, CliError> {
-    let person = rewind.person().and_then(|p| p.name.as_deref());
-    let rewind = match agent.filter(|a| !a.trim().is_empty()).or(person) {
-        Some(agent) => rewind.as_agent(agent),
-        None => rewind.clone(),
-    };
+    let rewind = as_agent(rewind, agent);
     let progress = ProgressLine::new(format!("keep {vm}"), quiet).watching(&rewind);
     let report = rewind.keep(vm, change, &progress).await;
     progress.finish();
@@ -116,17 +116,13 @@ pub async fn keep(
 /// The facade acting as the recovery's agent (`--agent` or `REWIND_AGENT`, else the person at this
 /// machine), from the VPG `--vpg` names when it names one.
 fn narrowed(rewind: &Rewind, command: &RecoverCommand) -> Rewind {
-    let (agent, vpg) = match command {
-        RecoverCommand::File { agent, vpg, .. }
-        | RecoverCommand::Test { agent, vpg, .. }
-        | RecoverCommand::Clone { agent, vpg, .. } => (agent.as_deref(), vpg.as_deref()),
+    let from = match command {
+        RecoverCommand::File { from, .. }
+        | RecoverCommand::Test { from, .. }
+        | RecoverCommand::Clone { from, .. } => from,
     };
-    let person = rewind.person().and_then(|p| p.name.as_deref());
-    let mut rewind = match agent.filter(|a| !a.trim().is_empty()).or(person) {
-        Some(agent) => rewind.as_agent(agent),
-        None => rewind.clone(),
-    };
-    if let Some(vpg) = vpg {
+    let mut rewind = as_agent(rewind, from.agent.as_deref());
+    if let Some(vpg) = from.vpg.as_deref() {
         rewind = rewind.only_vpg(vpg);
     }
     rewind
@@ -229,4 +225,13 @@ pub fn task_reply(r: &RecoveryTaskReport) -> Result<Reply, CliError> {
             ),
         ),
     })
+}
+
+/// The facade acting as `agent` (`--agent` or `REWIND_AGENT`), else as the person at this machine.
+fn as_agent(rewind: &Rewind, agent: Option<&str>) -> Rewind {
+    let person = rewind.person().and_then(|p| p.name.as_deref());
+    match agent.filter(|a| !a.trim().is_empty()).or(person) {
+        Some(agent) => rewind.as_agent(agent),
+        None => rewind.clone(),
+    }
 }

@@ -364,23 +364,7 @@ async fn with_denver_down_a_guard_says_the_way_on_and_site_boston_takes_it_which
 
 #[tokio::test]
 async fn a_zvm_lost_in_the_middle_of_a_guard_is_said_once_in_a_short_line_with_the_way_on() {
-    let env = TestEnv::start(20).await;
-    env.control.task_duration(4000).await;
-    let guard = env
-        .command(&guard_args("web-01", "me", "edit app.conf", "lost-1"))
-        .spawn()
-        .expect("rewind starts");
-    env.control.until_an_insert_started().await;
-    let TestEnv { sim, dir, control } = env;
-    // The appliance goes away while the inserts run.
-    drop(sim);
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        guard.wait_with_output(),
-    )
-    .await
-    .expect("the guard ends")
-    .unwrap();
+    let out = guard_losing_its_zvm("lost-1").await;
     assert_eq!(out.status.code(), Some(5), "{out:?}");
     let stderr = String::from_utf8(out.stderr).unwrap();
     let lines: Vec<&str> = stderr.lines().collect();
@@ -397,27 +381,11 @@ async fn a_zvm_lost_in_the_middle_of_a_guard_is_said_once_in_a_short_line_with_t
         "the VPGs are named once: {line}"
     );
     assert!(line.contains("guard again with --change lost-1"), "{line}");
-    drop((dir, control));
 }
 
 #[tokio::test]
 async fn a_zvm_lost_in_the_middle_of_a_guard_names_each_task_once_in_its_row() {
-    let env = TestEnv::start(20).await;
-    env.control.task_duration(4000).await;
-    let guard = env
-        .command(&guard_args("web-01", "me", "edit app.conf", "lost-2"))
-        .spawn()
-        .expect("rewind starts");
-    env.control.until_an_insert_started().await;
-    let TestEnv { sim, dir, control } = env;
-    drop(sim);
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        guard.wait_with_output(),
-    )
-    .await
-    .expect("the guard ends")
-    .unwrap();
+    let out = guard_losing_its_zvm("lost-2").await;
     let stdout = String::from_utf8(out.stdout).unwrap();
     let rows: Vec<&str> = stdout.lines().filter(|l| l.contains(" ERROR ")).collect();
     assert!(!rows.is_empty(), "{stdout}");
@@ -434,7 +402,29 @@ async fn a_zvm_lost_in_the_middle_of_a_guard_names_each_task_once_in_its_row() {
             row.len()
         );
     }
+}
+
+/// What `rewind guard` of web-01 for `change` ends with when the appliance goes away while its
+/// inserts run.
+async fn guard_losing_its_zvm(change: &str) -> std::process::Output {
+    let env = TestEnv::start(20).await;
+    env.control.task_duration(4000).await;
+    let guard = env
+        .command(&guard_args("web-01", "me", "edit app.conf", change))
+        .spawn()
+        .expect("rewind starts");
+    env.control.until_an_insert_started().await;
+    let TestEnv { sim, dir, control } = env;
+    drop(sim);
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        guard.wait_with_output(),
+    )
+    .await
+    .expect("the guard ends")
+    .unwrap();
     drop((dir, control));
+    out
 }
 
 #[tokio::test]
