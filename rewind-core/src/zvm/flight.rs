@@ -99,7 +99,7 @@ impl<T> SingleFlight<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zvm::tests::failure;
+    use crate::zvm::error::tests::failure;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
