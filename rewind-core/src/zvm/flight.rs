@@ -99,27 +99,36 @@ impl<T> SingleFlight<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zvm::tests::failure;
+    use crate::zvm::error::tests::failure;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
+    use tokio::task::JoinHandle;
+
+    /// A caller of `flight` in a task of its own, whose read of "vms" is counted in `reads`, takes
+    /// 50 ms and answers `answer`.
+    fn slow_caller<T: Send + Sync + 'static>(
+        flight: &Arc<SingleFlight<T>>,
+        reads: &Arc<AtomicUsize>,
+        answer: fn() -> Result<T, RewindError>,
+    ) -> JoinHandle<Result<Arc<T>, RewindError>> {
+        let (flight, reads) = (flight.clone(), reads.clone());
+        tokio::spawn(async move {
+            flight
+                .run("vms", || async {
+                    reads.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    answer()
+                })
+                .await
+        })
+    }
 
     #[tokio::test]
     async fn concurrent_callers_share_one_read() {
         let flight = Arc::new(SingleFlight::<Vec<u32>>::default());
         let reads = Arc::new(AtomicUsize::new(0));
-        let callers = (0..16).map(|_| {
-            let (flight, reads) = (flight.clone(), reads.clone());
-            tokio::spawn(async move {
-                flight
-                    .run("vms", || async {
-                        reads.fetch_add(1, Ordering::SeqCst);
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        Ok(vec![1, 2, 3])
-                    })
-                    .await
-            })
-        });
+        let callers = (0..16).map(|_| slow_caller(&flight, &reads, || Ok(vec![1, 2, 3])));
         for caller in futures::future::join_all(callers).await {
             assert_eq!(*caller.unwrap().unwrap(), vec![1, 2, 3]);
         }
@@ -158,18 +167,7 @@ mod tests {
     async fn when_the_shared_read_fails_each_follower_reads_for_itself() {
         let flight = Arc::new(SingleFlight::<u32>::default());
         let reads = Arc::new(AtomicUsize::new(0));
-        let leader = {
-            let (flight, reads) = (flight.clone(), reads.clone());
-            tokio::spawn(async move {
-                flight
-                    .run("vms", || async {
-                        reads.fetch_add(1, Ordering::SeqCst);
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        Err(failure())
-                    })
-                    .await
-            })
-        };
+        let leader = slow_caller(&flight, &reads, || Err(failure()));
         tokio::time::sleep(Duration::from_millis(10)).await;
         let follower = flight
             .run("vms", || async {

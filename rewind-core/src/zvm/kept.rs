@@ -131,7 +131,7 @@ impl<T: Send + Sync + 'static> Kept<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zvm::tests::failure;
+    use crate::zvm::error::tests::failure;
     use std::sync::atomic::{AtomicU32, Ordering};
 
     /// A read that answers how many reads were sent so far, counting itself.

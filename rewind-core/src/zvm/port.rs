@@ -7,8 +7,9 @@ use std::future::Future;
 
 use chrono::{DateTime, Utc};
 
-use super::ZvmClient;
+use super::client::ZvmClient;
 use super::wire::{Checkpoint, Task};
+use crate::codes::STATE_IN_PROGRESS;
 use crate::error::RewindError;
 
 /// What sending an insert came to, when the ZVM did not refuse it.
@@ -60,15 +61,11 @@ impl InsertPort for ZvmClient {
     }
 
     async fn running_inserts(&self, vpg_id: &str) -> Result<Vec<Task>, RewindError> {
-        Ok(super::inserts_into(
-            &self.insert_tasks(true).await?,
-            vpg_id,
-            true,
-        ))
+        Ok(inserts_into(&self.insert_tasks(true).await?, vpg_id, true))
     }
 
     async fn inserts(&self, vpg_id: &str) -> Result<Vec<Task>, RewindError> {
-        Ok(super::inserts_into(
+        Ok(inserts_into(
             &self.insert_tasks(false).await?,
             vpg_id,
             false,
@@ -90,4 +87,15 @@ impl InsertPort for ZvmClient {
     ) -> Result<Vec<Checkpoint>, RewindError> {
         self.checkpoints(vpg_id, since).await
     }
+}
+
+/// The inserts into `vpg_id` among `tasks` (only those still running when `running_only`): filtered
+/// here as well, since a ZVM that ignores a filter must not make another task look like ours.
+pub(crate) fn inserts_into(tasks: &[Task], vpg_id: &str, running_only: bool) -> Vec<Task> {
+    tasks
+        .iter()
+        .filter(|t| t.is_insert() && t.concerns_vpg(vpg_id))
+        .filter(|t| !running_only || t.state() == Some(STATE_IN_PROGRESS))
+        .cloned()
+        .collect()
 }

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{CallError, Retry};
+use super::error::{CallError, Retry};
 use crate::config::HttpSettings;
 
 /// A client's two retry budgets: for connections refused (nothing was sent), and for answers that

@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::{DateTime, Utc};
 
-use super::ZvmClient;
+use super::client::ZvmClient;
 use super::flight::SingleFlight;
 use super::inventory::Inventory;
 use super::kept::Kept;
-use super::port::{InsertPort, Sent};
+use super::port::{InsertPort, Sent, inserts_into};
 use super::timings::SiteTimings;
 use super::wire::{Checkpoint, LocalSite, SiteVm, Task, VmRow};
 use crate::config::LookupSettings;
@@ -183,11 +183,11 @@ impl InsertPort for Site {
             .running_inserts
             .run("", || self.client.insert_tasks(true))
             .await?;
-        Ok(super::inserts_into(&all, vpg_id, true))
+        Ok(inserts_into(&all, vpg_id, true))
     }
 
     async fn inserts(&self, vpg_id: &str) -> Result<Vec<Task>, RewindError> {
-        Ok(super::inserts_into(
+        Ok(inserts_into(
             &self.client.insert_tasks(false).await?,
             vpg_id,
             false,

@@ -179,21 +179,23 @@ pub(crate) enum TaskWait {
     StillRunning(Option<Task>),
 }
 
-/// Polls `GET /v1/tasks/{id}` until the task is terminal or `deadline` passes. `sent` is when the write
-/// that started it was sent, the origin of every prediction.
+/// Polls `GET /v1/tasks/{id}` through the insert machine's `port` until the task is terminal or
+/// `deadline` passes. `sent` is when the write that started it was sent, the origin of every
+/// prediction.
 pub(crate) async fn wait_task(
-    client: &impl InsertPort,
+    port: &impl InsertPort,
     task_id: &str,
     sent: Instant,
     deadline: Instant,
     pace: Pace,
     watch: &Watch<'_>,
 ) -> Result<TaskWait, RewindError> {
-    wait_task_until(client, task_id, sent, deadline, pace, watch, is_terminal).await
+    wait_task_until(port, task_id, sent, deadline, pace, watch, is_terminal).await
 }
 
 /// [`wait_task`], ending at the first state `ends` takes (a journal VM restore's ends at 2,
-/// WaitingForUserInput, as well as at the terminal ones).
+/// WaitingForUserInput, as well as at the terminal ones); a recovery's waits give it their site's
+/// client, a port without shared reads.
 pub(crate) async fn wait_task_until(
     client: &impl InsertPort,
     task_id: &str,
@@ -269,7 +271,7 @@ pub(crate) enum ListedFrom {
 /// it settled some 8 ms after the checkpoint was listed. A first look that finds it halves what is
 /// learnt, until a look misses and the middle is the lag again.
 pub(crate) async fn wait_listed(
-    client: &impl InsertPort,
+    port: &impl InsertPort,
     vpg_id: &str,
     tag: &str,
     since: Option<DateTime<Utc>>,
@@ -307,7 +309,7 @@ pub(crate) async fn wait_listed(
         }
         first = false;
         let sent_at = completed.elapsed();
-        let checkpoints = client.checkpoints_since(vpg_id, since).await?;
+        let checkpoints = port.checkpoints_since(vpg_id, since).await?;
         if let Some(c) = find_tag(checkpoints, tag) {
             return Ok(Some((c, (missed_at + sent_at) / 2)));
         }

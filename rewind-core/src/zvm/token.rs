@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
 
-use super::CallError;
+use super::error::{CallError, describe, is_transient};
 use super::retry::Budgets;
 use super::wire::{TokenError, TokenResponse};
 use crate::config::Credentials;
@@ -186,7 +186,7 @@ impl TokenCache {
                     let body: TokenResponse = resp.json().await.map_err(|e| CallError::Decode {
                         detail: format!(
                             "the token response is not a Keycloak token: {}",
-                            super::describe(&e)
+                            describe(&e)
                         ),
                     })?;
                     if body.access_token.is_empty() {
@@ -201,7 +201,7 @@ impl TokenCache {
                         Duration::from_secs(secs).min(MAX_LIFETIME),
                     ));
                 }
-                Ok(resp) if super::is_transient(resp.status()) => CallError::Status {
+                Ok(resp) if is_transient(resp.status()) => CallError::Status {
                     status: resp.status().as_u16(),
                     message: "the token endpoint is unavailable".into(),
                 },

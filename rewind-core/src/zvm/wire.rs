@@ -51,6 +51,69 @@ fn lenient_vec<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<V
     Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
 }
 
+/// Declares models of ZVM JSON the way this module reads every one: each derives `Debug`, `Clone`,
+/// `Default` and `Deserialize`, takes a missing field as its default, and names each field's kind,
+/// so that how a kind is read is said once, here:
+///
+/// - `text`: `Option<String>`, from a string, or a number as its decimal text ([`lenient_string`]);
+/// - `int`: `Option<i64>`, from an integer, or a string holding one ([`lenient_i64`]);
+/// - `time`: `Option<DateTime<Utc>>`, none for a timestamp that does not parse ([`lenient_time`]);
+/// - `flag`: `Option<bool>`, from a boolean, or `"true"` and `"false"` ([`lenient_bool`]);
+/// - `list<T>`: `Vec<T>`, empty for `null` ([`lenient_vec`]);
+/// - any other type: as serde reads it (a nested model, for one).
+///
+/// A model keeps its own attributes (its doc, `rename_all`), and a field its own (its doc, an alias,
+/// a rename). Every field is public.
+macro_rules! lenient_models {
+    (@fields [$($head:tt)*] [$($done:tt)*]) => {
+        #[derive(Debug, Clone, Default, Deserialize)]
+        #[serde(default)]
+        $($head)* { $($done)* }
+    };
+    (@fields $head:tt [$($done:tt)*] $(#[$attr:meta])* $field:ident: text, $($rest:tt)*) => {
+        lenient_models!(@fields $head [$($done)* $(#[$attr])*
+            #[serde(deserialize_with = "lenient_string")] pub $field: Option<String>,] $($rest)*);
+    };
+    (@fields $head:tt [$($done:tt)*] $(#[$attr:meta])* $field:ident: int, $($rest:tt)*) => {
+        lenient_models!(@fields $head [$($done)* $(#[$attr])*
+            #[serde(deserialize_with = "lenient_i64")] pub $field: Option<i64>,] $($rest)*);
+    };
+    (@fields $head:tt [$($done:tt)*] $(#[$attr:meta])* $field:ident: time, $($rest:tt)*) => {
+        lenient_models!(@fields $head [$($done)* $(#[$attr])*
+            #[serde(deserialize_with = "lenient_time")] pub $field: Option<DateTime<Utc>>,]
+            $($rest)*);
+    };
+    (@fields $head:tt [$($done:tt)*] $(#[$attr:meta])* $field:ident: flag, $($rest:tt)*) => {
+        lenient_models!(@fields $head [$($done)* $(#[$attr])*
+            #[serde(deserialize_with = "lenient_bool")] pub $field: Option<bool>,] $($rest)*);
+    };
+    (@fields $head:tt [$($done:tt)*]
+        $(#[$attr:meta])* $field:ident: list<$item:ty>, $($rest:tt)*) => {
+        lenient_models!(@fields $head [$($done)* $(#[$attr])*
+            #[serde(deserialize_with = "lenient_vec")] pub $field: Vec<$item>,] $($rest)*);
+    };
+    (@fields $head:tt [$($done:tt)*] $(#[$attr:meta])* $field:ident: $plain:ty, $($rest:tt)*) => {
+        lenient_models!(@fields $head [$($done)* $(#[$attr])* pub $field: $plain,] $($rest)*);
+    };
+    ($($(#[$meta:meta])* pub struct $name:ident { $($fields:tt)* })*) => {$(
+        lenient_models!(@fields [$(#[$meta])* pub struct $name] [] $($fields)*);
+    )*};
+}
+
+/// Declares the bodies rewind sends: each derives `Debug`, `Clone`, `Serialize` and `JsonSchema`,
+/// borrows what it sends for `'a`, and has its fields public. A body keeps its own attributes (its
+/// doc, `rename_all`), and a field its own.
+macro_rules! request_bodies {
+    ($(
+        $(#[$meta:meta])*
+        pub struct $name:ident<$a:lifetime> { $($(#[$attr:meta])* $field:ident: $kind:ty,)* }
+    )*) => {$(
+        #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+        $(#[$meta])*
+        pub struct $name<$a> { $($(#[$attr])* pub $field: $kind,)* }
+    )*};
+}
+
 /// Parses the timestamp forms a ZVM writes (`2019-07-20T19:30:19Z`, with or without fractions, with an
 /// offset, or without a zone, which is taken as UTC).
 pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
@@ -72,136 +135,108 @@ pub fn format_query_time(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
-/// An embedded link object (`{"href", "identifier", "rel", "type"}`, lowercase keys).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct Link {
-    /// The linked resource's identifier.
-    #[serde(alias = "Identifier", deserialize_with = "lenient_string")]
-    pub identifier: Option<String>,
-    /// The linked resource's URL.
-    #[serde(alias = "Href", deserialize_with = "lenient_string")]
-    pub href: Option<String>,
-    /// The linked resource's type, e.g. `LocalSiteApi`.
-    #[serde(rename = "type", alias = "Type", deserialize_with = "lenient_string")]
-    pub kind: Option<String>,
-}
+lenient_models! {
+    /// An embedded link object (`{"href", "identifier", "rel", "type"}`, lowercase keys).
+    pub struct Link {
+        /// The linked resource's identifier.
+        #[serde(alias = "Identifier")]
+        identifier: text,
+        /// The linked resource's URL.
+        #[serde(alias = "Href")]
+        href: text,
+        /// The linked resource's type, e.g. `LocalSiteApi`.
+        #[serde(rename = "type", alias = "Type")]
+        kind: text,
+    }
 
-/// `POST /auth/realms/zerto/protocol/openid-connect/token` → 200 (Keycloak's own snake_case keys).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct TokenResponse {
-    /// The bearer token.
-    pub access_token: String,
-    /// Lifetime in seconds.
-    #[serde(deserialize_with = "lenient_i64")]
-    pub expires_in: Option<i64>,
-}
+    /// `POST /auth/realms/zerto/protocol/openid-connect/token` → 200 (Keycloak's own snake_case keys).
+    pub struct TokenResponse {
+        /// The bearer token.
+        access_token: String,
+        /// Lifetime in seconds.
+        expires_in: int,
+    }
 
-/// A Keycloak error body `{"error", "error_description"}`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct TokenError {
-    /// E.g. `invalid_client`.
-    #[serde(deserialize_with = "lenient_string")]
-    pub error: Option<String>,
-    /// A sentence.
-    #[serde(deserialize_with = "lenient_string")]
-    pub error_description: Option<String>,
-}
+    /// A Keycloak error body `{"error", "error_description"}`.
+    pub struct TokenError {
+        /// E.g. `invalid_client`.
+        error: text,
+        /// A sentence.
+        error_description: text,
+    }
 
-/// A `/v1` error body `{"Message": "..."}`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct ErrorBody {
-    /// What the ZVM said.
-    #[serde(alias = "message", deserialize_with = "lenient_string")]
-    pub message: Option<String>,
-}
+    /// A `/v1` error body `{"Message": "..."}`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct ErrorBody {
+        /// What the ZVM said.
+        #[serde(alias = "message")]
+        message: text,
+    }
 
-/// `GET /v1/localsite`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct LocalSite {
-    /// The site's GUID.
-    #[serde(deserialize_with = "lenient_string")]
-    pub site_identifier: Option<String>,
-    /// The site's name, e.g. `Boston`.
-    #[serde(deserialize_with = "lenient_string")]
-    pub site_name: Option<String>,
-    /// The ZVM version.
-    #[serde(deserialize_with = "lenient_string")]
-    pub version: Option<String>,
-    /// The ZVM version as shown to humans.
-    #[serde(deserialize_with = "lenient_string")]
-    pub display_version: Option<String>,
-}
+    /// `GET /v1/localsite`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct LocalSite {
+        /// The site's GUID.
+        site_identifier: text,
+        /// The site's name, e.g. `Boston`.
+        site_name: text,
+        /// The ZVM version.
+        version: text,
+        /// The ZVM version as shown to humans.
+        display_version: text,
+    }
 
-/// `VmNetworkInformation` of a VM row.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct VmNetworkInformation {
-    /// The VM's network adapters.
-    #[serde(deserialize_with = "lenient_vec")]
-    pub network_adapters: Vec<NetworkAdapter>,
-}
+    /// `VmNetworkInformation` of a VM row.
+    #[serde(rename_all = "PascalCase")]
+    pub struct VmNetworkInformation {
+        /// The VM's network adapters.
+        network_adapters: list<NetworkAdapter>,
+    }
 
-/// One network adapter of a VM.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct NetworkAdapter {
-    /// The adapter's addresses.
-    #[serde(deserialize_with = "lenient_vec")]
-    pub ip_addresses: Vec<Value>,
-}
+    /// One network adapter of a VM.
+    #[serde(rename_all = "PascalCase")]
+    pub struct NetworkAdapter {
+        /// The adapter's addresses.
+        ip_addresses: list<Value>,
+    }
 
-/// `EnabledActions` of a VM row.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct EnabledActions {
-    /// Whether this ZVM can run FLR for this VM in this VPG.
-    #[serde(deserialize_with = "lenient_bool")]
-    pub is_flr_enabled: Option<bool>,
-}
+    /// `EnabledActions` of a VM row.
+    #[serde(rename_all = "PascalCase")]
+    pub struct EnabledActions {
+        /// Whether this ZVM can run FLR for this VM in this VPG.
+        is_flr_enabled: flag,
+    }
 
-/// One row of `GET /v1/vms`: one VM in one VPG.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct VmRow {
-    /// `<serverGuid>.<moref>`.
-    #[serde(deserialize_with = "lenient_string")]
-    pub vm_identifier: Option<String>,
-    /// The VM's name.
-    #[serde(deserialize_with = "lenient_string")]
-    pub vm_name: Option<String>,
-    /// The VPG of this row.
-    #[serde(deserialize_with = "lenient_string")]
-    pub vpg_identifier: Option<String>,
-    /// The VPG's name.
-    #[serde(deserialize_with = "lenient_string")]
-    pub vpg_name: Option<String>,
-    /// The VPG's status (`VpgVisualStatusApi`).
-    #[serde(deserialize_with = "lenient_i64")]
-    pub status: Option<i64>,
-    /// The VPG's substatus (`VpgVisualSubStatusApi`).
-    #[serde(deserialize_with = "lenient_i64")]
-    pub sub_status: Option<i64>,
-    /// The protected site's link.
-    pub protected_site: Option<Link>,
-    /// The recovery site's link.
-    pub recovery_site: Option<Link>,
-    /// The protected site's name.
-    #[serde(deserialize_with = "lenient_string")]
-    pub protected_site_name: Option<String>,
-    /// The recovery site's name.
-    #[serde(deserialize_with = "lenient_string")]
-    pub recovery_site_name: Option<String>,
-    /// What this ZVM can do for the VM.
-    pub enabled_actions: Option<EnabledActions>,
-    /// Addresses of the VM.
-    pub vm_network_information: Option<VmNetworkInformation>,
-    /// The VPG's link; a fallback for the VPG identifier.
-    pub link: Option<Link>,
+    /// One row of `GET /v1/vms`: one VM in one VPG.
+    #[serde(rename_all = "PascalCase")]
+    pub struct VmRow {
+        /// `<serverGuid>.<moref>`.
+        vm_identifier: text,
+        /// The VM's name.
+        vm_name: text,
+        /// The VPG of this row.
+        vpg_identifier: text,
+        /// The VPG's name.
+        vpg_name: text,
+        /// The VPG's status (`VpgVisualStatusApi`).
+        status: int,
+        /// The VPG's substatus (`VpgVisualSubStatusApi`).
+        sub_status: int,
+        /// The protected site's link.
+        protected_site: Option<Link>,
+        /// The protected site's name.
+        protected_site_name: text,
+        /// The recovery site's link.
+        recovery_site: Option<Link>,
+        /// The recovery site's name.
+        recovery_site_name: text,
+        /// What this ZVM can do for the VM.
+        enabled_actions: Option<EnabledActions>,
+        /// Addresses of the VM.
+        vm_network_information: Option<VmNetworkInformation>,
+        /// The VPG's link; a fallback for the VPG identifier.
+        link: Option<Link>,
+    }
 }
 
 impl VmRow {
@@ -223,84 +258,68 @@ impl VmRow {
     }
 }
 
-/// One VPG of `GET /v1/vpgs`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct Vpg {
-    /// The VPG's GUID.
-    #[serde(deserialize_with = "lenient_string")]
-    pub vpg_identifier: Option<String>,
-    /// The VPG's name.
-    #[serde(deserialize_with = "lenient_string")]
-    pub vpg_name: Option<String>,
-    /// Status.
-    #[serde(deserialize_with = "lenient_i64")]
-    pub status: Option<i64>,
-    /// Substatus.
-    #[serde(deserialize_with = "lenient_i64")]
-    pub sub_status: Option<i64>,
-    /// The protected site's link.
-    pub protected_site: Option<Link>,
-    /// The recovery site's link.
-    pub recovery_site: Option<Link>,
-    /// The recovery site's name.
-    #[serde(default, deserialize_with = "lenient_string")]
-    pub recovery_site_name: Option<String>,
-    /// What the VPG is running now (a failover test, ...).
-    pub active_processes_api: Option<ActiveProcesses>,
-    /// When the VPG was last tested.
-    #[serde(deserialize_with = "lenient_time")]
-    pub last_test: Option<DateTime<Utc>>,
-    /// How much journal history it is configured to keep and keeps.
-    pub history_status_api: Option<HistoryStatus>,
-}
+lenient_models! {
+    /// One VPG of `GET /v1/vpgs`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct Vpg {
+        /// The VPG's GUID.
+        vpg_identifier: text,
+        /// The VPG's name.
+        vpg_name: text,
+        /// Status.
+        status: int,
+        /// Substatus.
+        sub_status: int,
+        /// The protected site's link.
+        protected_site: Option<Link>,
+        /// The recovery site's link.
+        recovery_site: Option<Link>,
+        /// The recovery site's name.
+        recovery_site_name: text,
+        /// What the VPG is running now (a failover test, ...).
+        active_processes_api: Option<ActiveProcesses>,
+        /// When the VPG was last tested.
+        last_test: time,
+        /// How much journal history it is configured to keep and keeps.
+        history_status_api: Option<HistoryStatus>,
+    }
 
-/// `HistoryStatusApi` of a VPG.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct HistoryStatus {
-    /// How far back the journal reaches now.
-    #[serde(deserialize_with = "lenient_i64")]
-    pub actual_history_in_minutes: Option<i64>,
-    /// How far back it is configured to reach.
-    #[serde(deserialize_with = "lenient_i64")]
-    pub configured_history_in_minutes: Option<i64>,
-    /// The oldest checkpoint the journal holds.
-    pub earliest_checkpoint: Option<Checkpoint>,
-}
+    /// `HistoryStatusApi` of a VPG.
+    #[serde(rename_all = "PascalCase")]
+    pub struct HistoryStatus {
+        /// How far back the journal reaches now.
+        actual_history_in_minutes: int,
+        /// How far back it is configured to reach.
+        configured_history_in_minutes: int,
+        /// The oldest checkpoint the journal holds.
+        earliest_checkpoint: Option<Checkpoint>,
+    }
 
-/// One alert of `GET /v1/alerts`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct Alert {
-    /// Which alert it is, e.g. `VPG0004`.
-    #[serde(deserialize_with = "lenient_string")]
-    pub help_identifier: Option<String>,
-    /// `Warning` or `Error`.
-    #[serde(deserialize_with = "lenient_string")]
-    pub level: Option<String>,
-    /// What it says.
-    #[serde(deserialize_with = "lenient_string")]
-    pub description: Option<String>,
-    /// Whether a person dismissed it.
-    pub is_dismissed: Option<bool>,
-    /// The VPGs it is about.
-    pub affected_vpgs: Vec<Link>,
-}
+    /// One alert of `GET /v1/alerts`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct Alert {
+        /// Which alert it is, e.g. `VPG0004`.
+        help_identifier: text,
+        /// `Warning` or `Error`.
+        level: text,
+        /// What it says.
+        description: text,
+        /// Whether a person dismissed it.
+        is_dismissed: Option<bool>,
+        /// The VPGs it is about.
+        affected_vpgs: Vec<Link>,
+    }
 
-/// One event of `GET /v1/events`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct Event {
-    /// Its type (`GET /v1/events/types` names them).
-    #[serde(deserialize_with = "lenient_i64")]
-    pub event_type: Option<i64>,
-    /// What happened.
-    #[serde(deserialize_with = "lenient_string")]
-    pub description: Option<String>,
-    /// When.
-    #[serde(deserialize_with = "lenient_time")]
-    pub occurred_on: Option<DateTime<Utc>>,
+    /// One event of `GET /v1/events`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct Event {
+        /// Its type (`GET /v1/events/types` names them).
+        event_type: int,
+        /// What happened.
+        description: text,
+        /// When.
+        occurred_on: time,
+    }
 }
 
 impl Vpg {
@@ -313,88 +332,72 @@ impl Vpg {
     }
 }
 
-/// `ActiveProcessesApi` of a VPG.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct ActiveProcesses {
-    /// The failover test running at the VPG, `null` when none is.
-    pub running_fail_over_test_api: Option<RunningFailoverTest>,
-}
+lenient_models! {
+    /// `ActiveProcessesApi` of a VPG.
+    #[serde(rename_all = "PascalCase")]
+    pub struct ActiveProcesses {
+        /// The failover test running at the VPG, `null` when none is.
+        running_fail_over_test_api: Option<RunningFailoverTest>,
+    }
 
-/// `RunningFailOverTestApi` of a VPG.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct RunningFailoverTest {
-    /// `Starting`, `InTest`, `Stopping`.
-    #[serde(deserialize_with = "lenient_string")]
-    pub stage: Option<String>,
-}
+    /// `RunningFailOverTestApi` of a VPG.
+    #[serde(rename_all = "PascalCase")]
+    pub struct RunningFailoverTest {
+        /// `Starting`, `InTest`, `Stopping`.
+        stage: text,
+    }
 
-/// One checkpoint of `GET /v1/vpgs/{id}/checkpoints`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct Checkpoint {
-    /// A decimal counter as a string.
-    #[serde(deserialize_with = "lenient_string")]
-    pub checkpoint_identifier: Option<String>,
-    /// When the checkpoint was taken.
-    #[serde(alias = "Timestamp", deserialize_with = "lenient_time")]
-    pub time_stamp: Option<DateTime<Utc>>,
-    /// The tag (name) of a tagged checkpoint; `null` for automatic ones.
-    #[serde(deserialize_with = "lenient_string")]
-    pub tag: Option<String>,
-}
+    /// One checkpoint of `GET /v1/vpgs/{id}/checkpoints`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct Checkpoint {
+        /// A decimal counter as a string.
+        checkpoint_identifier: text,
+        /// When the checkpoint was taken.
+        #[serde(alias = "Timestamp")]
+        time_stamp: time,
+        /// The tag (name) of a tagged checkpoint; `null` for automatic ones.
+        tag: text,
+    }
 
-/// `Status` of a task.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct TaskStatus {
-    /// `TaskStatusEnumApi`: 1 InProgress, 4 Failed, 5 Stopped, 6 Completed, ...
-    #[serde(deserialize_with = "lenient_i64")]
-    pub state: Option<i64>,
-    /// 0..100.
-    #[serde(deserialize_with = "lenient_i64")]
-    pub progress: Option<i64>,
-}
+    /// `Status` of a task.
+    #[serde(rename_all = "PascalCase")]
+    pub struct TaskStatus {
+        /// `TaskStatusEnumApi`: 1 InProgress, 4 Failed, 5 Stopped, 6 Completed, ...
+        state: int,
+        /// 0..100.
+        progress: int,
+    }
 
-/// `RelatedEntities` of a task.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct RelatedEntities {
-    /// The VPGs the task acts on.
-    #[serde(deserialize_with = "lenient_vec")]
-    pub vpgs: Vec<Link>,
-    /// The FLR sessions the task acts on (mount and unmount tasks).
-    #[serde(deserialize_with = "lenient_vec")]
-    pub flr_sessions: Vec<Link>,
-}
+    /// `RelatedEntities` of a task.
+    #[serde(rename_all = "PascalCase")]
+    pub struct RelatedEntities {
+        /// The VPGs the task acts on.
+        vpgs: list<Link>,
+        /// The FLR sessions the task acts on (mount and unmount tasks).
+        flr_sessions: list<Link>,
+    }
 
-/// A task of `GET /v1/tasks` or `GET /v1/tasks/{id}`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct Task {
-    /// `<taskGuid>.<siteGuid>`.
-    #[serde(deserialize_with = "lenient_string")]
-    pub task_identifier: Option<String>,
-    /// E.g. `InsertTaggedCP`.
-    #[serde(rename = "Type", deserialize_with = "lenient_string")]
-    pub kind: Option<String>,
-    /// State and progress.
-    pub status: Option<TaskStatus>,
-    /// Who started it.
-    #[serde(deserialize_with = "lenient_string")]
-    pub initiated_by: Option<String>,
-    /// When it started (the ZVM's clock).
-    #[serde(deserialize_with = "lenient_time")]
-    pub started: Option<DateTime<Utc>>,
-    /// When it ended, if it did.
-    #[serde(deserialize_with = "lenient_time")]
-    pub completed: Option<DateTime<Utc>>,
-    /// Why it ended as it did; empty on success.
-    #[serde(deserialize_with = "lenient_string")]
-    pub complete_reason: Option<String>,
-    /// What it acts on.
-    pub related_entities: Option<RelatedEntities>,
+    /// A task of `GET /v1/tasks` or `GET /v1/tasks/{id}`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct Task {
+        /// `<taskGuid>.<siteGuid>`.
+        task_identifier: text,
+        /// E.g. `InsertTaggedCP`.
+        #[serde(rename = "Type")]
+        kind: text,
+        /// State and progress.
+        status: Option<TaskStatus>,
+        /// Who started it.
+        initiated_by: text,
+        /// When it started (the ZVM's clock).
+        started: time,
+        /// When it ended, if it did.
+        completed: time,
+        /// Why it ended as it did; empty on success.
+        complete_reason: text,
+        /// What it acts on.
+        related_entities: Option<RelatedEntities>,
+    }
 }
 
 impl Task {
@@ -413,13 +416,7 @@ impl Task {
 
     /// Whether the task names `vpg_id` among its related VPGs.
     pub fn concerns_vpg(&self, vpg_id: &str) -> bool {
-        self.related_entities.as_ref().is_some_and(|r| {
-            r.vpgs.iter().any(|l| {
-                l.identifier
-                    .as_deref()
-                    .is_some_and(|i| i.eq_ignore_ascii_case(vpg_id))
-            })
-        })
+        self.related(|r| &r.vpgs).any(|l| l.identifies(vpg_id))
     }
 
     /// Whether the task is a tagged-checkpoint insert.
@@ -437,18 +434,28 @@ impl Task {
     /// Whether the task names the FLR session `session_id` among its related sessions. A link whose
     /// `identifier` is missing is matched by the end of its `href`.
     pub fn concerns_flr_session(&self, session_id: &str) -> bool {
-        self.related_entities.as_ref().is_some_and(|r| {
-            r.flr_sessions.iter().any(|l| {
-                l.identifier
-                    .as_deref()
-                    .is_some_and(|i| i.eq_ignore_ascii_case(session_id))
-                    || l.href.as_deref().is_some_and(|h| {
-                        h.rsplit('/')
-                            .next()
-                            .is_some_and(|last| last.eq_ignore_ascii_case(session_id))
-                    })
-            })
+        self.related(|r| &r.flr_sessions).any(|l| {
+            l.identifies(session_id)
+                || l.href.as_deref().is_some_and(|h| {
+                    h.rsplit('/')
+                        .next()
+                        .is_some_and(|last| last.eq_ignore_ascii_case(session_id))
+                })
         })
+    }
+
+    /// The links of one kind of its related entities (none when it names none).
+    fn related(&self, kind: fn(&RelatedEntities) -> &[Link]) -> impl Iterator<Item = &Link> {
+        self.related_entities.iter().flat_map(kind)
+    }
+}
+
+impl Link {
+    /// Whether the link's identifier is `id`, ASCII case aside.
+    fn identifies(&self, id: &str) -> bool {
+        self.identifier
+            .as_deref()
+            .is_some_and(|i| i.eq_ignore_ascii_case(id))
     }
 }
 
@@ -483,49 +490,39 @@ pub const RESTORE_ROLLBACK_TASK_TYPE: &str = "JournalVmRestoreRollback";
 /// a restore is committed only by a person.
 pub const RESTORE_COMMIT_POLICY_ROLLBACK: u8 = 0;
 
-/// One site of `GET /v1/virtualizationsites`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct VirtualizationSite {
-    /// The site's GUID.
-    #[serde(deserialize_with = "lenient_string")]
-    pub site_identifier: Option<String>,
-    /// The site's name.
-    #[serde(deserialize_with = "lenient_string")]
-    pub virtualization_site_name: Option<String>,
-}
+lenient_models! {
+    /// One site of `GET /v1/virtualizationsites`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct VirtualizationSite {
+        /// The site's GUID.
+        site_identifier: text,
+        /// The site's name.
+        virtualization_site_name: text,
+    }
 
-/// One VM of `GET /v1/virtualizationsites/{id}/vms` (protected or not).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct SiteVm {
-    /// `<serverGuid>.<moref>`.
-    #[serde(deserialize_with = "lenient_string")]
-    pub vm_identifier: Option<String>,
-    /// The VM's name.
-    #[serde(deserialize_with = "lenient_string")]
-    pub vm_name: Option<String>,
-}
+    /// One VM of `GET /v1/virtualizationsites/{id}/vms` (protected or not).
+    #[serde(rename_all = "PascalCase")]
+    pub struct SiteVm {
+        /// `<serverGuid>.<moref>`.
+        vm_identifier: text,
+        /// The VM's name.
+        vm_name: text,
+    }
 
-/// One FLR session of `GET /v1/flrs` or `GET /v1/flrs/{id}` (`FlrSessionInformationApi`).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct FlrSession {
-    /// `<guid>.<siteGuid>`.
-    #[serde(deserialize_with = "lenient_string")]
-    pub flr_session_identifier: Option<String>,
-    /// `MountInProgress`, `MountCompletedSuccessfully`, `MountFailed`, ...
-    #[serde(deserialize_with = "lenient_string")]
-    pub flr_session_status: Option<String>,
-    /// The VM whose disks are mounted.
-    #[serde(deserialize_with = "lenient_string")]
-    pub vm_identifier: Option<String>,
-    /// The VPG whose journal they come from.
-    #[serde(deserialize_with = "lenient_string")]
-    pub vpg_identifier: Option<String>,
-    /// The checkpoint mounted.
-    #[serde(deserialize_with = "lenient_string")]
-    pub checkpoint_identifier: Option<String>,
+    /// One FLR session of `GET /v1/flrs` or `GET /v1/flrs/{id}` (`FlrSessionInformationApi`).
+    #[serde(rename_all = "PascalCase")]
+    pub struct FlrSession {
+        /// `<guid>.<siteGuid>`.
+        flr_session_identifier: text,
+        /// `MountInProgress`, `MountCompletedSuccessfully`, `MountFailed`, ...
+        flr_session_status: text,
+        /// The VM whose disks are mounted.
+        vm_identifier: text,
+        /// The VPG whose journal they come from.
+        vpg_identifier: text,
+        /// The checkpoint mounted.
+        checkpoint_identifier: text,
+    }
 }
 
 impl FlrSession {
@@ -551,193 +548,118 @@ impl FlrSession {
 /// The session status of a completed mount.
 pub const FLR_MOUNTED: &str = "MountCompletedSuccessfully";
 
-/// The body of `POST /v1/flrs` (`FlrMountDataApi`): a journal FLR, or one of a retention set.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "PascalCase")]
-pub struct FlrMount<'a> {
-    /// The journal FLR.
-    pub jflr: Option<JournalFlr<'a>>,
-    /// The FLR of a retention set (Extended Journal Copy).
-    pub bflr: Option<BackupFlr<'a>>,
+lenient_models! {
+    /// A name and an identifier (`NamedEntityApi`).
+    #[serde(rename_all = "PascalCase")]
+    pub struct NamedEntity {
+        /// The name.
+        #[serde(alias = "name")]
+        name: text,
+        /// The identifier.
+        #[serde(alias = "identifier")]
+        identifier: text,
+    }
+
+    /// `GET /v1/ltr/catalog/fullretentionsets` (`RetentionSetsInfoApi`).
+    #[serde(rename_all = "PascalCase")]
+    pub struct RetentionSetsInfo {
+        /// The full retention sets.
+        #[serde(alias = "retentionSets")]
+        retention_sets: Vec<RetentionSetInfo>,
+    }
+
+    /// One full retention set (`RetentionSetInfoApi`).
+    #[serde(rename_all = "PascalCase")]
+    pub struct RetentionSetInfo {
+        /// Its identifier.
+        #[serde(alias = "retentionSetIdentifier")]
+        retention_set_identifier: text,
+        /// The VPG it was copied from.
+        #[serde(alias = "vpg")]
+        vpg: Option<NamedEntity>,
+        /// The repository that keeps it.
+        #[serde(alias = "repository")]
+        repository: Option<NamedEntity>,
+        /// The moment it holds.
+        #[serde(alias = "pointInTime")]
+        point_in_time: time,
+        /// When it is deleted.
+        #[serde(alias = "expiryDate")]
+        expiry_date: time,
+    }
+
+    /// `GET /v1/ltr/health/vpgs` (`VpgsLtrHealthApi`).
+    #[serde(rename_all = "PascalCase")]
+    pub struct VpgsLtrHealth {
+        /// Each VPG the site sees.
+        #[serde(alias = "vpgs")]
+        vpgs: Vec<VpgLtrHealth>,
+    }
+
+    /// One VPG's Extended Journal Copy (`VpgLtrHealthApi`).
+    #[serde(rename_all = "PascalCase")]
+    pub struct VpgLtrHealth {
+        /// The VPG.
+        #[serde(alias = "vpgId")]
+        vpg_id: text,
+        /// Its repository, `null` when it has none.
+        #[serde(alias = "repositoryId")]
+        repository_id: text,
+        /// Its repository's name.
+        #[serde(alias = "repositoryName")]
+        repository_name: text,
+    }
+
+    /// `GET /v1/ltr/catalog/vms/{vm}/retentionsets` (`RetentionSetsApi`).
+    #[serde(rename_all = "PascalCase")]
+    pub struct VmRetentionSets {
+        /// The sets that hold the VM.
+        #[serde(alias = "retentionSets")]
+        retention_sets: Vec<VmRetentionSet>,
+    }
+
+    /// One retention set of a VM (`RetentionSetApi`).
+    #[serde(rename_all = "PascalCase")]
+    pub struct VmRetentionSet {
+        /// Its identifier.
+        #[serde(alias = "retentionSetIdentifier")]
+        retention_set_identifier: text,
+        /// Its repository.
+        #[serde(alias = "repositoryIdentifier")]
+        repository_identifier: text,
+        /// The site of its repository.
+        #[serde(alias = "repositorySiteIdentifier")]
+        repository_site_identifier: text,
+    }
 }
 
-/// `BflrMountDataApi`: the FLR of a retention set.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "PascalCase")]
-pub struct BackupFlr<'a> {
-    /// The VPG the set was copied from.
-    pub vpg_identifier: &'a str,
-    /// The VM whose disks to mount.
-    pub vm_identifier: &'a str,
-    /// The retention set.
-    pub retention_set_identifier: &'a str,
-    /// Its repository.
-    pub repository_identifier: Option<&'a str>,
-    /// The site of its repository.
-    pub repository_site_identifier: Option<&'a str>,
-    /// Where the browse starts; none.
-    pub initial_download_path: Option<&'a str>,
-}
+lenient_models! {
+    /// The answer of `POST /v1/flrs/{id}/browse`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct FlrListing {
+        /// The folder browsed.
+        main_path_item: Option<PathItem>,
+        /// What it holds.
+        path_items: list<PathItem>,
+    }
 
-/// The body of `POST /v1/ltr/vpgs/{id}/retentionstart` (`RetentionStartInfoApi`).
-#[derive(Debug, Clone, Serialize)]
-pub struct RetentionStart<'a> {
-    /// The checkpoint to copy.
-    #[serde(rename = "checkpointId")]
-    pub checkpoint_id: &'a str,
-}
-
-/// A name and an identifier (`NamedEntityApi`).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct NamedEntity {
-    /// The name.
-    #[serde(alias = "name", deserialize_with = "lenient_string")]
-    pub name: Option<String>,
-    /// The identifier.
-    #[serde(alias = "identifier", deserialize_with = "lenient_string")]
-    pub identifier: Option<String>,
-}
-
-/// `GET /v1/ltr/catalog/fullretentionsets` (`RetentionSetsInfoApi`).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct RetentionSetsInfo {
-    /// The full retention sets.
-    #[serde(alias = "retentionSets")]
-    pub retention_sets: Vec<RetentionSetInfo>,
-}
-
-/// One full retention set (`RetentionSetInfoApi`).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct RetentionSetInfo {
-    /// Its identifier.
-    #[serde(alias = "retentionSetIdentifier", deserialize_with = "lenient_string")]
-    pub retention_set_identifier: Option<String>,
-    /// The VPG it was copied from.
-    #[serde(alias = "vpg")]
-    pub vpg: Option<NamedEntity>,
-    /// The repository that keeps it.
-    #[serde(alias = "repository")]
-    pub repository: Option<NamedEntity>,
-    /// The moment it holds.
-    #[serde(alias = "pointInTime", deserialize_with = "lenient_time")]
-    pub point_in_time: Option<DateTime<Utc>>,
-    /// When it is deleted.
-    #[serde(alias = "expiryDate", deserialize_with = "lenient_time")]
-    pub expiry_date: Option<DateTime<Utc>>,
-}
-
-/// `GET /v1/ltr/health/vpgs` (`VpgsLtrHealthApi`).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct VpgsLtrHealth {
-    /// Each VPG the site sees.
-    #[serde(alias = "vpgs")]
-    pub vpgs: Vec<VpgLtrHealth>,
-}
-
-/// One VPG's Extended Journal Copy (`VpgLtrHealthApi`).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct VpgLtrHealth {
-    /// The VPG.
-    #[serde(alias = "vpgId", deserialize_with = "lenient_string")]
-    pub vpg_id: Option<String>,
-    /// Its repository, `null` when it has none.
-    #[serde(alias = "repositoryId", deserialize_with = "lenient_string")]
-    pub repository_id: Option<String>,
-    /// Its repository's name.
-    #[serde(alias = "repositoryName", deserialize_with = "lenient_string")]
-    pub repository_name: Option<String>,
-}
-
-/// `GET /v1/ltr/catalog/vms/{vm}/retentionsets` (`RetentionSetsApi`).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct VmRetentionSets {
-    /// The sets that hold the VM.
-    #[serde(alias = "retentionSets")]
-    pub retention_sets: Vec<VmRetentionSet>,
-}
-
-/// One retention set of a VM (`RetentionSetApi`).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct VmRetentionSet {
-    /// Its identifier.
-    #[serde(alias = "retentionSetIdentifier", deserialize_with = "lenient_string")]
-    pub retention_set_identifier: Option<String>,
-    /// Its repository.
-    #[serde(alias = "repositoryIdentifier", deserialize_with = "lenient_string")]
-    pub repository_identifier: Option<String>,
-    /// The site of its repository.
-    #[serde(
-        alias = "repositorySiteIdentifier",
-        deserialize_with = "lenient_string"
-    )]
-    pub repository_site_identifier: Option<String>,
-}
-
-/// `JflrMountDataApi`.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "PascalCase")]
-pub struct JournalFlr<'a> {
-    /// The VPG whose journal holds the checkpoint.
-    pub vpg_identifier: &'a str,
-    /// The VM whose disks to mount.
-    pub vm_identifier: &'a str,
-    /// The checkpoint to mount.
-    pub checkpoint_identifier: &'a str,
-    /// Where the browse starts; none.
-    pub initial_download_path: Option<&'a str>,
-}
-
-/// The body of `POST /v1/flrs/{id}/browse`.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "PascalCase")]
-pub struct FlrBrowse<'a> {
-    /// A partition-rooted, `/`-separated guest path; empty lists the partitions.
-    pub path: &'a str,
-    /// The page asked for, from 1.
-    pub page_number: usize,
-    /// Items per page.
-    pub page_size: usize,
-}
-
-/// The answer of `POST /v1/flrs/{id}/browse`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct FlrListing {
-    /// The folder browsed.
-    pub main_path_item: Option<PathItem>,
-    /// What it holds.
-    #[serde(deserialize_with = "lenient_vec")]
-    pub path_items: Vec<PathItem>,
-}
-
-/// One item of a browse.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct PathItem {
-    /// The item's guest path (or, on some versions, only its name).
-    #[serde(deserialize_with = "lenient_string")]
-    pub path: Option<String>,
-    /// `Partition`, `Folder`, `File`, ...
-    #[serde(rename = "Type", deserialize_with = "lenient_string")]
-    pub kind: Option<String>,
-    /// Whether it can be browsed (a partition or a folder).
-    #[serde(deserialize_with = "lenient_bool")]
-    pub is_browsable: Option<bool>,
-    /// Whether and why not it can be downloaded.
-    pub download_information: Option<DownloadInformation>,
-    /// A file's size.
-    #[serde(deserialize_with = "lenient_i64")]
-    pub size_in_bytes: Option<i64>,
-    /// When it was last written (the guest's clock).
-    #[serde(deserialize_with = "lenient_time")]
-    pub last_write_time: Option<DateTime<Utc>>,
+    /// One item of a browse.
+    #[serde(rename_all = "PascalCase")]
+    pub struct PathItem {
+        /// The item's guest path (or, on some versions, only its name).
+        path: text,
+        /// `Partition`, `Folder`, `File`, ...
+        #[serde(rename = "Type")]
+        kind: text,
+        /// Whether it can be browsed (a partition or a folder).
+        is_browsable: flag,
+        /// Whether and why not it can be downloaded.
+        download_information: Option<DownloadInformation>,
+        /// A file's size.
+        size_in_bytes: int,
+        /// When it was last written (the guest's clock).
+        last_write_time: time,
+    }
 }
 
 impl PathItem {
@@ -781,82 +703,135 @@ impl PathItem {
     }
 }
 
-/// `DownloadInformation` of a browse item.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "PascalCase")]
-pub struct DownloadInformation {
-    /// Whether the item can be downloaded.
-    #[serde(deserialize_with = "lenient_bool")]
-    pub is_downloadable: Option<bool>,
-    /// Why not.
-    #[serde(deserialize_with = "lenient_string")]
-    pub additional_information: Option<String>,
+lenient_models! {
+    /// `DownloadInformation` of a browse item.
+    #[serde(rename_all = "PascalCase")]
+    pub struct DownloadInformation {
+        /// Whether the item can be downloaded.
+        is_downloadable: flag,
+        /// Why not.
+        additional_information: text,
+    }
 }
 
-/// The body of `POST /v1/flrs/{id}/download`.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "PascalCase")]
-pub struct FlrDownload<'a> {
-    /// The guest paths to download.
-    pub path_list: &'a [&'a str],
-}
+// The bodies of what rewind sends, as SW10 declares them.
+request_bodies! {
+    /// The body of `POST /v1/flrs` (`FlrMountDataApi`): a journal FLR, or one of a retention set.
+    #[serde(rename_all = "PascalCase")]
+    pub struct FlrMount<'a> {
+        /// The journal FLR.
+        jflr: Option<JournalFlr<'a>>,
+        /// The FLR of a retention set (Extended Journal Copy).
+        bflr: Option<BackupFlr<'a>>,
+    }
 
-/// The body of `POST /v1/vms/{id}/Restore` (`JournalVMRestoreDataApi`, camelCase as SW10 writes
-/// it).
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct JournalVmRestore<'a> {
-    /// The VPG whose journal holds the checkpoint.
-    pub vpg_identifier: &'a str,
-    /// The checkpoint to restore.
-    pub checkpoint_identifier: &'a str,
-    /// A new VM's name, for a restore beside the VM; `None` restores it in place.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub restored_vm_name: Option<&'a str>,
-    /// Always [`RESTORE_COMMIT_POLICY_ROLLBACK`].
-    pub commit_policy: u8,
-    /// 0: no shutdown policy of its own.
-    pub shutdown_policy: u8,
-    /// How long the restore waits for a person's commit before it rolls back by itself.
-    pub time_to_wait_before_continue_in_seconds: u64,
-}
+    /// `BflrMountDataApi`: the FLR of a retention set.
+    #[serde(rename_all = "PascalCase")]
+    pub struct BackupFlr<'a> {
+        /// The VPG the set was copied from.
+        vpg_identifier: &'a str,
+        /// The VM whose disks to mount.
+        vm_identifier: &'a str,
+        /// The retention set.
+        retention_set_identifier: &'a str,
+        /// Its repository.
+        repository_identifier: Option<&'a str>,
+        /// The site of its repository.
+        repository_site_identifier: Option<&'a str>,
+        /// Where the browse starts; none.
+        initial_download_path: Option<&'a str>,
+    }
 
-/// The body of `POST /v1/vpgs/{id}/FailoverTest`.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "PascalCase")]
-pub struct FailoverTestStart<'a> {
-    /// The checkpoint to test from.
-    pub checkpoint_identifier: &'a str,
-    /// The VMs to test.
-    pub vm_identifiers: &'a [&'a str],
-}
+    /// The body of `POST /v1/ltr/vpgs/{id}/retentionstart` (`RetentionStartInfoApi`).
+    pub struct RetentionStart<'a> {
+        /// The checkpoint to copy.
+        #[serde(rename = "checkpointId")]
+        checkpoint_id: &'a str,
+    }
 
-/// The body of `POST /v1/vpgs/{id}/FailoverTestStop`.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "PascalCase")]
-pub struct FailoverTestStop<'a> {
-    /// Whether the test succeeded.
-    pub failover_test_success: bool,
-    /// What the tester found.
-    pub failover_test_summary: &'a str,
-}
+    /// `JflrMountDataApi`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct JournalFlr<'a> {
+        /// The VPG whose journal holds the checkpoint.
+        vpg_identifier: &'a str,
+        /// The VM whose disks to mount.
+        vm_identifier: &'a str,
+        /// The checkpoint to mount.
+        checkpoint_identifier: &'a str,
+        /// Where the browse starts; none.
+        initial_download_path: Option<&'a str>,
+    }
 
-/// The body of `POST /v1/vpgs/{id}/CloneStart` (note `CheckpointId`, not `CheckpointIdentifier`).
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "PascalCase")]
-pub struct CloneStart<'a> {
-    /// The checkpoint to clone from.
-    pub checkpoint_id: &'a str,
-    /// The VMs to clone.
-    pub vm_identifiers: &'a [&'a str],
-}
+    /// The body of `POST /v1/flrs/{id}/browse`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct FlrBrowse<'a> {
+        /// A partition-rooted, `/`-separated guest path; empty lists the partitions.
+        path: &'a str,
+        /// The page asked for, from 1.
+        page_number: usize,
+        /// Items per page.
+        page_size: usize,
+    }
 
-/// The body of `POST /v1/vpgs/{id}/checkpoints`.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "PascalCase")]
-pub struct InsertCheckpoint<'a> {
-    /// The tag.
-    pub checkpoint_name: &'a str,
+    /// The body of `POST /v1/flrs/{id}/download`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct FlrDownload<'a> {
+        /// The guest paths to download.
+        path_list: &'a [&'a str],
+    }
+
+    /// The body of `POST /v1/vms/{id}/Restore` (`JournalVMRestoreDataApi`, camelCase as SW10 writes
+    /// it).
+    #[serde(rename_all = "camelCase")]
+    pub struct JournalVmRestore<'a> {
+        /// The VPG whose journal holds the checkpoint.
+        vpg_identifier: &'a str,
+        /// The checkpoint to restore.
+        checkpoint_identifier: &'a str,
+        /// A new VM's name, for a restore beside the VM; `None` restores it in place.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        restored_vm_name: Option<&'a str>,
+        /// Always [`RESTORE_COMMIT_POLICY_ROLLBACK`].
+        commit_policy: u8,
+        /// 0: no shutdown policy of its own.
+        shutdown_policy: u8,
+        /// How long the restore waits for a person's commit before it rolls back by itself.
+        time_to_wait_before_continue_in_seconds: u64,
+    }
+
+    /// The body of `POST /v1/vpgs/{id}/FailoverTest`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct FailoverTestStart<'a> {
+        /// The checkpoint to test from.
+        checkpoint_identifier: &'a str,
+        /// The VMs to test.
+        vm_identifiers: &'a [&'a str],
+    }
+
+    /// The body of `POST /v1/vpgs/{id}/FailoverTestStop`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct FailoverTestStop<'a> {
+        /// Whether the test succeeded.
+        failover_test_success: bool,
+        /// What the tester found.
+        failover_test_summary: &'a str,
+    }
+
+    /// The body of `POST /v1/vpgs/{id}/CloneStart` (note `CheckpointId`, not `CheckpointIdentifier`).
+    #[serde(rename_all = "PascalCase")]
+    pub struct CloneStart<'a> {
+        /// The checkpoint to clone from.
+        checkpoint_id: &'a str,
+        /// The VMs to clone.
+        vm_identifiers: &'a [&'a str],
+    }
+
+    /// The body of `POST /v1/vpgs/{id}/checkpoints`.
+    #[serde(rename_all = "PascalCase")]
+    pub struct InsertCheckpoint<'a> {
+        /// The tag.
+        checkpoint_name: &'a str,
+    }
 }
 
 #[cfg(test)]
