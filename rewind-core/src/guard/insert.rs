@@ -62,8 +62,9 @@ pub(super) struct Place<'a> {
     pub(super) tag: &'a str,
     pub(super) log: &'a AttemptLog<'a>,
     pub(super) deadline: Instant,
-    /// Set once Zerto has the insert (its task is followed).
-    pub(super) sent: &'a tokio::sync::watch::Sender<bool>,
+    /// Set once Zerto has the insert (its task is followed); dropped with the place when the
+    /// insert ends.
+    pub(super) sent: tokio::sync::watch::Sender<bool>,
 }
 
 /// The steps of one VPG's insert.

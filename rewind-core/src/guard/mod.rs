@@ -26,6 +26,7 @@ mod record;
 mod report;
 #[cfg(test)]
 mod scripted;
+mod vpg;
 mod walk;
 
 pub(crate) use context::GuardContext;

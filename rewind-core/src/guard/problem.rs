@@ -6,7 +6,6 @@ use std::fmt;
 use serde::Serialize;
 
 use super::note::RunningInsert;
-use super::report::Outcome;
 use crate::error::{ErrorKind, RewindError};
 
 /// What a ZVM exchange met, as a problem keeps it: its class, its sentence and its few words.
@@ -180,12 +179,6 @@ impl VpgProblem {
             | VpgProblem::NotLookedFor { met, .. } => Some(met),
             _ => None,
         }
-    }
-}
-
-impl From<VpgProblem> for Outcome {
-    fn from(problem: VpgProblem) -> Outcome {
-        Outcome::Error { problem }
     }
 }
 

@@ -72,6 +72,12 @@ pub enum Outcome {
     },
 }
 
+impl From<VpgProblem> for Outcome {
+    fn from(problem: VpgProblem) -> Outcome {
+        Outcome::Error { problem }
+    }
+}
+
 /// One VPG's part of a guard.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct VpgGuard {

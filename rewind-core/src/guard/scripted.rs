@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::insert::{Place, run};
+use super::insert::Place;
 use super::record::{AttemptLog, Earlier};
 use super::{GuardContext, GuardNote, Outcome, OwnTasks, VpgProblem, VpgQueue};
 use crate::audit_journal::{AuditJournal, JournalOutcome, JournalRecord};
@@ -18,6 +18,7 @@ use crate::config::GuardSettings;
 use crate::error::{ErrorKind, RewindError};
 use crate::progress::NoProgress;
 use crate::protection::{FlrAvailability, SiteRef, VpgProtection};
+use crate::way_back::VpgHistory;
 use crate::zvm::port::{InsertPort, Sent};
 use crate::zvm::timings::SiteTimings;
 use crate::zvm::wire::{Checkpoint, Task};
@@ -46,6 +47,9 @@ struct Script {
     tasks: StdMutex<Vec<Task>>,
     checkpoints: StdMutex<Vec<Checkpoint>>,
     sent: StdMutex<u32>,
+    /// The VPG's journal history in minutes, or `None` when reading it fails.
+    history: Option<i64>,
+    history_reads: StdMutex<u32>,
 }
 
 fn task(id: &str, state: i64, reason: &str, started: DateTime<Utc>) -> Task {
@@ -66,6 +70,16 @@ impl Script {
             tasks: StdMutex::default(),
             checkpoints: StdMutex::default(),
             sent: StdMutex::new(0),
+            history: Some(24 * 60),
+            history_reads: StdMutex::new(0),
+        }
+    }
+
+    /// A VPG whose journal keeps `minutes` of history, or whose history cannot be read (`None`).
+    fn with_history(self, minutes: Option<i64>) -> Script {
+        Script {
+            history: minutes,
+            ..self
         }
     }
 
@@ -159,6 +173,24 @@ impl InsertPort for Script {
         Ok(found.cloned().expect("a task the script knows"))
     }
 
+    async fn history(&self, _: &str) -> Result<VpgHistory, RewindError> {
+        *self.history_reads.lock().unwrap() += 1;
+        let minutes = self.history.ok_or_else(|| RewindError::Zvm {
+            site: "boston".into(),
+            request: format!("GET /v1/vpgs/{VPG}"),
+            status: 500,
+            message: "down".into(),
+            advice: String::new(),
+        })?;
+        Ok(VpgHistory {
+            status: Some(1),
+            configured_minutes: Some(minutes),
+            actual_minutes: Some(minutes),
+            earliest: Some(Utc::now() - chrono::Duration::minutes(minutes)),
+            alerts: Vec::new(),
+        })
+    }
+
     async fn checkpoints_since(
         &self,
         _: &str,
@@ -218,11 +250,17 @@ fn note_kind(n: &GuardNote) -> &'static str {
         GuardNote::InsertingAgain { .. } => "again",
         GuardNote::BackToBack { .. } => "back_to_back",
         GuardNote::WaitedForRunning { .. } => "waited",
+        GuardNote::WayBackUnknown { .. } => "way_back_unknown",
+        GuardNote::ShortWayBack { .. } => "short_way_back",
         _ => "other",
     }
 }
 
-async fn check(name: &str, script: Script, around: Around, expect: Expect) {
+/// Runs one VPG's guard as the row sets it: the outcome, the way back and the notes.
+async fn tag_as(
+    script: &Script,
+    around: Around,
+) -> (Outcome, Option<crate::way_back::WayBack>, Vec<GuardNote>) {
     let dir = tempfile::tempdir().unwrap();
     let journal = AuditJournal::new(dir.path().join("journal.jsonl"));
     let (queue, own, stop) = (
@@ -275,10 +313,14 @@ async fn check(name: &str, script: Script, around: Around, expect: Expect) {
         tag: TAG,
         log: &log,
         deadline,
-        sent: &tokio::sync::watch::Sender::new(false),
+        sent: tokio::sync::watch::Sender::new(false),
     };
     let timings = SiteTimings::new("boston");
-    let (outcome, notes) = run(&at, &script, &timings, earlier.as_ref(), &NoProgress).await;
+    super::vpg::tag(at, script, &timings, earlier.as_ref(), &NoProgress).await
+}
+
+async fn check(name: &str, script: Script, around: Around, expect: Expect) {
+    let (outcome, _, notes) = tag_as(&script, around).await;
     let kinds: Vec<&str> = notes.iter().map(note_kind).collect();
     assert!((expect.outcome)(&outcome), "{name}: {outcome:?}");
     assert_eq!(kinds, expect.notes, "{name}: the notes");
@@ -427,4 +469,78 @@ fn an_insert_is_learnt_by_the_zvms_clock_not_by_when_the_client_saw_it_end() {
         None,
         "a completion before the start is not learnt"
     );
+}
+
+/// What a row expects of the way back: how long it lasts (in minutes), the notes, the history
+/// reads.
+struct WayBackExpect {
+    lasts: Option<i64>,
+    notes: &'static [&'static str],
+    reads: u32,
+}
+
+#[tokio::test]
+async fn the_way_back_is_read_through_the_port_once_zerto_has_the_insert() {
+    let day = Some(24 * 60);
+    let rows: Vec<(&str, Script, Around, WayBackExpect)> = vec![
+        (
+            "a tag inserted lasts the VPG's history",
+            Script::new(&[Answer::Completes]),
+            Around::Fresh,
+            WayBackExpect {
+                lasts: day,
+                notes: &[],
+                reads: 1,
+            },
+        ),
+        (
+            "a history shorter than the minimum way back is said",
+            Script::new(&[Answer::Completes]).with_history(Some(60)),
+            Around::Fresh,
+            WayBackExpect {
+                lasts: Some(60),
+                notes: &["short_way_back"],
+                reads: 1,
+            },
+        ),
+        (
+            "a history that cannot be read leaves the tag without a way back, and says so",
+            Script::new(&[Answer::Completes]).with_history(None),
+            Around::Fresh,
+            WayBackExpect {
+                lasts: None,
+                notes: &["way_back_unknown"],
+                reads: 1,
+            },
+        ),
+        (
+            "an insert the ZVM refused asks no history",
+            Script::new(&[Answer::Refused]),
+            Around::Fresh,
+            WayBackExpect {
+                lasts: None,
+                notes: &[],
+                reads: 0,
+            },
+        ),
+        (
+            "a tag an earlier attempt left is given its way back too",
+            Script::new(&[]).with_task("t-0", 6).with_tag_listed(),
+            Around::Earlier("t-0"),
+            WayBackExpect {
+                lasts: day,
+                notes: &["earlier_completed"],
+                reads: 1,
+            },
+        ),
+    ];
+    for (name, script, around, expect) in rows {
+        let (_, way_back, notes) = tag_as(&script, around).await;
+        let lasts = way_back.map(|w| w.lasts().num_minutes());
+        assert_eq!(lasts, expect.lasts, "{name}: the way back");
+        let kinds: Vec<&str> = notes.iter().map(note_kind).collect();
+        assert_eq!(kinds, expect.notes, "{name}: the notes");
+        let reads = *script.history_reads.lock().unwrap();
+        assert_eq!(reads, expect.reads, "{name}: the history reads");
+    }
 }

@@ -13,6 +13,7 @@ use super::note::GuardNote;
 use super::problem::VpgProblem;
 use super::record::{self, AttemptLog};
 use super::report::{GuardReport, Outcome, VpgGuard, verdict};
+use super::vpg;
 use crate::audit_journal::change_lock::{ChangeLock, ChangeLockError};
 use crate::audit_journal::{GuardIntent, JournalError, JournalRecord};
 use crate::error::RewindError;
@@ -20,7 +21,7 @@ use crate::progress::ProgressSink;
 use crate::protection::{self, Protection};
 use crate::tagged_checkpoint::{MAX_ACTION, MAX_AGENT, MAX_CHANGE_ID, build_tag, check_part};
 use crate::vm::VmRef;
-use crate::way_back::{VpgHistory, WayBack};
+use crate::way_back::WayBack;
 
 /// Runs a guard: checks, finds the VM, takes its change lock, takes over an earlier attempt of the
 /// same change if there is one, journals its intent, tags every protecting VPG, and journals its
@@ -347,34 +348,16 @@ async fn guard_vpg(
         let site = vpg.zvm_site.clone();
         return vpg_guard(vpg, VpgProblem::NoSite { site }.into(), None, Vec::new());
     };
-    // The VPG's history is read while Zerto runs the insert, so saying how long the tag lasts costs
-    // the guard no time; not before, when it would compete with the guards still sending theirs,
-    // and not at all when no insert was sent (a ZVM that refused one would only be asked in vain).
-    let (sent, mut was_sent) = tokio::sync::watch::channel(false);
-    let insert = async move {
-        let at = insert::Place {
-            ctx,
-            vpg,
-            tag,
-            log,
-            deadline,
-            sent: &sent,
-        };
-        insert::run(&at, site.as_ref(), site.timings(), earlier, sink).await
+    let at = insert::Place {
+        ctx,
+        vpg,
+        tag,
+        log,
+        deadline,
+        sent: tokio::sync::watch::Sender::new(false),
     };
-    let history = async {
-        was_sent.wait_for(|sent| *sent).await.ok()?;
-        Some(site.client().vpg_history(&vpg.vpg_id).await)
-    };
-    let ((outcome, mut notes), history) = tokio::join!(insert, history);
-    let history = match history {
-        Some(read) => Some(read),
-        // A tag found without an insert is an earlier attempt's.
-        None if outcome.is_tagged() => Some(site.client().vpg_history(&vpg.vpg_id).await),
-        None => None,
-    };
-    let way_back =
-        history.and_then(|h| way_back_of(&outcome, h, ctx.settings.min_way_back, &mut notes));
+    let (outcome, way_back, notes) =
+        vpg::tag(at, site.as_ref(), site.timings(), earlier, sink).await;
     vpg_guard(vpg, outcome, way_back, notes)
 }
 
@@ -392,41 +375,6 @@ fn vpg_guard(
         way_back,
         notes,
     }
-}
-
-/// How long a tagged VPG's tag lasts, noting a way back shorter than `minimum` and a history that
-/// could not be read.
-fn way_back_of(
-    outcome: &Outcome,
-    history: Result<VpgHistory, RewindError>,
-    minimum: Duration,
-    notes: &mut Vec<GuardNote>,
-) -> Option<WayBack> {
-    let Outcome::Tagged {
-        timestamp: Some(at),
-        ..
-    } = outcome
-    else {
-        return None;
-    };
-    let history = match history {
-        Ok(h) => h,
-        Err(e) => {
-            notes.push(GuardNote::WayBackUnknown {
-                error: e.to_string(),
-            });
-            return None;
-        }
-    };
-    let way_back = WayBack::of(*at, &history)?;
-    let minimum_minutes = (minimum.as_secs() / 60) as i64;
-    if minimum_minutes > 0 && way_back.lasts() < chrono::Duration::minutes(minimum_minutes) {
-        notes.push(GuardNote::ShortWayBack {
-            way_back: way_back.clone(),
-            minimum_minutes,
-        });
-    }
-    Some(way_back)
 }
 
 /// How much longer than its deadline an attempt's lines may span: its verdict is written after the

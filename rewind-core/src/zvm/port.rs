@@ -1,4 +1,4 @@
-//! The narrow port between a guard's insert machine and one site's ZVM: the five exchanges an insert
+//! The narrow port between a guard's insert machine and one site's ZVM: the six exchanges an insert
 //! needs, each failing with one error type that names its site and request ([`RewindError`]).
 //!
 //! [`ZvmClient`] is the port of a real (or simulated) ZVM; the machine's own tests script one.
@@ -11,6 +11,7 @@ use super::client::ZvmClient;
 use super::wire::{Checkpoint, Task};
 use crate::codes::STATE_IN_PROGRESS;
 use crate::error::RewindError;
+use crate::way_back::VpgHistory;
 
 /// What sending an insert came to, when the ZVM did not refuse it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +47,10 @@ pub(crate) trait InsertPort: Sync {
     /// Reads one task.
     fn task(&self, task_id: &str) -> impl Future<Output = Result<Task, RewindError>> + Send;
 
+    /// How much history the VPG's journal keeps, for the tag's way back.
+    fn history(&self, vpg_id: &str)
+    -> impl Future<Output = Result<VpgHistory, RewindError>> + Send;
+
     /// The VPG's checkpoints from `since` on (the ZVM's clock), or all of them.
     fn checkpoints_since(
         &self,
@@ -78,6 +83,10 @@ impl InsertPort for ZvmClient {
 
     async fn task(&self, task_id: &str) -> Result<Task, RewindError> {
         ZvmClient::task(self, task_id).await
+    }
+
+    async fn history(&self, vpg_id: &str) -> Result<VpgHistory, RewindError> {
+        self.vpg_history(vpg_id).await
     }
 
     async fn checkpoints_since(

@@ -18,6 +18,7 @@ use super::timings::SiteTimings;
 use super::wire::{Checkpoint, LocalSite, SiteVm, Task, VmRow};
 use crate::config::LookupSettings;
 use crate::error::RewindError;
+use crate::way_back::VpgHistory;
 
 /// What one exchange with a ZVM costs, in rows of a listing (see [`Site::whole_listing_is_cheaper`]).
 const ROWS_PER_EXCHANGE: usize = 10;
@@ -200,6 +201,10 @@ impl InsertPort for Site {
 
     async fn task(&self, task_id: &str) -> Result<Task, RewindError> {
         self.client.task(task_id).await
+    }
+
+    async fn history(&self, vpg_id: &str) -> Result<VpgHistory, RewindError> {
+        self.client.vpg_history(vpg_id).await
     }
 
     async fn checkpoints_since(
