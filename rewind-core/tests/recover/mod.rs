@@ -8,25 +8,15 @@ use std::path::Path;
 use rewind_core::audit_journal::{JournalFilter, JournalVerdict, RecordKind};
 use rewind_core::{
     CloneAction, ErrorKind, FailoverTestAction, NoProgress, RecoverFileRequest, RecoveryNote,
-    RecoveryRefusal, RecoveryVerdict, Rewind, RewindError, SiteConfig, Verdict,
+    RecoveryRefusal, RecoveryVerdict, Rewind, RewindError, SiteConfig,
 };
 use sha2::{Digest, Sha256};
 
-use crate::common::{Sites, TestEnv};
+use crate::common::{Sites, TestEnv, guarded};
 
 mod diff;
 
 const APP_CONF: &str = "sda1/etc/app/app.conf";
-
-/// Guards `vm` for `change` and asserts it is guarded.
-async fn guard(env: &TestEnv, vm: &str, change: &str) {
-    let report = env
-        .rewind
-        .guard(crate::common::request(vm, change), &NoProgress)
-        .await
-        .expect("the guard runs");
-    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
-}
 
 fn request(vm: &str, change: &str, paths: &[&str], destination: &Path) -> RecoverFileRequest {
     RecoverFileRequest {
@@ -68,7 +58,7 @@ fn files_under(dir: &Path) -> Vec<String> {
 async fn the_whole_loop_recovers_the_original_file_while_the_guest_keeps_the_new_one() {
     let env = TestEnv::start(101).await;
     let original = env.control.file("web-01", APP_CONF).await;
-    guard(&env, "web-01", "chg-loop").await;
+    guarded(&env.rewind, "web-01", "chg-loop").await;
     let changed = b"listen = 0.0.0.0:9999\n# changed by the agent\n";
     env.control.put_file("web-01", APP_CONF, changed).await;
 
@@ -141,7 +131,7 @@ async fn the_whole_loop_recovers_the_original_file_while_the_guest_keeps_the_new
 #[tokio::test]
 async fn an_exact_tag_works_as_well_as_the_change_id() {
     let env = TestEnv::start(102).await;
-    guard(&env, "web-01", "chg-tag").await;
+    guarded(&env.rewind, "web-01", "chg-tag").await;
     let tags = env
         .rewind
         .list_tags("web-01", Some("chg-tag"))
@@ -173,7 +163,7 @@ async fn an_exact_tag_works_as_well_as_the_change_id() {
 async fn remote_flr_of_db_01_runs_at_denver_when_both_sites_are_configured() {
     let env = TestEnv::start_with(zvm_sim::Options::for_tests(103), Sites::Both).await;
     let original = env.control.file("db-01", APP_CONF).await;
-    guard(&env, "db-01", "chg-remote").await;
+    guarded(&env.rewind, "db-01", "chg-remote").await;
     env.control.put_file("db-01", APP_CONF, b"broken\n").await;
     env.control.clear_calls().await;
 
@@ -202,7 +192,7 @@ async fn remote_flr_of_db_01_runs_at_denver_when_both_sites_are_configured() {
 async fn remote_flr_is_refused_before_anything_is_sent_in_one_line_with_the_sites_table_as_a_hint()
 {
     let env = TestEnv::start(104).await;
-    guard(&env, "db-01", "chg-refused").await;
+    guarded(&env.rewind, "db-01", "chg-refused").await;
     env.control.clear_calls().await;
     let out = env.dir.path().join("refused");
     let err = env
@@ -254,7 +244,7 @@ async fn remote_flr_is_refused_before_anything_is_sent_in_one_line_with_the_site
 #[tokio::test]
 async fn the_operator_is_refused_flr_with_the_rbac_defect_and_the_administrator_workaround() {
     let env = TestEnv::start(105).await;
-    guard(&env, "web-01", "chg-operator").await;
+    guarded(&env.rewind, "web-01", "chg-operator").await;
     let operator: Rewind = env.rewind_with(|mut c| {
         c.sites[0] =
             SiteConfig::with_password("boston", &env.sim.local().url, "operator", "operator")
@@ -290,7 +280,7 @@ async fn the_operator_is_refused_flr_with_the_rbac_defect_and_the_administrator_
 #[tokio::test]
 async fn paths_that_would_leave_the_destination_are_refused_before_anything_is_sent() {
     let env = TestEnv::start(106).await;
-    guard(&env, "web-01", "chg-escape").await;
+    guarded(&env.rewind, "web-01", "chg-escape").await;
     env.control.clear_calls().await;
     let base = env.dir.path().join("escape");
     let out = base.join("dest");
@@ -341,7 +331,7 @@ async fn paths_that_would_leave_the_destination_are_refused_before_anything_is_s
 #[tokio::test]
 async fn an_existing_file_is_kept_unless_overwrite_is_asked_for() {
     let env = TestEnv::start(107).await;
-    guard(&env, "web-01", "chg-exists").await;
+    guarded(&env.rewind, "web-01", "chg-exists").await;
     let out = env.dir.path().join("exists");
     std::fs::create_dir_all(out.join("sda1/etc")).unwrap();
     std::fs::write(out.join("sda1/etc/hosts"), "mine").unwrap();
@@ -376,7 +366,7 @@ async fn an_existing_file_is_kept_unless_overwrite_is_asked_for() {
 #[tokio::test]
 async fn a_missing_path_lists_what_the_nearest_folder_holds_and_the_session_is_still_unmounted() {
     let env = TestEnv::start(108).await;
-    guard(&env, "web-01", "chg-missing").await;
+    guarded(&env.rewind, "web-01", "chg-missing").await;
     env.control.clear_calls().await;
     let out = env.dir.path().join("missing");
     let err = env
@@ -446,7 +436,7 @@ async fn a_missing_path_lists_what_the_nearest_folder_holds_and_the_session_is_s
 #[tokio::test]
 async fn a_folder_is_recovered_whole_from_its_archive() {
     let env = TestEnv::start(109).await;
-    guard(&env, "web-01", "chg-folder").await;
+    guarded(&env.rewind, "web-01", "chg-folder").await;
     let out = env.dir.path().join("folder");
     let report = env
         .rewind
@@ -487,7 +477,7 @@ async fn a_folder_is_recovered_whole_from_its_archive() {
 #[tokio::test]
 async fn a_change_without_a_tag_is_refused_listing_the_tags_found() {
     let env = TestEnv::start(110).await;
-    guard(&env, "web-01", "chg-real").await;
+    guarded(&env.rewind, "web-01", "chg-real").await;
     let out = env.dir.path().join("none");
     let err = env
         .rewind
@@ -517,7 +507,7 @@ async fn running_tasks(env: &TestEnv, kind: &str) -> usize {
 #[tokio::test]
 async fn a_start_whose_outcome_is_unknown_says_it_may_have_begun_and_never_to_just_try_again() {
     let env = TestEnv::start(122).await;
-    guard(&env, "web-01", "chg-unknown").await;
+    guarded(&env.rewind, "web-01", "chg-unknown").await;
     // A gateway's 502 says nothing about whether the start reached the ZVM.
     env.control
         .fault(serde_json::json!({
@@ -564,7 +554,7 @@ async fn a_start_whose_outcome_is_unknown_says_it_may_have_begun_and_never_to_ju
 #[tokio::test]
 async fn a_failover_test_starts_at_the_tag_and_stops_with_its_result() {
     let env = TestEnv::start(111).await;
-    guard(&env, "web-01", "chg-test").await;
+    guarded(&env.rewind, "web-01", "chg-test").await;
     let boston = env.rewind.client("boston").unwrap().clone();
 
     let started = env
@@ -658,7 +648,7 @@ async fn a_failover_test_starts_at_the_tag_and_stops_with_its_result() {
 #[tokio::test]
 async fn a_clone_starts_at_the_tag_and_an_abort_stops_the_clone_in_progress() {
     let env = TestEnv::start(112).await;
-    guard(&env, "web-01", "chg-clone").await;
+    guarded(&env.rewind, "web-01", "chg-clone").await;
 
     let cloned = env
         .rewind
@@ -776,8 +766,8 @@ async fn no_client_operation_ever_calls_failover_or_move() {
     let rewind = &env.rewind;
     let _ = rewind.sites().await;
     rewind.find_protection("web-01").await.unwrap();
-    guard(&env, "web-01", "chg-every").await;
-    guard(&env, "db-01", "chg-every").await;
+    guarded(&env.rewind, "web-01", "chg-every").await;
+    guarded(&env.rewind, "db-01", "chg-every").await;
     rewind.list_tags("web-01", None).await.unwrap();
     let out = env.dir.path().join("every");
     rewind
@@ -867,7 +857,7 @@ async fn no_client_operation_ever_calls_failover_or_move() {
 #[tokio::test]
 async fn an_unmount_follows_a_failed_download_and_nothing_half_written_is_left() {
     let env = TestEnv::start(114).await;
-    guard(&env, "web-01", "chg-fault").await;
+    guarded(&env.rewind, "web-01", "chg-fault").await;
     env.control
         .fault(serde_json::json!({
             "Method": "GET", "Path": "/v1/flrs/*/downloads/*", "Action": "Respond",
@@ -944,7 +934,7 @@ async fn newest_unmount_state(env: &TestEnv) -> Option<i64> {
 async fn a_download_whose_connection_drops_once_is_fetched_again() {
     let env = TestEnv::start(115).await;
     let original = env.control.file("web-01", APP_CONF).await;
-    guard(&env, "web-01", "chg-drop").await;
+    guarded(&env.rewind, "web-01", "chg-drop").await;
     env.control
         .fault(serde_json::json!({
             "Method": "GET", "Path": "/v1/flrs/*/downloads/*", "Action": "LoseResponse", "Count": 1
@@ -967,7 +957,7 @@ async fn a_download_whose_connection_drops_once_is_fetched_again() {
 async fn a_download_cut_off_halfway_is_fetched_again_and_only_whole_bytes_are_written() {
     let env = TestEnv::start(118).await;
     let original = env.control.file("web-01", APP_CONF).await;
-    guard(&env, "web-01", "chg-cut").await;
+    guarded(&env.rewind, "web-01", "chg-cut").await;
     // The first download sends half the file, with the whole length announced, then drops.
     env.control
         .fault(serde_json::json!({
@@ -1012,7 +1002,7 @@ async fn a_file_on_the_second_page_of_a_large_folder_is_found_and_recovered() {
             .await;
     }
     let last = "sda1/var/spool/batch/job-0519.json";
-    guard(&env, "web-01", "chg-large").await;
+    guarded(&env.rewind, "web-01", "chg-large").await;
     env.control.put_file("web-01", last, b"{}").await;
     env.control.clear_calls().await;
     let out = env.dir.path().join("large");
@@ -1041,7 +1031,7 @@ async fn a_file_on_the_second_page_of_a_large_folder_is_found_and_recovered() {
 async fn a_lost_mount_answer_is_reconciled_to_the_session_it_created_which_is_then_unmounted() {
     let env = TestEnv::start(116).await;
     let original = env.control.file("web-01", APP_CONF).await;
-    guard(&env, "web-01", "chg-lost").await;
+    guarded(&env.rewind, "web-01", "chg-lost").await;
     env.control
         .fault(serde_json::json!({
             "Method": "POST", "Path": "/v1/flrs", "Action": "LoseResponse", "Count": 1
@@ -1080,7 +1070,7 @@ async fn a_lost_mount_answer_is_reconciled_to_the_session_it_created_which_is_th
 #[tokio::test]
 async fn a_lost_mount_whose_sessions_cannot_be_read_says_the_mount_may_have_happened() {
     let env = TestEnv::start(117).await;
-    guard(&env, "web-01", "chg-lost-unread").await;
+    guarded(&env.rewind, "web-01", "chg-lost-unread").await;
     // The mount is made and its answer never comes; from then on the sessions cannot be read.
     let lost = env
         .control
@@ -1127,7 +1117,7 @@ async fn a_windows_guest_file_lands_under_its_drive_as_a_plain_folder() {
     let env = TestEnv::start(117).await;
     let ini = "C:/ProgramData/App/app.ini";
     let original = env.control.file("sql-01", ini).await;
-    guard(&env, "sql-01", "chg-win").await;
+    guarded(&env.rewind, "sql-01", "chg-win").await;
     env.control.put_file("sql-01", ini, b"[db]\nport=0\n").await;
     let out = env.dir.path().join("win");
     let report = env
@@ -1150,7 +1140,7 @@ async fn a_windows_guest_file_lands_under_its_drive_as_a_plain_folder() {
 #[tokio::test]
 async fn a_recovery_dropped_while_mounting_still_unmounts_its_session() {
     let env = TestEnv::start(118).await;
-    guard(&env, "web-01", "chg-drop-call").await;
+    guarded(&env.rewind, "web-01", "chg-drop-call").await;
     // A mount long enough to give up on while it runs.
     env.control.timing(60_000, 20).await;
     let rewind = env.rewind.clone();
@@ -1203,7 +1193,7 @@ async fn every_result_of_the_loop_has_a_one_line_headline_naming_the_vm_and_what
     );
     assert!(found.summary().starts_with(&found.headline()));
 
-    guard(&env, "web-01", "chg-head").await;
+    guarded(&env.rewind, "web-01", "chg-head").await;
     let journal = env
         .rewind
         .journal()
@@ -1269,7 +1259,7 @@ async fn every_result_of_the_loop_has_a_one_line_headline_naming_the_vm_and_what
 async fn a_recovery_task_is_waited_for_as_long_as_the_recover_section_says_and_reported_still_running()
  {
     let env = TestEnv::start(121).await;
-    guard(&env, "web-01", "chg-wait").await;
+    guarded(&env.rewind, "web-01", "chg-wait").await;
     // A failover test that would take a minute, and a configuration that waits one second for it.
     env.control.timing(60_000, 20).await;
     let impatient = env.rewind_with(|mut c| {
@@ -1293,7 +1283,7 @@ async fn a_recovery_task_is_waited_for_as_long_as_the_recover_section_says_and_r
 #[tokio::test]
 async fn an_flr_mount_still_running_when_waiting_stops_is_a_still_running_error_naming_its_task() {
     let env = TestEnv::start(122).await;
-    guard(&env, "web-01", "chg-slow-mount").await;
+    guarded(&env.rewind, "web-01", "chg-slow-mount").await;
     // A mount that would take a minute, and a configuration that waits one second for it.
     env.control.timing(60_000, 20).await;
     let impatient = env.rewind_with(|mut c| {
