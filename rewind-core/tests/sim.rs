@@ -12,7 +12,7 @@ mod reach;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use common::{CLIENT_SECRET, Sites, TestEnv, request};
+use common::{CLIENT_SECRET, Sites, TestEnv, guard, guarded, journal_records, request};
 use rewind_core::audit_journal::{JournalFilter, JournalVerdict};
 use rewind_core::{
     Culprit, FlrAvailability, GuardNote, NoProgress, Outcome, ProgressSink, Rewind, RewindError,
@@ -45,14 +45,7 @@ async fn without_sites_the_catalog_and_journal_work_and_every_zvm_call_refuses_n
     );
     let rewind = Rewind::new(config.clone()).expect("a Rewind without sites");
     assert!(rewind.catalog().classify("ssh", "run", None).is_ok());
-    assert!(
-        rewind
-            .journal()
-            .read(&JournalFilter::default())
-            .unwrap()
-            .records
-            .is_empty()
-    );
+    assert!(journal_records(&rewind).is_empty());
     let no_sites = |e: &RewindError| {
         matches!(
             e,
@@ -73,12 +66,7 @@ async fn without_sites_the_catalog_and_journal_work_and_every_zvm_call_refuses_n
     let err = Rewind::connect(config).await.unwrap_err();
     assert!(no_sites(&err), "{err}");
     assert!(
-        rewind
-            .journal()
-            .read(&JournalFilter::default())
-            .unwrap()
-            .records
-            .is_empty(),
+        journal_records(&rewind).is_empty(),
         "nothing refused is journaled"
     );
 }
@@ -140,12 +128,7 @@ async fn with_the_session_limit_on_no_call_surfaces_a_401() {
     // which must be absorbed by one new token per site.
     env.control.advance(400).await;
     storm(env.rewind.clone()).await;
-    let guard = env
-        .rewind
-        .guard(request("app-01", "chg-session"), &NoProgress)
-        .await
-        .unwrap();
-    assert_eq!(guard.verdict, Verdict::Guarded, "{}", guard.summary());
+    guarded(&env.rewind, "app-01", "chg-session").await;
     assert!(
         env.control.token_requests().await <= 4,
         "one token per site and expiry"
@@ -155,11 +138,7 @@ async fn with_the_session_limit_on_no_call_surfaces_a_401() {
 #[tokio::test]
 async fn password_credentials_work_and_a_wrong_secret_is_an_auth_error_that_never_shows_it() {
     let env = TestEnv::start(4).await;
-    let user = env.rewind_with(|mut c| {
-        c.sites[0] =
-            SiteConfig::with_password("boston", &env.sim.local().url, "admin", "admin").unwrap();
-        c
-    });
+    let user = env.rewind_as_user("admin", "admin");
     assert!(
         !user
             .client("boston")
@@ -170,16 +149,7 @@ async fn password_credentials_work_and_a_wrong_secret_is_an_auth_error_that_neve
             .is_empty()
     );
 
-    let wrong = env.rewind_with(|mut c| {
-        c.sites[0] = SiteConfig::with_client(
-            "boston",
-            &env.sim.local().url,
-            "rewind",
-            "s3cret-that-must-not-print",
-        )
-        .unwrap();
-        c
-    });
+    let wrong = env.rewind_as_client("rewind", "s3cret-that-must-not-print");
     let err = wrong.find_protection("web-01").await.unwrap_err();
     assert!(matches!(err, RewindError::Auth { .. }), "{err:?}");
     assert_eq!(err.kind(), rewind_core::ErrorKind::Connection);
@@ -191,11 +161,7 @@ async fn password_credentials_work_and_a_wrong_secret_is_an_auth_error_that_neve
 #[tokio::test]
 async fn concurrent_calls_with_a_wrong_secret_share_one_refused_token_request() {
     let env = TestEnv::start(4).await;
-    let wrong = env.rewind_with(|mut c| {
-        c.sites[0] =
-            SiteConfig::with_client("boston", &env.sim.local().url, "rewind", "wrong").unwrap();
-        c
-    });
+    let wrong = env.rewind_as_client("rewind", "wrong");
     env.control.clear_calls().await;
     // The refusal takes long enough for every caller to be waiting for it.
     env.control
@@ -520,20 +486,8 @@ async fn a_guard_is_recognised_afterwards_by_every_name_find_protection_takes_wi
         "the VM's addresses come with it: {:?}",
         found.vm
     );
-    let report = env
-        .rewind
-        .guard(request("db-01", "c1"), &NoProgress)
-        .await
-        .unwrap();
-    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
-    let record = env
-        .rewind
-        .journal()
-        .read(&JournalFilter::default())
-        .unwrap()
-        .records
-        .pop()
-        .unwrap();
+    guarded(&env.rewind, "db-01", "c1").await;
+    let record = journal_records(&env.rewind).pop().unwrap();
     assert_eq!(record.vm.ip_addresses, found.vm.ip_addresses);
 
     // The hook's question, answered from the journal alone: a Rewind whose only site is unreachable.
@@ -562,10 +516,16 @@ async fn a_guard_is_recognised_afterwards_by_every_name_find_protection_takes_wi
     );
 }
 
+/// A simulator of `seed` with both sites configured, and the error of looking `vm` up in it.
+async fn refused_lookup(seed: u64, vm: &str) -> (TestEnv, RewindError) {
+    let env = TestEnv::start_with(zvm_sim::Options::for_tests(seed), Sites::Both).await;
+    let err = env.rewind.find_protection(vm).await.unwrap_err();
+    (env, err)
+}
+
 #[tokio::test]
 async fn an_ambiguous_name_lists_both_candidates_and_guards_nothing() {
-    let env = TestEnv::start_with(zvm_sim::Options::for_tests(10), Sites::Both).await;
-    let err = env.rewind.find_protection("build-agent").await.unwrap_err();
+    let (env, err) = refused_lookup(10, "build-agent").await;
     let RewindError::AmbiguousVm { candidates, .. } = &err else {
         panic!("expected ambiguous, got {err:?}");
     };
@@ -597,8 +557,7 @@ async fn an_ambiguous_name_lists_both_candidates_and_guards_nothing() {
 
 #[tokio::test]
 async fn an_unprotected_vm_differs_from_a_vm_that_does_not_exist() {
-    let env = TestEnv::start_with(zvm_sim::Options::for_tests(11), Sites::Both).await;
-    let err = env.rewind.find_protection("report-01").await.unwrap_err();
+    let (env, err) = refused_lookup(11, "report-01").await;
     let RewindError::VmNotProtected { vm, .. } = &err else {
         panic!("expected not protected, got {err:?}");
     };
@@ -631,12 +590,7 @@ async fn initializing_and_syncing_vpgs_are_not_protecting_and_say_why() {
         "{:?}",
         dr.reason
     );
-    let report = env
-        .rewind
-        .guard(request("sql-01", "chg-sql"), &NoProgress)
-        .await
-        .unwrap();
-    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    let report = guarded(&env.rewind, "sql-01", "chg-sql").await;
     assert!(
         matches!(outcome_of(&report, "sql-init"), Outcome::Skipped { reason } if reason.contains("Initializing"))
     );
@@ -771,12 +725,7 @@ async fn a_vm_in_three_vpgs_with_one_resyncing_gets_two_tags_and_the_report_name
     let env = TestEnv::start(14).await;
     let archive = env.vpg_id("web-archive").await;
     env.control.resync(&archive, 600).await;
-    let report = env
-        .rewind
-        .guard(request("web-01", "chg-resync"), &NoProgress)
-        .await
-        .unwrap();
-    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    let report = guarded(&env.rewind, "web-01", "chg-resync").await;
     let tagged = report
         .vpgs
         .iter()
@@ -815,22 +764,22 @@ async fn concurrent_guards_of_vms_sharing_a_vpg_are_both_guarded_without_a_faile
     );
 }
 
+/// A simulator of `seed` whose first insert meets the fault rule's `action`.
+async fn with_insert_fault(seed: u64, action: &str) -> TestEnv {
+    let env = TestEnv::start(seed).await;
+    env.control
+        .fault(serde_json::json!({
+            "Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": action, "Count": 1
+        }))
+        .await;
+    env
+}
+
 #[tokio::test]
 async fn another_clients_insert_that_fails_ours_is_waited_for_and_ours_retried() {
-    let env = TestEnv::start(16).await;
     // Another client's insert into the VPG goes in just before ours.
-    env.control
-        .fault(
-            serde_json::json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
-            "Action": "InsertAsAnotherClient", "Count": 1}),
-        )
-        .await;
-    let report = env
-        .rewind
-        .guard(request("app-01", "chg-b2b"), &NoProgress)
-        .await
-        .unwrap();
-    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    let env = with_insert_fault(16, "InsertAsAnotherClient").await;
+    let report = guarded(&env.rewind, "app-01", "chg-b2b").await;
     let vpg = report
         .vpgs
         .iter()
@@ -856,23 +805,13 @@ async fn another_clients_insert_that_fails_ours_is_waited_for_and_ours_retried()
 
 #[tokio::test]
 async fn a_lost_insert_answer_causes_no_second_insert() {
-    let env = TestEnv::start(17).await;
     // The insert is applied, and its answer never comes: the client's timeout ends the wait.
-    env.control
-        .fault(
-            serde_json::json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
-            "Action": "WithholdResponse", "Count": 1}),
-        )
-        .await;
+    let env = with_insert_fault(17, "WithholdResponse").await;
     let rewind = env.rewind_with(|mut c| {
         c.http.request_timeout = Duration::from_millis(700);
         c
     });
-    let report = rewind
-        .guard(request("db-01", "chg-lost"), &NoProgress)
-        .await
-        .unwrap();
-    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    let report = guarded(&rewind, "db-01", "chg-lost").await;
     let vpg = &report.vpgs[0];
     assert!(
         vpg.notes.iter().any(|n| matches!(
@@ -901,18 +840,21 @@ async fn a_lost_insert_answer_causes_no_second_insert() {
     assert_eq!(env.insert_tasks().await.len(), 1);
 }
 
-#[tokio::test]
-async fn a_deadline_returns_the_running_task_ids_instead_of_dropping_them() {
+/// A simulator whose tasks take `task_ms`, and a Rewind whose guards wait `deadline_ms` for theirs.
+async fn slow_tasks(task_ms: u64, deadline_ms: u64) -> (TestEnv, Rewind) {
     let env = TestEnv::start(18).await;
-    env.control.timing(5_000, 20).await;
+    env.control.timing(task_ms, 20).await;
     let rewind = env.rewind_with(|mut c| {
-        c.guard.deadline = Duration::from_millis(500);
+        c.guard.deadline = Duration::from_millis(deadline_ms);
         c
     });
-    let report = rewind
-        .guard(request("db-01", "chg-slow"), &NoProgress)
-        .await
-        .unwrap();
+    (env, rewind)
+}
+
+#[tokio::test]
+async fn a_deadline_returns_the_running_task_ids_instead_of_dropping_them() {
+    let (env, rewind) = slow_tasks(5_000, 500).await;
+    let report = guard(&rewind, "db-01", "chg-slow").await;
     assert_eq!(
         report.verdict,
         Verdict::StillRunning,
@@ -929,24 +871,13 @@ async fn a_deadline_returns_the_running_task_ids_instead_of_dropping_them() {
 
 #[tokio::test]
 async fn an_insert_left_running_at_a_deadline_is_waited_for_by_the_next_guard_of_its_vpg() {
-    let env = TestEnv::start(18).await;
-    env.control.timing(1_500, 20).await;
-    let rewind = env.rewind_with(|mut c| {
-        c.guard.deadline = Duration::from_millis(1_000);
-        c
-    });
-    let first = rewind
-        .guard(request("db-01", "chg-slow-1"), &NoProgress)
-        .await
-        .unwrap();
+    let (env, rewind) = slow_tasks(1_500, 1_000).await;
+    let first = guard(&rewind, "db-01", "chg-slow-1").await;
     assert_eq!(first.verdict, Verdict::StillRunning, "{}", first.summary());
     let left = first.running_task_ids()[0].to_string();
     // The next guard of the same VPG in this process must not insert while that task runs: the
     // second insert would fail by the back-to-back rule.
-    let second = rewind
-        .guard(request("db-01", "chg-slow-2"), &NoProgress)
-        .await
-        .unwrap();
+    let second = guard(&rewind, "db-01", "chg-slow-2").await;
     let notes: Vec<&GuardNote> = second.vpgs.iter().flat_map(|v| v.notes.iter()).collect();
     assert!(
         notes.iter().any(|n| matches!(
@@ -975,11 +906,7 @@ async fn an_insert_the_zvm_refuses_is_an_error_outcome_of_kind_refused() {
             "Method": "POST", "Path": "/v1/vpgs/*/checkpoints", "Action": "Respond", "Status": 403
         }))
         .await;
-    let report = env
-        .rewind
-        .guard(request("db-01", "c1"), &NoProgress)
-        .await
-        .unwrap();
+    let report = guard(&env.rewind, "db-01", "c1").await;
     assert_eq!(report.verdict, Verdict::NotGuarded, "{}", report.summary());
     match outcome_of(&report, "web-dr") {
         Outcome::Error { problem } => {
@@ -1017,16 +944,8 @@ async fn a_pipe_in_the_action_is_refused_before_anything_is_sent() {
 #[tokio::test]
 async fn no_secret_reaches_an_error_a_report_or_the_journal() {
     let env = TestEnv::start_with(zvm_sim::Options::for_tests(20), Sites::Both).await;
-    let report = env
-        .rewind
-        .guard(request("web-01", "chg-secret"), &NoProgress)
-        .await
-        .unwrap();
-    let _ = env
-        .rewind
-        .guard(request("files-01", "chg-secret"), &NoProgress)
-        .await
-        .unwrap();
+    let report = guard(&env.rewind, "web-01", "chg-secret").await;
+    guard(&env.rewind, "files-01", "chg-secret").await;
     let ambiguous = env
         .rewind
         .guard(request("build-agent", "chg-secret"), &NoProgress)
@@ -1043,24 +962,14 @@ async fn no_secret_reaches_an_error_a_report_or_the_journal() {
         assert!(!everything.contains(secret), "{secret} leaked");
     }
     // Two guards journaled (each its intent, task and verdict lines), the ambiguous one not at all.
-    let records = env
-        .rewind
-        .journal()
-        .read(&rewind_core::JournalFilter::default())
-        .unwrap()
-        .records;
+    let records = journal_records(&env.rewind);
     assert_eq!(records.len(), 2, "{records:?}");
 }
 
 #[tokio::test]
 async fn a_guard_again_of_a_change_whose_vm_gained_a_vpg_journals_it_then_covers_it() {
     let env = TestEnv::start(301).await;
-    let first = env
-        .rewind
-        .guard(request("db-01", "grows"), &NoProgress)
-        .await
-        .unwrap();
-    assert_eq!(first.verdict, Verdict::Guarded);
+    guarded(&env.rewind, "db-01", "grows").await;
 
     // Someone adds db-01 to app-tier through Zerto's own API.
     let zerto = common::Site::service(env.control.http(), env.control.base()).await;
@@ -1084,23 +993,14 @@ async fn a_guard_again_of_a_change_whose_vm_gained_a_vpg_journals_it_then_covers
         .await;
     zerto.wait_task(task.as_str().unwrap()).await;
 
-    let again = env
-        .rewind
-        .guard(request("db-01", "grows"), &NoProgress)
-        .await
-        .unwrap();
+    let again = guard(&env.rewind, "db-01", "grows").await;
     let said: Vec<String> = again.notes.iter().map(ToString::to_string).collect();
     assert!(
         said.iter()
             .any(|n| n.contains("app-tier began protecting db-01")),
         "the guard says what changed: {said:?}"
     );
-    let records = env
-        .rewind
-        .journal()
-        .read(&JournalFilter::default())
-        .unwrap()
-        .records;
+    let records = journal_records(&env.rewind);
     let changed = records
         .iter()
         .position(|r| r.verdict == JournalVerdict::ProtectionChanged)

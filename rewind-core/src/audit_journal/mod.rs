@@ -131,15 +131,14 @@ impl AuditJournal {
     /// lock (at most [`crate::local_state::LOCK_WAIT`]) and the sync: on a runtime, use
     /// [`AuditJournal::append_off_runtime`].
     pub fn append(&self, record: &JournalRecord) -> Result<(), JournalError> {
-        self.writer
-            .append(line_of(record)?, key_of(record), indexed(record), true)
+        self.writer.append(writer::Line::of(record, true)?)
     }
 
     /// [`AuditJournal::append`] for async code: the journal's writer thread does the write, the lock wait
     /// and the sync, and no runtime worker waits on the file.
     pub async fn append_off_runtime(&self, record: JournalRecord) -> Result<(), JournalError> {
         self.writer
-            .append_async(line_of(&record)?, key_of(&record), indexed(&record), true)
+            .append_async(writer::Line::of(&record, true)?)
             .await
     }
 
@@ -148,7 +147,7 @@ impl AuditJournal {
     /// attempt a look: its intent, which accounts for the insert, is synced.
     pub async fn append_unsynced(&self, record: JournalRecord) -> Result<(), JournalError> {
         self.writer
-            .append_async(line_of(&record)?, key_of(&record), indexed(&record), false)
+            .append_async(writer::Line::of(&record, false)?)
             .await
     }
 
@@ -386,23 +385,6 @@ impl AuditJournal {
             skipped_lines,
         })
     }
-}
-
-/// What the index of recent lines keeps of a record.
-fn key_of(record: &JournalRecord) -> (String, DateTime<Utc>) {
-    (record.change_id.clone(), record.time)
-}
-
-/// What the indexes beside the journal learn of a record: the use of its change id, and its VM.
-fn indexed(record: &JournalRecord) -> (Option<changes::ChangeUse>, JournalVm) {
-    (changes::ChangeUse::of(record, 0), record.vm.clone())
-}
-
-/// A record as one journal line, with its newline.
-fn line_of(record: &JournalRecord) -> Result<Vec<u8>, JournalError> {
-    let mut line = serde_json::to_vec(record).map_err(|e| JournalError::Encode(e.to_string()))?;
-    line.push(b'\n');
-    Ok(line)
 }
 
 #[cfg(test)]

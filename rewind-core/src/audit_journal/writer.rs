@@ -17,19 +17,42 @@ use super::changes::{self, ChangeUse};
 use super::error::JournalError;
 use super::file::Appender;
 use super::recent::RecentLines;
-use super::record::JournalVm;
+use super::record::{JournalRecord, JournalVm};
 use super::vms;
 
-/// One line to append, and where its outcome goes.
-struct Job {
-    line: Vec<u8>,
+/// One record's line to append, with what the indexes beside the journal learn of it.
+pub(super) struct Line {
+    /// The record as JSON, with its newline.
+    bytes: Vec<u8>,
     /// The line's change id and time, for this process's index of recent lines.
     key: (String, DateTime<Utc>),
     /// The use of its change id it records, for the change index (its end is learnt when written).
     use_of_change: Option<ChangeUse>,
     /// The VM it names, for the VM index.
     vm: JournalVm,
+    /// Whether its caller waits for the disk's sync, not only for the write.
     sync: bool,
+}
+
+impl Line {
+    /// `record` as one journal line, synced to disk before its caller is told when `sync`.
+    pub(super) fn of(record: &JournalRecord, sync: bool) -> Result<Line, JournalError> {
+        let mut bytes =
+            serde_json::to_vec(record).map_err(|e| JournalError::Encode(e.to_string()))?;
+        bytes.push(b'\n');
+        Ok(Line {
+            bytes,
+            key: (record.change_id.clone(), record.time),
+            use_of_change: ChangeUse::of(record, 0),
+            vm: record.vm.clone(),
+            sync,
+        })
+    }
+}
+
+/// One line to append, and where its outcome goes.
+struct Job {
+    line: Line,
     done: Done,
 }
 
@@ -60,7 +83,12 @@ pub(super) struct Writer {
 
 impl std::fmt::Debug for Job {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Job({} bytes, sync {})", self.line.len(), self.sync)
+        write!(
+            f,
+            "Job({} bytes, sync {})",
+            self.line.bytes.len(),
+            self.line.sync
+        )
     }
 }
 
@@ -74,44 +102,21 @@ impl Writer {
         }
     }
 
-    /// Appends `line` (of change `key.0`, written at `key.1`) and waits for it on this thread. Not
-    /// for a runtime's worker threads.
-    pub(super) fn append(
-        &self,
-        line: Vec<u8>,
-        key: (String, DateTime<Utc>),
-        indexed: (Option<ChangeUse>, JournalVm),
-        sync: bool,
-    ) -> Result<(), JournalError> {
+    /// Appends `line` and waits for it on this thread. Not for a runtime's worker threads.
+    pub(super) fn append(&self, line: Line) -> Result<(), JournalError> {
         let (tx, rx) = mpsc::sync_channel(1);
-        let (use_of_change, vm) = indexed;
         self.send(Job {
             line,
-            key,
-            use_of_change,
-            vm,
-            sync,
             done: Done::Blocking(tx),
         })?;
         rx.recv().unwrap_or_else(|_| Err(stopped(&self.path)))
     }
 
     /// [`Writer::append`] without holding a thread while it waits.
-    pub(super) async fn append_async(
-        &self,
-        line: Vec<u8>,
-        key: (String, DateTime<Utc>),
-        indexed: (Option<ChangeUse>, JournalVm),
-        sync: bool,
-    ) -> Result<(), JournalError> {
+    pub(super) async fn append_async(&self, line: Line) -> Result<(), JournalError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        let (use_of_change, vm) = indexed;
         self.send(Job {
             line,
-            key,
-            use_of_change,
-            vm,
-            sync,
             done: Done::Async(tx),
         })?;
         rx.await.unwrap_or_else(|_| Err(stopped(&self.path)))
@@ -141,8 +146,11 @@ fn write_all(path: &std::path::Path, recent: &Mutex<RecentLines>, jobs: &mpsc::R
     while let Ok(first) = jobs.recv() {
         let mut batch = vec![first];
         batch.extend(jobs.try_iter());
-        let sync = batch.iter().any(|j| j.sync);
-        let lines: Vec<u8> = batch.iter().flat_map(|j| j.line.iter().copied()).collect();
+        let sync = batch.iter().any(|j| j.line.sync);
+        let lines: Vec<u8> = batch
+            .iter()
+            .flat_map(|j| j.line.bytes.iter().copied())
+            .collect();
         // Where the write begins and each line ends in the journal, learnt as the write is placed,
         // for the indexes.
         let ends = std::cell::RefCell::new(Vec::with_capacity(batch.len()));
@@ -154,8 +162,8 @@ fn write_all(path: &std::path::Path, recent: &Mutex<RecentLines>, jobs: &mpsc::R
             began.set(start);
             let mut at = first_line;
             let lines = batch.iter().map(|j| {
-                let line = (j.key.0.as_str(), j.key.1, at, j.line.len());
-                at += j.line.len() as u64;
+                let line = (j.line.key.0.as_str(), j.line.key.1, at, j.line.bytes.len());
+                at += j.line.bytes.len() as u64;
                 ends.borrow_mut().push(at);
                 line
             });
@@ -169,14 +177,14 @@ fn write_all(path: &std::path::Path, recent: &Mutex<RecentLines>, jobs: &mpsc::R
                 .iter()
                 .zip(ends.borrow().iter())
                 .filter_map(|(j, end)| {
-                    let mut u = j.use_of_change.clone()?;
+                    let mut u = j.line.use_of_change.clone()?;
                     u.end = *end;
                     Some(u)
                 })
                 .collect();
             changes::append(path, &uses);
             let named: Vec<(DateTime<Utc>, &JournalVm)> =
-                batch.iter().map(|j| (j.key.1, &j.vm)).collect();
+                batch.iter().map(|j| (j.line.key.1, &j.line.vm)).collect();
             let end = ends.borrow().last().copied().unwrap_or(began.get());
             vm_index.written(path, &named, began.get(), end);
         };

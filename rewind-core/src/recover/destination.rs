@@ -885,27 +885,59 @@ mod tests {
         buf.into_inner()
     }
 
+    /// What unpacking an archive as a guest folder into a destination that did not exist left.
+    struct Unpacked {
+        /// The temporary folder that holds the archive and the destination, `dest`.
+        dir: tempfile::TempDir,
+        dest: Destination,
+        written: Vec<RecoveredFile>,
+        result: Result<(), RewindError>,
+    }
+
+    /// Unpacks an archive of `bytes` as guest folder `folder`.
+    fn unpacked(bytes: Vec<u8>, folder: &str) -> Unpacked {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = Destination::open(&dir.path().join("dest"), false).unwrap();
+        let archive = dir.path().join("a.zip");
+        std::fs::write(&archive, bytes).unwrap();
+        let mut written = Vec::new();
+        let result = dest.unpack(&archive, &GuestPath::parse(folder).unwrap(), &mut written);
+        Unpacked {
+            dir,
+            dest,
+            written,
+            result,
+        }
+    }
+
+    /// Unpacks an archive of `entries` that must write nothing, not even the folder, and gives back
+    /// the temporary folder it was unpacked in.
+    fn unpacks_nothing(entries: &[(&str, &[u8])]) -> tempfile::TempDir {
+        let unpacked = unpacked(zip_of(entries), "sdb1/data");
+        let err = unpacked.result.unwrap_err();
+        assert!(unpacked.written.is_empty());
+        assert!(err.to_string().contains("nothing of the folder"), "{err}");
+        assert!(
+            !unpacked.dir.path().join("dest").exists(),
+            "nothing was written, not even the folder"
+        );
+        unpacked.dir
+    }
+
     #[test]
     fn a_folder_archive_unpacks_under_the_folder_with_sizes_and_hashes() {
-        let dir = tempfile::tempdir().unwrap();
-        let dest = Destination::open(dir.path(), false).unwrap();
-        let archive = dir.path().join("a.zip");
-        std::fs::write(
-            &archive,
-            zip_of(&[
-                ("sda1/var/www/html/index.html", b"<html>"),
-                ("health.json", b"{}"),
-            ]),
-        )
-        .unwrap();
-        let folder = GuestPath::parse("sda1/var/www/html").unwrap();
-        let mut files = Vec::new();
-        dest.unpack(&archive, &folder, &mut files).unwrap();
+        let archive = zip_of(&[
+            ("sda1/var/www/html/index.html", b"<html>"),
+            ("health.json", b"{}"),
+        ]);
+        let unpacked = unpacked(archive, "sda1/var/www/html");
+        unpacked.result.unwrap();
+        let files = &unpacked.written;
         assert_eq!(files.len(), 2);
         assert_eq!(files[0].guest_path, "sda1/var/www/html/index.html");
         assert_eq!(files[1].guest_path, "sda1/var/www/html/health.json");
         assert_eq!(
-            std::fs::read(dest.root().join("sda1/var/www/html/health.json")).unwrap(),
+            std::fs::read(unpacked.dest.root().join("sda1/var/www/html/health.json")).unwrap(),
             b"{}"
         );
         assert_eq!(files[0].size, 6);
@@ -914,8 +946,6 @@ mod tests {
 
     #[test]
     fn an_archive_that_fails_midway_says_which_files_it_had_written() {
-        let dir = tempfile::tempdir().unwrap();
-        let dest = Destination::open(&dir.path().join("dest"), false).unwrap();
         let mut buf = std::io::Cursor::new(Vec::new());
         {
             let mut w = zip::ZipWriter::new(&mut buf);
@@ -938,11 +968,8 @@ mod tests {
             .position(|w| w == b"second entry")
             .unwrap();
         bytes[at] = b'S';
-        let archive = dir.path().join("a.zip");
-        std::fs::write(&archive, bytes).unwrap();
-        let folder = GuestPath::parse("sdb1/data").unwrap();
-        let mut written = Vec::new();
-        let err = dest.unpack(&archive, &folder, &mut written).unwrap_err();
+        let unpacked = unpacked(bytes, "sdb1/data");
+        let (err, written) = (unpacked.result.unwrap_err(), &unpacked.written);
         assert!(err.to_string().contains("cannot be read"), "{err}");
         assert_eq!(written.len(), 1, "{written:?}");
         assert_eq!(written[0].guest_path, "sdb1/data/a.txt");
@@ -951,49 +978,15 @@ mod tests {
 
     #[test]
     fn an_archive_with_one_climbing_entry_writes_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let dest_dir = dir.path().join("dest");
-        let dest = Destination::open(&dest_dir, false).unwrap();
-        let archive = dir.path().join("a.zip");
-        std::fs::write(
-            &archive,
-            zip_of(&[("ok.txt", b"fine"), ("../../escaped.txt", b"bad")]),
-        )
-        .unwrap();
-        let folder = GuestPath::parse("sdb1/data").unwrap();
-        let mut written = Vec::new();
-        let err = dest.unpack(&archive, &folder, &mut written).unwrap_err();
-        assert!(written.is_empty());
-        assert!(err.to_string().contains("nothing of the folder"), "{err}");
+        let dir = unpacks_nothing(&[("ok.txt", b"fine"), ("../../escaped.txt", b"bad")]);
         assert!(!dir.path().join("escaped.txt").exists());
-        assert!(
-            !dest_dir.exists(),
-            "nothing was written, not even the folder"
-        );
     }
 
     #[test]
     fn an_archive_with_a_file_where_another_entry_needs_a_folder_writes_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let dest_dir = dir.path().join("dest");
-        let dest = Destination::open(&dest_dir, false).unwrap();
-        let archive = dir.path().join("a.zip");
-        std::fs::write(
-            &archive,
-            zip_of(&[
-                ("conf", b"a file"),
-                ("conf/app.ini", b"needs conf a folder"),
-            ]),
-        )
-        .unwrap();
-        let folder = GuestPath::parse("sdb1/data").unwrap();
-        let mut written = Vec::new();
-        let err = dest.unpack(&archive, &folder, &mut written).unwrap_err();
-        assert!(written.is_empty());
-        assert!(err.to_string().contains("nothing of the folder"), "{err}");
-        assert!(
-            !dest_dir.exists(),
-            "nothing was written, not even the folder"
-        );
+        unpacks_nothing(&[
+            ("conf", b"a file"),
+            ("conf/app.ini", b"needs conf a folder"),
+        ]);
     }
 }

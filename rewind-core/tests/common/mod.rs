@@ -10,7 +10,8 @@
 
 #![allow(dead_code)]
 
-use rewind_core::{Config, GuardRequest, Rewind, SiteConfig};
+use rewind_core::audit_journal::{JournalFilter, JournalRecord};
+use rewind_core::{Config, GuardReport, GuardRequest, NoProgress, Rewind, SiteConfig, Verdict};
 
 // Each test binary that includes this module uses some of these.
 #[allow(unused_imports)]
@@ -24,6 +25,30 @@ pub fn request(vm: &str, change: &str) -> GuardRequest {
         action: "edit app.conf".into(),
         change_id: change.into(),
     }
+}
+
+/// Guards `vm` for `change` through `rewind`; the guard must run, whatever its verdict.
+pub async fn guard(rewind: &Rewind, vm: &str, change: &str) -> GuardReport {
+    rewind
+        .guard(request(vm, change), &NoProgress)
+        .await
+        .expect("the guard runs")
+}
+
+/// Guards `vm` for `change` through `rewind` and asserts it is guarded.
+pub async fn guarded(rewind: &Rewind, vm: &str, change: &str) -> GuardReport {
+    let report = guard(rewind, vm, change).await;
+    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
+    report
+}
+
+/// Every record of `rewind`'s journal, oldest first.
+pub fn journal_records(rewind: &Rewind) -> Vec<JournalRecord> {
+    rewind
+        .journal()
+        .read(&JournalFilter::default())
+        .expect("the journal reads")
+        .records
 }
 
 /// Which configured sites a test wants.
@@ -79,6 +104,25 @@ impl TestEnv {
     /// Another Rewind for the same simulator (as a second process would have), changed by `customize`.
     pub fn rewind_with(&self, customize: impl FnOnce(Config) -> Config) -> Rewind {
         Rewind::new(self.config_with(customize)).expect("a Rewind")
+    }
+
+    /// Another Rewind whose Boston signs in as `user` with `password`.
+    pub fn rewind_as_user(&self, user: &str, password: &str) -> Rewind {
+        let site = SiteConfig::with_password("boston", &self.sim.local().url, user, password);
+        self.rewind_signing_in(site.unwrap())
+    }
+
+    /// Another Rewind whose Boston signs in as service client `id` with `secret`.
+    pub fn rewind_as_client(&self, id: &str, secret: &str) -> Rewind {
+        let site = SiteConfig::with_client("boston", &self.sim.local().url, id, secret);
+        self.rewind_signing_in(site.unwrap())
+    }
+
+    fn rewind_signing_in(&self, boston: SiteConfig) -> Rewind {
+        self.rewind_with(|mut c| {
+            c.sites[0] = boston;
+            c
+        })
     }
 
     /// The identifier of the VPG named `name`, from the simulator's `/_sim/vpgs`.

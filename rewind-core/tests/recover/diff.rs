@@ -3,20 +3,10 @@
 //! compare with that the VPG does not list is refused before anything is mounted.
 
 use rewind_core::{
-    CancellationToken, DiffKind, DiffRequest, NoProgress, RecoveryRefusal, RewindError, Verdict,
-    WalkStop,
+    CancellationToken, DiffKind, DiffRequest, NoProgress, RecoveryRefusal, RewindError, WalkStop,
 };
 
-use crate::common::TestEnv;
-
-async fn guarded(env: &TestEnv, vm: &str, change: &str) {
-    let report = env
-        .rewind
-        .guard(crate::common::request(vm, change), &NoProgress)
-        .await
-        .expect("the guard runs");
-    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
-}
+use crate::common::{TestEnv, guarded};
 
 fn request(change: &str, paths: &[&str]) -> DiffRequest {
     DiffRequest {
@@ -39,7 +29,7 @@ async fn all_unmounted(env: &TestEnv) -> usize {
 #[tokio::test]
 async fn a_diff_told_to_stop_reads_no_more_and_unmounts_what_it_mounted() {
     let env = TestEnv::start(131).await;
-    guarded(&env, "web-01", "stop-me").await;
+    guarded(&env.rewind, "web-01", "stop-me").await;
     let stop = CancellationToken::new();
     stop.cancel();
     let err = env
@@ -67,7 +57,7 @@ async fn a_diff_told_to_stop_reads_no_more_and_unmounts_what_it_mounted() {
 #[tokio::test]
 async fn a_walk_cut_short_by_its_bound_says_where_and_calls_nothing_beyond_it_removed() {
     let env = TestEnv::start(132).await;
-    guarded(&env, "web-01", "bounded").await;
+    guarded(&env.rewind, "web-01", "bounded").await;
     env.control
         .put_file("web-01", "sda1/var/www/html/index.html", b"<p>changed</p>")
         .await;
@@ -108,7 +98,7 @@ async fn a_walk_cut_short_by_its_bound_says_where_and_calls_nothing_beyond_it_re
 #[tokio::test]
 async fn a_checkpoint_the_vpg_does_not_list_is_refused_before_anything_is_mounted() {
     let env = TestEnv::start(133).await;
-    guarded(&env, "web-01", "against").await;
+    guarded(&env.rewind, "web-01", "against").await;
     let req = DiffRequest {
         against: Some("999999999".into()),
         ..request("against", &["sda1/etc"])

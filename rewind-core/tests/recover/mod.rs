@@ -1,90 +1,36 @@
 //! Bounded recover against the in-process simulator: the whole loop (guard, change a guest file,
 //! recover it from the tag), remote FLR and its refusal, the Operator's 403, paths that would leave
 //! the destination, the unmount that always follows, failover test and clone, and the proof from the
-//! call log that Failover and Move are never called.
-
-use std::path::Path;
+//! call log that Failover and Move are never called. The kit the tests share is in `scene.rs`.
 
 use rewind_core::audit_journal::{JournalFilter, JournalVerdict, RecordKind};
 use rewind_core::{
-    CloneAction, ErrorKind, FailoverTestAction, NoProgress, RecoverFileRequest, RecoveryNote,
-    RecoveryRefusal, RecoveryVerdict, Rewind, RewindError, SiteConfig, Verdict,
+    CloneAction, ErrorKind, FailoverTestAction, NoProgress, RecoverFileReport, RecoveryNote,
+    RecoveryRefusal, RecoveryVerdict, RewindError,
 };
-use sha2::{Digest, Sha256};
 
-use crate::common::{Sites, TestEnv};
+use crate::common::{Sites, TestEnv, guarded, journal_records};
 
 mod diff;
+mod scene;
 
-const APP_CONF: &str = "sda1/etc/app/app.conf";
-
-/// Guards `vm` for `change` and asserts it is guarded.
-async fn guard(env: &TestEnv, vm: &str, change: &str) {
-    let report = env
-        .rewind
-        .guard(crate::common::request(vm, change), &NoProgress)
-        .await
-        .expect("the guard runs");
-    assert_eq!(report.verdict, Verdict::Guarded, "{}", report.summary());
-}
-
-fn request(vm: &str, change: &str, paths: &[&str], destination: &Path) -> RecoverFileRequest {
-    RecoverFileRequest {
-        vm: vm.into(),
-        change: change.into(),
-        paths: paths.iter().map(|p| p.to_string()).collect(),
-        destination: destination.to_path_buf(),
-        overwrite: false,
-        plan: None,
-    }
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
-
-/// Every file under `dir`, relative, sorted.
-fn files_under(dir: &Path) -> Vec<String> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                out.push(p.strip_prefix(root).unwrap().display().to_string());
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
-}
+use scene::{
+    APP_CONF, DOWNLOADS, Scene, answered, assert_completed, assert_noted, fault_once, files_under,
+    flr_calls, is_mount, newest_unmount_state, recover_file, recoveries_of, refusal, request,
+    sha256, started, unmounted_after, unmounts, wait_until,
+};
 
 #[tokio::test]
 async fn the_whole_loop_recovers_the_original_file_while_the_guest_keeps_the_new_one() {
-    let env = TestEnv::start(101).await;
-    let original = env.control.file("web-01", APP_CONF).await;
-    guard(&env, "web-01", "chg-loop").await;
+    let scene = Scene::guarded(101, "web-01", "chg-loop").await;
     let changed = b"listen = 0.0.0.0:9999\n# changed by the agent\n";
-    env.control.put_file("web-01", APP_CONF, changed).await;
+    let original = scene.replace_guest_file(APP_CONF, changed).await;
 
-    let out = env.dir.path().join("recovered");
-    let report = env
-        .rewind
-        .recover_file(
-            request("web-01", "chg-loop", &[APP_CONF], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap();
+    let report = scene.recover(&[APP_CONF]).await.unwrap();
 
-    let written = out.join(APP_CONF);
+    let written = scene.out.join(APP_CONF);
     assert_eq!(std::fs::read(&written).unwrap(), original);
-    assert_eq!(env.control.file("web-01", APP_CONF).await, changed);
+    assert_eq!(scene.guest_file(APP_CONF).await, changed);
     assert_ne!(original.as_slice(), changed.as_slice());
     assert_eq!(report.files.len(), 1);
     let file = &report.files[0];
@@ -105,26 +51,9 @@ async fn the_whole_loop_recovers_the_original_file_while_the_guest_keeps_the_new
     assert_eq!(mount.task_type, "FlrJournalMount");
     assert_eq!(mount.state.as_ref().map(|s| s.code), Some(6));
 
-    let unmounts = env.control.calls_to("/v1/flrs/").await;
-    assert!(
-        unmounts
-            .iter()
-            .any(|(_, m, _, s)| m == "DELETE" && *s == 200),
-        "{unmounts:?}"
-    );
-    let journal = env
-        .rewind
-        .journal()
-        .read(&JournalFilter {
-            change_id: Some("chg-loop".into()),
-            ..Default::default()
-        })
-        .unwrap();
-    let recovery: Vec<_> = journal
-        .records
-        .iter()
-        .filter(|r| r.kind == RecordKind::Recovery)
-        .collect();
+    let unmounts = unmounts(&scene.env).await;
+    assert!(unmounts.contains(&200), "{unmounts:?}");
+    let recovery = recoveries_of(&scene.env, "chg-loop");
     assert_eq!(recovery.len(), 1, "one record per recovery");
     assert_eq!(recovery[0].verdict, JournalVerdict::Recovered);
     assert_eq!(recovery[0].vpgs[0].vpg_name, "web-local");
@@ -140,57 +69,36 @@ async fn the_whole_loop_recovers_the_original_file_while_the_guest_keeps_the_new
 
 #[tokio::test]
 async fn an_exact_tag_works_as_well_as_the_change_id() {
-    let env = TestEnv::start(102).await;
-    guard(&env, "web-01", "chg-tag").await;
-    let tags = env
-        .rewind
-        .list_tags("web-01", Some("chg-tag"))
-        .await
-        .unwrap();
+    let scene = Scene::guarded(102, "web-01", "chg-tag").await;
+    let rewind = &scene.env.rewind;
+    let tags = rewind.list_tags("web-01", Some("chg-tag")).await.unwrap();
     let local = tags
         .vpgs
         .iter()
         .find(|v| v.vpg_name == "web-local")
         .unwrap();
     let tag = local.tags[0].tag.clone();
-    let out = env.dir.path().join("by-tag");
-    let report = env
-        .rewind
-        .recover_file(
-            request("web-01", &tag, &["sda1/etc/hostname"], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap();
+    let by_tag = request("web-01", &tag, &["sda1/etc/hostname"], &scene.out);
+    let report = recover_file(rewind, by_tag).await.unwrap();
     assert_eq!(report.from.tag, tag);
     assert_eq!(
-        std::fs::read(out.join("sda1/etc/hostname")).unwrap(),
-        env.control.file("web-01", "sda1/etc/hostname").await
+        scene.recovered("sda1/etc/hostname"),
+        scene.guest_file("sda1/etc/hostname").await
     );
 }
 
 #[tokio::test]
 async fn remote_flr_of_db_01_runs_at_denver_when_both_sites_are_configured() {
     let env = TestEnv::start_with(zvm_sim::Options::for_tests(103), Sites::Both).await;
-    let original = env.control.file("db-01", APP_CONF).await;
-    guard(&env, "db-01", "chg-remote").await;
-    env.control.put_file("db-01", APP_CONF, b"broken\n").await;
-    env.control.clear_calls().await;
+    let scene = Scene::guarded_in(env, "db-01", "chg-remote").await;
+    let original = scene.replace_guest_file(APP_CONF, b"broken\n").await;
 
-    let out = env.dir.path().join("remote");
-    let report = env
-        .rewind
-        .recover_file(
-            request("db-01", "chg-remote", &[APP_CONF], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap();
+    let report = scene.recover(&[APP_CONF]).await.unwrap();
 
-    assert_eq!(std::fs::read(out.join(APP_CONF)).unwrap(), original);
+    assert_eq!(scene.recovered(APP_CONF), original);
     assert_eq!(report.from.vpg_name, "web-dr");
     assert_eq!(report.site, "denver");
-    let flr_calls = env.control.calls_to("/v1/flrs").await;
+    let flr_calls = scene.env.control.calls_to("/v1/flrs").await;
     assert!(!flr_calls.is_empty());
     assert!(
         flr_calls.iter().all(|(site, ..)| site == "Denver"),
@@ -201,18 +109,8 @@ async fn remote_flr_of_db_01_runs_at_denver_when_both_sites_are_configured() {
 #[tokio::test]
 async fn remote_flr_is_refused_before_anything_is_sent_in_one_line_with_the_sites_table_as_a_hint()
 {
-    let env = TestEnv::start(104).await;
-    guard(&env, "db-01", "chg-refused").await;
-    env.control.clear_calls().await;
-    let out = env.dir.path().join("refused");
-    let err = env
-        .rewind
-        .recover_file(
-            request("db-01", "chg-refused", &[APP_CONF], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap_err();
+    let scene = Scene::guarded(104, "db-01", "chg-refused").await;
+    let err = scene.recover(&[APP_CONF]).await.unwrap_err();
     assert!(
         matches!(err, RewindError::RecoverySiteNotConfigured { .. }),
         "{err:?}"
@@ -235,38 +133,24 @@ async fn remote_flr_is_refused_before_anything_is_sent_in_one_line_with_the_site
         "{hint}"
     );
     assert_eq!(err.hint(), Some(hint));
-    assert!(env.control.calls_to("/v1/flrs").await.is_empty());
+    assert!(scene.env.control.calls_to("/v1/flrs").await.is_empty());
     assert!(
-        !out.exists(),
+        !scene.out.exists(),
         "a refusal leaves nothing behind, not even the folder"
     );
-    let journal = env
-        .rewind
-        .journal()
-        .read(&JournalFilter::default())
-        .unwrap();
     assert!(
-        journal.records.iter().all(|r| r.kind == RecordKind::Guard),
+        journal_records(&scene.env.rewind)
+            .iter()
+            .all(|r| r.kind == RecordKind::Guard),
         "a refusal before anything was sent is no recovery to journal"
     );
 }
 
 #[tokio::test]
 async fn the_operator_is_refused_flr_with_the_rbac_defect_and_the_administrator_workaround() {
-    let env = TestEnv::start(105).await;
-    guard(&env, "web-01", "chg-operator").await;
-    let operator: Rewind = env.rewind_with(|mut c| {
-        c.sites[0] =
-            SiteConfig::with_password("boston", &env.sim.local().url, "operator", "operator")
-                .unwrap();
-        c
-    });
-    let out = env.dir.path().join("operator");
-    let err = operator
-        .recover_file(
-            request("web-01", "chg-operator", &[APP_CONF], &out),
-            &NoProgress,
-        )
+    let scene = Scene::guarded(105, "web-01", "chg-operator").await;
+    let operator = scene.env.rewind_as_user("operator", "operator");
+    let err = recover_file(&operator, scene.request(&[APP_CONF]))
         .await
         .unwrap_err();
     assert!(matches!(err, RewindError::FlrForbidden { .. }), "{err:?}");
@@ -284,16 +168,18 @@ async fn the_operator_is_refused_flr_with_the_rbac_defect_and_the_administrator_
         "names the user: {message}"
     );
     assert!(!message.contains("operator\" with password"), "{message}");
-    assert!(files_under(&out).is_empty());
+    assert!(files_under(&scene.out).is_empty());
 }
 
 #[tokio::test]
 async fn paths_that_would_leave_the_destination_are_refused_before_anything_is_sent() {
-    let env = TestEnv::start(106).await;
-    guard(&env, "web-01", "chg-escape").await;
-    env.control.clear_calls().await;
-    let base = env.dir.path().join("escape");
-    let out = base.join("dest");
+    let scene = Scene::guarded(106, "web-01", "chg-escape").await;
+    // The folder to recover into is one level down here, so that nothing may appear beside it.
+    let base = scene.env.dir.path().join("escape");
+    let scene = Scene {
+        out: base.join("dest"),
+        ..scene
+    };
     for bad in [
         "sda1/../../../escaped.txt",
         "/etc/passwd",
@@ -301,11 +187,7 @@ async fn paths_that_would_leave_the_destination_are_refused_before_anything_is_s
         r"sda1\..\escaped.txt",
         "sda1//etc/hosts",
     ] {
-        let err = env
-            .rewind
-            .recover_file(request("web-01", "chg-escape", &[bad], &out), &NoProgress)
-            .await
-            .unwrap_err();
+        let err = scene.recover(&[bad]).await.unwrap_err();
         assert!(
             matches!(err, RewindError::UnsafePath { .. }),
             "{bad}: {err:?}"
@@ -318,121 +200,63 @@ async fn paths_that_would_leave_the_destination_are_refused_before_anything_is_s
     {
         let outside = base.join("outside");
         std::fs::create_dir_all(&outside).unwrap();
-        std::fs::create_dir_all(&out).unwrap();
-        std::os::unix::fs::symlink(&outside, out.join("sda1")).unwrap();
-        let err = env
-            .rewind
-            .recover_file(
-                request("web-01", "chg-escape", &[APP_CONF], &out),
-                &NoProgress,
-            )
-            .await
-            .unwrap_err();
+        std::fs::create_dir_all(&scene.out).unwrap();
+        std::os::unix::fs::symlink(&outside, scene.out.join("sda1")).unwrap();
+        let err = scene.recover(&[APP_CONF]).await.unwrap_err();
         assert!(err.to_string().contains("symbolic link"), "{err}");
         assert!(files_under(&outside).is_empty());
     }
     assert!(files_under(&base).is_empty(), "{:?}", files_under(&base));
     assert!(
-        env.control.calls_to("/v1/flrs").await.is_empty(),
+        scene.env.control.calls_to("/v1/flrs").await.is_empty(),
         "refused before anything was sent"
     );
 }
 
 #[tokio::test]
 async fn an_existing_file_is_kept_unless_overwrite_is_asked_for() {
-    let env = TestEnv::start(107).await;
-    guard(&env, "web-01", "chg-exists").await;
-    let out = env.dir.path().join("exists");
-    std::fs::create_dir_all(out.join("sda1/etc")).unwrap();
-    std::fs::write(out.join("sda1/etc/hosts"), "mine").unwrap();
-    let err = env
-        .rewind
-        .recover_file(
-            request("web-01", "chg-exists", &["sda1/etc/hosts"], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap_err();
+    let scene = Scene::guarded(107, "web-01", "chg-exists").await;
+    std::fs::create_dir_all(scene.out.join("sda1/etc")).unwrap();
+    std::fs::write(scene.out.join("sda1/etc/hosts"), "mine").unwrap();
+    let err = scene.recover(&["sda1/etc/hosts"]).await.unwrap_err();
     assert!(
         err.to_string().contains("overwriting was not asked for"),
         "{err}"
     );
-    assert_eq!(std::fs::read(out.join("sda1/etc/hosts")).unwrap(), b"mine");
+    assert_eq!(scene.recovered("sda1/etc/hosts"), b"mine");
 
-    let mut overwrite = request("web-01", "chg-exists", &["sda1/etc/hosts"], &out);
+    let mut overwrite = scene.request(&["sda1/etc/hosts"]);
     overwrite.overwrite = true;
-    let report = env
-        .rewind
-        .recover_file(overwrite, &NoProgress)
-        .await
-        .unwrap();
+    let report = recover_file(&scene.env.rewind, overwrite).await.unwrap();
     assert!(report.files[0].replaced);
     assert_eq!(
-        std::fs::read(out.join("sda1/etc/hosts")).unwrap(),
-        env.control.file("web-01", "sda1/etc/hosts").await
+        scene.recovered("sda1/etc/hosts"),
+        scene.guest_file("sda1/etc/hosts").await
     );
 }
 
 #[tokio::test]
 async fn a_missing_path_lists_what_the_nearest_folder_holds_and_the_session_is_still_unmounted() {
-    let env = TestEnv::start(108).await;
-    guard(&env, "web-01", "chg-missing").await;
-    env.control.clear_calls().await;
-    let out = env.dir.path().join("missing");
-    let err = env
-        .rewind
-        .recover_file(
-            request(
-                "web-01",
-                "chg-missing",
-                &["sda1/etc/app/nope/app.conf"],
-                &out,
-            ),
-            &NoProgress,
-        )
+    let scene = Scene::guarded(108, "web-01", "chg-missing").await;
+    let err = scene
+        .recover(&["sda1/etc/app/nope/app.conf"])
         .await
         .unwrap_err();
-    let RewindError::FlrAborted {
-        error, unmounted, ..
-    } = &err
-    else {
+    let RewindError::GuestPathNotFound { folder, holds, .. } = unmounted_after(&err) else {
         panic!("{err:?}");
-    };
-    assert!(*unmounted, "{err}");
-    let RewindError::GuestPathNotFound { folder, holds, .. } = error.as_ref() else {
-        panic!("{error:?}");
     };
     assert_eq!(folder, "sda1/etc/app");
     assert!(holds.contains("app.conf"), "{holds}");
     assert_eq!(err.kind(), ErrorKind::Usage);
-    assert!(err.to_string().contains("was unmounted"), "{err}");
-    let deletes: Vec<_> = env
-        .control
-        .calls_to("/v1/flrs/")
-        .await
-        .into_iter()
-        .filter(|(_, m, ..)| m == "DELETE")
-        .collect();
+    let deletes = unmounts(&scene.env).await;
     assert_eq!(deletes.len(), 1, "{deletes:?}");
-    let journal = env
-        .rewind
-        .journal()
-        .read(&JournalFilter::default())
-        .unwrap();
-    let last = journal.records.last().unwrap();
+    let last = journal_records(&scene.env.rewind).pop().unwrap();
     assert_eq!(
         (last.kind, &last.verdict),
         (RecordKind::Recovery, &JournalVerdict::Failed)
     );
 
-    let err = env
-        .rewind
-        .recover_file(
-            request("web-01", "chg-missing", &["sdz9/etc/hosts"], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap_err();
+    let err = scene.recover(&["sdz9/etc/hosts"]).await.unwrap_err();
     let RewindError::GuestPathNotFound { folder, holds, .. } = err.root() else {
         panic!("{err:?}");
     };
@@ -445,24 +269,13 @@ async fn a_missing_path_lists_what_the_nearest_folder_holds_and_the_session_is_s
 
 #[tokio::test]
 async fn a_folder_is_recovered_whole_from_its_archive() {
-    let env = TestEnv::start(109).await;
-    guard(&env, "web-01", "chg-folder").await;
-    let out = env.dir.path().join("folder");
-    let report = env
-        .rewind
-        .recover_file(
-            request(
-                "web-01",
-                "chg-folder",
-                &["sda1/var/www/html/", "sda1/etc/hosts"],
-                &out,
-            ),
-            &NoProgress,
-        )
+    let scene = Scene::guarded(109, "web-01", "chg-folder").await;
+    let report = scene
+        .recover(&["sda1/var/www/html/", "sda1/etc/hosts"])
         .await
         .unwrap();
     assert_eq!(
-        files_under(&out),
+        files_under(&scene.out),
         vec![
             "sda1/etc/hosts",
             "sda1/var/www/html/health.json",
@@ -472,7 +285,7 @@ async fn a_folder_is_recovered_whole_from_its_archive() {
     for f in &report.files {
         let bytes = std::fs::read(&f.path).unwrap();
         assert_eq!(f.sha256, sha256(&bytes));
-        assert_eq!(bytes, env.control.file("web-01", &f.guest_path).await);
+        assert_eq!(bytes, scene.guest_file(&f.guest_path).await);
     }
     assert_eq!(
         report
@@ -486,17 +299,9 @@ async fn a_folder_is_recovered_whole_from_its_archive() {
 
 #[tokio::test]
 async fn a_change_without_a_tag_is_refused_listing_the_tags_found() {
-    let env = TestEnv::start(110).await;
-    guard(&env, "web-01", "chg-real").await;
-    let out = env.dir.path().join("none");
-    let err = env
-        .rewind
-        .recover_file(
-            request("web-01", "chg-typo", &[APP_CONF], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap_err();
+    let scene = Scene::guarded(110, "web-01", "chg-real").await;
+    let typo = request("web-01", "chg-typo", &[APP_CONF], &scene.out);
+    let err = recover_file(&scene.env.rewind, typo).await.unwrap_err();
     assert!(
         matches!(err, RewindError::NoTaggedCheckpoint { .. }),
         "{err:?}"
@@ -504,35 +309,20 @@ async fn a_change_without_a_tag_is_refused_listing_the_tags_found() {
     assert!(err.to_string().contains("change=chg-real"), "{err}");
 }
 
-/// How many tasks of `kind` are in progress at either site.
-async fn running_tasks(env: &TestEnv, kind: &str) -> usize {
-    env.control
-        .tasks()
-        .await
-        .iter()
-        .filter(|t| t["Type"] == kind && crate::common::state_of(t) == 1)
-        .count()
-}
-
 #[tokio::test]
 async fn a_start_whose_outcome_is_unknown_says_it_may_have_begun_and_never_to_just_try_again() {
-    let env = TestEnv::start(122).await;
-    guard(&env, "web-01", "chg-unknown").await;
+    let scene = Scene::guarded(122, "web-01", "chg-unknown").await;
     // A gateway's 502 says nothing about whether the start reached the ZVM.
-    env.control
+    scene
+        .env
+        .control
         .fault(serde_json::json!({
             "Method": "POST", "Path": "/v1/vpgs/*/FailoverTest", "Action": "Respond",
             "Status": 502, "Count": 1
         }))
         .await;
-    let err = env
-        .rewind
-        .failover_test(
-            "web-01",
-            "chg-unknown",
-            FailoverTestAction::Start,
-            &NoProgress,
-        )
+    let err = scene
+        .failover_test(FailoverTestAction::Start)
         .await
         .unwrap_err();
     let text = err.to_string();
@@ -544,17 +334,8 @@ async fn a_start_whose_outcome_is_unknown_says_it_may_have_begun_and_never_to_ju
     );
     assert!(!text.contains("try again"), "{text}");
     // A lost answer says the same.
-    env.control
-        .fault(serde_json::json!({
-            "Method": "POST", "Path": "/v1/vpgs/*/CloneStart", "Action": "LoseResponse",
-            "Count": 1
-        }))
-        .await;
-    let err = env
-        .rewind
-        .offsite_clone("web-01", "chg-unknown", CloneAction::Start, &NoProgress)
-        .await
-        .unwrap_err();
+    fault_once(&scene.env, "POST", "/v1/vpgs/*/CloneStart", "LoseResponse").await;
+    let err = scene.offsite_clone(CloneAction::Start).await.unwrap_err();
     assert!(
         err.to_string().contains("the clone start may have begun"),
         "{err}"
@@ -563,27 +344,18 @@ async fn a_start_whose_outcome_is_unknown_says_it_may_have_begun_and_never_to_ju
 
 #[tokio::test]
 async fn a_failover_test_starts_at_the_tag_and_stops_with_its_result() {
-    let env = TestEnv::start(111).await;
-    guard(&env, "web-01", "chg-test").await;
-    let boston = env.rewind.client("boston").unwrap().clone();
+    let scene = Scene::guarded(111, "web-01", "chg-test").await;
+    let boston = scene.env.rewind.client("boston").unwrap().clone();
 
-    let started = env
-        .rewind
-        .failover_test("web-01", "chg-test", FailoverTestAction::Start, &NoProgress)
+    let started = scene
+        .failover_test(FailoverTestAction::Start)
         .await
         .unwrap();
-    assert_eq!(
-        started.verdict,
-        RecoveryVerdict::Completed,
-        "{}",
-        started.summary()
-    );
-    assert_eq!(started.task.task_type, "FailOverTest");
-    assert_eq!(started.task.state.as_ref().map(|s| s.code), Some(6));
+    assert_completed(&started, "FailOverTest");
     assert_eq!(started.from.vpg_name, "web-local");
     let vpg = boston.vpg(&started.from.vpg_id).await.unwrap();
     assert!(vpg.running_failover_test().is_some(), "the test is running");
-    let posted = env.control.calls_to("/v1/vpgs/").await;
+    let posted = scene.env.control.calls_to("/v1/vpgs/").await;
     assert!(
         posted
             .iter()
@@ -591,17 +363,11 @@ async fn a_failover_test_starts_at_the_tag_and_stops_with_its_result() {
         "{posted:?}"
     );
 
-    let stopped = env
-        .rewind
-        .failover_test(
-            "web-01",
-            "chg-test",
-            FailoverTestAction::Stop {
-                success: true,
-                summary: "app.conf came back as it was".into(),
-            },
-            &NoProgress,
-        )
+    let stopped = scene
+        .failover_test(FailoverTestAction::Stop {
+            success: true,
+            summary: "app.conf came back as it was".into(),
+        })
         .await
         .unwrap();
     assert_eq!(stopped.verdict, RecoveryVerdict::Completed);
@@ -612,43 +378,21 @@ async fn a_failover_test_starts_at_the_tag_and_stops_with_its_result() {
     assert!(vpg.running_failover_test().is_none());
     assert!(vpg.last_test.is_some(), "LastTest records the test");
 
-    let err = env
-        .rewind
-        .failover_test(
-            "web-01",
-            "chg-test",
-            FailoverTestAction::Stop {
-                success: true,
-                summary: String::new(),
-            },
-            &NoProgress,
-        )
+    let err = scene
+        .failover_test(FailoverTestAction::Stop {
+            success: true,
+            summary: String::new(),
+        })
         .await
         .unwrap_err();
+    let reason = refusal(err);
     assert!(
-        matches!(
-            err,
-            RewindError::NotPossible {
-                reason: RecoveryRefusal::NoFailoverTest { .. }
-            }
-        ),
-        "{err:?}"
+        matches!(reason, RecoveryRefusal::NoFailoverTest { .. }),
+        "{reason:?}"
     );
 
-    let journal = env
-        .rewind
-        .journal()
-        .read(&JournalFilter {
-            change_id: Some("chg-test".into()),
-            ..Default::default()
-        })
-        .unwrap();
-    let actions: Vec<&str> = journal
-        .records
-        .iter()
-        .filter(|r| r.kind == RecordKind::Recovery)
-        .map(|r| r.action.as_str())
-        .collect();
+    let recoveries = recoveries_of(&scene.env, "chg-test");
+    let actions: Vec<&str> = recoveries.iter().map(|r| r.action.as_str()).collect();
     assert_eq!(
         actions,
         vec!["failover_test start", "failover_test stop (success: true)"]
@@ -657,59 +401,27 @@ async fn a_failover_test_starts_at_the_tag_and_stops_with_its_result() {
 
 #[tokio::test]
 async fn a_clone_starts_at_the_tag_and_an_abort_stops_the_clone_in_progress() {
-    let env = TestEnv::start(112).await;
-    guard(&env, "web-01", "chg-clone").await;
+    let scene = Scene::guarded(112, "web-01", "chg-clone").await;
 
-    let cloned = env
-        .rewind
-        .offsite_clone("web-01", "chg-clone", CloneAction::Start, &NoProgress)
-        .await
-        .unwrap();
-    assert_eq!(
-        cloned.verdict,
-        RecoveryVerdict::Completed,
-        "{}",
-        cloned.summary()
-    );
-    assert_eq!(cloned.task.task_type, "Clone");
-    assert_eq!(cloned.task.state.as_ref().map(|s| s.code), Some(6));
+    let cloned = scene.offsite_clone(CloneAction::Start).await.unwrap();
+    assert_completed(&cloned, "Clone");
 
-    let err = env
-        .rewind
-        .offsite_clone("web-01", "chg-clone", CloneAction::Abort, &NoProgress)
-        .await
-        .unwrap_err();
+    let err = scene.offsite_clone(CloneAction::Abort).await.unwrap_err();
+    let reason = refusal(err);
     assert!(
-        matches!(
-            err,
-            RewindError::NotPossible {
-                reason: RecoveryRefusal::NoClone { .. }
-            }
-        ),
-        "{err:?}"
+        matches!(reason, RecoveryRefusal::NoClone { .. }),
+        "{reason:?}"
     );
 
     // A clone long enough to be aborted while it runs.
-    env.control.timing(60_000, 20).await;
-    let rewind = env.rewind.clone();
-    let start = tokio::spawn(async move {
+    let rewind = scene.env.rewind.clone();
+    let start = async move {
         rewind
             .offsite_clone("web-01", "chg-clone", CloneAction::Start, &NoProgress)
             .await
-    });
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while running_tasks(&env, "Clone").await == 0 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the long clone starts"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    let aborted = env
-        .rewind
-        .offsite_clone("web-01", "chg-clone", CloneAction::Abort, &NoProgress)
-        .await
-        .unwrap();
+    };
+    let (start, _) = started(&scene.env, "Clone", "the long clone starts", start).await;
+    let aborted = scene.offsite_clone(CloneAction::Abort).await.unwrap();
     assert_eq!(
         aborted.verdict,
         RecoveryVerdict::Completed,
@@ -732,15 +444,9 @@ async fn a_clone_starts_at_the_tag_and_an_abort_stops_the_clone_in_progress() {
         !reason.is_empty() && reason != "the ZVM gave no reason",
         "{reason}"
     );
-    let journal = env
-        .rewind
-        .journal()
-        .read(&JournalFilter::default())
-        .unwrap();
-    let verdicts: Vec<(&str, &JournalVerdict)> = journal
-        .records
+    let recoveries = recoveries_of(&scene.env, "chg-clone");
+    let verdicts: Vec<(&str, &JournalVerdict)> = recoveries
         .iter()
-        .filter(|r| r.kind == RecordKind::Recovery)
         .map(|r| (r.action.as_str(), &r.verdict))
         .collect();
     assert!(
@@ -776,30 +482,16 @@ async fn no_client_operation_ever_calls_failover_or_move() {
     let rewind = &env.rewind;
     let _ = rewind.sites().await;
     rewind.find_protection("web-01").await.unwrap();
-    guard(&env, "web-01", "chg-every").await;
-    guard(&env, "db-01", "chg-every").await;
+    guarded(rewind, "web-01", "chg-every").await;
+    guarded(rewind, "db-01", "chg-every").await;
     rewind.list_tags("web-01", None).await.unwrap();
     let out = env.dir.path().join("every");
-    rewind
-        .recover_file(
-            request("web-01", "chg-every", &[APP_CONF], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap();
-    rewind
-        .recover_file(
-            request("db-01", "chg-every", &["sda1/etc/hosts"], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap();
-    let _ = rewind
-        .recover_file(
-            request("web-01", "chg-every", &["sda1/nope"], &out.join("x")),
-            &NoProgress,
-        )
-        .await;
+    let web = request("web-01", "chg-every", &[APP_CONF], &out);
+    recover_file(rewind, web).await.unwrap();
+    let db = request("db-01", "chg-every", &["sda1/etc/hosts"], &out);
+    recover_file(rewind, db).await.unwrap();
+    let missing = request("web-01", "chg-every", &["sda1/nope"], &out.join("x"));
+    let _ = recover_file(rewind, missing).await;
     for vm in ["web-01", "db-01"] {
         rewind
             .failover_test(vm, "chg-every", FailoverTestAction::Start, &NoProgress)
@@ -825,7 +517,7 @@ async fn no_client_operation_ever_calls_failover_or_move() {
             .offsite_clone(vm, "chg-every", CloneAction::Abort, &NoProgress)
             .await;
     }
-    rewind.journal().read(&JournalFilter::default()).unwrap();
+    journal_records(rewind);
 
     let calls = env.control.calls().await;
     let of = |c: &serde_json::Value| {
@@ -866,33 +558,13 @@ async fn no_client_operation_ever_calls_failover_or_move() {
 
 #[tokio::test]
 async fn an_unmount_follows_a_failed_download_and_nothing_half_written_is_left() {
-    let env = TestEnv::start(114).await;
-    guard(&env, "web-01", "chg-fault").await;
-    env.control
-        .fault(serde_json::json!({
-            "Method": "GET", "Path": "/v1/flrs/*/downloads/*", "Action": "Respond",
-            "Status": 500, "Body": {"Message": "the journal volume went away"}
-        }))
-        .await;
-    env.control.clear_calls().await;
-    let out = env.dir.path().join("fault");
-    let err = env
-        .rewind
-        .recover_file(
-            request("web-01", "chg-fault", &[APP_CONF], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap_err();
-    let RewindError::FlrAborted {
-        error, unmounted, ..
-    } = &err
-    else {
-        panic!("{err:?}");
-    };
-    assert!(*unmounted, "{err}");
+    let scene = Scene::guarded(114, "web-01", "chg-fault").await;
+    let gone = answered("GET", DOWNLOADS, 500, "the journal volume went away");
+    scene.env.control.fault(gone).await;
+    let err = scene.recover(&[APP_CONF]).await.unwrap_err();
+    let error = unmounted_after(&err);
     assert!(
-        matches!(error.as_ref(), RewindError::Zvm { status: 500, .. }),
+        matches!(error, RewindError::Zvm { status: 500, .. }),
         "{error:?}"
     );
     let message = err.to_string();
@@ -900,10 +572,14 @@ async fn an_unmount_follows_a_failed_download_and_nothing_half_written_is_left()
         message.contains("the journal volume went away"),
         "{message}"
     );
-    assert!(message.contains("was unmounted"), "{message}");
-    assert!(files_under(&out).is_empty(), "{:?}", files_under(&out));
+    assert!(
+        files_under(&scene.out).is_empty(),
+        "{:?}",
+        files_under(&scene.out)
+    );
 
-    let flr: Vec<(String, String, i64)> = env
+    let flr: Vec<(String, String, i64)> = scene
+        .env
         .control
         .calls_to("/v1/flrs")
         .await
@@ -923,82 +599,56 @@ async fn an_unmount_follows_a_failed_download_and_nothing_half_written_is_left()
         "the unmount follows the failed download: {flr:?}"
     );
     assert_eq!(
-        newest_unmount_state(&env).await,
+        newest_unmount_state(&scene.env).await,
         Some(6),
         "the unmount task Completed"
     );
 }
 
-/// The state of the newest `FlrJournalUnmount` task.
-async fn newest_unmount_state(env: &TestEnv) -> Option<i64> {
-    env.control
-        .tasks()
-        .await
-        .iter()
-        .rev()
-        .find(|t| t["Type"] == "FlrJournalUnmount")
-        .map(crate::common::state_of)
+/// web-01 guarded for `change` in a simulator of `seed`, then app.conf recovered through one
+/// `[method, path, action]` fault: it must come back as it was, and its session unmounted.
+async fn recovered_through(
+    seed: u64,
+    change: &'static str,
+    [method, path, action]: [&str; 3],
+) -> (Scene, RecoverFileReport) {
+    let scene = Scene::guarded(seed, "web-01", change).await;
+    let original = scene.guest_file(APP_CONF).await;
+    fault_once(&scene.env, method, path, action).await;
+    let report = scene.recover(&[APP_CONF]).await.unwrap();
+    assert_eq!(scene.recovered(APP_CONF), original);
+    assert!(report.unmount.unmounted);
+    (scene, report)
 }
 
 #[tokio::test]
 async fn a_download_whose_connection_drops_once_is_fetched_again() {
-    let env = TestEnv::start(115).await;
-    let original = env.control.file("web-01", APP_CONF).await;
-    guard(&env, "web-01", "chg-drop").await;
-    env.control
-        .fault(serde_json::json!({
-            "Method": "GET", "Path": "/v1/flrs/*/downloads/*", "Action": "LoseResponse", "Count": 1
-        }))
-        .await;
-    let out = env.dir.path().join("drop");
-    let report = env
-        .rewind
-        .recover_file(
-            request("web-01", "chg-drop", &[APP_CONF], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap();
-    assert_eq!(std::fs::read(out.join(APP_CONF)).unwrap(), original);
-    assert!(report.unmount.unmounted);
+    recovered_through(115, "chg-drop", ["GET", DOWNLOADS, "LoseResponse"]).await;
 }
 
 #[tokio::test]
 async fn a_download_cut_off_halfway_is_fetched_again_and_only_whole_bytes_are_written() {
-    let env = TestEnv::start(118).await;
-    let original = env.control.file("web-01", APP_CONF).await;
-    guard(&env, "web-01", "chg-cut").await;
     // The first download sends half the file, with the whole length announced, then drops.
-    env.control
-        .fault(serde_json::json!({
-            "Method": "GET", "Path": "/v1/flrs/*/downloads/*", "Action": "CutResponse", "Count": 1
-        }))
-        .await;
-    env.control.clear_calls().await;
-    let out = env.dir.path().join("cut");
-    let report = env
-        .rewind
-        .recover_file(request("web-01", "chg-cut", &[APP_CONF], &out), &NoProgress)
-        .await
-        .unwrap();
-    assert_eq!(std::fs::read(out.join(APP_CONF)).unwrap(), original);
-    assert_eq!(files_under(&out).len(), 1, "{:?}", files_under(&out));
-    assert!(
-        report.notes.iter().any(
-            |n| matches!(n, RecoveryNote::DownloadCutOff { path, .. } if path.as_str() == APP_CONF)
-        ),
-        "{}",
-        report.summary()
+    let (scene, report) =
+        recovered_through(118, "chg-cut", ["GET", DOWNLOADS, "CutResponse"]).await;
+    assert_eq!(
+        files_under(&scene.out).len(),
+        1,
+        "{:?}",
+        files_under(&scene.out)
     );
-    let downloads = env
-        .control
-        .calls_to("/v1/flrs")
-        .await
-        .into_iter()
-        .filter(|(_, m, p, _)| m == "GET" && p.contains("/downloads/"))
-        .count();
-    assert_eq!(downloads, 2, "the cut download and the one fetched again");
-    assert!(report.unmount.unmounted);
+    assert_noted(
+        &report,
+        |n| matches!(n, RecoveryNote::DownloadCutOff { path, .. } if path.as_str() == APP_CONF),
+    );
+    let downloads = flr_calls(&scene.env, |m, p, _| {
+        m == "GET" && p.contains("/downloads/")
+    });
+    assert_eq!(
+        downloads.await,
+        2,
+        "the cut download and the one fetched again"
+    );
 }
 
 #[tokio::test]
@@ -1012,110 +662,52 @@ async fn a_file_on_the_second_page_of_a_large_folder_is_found_and_recovered() {
             .await;
     }
     let last = "sda1/var/spool/batch/job-0519.json";
-    guard(&env, "web-01", "chg-large").await;
-    env.control.put_file("web-01", last, b"{}").await;
-    env.control.clear_calls().await;
-    let out = env.dir.path().join("large");
-    let report = env
-        .rewind
-        .recover_file(request("web-01", "chg-large", &[last], &out), &NoProgress)
-        .await
-        .unwrap();
+    let scene = Scene::guarded_in(env, "web-01", "chg-large").await;
+    scene.replace_guest_file(last, b"{}").await;
+    let report = scene.recover(&[last]).await.unwrap();
     assert_eq!(
-        std::fs::read(out.join(last)).unwrap(),
+        scene.recovered(last),
         b"{\"job\": 519}",
         "{}",
         report.summary()
     );
-    let browses = env
-        .control
-        .calls_to("/v1/flrs")
-        .await
-        .into_iter()
-        .filter(|(_, m, p, _)| m == "POST" && p.ends_with("/browse"))
-        .count();
+    let browses = flr_calls(&scene.env, |m, p, _| m == "POST" && p.ends_with("/browse")).await;
     assert_eq!(browses, 2, "the folder's two pages, read once each");
 }
 
 #[tokio::test]
 async fn a_lost_mount_answer_is_reconciled_to_the_session_it_created_which_is_then_unmounted() {
-    let env = TestEnv::start(116).await;
-    let original = env.control.file("web-01", APP_CONF).await;
-    guard(&env, "web-01", "chg-lost").await;
-    env.control
-        .fault(serde_json::json!({
-            "Method": "POST", "Path": "/v1/flrs", "Action": "LoseResponse", "Count": 1
-        }))
-        .await;
-    env.control.clear_calls().await;
-    let out = env.dir.path().join("lost");
-    let report = env
-        .rewind
-        .recover_file(
-            request("web-01", "chg-lost", &[APP_CONF], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap();
-    assert_eq!(std::fs::read(out.join(APP_CONF)).unwrap(), original);
-    assert!(
-        report
-            .notes
-            .iter()
-            .any(|n| matches!(n, RecoveryNote::MountFound { .. })),
-        "{}",
-        report.summary()
-    );
-    assert!(report.unmount.unmounted);
-    let mounts = env
-        .control
-        .calls_to("/v1/flrs")
-        .await
-        .into_iter()
-        .filter(|(_, m, p, _)| m == "POST" && p.eq_ignore_ascii_case("/v1/flrs"))
-        .count();
+    let fault = ["POST", "/v1/flrs", "LoseResponse"];
+    let (scene, report) = recovered_through(116, "chg-lost", fault).await;
+    assert_noted(&report, |n| matches!(n, RecoveryNote::MountFound { .. }));
+    let mounts = flr_calls(&scene.env, |m, p, _| is_mount(m, p)).await;
     assert_eq!(mounts, 1, "the mount was never sent twice");
 }
 
 #[tokio::test]
 async fn a_lost_mount_whose_sessions_cannot_be_read_says_the_mount_may_have_happened() {
-    let env = TestEnv::start(117).await;
-    guard(&env, "web-01", "chg-lost-unread").await;
+    let scene = Scene::guarded(117, "web-01", "chg-lost-unread").await;
     // The mount is made and its answer never comes; from then on the sessions cannot be read.
-    let lost = env
-        .control
-        .fault(serde_json::json!({
-            "Method": "POST", "Path": "/v1/flrs", "Action": "WithholdResponse", "Count": 1
-        }))
-        .await;
-    env.control
-        .fault(serde_json::json!({
-            "Method": "GET", "Path": "/v1/flrs", "Action": "Respond", "Status": 500,
-            "Body": {"Message": "the FLR sessions cannot be read now"}, "After": lost["Id"]
-        }))
-        .await;
-    let rewind = env.rewind_with(|mut c| {
+    let lost = fault_once(&scene.env, "POST", "/v1/flrs", "WithholdResponse").await;
+    let mut unread = answered(
+        "GET",
+        "/v1/flrs",
+        500,
+        "the FLR sessions cannot be read now",
+    );
+    unread["After"] = lost["Id"].clone();
+    scene.env.control.fault(unread).await;
+    let rewind = scene.env.rewind_with(|mut c| {
         c.http.request_timeout = std::time::Duration::from_millis(700);
         c
     });
-    let out = env.dir.path().join("lost-unread");
-    let err = rewind
-        .recover_file(
-            request("web-01", "chg-lost-unread", &[APP_CONF], &out),
-            &NoProgress,
-        )
+    let err = recover_file(&rewind, scene.request(&[APP_CONF]))
         .await
         .unwrap_err();
     let text = err.to_string();
     // The mount happened at the ZVM: the error must say so and what to do, not only that the
     // sessions could not be read.
-    let mounted = env
-        .control
-        .calls_to("/v1/flrs")
-        .await
-        .into_iter()
-        .filter(|(_, m, p, s)| m == "POST" && p.eq_ignore_ascii_case("/v1/flrs") && *s == 200)
-        .count();
+    let mounted = flr_calls(&scene.env, |m, p, s| is_mount(m, p) && s == 200).await;
     assert_eq!(mounted, 1, "{text}");
     assert!(text.contains("the mount may have happened"), "{text}");
     assert!(text.contains("unmount it"), "{text}");
@@ -1124,23 +716,16 @@ async fn a_lost_mount_whose_sessions_cannot_be_read_says_the_mount_may_have_happ
 
 #[tokio::test]
 async fn a_windows_guest_file_lands_under_its_drive_as_a_plain_folder() {
-    let env = TestEnv::start(117).await;
+    let scene = Scene::guarded(117, "sql-01", "chg-win").await;
     let ini = "C:/ProgramData/App/app.ini";
-    let original = env.control.file("sql-01", ini).await;
-    guard(&env, "sql-01", "chg-win").await;
-    env.control.put_file("sql-01", ini, b"[db]\nport=0\n").await;
-    let out = env.dir.path().join("win");
-    let report = env
-        .rewind
-        .recover_file(
-            request("sql-01", "chg-win", &["c:/programdata/app/APP.INI"], &out),
-            &NoProgress,
-        )
+    let original = scene.replace_guest_file(ini, b"[db]\nport=0\n").await;
+    let report = scene
+        .recover(&["c:/programdata/app/APP.INI"])
         .await
         .unwrap();
     assert_eq!(report.from.vpg_name, "sql-local");
     assert_eq!(
-        std::fs::read(out.join("c/programdata/app/APP.INI")).unwrap(),
+        scene.recovered("c/programdata/app/APP.INI"),
         original,
         "Windows paths are case-insensitive; the file keeps the name it was asked by"
     );
@@ -1149,40 +734,20 @@ async fn a_windows_guest_file_lands_under_its_drive_as_a_plain_folder() {
 
 #[tokio::test]
 async fn a_recovery_dropped_while_mounting_still_unmounts_its_session() {
-    let env = TestEnv::start(118).await;
-    guard(&env, "web-01", "chg-drop-call").await;
-    // A mount long enough to give up on while it runs.
-    env.control.timing(60_000, 20).await;
-    let rewind = env.rewind.clone();
-    let out = env.dir.path().join("dropped");
-    let call = tokio::spawn(async move {
-        rewind
-            .recover_file(
-                request("web-01", "chg-drop-call", &[APP_CONF], &out),
-                &NoProgress,
-            )
-            .await
-    });
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while running_tasks(&env, "FlrJournalMount").await == 0 {
-        assert!(std::time::Instant::now() < deadline, "the mount starts");
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    let scene = Scene::guarded(118, "web-01", "chg-drop-call").await;
+    let (rewind, req) = (scene.env.rewind.clone(), scene.request(&[APP_CONF]));
+    // A mount long enough to give up on while it runs (the call boxed, its future being large).
+    let call = Box::pin(async move { recover_file(&rewind, req).await });
+    let (call, deadline) = started(&scene.env, "FlrJournalMount", "the mount starts", call).await;
     call.abort();
     assert!(call.await.unwrap_err().is_cancelled());
-    while !env
-        .control
-        .calls_to("/v1/flrs/")
-        .await
-        .iter()
-        .any(|(_, m, _, s)| m == "DELETE" && *s == 200)
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the dropped recovery's session is unmounted"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    let env = &scene.env;
+    wait_until(
+        deadline,
+        "the dropped recovery's session is unmounted",
+        || async move { unmounts(env).await.contains(&200) },
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -1203,7 +768,7 @@ async fn every_result_of_the_loop_has_a_one_line_headline_naming_the_vm_and_what
     );
     assert!(found.summary().starts_with(&found.headline()));
 
-    guard(&env, "web-01", "chg-head").await;
+    guarded(&env.rewind, "web-01", "chg-head").await;
     let journal = env
         .rewind
         .journal()
@@ -1226,14 +791,8 @@ async fn every_result_of_the_loop_has_a_one_line_headline_naming_the_vm_and_what
     );
 
     let out = env.dir.path().join("head");
-    let file = env
-        .rewind
-        .recover_file(
-            request("web-01", "chg-head", &[APP_CONF], &out),
-            &NoProgress,
-        )
-        .await
-        .unwrap();
+    let head = request("web-01", "chg-head", &[APP_CONF], &out);
+    let file = recover_file(&env.rewind, head).await.unwrap();
     one_line("file recovery", &file.headline());
     assert!(
         file.headline().starts_with("RECOVERED 1 file(s) of web-01")
@@ -1268,15 +827,9 @@ async fn every_result_of_the_loop_has_a_one_line_headline_naming_the_vm_and_what
 #[tokio::test]
 async fn a_recovery_task_is_waited_for_as_long_as_the_recover_section_says_and_reported_still_running()
  {
-    let env = TestEnv::start(121).await;
-    guard(&env, "web-01", "chg-wait").await;
+    let scene = Scene::guarded(121, "web-01", "chg-wait").await;
     // A failover test that would take a minute, and a configuration that waits one second for it.
-    env.control.timing(60_000, 20).await;
-    let impatient = env.rewind_with(|mut c| {
-        c.guard.deadline = std::time::Duration::from_secs(1);
-        c.recover.wait_floor = std::time::Duration::from_secs(1);
-        c
-    });
+    let impatient = scene.impatient().await;
     // The task takes a minute: had the default ten minutes been waited, it would have Completed.
     let report = impatient
         .failover_test("web-01", "chg-wait", FailoverTestAction::Start, &NoProgress)
@@ -1292,24 +845,19 @@ async fn a_recovery_task_is_waited_for_as_long_as_the_recover_section_says_and_r
 
 #[tokio::test]
 async fn an_flr_mount_still_running_when_waiting_stops_is_a_still_running_error_naming_its_task() {
-    let env = TestEnv::start(122).await;
-    guard(&env, "web-01", "chg-slow-mount").await;
+    let scene = Scene::guarded(122, "web-01", "chg-slow-mount").await;
     // A mount that would take a minute, and a configuration that waits one second for it.
-    env.control.timing(60_000, 20).await;
-    let impatient = env.rewind_with(|mut c| {
-        c.guard.deadline = std::time::Duration::from_secs(1);
-        c.recover.wait_floor = std::time::Duration::from_secs(1);
-        c
-    });
+    let impatient = scene.impatient().await;
     let dir = tempfile::tempdir().unwrap();
-    let err = impatient
-        .recover_file(
-            request("web-01", "chg-slow-mount", &[APP_CONF], dir.path()),
-            &NoProgress,
-        )
+    let scene = Scene {
+        out: dir.path().to_path_buf(),
+        ..scene
+    };
+    let err = recover_file(&impatient, scene.request(&[APP_CONF]))
         .await
         .expect_err("the mount did not finish in time");
-    let mount = env
+    let mount = scene
+        .env
         .control
         .tasks()
         .await
@@ -1325,14 +873,7 @@ async fn an_flr_mount_still_running_when_waiting_stops_is_a_still_running_error_
     );
     assert!(err.to_string().contains(&mount_id), "{err}");
     // The session was still sent its unmount (DELETE /v1/flrs/{id}).
-    assert!(
-        env.control
-            .calls_to("/v1/flrs/")
-            .await
-            .iter()
-            .any(|(_, method, _, _)| method == "DELETE"),
-        "{:?}",
-        env.control.calls_to("/v1/flrs/").await
-    );
+    let unmounts = unmounts(&scene.env).await;
+    assert!(!unmounts.is_empty(), "{unmounts:?}");
     assert!(files_under(dir.path()).is_empty());
 }
