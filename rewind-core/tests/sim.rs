@@ -853,7 +853,7 @@ async fn slow_tasks(task_ms: u64, deadline_ms: u64) -> (TestEnv, Rewind) {
 
 #[tokio::test]
 async fn a_deadline_returns_the_running_task_ids_instead_of_dropping_them() {
-    let (env, rewind) = slow_tasks(5_000, 500).await;
+    let (env, rewind) = slow_tasks(8_000, 3_000).await;
     let report = guard(&rewind, "db-01", "chg-slow").await;
     assert_eq!(
         report.verdict,
