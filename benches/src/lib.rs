@@ -22,7 +22,7 @@ pub mod report;
 pub mod truth;
 pub mod world;
 
-pub use env::{BenchEnv, Timing};
+pub use env::{BenchEnv, Timing, Transport};
 pub use record::{Batch, GuardRecord, Recorder};
 pub use report::{Floor, Row, Summary};
 pub use truth::GroundTruth;
