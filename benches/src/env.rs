@@ -10,13 +10,17 @@
 //! (`boston`, `denver`), each with the `rewind` service client, default guard and HTTP settings, a
 //! journal and a catalog in a temporary folder. One such client serves a whole bench, as one MCP server
 //! serves many calls, so it fetches exactly one token per site.
+//!
+//! The sites are served over plain HTTP, or over HTTPS ([`Transport::Https`]) as appliances serve
+//! them: each with its own self-signed certificate, which the client pins as a user does after
+//! `rewind trust` (the site's `ca_cert`).
 
 use std::time::Duration;
 
 use rewind_core::{Config, Rewind, SiteConfig};
 use zvm_sim::test_kit::Control;
 pub use zvm_sim::test_kit::{CLIENT_ID, CLIENT_SECRET};
-use zvm_sim::{Options, Simulator, WorldSpec};
+use zvm_sim::{Options, Simulator, SiteEndpoint, WorldSpec};
 
 use crate::truth::GroundTruth;
 
@@ -81,6 +85,15 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .unwrap_or_else(|e| panic!("a tokio runtime: {e}"))
 }
 
+/// How the simulator serves its sites.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Plain HTTP.
+    Http,
+    /// HTTPS, each site with a self-signed certificate of its own that the client pins.
+    Https,
+}
+
 /// Which configured sites a client has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sites {
@@ -101,8 +114,19 @@ pub struct BenchEnv {
 }
 
 impl BenchEnv {
-    /// Starts a simulator serving `world` with `timing`, and a client of both its sites.
+    /// Starts a simulator serving `world` with `timing` over plain HTTP, and a client of both its
+    /// sites.
     pub async fn start(world: WorldSpec, timing: Timing) -> Result<BenchEnv, HarnessError> {
+        BenchEnv::start_over(world, timing, Transport::Http).await
+    }
+
+    /// Starts a simulator serving `world` with `timing` over `transport`, and a client of both its
+    /// sites.
+    pub async fn start_over(
+        world: WorldSpec,
+        timing: Timing,
+        transport: Transport,
+    ) -> Result<BenchEnv, HarnessError> {
         let sim = zvm_sim::start(Options {
             seed: SEED,
             world,
@@ -110,12 +134,13 @@ impl BenchEnv {
             task_jitter: timing.task_jitter,
             listing_lag: timing.listing_lag,
             token_ttl: TOKEN_TTL,
+            tls: transport == Transport::Https,
             ..Options::for_tests(SEED)
         })
         .await?;
         let dir = tempfile::tempdir()?;
         let rewind = client(&sim, dir.path(), Sites::Both)?;
-        let control = Control::new(&sim.local().url);
+        let control = Control::with_client(trusting(&sim)?, &sim.local().url);
         Ok(BenchEnv {
             sim,
             rewind,
@@ -166,17 +191,20 @@ impl BenchEnv {
 /// A client of `sites` of `sim`, with its catalog and journal in `dir`.
 fn client(sim: &Simulator, dir: &std::path::Path, sites: Sites) -> Result<Rewind, HarnessError> {
     let failed = |e: &dyn std::fmt::Display| HarnessError::Client(e.to_string());
-    let site = |name: &str, url: &str| {
-        SiteConfig::with_client(name, url, CLIENT_ID, CLIENT_SECRET).map_err(|e| failed(&e))
+    let site = |name: &str, at: &SiteEndpoint| {
+        let mut site = SiteConfig::with_client(name, &at.url, CLIENT_ID, CLIENT_SECRET)
+            .map_err(|e| failed(&e))?;
+        site.ca_cert = at.certificate_pem.clone();
+        Ok::<_, HarnessError>(site)
     };
     let mut config = Config {
-        sites: vec![site("boston", &sim.local().url)?],
+        sites: vec![site("boston", sim.local())?],
         ..Config::new(dir.join("catalog.toml"), dir.join("journal.jsonl"))
     };
     // The simulator's tasks take 50 ms, not an appliance's seconds: poll as finely as allowed.
     config.guard.poll_floor = rewind_core::zvm::task::MIN_POLL;
     if sites == Sites::Both {
-        config.sites.push(site("denver", &sim.peer().url)?);
+        config.sites.push(site("denver", sim.peer())?);
     }
     Rewind::new(config).map_err(|e| failed(&e))
 }
@@ -193,4 +221,25 @@ pub enum HarnessError {
     /// A temporary folder for the catalog and the journal could not be made.
     #[error("no temporary folder for the journal and the catalog: {0}")]
     TempDir(#[from] std::io::Error),
+}
+
+/// An HTTP client for the simulator's `/_sim` reads that trusts both sites' certificates, if they
+/// have any.
+fn trusting(sim: &Simulator) -> Result<reqwest::Client, HarnessError> {
+    let failed = |e: &dyn std::fmt::Display| HarnessError::Client(e.to_string());
+    let mut certificates = Vec::new();
+    for pem in [sim.local(), sim.peer()]
+        .into_iter()
+        .filter_map(|site| site.certificate_pem.as_ref())
+    {
+        let bytes = std::fs::read(pem)?;
+        certificates.push(reqwest::Certificate::from_pem(&bytes).map_err(|e| failed(&e))?);
+    }
+    let builder = reqwest::Client::builder();
+    let builder = if certificates.is_empty() {
+        builder
+    } else {
+        builder.tls_certs_only(certificates)
+    };
+    builder.build().map_err(|e| failed(&e))
 }

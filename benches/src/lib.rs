@@ -22,7 +22,7 @@ pub mod report;
 pub mod truth;
 pub mod world;
 
-pub use env::{BenchEnv, HarnessError, Timing};
+pub use env::{BenchEnv, HarnessError, Timing, Transport};
 pub use record::{Batch, GuardRecord, Recorder};
 pub use report::{Floor, Row, Summary};
 pub use truth::GroundTruth;

@@ -9,6 +9,8 @@
 //! - `guard/fresh_three_vpgs`: `rewind guard web-01` (three VPGs, tagged in parallel) as a new
 //!   process each time, at an appliance's timings (D = 2 s, L = 0.5 s), once an earlier process learnt
 //!   them; with the task and checkpoint reads each VPG cost, from the simulator's `/_sim/calls`.
+//! - `guard/fresh_three_vpgs_tls`: the same over HTTPS, as appliances serve it, each site's
+//!   self-signed certificate pinned as `rewind trust` keeps it: what a fresh process pays for TLS.
 //!
 //! At the end it prints a Markdown table (benches/README.md keeps one). Under `cargo test`
 //! (criterion's test mode) each runs once, the hook at 1 and 1,000 guards and the guard at short
@@ -21,10 +23,10 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode};
-use rewind_benches::{BenchEnv, GroundTruth, Timing};
+use rewind_benches::{BenchEnv, GroundTruth, Timing, Transport};
 use serde_json::{Value, json};
-use zvm_sim::WorldSpec;
 use zvm_sim::test_kit::{CLIENT_ID, CLIENT_SECRET};
+use zvm_sim::{SiteEndpoint, WorldSpec};
 
 /// Set in a copy of this bench that runs one program and reports its peak memory.
 const PEAK_OF: &str = "REWIND_BENCH_PEAK_OF";
@@ -56,7 +58,29 @@ fn main() {
         .configure_from_args();
     let mut rows = Vec::new();
     let guards = Home::new(&env);
-    rows.push(fresh_guards(&mut criterion, &rt, &env, &guards));
+    rows.push(fresh_guards(
+        &mut criterion,
+        &rt,
+        &env,
+        &guards,
+        "fresh_three_vpgs",
+    ));
+    let over_tls = rt
+        .block_on(BenchEnv::start_over(
+            WorldSpec::default_world(),
+            timing,
+            Transport::Https,
+        ))
+        .expect("the simulator starts over HTTPS");
+    let tls_home = Home::new(&over_tls);
+    rows.push(fresh_guards(
+        &mut criterion,
+        &rt,
+        &over_tls,
+        &tls_home,
+        "fresh_three_vpgs_tls",
+    ));
+    rt.block_on(over_tls.shutdown());
     let template = guards.journal_lines_of("learn");
     let sizes: &[usize] = if measuring {
         &[1, 20_000, 200_000]
@@ -89,15 +113,20 @@ impl Home {
         let home = Home { dir };
         let config = home.path("config").join("zerto-ai-rewind");
         std::fs::create_dir_all(&config).expect("the config folder");
-        let site = |name: &str, url: &str| {
+        // Over HTTPS, each site's certificate is pinned, as `rewind trust` keeps it.
+        let site = |name: &str, at: &SiteEndpoint| {
+            let url = &at.url;
+            let pinned = at.certificate_pem.as_ref().map_or(String::new(), |pem| {
+                format!("ca_cert = \"{}\"\n", pem.display())
+            });
             format!(
-                "[sites.{name}]\nurl = \"{url}\"\nclient_id = \"{CLIENT_ID}\"\nclient_secret = \"{CLIENT_SECRET}\"\n"
+                "[sites.{name}]\nurl = \"{url}\"\nclient_id = \"{CLIENT_ID}\"\nclient_secret = \"{CLIENT_SECRET}\"\n{pinned}"
             )
         };
         let text = format!(
             "{}\n{}",
-            site("boston", &env.sim().local().url),
-            site("denver", &env.sim().peer().url)
+            site("boston", env.sim().local()),
+            site("denver", env.sim().peer())
         );
         let file = config.join("config.toml");
         std::fs::write(&file, text).expect("the configuration is written");
@@ -213,12 +242,14 @@ struct Row {
     reads: Option<(f64, f64, f64)>,
 }
 
-/// `rewind guard web-01` by a new process each time, after one that learnt the site's timings.
+/// `rewind guard web-01` by a new process each time, after one that learnt the site's timings: the
+/// bench `guard/{name}`.
 fn fresh_guards(
     criterion: &mut Criterion,
     rt: &tokio::runtime::Runtime,
     env: &BenchEnv,
     home: &Home,
+    name: &str,
 ) -> Row {
     let guard = |change: &str| {
         let out = home.run(
@@ -240,7 +271,7 @@ fn fresh_guards(
     let mut count = 0;
     let mut group = criterion.benchmark_group("guard");
     group.sampling_mode(SamplingMode::Flat);
-    group.bench_function("fresh_three_vpgs", |b| {
+    group.bench_function(name, |b| {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
@@ -257,7 +288,7 @@ fn fresh_guards(
     group.finish();
     let after = rt.block_on(env.ground_truth());
     Row {
-        bench: "guard/fresh_three_vpgs".into(),
+        bench: format!("guard/{name}"),
         runs,
         peak_kib: None,
         journal_bytes: None,
