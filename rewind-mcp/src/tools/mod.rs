@@ -52,19 +52,25 @@ pub(crate) mod recover;
 mod tests;
 pub(crate) mod way_back;
 
+use std::sync::OnceLock;
+
 use rmcp::handler::server::router::tool::ToolRouter;
 
 use crate::server::RewindServer;
 
 impl RewindServer {
-    /// Every tool of the server: each family's router, added up.
-    pub(crate) fn tool_router() -> ToolRouter<Self> {
-        Self::find_tools()
-            + Self::guard_tools()
-            + Self::catalog_tools()
-            + Self::journal_tools()
-            + Self::recover_tools()
-            + Self::way_back_tools()
-            + Self::diff_restore_tools()
+    /// Every tool of the server: each family's router, added up once for the process, since every
+    /// call, `tools/list` and `tools/get` reads it and it never changes.
+    pub(crate) fn tool_router() -> &'static ToolRouter<Self> {
+        static TOOLS: OnceLock<ToolRouter<RewindServer>> = OnceLock::new();
+        TOOLS.get_or_init(|| {
+            Self::find_tools()
+                + Self::guard_tools()
+                + Self::catalog_tools()
+                + Self::journal_tools()
+                + Self::recover_tools()
+                + Self::way_back_tools()
+                + Self::diff_restore_tools()
+        })
     }
 }
