@@ -36,7 +36,7 @@ use crate::roles;
 use crate::server::RewindServer;
 
 /// zerto_check_tool.
-pub(crate) const CHECK_TOOL: &str = "\
+const CHECK_TOOL: &str = "\
 Ask whether a tool call changes a VM, before you make it. server: the MCP server that offers the tool \
 (claude-code for Claude Code's own tools such as Bash or Edit); tool: its name; vm: the VM the call acts on, if you know it. \
 The result's class: mutating = call zerto_guard_before_mutate for the VM first and proceed only on guarded; \
@@ -47,7 +47,7 @@ When the human could not be asked, next is ask_human: put the result's question 
 Changes nothing, except the catalog entry the human asks to remember.";
 
 /// zerto_add_mutating_tool.
-pub(crate) const ADD_MUTATING: &str = "\
+const ADD_MUTATING: &str = "\
 Record in the tool catalog that a tool changes VMs, so every later call of it is guarded first \
 (zerto_check_tool answers mutating, and a Claude Code hook blocks it until the VM is guarded). \
 Call it when the human says a tool should always get a checkpoint first. server and tool as in zerto_check_tool; \
@@ -55,7 +55,7 @@ tool may be * for every tool of the server; vm_arg (optional) names the tool's a
 Adding again with the same arguments changes nothing; with another vm_arg, it replaces the one recorded.";
 
 /// zerto_add_read_only_tool.
-pub(crate) const ADD_READ_ONLY: &str = "\
+const ADD_READ_ONLY: &str = "\
 Record in the tool catalog that a tool never changes a VM, so it is no longer asked about. \
 Call it only when the human has said so. A tool the catalog already marks mutating is not downgraded here: \
 the call is a tool error that changes nothing, and the human removes that entry with the rewind CLI. Adding again changes nothing.";
@@ -99,7 +99,7 @@ pub(super) struct AddReadOnlyArgs {
 }
 
 /// The form's message when asking the human about an unknown tool.
-pub(crate) fn ask_message(server: &str, tool: &str, vm: Option<&str>) -> String {
+pub(super) fn ask_message(server: &str, tool: &str, vm: Option<&str>) -> String {
     let target = match vm {
         Some(vm) => format!("VM {vm}"),
         None => "a VM".to_string(),
@@ -111,21 +111,21 @@ pub(crate) fn ask_message(server: &str, tool: &str, vm: Option<&str>) -> String 
 }
 
 /// The title of the form's yes/no choice.
-pub(crate) const ASK_CHECKPOINT_TITLE: &str = "Take a tagged checkpoint first?";
+pub(super) const ASK_CHECKPOINT_TITLE: &str = "Take a tagged checkpoint first?";
 
 /// The title of the "yes" option.
-pub(crate) const ASK_YES: &str = "Yes: guard the VM first, then run the tool";
+pub(super) const ASK_YES: &str = "Yes: guard the VM first, then run the tool";
 
 /// The title of the "no" option.
-pub(crate) const ASK_NO: &str = "No: run it without a checkpoint (Zerto cannot rewind this change)";
+pub(super) const ASK_NO: &str = "No: run it without a checkpoint (Zerto cannot rewind this change)";
 
 /// The title of the form's "remember" box.
-pub(crate) fn ask_remember_title(server: &str, tool: &str) -> String {
+pub(super) fn ask_remember_title(server: &str, tool: &str) -> String {
     format!("Remember this answer for every call of {server}/{tool}")
 }
 
 /// What ticking "remember" does.
-pub(crate) const ASK_REMEMBER_DESCRIPTION: &str = "With Yes, the tool is recorded as mutating: every later call is guarded first. \
+pub(super) const ASK_REMEMBER_DESCRIPTION: &str = "With Yes, the tool is recorded as mutating: every later call is guarded first. \
 With No, it is recorded as read-only: it runs without a checkpoint and is not asked about again.";
 
 #[tool_router(router = catalog_tools, vis = "pub(super)")]

@@ -40,17 +40,17 @@
 //!   aborts a clone, which removes the test VM or the partial clone; a host should ask before either.
 //!   Not idempotent: a second start is refused by the ZVM or starts another.
 
-pub(crate) mod call;
-pub(crate) mod catalog;
-pub(crate) mod consent;
-pub(crate) mod diff_restore;
-pub(crate) mod find;
-pub(crate) mod guard;
-pub(crate) mod journal;
-pub(crate) mod recover;
+mod call;
+mod catalog;
+mod consent;
+mod diff_restore;
+mod find;
+mod guard;
+mod journal;
+mod recover;
 #[cfg(test)]
 mod tests;
-pub(crate) mod way_back;
+mod way_back;
 
 use std::sync::OnceLock;
 
