@@ -19,8 +19,8 @@
 use rewind_core::catalog::{CatalogError, Classification, ToolClass};
 use rewind_core::{Rewind, RewindError};
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationSchema, EnumSchema, InputRequiredResult, JsonObject,
+    CallToolResponse, CallToolResult, ElicitResult, ElicitationAction, ElicitationSchema,
+    JsonObject,
 };
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::service::{RequestContext, RoleServer};
@@ -28,7 +28,7 @@ use rmcp::{tool, tool_router};
 use serde::{Deserialize, Serialize};
 
 use super::call::{arguments, or_answer};
-use super::consent::{ANSWER_TIMEOUT, FormRound, can_show_a_form, form_input_required};
+use super::form::{self, Form, FormRound, NO, Unanswered, YES, yes_or_no};
 use crate::args::{self, given};
 use crate::local_files::on_files;
 use crate::reply::{self, Said};
@@ -234,8 +234,6 @@ const INPUT_KEY: &str = "checkpoint_question";
 /// The form's choice and box.
 const FIELD_CHECKPOINT: &str = "checkpoint";
 const FIELD_REMEMBER: &str = "remember";
-const YES: &str = "yes";
-const NO: &str = "no";
 
 /// What the agent should do next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -321,14 +319,6 @@ fn known(classification: &Classification) -> Option<(Next, String)> {
     }
 }
 
-/// Why the human's answer to the question is not at hand.
-enum Unanswered {
-    /// The client must show the form and call again with the answer (protocol 2026-07-28 on).
-    AskThroughClient,
-    /// The human could not be asked: why.
-    NotAsked(String),
-}
-
 /// Puts the question about an unknown tool to the human, in the way the client's protocol allows.
 async fn ask_human(
     rewind: &Rewind,
@@ -336,59 +326,21 @@ async fn ask_human(
     ctx: &RequestContext<RoleServer>,
     round: &FormRound,
 ) -> CallToolResponse {
-    if !can_show_a_form(ctx) {
-        return not_asked(
-            classification,
-            "your client cannot show the human a form (it declared no elicitation capability)",
-        )
-        .into();
-    }
-    let question = Question::of(&classification);
-    let legacy = ctx.protocol_version().is_none_or(|v| v.has_initialize());
-    let answer = if legacy {
-        elicit(ctx, &question).await
-    } else {
-        given_answer(&question, round)
-    };
+    let answer = form::ask(ctx, round, Question::of(&classification).form()).await;
     let may_remember = match roles::cannot_change_catalog(rewind.config(), ctx) {
         None => Ok(()),
         Some(why) => Err(why),
     };
     match answer {
         Ok(answer) => answered(rewind, classification, answer, may_remember).await,
-        Err(Unanswered::AskThroughClient) => question.input_required().into(),
+        Err(Unanswered::NoForm) => not_asked(
+            classification,
+            "your client cannot show the human a form (it declared no elicitation capability)",
+        )
+        .into(),
+        Err(Unanswered::AskThroughClient(form)) => (*form).into(),
         Err(Unanswered::NotAsked(why)) => not_asked(classification, &why).into(),
     }
-}
-
-/// Up to protocol 2025-11-25: asks the human with an `elicitation/create` request, and waits.
-async fn elicit(
-    ctx: &RequestContext<RoleServer>,
-    question: &Question<'_>,
-) -> Result<ElicitResult, Unanswered> {
-    let request = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: question.message(),
-        requested_schema: question.form(),
-    };
-    ctx.peer
-        .create_elicitation_with_timeout(request, Some(ANSWER_TIMEOUT))
-        .await
-        .map_err(|e| {
-            tracing::info!("asking the human about {} failed: {e}", question.name());
-            Unanswered::NotAsked(format!("asking the human failed ({e})"))
-        })
-}
-
-/// From protocol 2026-07-28 on: the answer the client sent with this call, if it is one to this
-/// question.
-fn given_answer(question: &Question<'_>, round: &FormRound) -> Result<ElicitResult, Unanswered> {
-    let answer = round
-        .answer(INPUT_KEY, &question.state())
-        .ok_or(Unanswered::AskThroughClient)?;
-    serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|_| {
-        Unanswered::NotAsked("the client's answer to the form could not be read".to_string())
-    })
 }
 
 /// The question about one unknown tool.
@@ -418,17 +370,20 @@ impl<'a> Question<'a> {
         }
     }
 
-    fn message(&self) -> String {
-        ask_message(self.server, self.tool, self.vm)
+    /// The question as a form, its request state naming the arguments it is about.
+    fn form(&self) -> Form {
+        let about = serde_json::json!([self.server, self.tool, self.vm]);
+        Form {
+            key: INPUT_KEY,
+            message: ask_message(self.server, self.tool, self.vm),
+            fields: self.fields(),
+            state: format!("zerto_check_tool/1 {about}"),
+        }
     }
 
-    /// The form: a required yes/no choice and an optional "remember" box.
-    fn form(&self) -> ElicitationSchema {
-        let choice = EnumSchema::builder(vec![YES.to_string(), NO.to_string()])
-            .enum_titles(vec![ASK_YES.to_string(), ASK_NO.to_string()])
-            .expect("two titles for two values")
-            .title(ASK_CHECKPOINT_TITLE)
-            .build();
+    /// A required yes/no choice and an optional "remember" box.
+    fn fields(&self) -> ElicitationSchema {
+        let choice = yes_or_no(ASK_CHECKPOINT_TITLE, ASK_YES.into(), ASK_NO.into());
         ElicitationSchema::builder()
             .required_enum_schema(FIELD_CHECKPOINT, choice)
             .optional_bool_with(FIELD_REMEMBER, |b| {
@@ -438,17 +393,6 @@ impl<'a> Question<'a> {
             })
             .build()
             .expect("every required field of the form exists")
-    }
-
-    /// The request state of this question: the arguments it is about.
-    fn state(&self) -> String {
-        let about = serde_json::json!([self.server, self.tool, self.vm]);
-        format!("zerto_check_tool/1 {about}")
-    }
-
-    /// The form as an `InputRequiredResult` (protocol 2026-07-28 and later).
-    fn input_required(&self) -> InputRequiredResult {
-        form_input_required(INPUT_KEY, self.message(), self.form(), self.state())
     }
 }
 

@@ -13,7 +13,8 @@ use rmcp::{tool, tool_router};
 use serde::Deserialize;
 
 use super::call::{arguments, or_answer};
-use super::consent::{Consent, FormRound, Question};
+use super::consent::{Consent, Question};
+use super::form::FormRound;
 use super::recover::recovery_task_answer;
 use crate::args::{self, given};
 use crate::reply::{self, Said};

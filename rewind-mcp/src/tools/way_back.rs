@@ -9,7 +9,8 @@ use rmcp::{tool, tool_router};
 use serde::Deserialize;
 
 use super::call::{arguments, or_answer};
-use super::consent::{Consent, FormRound, Question};
+use super::consent::{Consent, Question};
+use super::form::FormRound;
 use crate::args;
 use crate::reply::{self, Said};
 use crate::server::RewindServer;
