@@ -238,7 +238,7 @@ const FIELD_REMEMBER: &str = "remember";
 /// What the agent should do next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Next {
+enum Next {
     /// Guard the VM with `zerto_guard_before_mutate`, and run the tool only if the verdict is guarded.
     GuardFirst,
     /// Run the tool: it is read-only.
@@ -251,33 +251,33 @@ pub enum Next {
 
 /// What came of asking the human.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct HumanAnswer {
+struct HumanAnswer {
     /// Whether the human answered the form.
-    pub answered: bool,
+    answered: bool,
     /// Their answer: take a tagged checkpoint first.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub checkpoint: Option<bool>,
+    checkpoint: Option<bool>,
     /// How the answer was remembered in the catalog, when they asked for that.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub remembered_as: Option<ToolClass>,
+    remembered_as: Option<ToolClass>,
     /// Why they could not be asked, or why remembering failed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    note: Option<String>,
 }
 
 /// The result of `zerto_check_tool`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ToolCheck {
+struct ToolCheck {
     /// The catalog's classification (server, tool, vm, class, source, vm_arg, question).
     #[serde(flatten)]
-    pub classification: Classification,
+    classification: Classification,
     /// What to do next.
-    pub next: Next,
+    next: Next,
     /// The same in words, for the model.
-    pub message: String,
+    message: String,
     /// The human's answer, for an unknown tool.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub human: Option<HumanAnswer>,
+    human: Option<HumanAnswer>,
 }
 
 /// The catalog's classification of the call, or the answer when the catalog gives none.

@@ -14,9 +14,9 @@ use crate::reply::{self, Said};
 use crate::server::RewindServer;
 
 /// The journal records `zerto_journal` returns when not told how many.
-pub const JOURNAL_DEFAULT_LAST: usize = 20;
+const JOURNAL_DEFAULT_LAST: usize = 20;
 /// The most journal records `zerto_journal` returns.
-pub const JOURNAL_MAX_LAST: u32 = 500;
+const JOURNAL_MAX_LAST: u32 = 500;
 
 /// zerto_journal.
 const JOURNAL: &str = "\

@@ -12,8 +12,8 @@
 //!   It answers a page that goes on to `/ui` itself: a redirect straight from a cross-site
 //!   navigation would arrive without the `Strict` cookie.
 //! - Every form that acts carries the session's CSRF token; `POST /ui/logout` ends the session.
-//! - Looking needs the read role ([`home`]); the actions ([`act`]) need the recover role, and each
-//!   runs only when its confirmation is sent back.
+//! - Looking needs the read role, checked once at sign-in ([`login`]); the actions ([`act`]) need
+//!   the recover role, and each runs only when its confirmation is sent back.
 //!
 //! [`login`] signs people in and out; [`pages`] holds the pages' state and who is signed in;
 //! [`layout`] is how every page looks.
