@@ -1,4 +1,5 @@
-//! The HTTP server assembled: every route of [`crate::paths`] mounted on its handler, behind the
+//! The HTTP server assembled: every route of [`crate::paths`] mounted on its handler (the page's by
+//! [`crate::ui::router`]), behind the
 //! checks every request passes in order: its `Host` and `Origin` ([`crate::hosts`]), its token
 //! when `[http.auth]` is set ([`crate::sign_in`]), then at `/mcp` its session and the caps
 //! ([`crate::sessions`]).

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::layout::{page, problem};
 use super::pages::{Pages, Session, SignedIn};
+use crate::paths::{UI_ACT_PATH, UI_DIFF_PATH, UI_PATH};
 
 /// The agent the journal names for what a person does on the page.
 pub(super) const PAGE_AGENT: &str = "rewind-ui";
@@ -140,13 +141,13 @@ pub(super) async fn confirm(
     let body = html! {
         h2 { "Confirm" }
         (question)
-        form method="post" action="/ui/act" {
+        form method="post" action=(UI_ACT_PATH) {
             @for (name, value) in fields(&form) {
                 input type="hidden" name=(name) value=(value);
             }
             input type="hidden" name="csrf" value=(session.csrf);
             button type="submit" { (form.act.yes()) }
-            " " a href=(format!("/ui/diff?{}", back_query(&form))) { "No: go back" }
+            " " a href=(format!("{UI_DIFF_PATH}?{}", back_query(&form))) { "No: go back" }
         }
     };
     Html(page("Confirm", body).into_string()).into_response()
@@ -357,12 +358,12 @@ fn actions(q: &DiffQuery) -> Markup {
     html! {
         section id="actions" {
             h2 { "Actions (each asks you to confirm first)" }
-            form method="get" action="/ui/act" {
+            form method="get" action=(UI_ACT_PATH) {
                 (keys("diff_content"))
                 input type="hidden" name="path" value=(path);
                 button type="submit" { "Show the content of the changed files" }
             }
-            form method="get" action="/ui/act" {
+            form method="get" action=(UI_ACT_PATH) {
                 (keys("recover"))
                 label for="recover-path" { "Guest path" }
                 input id="recover-path" name="path" value=(path) required;
@@ -370,11 +371,11 @@ fn actions(q: &DiffQuery) -> Markup {
                 input id="recover-destination" name="destination" placeholder="/srv/recovered" required;
                 button type="submit" { "Recover from the tag" }
             }
-            form method="get" action="/ui/act" {
+            form method="get" action=(UI_ACT_PATH) {
                 (keys("keep"))
                 button type="submit" { "Keep the tags past the journal" }
             }
-            form method="get" action="/ui/act" {
+            form method="get" action=(UI_ACT_PATH) {
                 (keys("restore"))
                 label for="restore-name" { "Restore as a new VM named" }
                 input id="restore-name" name="as_name" placeholder=(format!("{}-restored", q.vm));
@@ -442,7 +443,7 @@ fn failed(why: &str) -> Response {
     let body = html! {
         h2 { "Not done" }
         p { (why) }
-        p { a href="/ui" { "Back to the page" } }
+        p { a href=(UI_PATH) { "Back to the page" } }
     };
     (
         StatusCode::CONFLICT,

@@ -28,6 +28,9 @@ use axum::Router;
 use axum::routing::{get, post};
 use rewind_core::Rewind;
 
+use crate::paths::{
+    UI_ACT_PATH, UI_CALLBACK_PATH, UI_DIFF_PATH, UI_LOGIN_PATH, UI_LOGOUT_PATH, UI_PATH,
+};
 use crate::sign_in::Verifier;
 use pages::Pages;
 
@@ -38,12 +41,12 @@ pub fn router(rewind: &Rewind, verifier: Option<&Verifier>) -> Option<Router> {
     let pages = Pages::new(rewind, verifier, ui);
     Some(
         Router::new()
-            .route("/ui", get(home::home))
-            .route("/ui/login", get(login::login))
-            .route("/ui/callback", get(login::callback))
-            .route("/ui/logout", post(login::logout))
-            .route("/ui/diff", get(act::diff))
-            .route("/ui/act", get(act::confirm).post(act::act))
+            .route(UI_PATH, get(home::home))
+            .route(UI_LOGIN_PATH, get(login::login))
+            .route(UI_CALLBACK_PATH, get(login::callback))
+            .route(UI_LOGOUT_PATH, post(login::logout))
+            .route(UI_DIFF_PATH, get(act::diff))
+            .route(UI_ACT_PATH, get(act::confirm).post(act::act))
             .with_state(pages),
     )
 }

@@ -13,6 +13,7 @@ use rewind_core::Rewind;
 use rewind_core::config::UiSignIn;
 
 use super::layout::problem;
+use crate::paths::UI_LOGIN_PATH;
 use crate::sign_in::{Caller, Verifier};
 
 /// The session cookie.
@@ -45,7 +46,7 @@ impl FromRequestParts<Pages> for SignedIn {
         pages
             .session(&parts.headers)
             .map(SignedIn)
-            .ok_or_else(|| Redirect::to("/ui/login"))
+            .ok_or_else(|| Redirect::to(UI_LOGIN_PATH))
     }
 }
 
@@ -128,7 +129,7 @@ impl Pages {
     /// sign-in when signed out, a refusal naming the role when without it.
     pub(super) fn recoverer(&self, headers: &HeaderMap) -> Result<Session, Box<Response>> {
         let Some(session) = self.session(headers) else {
-            return Err(Box::new(Redirect::to("/ui/login").into_response()));
+            return Err(Box::new(Redirect::to(UI_LOGIN_PATH).into_response()));
         };
         if !self.may_recover(&session) {
             let role = &self.verifier.auth().roles.recover;
