@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 
 use axum::extract::{Form, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{Markup, html};
 use rewind_core::{
@@ -22,7 +22,7 @@ use rewind_core::{
 use serde::{Deserialize, Serialize};
 
 use super::layout::{page, problem};
-use super::pages::{Pages, Session, SignedIn};
+use super::pages::{Pages, Recoverer, Session, SignedIn};
 use crate::paths::{UI_ACT_PATH, UI_DIFF_PATH, UI_PATH};
 
 /// The agent the journal names for what a person does on the page.
@@ -126,13 +126,9 @@ pub(super) async fn diff(
 /// `GET /ui/act`: the confirmation of an action, which does nothing yet.
 pub(super) async fn confirm(
     State(pages): State<Pages>,
-    headers: HeaderMap,
     Query(form): Query<ActForm>,
+    Recoverer(session): Recoverer,
 ) -> Response {
-    let session = match pages.recoverer(&headers) {
-        Ok(s) => s,
-        Err(refused) => return *refused,
-    };
     let rewind = for_person(&pages, &session);
     let (question, form) = match question(&rewind, form).await {
         Ok(asked) => asked,
@@ -156,13 +152,9 @@ pub(super) async fn confirm(
 /// `POST /ui/act`: runs a confirmed action.
 pub(super) async fn act(
     State(pages): State<Pages>,
-    headers: HeaderMap,
+    Recoverer(session): Recoverer,
     Form(form): Form<ActForm>,
 ) -> Response {
-    let session = match pages.recoverer(&headers) {
-        Ok(s) => s,
-        Err(refused) => return *refused,
-    };
     if form.csrf.as_deref() != Some(session.csrf.as_str()) {
         return problem(StatusCode::FORBIDDEN, "this form was not sent by your page");
     }

@@ -35,8 +35,8 @@ pub(super) struct Session {
 }
 
 /// The session of the person signed in, as a handler's argument: a request without one is sent to
-/// the sign-in instead. It comes after the handler's other arguments, so that a malformed query is
-/// refused as such before the session is looked at.
+/// the sign-in instead. It comes after any query extractor, so that a malformed query is refused as
+/// such before the session is looked at; and before a body, which axum takes last.
 pub(super) struct SignedIn(pub(super) Session);
 
 impl FromRequestParts<Pages> for SignedIn {
@@ -47,6 +47,30 @@ impl FromRequestParts<Pages> for SignedIn {
             .session(&parts.headers)
             .map(SignedIn)
             .ok_or_else(|| Redirect::to(UI_LOGIN_PATH))
+    }
+}
+
+/// The session of a person with the recover role, as a handler's argument, placed as [`SignedIn`]
+/// is: a request without a session is sent to the sign-in, one without the role is refused with
+/// the role named.
+pub(super) struct Recoverer(pub(super) Session);
+
+impl FromRequestParts<Pages> for Recoverer {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, pages: &Pages) -> Result<Self, Response> {
+        let SignedIn(session) = SignedIn::from_request_parts(parts, pages)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        if !pages.may_recover(&session) {
+            let role = &pages.verifier.auth().roles.recover;
+            let why = format!(
+                "{} does not have the role {role}, which this action needs (a diff's content, keeping tags, recovering files, restoring a VM); ask whoever runs the realm for it. Nothing was done.",
+                session.caller.who()
+            );
+            return Err(problem(StatusCode::FORBIDDEN, &why));
+        }
+        Ok(Recoverer(session))
     }
 }
 
@@ -123,22 +147,5 @@ impl Pages {
     /// Whether the person signed in holds the recover role.
     pub(super) fn may_recover(&self, session: &Session) -> bool {
         self.may(&session.caller, |r| &r.recover)
-    }
-
-    /// The session of a person with the recover role, or the answer to anyone else: to the
-    /// sign-in when signed out, a refusal naming the role when without it.
-    pub(super) fn recoverer(&self, headers: &HeaderMap) -> Result<Session, Box<Response>> {
-        let Some(session) = self.session(headers) else {
-            return Err(Box::new(Redirect::to(UI_LOGIN_PATH).into_response()));
-        };
-        if !self.may_recover(&session) {
-            let role = &self.verifier.auth().roles.recover;
-            let why = format!(
-                "{} does not have the role {role}, which this action needs (a diff's content, keeping tags, recovering files, restoring a VM); ask whoever runs the realm for it. Nothing was done.",
-                session.caller.who()
-            );
-            return Err(Box::new(problem(StatusCode::FORBIDDEN, &why)));
-        }
-        Ok(session)
     }
 }
