@@ -22,7 +22,7 @@ use rewind_core::{
 use serde::{Deserialize, Serialize};
 
 use super::layout::{page, problem};
-use super::pages::{Pages, Recoverer, Session, SignedIn};
+use super::pages::{Pages, Recoverer, Session, SignedIn, given};
 use crate::paths::{UI_ACT_PATH, UI_DIFF_PATH, UI_PATH};
 
 /// The agent the journal names for what a person does on the page.
@@ -74,15 +74,9 @@ pub(super) struct ActForm {
     csrf: Option<String>,
 }
 
+/// A field left out of the confirmation's hidden inputs: one the person did not fill in.
 fn blank(v: &Option<String>) -> bool {
-    v.as_deref().is_none_or(|v| v.trim().is_empty())
-}
-
-fn given(v: &Option<String>) -> Option<String> {
-    v.as_deref()
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .map(str::to_owned)
+    given(v).is_none()
 }
 
 /// `GET /ui/diff`'s query.

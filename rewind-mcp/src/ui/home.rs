@@ -10,7 +10,7 @@ use rewind_core::audit_journal::Timeline;
 use serde::Deserialize;
 
 use super::layout::{page, problem};
-use super::pages::{Pages, Session, SignedIn};
+use super::pages::{Pages, Session, SignedIn, given};
 use crate::local_files::on_files;
 use crate::paths::{UI_DIFF_PATH, UI_LOGOUT_PATH, UI_PATH};
 
@@ -32,12 +32,6 @@ pub(super) async fn home(
     Query(f): Query<Filters>,
     SignedIn(session): SignedIn,
 ) -> Response {
-    let given = |v: &Option<String>| {
-        v.as_deref()
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .map(str::to_owned)
-    };
     let filter = JournalFilter {
         vm: given(&f.vm),
         change_id: given(&f.change),

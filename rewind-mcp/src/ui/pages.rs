@@ -1,5 +1,5 @@
-//! The pages' state ([`Pages`]): the facade, the realm, and the logins and sessions under way; and
-//! who a request's session cookie says is signed in, with what they may do.
+//! The pages' state ([`Pages`]): the facade, the realm, and the logins and sessions under way; who
+//! a request's session cookie says is signed in, with what they may do; and what a person filled in.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -92,6 +92,12 @@ impl std::fmt::Debug for Pages {
             .field("client_id", &self.ui.client_id)
             .finish()
     }
+}
+
+/// A field a person filled in, of a form or a query: trimmed, and absent when blank, as a tool's
+/// argument is ([`crate::args::given`]); the spaces typed around a path or a name are no part of it.
+pub(super) fn given(field: &Option<String>) -> Option<String> {
+    crate::args::given(field.as_deref().map(|v| v.trim().to_owned()))
 }
 
 /// The value of the cookie `name` the request carries.
