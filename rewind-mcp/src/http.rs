@@ -94,7 +94,7 @@ impl HttpService {
         let mut app = mcp.routes.merge(team_routes(&rewind));
         let open = open_routes(&rewind, verifier.as_ref());
         // The pages sign people in with cookies of their own, not bearer tokens.
-        let pages = ui::router(&rewind, verifier.as_ref());
+        let pages = ui::router(&rewind, verifier.as_ref(), &mcp.in_flight);
         if let Some(verifier) = verifier {
             app = signed_in(app, verifier);
         }

@@ -4,7 +4,8 @@
 //! runs it. The actions need the recover role: a diff's content, keeping a change's tags past the
 //! journal, recovering files, restoring a VM. Each runs through the same facade calls as the MCP
 //! tools, with the same checks, journaled as made by [`PAGE_AGENT`] for the person signed in; each
-//! runs on its own task, so a browser that goes away does not cut a restore short.
+//! runs on its own task, counted in the server's work in flight, so neither a browser that goes
+//! away nor the server stopping cuts a restore short.
 //!
 //! A confirmation sends nothing to a ZVM, but for a file recovery, whose confirmation is its plan:
 //! the files as the preview found them, pinned by the plan id the form sends back.
@@ -102,7 +103,7 @@ pub(super) async fn diff(
         content: false,
     };
     let rewind = for_person(&pages, &session);
-    let listed = detached(async move {
+    let listed = detached(&pages, async move {
         let stop = CancellationToken::new();
         rewind.diff(request, &NoProgress, &stop).await
     })
@@ -154,7 +155,7 @@ pub(super) async fn act(
     }
     let rewind = for_person(&pages, &session);
     let title = format!("Change {} of {}", form.change, form.vm);
-    match detached(run(rewind, form)).await {
+    match detached(&pages, run(rewind, form)).await {
         Ok(done) => Html(page(&title, done).into_string()).into_response(),
         Err(why) => failed(&why),
     }
@@ -168,11 +169,13 @@ fn for_person(pages: &Pages, session: &Session) -> Rewind {
         .as_agent(PAGE_AGENT)
 }
 
-/// Runs `work` on its own task: a browser that stops waiting does not stop it.
+/// Runs `work` on its own task, counted in the server's work in flight: a browser that stops
+/// waiting does not stop it, and the server finishes it before it exits.
 async fn detached<T: Send + 'static>(
+    pages: &Pages,
     work: impl Future<Output = Result<T, RewindError>> + Send + 'static,
 ) -> Result<T, String> {
-    match tokio::spawn(work).await {
+    match pages.in_flight.spawn(work).await {
         Ok(done) => done.map_err(|e| e.to_string()),
         Err(e) => Err(format!("the action stopped before it ended: {e}")),
     }

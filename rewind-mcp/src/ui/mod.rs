@@ -28,17 +28,23 @@ use axum::Router;
 use axum::routing::{get, post};
 use rewind_core::Rewind;
 
+use crate::in_flight::InFlight;
 use crate::paths::{
     UI_ACT_PATH, UI_CALLBACK_PATH, UI_DIFF_PATH, UI_LOGIN_PATH, UI_LOGOUT_PATH, UI_PATH,
 };
 use crate::sign_in::Verifier;
 use pages::Pages;
 
-/// The `/ui` routes, or `None` without `[http.auth.ui]`.
-pub fn router(rewind: &Rewind, verifier: Option<&Verifier>) -> Option<Router> {
+/// The `/ui` routes, or `None` without `[http.auth.ui]`; what a person starts from them is counted
+/// in `in_flight`, which the server waits for before it exits.
+pub fn router(
+    rewind: &Rewind,
+    verifier: Option<&Verifier>,
+    in_flight: &InFlight,
+) -> Option<Router> {
     let verifier = verifier?.clone();
     let ui = verifier.auth().ui.clone()?;
-    let pages = Pages::new(rewind, verifier, ui);
+    let pages = Pages::new(rewind, verifier, ui, in_flight.clone());
     Some(
         Router::new()
             .route(UI_PATH, get(home::home))

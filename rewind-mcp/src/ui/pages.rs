@@ -13,6 +13,7 @@ use rewind_core::Rewind;
 use rewind_core::config::UiSignIn;
 
 use super::layout::problem;
+use crate::in_flight::InFlight;
 use crate::paths::UI_LOGIN_PATH;
 use crate::sign_in::{Caller, Verifier};
 
@@ -84,6 +85,9 @@ pub struct Pages {
     pub(super) logins: Arc<Mutex<HashMap<String, (String, Instant)>>>,
     /// Each session, by the id its cookie holds.
     pub(super) sessions: Arc<Mutex<HashMap<String, Session>>>,
+    /// The server's work in flight, which the actions started from the page count in, so that the
+    /// server finishes them before it exits.
+    pub(super) in_flight: InFlight,
 }
 
 impl std::fmt::Debug for Pages {
@@ -113,14 +117,21 @@ pub(super) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
 }
 
 impl Pages {
-    /// The pages of `[http.auth.ui]`, with no login or session yet.
-    pub(super) fn new(rewind: &Rewind, verifier: Verifier, ui: UiSignIn) -> Pages {
+    /// The pages of `[http.auth.ui]`, with no login or session yet, their actions counted in
+    /// `in_flight`.
+    pub(super) fn new(
+        rewind: &Rewind,
+        verifier: Verifier,
+        ui: UiSignIn,
+        in_flight: InFlight,
+    ) -> Pages {
         Pages {
             rewind: rewind.clone(),
             verifier,
             ui,
             logins: Arc::default(),
             sessions: Arc::default(),
+            in_flight,
         }
     }
 
