@@ -44,6 +44,11 @@ impl Default for ConnectionLimits {
     }
 }
 
+/// How long a connection's socket is still read from once its HTTP connection ended, and how
+/// much of what the client still sends is read and dropped.
+const LINGER: Duration = Duration::from_secs(2);
+const LINGER_BYTES: usize = 4 << 20;
+
 /// What a connection past the bound is told before it is closed.
 const BUSY: &str =
     "rewind-mcp has as many connections open as it takes; try again in a few seconds.\n";
@@ -155,9 +160,10 @@ impl Activity {
     }
 }
 
-/// A TCP stream that notes every read and write that moved bytes.
+/// A TCP stream that notes every read and write that moved bytes, and lingers once dropped.
 struct Watched {
-    stream: TcpStream,
+    /// Taken when it is dropped, to linger.
+    stream: Option<TcpStream>,
     last: Arc<Activity>,
 }
 
@@ -169,12 +175,49 @@ impl Watched {
         });
         (
             Watched {
-                stream,
+                stream: Some(stream),
                 last: last.clone(),
             },
             last,
         )
     }
+}
+
+impl Watched {
+    fn stream(&mut self) -> Pin<&mut TcpStream> {
+        Pin::new(self.stream.as_mut().expect("a stream is taken only when it is dropped"))
+    }
+}
+
+impl Drop for Watched {
+    /// hyper ends a connection early (a request's head too large: 431) while the client may still
+    /// be sending; a socket closed with bytes unread is reset, and a client still writing then
+    /// loses the answer. So the socket is read, and what comes dropped, for a moment first, as a
+    /// web server's lingering close does.
+    fn drop(&mut self) {
+        if let (Some(stream), Ok(runtime)) =
+            (self.stream.take(), tokio::runtime::Handle::try_current())
+        {
+            runtime.spawn(linger(stream));
+        }
+    }
+}
+
+/// Closes `stream` once the client stops sending, or after [`LINGER`] and [`LINGER_BYTES`].
+async fn linger(mut stream: TcpStream) {
+    use tokio::io::AsyncReadExt;
+    let _ = stream.shutdown().await;
+    let mut sink = vec![0u8; 16 << 10];
+    let mut left = LINGER_BYTES;
+    let _ = tokio::time::timeout(LINGER, async {
+        while left > 0 {
+            match stream.read(&mut sink).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => left = left.saturating_sub(n),
+            }
+        }
+    })
+    .await;
 }
 
 impl AsyncRead for Watched {
@@ -184,7 +227,7 @@ impl AsyncRead for Watched {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
         let before = buf.filled().len();
-        let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
+        let polled = self.stream().poll_read(cx, buf);
         if buf.filled().len() > before {
             self.last.touch();
         }
@@ -198,7 +241,7 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        let polled = Pin::new(&mut self.stream).poll_write(cx, buf);
+        let polled = self.stream().poll_write(cx, buf);
         if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
             self.last.touch();
         }
@@ -206,11 +249,11 @@ impl AsyncWrite for Watched {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
+        self.stream().poll_flush(cx)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
+        self.stream().poll_shutdown(cx)
     }
 
     fn poll_write_vectored(
@@ -218,7 +261,7 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        let polled = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        let polled = self.stream().poll_write_vectored(cx, bufs);
         if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
             self.last.touch();
         }
@@ -226,6 +269,6 @@ impl AsyncWrite for Watched {
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
+        self.stream.as_ref().is_some_and(TcpStream::is_write_vectored)
     }
 }
