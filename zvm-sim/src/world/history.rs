@@ -118,7 +118,7 @@ impl World {
 
     /// Brings a VPG's watch from the moment it is settled to up to `at`, recording each alert that
     /// turned off or gave way on the way, at its moment. Call it before a change to the journal.
-    pub(super) fn settle_history(&mut self, vpg: usize, at: SimTime) {
+    fn settle_history(&mut self, vpg: usize, at: SimTime) {
         let Some(mut from) = self.vpgs[vpg].watch.settled_at else {
             self.vpgs[vpg].watch.settled_at = Some(at);
             return;
@@ -161,6 +161,20 @@ impl World {
                 self.set_full(vpg, false, moment);
             }
         }
+    }
+
+    /// Runs `change` on the VPG's journal at `at`: its history alerts are settled up to `at`
+    /// before, and judged again after, so each transition is recorded at its moment.
+    pub(crate) fn changing_journal<R>(
+        &mut self,
+        vpg: usize,
+        at: SimTime,
+        change: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        self.settle_history(vpg, at);
+        let result = change(self);
+        self.judge_history(vpg, at);
+        result
     }
 
     /// Judges a VPG's journal at `at`, just after a change to it (or at its maturity): the alerts
@@ -226,10 +240,8 @@ impl World {
                 ),
             ));
         }
-        self.settle_history(vpg, now);
         let ms = (minutes * 60_000.0).round() as i64;
-        self.vpgs[vpg].journal.burst(now, ms);
-        self.judge_history(vpg, now);
+        self.changing_journal(vpg, now, |world| world.vpgs[vpg].journal.burst(now, ms));
         Ok(())
     }
 }
