@@ -20,6 +20,8 @@ mod worlds;
 pub use control::{Control, assert_no_secret, state_of, strings_in, texts};
 pub use corpus::Corpus;
 pub use known::{CLIENT_ID, CLIENT_SECRET, DEADLINE, INSERT, TOKEN_PATH};
-pub use sim::{TestSim, frozen_with_vpg, init_logging, spawn, spawn_frozen, spawn_with};
+pub use sim::{
+    TestSim, frozen_with_vpg, init_logging, spawn, spawn_frozen, spawn_with, trusting_client,
+};
 pub use site::{Site, password_grant, token};
 pub use worlds::{world_with_people, world_with_secrets};

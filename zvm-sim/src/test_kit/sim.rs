@@ -1,5 +1,6 @@
 //! A fresh seeded simulator on free loopback ports ([`TestSim`]) with an HTTP client and the
-//! control client, the ways a test starts one, and the test's logs.
+//! control client, the ways a test starts one, an HTTP client that trusts a simulator's own
+//! certificates ([`trusting_client`]), and the test's logs.
 
 use super::control::Control;
 use super::site::Site;
@@ -94,4 +95,26 @@ impl TestSim {
         let vpg = boston.vpg_id(vpg).await;
         (boston, vpg)
     }
+}
+
+/// An HTTP client that trusts exactly the certificates `sim`'s sites serve (their PEM files) when
+/// they serve HTTPS, and a plain one when they serve HTTP: how a test, a bench or the acceptance
+/// suite reaches a simulator started with `tls`.
+pub fn trusting_client(sim: &Simulator) -> reqwest::Client {
+    let certificates: Vec<reqwest::Certificate> = [sim.local(), sim.peer()]
+        .into_iter()
+        .filter_map(|site| site.certificate_pem.as_ref())
+        .map(|pem| {
+            let bytes = std::fs::read(pem)
+                .unwrap_or_else(|e| panic!("the certificate {}: {e}", pem.display()));
+            reqwest::Certificate::from_pem(&bytes).expect("a PEM certificate")
+        })
+        .collect();
+    if certificates.is_empty() {
+        return reqwest::Client::new();
+    }
+    reqwest::Client::builder()
+        .tls_certs_only(certificates)
+        .build()
+        .expect("an HTTPS client of the simulator")
 }
