@@ -10,8 +10,8 @@ use axum::http::request::Parts;
 use chrono::{DateTime, NaiveDate, NaiveDateTime};
 use serde_json::{Map, Value};
 
+use super::error::ApiError;
 use crate::enums::EnumTable;
-use crate::http::ApiError;
 use crate::world::clock::SimTime;
 
 /// The query string, keys lowercased.

@@ -4,7 +4,8 @@
 
 use super::control::Control;
 use super::site::Site;
-use crate::{Options, Simulator};
+use crate::options::Options;
+use crate::simulator::{Simulator, start};
 
 /// Logs go to the test's output when `TEST_LOG` is set (its value is the filter, `debug` when empty).
 pub fn init_logging() {
@@ -57,7 +58,7 @@ pub async fn frozen_with_vpg(seed: u64, vpg: &str) -> (TestSim, Site, String) {
 /// A fresh simulator with these options.
 pub async fn spawn_with(options: Options) -> TestSim {
     init_logging();
-    let sim = crate::start(options).await.expect("the simulator starts");
+    let sim = start(options).await.expect("the simulator starts");
     let http = reqwest::Client::new();
     let control = Control::with_client(http.clone(), &sim.local().url);
     TestSim { sim, http, control }

@@ -1,7 +1,7 @@
 //! Worlds a test starts from: the default world with more realm users, or with distinctive
 //! secrets so a leak is unmistakable.
 
-use crate::WorldSpec;
+use crate::world::spec::WorldSpec;
 
 /// The default world with more realm users, as a realm set up for rewind-mcp has them: each
 /// `(name, roles)` signs in with the password `<name>-password`, and its tokens carry `roles`.

@@ -15,9 +15,10 @@
 use super::clock::SimTime;
 use super::journal::Journal;
 use super::model::World;
+use super::refusal::Refusal;
 use super::traces::{Alert, AlertOn, HISTORY_RULES, JOURNAL_FULL, Trigger};
 use crate::decisions;
-use crate::enums::{event_type, status};
+use crate::enums::{VPG_STATUS, VPG_SUBSTATUS, event_type, status};
 
 /// The alerts a journal calls for at one moment: the low-history rule it breaks (the harshest),
 /// and whether it is full.
@@ -224,21 +225,14 @@ impl World {
 
     /// A burst of writes at the VPG now (`POST /_sim/vpgs/{id}/journal-burst`), as much as
     /// `minutes` of its usual writing. Only a VPG that writes checkpoints journals its writes.
-    pub fn journal_burst(
-        &mut self,
-        vpg: usize,
-        minutes: f64,
-        now: SimTime,
-    ) -> Result<(), super::Refusal> {
+    pub fn journal_burst(&mut self, vpg: usize, minutes: f64, now: SimTime) -> Result<(), Refusal> {
         let v = &self.vpgs[vpg];
         if !v.journal.is_writing() {
-            return Err(super::Refusal::Conflict(
-                decisions::refusal_burst_not_writing(
-                    &v.name,
-                    crate::enums::VPG_STATUS.name(v.status),
-                    crate::enums::VPG_SUBSTATUS.name(v.sub_status),
-                ),
-            ));
+            return Err(Refusal::Conflict(decisions::refusal_burst_not_writing(
+                &v.name,
+                VPG_STATUS.name(v.status),
+                VPG_SUBSTATUS.name(v.sub_status),
+            )));
         }
         let ms = (minutes * 60_000.0).round() as i64;
         self.changing_journal(vpg, now, |world| world.vpgs[vpg].journal.burst(now, ms));
