@@ -8,9 +8,10 @@
 //! status pin, a sync's end) and its moment of maturity (when it has written for its configured
 //! history), the history a journal holds only grows and its fill only drops, so an alert can only
 //! turn off or give way to a milder one; the moment it does is found by bisection. Each VPG keeps
-//! a [`HistoryWatch`](crate::world::traces::HistoryWatch): the alerts on, and up to when they are known. The world settles every watch
-//! to each moment it reaches (`World::advance`), and a change to a journal is settled before and
-//! judged right after it, so every transition is recorded at its own moment, as an event.
+//! a [`HistoryWatch`](crate::world::traces::HistoryWatch): the alerts on, and up to when they are
+//! known. The world settles every watch to each moment it reaches (`World::advance`), and a change
+//! to a journal is settled before and judged right after it (`World::changing_journal`), so every
+//! transition is recorded at its own moment, as an event.
 
 use super::clock::SimTime;
 use super::journal::Journal;
