@@ -1,4 +1,5 @@
-//! Finding the fronts' binaries, `rewind` and `rewind-mcp`, and building them first.
+//! The fronts' binaries, `rewind` and `rewind-mcp`: finding and building them first, how long a
+//! front may take to answer, and a command line split into its words as a shell splits it.
 //!
 //! `cargo test -p features` builds only this package's targets, and `CARGO_BIN_EXE_*` exists only for
 //! binaries of the package under test, so the runner builds the two binaries itself, with the cargo
@@ -246,8 +247,6 @@ mod tests {
         let err = TargetLayout::of_exe(Path::new("/usr/bin/acceptance")).unwrap_err();
         assert!(err.contains("cargo test -p features"), "{err}");
     }
-
-    use super::split_command;
 
     #[test]
     fn quoted_words_stay_whole_and_empty_quotes_are_a_word() {

@@ -77,3 +77,13 @@ pub fn block_on<T>(future: impl Future<Output = Result<T, CliError>>) -> Result<
         future.await
     })
 }
+
+/// The facade acting as `agent` (`--agent` or `REWIND_AGENT`) beside the person at this machine,
+/// else as the person alone: who a recovery or a restore is journaled as.
+pub fn as_agent(rewind: &Rewind, agent: Option<&str>) -> Rewind {
+    let person = rewind.person().and_then(|p| p.name.as_deref());
+    match agent.filter(|a| !a.trim().is_empty()).or(person) {
+        Some(agent) => rewind.as_agent(agent),
+        None => rewind.clone(),
+    }
+}

@@ -1,8 +1,8 @@
 //! rewind-core: the one Zerto client that the `rewind` CLI and the `rewind-mcp` server share.
 //!
 //! Everything goes through [`Rewind`], built from a [`Config`]. The modules, named for the domain and
-//! listed from the bottom up: each uses only modules above it in this list, never one below (a test,
-//! `tests/module_graph.rs`, keeps it so).
+//! listed from the bottom up: each uses only modules above it in this list, never one below (the
+//! workspace's layout test, `tidy/tests/workspace.rs`, keeps it so).
 //!
 //! - [`error_kind`], [`codes`], [`vm`], [`local_state`], [`progress`]: leaves. The classes of errors;
 //!   the ZVM's numeric codes with their names; the VM a query means and the one rule by which a query
@@ -34,7 +34,7 @@
 //! The facade, [`Rewind`], sits on top: it uses the modules and none uses it back. A module that
 //! works for it is handed a narrow context the facade builds for each call (a guard's
 //! `GuardContext`, a recovery's `RecoverContext`, the sites and configuration [`doctor`] checks),
-//! never the facade itself; `tests/module_graph.rs` counts `lib.rs` too.
+//! never the facade itself; the layout test holds `lib.rs` to it too.
 //!
 //! The library never imports the simulator's types; its tests start `zvm-sim` in-process and talk to it
 //! over HTTP only.

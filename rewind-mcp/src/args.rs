@@ -24,9 +24,9 @@ pub const MAX_TEXT: usize = 1000;
 /// The most entries a list argument may have.
 pub const MAX_LIST: usize = 100;
 
-// What the arguments most tools share mean, said once for every schema that has them. Each keeps
-// the line break its schema has always had, so that the schemas stay byte for byte as clients know
-// them.
+// What the arguments most tools share mean, said once for every schema that has them. A line break
+// inside one is part of its schemas as clients read them, which `tests/fixtures/tools.json` pins
+// (`tests/mcp/listing.rs`): it stays.
 
 /// `vm`, for a tool that acts on one VM.
 pub const VM: &str = "The VM: its name, host name, IP address or vmIdentifier.";

@@ -1,4 +1,5 @@
-//! The HTTP server assembled: every route of [`crate::paths`] mounted on its handler, behind the
+//! The HTTP server assembled: every route of [`crate::paths`] mounted on its handler (the page's by
+//! [`crate::ui::router`]), behind the
 //! checks every request passes in order: its `Host` and `Origin` ([`crate::hosts`]), its token
 //! when `[http.auth]` is set ([`crate::sign_in`]), then at `/mcp` its session and the caps
 //! ([`crate::sessions`]).
@@ -93,7 +94,7 @@ impl HttpService {
         let mut app = mcp.routes.merge(team_routes(&rewind));
         let open = open_routes(&rewind, verifier.as_ref());
         // The pages sign people in with cookies of their own, not bearer tokens.
-        let pages = ui::router(&rewind, verifier.as_ref());
+        let pages = ui::router(&rewind, verifier.as_ref(), &mcp.in_flight);
         if let Some(verifier) = verifier {
             app = signed_in(app, verifier);
         }

@@ -1,9 +1,13 @@
-//! The guards and recoveries still running on tasks of their own ([`crate::progress::detached`]),
-//! which the server waits for before the process ends.
+//! The guards and recoveries still running on tasks of their own ([`crate::progress::detached`],
+//! and the page's actions), which the server waits for before the process ends.
 
-use tokio_util::task::{TaskTracker, task_tracker::TaskTrackerToken};
+use std::future::Future;
 
-/// The calls' work running on tasks of their own ([`crate::progress::detached`]). The server waits
+use tokio::task::JoinHandle;
+use tokio_util::task::TaskTracker;
+
+/// The calls' work running on tasks of their own ([`crate::progress::detached`], and what a person
+/// starts from the page, [`crate::ui`]). The server waits
 /// until it is done before the process ends ([`InFlight::settle`]): a task of the runtime is dropped
 /// when `main` returns, so a client that closed the session mid-guard would otherwise cut the guard
 /// short.
@@ -12,15 +16,20 @@ use tokio_util::task::{TaskTracker, task_tracker::TaskTrackerToken};
 /// adds only the warning that says what the server waits for.
 #[derive(Debug, Clone, Default)]
 pub struct InFlight {
-    /// Counts a piece of work from its [`TaskTrackerToken`] until that is dropped; shared by every
-    /// clone, so each session's calls and the process's shutdown see one count.
+    /// Counts each piece of work it spawned until that ends; shared by every clone, so each
+    /// session's calls, the page and the process's shutdown see one count.
     tracker: TaskTracker,
 }
 
 impl InFlight {
-    /// Counts one piece of work until the returned token is dropped.
-    pub(crate) fn start(&self) -> TaskTrackerToken {
-        self.tracker.token()
+    /// Runs `work` on a task of its own, counted from now until it ends: whoever stops waiting for
+    /// it (a call cancelled, a connection dropped) does not stop it, and the server waits for it.
+    pub(crate) fn spawn<F>(&self, work: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.tracker.spawn(work)
     }
 
     /// How many are running now.
@@ -55,10 +64,8 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(5), in_flight.settle())
             .await
             .expect("nothing runs: settled at once");
-        let running = in_flight.start();
         let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
-        let work = tokio::spawn(async move {
-            let _running = running;
+        let work = in_flight.spawn(async move {
             let _ = done_rx.await;
         });
         assert_eq!(in_flight.count(), 1);

@@ -110,7 +110,7 @@ impl ServerMetrics {
     }
 
     /// Whether the ZVM of `site` answered the last `/readyz`.
-    pub fn zvm_seen(&self, site: &str, reachable: bool) {
+    pub(crate) fn zvm_seen(&self, site: &str, reachable: bool) {
         self.zvm_reachable
             .get_or_create(&SiteLabel { site: site.into() })
             .set(i64::from(reachable));

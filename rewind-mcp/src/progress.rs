@@ -43,25 +43,25 @@ where
     let peer = ctx.peer.clone();
     let task = server.call.task.clone();
     // Counted before the task starts, so that a session ending right now still waits for it.
-    let running = server.in_flight.start();
-    tokio::spawn(async move {
-        let _running = running;
-        if let Some(task) = task {
-            return work(Arc::new(TaskStatus(task))).await;
-        }
-        match token {
-            Some(token) => {
-                let (sink, forward) = Notifier::start(peer, token);
-                // The sink is dropped with the work's future, which ends the forwarding task once
-                // every update is sent: progress goes out before the result.
-                let out = work(Arc::new(sink)).await;
-                let _ = forward.await;
-                out
+    server
+        .in_flight
+        .spawn(async move {
+            if let Some(task) = task {
+                return work(Arc::new(TaskStatus(task))).await;
             }
-            None => work(Arc::new(NoProgress)).await,
-        }
-    })
-    .await
+            match token {
+                Some(token) => {
+                    let (sink, forward) = Notifier::start(peer, token);
+                    // The sink is dropped with the work's future, which ends the forwarding task once
+                    // every update is sent: progress goes out before the result.
+                    let out = work(Arc::new(sink)).await;
+                    let _ = forward.await;
+                    out
+                }
+                None => work(Arc::new(NoProgress)).await,
+            }
+        })
+        .await
 }
 
 /// A [`ProgressSink`] that forwards each update to the client as a progress notification.

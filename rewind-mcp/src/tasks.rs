@@ -94,7 +94,7 @@ pub fn wanted(request: &CallToolRequestParams, context: &RequestContext<RoleServ
 
 /// Whose a task is: the signed-in caller's subject; without sign-in, over HTTP, the MCP session
 /// that started it (so local sessions do not see each other's); over stdio, the one client's.
-pub fn owner(context: &RequestContext<RoleServer>) -> Option<String> {
+pub(crate) fn owner(context: &RequestContext<RoleServer>) -> Option<String> {
     if let Some(caller) = sign_in::caller(context) {
         return Some(format!("subject {}", caller.person.subject));
     }
@@ -109,7 +109,7 @@ pub fn owner(context: &RequestContext<RoleServer>) -> Option<String> {
 impl Tasks {
     /// Starts a call of `tool` as a task of `owner` ([`owner`]) kept for `ttl`, running `work` with
     /// the task's handle, and answers with that handle.
-    pub fn start(
+    pub(crate) fn start(
         &self,
         tool: &str,
         owner: Option<String>,

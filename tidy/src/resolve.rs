@@ -1,8 +1,11 @@
 //! A path followed from where it is written, through modules, `use`s and globs, to the module that
-//! defines its item; and so which files a file uses.
+//! defines its item; a method followed to the file of the `impl` that defines it; and so which files
+//! a file uses, and which names a module reaches through its own face.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::scan::Visibility;
 use crate::tree::Unit;
 
 /// How deep a name is followed through `use`s before giving up (a `use` can name itself: `use
@@ -24,23 +27,34 @@ pub(crate) struct Use {
     pub(crate) to: PathBuf,
     pub(crate) from_module: usize,
     pub(crate) to_module: usize,
-    /// The item's name where it is defined (or the macro's, with its `!`).
+    /// The item's name where it is defined (`Type::method` for a method, `name!` for a macro).
     pub(crate) name: String,
+    /// The face of `from` (a module it is inside) whose `use` the name was reached through, when
+    /// it was: a room should name its sibling, not the face that re-exports it.
+    pub(crate) through_face: Option<usize>,
 }
+
+/// The modules whose `impl` blocks define each method, and who may call it there: by the type's
+/// defining module and name, and the method.
+type Methods = BTreeMap<(usize, String, String), Vec<(usize, Visibility)>>;
 
 /// Every use between two files of `unit`.
 pub(crate) fn uses(unit: &Unit) -> Vec<Use> {
+    let methods = methods(unit);
     let mut out = Vec::new();
     for (id, module) in unit.modules.iter().enumerate() {
         let imported = module.names.imports.iter().map(|i| &i.path);
         for path in imported.chain(&module.names.paths) {
-            if let Some(Target::Item(to, name)) = resolve(unit, id, path, 0) {
-                out.push(a_use(unit, id, to, name));
+            out.extend(uses_of_path(unit, &methods, id, path));
+        }
+        for (ty, method) in &module.names.self_calls {
+            if let Some((Target::Item(def, name), _, _)) = resolve(unit, id, ty) {
+                out.extend(method_uses(unit, &methods, id, (def, &name), method));
             }
         }
         for name in &module.names.macro_calls {
             if let Some(to) = unit.modules.iter().position(|m| m.macros.contains(name)) {
-                out.push(a_use(unit, id, to, format!("{name}!")));
+                out.push(a_use(unit, id, to, format!("{name}!"), None));
             }
         }
     }
@@ -50,72 +64,198 @@ pub(crate) fn uses(unit: &Unit) -> Vec<Use> {
     out
 }
 
-fn a_use(unit: &Unit, from: usize, to: usize, name: String) -> Use {
+/// What one path written in module `from` uses: the item it names, and the method it names after
+/// a type (`World::advance`) when another file's `impl` defines it.
+fn uses_of_path(unit: &Unit, methods: &Methods, from: usize, path: &[String]) -> Vec<Use> {
+    let Some((Target::Item(to, name), used, via)) = resolve(unit, from, path) else {
+        return Vec::new();
+    };
+    let face = via.into_iter().find(|&f| is_face_of(unit, f, from, to));
+    let mut out = vec![a_use(unit, from, to, name.clone(), face)];
+    if let Some(method) = path.get(used) {
+        out.extend(method_uses(unit, methods, from, (to, &name), method));
+    }
+    out
+}
+
+/// The uses of `method` of the type `ty` (its defining module and name) from module `from`.
+fn method_uses(
+    unit: &Unit,
+    methods: &Methods,
+    from: usize,
+    (def, ty): (usize, &str),
+    method: &str,
+) -> Vec<Use> {
+    let key = (def, ty.to_string(), method.to_string());
+    let defined = methods.get(&key).map(Vec::as_slice).unwrap_or_default();
+    // A method `from` may not call is not the one it calls (an inaccessible inherent `clone` leaves
+    // `self.clone()` to `Clone`).
+    defined
+        .iter()
+        .filter(|(m, vis)| callable(unit, *m, vis, from))
+        .map(|(m, _)| a_use(unit, from, *m, format!("{ty}::{method}"), None))
+        .collect()
+}
+
+/// Whether module `from` may call a method defined in module `at` with `vis`.
+fn callable(unit: &Unit, at: usize, vis: &Visibility, from: usize) -> bool {
+    let scope = match vis {
+        Visibility::Crate => return true,
+        Visibility::Private => Some(at),
+        Visibility::Super => unit.modules[at].parent,
+        Visibility::In(path) => match resolve(unit, at, path) {
+            Some((Target::Module(m), _, _)) => Some(m),
+            _ => None,
+        },
+    };
+    scope.is_some_and(|scope| unit.within(from, scope))
+}
+
+/// Where each method of each type of `unit` is defined.
+fn methods(unit: &Unit) -> Methods {
+    let mut out = Methods::new();
+    for (id, module) in unit.modules.iter().enumerate() {
+        for (ty, method, vis) in &module.names.methods {
+            if let Some((Target::Item(def, name), _, _)) = resolve(unit, id, ty) {
+                let at = (id, vis.clone());
+                out.entry((def, name, method.clone())).or_default().push(at);
+            }
+        }
+    }
+    out
+}
+
+/// Whether module `face` is a face `from` is inside of (and not the file `to`, whose own items
+/// the face rule judges): a module in another file with modules of its own in files of their own.
+fn is_face_of(unit: &Unit, face: usize, from: usize, to: usize) -> bool {
+    let file = &unit.modules[face].file;
+    let has_rooms = unit.modules[face]
+        .children
+        .values()
+        .any(|&c| &unit.modules[c].file != file);
+    has_rooms
+        && &unit.modules[from].file != file
+        && &unit.modules[to].file != file
+        && unit.within(from, face)
+}
+
+fn a_use(unit: &Unit, from: usize, to: usize, name: String, through_face: Option<usize>) -> Use {
     Use {
         from: unit.modules[from].file.clone(),
         to: unit.modules[to].file.clone(),
         from_module: from,
         to_module: to,
         name,
+        through_face,
     }
 }
 
-/// What `path`, written in module `from`, names.
-fn resolve(unit: &Unit, from: usize, path: &[String], depth: usize) -> Option<Target> {
-    let (first, rest) = path.split_first()?;
-    match first.as_str() {
-        "crate" => walk(unit, 0, rest, depth),
-        "super" => walk(unit, unit.modules[from].parent?, rest, depth),
-        "self" => walk(unit, from, rest, depth),
-        _ => walk(unit, from, path, depth),
-    }
-}
-
-/// What `path` names inside `module`.
-fn walk(unit: &Unit, module: usize, path: &[String], depth: usize) -> Option<Target> {
-    let Some((first, rest)) = path.split_first() else {
-        return Some(Target::Module(module));
+/// What `path`, written in module `from`, names; how many of its segments that took (a type's
+/// method may follow); and the modules whose `use` it went through.
+fn resolve(unit: &Unit, from: usize, path: &[String]) -> Option<(Target, usize, Vec<usize>)> {
+    let mut walk = Walk {
+        unit,
+        via: Vec::new(),
     };
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    if first == "super" {
-        return walk(unit, unit.modules[module].parent?, rest, depth + 1);
-    }
-    match member(unit, module, first, depth + 1)? {
-        Target::Module(inner) => walk(unit, inner, rest, depth + 1),
-        item => Some(item),
-    }
+    let (target, used) = walk.resolve(from, path, 0)?;
+    Some((target, used, walk.via))
 }
 
-/// What `name` is in `module`: one of its modules, an item it defines, or what one of its `use`s or
-/// globs brings in.
-fn member(unit: &Unit, module: usize, name: &str, depth: usize) -> Option<Target> {
-    let m = &unit.modules[module];
-    if let Some(&child) = m.children.get(name) {
-        return Some(Target::Module(child));
+/// One resolution under way, and the modules whose `use` it followed.
+struct Walk<'a> {
+    unit: &'a Unit,
+    via: Vec<usize>,
+}
+
+impl Walk<'_> {
+    /// What `path`, written in module `from`, names, and how many segments it took.
+    fn resolve(&mut self, from: usize, path: &[String], depth: usize) -> Option<(Target, usize)> {
+        let (first, rest) = path.split_first()?;
+        let (start, path, skipped) = match first.as_str() {
+            "crate" => (0, rest, 1),
+            "super" => (self.unit.modules[from].parent?, rest, 1),
+            "self" => (from, rest, 1),
+            _ => (from, path, 0),
+        };
+        let (target, used) = self.walk(start, path, depth)?;
+        Some((target, used + skipped))
     }
-    if m.defines.contains(name) {
-        return Some(Target::Item(module, name.to_string()));
+
+    /// What `path` names inside `module`, and how many segments it took.
+    fn walk(&mut self, module: usize, path: &[String], depth: usize) -> Option<(Target, usize)> {
+        let Some((first, rest)) = path.split_first() else {
+            return Some((Target::Module(module), 0));
+        };
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let found = if first == "super" {
+            Target::Module(self.unit.modules[module].parent?)
+        } else {
+            self.member(module, first, depth + 1)?
+        };
+        match found {
+            Target::Module(inner) => {
+                let (target, used) = self.walk(inner, rest, depth + 1)?;
+                Some((target, used + 1))
+            }
+            item => Some((item, 1)),
+        }
     }
-    if depth > MAX_DEPTH {
-        return None;
+
+    /// What `name` is in `module`: one of its modules, an item it defines, or what one of its
+    /// `use`s or globs brings in.
+    fn member(&mut self, module: usize, name: &str, depth: usize) -> Option<Target> {
+        let unit = self.unit;
+        let m = &unit.modules[module];
+        if let Some(&child) = m.children.get(name) {
+            return Some(Target::Module(child));
+        }
+        if m.defines.contains(name) {
+            return Some(Target::Item(module, name.to_string()));
+        }
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let imports = &m.names.imports;
+        let named = imports
+            .iter()
+            .filter(|i| i.name.as_deref() == Some(name))
+            .filter(|i| i.path.len() > 1 || i.path.first().is_some_and(|p| p != name));
+        for import in named {
+            if let Some(found) = self.through(module, |walk| {
+                walk.resolve(module, &import.path, depth + 1)
+                    .map(|(t, _)| t)
+            }) {
+                return Some(found);
+            }
+        }
+        for glob in imports.iter().filter(|i| i.name.is_none()) {
+            if let Some(found) = self.through(module, |walk| {
+                match walk.resolve(module, &glob.path, depth + 1)?.0 {
+                    Target::Module(inner) if inner != module => walk.member(inner, name, depth + 1),
+                    _ => None,
+                }
+            }) {
+                return Some(found);
+            }
+        }
+        None
     }
-    let imports = &m.names.imports;
-    let named = imports.iter().filter(|i| i.name.as_deref() == Some(name));
-    if let Some(found) = named
-        .filter(|i| i.path.len() > 1 || i.path.first().is_some_and(|p| p != name))
-        .find_map(|i| resolve(unit, module, &i.path, depth + 1))
-    {
-        return Some(found);
+
+    /// `follow`, noting that it goes through a `use` of `module` while it finds something.
+    fn through(
+        &mut self,
+        module: usize,
+        follow: impl FnOnce(&mut Self) -> Option<Target>,
+    ) -> Option<Target> {
+        self.via.push(module);
+        let found = follow(self);
+        if found.is_none() {
+            self.via.pop();
+        }
+        found
     }
-    imports
-        .iter()
-        .filter(|i| i.name.is_none())
-        .find_map(|glob| match resolve(unit, module, &glob.path, depth + 1)? {
-            Target::Module(inner) if inner != module => member(unit, inner, name, depth + 1),
-            _ => None,
-        })
 }
 
 #[cfg(test)]
@@ -170,6 +310,31 @@ mod tests {
                 "n.rs -> lib.rs (shout!)",
                 "n.rs -> m.rs (hello)",
                 "n/inner.rs -> m.rs (H)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_method_is_followed_to_the_file_of_the_impl_that_defines_it() {
+        let got = uses_of(&[
+            ("lib.rs", "mod model; mod history; mod port;"),
+            (
+                "model.rs",
+                "pub struct World; impl World { fn advance(&mut self) { self.settle(); } }",
+            ),
+            (
+                "history.rs",
+                "use crate::model::World; impl World { pub fn settle(&mut self) {} }",
+            ),
+            ("port.rs", "fn f() { crate::model::World::settle(); }"),
+        ]);
+        assert_eq!(
+            got,
+            [
+                "history.rs -> model.rs (World)",
+                "model.rs -> history.rs (World::settle)",
+                "port.rs -> history.rs (World::settle)",
+                "port.rs -> model.rs (World)",
             ]
         );
     }

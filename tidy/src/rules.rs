@@ -123,12 +123,13 @@ impl Workspace {
         let mut found: BTreeMap<(PathBuf, PathBuf), BTreeSet<String>> = BTreeMap::new();
         for (unit, uses) in &self.units {
             for u in uses {
-                let face = &unit.modules[u.to_module];
+                let top = unit.file_module(u.to_module);
+                let face = &unit.modules[top];
                 let is_face = face
                     .children
                     .values()
                     .any(|&c| unit.modules[c].file != face.file);
-                if is_face && unit.within(u.from_module, u.to_module) {
+                if is_face && unit.within(u.from_module, top) {
                     let key = (self.short(&u.to), self.short(&u.from));
                     found.entry(key).or_default().insert(u.name.clone());
                 }
@@ -160,6 +161,37 @@ impl Workspace {
                     lines,
                 })
             })
+            .collect()
+    }
+
+    /// What could not be read: a file syn does not parse, a `mod` whose file is missing. Such a file
+    /// would be in no rule's sight.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .units
+            .iter()
+            .flat_map(|(unit, _)| unit.problems.iter().cloned())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Each name a room reaches through a `use` of its own face (`use super::Item` where the face
+    /// re-exports a sibling's item): the room should name the sibling.
+    pub fn faces_passed_through(&self) -> Vec<FaceUse> {
+        let mut found: BTreeMap<(PathBuf, PathBuf), BTreeSet<String>> = BTreeMap::new();
+        for (unit, uses) in &self.units {
+            for u in uses {
+                if let Some(face) = u.through_face {
+                    let key = (self.short(&unit.modules[face].file), self.short(&u.from));
+                    found.entry(key).or_default().insert(u.name.clone());
+                }
+            }
+        }
+        found
+            .into_iter()
+            .map(|((face, child), names)| FaceUse { face, child, names })
             .collect()
     }
 

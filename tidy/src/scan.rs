@@ -23,6 +23,13 @@ pub(crate) struct Names {
     pub(crate) paths: Vec<Vec<String>>,
     /// The macros it calls by name (`serialize_as_text!`).
     pub(crate) macro_calls: BTreeSet<String>,
+    /// The methods its `impl` blocks define: (the type's path as written, the method, who may
+    /// call it).
+    pub(crate) methods: Vec<(Vec<String>, String, Visibility)>,
+    /// The methods its `impl` blocks call on their own type (`self.m(..)`, `Self::m`): (the
+    /// type's path as written, the method). A method of the type defined in another file makes
+    /// this one use that file.
+    pub(crate) self_calls: Vec<(Vec<String>, String)>,
 }
 
 impl Names {
@@ -30,8 +37,100 @@ impl Names {
     pub(crate) fn read(&mut self, item: &syn::Item) {
         let mut uses = Uses(&mut self.imports);
         uses.visit_item(item);
+        if let syn::Item::Impl(block) = item
+            && let Some(ty) = type_path(&block.self_ty)
+        {
+            self.read_impl(block, ty);
+        }
         if !matches!(item, syn::Item::Use(_)) {
             scan(item.to_token_stream(), self);
+        }
+    }
+
+    /// The methods an `impl` block of `ty` defines, and those it calls on its own type.
+    fn read_impl(&mut self, block: &syn::ItemImpl, ty: Vec<String>) {
+        for inner in &block.items {
+            if let syn::ImplItem::Fn(f) = inner {
+                let vis = match block.trait_ {
+                    Some(_) => Visibility::Crate,
+                    None => Visibility::of(&f.vis),
+                };
+                self.methods.push((ty.clone(), ident(&f.sig.ident), vis));
+            }
+        }
+        let calls = own_calls(block.to_token_stream());
+        self.self_calls
+            .extend(calls.into_iter().map(|m| (ty.clone(), m)));
+    }
+}
+
+/// The path of a type as written (`World`, `crate::zvm::ZvmClient`), generics left out; `None`
+/// for a type that is not a path.
+fn type_path(ty: &syn::Type) -> Option<Vec<String>> {
+    match ty {
+        syn::Type::Path(p) => Some(p.path.segments.iter().map(|s| ident(&s.ident)).collect()),
+        syn::Type::Reference(r) => type_path(&r.elem),
+        _ => None,
+    }
+}
+
+/// The methods `tokens` call on their own type: `self.m(`, `self.m::<`, `Self::m`.
+fn own_calls(tokens: TokenStream) -> Vec<String> {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            TokenTree::Group(g) => out.extend(own_calls(g.stream())),
+            TokenTree::Ident(id) if id == "self" => {
+                if let (Some(TokenTree::Punct(dot)), Some(TokenTree::Ident(m)), Some(next)) =
+                    (tokens.get(i + 1), tokens.get(i + 2), tokens.get(i + 3))
+                    && dot.as_char() == '.'
+                    && (matches!(next, TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Parenthesis)
+                        || colons_at(&tokens, i + 3))
+                {
+                    out.push(m.to_string());
+                }
+            }
+            TokenTree::Ident(id) if id == "Self" => {
+                if let (true, Some(TokenTree::Ident(m))) =
+                    (colons_at(&tokens, i + 1), tokens.get(i + 3))
+                {
+                    out.push(m.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Who may call a method, as its `pub` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Visibility {
+    /// The module of its `impl` and the modules inside it.
+    Private,
+    /// The module's parent and what is inside it (`pub(super)`).
+    Super,
+    /// The module a path names and what is inside it (`pub(in crate::a)`).
+    In(Vec<String>),
+    /// Anyone in the crate: `pub`, `pub(crate)`, a trait's method.
+    Crate,
+}
+
+impl Visibility {
+    fn of(vis: &syn::Visibility) -> Visibility {
+        match vis {
+            syn::Visibility::Inherited => Visibility::Private,
+            syn::Visibility::Public(_) => Visibility::Crate,
+            syn::Visibility::Restricted(r) => {
+                let path: Vec<String> = r.path.segments.iter().map(|s| ident(&s.ident)).collect();
+                match path.as_slice() {
+                    [one] if one == "crate" => Visibility::Crate,
+                    [one] if one == "super" => Visibility::Super,
+                    [one] if one == "self" => Visibility::Private,
+                    _ => Visibility::In(path),
+                }
+            }
         }
     }
 }
@@ -205,5 +304,17 @@ mod tests {
     fn a_use_in_a_function_body_is_the_modules_too() {
         let names = names_of("fn f() { use crate::a::{B, C}; }");
         assert_eq!(names.imports.len(), 2);
+    }
+
+    #[test]
+    fn an_impl_gives_the_methods_it_defines_and_those_it_calls_on_its_own_type() {
+        let names = names_of(
+            "impl World { fn advance(&mut self) { self.settle(); Self::tick(1); other.skip(); } }",
+        );
+        let defined: Vec<&str> = names.methods.iter().map(|(_, m, _)| m.as_str()).collect();
+        assert_eq!(defined, ["advance"]);
+        let called: Vec<&str> = names.self_calls.iter().map(|(_, m)| m.as_str()).collect();
+        assert_eq!(called, ["settle", "tick"]);
+        assert!(names.self_calls.iter().all(|(ty, _)| ty == &["World"]));
     }
 }

@@ -4,16 +4,22 @@ use std::path::Path;
 
 use syn::spanned::Spanned;
 
-/// A file read and parsed; `None` when it cannot be read or is not Rust syn can parse.
-pub(crate) fn parse(path: &Path) -> Option<syn::File> {
-    let text = std::fs::read_to_string(path).ok()?;
-    syn::parse_file(&text).ok()
+/// A file read and parsed, or why it could not be.
+pub(crate) fn parse(path: &Path) -> Result<syn::File, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    syn::parse_file(&text).map_err(|e| format!("{}: not Rust syn reads: {e}", path.display()))
 }
 
-/// Whether `attrs` make an item test code: `#[test]`, `#[cfg(test)]` or `#[cfg(all(test, ..))]`.
+/// Whether `attrs` make an item test code: `#[test]` (or `#[tokio::test]`), `#[cfg(test)]` or
+/// `#[cfg(all(test, ..))]`.
 pub(crate) fn is_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|attr| {
-        if attr.path().is_ident("test") {
+        if attr
+            .path()
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "test")
+        {
             return true;
         }
         if !attr.path().is_ident("cfg") {

@@ -25,8 +25,11 @@ pub(crate) struct Module {
 pub(crate) struct Unit {
     /// The modules, the root first.
     pub(crate) modules: Vec<Module>,
-    /// Whether the root is test code (under `tests/` or `benches/benches/`).
+    /// Whether the root is test code (under `tests/` or `benches/benches/`): then its test items
+    /// are read too, since they are the whole of it.
     pub(crate) test: bool,
+    /// What could not be read: a file that is not Rust syn reads, a `mod` whose file is missing.
+    pub(crate) problems: Vec<String>,
 }
 
 impl Unit {
@@ -35,6 +38,7 @@ impl Unit {
         let mut unit = Unit {
             modules: Vec::new(),
             test,
+            problems: Vec::new(),
         };
         unit.read_file(root, None);
         unit
@@ -53,10 +57,22 @@ impl Unit {
         }
     }
 
+    /// The module a file is, for `module` or a module written inline in the same file.
+    pub(crate) fn file_module(&self, mut module: usize) -> usize {
+        while let Some(parent) = self.modules[module].parent {
+            if self.modules[parent].file != self.modules[module].file {
+                break;
+            }
+            module = parent;
+        }
+        module
+    }
+
     /// Reads the module in `file`, declared by `parent` as `name`.
     fn read_file(&mut self, file: &Path, parent: Option<(usize, String)>) {
-        let Some(syntax) = source::parse(file) else {
-            return;
+        let syntax = match source::parse(file) {
+            Ok(syntax) => syntax,
+            Err(problem) => return self.problems.push(problem),
         };
         // A root, a `mod.rs`, `lib.rs` or `main.rs` owns the folder it is in; `a.rs` owns `a/`.
         let owns_folder = parent.is_none()
@@ -92,7 +108,7 @@ impl Unit {
     /// Reads the items of module `id`, whose child modules' files are in `folder`.
     fn read_items(&mut self, id: usize, items: &[syn::Item], folder: &Path) {
         for item in items {
-            if source::is_test(source::attrs(item)) {
+            if !self.test && source::is_test(source::attrs(item)) {
                 continue;
             }
             match item {
@@ -135,8 +151,13 @@ impl Unit {
                         .into_iter()
                         .find(|p| p.is_file())
                     });
-                if let Some(file) = file {
-                    self.read_file(&file, Some((id, name)));
+                match file {
+                    Some(file) => self.read_file(&file, Some((id, name))),
+                    None => self.problems.push(format!(
+                        "{}: no file for `mod {name};` in {}",
+                        self.modules[id].file.display(),
+                        folder.display()
+                    )),
                 }
             }
         }

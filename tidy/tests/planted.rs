@@ -122,3 +122,60 @@ fn a_long_file_counts_its_code_and_not_its_tests() {
     assert_eq!(long[0].lines, 5);
     assert!(workspace.long_files(4, &["app/src/lib.rs"]).is_empty());
 }
+
+#[test]
+fn a_planted_circle_through_a_method_of_another_file_is_found() {
+    let (_dir, workspace) = planted(&[
+        CARGO,
+        ("app/src/lib.rs", "mod model; mod history;"),
+        (
+            "app/src/model.rs",
+            "pub struct World; impl World { fn advance(&mut self) { self.settle() } }",
+        ),
+        (
+            "app/src/history.rs",
+            "use crate::model::World; impl World { pub fn settle(&mut self) {} }",
+        ),
+    ]);
+    let circles = workspace.circles();
+    assert_eq!(circles.len(), 1, "{circles:?}");
+    assert!(
+        circles[0]
+            .to_string()
+            .contains("uses World::settle of app/src/history.rs")
+    );
+}
+
+#[test]
+fn a_room_that_names_a_sibling_through_its_face_is_named() {
+    let (_dir, workspace) = planted(&[
+        CARGO,
+        ("app/src/lib.rs", "mod shop;"),
+        (
+            "app/src/shop/mod.rs",
+            "mod till; mod stock; mod price; pub use stock::Item;",
+        ),
+        (
+            "app/src/shop/till.rs",
+            "use super::Item; use super::price::Price;",
+        ),
+        ("app/src/shop/stock.rs", "pub struct Item;"),
+        ("app/src/shop/price.rs", "pub struct Price;"),
+    ]);
+    let passed = workspace.faces_passed_through();
+    assert_eq!(passed.len(), 1, "{passed:?}");
+    assert_eq!(passed[0].child, Path::new("app/src/shop/till.rs"));
+    assert!(passed[0].names.contains("Item") && !passed[0].names.contains("Price"));
+}
+
+#[test]
+fn a_module_whose_file_is_missing_or_unreadable_is_a_problem() {
+    let (_dir, workspace) = planted(&[
+        CARGO,
+        ("app/src/lib.rs", "mod gone; mod broken;"),
+        ("app/src/broken.rs", "fn ("),
+    ]);
+    let problems = workspace.problems();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems.iter().any(|p| p.contains("mod gone;")));
+}

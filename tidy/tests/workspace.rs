@@ -3,13 +3,14 @@
 //! code longer than a newcomer reads at once but for the tables named in ARCHITECTURE.md.
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 use tidy::Workspace;
 
 /// The longest a file of non-test code may be, in lines (comments included, test modules not).
 const LONGEST: usize = 800;
 
-/// Files that are one list by nature (ARCHITECTURE.md, "Tables"): the simulator's route table and
+/// Files that are one list by nature (ARCHITECTURE.md, "The layout test and the tables"): the simulator's route table and
 /// its wire views, the client's wire types, the error enum, the built-in read-only tools.
 const TABLES: &[&str] = &[
     "zvm-sim/src/api/routes.rs",
@@ -24,15 +25,31 @@ const TABLES: &[&str] = &[
     "rewind-core/src/catalog/builtin.rs",
 ];
 
-fn workspace() -> Workspace {
-    Workspace::read(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))
+/// The workspace's root.
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The workspace, read once for every test here.
+fn workspace() -> &'static Workspace {
+    static WORKSPACE: LazyLock<Workspace> = LazyLock::new(|| Workspace::read(&root()));
+    &WORKSPACE
+}
+
+#[test]
+fn every_file_of_the_workspace_is_read() {
+    assert!(workspace().file_count() > 200, "the workspace is found");
+    let problems = workspace().problems();
+    assert!(
+        problems.is_empty(),
+        "a file no rule could read:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
 fn no_files_of_any_crate_use_one_another_in_a_circle() {
-    let workspace = workspace();
-    assert!(workspace.file_count() > 200, "the workspace is found");
-    let circles = workspace.circles();
+    let circles = workspace().circles();
     let text: Vec<String> = circles.iter().map(|c| c.to_string()).collect();
     assert!(
         circles.is_empty(),
@@ -79,8 +96,30 @@ fn no_face_defines_what_its_own_children_use() {
 }
 
 #[test]
+fn no_room_names_a_sibling_through_its_face() {
+    let passed: Vec<String> = workspace()
+        .faces_passed_through()
+        .iter()
+        .map(|f| {
+            let names: Vec<&str> = f.names.iter().map(String::as_str).collect();
+            format!(
+                "{} reaches {} through its face {}",
+                f.child.display(),
+                names.join(", "),
+                f.face.display()
+            )
+        })
+        .collect();
+    assert!(
+        passed.is_empty(),
+        "children import siblings, never the face: name the room that defines each:\n{}",
+        passed.join("\n")
+    );
+}
+
+#[test]
 fn no_file_of_non_test_code_is_longer_than_800_lines_but_the_tables() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = root();
     let gone: Vec<&&str> = TABLES.iter().filter(|t| !root.join(t).is_file()).collect();
     assert!(
         gone.is_empty(),

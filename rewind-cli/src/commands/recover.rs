@@ -8,6 +8,7 @@ use rewind_core::{
 };
 
 use crate::cli::{CloneActionArg, RecoverCommand, RecoverFrom, TestAction};
+use crate::context::as_agent;
 use crate::exit::CliError;
 use crate::output::{Reply, Table};
 use crate::progress::ProgressLine;
@@ -225,13 +226,4 @@ pub fn task_reply(r: &RecoveryTaskReport) -> Result<Reply, CliError> {
             ),
         ),
     })
-}
-
-/// The facade acting as `agent` (`--agent` or `REWIND_AGENT`), else as the person at this machine.
-fn as_agent(rewind: &Rewind, agent: Option<&str>) -> Rewind {
-    let person = rewind.person().and_then(|p| p.name.as_deref());
-    match agent.filter(|a| !a.trim().is_empty()).or(person) {
-        Some(agent) => rewind.as_agent(agent),
-        None => rewind.clone(),
-    }
 }

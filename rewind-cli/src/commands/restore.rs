@@ -8,6 +8,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use rewind_core::{ErrorKind, RestoreRequest, RestoreStatus, RestoreTarget, Rewind};
 
 use crate::cli::RestoreCommand;
+use crate::context::as_agent;
 use crate::exit::CliError;
 use crate::output::{Reply, Table};
 use crate::progress::ProgressLine;
@@ -41,7 +42,7 @@ pub async fn restore(
             };
             let question = restore_question(&vm, &change, &target);
             confirm(&question, yes.as_deref(), &change, "--yes CHANGE_ID", json)?;
-            let mut rewind = as_person(rewind, agent.as_deref());
+            let mut rewind = as_agent(rewind, agent.as_deref());
             if let Some(vpg) = vpg {
                 rewind = rewind.only_vpg(&vpg);
             }
@@ -56,14 +57,14 @@ pub async fn restore(
                 "Commit the restore of {vm}? What it restored stays, and the writes it replaced are gone for good."
             );
             confirm(&question, yes.as_deref(), &vm, "--yes VM", json)?;
-            end(&as_person(rewind, agent.as_deref()), &vm, true, quiet).await
+            end(&as_agent(rewind, agent.as_deref()), &vm, true, quiet).await
         }
         RestoreCommand::Rollback { vm, yes, agent } => {
             let question = format!(
                 "Roll back the restore of {vm}? The VM goes back to how it was before the restore (a VM restored beside it is removed)."
             );
             confirm(&question, yes.as_deref(), &vm, "--yes VM", json)?;
-            end(&as_person(rewind, agent.as_deref()), &vm, false, quiet).await
+            end(&as_agent(rewind, agent.as_deref()), &vm, false, quiet).await
         }
         RestoreCommand::Status => {
             let status = rewind.restore_status().await?;
@@ -82,15 +83,6 @@ async fn end(rewind: &Rewind, vm: &str, commit: bool, quiet: bool) -> Result<Rep
     };
     progress.finish();
     super::recover::task_reply(&report?)
-}
-
-/// The facade acting for `agent` beside the person, or for the person alone.
-fn as_person(rewind: &Rewind, agent: Option<&str>) -> Rewind {
-    let person = rewind.person().and_then(|p| p.name.as_deref());
-    match agent.filter(|a| !a.trim().is_empty()).or(person) {
-        Some(agent) => rewind.as_agent(agent),
-        None => rewind.clone(),
-    }
 }
 
 /// What the person is asked before a restore: the VM, the change, and what is lost.

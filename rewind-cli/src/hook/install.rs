@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::Host;
+use super::host::Host;
 use crate::exit::CliError;
 
 /// Where a hook is installed: the project's settings or the user's.

@@ -64,7 +64,7 @@ impl ChangeUse {
     pub(super) fn of(record: &JournalRecord, end: u64) -> Option<ChangeUse> {
         let counts = match record.kind {
             // A recovery the person declined sent nothing: the change id is not spent.
-            RecordKind::Recovery => record.verdict != super::JournalVerdict::Declined,
+            RecordKind::Recovery => record.verdict != super::verdict::JournalVerdict::Declined,
             RecordKind::Done | RecordKind::Keep | RecordKind::ProtectionChanged => false,
             RecordKind::Guard => record
                 .attempt

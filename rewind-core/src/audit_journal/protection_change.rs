@@ -112,7 +112,7 @@ pub fn describe(vm: &str, change_id: &str, vpgs: &[JournalVpg]) -> String {
     parts.join("; ")
 }
 
-/// The `protection_changed` record `vm`'s `records` (those since [`history_start`]) call for, with
+/// The `protection_changed` record `vm`'s `records` (those since [`super::watch::history_start`]) call for, with
 /// the VPGs it is in now (`vpgs`), and whether a record since already says it; `None` when its VPGs
 /// do not differ from its newest guard's (or it was never guarded).
 pub(super) fn change_record(

@@ -87,7 +87,7 @@ impl GuardsView {
     /// The records of the view, in journal order: every VM's namings, and its newest `guarded`
     /// record and the `protection_changed` records since it, when written in the last `within`.
     pub fn records(&self, within: std::time::Duration) -> Vec<JournalRecord> {
-        let since: DateTime<Utc> = super::window_start(within);
+        let since: DateTime<Utc> = super::filter::window_start(within);
         let recent = |(_, r): &&(u64, JournalRecord)| r.time >= since;
         let mut chosen: Vec<&(u64, JournalRecord)> = self
             .named

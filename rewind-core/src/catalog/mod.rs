@@ -16,7 +16,8 @@
 //! [[read_only]]
 //! server = "vsphere"
 //! tool = "*"             # every tool of a server
-//! ```//!
+//! ```
+//!
 //! The folder's rooms: `builtin` (the hosts, the built-in read-only tools, what is always asked),
 //! `entry` (entries and their classification, the question), `store` (the file) and `error`.
 

@@ -16,7 +16,7 @@ use crate::local_state::{self, LOCK_WAIT, LockError, LockMode, open_private};
 /// The catalog file as written: its two lists.
 #[derive(Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(super) struct CatalogFile {
+struct CatalogFile {
     #[serde(default)]
     mutating: Vec<CatalogEntry>,
     #[serde(default)]
@@ -25,7 +25,7 @@ pub(super) struct CatalogFile {
 
 impl CatalogFile {
     /// Records `server`/`tool` as read-only, once.
-    pub(super) fn keep_read_only(&mut self, server: &str, tool: &str) {
+    fn keep_read_only(&mut self, server: &str, tool: &str) {
         if !self.read_only.iter().any(|e| e.same(server, tool)) {
             self.read_only.push(CatalogEntry {
                 server: server.to_owned(),

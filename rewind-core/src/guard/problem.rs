@@ -182,8 +182,9 @@ impl VpgProblem {
     }
 }
 
-// What a report's JSON has always written of a problem, and its schema: the task, the class, the
-// sentence and the cause. (Plain comments: a doc comment would enter the published schema.)
+// A problem as a report's JSON writes it, and its schema: the task, the class, the sentence and
+// the cause, the shape `--json` and the tools' published schemas promise. (Plain comments: a doc
+// comment would enter that schema.)
 #[derive(Serialize, schemars::JsonSchema)]
 struct Written<'a> {
     /// The task, if one was started.

@@ -66,7 +66,7 @@ pub enum Outcome {
     /// Something went wrong around the insert; `task_id` is kept when there was one.
     Error {
         // Why the VPG was not tagged, typed to the fronts; the JSON writes its task, class,
-        // sentence and cause (`VpgProblem`'s `Serialize`), as it always has.
+        // sentence and cause (`VpgProblem`'s `Serialize`), the shape the published schema holds.
         #[serde(flatten)]
         problem: VpgProblem,
     },

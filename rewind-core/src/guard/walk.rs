@@ -1,6 +1,6 @@
 //! The guard's walk, step by step: check the parts, find the VM, take its change lock, take over an
 //! earlier attempt of the same change if there is one, journal the intent, tag every protecting VPG
-//! (each by `insert`), journal the verdict.
+//! (each in parallel, by `vpg::tag`), journal the verdict.
 
 use std::sync::Mutex as StdMutex;
 use std::time::{Duration, Instant};

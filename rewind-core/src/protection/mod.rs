@@ -18,7 +18,8 @@
 //!
 //! The folder's rooms: `rule` (the protecting-VPG rule), `model` (what a lookup finds), `note`
 //! (what it says beside it), `query` (a query checked, and what answers to it), `lookup` (the
-//! sites asked and their answers merged) and `not_found` (the names a query may have meant).
+//! sites asked and their answers merged; `answer`, one site's), `not_found` (the names a query may
+//! have meant) and `compare` (a VM's VPGs against its newest guard's).
 
 mod answer;
 mod compare;

@@ -12,7 +12,7 @@ use crate::vm::VmQuery;
 /// each ZVM knows (peers included) before saying that no such VM exists.
 /// The names of VMs at the sites nearest `query`, a typo or two from it, three at most:
 /// from the sites' inventories and their listings of protected VMs (read whole, on this path only).
-pub(super) async fn near_names(answers: &[SiteAnswer], query: &str) -> Vec<String> {
+async fn near_names(answers: &[SiteAnswer], query: &str) -> Vec<String> {
     let wanted = query.to_lowercase();
     // A short name is one typo from many others; a long one may take two.
     let most = if wanted.chars().count() >= 8 { 2 } else { 1 };

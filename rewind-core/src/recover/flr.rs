@@ -43,7 +43,7 @@ pub(crate) async fn recover_file(
     let began = Instant::now();
     let (change, paths, destination) = checked_locally(req)?;
     if let Some(plan) = &req.plan {
-        super::check_plan(ctx, req, plan, sink).await?;
+        super::plan::check_plan(ctx, req, plan, sink).await?;
     }
 
     let (protection, points) = resolve(ctx, &req.vm, change).await?;

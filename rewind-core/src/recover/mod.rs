@@ -75,6 +75,6 @@ pub use task::RecoveryTask;
 pub(crate) use diff::diff;
 pub(crate) use flr::recover_file;
 pub(crate) use keep::keep;
-pub(crate) use plan::{check_plan, preview};
+pub(crate) use plan::preview;
 pub(crate) use restore::{declined as restore_declined, end_restore, restore_status, restore_vm};
 pub(crate) use vpg_task::{clone, failover_test};

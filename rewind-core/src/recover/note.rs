@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::GuestPath;
+use super::destination::GuestPath;
 use crate::zvm::wire::FLR_MOUNT_TASK_TYPE;
 
 /// One note of a recovery ([`super::RecoverFileReport::notes`],

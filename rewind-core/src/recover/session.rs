@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::RecoveryNote;
 use super::destination::GuestPath;
+use super::note::RecoveryNote;
 use super::point::RecoveryPoint;
 use super::report::Unmount;
 use super::task::{Ended, RecoveryTask, await_task, watch};

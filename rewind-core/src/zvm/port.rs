@@ -7,21 +7,12 @@ use std::future::Future;
 
 use chrono::{DateTime, Utc};
 
+pub(crate) use super::api::Sent;
 use super::client::ZvmClient;
 use super::wire::{Checkpoint, Task};
 use crate::codes::STATE_IN_PROGRESS;
 use crate::error::RewindError;
 use crate::way_back::VpgHistory;
-
-/// What sending an insert came to, when the ZVM did not refuse it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Sent {
-    /// The ZVM took it: its task id.
-    Task(String),
-    /// It may or may not have happened (no answer, one that could not be read, a 5xx): what
-    /// happened to it, in words for a note.
-    Unknown(String),
-}
 
 /// The exchanges of one VPG's insert with its site's ZVM.
 pub(crate) trait InsertPort: Sync {

@@ -19,8 +19,8 @@
 use rewind_core::catalog::{CatalogError, Classification, ToolClass};
 use rewind_core::{Rewind, RewindError};
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationSchema, EnumSchema, InputRequiredResult, JsonObject,
+    CallToolResponse, CallToolResult, ElicitResult, ElicitationAction, ElicitationSchema,
+    JsonObject,
 };
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::service::{RequestContext, RoleServer};
@@ -28,7 +28,7 @@ use rmcp::{tool, tool_router};
 use serde::{Deserialize, Serialize};
 
 use super::call::{arguments, or_answer};
-use super::consent::{ANSWER_TIMEOUT, FormRound, can_show_a_form, form_input_required};
+use super::form::{self, Form, FormRound, NO, Unanswered, YES, yes_or_no};
 use crate::args::{self, given};
 use crate::local_files::on_files;
 use crate::reply::{self, Said};
@@ -36,7 +36,7 @@ use crate::roles;
 use crate::server::RewindServer;
 
 /// zerto_check_tool.
-pub(crate) const CHECK_TOOL: &str = "\
+const CHECK_TOOL: &str = "\
 Ask whether a tool call changes a VM, before you make it. server: the MCP server that offers the tool \
 (claude-code for Claude Code's own tools such as Bash or Edit); tool: its name; vm: the VM the call acts on, if you know it. \
 The result's class: mutating = call zerto_guard_before_mutate for the VM first and proceed only on guarded; \
@@ -47,7 +47,7 @@ When the human could not be asked, next is ask_human: put the result's question 
 Changes nothing, except the catalog entry the human asks to remember.";
 
 /// zerto_add_mutating_tool.
-pub(crate) const ADD_MUTATING: &str = "\
+const ADD_MUTATING: &str = "\
 Record in the tool catalog that a tool changes VMs, so every later call of it is guarded first \
 (zerto_check_tool answers mutating, and a Claude Code hook blocks it until the VM is guarded). \
 Call it when the human says a tool should always get a checkpoint first. server and tool as in zerto_check_tool; \
@@ -55,7 +55,7 @@ tool may be * for every tool of the server; vm_arg (optional) names the tool's a
 Adding again with the same arguments changes nothing; with another vm_arg, it replaces the one recorded.";
 
 /// zerto_add_read_only_tool.
-pub(crate) const ADD_READ_ONLY: &str = "\
+const ADD_READ_ONLY: &str = "\
 Record in the tool catalog that a tool never changes a VM, so it is no longer asked about. \
 Call it only when the human has said so. A tool the catalog already marks mutating is not downgraded here: \
 the call is a tool error that changes nothing, and the human removes that entry with the rewind CLI. Adding again changes nothing.";
@@ -99,7 +99,7 @@ pub(super) struct AddReadOnlyArgs {
 }
 
 /// The form's message when asking the human about an unknown tool.
-pub(crate) fn ask_message(server: &str, tool: &str, vm: Option<&str>) -> String {
+pub(super) fn ask_message(server: &str, tool: &str, vm: Option<&str>) -> String {
     let target = match vm {
         Some(vm) => format!("VM {vm}"),
         None => "a VM".to_string(),
@@ -111,21 +111,21 @@ pub(crate) fn ask_message(server: &str, tool: &str, vm: Option<&str>) -> String 
 }
 
 /// The title of the form's yes/no choice.
-pub(crate) const ASK_CHECKPOINT_TITLE: &str = "Take a tagged checkpoint first?";
+pub(super) const ASK_CHECKPOINT_TITLE: &str = "Take a tagged checkpoint first?";
 
 /// The title of the "yes" option.
-pub(crate) const ASK_YES: &str = "Yes: guard the VM first, then run the tool";
+pub(super) const ASK_YES: &str = "Yes: guard the VM first, then run the tool";
 
 /// The title of the "no" option.
-pub(crate) const ASK_NO: &str = "No: run it without a checkpoint (Zerto cannot rewind this change)";
+pub(super) const ASK_NO: &str = "No: run it without a checkpoint (Zerto cannot rewind this change)";
 
 /// The title of the form's "remember" box.
-pub(crate) fn ask_remember_title(server: &str, tool: &str) -> String {
+pub(super) fn ask_remember_title(server: &str, tool: &str) -> String {
     format!("Remember this answer for every call of {server}/{tool}")
 }
 
 /// What ticking "remember" does.
-pub(crate) const ASK_REMEMBER_DESCRIPTION: &str = "With Yes, the tool is recorded as mutating: every later call is guarded first. \
+pub(super) const ASK_REMEMBER_DESCRIPTION: &str = "With Yes, the tool is recorded as mutating: every later call is guarded first. \
 With No, it is recorded as read-only: it runs without a checkpoint and is not asked about again.";
 
 #[tool_router(router = catalog_tools, vis = "pub(super)")]
@@ -234,13 +234,11 @@ const INPUT_KEY: &str = "checkpoint_question";
 /// The form's choice and box.
 const FIELD_CHECKPOINT: &str = "checkpoint";
 const FIELD_REMEMBER: &str = "remember";
-const YES: &str = "yes";
-const NO: &str = "no";
 
 /// What the agent should do next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Next {
+enum Next {
     /// Guard the VM with `zerto_guard_before_mutate`, and run the tool only if the verdict is guarded.
     GuardFirst,
     /// Run the tool: it is read-only.
@@ -253,33 +251,33 @@ pub enum Next {
 
 /// What came of asking the human.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct HumanAnswer {
+struct HumanAnswer {
     /// Whether the human answered the form.
-    pub answered: bool,
+    answered: bool,
     /// Their answer: take a tagged checkpoint first.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub checkpoint: Option<bool>,
+    checkpoint: Option<bool>,
     /// How the answer was remembered in the catalog, when they asked for that.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub remembered_as: Option<ToolClass>,
+    remembered_as: Option<ToolClass>,
     /// Why they could not be asked, or why remembering failed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    note: Option<String>,
 }
 
 /// The result of `zerto_check_tool`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ToolCheck {
+struct ToolCheck {
     /// The catalog's classification (server, tool, vm, class, source, vm_arg, question).
     #[serde(flatten)]
-    pub classification: Classification,
+    classification: Classification,
     /// What to do next.
-    pub next: Next,
+    next: Next,
     /// The same in words, for the model.
-    pub message: String,
+    message: String,
     /// The human's answer, for an unknown tool.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub human: Option<HumanAnswer>,
+    human: Option<HumanAnswer>,
 }
 
 /// The catalog's classification of the call, or the answer when the catalog gives none.
@@ -321,14 +319,6 @@ fn known(classification: &Classification) -> Option<(Next, String)> {
     }
 }
 
-/// Why the human's answer to the question is not at hand.
-enum Unanswered {
-    /// The client must show the form and call again with the answer (protocol 2026-07-28 on).
-    AskThroughClient,
-    /// The human could not be asked: why.
-    NotAsked(String),
-}
-
 /// Puts the question about an unknown tool to the human, in the way the client's protocol allows.
 async fn ask_human(
     rewind: &Rewind,
@@ -336,59 +326,21 @@ async fn ask_human(
     ctx: &RequestContext<RoleServer>,
     round: &FormRound,
 ) -> CallToolResponse {
-    if !can_show_a_form(ctx) {
-        return not_asked(
-            classification,
-            "your client cannot show the human a form (it declared no elicitation capability)",
-        )
-        .into();
-    }
-    let question = Question::of(&classification);
-    let legacy = ctx.protocol_version().is_none_or(|v| v.has_initialize());
-    let answer = if legacy {
-        elicit(ctx, &question).await
-    } else {
-        given_answer(&question, round)
-    };
+    let answer = form::ask(ctx, round, Question::of(&classification).form()).await;
     let may_remember = match roles::cannot_change_catalog(rewind.config(), ctx) {
         None => Ok(()),
         Some(why) => Err(why),
     };
     match answer {
         Ok(answer) => answered(rewind, classification, answer, may_remember).await,
-        Err(Unanswered::AskThroughClient) => question.input_required().into(),
+        Err(Unanswered::NoForm) => not_asked(
+            classification,
+            "your client cannot show the human a form (it declared no elicitation capability)",
+        )
+        .into(),
+        Err(Unanswered::AskThroughClient(form)) => (*form).into(),
         Err(Unanswered::NotAsked(why)) => not_asked(classification, &why).into(),
     }
-}
-
-/// Up to protocol 2025-11-25: asks the human with an `elicitation/create` request, and waits.
-async fn elicit(
-    ctx: &RequestContext<RoleServer>,
-    question: &Question<'_>,
-) -> Result<ElicitResult, Unanswered> {
-    let request = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: question.message(),
-        requested_schema: question.form(),
-    };
-    ctx.peer
-        .create_elicitation_with_timeout(request, Some(ANSWER_TIMEOUT))
-        .await
-        .map_err(|e| {
-            tracing::info!("asking the human about {} failed: {e}", question.name());
-            Unanswered::NotAsked(format!("asking the human failed ({e})"))
-        })
-}
-
-/// From protocol 2026-07-28 on: the answer the client sent with this call, if it is one to this
-/// question.
-fn given_answer(question: &Question<'_>, round: &FormRound) -> Result<ElicitResult, Unanswered> {
-    let answer = round
-        .answer(INPUT_KEY, &question.state())
-        .ok_or(Unanswered::AskThroughClient)?;
-    serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|_| {
-        Unanswered::NotAsked("the client's answer to the form could not be read".to_string())
-    })
 }
 
 /// The question about one unknown tool.
@@ -418,17 +370,20 @@ impl<'a> Question<'a> {
         }
     }
 
-    fn message(&self) -> String {
-        ask_message(self.server, self.tool, self.vm)
+    /// The question as a form, its request state naming the arguments it is about.
+    fn form(&self) -> Form {
+        let about = serde_json::json!([self.server, self.tool, self.vm]);
+        Form {
+            key: INPUT_KEY,
+            message: ask_message(self.server, self.tool, self.vm),
+            fields: self.fields(),
+            state: format!("zerto_check_tool/1 {about}"),
+        }
     }
 
-    /// The form: a required yes/no choice and an optional "remember" box.
-    fn form(&self) -> ElicitationSchema {
-        let choice = EnumSchema::builder(vec![YES.to_string(), NO.to_string()])
-            .enum_titles(vec![ASK_YES.to_string(), ASK_NO.to_string()])
-            .expect("two titles for two values")
-            .title(ASK_CHECKPOINT_TITLE)
-            .build();
+    /// A required yes/no choice and an optional "remember" box.
+    fn fields(&self) -> ElicitationSchema {
+        let choice = yes_or_no(ASK_CHECKPOINT_TITLE, ASK_YES.into(), ASK_NO.into());
         ElicitationSchema::builder()
             .required_enum_schema(FIELD_CHECKPOINT, choice)
             .optional_bool_with(FIELD_REMEMBER, |b| {
@@ -438,17 +393,6 @@ impl<'a> Question<'a> {
             })
             .build()
             .expect("every required field of the form exists")
-    }
-
-    /// The request state of this question: the arguments it is about.
-    fn state(&self) -> String {
-        let about = serde_json::json!([self.server, self.tool, self.vm]);
-        format!("zerto_check_tool/1 {about}")
-    }
-
-    /// The form as an `InputRequiredResult` (protocol 2026-07-28 and later).
-    fn input_required(&self) -> InputRequiredResult {
-        form_input_required(INPUT_KEY, self.message(), self.form(), self.state())
     }
 }
 

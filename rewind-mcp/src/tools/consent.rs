@@ -1,6 +1,6 @@
 //! A person's yes before a tool acts: the tools an agent may only propose (keeping a change's tags
-//! past the journal) ask the human every time, with a form that names what will be done, and act
-//! only on an accepted yes.
+//! past the journal, restoring a VM) ask the human every time, with a form that names what will be
+//! done, and act only on an accepted yes.
 //!
 //! - Up to protocol 2025-11-25 the form is an `elicitation/create` request sent while the call is
 //!   open.
@@ -12,90 +12,18 @@
 //! timeout, an answer that cannot be read) is no: the tool does nothing and says why, for the agent
 //! to tell the human.
 //!
-//! What every question to the human shares, `zerto_check_tool`'s too, is here as well: whether the
-//! client can show a form, how long the human has, and the form as an `InputRequiredResult`.
+//! How the form reaches the human is the same for every question, `zerto_check_tool`'s too
+//! ([`super::form`]).
 
-use std::time::Duration;
-
-use rmcp::ErrorData;
-use rmcp::handler::server::common::FromContextPart;
-use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{
-    CallToolResponse, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationSchema, EnumSchema, InputRequest, InputRequests, InputRequiredResult,
-    InputResponses,
-};
+use rmcp::model::{CallToolResponse, ElicitResult, ElicitationAction, ElicitationSchema};
 use rmcp::service::{RequestContext, RoleServer};
 
-/// How long the human has to answer the form before the question goes back to the agent.
-pub(super) const ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
-
-/// Whether the client declared form elicitation (for this request on 2026-07-28, at initialize before).
-pub(super) fn can_show_a_form(ctx: &RequestContext<RoleServer>) -> bool {
-    ctx.client_capabilities()
-        .and_then(|c| c.elicitation)
-        // A client that declares elicitation without naming a mode takes forms (MCP 2025-06-18).
-        .is_some_and(|e| e.form.is_some() || e.url.is_none())
-}
-
-/// A form as an `InputRequiredResult` (protocol 2026-07-28 and later): the one input `key`, and
-/// the request `state` the client sends back with the answer.
-pub(super) fn form_input_required(
-    key: &str,
-    message: String,
-    form: ElicitationSchema,
-    state: String,
-) -> InputRequiredResult {
-    let mut requests = InputRequests::new();
-    requests.insert(
-        key.to_string(),
-        InputRequest::Elicitation(ElicitRequest::new(
-            ElicitRequestParams::FormElicitationParams {
-                meta: None,
-                message,
-                requested_schema: form,
-            },
-        )),
-    );
-    InputRequiredResult::new(Some(requests), Some(state))
-}
-
-/// What the client sent back with a call for a form asked the round before (protocol 2026-07-28
-/// on): the request state that names that round, and the human's answers. Both are `None` on a
-/// first call, and on every call of an older protocol.
-#[derive(Debug)]
-pub(super) struct FormRound {
-    state: Option<String>,
-    answers: Option<InputResponses>,
-}
-
-impl<S> FromContextPart<ToolCallContext<'_, S>> for FormRound {
-    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
-        Ok(FormRound {
-            state: context.request_state.take(),
-            answers: context.input_responses.take(),
-        })
-    }
-}
-
-impl FormRound {
-    /// The answer given under `key`, when the round is the one `state` names. The state only says
-    /// which question the answers belong to; like everything the client sends, it is not trusted:
-    /// answers to another question, or no answers, mean asking again.
-    pub(super) fn answer(&self, key: &str, state: &str) -> Option<&serde_json::Value> {
-        self.answers
-            .as_ref()
-            .and_then(|a| a.get(key))
-            .filter(|_| self.state.as_deref() == Some(state))
-    }
-}
+use super::form::{self, Form, FormRound, NO, Unanswered, YES, yes_or_no};
 
 /// The key of the question in an `InputRequiredResult` and in the answers sent back.
 const INPUT_KEY: &str = "consent";
 /// The form's one choice.
 const FIELD: &str = "proceed";
-const YES: &str = "yes";
-const NO: &str = "no";
 
 /// One question put to the human before a tool acts.
 #[derive(Debug, Clone)]
@@ -126,65 +54,34 @@ pub(super) enum Consent {
 impl Question {
     /// Asks the human, in the way the client's protocol allows.
     pub(super) async fn ask(&self, ctx: &RequestContext<RoleServer>, round: &FormRound) -> Consent {
-        if !can_show_a_form(ctx) {
-            return Consent::Refused(
+        match form::ask(ctx, round, self.form()).await {
+            Ok(answer) => read(answer),
+            Err(Unanswered::NoForm) => Consent::Refused(
                 "the human could not be asked: the client cannot show a form (it declared no elicitation capability)".to_string(),
-            );
+            ),
+            Err(Unanswered::AskThroughClient(form)) => {
+                Consent::AskThroughClient(Box::new((*form).into()))
+            }
+            Err(Unanswered::NotAsked(why)) => Consent::Refused(why),
         }
-        let legacy = ctx.protocol_version().is_none_or(|v| v.has_initialize());
-        let answer = if legacy {
-            let request = ElicitRequestParams::FormElicitationParams {
-                meta: None,
-                message: self.message.clone(),
-                requested_schema: self.form(),
-            };
-            match ctx
-                .peer
-                .create_elicitation_with_timeout(request, Some(ANSWER_TIMEOUT))
-                .await
-            {
-                Ok(answer) => answer,
-                Err(e) => {
-                    return Consent::Refused(format!("asking the human failed ({e})"));
-                }
-            }
-        } else {
-            let Some(given) = round.answer(INPUT_KEY, &self.state()) else {
-                return Consent::AskThroughClient(Box::new(self.input_required().into()));
-            };
-            match serde_json::from_value::<ElicitResult>(given.clone()) {
-                Ok(answer) => answer,
-                Err(_) => {
-                    return Consent::Refused(
-                        "the client's answer to the form could not be read".to_string(),
-                    );
-                }
-            }
-        };
-        read(answer)
     }
 
-    /// The form: one required yes or no.
-    fn form(&self) -> ElicitationSchema {
-        let choice = EnumSchema::builder(vec![YES.to_string(), NO.to_string()])
-            .enum_titles(vec![self.yes.clone(), self.no.clone()])
-            .expect("two titles for two values")
-            .title("Go ahead?")
-            .build();
+    /// The question as a form: one required yes or no.
+    fn form(&self) -> Form {
+        Form {
+            key: INPUT_KEY,
+            message: self.message.clone(),
+            fields: self.fields(),
+            state: format!("{}/1 {}", self.tool, self.about),
+        }
+    }
+
+    fn fields(&self) -> ElicitationSchema {
+        let choice = yes_or_no("Go ahead?", self.yes.clone(), self.no.clone());
         ElicitationSchema::builder()
             .required_enum_schema(FIELD, choice)
             .build()
             .expect("every required field of the form exists")
-    }
-
-    /// The request state of this question: the tool and the arguments it is about.
-    fn state(&self) -> String {
-        format!("{}/1 {}", self.tool, self.about)
-    }
-
-    /// The form as an `InputRequiredResult` (protocol 2026-07-28 and later).
-    fn input_required(&self) -> InputRequiredResult {
-        form_input_required(INPUT_KEY, self.message.clone(), self.form(), self.state())
     }
 }
 

@@ -13,7 +13,8 @@ use rmcp::{tool, tool_router};
 use serde::Deserialize;
 
 use super::call::{arguments, or_answer};
-use super::consent::{Consent, FormRound, Question};
+use super::consent::{Consent, Question};
+use super::form::FormRound;
 use super::recover::recovery_task_answer;
 use crate::args::{self, given};
 use crate::reply::{self, Said};
@@ -21,7 +22,7 @@ use crate::roles;
 use crate::server::RewindServer;
 
 /// zerto_diff_since_tag.
-pub(crate) const DIFF_SINCE_TAG: &str = "\
+const DIFF_SINCE_TAG: &str = "\
 What changed in a VM's files since the tagged checkpoint of a change: each file added, removed or changed (size and last write time, \
 at the tag and later), read from Zerto's journal by mounting the tag and a later checkpoint in turn (FLR at the VPG's recovery site). \
 Call it when a change may have gone wrong, before proposing what to recover, and summarize the counts and the list for the human. \
@@ -32,7 +33,7 @@ a size cap; ask for it only when the human wants to see the lines (it needs the 
 A size or time the ZVM did not give is said as unknown; a walk that hit its bounds says where it stopped. Nothing is written to the VM.";
 
 /// zerto_restore_vm.
-pub(crate) const RESTORE_VM: &str = "\
+const RESTORE_VM: &str = "\
 Propose restoring a VM to the tagged checkpoint of a change by a journal VM restore, when files alone cannot undo what went wrong \
 (a broken boot, a bad package upgrade). The server asks the human every time, naming the VM, the checkpoint's time and what is lost, \
 and restores nothing without their yes; a client that cannot show the human a form gets a refusal. \
@@ -41,7 +42,7 @@ losing every write after the tag once committed. Only from a VPG whose journal i
 The restore then waits: only the human commits it (rewind restore commit) or rolls it back (rewind restore rollback); never claim it is committed.";
 
 /// The form's message before a journal VM restore.
-pub(crate) fn restore_message(
+pub(super) fn restore_message(
     vm: &str,
     change: &str,
     when: Option<&str>,

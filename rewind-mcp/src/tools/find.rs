@@ -13,7 +13,7 @@ use crate::reply::{self, Said};
 use crate::server::RewindServer;
 
 /// zerto_find_protection.
-pub(crate) const FIND_PROTECTION: &str = "\
+const FIND_PROTECTION: &str = "\
 Resolve a VM (name, host name, IP address or vmIdentifier) to exactly one VM and every VPG it is in, across all configured Zerto sites. \
 Call it before you change a VM, to learn whether Zerto can rewind the change. \
 The result lists each VPG with its status, whether it is protecting (only protecting VPGs get tagged checkpoints), \
@@ -23,7 +23,7 @@ do not guess another VM. With no protecting VPG, Zerto cannot rewind a change to
 Next: zerto_guard_before_mutate before the change. Reads only.";
 
 /// zerto_list_tags.
-pub(crate) const LIST_TAGS: &str = "\
+const LIST_TAGS: &str = "\
 List the tagged checkpoints of a VM across all its VPGs, each with its checkpoint id, time and tag \
 (ai:<agent> | <action> | vm=<vm> | change=<change id> | <UTC time>). Give change_id (a change id, or a tag exactly) to see only the tags of one change. \
 Call it to confirm a guard, to follow a guard that ended still_running, or to find the tag to recover from after a change went wrong. \

@@ -14,7 +14,7 @@ use crate::reply::{self, Said};
 use crate::server::RewindServer;
 
 /// zerto_guard_before_mutate.
-pub(crate) const GUARD: &str = "\
+const GUARD: &str = "\
 Guard a VM before you change it: insert one tagged checkpoint into every protecting VPG of the VM, \
 read each Zerto task until it ends, and wait until each checkpoint is listed. Call it right before a change to the VM \
 (a config edit, a package upgrade, a migration, deleting files), once per change. \

@@ -14,12 +14,12 @@ use crate::reply::{self, Said};
 use crate::server::RewindServer;
 
 /// The journal records `zerto_journal` returns when not told how many.
-pub const JOURNAL_DEFAULT_LAST: usize = 20;
+const JOURNAL_DEFAULT_LAST: usize = 20;
 /// The most journal records `zerto_journal` returns.
-pub const JOURNAL_MAX_LAST: u32 = 500;
+const JOURNAL_MAX_LAST: u32 = 500;
 
 /// zerto_journal.
-pub(crate) const JOURNAL: &str = "\
+const JOURNAL: &str = "\
 Read the audit journal kept on this machine: every guard and every bounded recover, with the agent, action, VM, change id, \
 each VPG's tag, Zerto task, task state and checkpoint, and the verdict. Filter by vm and change_id; last (1 to 500) \
 gives the newest records, 20 when left out. \

@@ -15,7 +15,8 @@
 //!   (`zerto_diff_since_tag`, `zerto_restore_vm`).
 //!
 //! What the families share: [`call`] (arguments read, the sites asked, work run on a task of its
-//! own and its outcome answered) and [`consent`] (asking the human through the client's form).
+//! own and its outcome answered), [`form`] (asking the human through the client's form, as every
+//! question does) and [`consent`] (the yes a person gives before a tool only they may start).
 //!
 //! Annotations say what each tool does to the world, because hosts act on them (Claude Code's plan
 //! mode runs only `readOnlyHint: true` tools without asking):
@@ -40,31 +41,38 @@
 //!   aborts a clone, which removes the test VM or the partial clone; a host should ask before either.
 //!   Not idempotent: a second start is refused by the ZVM or starts another.
 
-pub(crate) mod call;
-pub(crate) mod catalog;
-pub(crate) mod consent;
-pub(crate) mod diff_restore;
-pub(crate) mod find;
-pub(crate) mod guard;
-pub(crate) mod journal;
-pub(crate) mod recover;
+mod call;
+mod catalog;
+mod consent;
+mod diff_restore;
+mod find;
+mod form;
+mod guard;
+mod journal;
+mod recover;
 #[cfg(test)]
 mod tests;
-pub(crate) mod way_back;
+mod way_back;
+
+use std::sync::OnceLock;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 
 use crate::server::RewindServer;
 
 impl RewindServer {
-    /// Every tool of the server: each family's router, added up.
-    pub(crate) fn tool_router() -> ToolRouter<Self> {
-        Self::find_tools()
-            + Self::guard_tools()
-            + Self::catalog_tools()
-            + Self::journal_tools()
-            + Self::recover_tools()
-            + Self::way_back_tools()
-            + Self::diff_restore_tools()
+    /// Every tool of the server: each family's router, added up once for the process, since every
+    /// call, `tools/list` and `tools/get` reads it and it never changes.
+    pub(crate) fn tool_router() -> &'static ToolRouter<Self> {
+        static TOOLS: OnceLock<ToolRouter<RewindServer>> = OnceLock::new();
+        TOOLS.get_or_init(|| {
+            Self::find_tools()
+                + Self::guard_tools()
+                + Self::catalog_tools()
+                + Self::journal_tools()
+                + Self::recover_tools()
+                + Self::way_back_tools()
+                + Self::diff_restore_tools()
+        })
     }
 }

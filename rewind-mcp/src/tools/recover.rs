@@ -21,7 +21,7 @@ use crate::reply::{self, Said};
 use crate::server::RewindServer;
 
 /// zerto_recover_file.
-pub(crate) const RECOVER_FILE: &str = "\
+const RECOVER_FILE: &str = "\
 File-level recovery (FLR): get files back as they were at the tagged checkpoint of a change, while the VM keeps running. \
 Call it after a change went wrong and the human agreed to get those files back. \
 change_id: the change id given to the guard (its newest tag is used), or a tag exactly. \
@@ -32,7 +32,7 @@ FLR runs at the VPG's recovery site, whose ZVM must be configured; the session i
 The result lists each file written with its size and sha256. It never touches the production VM: copying a file back onto the VM is a separate step for the human to approve.";
 
 /// zerto_failover_test.
-pub(crate) const FAILOVER_TEST: &str = "\
+const FAILOVER_TEST: &str = "\
 Start or stop a failover test of a VM from the tagged checkpoint of a change: a copy of the VM starts at the recovery site \
 in an isolated test network, while production keeps running. Call start when the human wants to see the VM as it was before the change; \
 call stop when they are done, with success (did the test VM look right, as the human judged it) and a short summary. Stopping removes the test VM. \
@@ -40,7 +40,7 @@ change_id: the change id given to the guard, or a tag exactly. The Zerto task is
 This is never a live failover.";
 
 /// zerto_clone.
-pub(crate) const CLONE: &str = "\
+const CLONE: &str = "\
 Start or abort an offsite clone of a VM from the tagged checkpoint of a change: a lasting copy of the VM as it was is created at the recovery site, \
 while production keeps running. Call start when the human wants that copy; abort stops a clone still being made and removes it. \
 change_id: the change id given to the guard, or a tag exactly. The Zerto task is read until it ends; a task still running is reported with its id, never dropped, as a tool error with verdict still_running: do not report it done and do not start it again.";

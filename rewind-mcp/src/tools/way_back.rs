@@ -9,20 +9,21 @@ use rmcp::{tool, tool_router};
 use serde::Deserialize;
 
 use super::call::{arguments, or_answer};
-use super::consent::{Consent, FormRound, Question};
+use super::consent::{Consent, Question};
+use super::form::FormRound;
 use crate::args;
 use crate::reply::{self, Said};
 use crate::server::RewindServer;
 
 /// zerto_keep_way_back.
-pub(crate) const KEEP_WAY_BACK: &str = "\
+const KEEP_WAY_BACK: &str = "\
 Propose keeping a change's tagged checkpoints past the journal: an Extended Journal Copy of each VPG's tag into its repository, so files can be recovered from it after the journal has lost it. \
 Call it when the human wants the way back to last longer than the journal's history (a guard's or zerto_list_tags' answer says until when). The server asks the human yes or no every time and does nothing without a yes; \
 a client that cannot show the human a form gets a refusal to pass on. change_id: the change id given to the guard, or a tag exactly. \
 A VPG without a repository is said so, with the offsite clone (zerto_clone) as the way instead.";
 
 /// The form's message when asking the human to keep a change's tags.
-pub(crate) fn keep_message(vm: &str, change: &str) -> String {
+pub(super) fn keep_message(vm: &str, change: &str) -> String {
     format!(
         "An agent proposes keeping the tagged checkpoints of change {change} on VM {vm} past the journal: Zerto copies each into its VPG's Extended Journal Copy repository (a retention set, kept for the repository's retention, 30 days by default), using repository space. Nothing on the VM changes. Keep them?"
     )

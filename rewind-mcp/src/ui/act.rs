@@ -4,7 +4,8 @@
 //! runs it. The actions need the recover role: a diff's content, keeping a change's tags past the
 //! journal, recovering files, restoring a VM. Each runs through the same facade calls as the MCP
 //! tools, with the same checks, journaled as made by [`PAGE_AGENT`] for the person signed in; each
-//! runs on its own task, so a browser that goes away does not cut a restore short.
+//! runs on its own task, counted in the server's work in flight, so neither a browser that goes
+//! away nor the server stopping cuts a restore short.
 //!
 //! A confirmation sends nothing to a ZVM, but for a file recovery, whose confirmation is its plan:
 //! the files as the preview found them, pinned by the plan id the form sends back.
@@ -12,7 +13,7 @@
 use std::path::PathBuf;
 
 use axum::extract::{Form, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{Markup, html};
 use rewind_core::{
@@ -22,7 +23,8 @@ use rewind_core::{
 use serde::{Deserialize, Serialize};
 
 use super::layout::{page, problem};
-use super::pages::{Pages, Session, SignedIn};
+use super::pages::{Pages, Recoverer, Session, SignedIn, given};
+use crate::paths::{UI_ACT_PATH, UI_DIFF_PATH, UI_PATH};
 
 /// The agent the journal names for what a person does on the page.
 pub(super) const PAGE_AGENT: &str = "rewind-ui";
@@ -73,15 +75,9 @@ pub(super) struct ActForm {
     csrf: Option<String>,
 }
 
+/// A field left out of the confirmation's hidden inputs: one the person did not fill in.
 fn blank(v: &Option<String>) -> bool {
-    v.as_deref().is_none_or(|v| v.trim().is_empty())
-}
-
-fn given(v: &Option<String>) -> Option<String> {
-    v.as_deref()
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .map(str::to_owned)
+    given(v).is_none()
 }
 
 /// `GET /ui/diff`'s query.
@@ -107,7 +103,7 @@ pub(super) async fn diff(
         content: false,
     };
     let rewind = for_person(&pages, &session);
-    let listed = detached(async move {
+    let listed = detached(&pages, async move {
         let stop = CancellationToken::new();
         rewind.diff(request, &NoProgress, &stop).await
     })
@@ -125,13 +121,9 @@ pub(super) async fn diff(
 /// `GET /ui/act`: the confirmation of an action, which does nothing yet.
 pub(super) async fn confirm(
     State(pages): State<Pages>,
-    headers: HeaderMap,
     Query(form): Query<ActForm>,
+    Recoverer(session): Recoverer,
 ) -> Response {
-    let session = match pages.recoverer(&headers) {
-        Ok(s) => s,
-        Err(refused) => return *refused,
-    };
     let rewind = for_person(&pages, &session);
     let (question, form) = match question(&rewind, form).await {
         Ok(asked) => asked,
@@ -140,13 +132,13 @@ pub(super) async fn confirm(
     let body = html! {
         h2 { "Confirm" }
         (question)
-        form method="post" action="/ui/act" {
+        form method="post" action=(UI_ACT_PATH) {
             @for (name, value) in fields(&form) {
                 input type="hidden" name=(name) value=(value);
             }
             input type="hidden" name="csrf" value=(session.csrf);
             button type="submit" { (form.act.yes()) }
-            " " a href=(format!("/ui/diff?{}", back_query(&form))) { "No: go back" }
+            " " a href=(format!("{UI_DIFF_PATH}?{}", back_query(&form))) { "No: go back" }
         }
     };
     Html(page("Confirm", body).into_string()).into_response()
@@ -155,19 +147,15 @@ pub(super) async fn confirm(
 /// `POST /ui/act`: runs a confirmed action.
 pub(super) async fn act(
     State(pages): State<Pages>,
-    headers: HeaderMap,
+    Recoverer(session): Recoverer,
     Form(form): Form<ActForm>,
 ) -> Response {
-    let session = match pages.recoverer(&headers) {
-        Ok(s) => s,
-        Err(refused) => return *refused,
-    };
     if form.csrf.as_deref() != Some(session.csrf.as_str()) {
         return problem(StatusCode::FORBIDDEN, "this form was not sent by your page");
     }
     let rewind = for_person(&pages, &session);
     let title = format!("Change {} of {}", form.change, form.vm);
-    match detached(run(rewind, form)).await {
+    match detached(&pages, run(rewind, form)).await {
         Ok(done) => Html(page(&title, done).into_string()).into_response(),
         Err(why) => failed(&why),
     }
@@ -181,11 +169,13 @@ fn for_person(pages: &Pages, session: &Session) -> Rewind {
         .as_agent(PAGE_AGENT)
 }
 
-/// Runs `work` on its own task: a browser that stops waiting does not stop it.
+/// Runs `work` on its own task, counted in the server's work in flight: a browser that stops
+/// waiting does not stop it, and the server finishes it before it exits.
 async fn detached<T: Send + 'static>(
+    pages: &Pages,
     work: impl Future<Output = Result<T, RewindError>> + Send + 'static,
 ) -> Result<T, String> {
-    match tokio::spawn(work).await {
+    match pages.in_flight.spawn(work).await {
         Ok(done) => done.map_err(|e| e.to_string()),
         Err(e) => Err(format!("the action stopped before it ended: {e}")),
     }
@@ -357,12 +347,12 @@ fn actions(q: &DiffQuery) -> Markup {
     html! {
         section id="actions" {
             h2 { "Actions (each asks you to confirm first)" }
-            form method="get" action="/ui/act" {
+            form method="get" action=(UI_ACT_PATH) {
                 (keys("diff_content"))
                 input type="hidden" name="path" value=(path);
                 button type="submit" { "Show the content of the changed files" }
             }
-            form method="get" action="/ui/act" {
+            form method="get" action=(UI_ACT_PATH) {
                 (keys("recover"))
                 label for="recover-path" { "Guest path" }
                 input id="recover-path" name="path" value=(path) required;
@@ -370,11 +360,11 @@ fn actions(q: &DiffQuery) -> Markup {
                 input id="recover-destination" name="destination" placeholder="/srv/recovered" required;
                 button type="submit" { "Recover from the tag" }
             }
-            form method="get" action="/ui/act" {
+            form method="get" action=(UI_ACT_PATH) {
                 (keys("keep"))
                 button type="submit" { "Keep the tags past the journal" }
             }
-            form method="get" action="/ui/act" {
+            form method="get" action=(UI_ACT_PATH) {
                 (keys("restore"))
                 label for="restore-name" { "Restore as a new VM named" }
                 input id="restore-name" name="as_name" placeholder=(format!("{}-restored", q.vm));
@@ -442,7 +432,7 @@ fn failed(why: &str) -> Response {
     let body = html! {
         h2 { "Not done" }
         p { (why) }
-        p { a href="/ui" { "Back to the page" } }
+        p { a href=(UI_PATH) { "Back to the page" } }
     };
     (
         StatusCode::CONFLICT,

@@ -10,8 +10,9 @@ use rewind_core::audit_journal::Timeline;
 use serde::Deserialize;
 
 use super::layout::{page, problem};
-use super::pages::{Pages, Session, SignedIn};
+use super::pages::{Pages, Session, SignedIn, given};
 use crate::local_files::on_files;
+use crate::paths::{UI_DIFF_PATH, UI_LOGOUT_PATH, UI_PATH};
 
 /// Changes whose tags are read from the ZVMs for the page (the newest).
 const TAGGED_CHANGES: usize = 5;
@@ -31,12 +32,6 @@ pub(super) async fn home(
     Query(f): Query<Filters>,
     SignedIn(session): SignedIn,
 ) -> Response {
-    let given = |v: &Option<String>| {
-        v.as_deref()
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .map(str::to_owned)
-    };
     let filter = JournalFilter {
         vm: given(&f.vm),
         change_id: given(&f.change),
@@ -80,7 +75,7 @@ pub(super) async fn home(
 
 fn account(s: &Session) -> Markup {
     html! {
-        form class="account" method="post" action="/ui/logout" {
+        form class="account" method="post" action=(UI_LOGOUT_PATH) {
             "Signed in as " strong { (s.caller.who()) } " "
             input type="hidden" name="csrf" value=(s.csrf);
             button type="submit" { "Sign out" }
@@ -91,7 +86,7 @@ fn account(s: &Session) -> Markup {
 fn filters_form(f: &Filters) -> Markup {
     let v = |x: &Option<String>| x.clone().unwrap_or_default();
     html! {
-        form method="get" action="/ui" {
+        form method="get" action=(UI_PATH) {
             label for="person" { "Person" } input id="person" name="person" value=(v(&f.person));
             label for="agent" { "Agent" } input id="agent" name="agent" value=(v(&f.agent));
             label for="vm" { "VM" } input id="vm" name="vm" value=(v(&f.vm));
@@ -171,5 +166,5 @@ fn diff_link(vm: &str, change: &str) -> String {
         .append_pair("vm", vm)
         .append_pair("change", change)
         .finish();
-    format!("/ui/diff?{query}")
+    format!("{UI_DIFF_PATH}?{query}")
 }

@@ -4,13 +4,15 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
+use crate::paths::{UI_LOGIN_PATH, UI_PATH};
+
 /// A whole page: `body` under the header, with the style embedded.
 pub(super) fn page(title: &str, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
             head { meta charset="utf-8"; title { (title) } style { (STYLE) } }
-            body { header { h1 { a href="/ui" { "rewind" } } } main { (body) } }
+            body { header { h1 { a href=(UI_PATH) { "rewind" } } } main { (body) } }
         }
     }
 }
@@ -31,7 +33,7 @@ pub(super) fn problem(status: StatusCode, why: &str) -> Response {
     };
     let body = page(
         title,
-        html! { p { (why) } p { a href="/ui/login" { "Sign in" } } },
+        html! { p { (why) } p { a href=(UI_LOGIN_PATH) { "Sign in" } } },
     );
     (status, Html(body.into_string())).into_response()
 }

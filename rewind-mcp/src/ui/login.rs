@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 
 use super::layout::{page, problem};
 use super::pages::{MAX_HELD, Pages, SESSION_COOKIE, SESSION_LIFE, Session, cookie};
+use crate::paths::{UI_LOGIN_PATH, UI_PATH};
 use crate::sign_in::Caller;
 
 /// The cookie that binds a login's state to the browser that started it.
@@ -55,7 +56,7 @@ pub(super) async fn login(State(pages): State<Pages>) -> Response {
         .append_pair("code_challenge", &challenge)
         .append_pair("code_challenge_method", "S256");
     let bind = format!(
-        "{LOGIN_COOKIE}={state}; HttpOnly; SameSite=Lax; Path=/ui; Max-Age={}{}",
+        "{LOGIN_COOKIE}={state}; HttpOnly; SameSite=Lax; Path={UI_PATH}; Max-Age={}{}",
         LOGIN_LIFE.as_secs(),
         pages.secure()
     );
@@ -144,7 +145,9 @@ pub(super) async fn callback(
     if cookie(&headers, LOGIN_COOKIE).as_deref() != Some(state.as_str()) {
         return problem(
             StatusCode::BAD_REQUEST,
-            "this sign-in was not started in this browser; start again at /ui/login",
+            &format!(
+                "this sign-in was not started in this browser; start again at {UI_LOGIN_PATH}"
+            ),
         );
     }
     let verifier = {
@@ -187,16 +190,16 @@ pub(super) async fn callback(
         sessions.insert(id.clone(), session);
     }
     let keep = format!(
-        "{SESSION_COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/ui; Max-Age={}{}",
+        "{SESSION_COOKIE}={id}; HttpOnly; SameSite=Strict; Path={UI_PATH}; Max-Age={}{}",
         SESSION_LIFE.as_secs(),
         pages.secure()
     );
-    let forget = format!("{LOGIN_COOKIE}=; HttpOnly; SameSite=Lax; Path=/ui; Max-Age=0");
+    let forget = format!("{LOGIN_COOKIE}=; HttpOnly; SameSite=Lax; Path={UI_PATH}; Max-Age=0");
     let body = html! {
         (DOCTYPE)
-        html lang="en" { head { meta charset="utf-8"; meta http-equiv="refresh" content="0;url=/ui";
+        html lang="en" { head { meta charset="utf-8"; meta http-equiv="refresh" content=(format!("0;url={UI_PATH}"));
             title { "Signed in" } }
-            body { p { "Signed in as " (name) ". " a href="/ui" { "Go on" } } } }
+            body { p { "Signed in as " (name) ". " a href=(UI_PATH) { "Go on" } } } }
     };
     with_cookies(Html(body.into_string()).into_response(), [keep, forget])
 }
@@ -248,7 +251,7 @@ pub(super) async fn logout(
     Form(form): Form<LogoutForm>,
 ) -> Response {
     let Some(id) = cookie(&headers, SESSION_COOKIE) else {
-        return Redirect::to("/ui").into_response();
+        return Redirect::to(UI_PATH).into_response();
     };
     {
         let mut sessions = pages.sessions.lock().unwrap_or_else(|p| p.into_inner());
@@ -259,10 +262,10 @@ pub(super) async fn logout(
             _ => return problem(StatusCode::FORBIDDEN, "this form was not sent by your page"),
         }
     }
-    let gone = format!("{SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/ui; Max-Age=0");
+    let gone = format!("{SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path={UI_PATH}; Max-Age=0");
     let body = page(
         "Signed out",
-        html! { p { "Signed out. " a href="/ui/login" { "Sign in" } } },
+        html! { p { "Signed out. " a href=(UI_LOGIN_PATH) { "Sign in" } } },
     );
     with_cookies(Html(body.into_string()).into_response(), [gone])
 }

@@ -12,8 +12,8 @@
 //!   It answers a page that goes on to `/ui` itself: a redirect straight from a cross-site
 //!   navigation would arrive without the `Strict` cookie.
 //! - Every form that acts carries the session's CSRF token; `POST /ui/logout` ends the session.
-//! - Looking needs the read role ([`home`]); the actions ([`act`]) need the recover role, and each
-//!   runs only when its confirmation is sent back.
+//! - Looking needs the read role, checked once at sign-in ([`login`]); the actions ([`act`]) need
+//!   the recover role, and each runs only when its confirmation is sent back.
 //!
 //! [`login`] signs people in and out; [`pages`] holds the pages' state and who is signed in;
 //! [`layout`] is how every page looks.
@@ -28,22 +28,31 @@ use axum::Router;
 use axum::routing::{get, post};
 use rewind_core::Rewind;
 
+use crate::in_flight::InFlight;
+use crate::paths::{
+    UI_ACT_PATH, UI_CALLBACK_PATH, UI_DIFF_PATH, UI_LOGIN_PATH, UI_LOGOUT_PATH, UI_PATH,
+};
 use crate::sign_in::Verifier;
 use pages::Pages;
 
-/// The `/ui` routes, or `None` without `[http.auth.ui]`.
-pub fn router(rewind: &Rewind, verifier: Option<&Verifier>) -> Option<Router> {
+/// The `/ui` routes, or `None` without `[http.auth.ui]`; what a person starts from them is counted
+/// in `in_flight`, which the server waits for before it exits.
+pub fn router(
+    rewind: &Rewind,
+    verifier: Option<&Verifier>,
+    in_flight: &InFlight,
+) -> Option<Router> {
     let verifier = verifier?.clone();
     let ui = verifier.auth().ui.clone()?;
-    let pages = Pages::new(rewind, verifier, ui);
+    let pages = Pages::new(rewind, verifier, ui, in_flight.clone());
     Some(
         Router::new()
-            .route("/ui", get(home::home))
-            .route("/ui/login", get(login::login))
-            .route("/ui/callback", get(login::callback))
-            .route("/ui/logout", post(login::logout))
-            .route("/ui/diff", get(act::diff))
-            .route("/ui/act", get(act::confirm).post(act::act))
+            .route(UI_PATH, get(home::home))
+            .route(UI_LOGIN_PATH, get(login::login))
+            .route(UI_CALLBACK_PATH, get(login::callback))
+            .route(UI_LOGOUT_PATH, post(login::logout))
+            .route(UI_DIFF_PATH, get(act::diff))
+            .route(UI_ACT_PATH, get(act::confirm).post(act::act))
             .with_state(pages),
     )
 }

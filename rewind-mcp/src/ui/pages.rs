@@ -1,5 +1,5 @@
-//! The pages' state ([`Pages`]): the facade, the realm, and the logins and sessions under way; and
-//! who a request's session cookie says is signed in, with what they may do.
+//! The pages' state ([`Pages`]): the facade, the realm, and the logins and sessions under way; who
+//! a request's session cookie says is signed in, with what they may do; and what a person filled in.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -13,6 +13,8 @@ use rewind_core::Rewind;
 use rewind_core::config::UiSignIn;
 
 use super::layout::problem;
+use crate::in_flight::InFlight;
+use crate::paths::UI_LOGIN_PATH;
 use crate::sign_in::{Caller, Verifier};
 
 /// The session cookie.
@@ -34,8 +36,8 @@ pub(super) struct Session {
 }
 
 /// The session of the person signed in, as a handler's argument: a request without one is sent to
-/// the sign-in instead. It comes after the handler's other arguments, so that a malformed query is
-/// refused as such before the session is looked at.
+/// the sign-in instead. It comes after any query extractor, so that a malformed query is refused as
+/// such before the session is looked at; and before a body, which axum takes last.
 pub(super) struct SignedIn(pub(super) Session);
 
 impl FromRequestParts<Pages> for SignedIn {
@@ -45,7 +47,31 @@ impl FromRequestParts<Pages> for SignedIn {
         pages
             .session(&parts.headers)
             .map(SignedIn)
-            .ok_or_else(|| Redirect::to("/ui/login"))
+            .ok_or_else(|| Redirect::to(UI_LOGIN_PATH))
+    }
+}
+
+/// The session of a person with the recover role, as a handler's argument, placed as [`SignedIn`]
+/// is: a request without a session is sent to the sign-in, one without the role is refused with
+/// the role named.
+pub(super) struct Recoverer(pub(super) Session);
+
+impl FromRequestParts<Pages> for Recoverer {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, pages: &Pages) -> Result<Self, Response> {
+        let SignedIn(session) = SignedIn::from_request_parts(parts, pages)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        if !pages.may_recover(&session) {
+            let role = &pages.verifier.auth().roles.recover;
+            let why = format!(
+                "{} does not have the role {role}, which this action needs (a diff's content, keeping tags, recovering files, restoring a VM); ask whoever runs the realm for it. Nothing was done.",
+                session.caller.who()
+            );
+            return Err(problem(StatusCode::FORBIDDEN, &why));
+        }
+        Ok(Recoverer(session))
     }
 }
 
@@ -59,6 +85,9 @@ pub struct Pages {
     pub(super) logins: Arc<Mutex<HashMap<String, (String, Instant)>>>,
     /// Each session, by the id its cookie holds.
     pub(super) sessions: Arc<Mutex<HashMap<String, Session>>>,
+    /// The server's work in flight, which the actions started from the page count in, so that the
+    /// server finishes them before it exits.
+    pub(super) in_flight: InFlight,
 }
 
 impl std::fmt::Debug for Pages {
@@ -67,6 +96,12 @@ impl std::fmt::Debug for Pages {
             .field("client_id", &self.ui.client_id)
             .finish()
     }
+}
+
+/// A field a person filled in, of a form or a query: trimmed, and absent when blank, as a tool's
+/// argument is ([`crate::args::given`]); the spaces typed around a path or a name are no part of it.
+pub(super) fn given(field: &Option<String>) -> Option<String> {
+    crate::args::given(field.as_deref().map(|v| v.trim().to_owned()))
 }
 
 /// The value of the cookie `name` the request carries.
@@ -82,14 +117,21 @@ pub(super) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
 }
 
 impl Pages {
-    /// The pages of `[http.auth.ui]`, with no login or session yet.
-    pub(super) fn new(rewind: &Rewind, verifier: Verifier, ui: UiSignIn) -> Pages {
+    /// The pages of `[http.auth.ui]`, with no login or session yet, their actions counted in
+    /// `in_flight`.
+    pub(super) fn new(
+        rewind: &Rewind,
+        verifier: Verifier,
+        ui: UiSignIn,
+        in_flight: InFlight,
+    ) -> Pages {
         Pages {
             rewind: rewind.clone(),
             verifier,
             ui,
             logins: Arc::default(),
             sessions: Arc::default(),
+            in_flight,
         }
     }
 
@@ -122,22 +164,5 @@ impl Pages {
     /// Whether the person signed in holds the recover role.
     pub(super) fn may_recover(&self, session: &Session) -> bool {
         self.may(&session.caller, |r| &r.recover)
-    }
-
-    /// The session of a person with the recover role, or the answer to anyone else: to the
-    /// sign-in when signed out, a refusal naming the role when without it.
-    pub(super) fn recoverer(&self, headers: &HeaderMap) -> Result<Session, Box<Response>> {
-        let Some(session) = self.session(headers) else {
-            return Err(Box::new(Redirect::to("/ui/login").into_response()));
-        };
-        if !self.may_recover(&session) {
-            let role = &self.verifier.auth().roles.recover;
-            let why = format!(
-                "{} does not have the role {role}, which this action needs (a diff's content, keeping tags, recovering files, restoring a VM); ask whoever runs the realm for it. Nothing was done.",
-                session.caller.who()
-            );
-            return Err(Box::new(problem(StatusCode::FORBIDDEN, &why)));
-        }
-        Ok(session)
     }
 }

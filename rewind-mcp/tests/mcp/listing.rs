@@ -1,3 +1,8 @@
+//! What a client reads of the server before it calls anything: every tool with its annotations and
+//! schemas, checked in whole; the server's name, instructions and prompt; a stdout that carries only
+//! protocol.
+
+use std::path::Path;
 use std::process::Stdio;
 
 use rmcp::model::GetPromptRequestParams;
@@ -109,6 +114,46 @@ async fn every_tool_is_listed_with_annotations_a_description_and_a_closed_schema
         "the guard's description says to go ahead only on guarded: {description}"
     );
     client.cancel().await.unwrap();
+}
+
+/// The tool list and the instructions as a client reads them, checked in: every tool's name, title,
+/// description, annotations, `inputSchema` and `outputSchema`. Clients and hosts keep what they
+/// read (a host's permission rules name tools, a model learns the descriptions), so a change to any
+/// of it shows up here as a change to this file. When the change is meant,
+/// `REWIND_WRITE_DOCS=1 cargo test -p rewind-mcp --test mcp listing` writes it anew.
+const LISTED: &str = "tests/fixtures/tools.json";
+
+#[tokio::test]
+async fn the_tools_and_the_instructions_are_listed_exactly_as_checked_in() {
+    let env = TestEnv::start(14, Setup::File).await;
+    let client = env.stdio(Human::unreachable(), Protocol::Legacy).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let instructions = client.peer_info().and_then(|i| i.instructions.clone());
+    client.cancel().await.unwrap();
+    let listed = json!({"instructions": instructions, "tools": tools});
+    let listed = format!("{}\n", serde_json::to_string_pretty(&listed).unwrap());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(LISTED);
+    if std::env::var_os("REWIND_WRITE_DOCS").is_some() {
+        std::fs::write(&path, &listed).unwrap();
+        return;
+    }
+    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+    let first_difference = checked_in
+        .lines()
+        .zip(listed.lines())
+        .position(|(was, is)| was != is)
+        .map_or(String::new(), |n| {
+            format!(
+                " (line {}: {:?} is now {:?})",
+                n + 1,
+                checked_in.lines().nth(n).unwrap_or_default(),
+                listed.lines().nth(n).unwrap_or_default()
+            )
+        });
+    assert!(
+        checked_in == listed,
+        "the server no longer lists what {LISTED} holds{first_difference}; if the change is meant, run `REWIND_WRITE_DOCS=1 cargo test -p rewind-mcp --test mcp listing` and commit the file"
+    );
 }
 
 #[tokio::test]

@@ -1,7 +1,8 @@
 //! rewind-mcp driven as a real MCP client drives it: the built binary as a stdio child process or an
 //! HTTP server, rmcp's client, a fresh seeded simulator per test.
 //!
-//! - `listing`: the tools with their annotations, the instructions, the prompt, a clean stdout.
+//! - `listing`: the tools with their annotations and schemas and the instructions, as checked in
+//!   (`tests/fixtures/tools.json`); the prompt; a clean stdout.
 //! - `rewind_loop`: find, guard, list tags, journal; the errors a tool answers with; bad arguments.
 //! - `bad_input`: bad arguments to every tool, refused as usage errors that change nothing.
 //! - `attacks`: the team server against a careful attacker (docs/mcp.md's threat model).

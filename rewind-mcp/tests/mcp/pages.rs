@@ -3,7 +3,8 @@
 //! out with the page's CSRF token; a sign-in started elsewhere, or by someone without the read
 //! role, is refused. A reader lists what changed since a tag; the actions (a diff's content, keep,
 //! recover, restore) need the recover role, and each runs only after a confirmation page, sent
-//! back with the session's CSRF token.
+//! back with the session's CSRF token; one whose browser went away is finished before the server
+//! exits.
 
 use std::collections::HashMap;
 
@@ -422,5 +423,44 @@ async fn a_recoverer_confirms_each_action_before_it_runs() {
     assert_eq!(
         journal["person"]["name"], "carol",
         "by the person signed in: {journal}"
+    );
+}
+
+#[tokio::test]
+async fn on_sigterm_a_restore_from_a_page_whose_browser_went_away_is_finished_and_journaled() {
+    let (env, mut server, base) = server().await;
+    guard_as(&env, &server, "carol", "web-01", "page-5").await;
+    let carol = Person::signed_in(&base, "carol").await;
+    let csrf = carol.csrf().await;
+    env.control.task_duration(3000).await;
+    let browser = tokio::spawn(async move {
+        let restore = [
+            ("do", "restore"),
+            ("vm", "web-01"),
+            ("change", "page-5"),
+            ("as_name", "web-01-back"),
+            ("csrf", csrf.as_str()),
+        ];
+        carol.post("/ui/act", &restore).await
+    });
+    env.control
+        .wait_for_task("a restore", std::time::Duration::from_secs(30), |t| {
+            t["Type"] == "JournalVmRestore"
+        })
+        .await;
+    // The person closes the tab, then a service manager stops the server, while Zerto's restore
+    // task still runs.
+    browser.abort();
+    let status = terminate(server.process()).await;
+    assert_eq!(status.code(), Some(143), "{status}");
+    let record = env.journal_record("page-5");
+    assert_eq!(
+        record["agent"], "rewind-ui",
+        "the restore reached the journal: {record}"
+    );
+    assert_eq!(record["action"], "restore vm as web-01-back", "{record}");
+    assert_eq!(
+        record["verdict"], "waiting",
+        "read until it waits for a commit: {record}"
     );
 }

@@ -4,15 +4,13 @@
 //! good token is served; the protected-resource metadata names the issuer.
 
 use reqwest::StatusCode;
-use serde_json::{Value, json};
-
-use crate::recovery::APP_CONF;
-
 use rmcp::service::{RoleClient, RunningService};
+use serde_json::{Value, json};
 
 use crate::helper::{
     HttpServer, Human, Setup, TestEnv, call, expect_guarded, expect_ok, guard, line, recover_file,
 };
+use crate::recovery::APP_CONF;
 
 /// The configuration's `[http.auth]`: the Boston realm, for `audience`.
 pub(crate) fn signed_in(env: &TestEnv, audience: &str) {

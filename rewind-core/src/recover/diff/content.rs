@@ -37,7 +37,7 @@ pub(super) async fn read_changed(
 
 /// Whether the content of `e` is compared: a changed file whose listed sizes fit `cap`.
 fn compared(e: &DiffEntry, cap: usize) -> bool {
-    let fits = |s: &Option<super::FileState>| {
+    let fits = |s: &Option<super::report::FileState>| {
         s.as_ref()
             .is_some_and(|s| s.size.is_none_or(|n| n <= cap as u64))
     };

@@ -19,3 +19,5 @@ mod recovery;
 mod tasks;
 mod vms;
 mod vpgs;
+
+pub(crate) use tasks::Sent;

@@ -4,8 +4,17 @@
 use crate::error::RewindError;
 use crate::zvm::client::{ZvmClient, segment};
 use crate::zvm::error::CallError;
-use crate::zvm::port::Sent;
 use crate::zvm::wire::{INSERT_TASK_TYPE, InsertCheckpoint, Task};
+
+/// What sending an insert came to, when the ZVM did not refuse it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Sent {
+    /// The ZVM took it: its task id.
+    Task(String),
+    /// It may or may not have happened (no answer, one that could not be read, a 5xx): what
+    /// happened to it, in words for a note.
+    Unknown(String),
+}
 
 impl ZvmClient {
     /// `GET /v1/tasks/{id}`.
