@@ -18,8 +18,8 @@
 use std::time::Duration;
 
 use rewind_core::{Config, Rewind, SiteConfig};
-use zvm_sim::test_kit::Control;
 pub use zvm_sim::test_kit::{CLIENT_ID, CLIENT_SECRET};
+use zvm_sim::test_kit::{Control, trusting_client};
 use zvm_sim::{Options, Simulator, SiteEndpoint, WorldSpec};
 
 use crate::truth::GroundTruth;
@@ -140,7 +140,7 @@ impl BenchEnv {
         .await?;
         let dir = tempfile::tempdir()?;
         let rewind = client(&sim, dir.path(), Sites::Both)?;
-        let control = Control::with_client(trusting(&sim)?, &sim.local().url);
+        let control = Control::with_client(trusting_client(&sim), &sim.local().url);
         Ok(BenchEnv {
             sim,
             rewind,
@@ -221,25 +221,4 @@ pub enum HarnessError {
     /// A temporary folder for the catalog and the journal could not be made.
     #[error("no temporary folder for the journal and the catalog: {0}")]
     TempDir(#[from] std::io::Error),
-}
-
-/// An HTTP client for the simulator's `/_sim` reads that trusts both sites' certificates, if they
-/// have any.
-fn trusting(sim: &Simulator) -> Result<reqwest::Client, HarnessError> {
-    let failed = |e: &dyn std::fmt::Display| HarnessError::Client(e.to_string());
-    let mut certificates = Vec::new();
-    for pem in [sim.local(), sim.peer()]
-        .into_iter()
-        .filter_map(|site| site.certificate_pem.as_ref())
-    {
-        let bytes = std::fs::read(pem)?;
-        certificates.push(reqwest::Certificate::from_pem(&bytes).map_err(|e| failed(&e))?);
-    }
-    let builder = reqwest::Client::builder();
-    let builder = if certificates.is_empty() {
-        builder
-    } else {
-        builder.tls_certs_only(certificates)
-    };
-    builder.build().map_err(|e| failed(&e))
 }

@@ -6,24 +6,12 @@
 //! Like every other client of the simulator, the suite talks to it over HTTP with its own JSON, never
 //! through the simulator's types.
 
-use std::path::PathBuf;
-
+use zvm_sim::Simulator;
+use zvm_sim::test_kit::trusting_client;
 pub use zvm_sim::test_kit::{CLIENT_ID, CLIENT_SECRET, Control, INSERT};
 
-/// A client of the control API served at `boston`; over HTTPS it trusts exactly the sites' own
-/// certificates (PEM files).
-pub fn control(boston: &str, certificates: &[PathBuf]) -> Control {
-    if certificates.is_empty() {
-        return Control::new(boston);
-    }
-    let certs = certificates.iter().map(|path| {
-        let pem = std::fs::read(path)
-            .unwrap_or_else(|e| panic!("the certificate {}: {e}", path.display()));
-        reqwest::Certificate::from_pem(&pem).expect("a PEM certificate")
-    });
-    let http = reqwest::Client::builder()
-        .tls_certs_only(certs)
-        .build()
-        .expect("an HTTPS client of the simulator");
-    Control::with_client(http, boston)
+/// A client of the control API `sim` serves at Boston; over HTTPS it trusts exactly the sites' own
+/// certificates.
+pub fn control(sim: &Simulator) -> Control {
+    Control::with_client(trusting_client(sim), &sim.local().url)
 }

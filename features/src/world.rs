@@ -174,11 +174,7 @@ impl RewindWorld {
         let sim = zvm_sim::start(options)
             .await
             .unwrap_or_else(|e| panic!("the simulator (seed {}) starts: {e}", self.seed));
-        let certificates: Vec<PathBuf> = [sim.local(), sim.peer()]
-            .iter()
-            .filter_map(|site| site.certificate_pem.clone())
-            .collect();
-        self.control = Some(crate::sim::control(&sim.local().url, &certificates));
+        self.control = Some(crate::sim::control(&sim));
         self.sim = Some(sim);
         self.write_config();
     }

@@ -27,6 +27,8 @@
 //!   lost response closes its connection (`api/faults.rs`);
 //! - the saved-state format and its checks (`world/state.rs`), certificates (`tls.rs`), and the
 //!   shape of generated worlds (`world/generate.rs`);
+//! - every connection sets TCP_NODELAY, as an appliance's nginx front does, so an answer leaves
+//!   as it is written (`serve.rs`);
 //! - where a journal's hard limit cuts its history, a burst that does not fit taking everything
 //!   before it (`world/journal.rs`); a journal judged only once it has written for its history and
 //!   while it writes, `HistoryNotMeetingSLA` below the configured history to the minute, and each

@@ -18,9 +18,10 @@
 //! - `decisions`: every decision taken where the real API is silent, and every default.
 //! - `world`: the model (sites, VMs, VPGs, journals with their hard limits and history alerts,
 //!   Extended Journal Copy repositories and retention sets, guest files, tasks and the operations
-//!   they carry out, FLR sessions, Keycloak, call log, fault rules with their path patterns and seeded decisions, simulated clock), behind one
-//!   `std::sync::Mutex`, advanced lazily at the start of each request; also world files and
-//!   generated worlds ([`WorldSpec`]) and the saved-state document.
+//!   they carry out, FLR sessions, Keycloak, call log, fault rules with their path patterns and
+//!   seeded decisions, simulated clock), behind one `std::sync::Mutex`, advanced lazily at the
+//!   start of each request; also world files and generated worlds ([`WorldSpec`]) and the
+//!   saved-state document.
 //! - `http`: the HTTP kit `api` and `control` share: errors, the extractors that bind query and
 //!   body keys case-insensitively, the site context, and the marks layers leave for one another.
 //! - `api`: the `/v1` and Keycloak handlers, one file per resource, plus the bearer check, the

@@ -82,9 +82,10 @@ pub(crate) async fn serve_site(
     let service = site_app(state.shared.clone(), site, Scheme(scheme))
         .into_make_service_with_connect_info::<SocketAddr>();
     let handle = Handle::new();
-    // Answers go out as they are written, as an appliance's front (nginx's `tcp_nodelay`) sends
-    // them: over HTTP/2 an answer's headers and body are two writes, and with Nagle's algorithm
-    // on the body waited for the client's delayed acknowledgement, 40 ms an answer over TLS.
+    // Every connection sets TCP_NODELAY, as an appliance's front (nginx's `tcp_nodelay`) does, so
+    // an HTTP/2 answer's body is not held behind the client's delayed ACK: its headers and body are
+    // two writes, and Nagle's algorithm would keep the second until the first is acknowledged,
+    // 40 ms an answer over TLS.
     let server = axum_server::from_tcp(listener)
         .map_err(bind_error)?
         .handle(handle.clone());

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use serde_json::Value;
-use zvm_sim::test_kit::Site;
+use zvm_sim::test_kit::{Site, trusting_client};
 use zvm_sim::{Options, WorldSpec};
 
 use crate::env::TestEnv;
@@ -23,23 +23,6 @@ async fn appliance(options: Options) -> (TestEnv, tempfile::TempDir) {
         .expect_code(0);
     trust_denver(&env).await;
     (env, certs)
-}
-
-/// An HTTP client that trusts the certificates `sim` serves (if any).
-fn client_for(sim: &zvm_sim::Simulator) -> reqwest::Client {
-    let pems = [sim.local(), sim.peer()]
-        .into_iter()
-        .filter_map(|s| s.certificate_pem.as_ref())
-        .map(|pem| reqwest::Certificate::from_pem(&std::fs::read(pem).unwrap()).unwrap())
-        .collect::<Vec<_>>();
-    if pems.is_empty() {
-        reqwest::Client::new()
-    } else {
-        reqwest::Client::builder()
-            .tls_certs_only(pems)
-            .build()
-            .unwrap()
-    }
 }
 
 /// What a site answers of its inventory, one line per thing, identifiers left out (they come from
@@ -105,7 +88,7 @@ async fn inventory(site: &Site) -> BTreeSet<String> {
 
 /// Both sites' inventories.
 async fn both(sim: &zvm_sim::Simulator) -> BTreeSet<String> {
-    let http = client_for(sim);
+    let http = trusting_client(sim);
     let (boston, denver) = (&sim.local().url, &sim.peer().url);
     let mut all = inventory(&Site::login(&http, boston, "admin", "admin").await).await;
     all.extend(inventory(&Site::login(&http, denver, "admin", "admin").await).await);

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{Datelike, Timelike};
 
 use crate::decisions;
-use crate::http::{ApiError, JsonBody, Params, SiteCtx, StartedTask, ViewCtx};
+use crate::http::{ApiError, JsonBody, Params, SiteCtx, StartedTask, ViewCtx, required};
 use crate::wire::{BrowseView, FlrSessionView, PathItemView};
 use crate::world::auth::Principal;
 use crate::world::files::FileAt;
@@ -48,26 +48,22 @@ pub(crate) async fn mount(
 ) -> Result<impl IntoResponse, ApiError> {
     allow_flr(&caller)?;
     let Some(jflr) = body.object("Jflr")? else {
-        return match body.object("Bflr")? {
-            Some(bflr) => mount_bflr(&ctx, &caller, &bflr),
-            None => Err(ApiError::BadRequest(
-                "Jflr or Bflr is required: send {\"Jflr\": {\"VpgIdentifier\": \"...\", \
-                 \"VmIdentifier\": \"...\", \"CheckpointIdentifier\": \"...\"}} or {\"Bflr\": \
-                 {\"VpgIdentifier\": \"...\", \"VmIdentifier\": \"...\", \
-                 \"RetentionSetIdentifier\": \"...\"}}."
-                    .to_owned(),
-            )),
-        };
+        let bflr = required(
+            body.object("Bflr")?,
+            "Jflr or Bflr",
+            "send {\"Jflr\": {\"VpgIdentifier\": \"...\", \"VmIdentifier\": \"...\", \
+             \"CheckpointIdentifier\": \"...\"}} or {\"Bflr\": {\"VpgIdentifier\": \"...\", \
+             \"VmIdentifier\": \"...\", \"RetentionSetIdentifier\": \"...\"}}",
+        )?;
+        return mount_bflr(&ctx, &caller, &bflr);
     };
     let vpg = jflr.required_text("VpgIdentifier")?;
     let vm = jflr.required_text("VmIdentifier")?;
-    let checkpoint = jflr.identifier("CheckpointIdentifier")?.ok_or_else(|| {
-        ApiError::BadRequest(
-            "Jflr.CheckpointIdentifier is required: choose one from \
-             GET /v1/vpgs/{id}/checkpoints."
-                .to_owned(),
-        )
-    })?;
+    let checkpoint = required(
+        jflr.identifier("CheckpointIdentifier")?,
+        "Jflr.CheckpointIdentifier",
+        "choose one from GET /v1/vpgs/{id}/checkpoints",
+    )?;
     let initial_path = jflr.text("InitialDownloadPath")?;
     let request = MountRequest {
         vpg,
@@ -86,13 +82,11 @@ fn mount_bflr(
     caller: &Principal,
     bflr: &JsonBody,
 ) -> Result<(Extension<StartedTask>, Json<String>), ApiError> {
-    let retention_set = bflr.identifier("RetentionSetIdentifier")?.ok_or_else(|| {
-        ApiError::BadRequest(
-            "Bflr.RetentionSetIdentifier is required: choose one from \
-             GET /v1/ltr/catalog/fullretentionsets."
-                .to_owned(),
-        )
-    })?;
+    let retention_set = required(
+        bflr.identifier("RetentionSetIdentifier")?,
+        "Bflr.RetentionSetIdentifier",
+        "choose one from GET /v1/ltr/catalog/fullretentionsets",
+    )?;
     let request = BflrRequest {
         vpg: bflr.required_text("VpgIdentifier")?,
         vm: bflr.required_text("VmIdentifier")?,
@@ -197,11 +191,11 @@ pub(crate) async fn download(
     body: JsonBody,
 ) -> Result<Json<String>, ApiError> {
     allow_flr(&caller)?;
-    let paths = body.string_list("PathList")?.ok_or_else(|| {
-        ApiError::BadRequest(
-            "PathList is required: send {\"PathList\": [\"sda1/etc/app/app.conf\"]}.".to_owned(),
-        )
-    })?;
+    let paths = required(
+        body.string_list("PathList")?,
+        "PathList",
+        "send {\"PathList\": [\"sda1/etc/app/app.conf\"]}",
+    )?;
     let (session, download) = ctx.with_world(|world, _| {
         let index = world.flr_session(ctx.site, &id)?;
         let session = world.flrs[index].id.clone();

@@ -5,7 +5,7 @@
 use axum::Json;
 use axum::extract::Path;
 
-use crate::http::{ApiError, JsonBody, Params, ViewCtx};
+use crate::http::{ApiError, JsonBody, Params, ViewCtx, required};
 use crate::wire::{
     DatastoreView, EncryptionStateView, LicenseView, PotentialVraView, ServiceProfileView,
     SiteVolumeView, VRA_STATUSES, VmEncryptionView, VmStatisticsView, VolumeEncryptionView,
@@ -173,12 +173,11 @@ pub(crate) async fn set_encryption_state(
         Some(body) => body.boolean("encryptionDetectionEnabled")?,
         None => params.boolean("encryptionDetectionEnabled")?,
     };
-    let enabled = given.ok_or_else(|| {
-        ApiError::BadRequest(
-            "encryptionDetectionEnabled is required: send {\"encryptionDetectionEnabled\": true} or false."
-                .to_owned(),
-        )
-    })?;
+    let enabled = required(
+        given,
+        "encryptionDetectionEnabled",
+        "send {\"encryptionDetectionEnabled\": true} or false",
+    )?;
     ctx.with_world(|world, _| world.sites[ctx.site.index()].encryption_detection_off = !enabled);
     Ok(())
 }
@@ -186,12 +185,12 @@ pub(crate) async fn set_encryption_state(
 /// `POST /v1/encryptionDetection/dismissEvent` `{"vpgIdentifiers": [...]}`: each VPG must be one
 /// this site sees; nothing is suspected, so there is nothing else to clear.
 pub(crate) async fn dismiss_encryption_event(ctx: ViewCtx, body: JsonBody) -> Result<(), ApiError> {
-    let vpgs = body.string_list("vpgIdentifiers")?.unwrap_or_default();
-    if vpgs.is_empty() {
-        return Err(ApiError::BadRequest(
-            "vpgIdentifiers is required: the VPGs whose encryption event to dismiss.".to_owned(),
-        ));
-    }
+    let vpgs = required(
+        body.string_list("vpgIdentifiers")?
+            .filter(|vpgs| !vpgs.is_empty()),
+        "vpgIdentifiers",
+        "the VPGs whose encryption event to dismiss",
+    )?;
     ctx.with_world(|world, _| {
         vpgs.iter()
             .try_for_each(|vpg| world.visible_vpg(ctx.site, vpg).map(|_| ()))

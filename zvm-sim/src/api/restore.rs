@@ -8,7 +8,7 @@ use axum::extract::{Extension, Path, State};
 
 use crate::api::actions::ActionResult;
 use crate::enums::{COMMIT_POLICY, SHUTDOWN_POLICY};
-use crate::http::{ApiError, JsonBody, SiteCtx, StartedTask};
+use crate::http::{ApiError, JsonBody, SiteCtx, StartedTask, required};
 use crate::world::auth::Principal;
 use crate::world::restore::{RestoreRequest, commit_policy};
 
@@ -24,12 +24,11 @@ pub(crate) async fn restore(
 ) -> ActionResult {
     body.enumeration("shutdownPolicy", &SHUTDOWN_POLICY)?;
     body.object("journalVMRestoreSettings")?;
-    let checkpoint = body.identifier("checkpointIdentifier")?.ok_or_else(|| {
-        ApiError::BadRequest(
-            "checkpointIdentifier is required: choose one from GET /v1/vpgs/{id}/checkpoints."
-                .to_owned(),
-        )
-    })?;
+    let checkpoint = required(
+        body.identifier("checkpointIdentifier")?,
+        "checkpointIdentifier",
+        "choose one from GET /v1/vpgs/{id}/checkpoints",
+    )?;
     let wait = body.whole_number("timeToWaitBeforeContinueInSeconds", 0, 2_147_483_647.0)?;
     let request = RestoreRequest {
         vpg: body.required_text("vpgIdentifier")?.to_owned(),

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::api::actions::ActionResult;
 use crate::http::extract::{JsonDocument, parse_date};
-use crate::http::{ApiError, JsonBody, StartedTask, ViewCtx};
+use crate::http::{ApiError, JsonBody, StartedTask, ViewCtx, required};
 use crate::world::auth::Principal;
 use crate::world::clock::SimTime;
 use crate::world::settings::{default_part, pascal_case, settings_vm};
@@ -361,11 +361,11 @@ fn vpg_names(body: Option<JsonBody>) -> Result<Vec<String>, ApiError> {
 /// `POST /v1/vpgSettings/copyVpgSettings` `{"vpgIdentifier"}`: a document for a new VPG with that
 /// VPG's settings and no VM; its identifier.
 pub(crate) async fn copy(ctx: ViewCtx, body: JsonBody) -> Result<Json<String>, ApiError> {
-    let Some(vpg) = body.text("vpgIdentifier")?.map(str::to_owned) else {
-        return Err(ApiError::BadRequest(
-            "vpgIdentifier is required: the VPG whose settings to copy (GET /v1/vpgs).".to_owned(),
-        ));
-    };
+    let vpg = required(
+        body.text("vpgIdentifier")?.map(str::to_owned),
+        "vpgIdentifier",
+        "the VPG whose settings to copy (GET /v1/vpgs)",
+    )?;
     let id = ctx.with_world(|world, _| {
         let vpg = world.visible_vpg(ctx.site, &vpg)?;
         Ok::<_, Refusal>(world.copy_vpg_settings(ctx.site, vpg))
@@ -444,11 +444,11 @@ pub(crate) async fn import(
     body: JsonDocument,
 ) -> Result<Json<Value>, ApiError> {
     let given = pascal_case(body.0);
-    let Some(settings) = given["ExportedVpgSettingsApi"].as_array().cloned() else {
-        return Err(ApiError::BadRequest(
-            "exportedVpgSettingsApi is required: the settings to import, as POST /v1/vpgSettings/exportedSettings/{timeStamp} reads them.".to_owned(),
-        ));
-    };
+    let settings = required(
+        given["ExportedVpgSettingsApi"].as_array().cloned(),
+        "exportedVpgSettingsApi",
+        "the settings to import, as POST /v1/vpgSettings/exportedSettings/{timeStamp} reads them",
+    )?;
     let names: Vec<String> = given["VpgNames"]
         .as_array()
         .into_iter()

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::api::actions::ActionResult;
 use crate::http::extract::JsonDocument;
-use crate::http::{ApiError, JsonBody, StartedTask, ViewCtx};
+use crate::http::{ApiError, JsonBody, StartedTask, ViewCtx, required};
 use crate::wire::vra_host;
 use crate::world::auth::Principal;
 use crate::world::payloads::VraSettings;
@@ -62,13 +62,6 @@ fn install_on(ctx: &ViewCtx, by: &Principal, body: &JsonBody, hosts: Hosts) -> A
         Ok::<_, ApiError>(world.install_vras(ctx.site, hosts, settings, by, now)?)
     })?;
     started(task)
-}
-
-/// The identifier under `key`, which the body must give (400 saying what it names otherwise).
-fn required(body: &JsonBody, key: &str, names: &str) -> Result<String, ApiError> {
-    body.text(key)?
-        .map(str::to_owned)
-        .ok_or_else(|| ApiError::BadRequest(format!("{key} is required: {names}.")))
 }
 
 /// The host of the VRA `id` at `site`.
@@ -153,7 +146,8 @@ pub(crate) async fn install(
     Extension(by): Extension<Principal>,
     body: JsonBody,
 ) -> ActionResult {
-    let host = required(&body, "hostIdentifier", "the host to install the VRA on")?;
+    let host = body.text("hostIdentifier")?.map(str::to_owned);
+    let host = required(host, "hostIdentifier", "the host to install the VRA on")?;
     install_on(&ctx, &by, &body, Hosts::Host(host))
 }
 
@@ -198,8 +192,9 @@ pub(crate) async fn install_on_cluster(
     Extension(by): Extension<Principal>,
     body: JsonBody,
 ) -> ActionResult {
+    let cluster = body.text("clusterIdentifier")?.map(str::to_owned);
     let cluster = required(
-        &body,
+        cluster,
         "clusterIdentifier",
         "the cluster whose hosts get VRAs",
     )?;

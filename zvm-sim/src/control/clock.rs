@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::State;
 
-use crate::http::{ApiError, JsonBody, SiteCtx};
+use crate::http::{ApiError, JsonBody, SiteCtx, required};
 use crate::wire::{ClockView, TimingView};
 use crate::world::World;
 use crate::world::clock::SimTime;
@@ -76,9 +76,7 @@ pub(super) fn required_non_negative(
     example: &str,
     refusal: impl FnOnce(f64) -> String,
 ) -> Result<f64, ApiError> {
-    let value = body
-        .number(key)?
-        .ok_or_else(|| ApiError::BadRequest(format!("{key} is required: send {example}.")))?;
+    let value = required(body.number(key)?, key, &format!("send {example}"))?;
     if !value.is_finite() || value < 0.0 {
         return Err(ApiError::BadRequest(refusal(value)));
     }

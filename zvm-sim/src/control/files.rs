@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::http::{ApiError, Params, SiteCtx};
+use crate::http::{ApiError, Params, SiteCtx, required};
 use crate::wire::FileView;
 use crate::world::World;
 use crate::world::files::PathError;
@@ -52,12 +52,11 @@ fn path_error(error: PathError) -> ApiError {
 }
 
 fn required_path(params: &Params) -> Result<String, ApiError> {
-    params.text("path").map(str::to_owned).ok_or_else(|| {
-        ApiError::BadRequest(
-            "path is required: add ?path=sda1/etc/app/app.conf (a partition-rooted guest path)."
-                .to_owned(),
-        )
-    })
+    required(
+        params.text("path").map(str::to_owned),
+        "path",
+        "add ?path=sda1/etc/app/app.conf (a partition-rooted guest path)",
+    )
 }
 
 /// `GET /_sim/vms/{id}/files?path=...`: the file's bytes now. Without `path`: every file now,

@@ -9,7 +9,7 @@ use crate::decisions::{
     DEFAULT_RESYNC_SECONDS, DEFAULT_RESYNC_SUBSTATUS, MAX_BURST_MINUTES, RESYNC_SUBSTATUSES,
 };
 use crate::enums::{VPG_STATUS, VPG_SUBSTATUS};
-use crate::http::{ApiError, JsonBody, SiteCtx};
+use crate::http::{ApiError, JsonBody, SiteCtx, required};
 use crate::wire::{JournalStateView, VpgStateView};
 use crate::world::World;
 use crate::world::clock::SimTime;
@@ -87,12 +87,11 @@ pub(super) async fn pin_status(
     Path(key): Path<String>,
     body: JsonBody,
 ) -> Result<Json<VpgStateView>, ApiError> {
-    let status = body.enumeration("Status", &VPG_STATUS)?.ok_or_else(|| {
-        ApiError::BadRequest(
-            "Status is required: send {\"Status\": \"MeetingSLA\", \"SubStatus\": \"None\"}."
-                .to_owned(),
-        )
-    })?;
+    let status = required(
+        body.enumeration("Status", &VPG_STATUS)?,
+        "Status",
+        "send {\"Status\": \"MeetingSLA\", \"SubStatus\": \"None\"}",
+    )?;
     let sub_status = body.enumeration("SubStatus", &VPG_SUBSTATUS)?.unwrap_or(0);
     ctx.with_world(|world, now| {
         let vpg = find_vpg(world, &key)?;

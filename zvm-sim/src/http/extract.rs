@@ -10,9 +10,16 @@ use axum::http::request::Parts;
 use chrono::{DateTime, NaiveDate, NaiveDateTime};
 use serde_json::{Map, Value};
 
+use super::error::ApiError;
 use crate::enums::EnumTable;
-use crate::http::ApiError;
 use crate::world::clock::SimTime;
+
+/// `value`, which the request must give under `name`; when it does not, the one answer every
+/// handler gives a missing value: 400 "`name` is required: `what`." (`what` says what the value
+/// names or how to send it).
+pub(crate) fn required<T>(value: Option<T>, name: &str, what: &str) -> Result<T, ApiError> {
+    value.ok_or_else(|| ApiError::BadRequest(format!("{name} is required: {what}.")))
+}
 
 /// The query string, keys lowercased.
 #[derive(Debug, Clone, Default)]
@@ -432,13 +439,9 @@ impl JsonBody {
 
     /// A string field that must be given and not blank.
     pub fn required_text(&self, key: &str) -> Result<&str, ApiError> {
-        match self.text(key)? {
-            Some(s) if !s.trim().is_empty() => Ok(s),
-            _ => Err(ApiError::BadRequest(format!(
-                "{} is required: send {{\"{key}\": \"...\"}} with a non-empty value.",
-                self.name(key)
-            ))),
-        }
+        let given = self.text(key)?.filter(|s| !s.trim().is_empty());
+        let example = format!("send {{\"{key}\": \"...\"}} with a non-empty value");
+        required(given, &self.name(key), &example)
     }
 
     /// A number field, if given.

@@ -1,8 +1,8 @@
 //! The one test kit of the workspace (feature `test-kit`): a fresh seeded simulator on free loopback
-//! ports ([`TestSim`]), a typed client of its `/_sim` control API ([`Control`]), and a small
-//! authenticated client of one site's ZVM API ([`Site`]); the steps that need both together live
-//! in `steps`, and what every client knows beforehand (credentials, paths, [`DEADLINE`]) in
-//! `known`.
+//! ports ([`TestSim`], in `sim`, with the worlds a test starts from in `worlds`), a typed client of
+//! its `/_sim` control API ([`Control`]), and a small authenticated client of one site's ZVM API
+//! ([`Site`]); the steps that need both together live in `steps`, and what every client knows
+//! beforehand (credentials, paths, [`DEADLINE`]) in `known`.
 //!
 //! Every client here speaks HTTP with `serde_json::Value`, as any ZVM client would: nothing in it
 //! shares the simulator's own types, so a test that passes through the kit proves the wire format.
@@ -12,137 +12,16 @@
 mod control;
 mod corpus;
 mod known;
+mod sim;
 mod site;
 mod steps;
+mod worlds;
 
 pub use control::{Control, assert_no_secret, state_of, strings_in, texts};
 pub use corpus::Corpus;
 pub use known::{CLIENT_ID, CLIENT_SECRET, DEADLINE, INSERT, TOKEN_PATH};
+pub use sim::{
+    TestSim, frozen_with_vpg, init_logging, spawn, spawn_frozen, spawn_with, trusting_client,
+};
 pub use site::{Site, password_grant, token};
-
-use crate::{Options, Simulator, WorldSpec};
-
-/// Logs go to the test's output when `TEST_LOG` is set (its value is the filter, `debug` when empty).
-pub fn init_logging() {
-    let Some(filter) = std::env::var_os("TEST_LOG") else {
-        return;
-    };
-    let filter = match filter.to_string_lossy().trim() {
-        "" | "1" => "debug".to_owned(),
-        other => other.to_owned(),
-    };
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-        .with_test_writer()
-        .try_init();
-}
-
-/// The default world with more realm users, as a realm set up for rewind-mcp has them: each
-/// `(name, roles)` signs in with the password `<name>-password`, and its tokens carry `roles`.
-pub fn world_with_people(people: &[(&str, &[&str])]) -> WorldSpec {
-    let mut world = WorldSpec::default_world();
-    for (name, roles) in people {
-        let mut user = world.users[0].clone();
-        user.name = (*name).to_owned();
-        user.password = format!("{name}-password");
-        user.realm_roles = roles.iter().map(|r| (*r).to_owned()).collect();
-        world.users.push(user);
-    }
-    world
-}
-
-/// The default world with these credentials: `admin`'s password, every other user's, and every
-/// service client's secret (tests of secrets use distinctive ones, so a leak is unmistakable).
-pub fn world_with_secrets(
-    admin_password: &str,
-    user_password: &str,
-    client_secret: &str,
-) -> WorldSpec {
-    let mut world = WorldSpec::default_world();
-    for user in &mut world.users {
-        user.password = match user.name.as_str() {
-            "admin" => admin_password.into(),
-            _ => user_password.into(),
-        };
-    }
-    for client in &mut world.clients {
-        client.secret = client_secret.into();
-    }
-    world
-}
-
-/// A running simulator, an HTTP client and the control client.
-#[derive(Debug)]
-pub struct TestSim {
-    /// The simulator; dropping it stops both sites.
-    pub sim: Simulator,
-    /// A plain HTTP client, for requests a test builds itself.
-    pub http: reqwest::Client,
-    /// The `/_sim` control API.
-    pub control: Control,
-}
-
-/// A fresh simulator with `Options::for_tests(seed)`.
-pub async fn spawn(seed: u64) -> TestSim {
-    spawn_with(Options::for_tests(seed)).await
-}
-
-/// A fresh simulator whose clock is frozen, so time moves only through [`Control::advance`].
-pub async fn spawn_frozen(seed: u64) -> TestSim {
-    spawn_with(Options {
-        time_scale: 0.0,
-        ..Options::for_tests(seed)
-    })
-    .await
-}
-
-/// A fresh frozen simulator ([`spawn_frozen`]), Boston logged in as admin, and the identifier of
-/// the VPG named `vpg`: how most tests of one VPG begin.
-pub async fn frozen_with_vpg(seed: u64, vpg: &str) -> (TestSim, Site, String) {
-    let t = spawn_frozen(seed).await;
-    let (boston, vpg) = t.boston_with_vpg(vpg).await;
-    (t, boston, vpg)
-}
-
-/// A fresh simulator with these options.
-pub async fn spawn_with(options: Options) -> TestSim {
-    init_logging();
-    let sim = crate::start(options).await.expect("the simulator starts");
-    let http = reqwest::Client::new();
-    let control = Control::with_client(http.clone(), &sim.local().url);
-    TestSim { sim, http, control }
-}
-
-impl TestSim {
-    /// Boston's URL (the local site).
-    pub fn boston_url(&self) -> &str {
-        &self.sim.local().url
-    }
-
-    /// Denver's URL (the peer site).
-    pub fn denver_url(&self) -> &str {
-        &self.sim.peer().url
-    }
-
-    /// Boston, logged in as admin.
-    pub async fn boston(&self) -> Site {
-        Site::login(&self.http, self.boston_url(), "admin", "admin").await
-    }
-
-    /// Denver, logged in as admin.
-    pub async fn denver(&self) -> Site {
-        Site::login(&self.http, self.denver_url(), "admin", "admin").await
-    }
-
-    /// Boston and Denver, each logged in as admin.
-    pub async fn both_sites(&self) -> (Site, Site) {
-        (self.boston().await, self.denver().await)
-    }
-
-    /// Boston, logged in as admin, and the identifier of the VPG named `vpg`.
-    pub async fn boston_with_vpg(&self, vpg: &str) -> (Site, String) {
-        let boston = self.boston().await;
-        let vpg = boston.vpg_id(vpg).await;
-        (boston, vpg)
-    }
-}
+pub use worlds::{world_with_people, world_with_secrets};

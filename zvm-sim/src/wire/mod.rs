@@ -8,11 +8,12 @@
 //! - [`zvm`]: the ZVM's views of sites, VMs, VPGs, points in time, checkpoints, tasks and FLR
 //!   sessions; [`ltr`], [`monitoring`], [`traces`], [`virtualization`]: those of Extended Journal
 //!   Copy, VRAs and datastores, alerts and events, and the hypervisor's inventory;
-//! - [`site_view`]: [`SiteView`], the world seen from one site at one moment, which fills them;
-//! - [`sim`]: the views of the `/_sim` control API, apart from the ZVM's.
+//! - [`sim`]: the views of the `/_sim` control API, apart from the ZVM's;
+//! - [`site_view`]: the projection that fills them: [`SiteView`], the world seen from one site at
+//!   one moment, one file per area as here, and the `/_sim` views of tasks and retention sets.
 //!
-//! The view files are tables (one list of shapes each); the projection's logic is in `site_view`
-//! and in the `impl SiteView` block of each area.
+//! The view files are tables (one list of shapes each); the projection's logic is all in
+//! `site_view/`.
 
 mod ltr;
 mod monitoring;

@@ -1,7 +1,7 @@
 //! The ZVM's own views of its sites, VMs, VPGs, points in time, checkpoints, tasks and FLR
 //! sessions (`/v1/localsite`, `peersites`, `virtualizationsites`, `vms`, `vpgs`, `tasks`, `flrs`),
 //! with the link objects the others embed. How they are filled from the world is in
-//! `site_view.rs`.
+//! `site_view/zvm.rs`.
 
 use serde::Serialize;
 

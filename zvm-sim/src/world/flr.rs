@@ -469,29 +469,4 @@ impl World {
         self.flrs.retain(|s| s.id != session_id);
         (task_state::COMPLETED, String::new())
     }
-
-    /// The checkpoint `raw` of a VPG, if its journal lists it now; else 400 naming the window.
-    pub fn checkpoint_in_journal(
-        &self,
-        vpg: usize,
-        raw: &str,
-        now: SimTime,
-    ) -> Result<Checkpoint, Refusal> {
-        let v = &self.vpgs[vpg];
-        let (from, to) = v.journal.window_at(now);
-        raw.trim()
-            .parse::<u64>()
-            .ok()
-            .and_then(|id| v.journal.find(id, now))
-            .ok_or_else(|| {
-                Refusal::BadRequest(format!(
-                    "Checkpoint '{raw}' is not in the journal of VPG '{}' (its history window is \
-                     {} to {}): list its checkpoints with GET /v1/vpgs/{}/checkpoints.",
-                    v.name,
-                    from.to_wire(),
-                    to.to_wire(),
-                    v.id
-                ))
-            })
-    }
 }

@@ -8,16 +8,18 @@
 //! status pin, a sync's end) and its moment of maturity (when it has written for its configured
 //! history), the history a journal holds only grows and its fill only drops, so an alert can only
 //! turn off or give way to a milder one; the moment it does is found by bisection. Each VPG keeps
-//! a [`HistoryWatch`](crate::world::traces::HistoryWatch): the alerts on, and up to when they are known. The world settles every watch
-//! to each moment it reaches (`World::advance`), and a change to a journal is settled before and
-//! judged right after it, so every transition is recorded at its own moment, as an event.
+//! a [`HistoryWatch`](crate::world::traces::HistoryWatch): the alerts on, and up to when they are
+//! known. The world settles every watch to each moment it reaches (`World::advance`), and a change
+//! to a journal is settled before and judged right after it (`World::changing_journal`), so every
+//! transition is recorded at its own moment, as an event.
 
 use super::clock::SimTime;
 use super::journal::Journal;
 use super::model::World;
+use super::refusal::Refusal;
 use super::traces::{Alert, AlertOn, HISTORY_RULES, JOURNAL_FULL, Trigger};
 use crate::decisions;
-use crate::enums::{event_type, status};
+use crate::enums::{VPG_STATUS, VPG_SUBSTATUS, event_type, status};
 
 /// The alerts a journal calls for at one moment: the low-history rule it breaks (the harshest),
 /// and whether it is full.
@@ -118,7 +120,7 @@ impl World {
 
     /// Brings a VPG's watch from the moment it is settled to up to `at`, recording each alert that
     /// turned off or gave way on the way, at its moment. Call it before a change to the journal.
-    pub(super) fn settle_history(&mut self, vpg: usize, at: SimTime) {
+    fn settle_history(&mut self, vpg: usize, at: SimTime) {
         let Some(mut from) = self.vpgs[vpg].watch.settled_at else {
             self.vpgs[vpg].watch.settled_at = Some(at);
             return;
@@ -161,6 +163,20 @@ impl World {
                 self.set_full(vpg, false, moment);
             }
         }
+    }
+
+    /// Runs `change` on the VPG's journal at `at`: its history alerts are settled up to `at`
+    /// before, and judged again after, so each transition is recorded at its moment.
+    pub(crate) fn changing_journal<R>(
+        &mut self,
+        vpg: usize,
+        at: SimTime,
+        change: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        self.settle_history(vpg, at);
+        let result = change(self);
+        self.judge_history(vpg, at);
+        result
     }
 
     /// Judges a VPG's journal at `at`, just after a change to it (or at its maturity): the alerts
@@ -210,26 +226,17 @@ impl World {
 
     /// A burst of writes at the VPG now (`POST /_sim/vpgs/{id}/journal-burst`), as much as
     /// `minutes` of its usual writing. Only a VPG that writes checkpoints journals its writes.
-    pub fn journal_burst(
-        &mut self,
-        vpg: usize,
-        minutes: f64,
-        now: SimTime,
-    ) -> Result<(), super::Refusal> {
+    pub fn journal_burst(&mut self, vpg: usize, minutes: f64, now: SimTime) -> Result<(), Refusal> {
         let v = &self.vpgs[vpg];
         if !v.journal.is_writing() {
-            return Err(super::Refusal::Conflict(
-                decisions::refusal_burst_not_writing(
-                    &v.name,
-                    crate::enums::VPG_STATUS.name(v.status),
-                    crate::enums::VPG_SUBSTATUS.name(v.sub_status),
-                ),
-            ));
+            return Err(Refusal::Conflict(decisions::refusal_burst_not_writing(
+                &v.name,
+                VPG_STATUS.name(v.status),
+                VPG_SUBSTATUS.name(v.sub_status),
+            )));
         }
-        self.settle_history(vpg, now);
         let ms = (minutes * 60_000.0).round() as i64;
-        self.vpgs[vpg].journal.burst(now, ms);
-        self.judge_history(vpg, now);
+        self.changing_journal(vpg, now, |world| world.vpgs[vpg].journal.burst(now, ms));
         Ok(())
     }
 }

@@ -23,7 +23,7 @@ pub struct Host {
     pub name: String,
     /// Its VRA.
     #[serde(default)]
-    pub vra: crate::world::inventory::Vra,
+    pub vra: Vra,
 }
 
 /// A datastore of a site.
@@ -226,7 +226,7 @@ pub struct Vpg {
     pub ltr: VpgLtr,
     /// The journal VM restore of one of its VMs, from its start until committed or rolled back.
     #[serde(default)]
-    pub restore: Option<crate::world::inventory::JournalRestore>,
+    pub restore: Option<JournalRestore>,
     /// Removed through `DELETE /v1/vpgs/{id}`: it keeps its position (tasks and traces hold it)
     /// but no site lists it.
     #[serde(default)]

@@ -6,7 +6,7 @@
 //! request: tasks reaching their end, resyncs ending. Everything else (task progress, automatic
 //! checkpoints, tags becoming listed, token expiry) is derived from the clock when it is read.
 //!
-//! The files stand in three layers, each using only those below it:
+//! The files stand in four layers, each using only those below it:
 //! - what everything names: [`ids`] (`SiteRole`, GUIDs), [`refusal`], [`clock`] (simulated time),
 //!   [`spec`] (the world as a file describes it) with [`resolve`] (its validation) and
 //!   [`generate`] (large worlds made from a seed), [`files`] (guest files with their history);
@@ -17,16 +17,22 @@
 //!   reports, alerts), [`documents`] (settings documents), [`scripts`], [`auth`] (Keycloak users,
 //!   clients and tokens), [`faults`] (fault rules), [`calls`] (the call log), `index`, and
 //!   [`setup`], `schedule`;
-//! - [`model`]: the [`World`] that holds them all, with its clock, its schedule and its tasks;
-//!   and, each adding to `World` the requests of one area: `build` (the initial world of a seed),
-//!   [`flr`] (file-level recovery), [`recovery`] (failover test, clone, failover, move, force
-//!   sync), [`live`] (a live operation's commit and rollback), [`restore`] (journal VM restore),
-//!   [`retention`] and [`repositories`] (Extended Journal Copy), [`history`] (the history a
-//!   journal holds and its alerts), [`recorder`] (events and reports), [`settings`],
-//!   [`exported`] and [`lifecycle`] (VPG settings, their export, VPGs created and removed),
-//!   [`vras`], [`pairing`], [`placement`] (which host and VRA replicate each VM, and what each
-//!   datastore holds), and [`state`] (the whole world as a saved JSON document).
+//! - [`model`]: the [`World`] that holds them all: the record, its lookups, the tasks it starts
+//!   and the calls it logs; and, each adding to `World` the requests of one area on top of it:
+//!   `build` (the initial world of a seed), `alerts` (an alert and its events, the RPO alerts),
+//!   [`history`] (the history a journal holds and its alerts), [`recorder`] (events, reports and
+//!   the lists a site reads of them), `status` (a status pinned, syncs and their end), `inserts`
+//!   (tagged checkpoint inserts), [`flr`] (file-level recovery), [`recovery`] (failover test,
+//!   clone, failover, move, force sync), [`live`] (a live operation's commit and rollback),
+//!   [`restore`] (journal VM restore), [`retention`] and [`repositories`] (Extended Journal Copy),
+//!   [`settings`], [`exported`] and [`lifecycle`] (VPG settings, their export, VPGs created and
+//!   removed), [`vras`], [`pairing`], [`placement`] (which host and VRA replicate each VM, and
+//!   what each datastore holds), and [`state`] (the whole world as a saved JSON document);
+//! - `advance`, above every area: the world brought to the simulated "now", each task's end
+//!   handed to the area of its operation.
 
+mod advance;
+mod alerts;
 pub mod auth;
 mod build;
 pub mod calls;
@@ -41,6 +47,7 @@ pub mod generate;
 pub mod history;
 pub mod ids;
 mod index;
+mod inserts;
 mod inventory;
 pub mod journal;
 pub mod lifecycle;
@@ -63,6 +70,7 @@ pub mod settings;
 pub mod setup;
 pub mod spec;
 pub mod state;
+mod status;
 pub mod tasks;
 pub mod traces;
 pub mod vras;

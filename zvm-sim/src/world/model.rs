@@ -1,6 +1,6 @@
-//! The whole simulated world ([`World`]) and how it moves: [`World::advance`] brings it to the
-//! simulated "now", processing in time order what fell due; tasks start here and end here, each
-//! operation's own work done by the file of its area.
+//! The whole simulated world ([`World`]): the record every area builds on, its lookups (VPGs, VMs,
+//! tasks, checkpoints), the tasks it starts and schedules, the calls it logs and the readings
+//! derived from it (progress, RPO, write load). How it moves is `advance.rs`, above the areas.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
@@ -16,16 +16,16 @@ use super::faults::Faults;
 use super::flr_session::FlrSession;
 use super::ids::{SiteRole, guid};
 use super::index::Index;
-use super::inventory::{Resync, Site, Vm, Vpg};
+use super::inventory::{Site, Vm, Vpg};
+use super::journal::Checkpoint;
 use super::ltr::Ltr;
 use super::refusal::Refusal;
 use super::schedule::{Event, Scheduled};
 use super::setup::Timings;
-use super::spec::Role;
 use super::tasks::{Operation, Planned, Task, TaskKey, Tasks};
 use super::traces::Traces;
 use crate::decisions::{self, CHECKPOINT_INTERVAL_MS, REFUSED_TASK_FRACTION};
-use crate::enums::{VPG_STATUS, VPG_SUBSTATUS, status, substatus, task_state};
+use crate::enums::{status, task_state};
 
 /// The whole simulated world.
 #[derive(Debug)]
@@ -84,41 +84,13 @@ impl World {
         (&mut self.auth, &mut self.rng)
     }
 
-    /// Brings the world to `now`: processes, in time order, everything due at or before it.
-    pub fn advance(&mut self, now: SimTime) {
-        while let Some(Reverse(next)) = self.events.peek() {
-            if next.at > now {
-                break;
-            }
-            let Some(Reverse(Scheduled { at, event, .. })) = self.events.pop() else {
-                break;
-            };
-            self.settle_history_all(at);
-            match event {
-                Event::TaskEnds(task) => self.end_task(task, at),
-                Event::ResyncEnds { vpg, generation } => self.end_resync(vpg, generation, at),
-                Event::RestoreTimeout { vpg, task } => self.restore_timeout(vpg, task, at),
-                Event::LiveTimeout { vpg, task } => self.live_timeout(vpg, task, at),
-            }
-        }
-        self.settle_history_all(now);
-        if now.millis_since(self.trimmed_at) >= 60_000 {
-            for vpg in &mut self.vpgs {
-                vpg.journal.trim(now);
-            }
-            self.forget_expired_sets(now);
-            self.age_out_tasks(now);
-            self.trimmed_at = now;
-        }
-    }
-
     /// Forgets the tasks a ZVM would no longer list: terminal tasks that ended more than
     /// [`decisions::TASK_RETENTION`] ago and, beyond the [`decisions::TASKS_KEPT`] most recently
     /// started terminal tasks, the older ones. A task the world still refers to (running, or named by
     /// a failover test, clone, live operation, FLR session or pending event) is kept whatever its
     /// age. Each task keeps its key, so forgetting one is a removal and no reference changes. Only
     /// simulated time and the requests decide what goes, so a seed's run stays repeatable.
-    fn age_out_tasks(&mut self, now: SimTime) {
+    pub(super) fn age_out_tasks(&mut self, now: SimTime) {
         let retention = i64::try_from(decisions::TASK_RETENTION.as_millis()).unwrap_or(i64::MAX);
         self.forget_tasks(now, retention, decisions::TASKS_KEPT);
     }
@@ -194,6 +166,31 @@ impl World {
                 Refusal::NotFound(format!(
                     "There is no VPG '{id}' at site {}: list the VPGs with GET /v1/vpgs.",
                     self.site(site).name
+                ))
+            })
+    }
+
+    /// The checkpoint `raw` of a VPG, if its journal lists it now; else 400 naming the window.
+    pub fn checkpoint_in_journal(
+        &self,
+        vpg: usize,
+        raw: &str,
+        now: SimTime,
+    ) -> Result<Checkpoint, Refusal> {
+        let v = &self.vpgs[vpg];
+        let (from, to) = v.journal.window_at(now);
+        raw.trim()
+            .parse::<u64>()
+            .ok()
+            .and_then(|id| v.journal.find(id, now))
+            .ok_or_else(|| {
+                Refusal::BadRequest(format!(
+                    "Checkpoint '{raw}' is not in the journal of VPG '{}' (its history window is \
+                     {} to {}): list its checkpoints with GET /v1/vpgs/{}/checkpoints.",
+                    v.name,
+                    from.to_wire(),
+                    to.to_wire(),
+                    v.id
                 ))
             })
     }
@@ -309,199 +306,6 @@ impl World {
         Ok(self.tasks[task].id.clone())
     }
 
-    /// `POST /v1/vpgs/{id}/checkpoints`: starts an `InsertTaggedCP` task at `site` and returns its
-    /// identifier. The HTTP answer is always the task id; whether the insert worked is only in the
-    /// task (another insert running, a VPG that writes no checkpoints: the task ends Failed).
-    pub fn insert_tagged_checkpoint(
-        &mut self,
-        site: SiteRole,
-        vpg: usize,
-        name: &str,
-        by: &Principal,
-        now: SimTime,
-    ) -> String {
-        let v = &self.vpgs[vpg];
-        let running = v.running_inserts.first().map(|&task| &self.tasks[task]);
-        let planned = if let Some(running) = running {
-            Planned::Fail(decisions::reason_insert_running(&v.name, &running.id))
-        } else if !self.writes_checkpoints(vpg) {
-            Planned::Fail(decisions::reason_not_writing(
-                &v.name,
-                VPG_STATUS.name(v.status),
-                VPG_SUBSTATUS.name(v.sub_status),
-            ))
-        } else {
-            Planned::Complete
-        };
-        let operation = Operation::InsertTaggedCheckpoint {
-            name: name.to_owned(),
-        };
-        let key = self.start_task(site, vpg, operation, planned, by, now);
-        self.vpgs[vpg].running_inserts.push(key);
-        self.tasks[key].id.clone()
-    }
-
-    /// Another client's tagged checkpoint insert into the VPG `vpg_id` at `site`, as an
-    /// `InsertAsAnotherClient` fault makes it just before a client's own: its task identifier, or
-    /// `None` when no VPG of that identifier is visible there (the client's request then meets the
-    /// 404 it would have met anyway).
-    pub fn insert_as_another_client(
-        &mut self,
-        site: SiteRole,
-        vpg_id: &str,
-        now: SimTime,
-    ) -> Option<String> {
-        let vpg = self.visible_vpg(site, vpg_id).ok()?;
-        let another = Principal {
-            name: decisions::ANOTHER_CLIENT.to_owned(),
-            role: Role::Administrator,
-            realm_roles: Vec::new(),
-        };
-        let name = decisions::ANOTHER_CLIENTS_CHECKPOINT;
-        Some(self.insert_tagged_checkpoint(site, vpg, name, &another, now))
-    }
-
-    /// A task reaches its end: the world carries out its operation and the task records the
-    /// outcome. A task that was stopped earlier (its end already recorded) changes nothing.
-    fn end_task(&mut self, key: TaskKey, at: SimTime) {
-        if !self.tasks[key].is_running() {
-            return;
-        }
-        let operation = self.tasks[key].operation.clone();
-        let (state, reason) = match &operation {
-            Operation::InsertTaggedCheckpoint { name } => self.finish_insert(key, name, at),
-            Operation::FlrMount { session } | Operation::FlrBackupMount { session } => {
-                self.finish_flr_mount(session, at)
-            }
-            Operation::FlrUnmount { session } | Operation::FlrBackupUnmount { session } => {
-                self.finish_flr_unmount(session)
-            }
-            Operation::ManualRetention { .. } => self.finish_retention(key, at),
-            Operation::FailoverTest { .. } => self.finish_failover_test(),
-            Operation::StopFailoverTest { .. } => self.finish_stop_failover_test(key, at),
-            Operation::Clone { checkpoint, vms } => {
-                self.finish_clone(self.tasks[key].on_vpg(), *checkpoint, vms, at)
-            }
-            Operation::Failover { .. } | Operation::Move { .. } => {
-                // Done its part: it waits before commit.
-                self.live_waits(key, at);
-                return;
-            }
-            Operation::LiveCommit { .. } | Operation::LiveRollback { .. } => {
-                self.finish_live_end(key, at)
-            }
-            Operation::ForceSync { generation } => {
-                self.finish_force_sync(self.tasks[key].on_vpg(), *generation)
-            }
-            Operation::JournalVmRestore { .. } => {
-                match self.finish_restore(self.tasks[key].on_vpg(), at) {
-                    Some(ended) => ended,
-                    // Done its part: it waits for a commit or a rollback.
-                    None => return,
-                }
-            }
-            Operation::UpdateVpg { change } => {
-                self.finish_update(self.tasks[key].on_vpg(), change, at)
-            }
-            // The VPG joined the world when its document was committed; its sync ends on its own.
-            Operation::CreateVpg { .. } => (task_state::COMPLETED, String::new()),
-            Operation::DeleteVpg { .. } => self.finish_delete(self.tasks[key].on_vpg(), at),
-            Operation::InstallVras { .. }
-            | Operation::UninstallVras { .. }
-            | Operation::EditVra { .. }
-            | Operation::UpgradeVras { .. }
-            | Operation::ChangeRecoveryHost { .. } => self.finish_vra_task(key),
-            Operation::RestoreFromRetentionSet { .. } => self.finish_set_restore(key, at),
-            // Each took effect when it started (a resume's sync ends on its own).
-            Operation::Pause | Operation::Resume => (task_state::COMPLETED, String::new()),
-            Operation::JournalVmRestoreCommit { .. } => self.finish_restore_end(key, true, at),
-            Operation::JournalVmRestoreRollback { .. } => self.finish_restore_end(key, false, at),
-        };
-        self.trace_task(key, state, &reason, at);
-        self.tasks[key].end(state, reason, at);
-    }
-
-    fn finish_insert(&mut self, key: TaskKey, name: &str, at: SimTime) -> (u8, String) {
-        let task = &self.tasks[key];
-        let vpg = &mut self.vpgs[task.on_vpg()];
-        vpg.running_inserts.retain(|&t| t != key);
-        match &task.planned {
-            Planned::Fail(reason) => (task_state::FAILED, reason.clone()),
-            Planned::Complete if !vpg.journal.covers(task.started, at) => (
-                task_state::FAILED,
-                decisions::reason_journal_lost(&vpg.name),
-            ),
-            Planned::Complete => {
-                let listed_at = at.plus_millis(self.timings.listing_lag_ms);
-                match vpg.journal.add_tagged(task.started, name, listed_at) {
-                    Some(_) => (task_state::COMPLETED, String::new()),
-                    None => (task_state::FAILED, decisions::reason_slot_full(&vpg.name)),
-                }
-            }
-        }
-    }
-
-    /// `POST /_sim/vpgs/{id}/resync`: removes every checkpoint of the VPG and shows a sync for
-    /// `seconds`, then MeetingSLA / None.
-    pub fn resync(&mut self, vpg: usize, seconds: f64, sync_substatus: u8, now: SimTime) -> Resync {
-        let until = now.plus_millis((seconds * 1000.0).round() as i64);
-        let wiped = self.vpgs[vpg].journal.contents(now);
-        let resync = self.sync(vpg, until, sync_substatus, true, now);
-        self.trace_resync(vpg, sync_substatus, &wiped, resync, now);
-        resync
-    }
-
-    fn end_resync(&mut self, vpg: usize, generation: u64, at: SimTime) {
-        let v = &mut self.vpgs[vpg];
-        if v.generation != generation {
-            return;
-        }
-        v.resync = None;
-        v.status = status::MEETING_SLA;
-        v.sub_status = substatus::NONE;
-        self.resume_writing(vpg, at);
-    }
-
-    /// `POST /_sim/vpgs/{id}/status`: shows this status until changed. A running resync is
-    /// cancelled; the VPG writes checkpoints from now on if the new state is one that does, and
-    /// stops (keeping what it wrote) if not.
-    pub fn pin_status(&mut self, vpg: usize, new_status: u8, new_substatus: u8, now: SimTime) {
-        self.changing_journal(vpg, now, |world| {
-            if decisions::writes_checkpoints(new_status, new_substatus) {
-                world.resume_writing(vpg, now);
-            } else {
-                world.vpgs[vpg].journal.stop_writing(now);
-            }
-            let v = &mut world.vpgs[vpg];
-            v.status = new_status;
-            v.sub_status = new_substatus;
-            v.resync = None;
-            v.generation += 1;
-        });
-    }
-
-    /// The VPG writes checkpoints from `at` on; the RPO alerts it raised meanwhile turn off.
-    fn resume_writing(&mut self, vpg: usize, at: SimTime) {
-        self.changing_journal(vpg, at, |world| {
-            world.end_rpo_episode(vpg, at);
-            world.vpgs[vpg].journal.start_writing(at);
-        });
-    }
-
-    /// Runs `change` on the VPG's journal at `at`: its history alerts are settled up to `at`
-    /// before, and judged again after, so each transition is recorded at its moment.
-    pub(crate) fn changing_journal<R>(
-        &mut self,
-        vpg: usize,
-        at: SimTime,
-        change: impl FnOnce(&mut Self) -> R,
-    ) -> R {
-        self.settle_history(vpg, at);
-        let result = change(self);
-        self.judge_history(vpg, at);
-        result
-    }
-
     /// Records an API call; past twice [`decisions::CALLS_KEPT`] calls, the oldest are forgotten
     /// down to that many.
     pub fn record_call(&mut self, call: Call) {
@@ -585,6 +389,7 @@ mod tests {
     use super::*;
     use crate::world::auth::Lifetimes;
     use crate::world::setup::Setup;
+    use crate::world::spec::Role;
     use crate::world::spec::WorldSpec;
 
     const HOUR_MS: i64 = 60 * 60 * 1000;

@@ -265,7 +265,7 @@ fn share_mb(size_mb: u64, index: usize) -> u64 {
 }
 
 impl World {
-    /// Every volume on the datastores of `site`: what [`World::datastore_load`] adds up.
+    /// Every volume on the datastores of `site`: what [`World::datastore_loads`] adds up.
     pub fn volumes(&self, site: SiteRole, now: SimTime) -> Vec<Volume> {
         let mut volumes = Vec::new();
         for (index, vm) in self

@@ -11,11 +11,10 @@ use rand::RngExt;
 use super::auth::Principal;
 use super::clock::SimTime;
 use super::ids::SiteRole;
-use super::inventory::{FailoverTestRun, Resync, Vm, Vpg};
+use super::inventory::{FailoverTestRun, Vm, Vpg};
 use super::journal::Checkpoint;
 use super::model::World;
 use super::refusal::Refusal;
-use super::schedule::Event;
 use super::tasks::{Operation, Planned, TaskKey};
 use super::traces::RecoveryReport;
 use crate::decisions;
@@ -409,39 +408,6 @@ impl World {
             }
             Replication::Pause | Replication::Resume => None,
         }
-    }
-
-    /// Starts a sync until `until`: NotMeetingSLA with `sync_substatus`, no checkpoints written (a
-    /// resync also removes every checkpoint, `wipe`), then MeetingSLA / None. Bumps the VPG's
-    /// generation.
-    pub(crate) fn sync(
-        &mut self,
-        vpg: usize,
-        until: SimTime,
-        sync_substatus: u8,
-        wipe: bool,
-        now: SimTime,
-    ) -> Resync {
-        self.changing_journal(vpg, now, |world| {
-            let journal = &mut world.vpgs[vpg].journal;
-            if wipe {
-                journal.wipe(now);
-            } else {
-                journal.stop_writing(now);
-            }
-        });
-        let v = &mut self.vpgs[vpg];
-        v.status = status::NOT_MEETING_SLA;
-        v.sub_status = sync_substatus;
-        v.generation += 1;
-        let resync = Resync {
-            started: now,
-            until,
-        };
-        v.resync = Some(resync);
-        let generation = v.generation;
-        self.schedule(until, Event::ResyncEnds { vpg, generation });
-        resync
     }
 
     /// The end of a `FailOverTest` task: the test is up (Stage InTest).

@@ -21,7 +21,7 @@ use super::schedule::Event;
 use super::tasks::{Operation, Planned, TaskKey};
 use super::traces::RecoveryReport;
 use crate::decisions;
-use crate::enums::{event_type, status, task_state};
+use crate::enums::{status, task_state};
 
 /// What `Restore` asks for.
 #[derive(Debug, Clone, Default)]
@@ -352,6 +352,3 @@ impl World {
         self.reindex();
     }
 }
-
-/// The event type of a journal VM restore and its end.
-pub(super) const RESTORE_EVENT: u8 = event_type::RESTORE_PROTECTION_GROUP;

@@ -1,5 +1,7 @@
-//! Extended Journal Copy (Zerto's long-term retention, "LTR" in its API): repositories at a site,
-//! and the retention sets a manual run writes to them from a checkpoint of a VPG's journal.
+//! Extended Journal Copy's manual runs and the retention sets they leave: a run started and
+//! aborted, the end of its task (a set written from a checkpoint of the VPG's journal to the VPG's
+//! repository), which sets a site sees, and the sets forgotten once they expire. Repositories
+//! themselves are `repositories.rs`.
 //!
 //! `POST /v1/ltr/vpgs/{id}/retentionstart` starts a `ManualRetention` task; when it ends, a full
 //! retention set of the VPG at the checkpoint's moment is in the VPG's repository, with an expiry

@@ -375,8 +375,9 @@ fn parse_seed(hex: &str) -> Result<[u8; 32], StateError> {
 mod tests {
     use super::*;
     use crate::world::auth::Lifetimes;
+    use crate::world::ids::SiteRole;
+    use crate::world::setup::Setup;
     use crate::world::spec::WorldSpec;
-    use crate::world::{Setup, SiteRole};
 
     fn saved_world() -> serde_json::Value {
         let world = World::new(&Setup {

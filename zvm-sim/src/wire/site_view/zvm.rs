@@ -1,12 +1,12 @@
-//! The projection of the world onto the ZVM's views of one site at one moment ([`SiteView`]): the
-//! links, sites, VMs, VPGs, tasks and FLR sessions of `zvm.rs`. The other areas (`ltr.rs`,
-//! `monitoring.rs`, `traces.rs`, `virtualization.rs`) add their own projections to it.
+//! [`SiteView`], the world seen from one site at one moment, with the links every view carries,
+//! and the ZVM's views it fills: sites, VMs, VPGs, tasks and FLR sessions. The other files of
+//! `site_view` add the projections of their areas to it.
 
-use super::zvm::*;
 use crate::decisions::{
     PEER_PORT, SITE_TYPE, SITE_TYPE_VERSION, ZVM_API_VERSION, ZVM_DISPLAY_VERSION, ZVM_VERSION,
 };
 use crate::enums::{PAIRING_STATUS, VPG_STATUS, VPG_SUBSTATUS, status as vpg_status};
+use crate::wire::zvm::*;
 use crate::world::clock::SimTime;
 use crate::world::flr_session::FlrSession;
 use crate::world::spec::GuestOs;
@@ -98,7 +98,7 @@ impl SiteView<'_> {
         }
     }
 
-    pub(super) fn host_link(&self, site: SiteRole, host: usize) -> Link {
+    fn host_link(&self, site: SiteRole, host: usize) -> Link {
         let (site_id, host_id) = (
             &self.world.site(site).id,
             &self.world.site(site).hosts[host].id,
