@@ -185,7 +185,11 @@ impl Watched {
 
 impl Watched {
     fn stream(&mut self) -> Pin<&mut TcpStream> {
-        Pin::new(self.stream.as_mut().expect("a stream is taken only when it is dropped"))
+        Pin::new(
+            self.stream
+                .as_mut()
+                .expect("a stream is taken only when it is dropped"),
+        )
     }
 }
 
@@ -269,6 +273,8 @@ impl AsyncWrite for Watched {
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.stream.as_ref().is_some_and(TcpStream::is_write_vectored)
+        self.stream
+            .as_ref()
+            .is_some_and(TcpStream::is_write_vectored)
     }
 }
