@@ -16,6 +16,8 @@
 //! - [`catalog`]: read_only / mutating / unknown tools, persisted; the question for the human.
 //! - [`audit_journal`]: the append-only audit journal (not Zerto's VPG journal): a guard's intent,
 //!   task and verdict lines, written by one writer thread, folded into records; the change locks.
+//! - [`forwarded`]: a call the gateway forwards to an upstream's mutating tool, as the journal
+//!   records it, and the server's key for digests of its arguments.
 //! - [`hook`]: the pre-tool hook's judgement of one call (allow, deny, ask, fail closed, each with
 //!   its typed reason), pure: the front reads the host's input, the catalog and the guards.
 //! - [`error`]: [`RewindError`], which wraps the configuration's, the catalog's and the journal's.
@@ -50,6 +52,7 @@ pub mod config;
 pub mod doctor;
 pub mod error;
 pub mod error_kind;
+pub mod forwarded;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod guard;

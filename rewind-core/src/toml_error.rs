@@ -90,7 +90,9 @@ fn kind(serde: &str) -> &'static str {
 }
 
 /// The top-level keys and every table a file read as `T` may hold, as TOML writes them:
-/// `catalog`, `[guard]`, `[hook.team]`, and `[sites.<name>]` for a table of tables.
+/// `catalog`, `[guard]`, `[hook.team]`, `[sites.<name>]` for a table of tables, and
+/// `[[gateway.upstream]]` for an array of tables (the tables inside one written as `[each.deeper]`,
+/// each entry's own).
 pub(crate) fn tables<T: DeserializeOwned>() -> Vec<String> {
     let mut out = Vec::new();
     walk::<T>(&mut Vec::new(), &mut out);
@@ -109,9 +111,33 @@ fn walk<T: DeserializeOwned>(path: &mut Vec<&'static str>, out: &mut Vec<String>
                 walk::<T>(path, out);
             }
             Some(Shape::Tables) => {
-                out.push(format!("[{}.<name>]", path.join(".")));
                 path.push("<name>");
-                walk::<T>(path, out);
+                let of_tables = matches!(shape::<T>(path), Some(Shape::Table(_)));
+                path.pop();
+                if of_tables {
+                    out.push(format!("[{}.<name>]", path.join(".")));
+                    path.push("<name>");
+                    walk::<T>(path, out);
+                    path.pop();
+                } else {
+                    // A table of values (an environment): one table, its keys the user's.
+                    out.push(format!("[{}]", path.join(".")));
+                }
+            }
+            Some(Shape::Array) => {
+                path.push(EACH);
+                if let Some(Shape::Table(_)) = shape::<T>(path) {
+                    path.pop();
+                    out.push(format!("[[{}]]", path.join(".")));
+                    path.push(EACH);
+                    let at = out.len();
+                    walk::<T>(path, out);
+                    for table in &mut out[at..] {
+                        *table = table.replace(&format!(".{EACH}"), "");
+                    }
+                } else if path.len() == 2 {
+                    out.push(field.to_string());
+                }
                 path.pop();
             }
             Some(Shape::Value) | None if path.len() == 1 => out.push(field.to_string()),
@@ -126,8 +152,13 @@ fn walk<T: DeserializeOwned>(path: &mut Vec<&'static str>, out: &mut Vec<String>
 enum Shape {
     Table(&'static [&'static str]),
     Tables,
+    /// An array: of tables when its entry (the path's [`EACH`]) is one.
+    Array,
     Value,
 }
+
+/// The path's step into an array's entry.
+const EACH: &str = "<each>";
 
 /// Asks `T`'s `Deserialize` what it reads at `path`, by walking down one key per level and noting
 /// what it asks for there. The walk always ends in an error: no value is ever made.
@@ -199,9 +230,34 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
         self.enter(Shape::Tables, visitor)
     }
 
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ProbeError> {
+        match self.path.split_first() {
+            None => self.end(Shape::Array),
+            Some((&EACH, rest)) => visitor.visit_seq(One(Some(Probe { path: rest, ..self }))),
+            Some(_) => Err(de::Error::custom("only the shape is read")),
+        }
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
-        unit_struct seq tuple tuple_struct enum identifier ignored_any
+        unit_struct tuple tuple_struct enum identifier ignored_any
+    }
+}
+
+/// An array of one entry, the probe one level down.
+struct One<'a>(Option<Probe<'a>>);
+
+impl<'de> de::SeqAccess<'de> for One<'_> {
+    type Error = ProbeError;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, ProbeError> {
+        self.0
+            .take()
+            .map(|probe| seed.deserialize(probe))
+            .transpose()
     }
 }
 
@@ -246,6 +302,12 @@ mod tests {
         inner: Inner,
         #[serde(default)]
         many: BTreeMap<String, Inner>,
+        #[serde(default)]
+        each: Vec<Inner>,
+        #[serde(default)]
+        words: Vec<String>,
+        #[serde(default)]
+        env: BTreeMap<String, String>,
     }
 
     #[derive(Deserialize, Default)]
@@ -272,7 +334,11 @@ mod tests {
                 "[inner]",
                 "[inner.deeper]",
                 "[many.<name>]",
-                "[many.<name>.deeper]"
+                "[many.<name>.deeper]",
+                "[[each]]",
+                "[each.deeper]",
+                "words",
+                "[env]"
             ]
         );
     }

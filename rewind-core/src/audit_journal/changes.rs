@@ -65,7 +65,11 @@ impl ChangeUse {
         let counts = match record.kind {
             // A recovery the person declined sent nothing: the change id is not spent.
             RecordKind::Recovery => record.verdict != super::verdict::JournalVerdict::Declined,
-            RecordKind::Done | RecordKind::Keep | RecordKind::ProtectionChanged => false,
+            // A forwarded call runs under its change's guard, whose intent counted already.
+            RecordKind::Done
+            | RecordKind::Keep
+            | RecordKind::ProtectionChanged
+            | RecordKind::Call => false,
             RecordKind::Guard => record
                 .attempt
                 .as_ref()

@@ -24,6 +24,9 @@ pub enum RecordKind {
     /// The VPGs a VM is in differ from those its newest guard saw: a VPG was added (untagged) or
     /// removed (with its checkpoints) after the guard.
     ProtectionChanged,
+    /// A call the gateway forwarded to an upstream's mutating tool under a guard of its change:
+    /// written before it was sent, and again when its end was known.
+    Call,
 }
 
 impl std::fmt::Display for RecordKind {
@@ -34,6 +37,7 @@ impl std::fmt::Display for RecordKind {
             RecordKind::Done => "done",
             RecordKind::Keep => "keep",
             RecordKind::ProtectionChanged => "protection_changed",
+            RecordKind::Call => "call",
         })
     }
 }

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JournalVerdict {
-    /// A guard's intent or task line: the guard had not ended when it was written.
+    /// A guard's intent or task line: the guard had not ended when it was written. A forwarded
+    /// call's line written before the call was sent.
     Started,
     /// Read back: an attempt with no verdict line whose process still runs.
     Running,
@@ -43,6 +44,9 @@ pub enum JournalVerdict {
     OutcomeUnknown,
     /// The VPGs of a guarded VM changed after its guard (a `protection_changed` record).
     ProtectionChanged,
+    /// A forwarded call that was sent and whose end cannot be known (cancelled, or its upstream
+    /// gone): it may have changed the VM. It is never sent again.
+    MayHaveRun,
     /// A word of a newer version, kept as written; this version never writes one.
     #[serde(untagged)]
     Other(String),
@@ -66,6 +70,7 @@ impl JournalVerdict {
             JournalVerdict::Closed => "closed",
             JournalVerdict::OutcomeUnknown => "unknown",
             JournalVerdict::ProtectionChanged => "protection_changed",
+            JournalVerdict::MayHaveRun => "may_have_run",
             JournalVerdict::Other(word) => word,
         }
     }

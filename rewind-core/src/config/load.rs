@@ -44,7 +44,8 @@ impl Config {
         let holds_secret = written
             .sites
             .values()
-            .any(|s| s.client_secret.is_some() || s.password.is_some());
+            .any(|s| s.client_secret.is_some() || s.password.is_some())
+            || written.gateway.holds_secret();
         let exposed_secret_mode = looked_at
             .as_deref()
             .filter(|_| holds_secret)

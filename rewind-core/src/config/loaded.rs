@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use super::error::ConfigError;
+use super::gateway::GatewaySettings;
 use super::sections::{
     DiffSettings, GuardSettings, HookSettings, HttpSettings, LookupSettings, RecoverSettings,
 };
@@ -30,6 +31,8 @@ pub struct Config {
     pub lookup: LookupSettings,
     /// HTTP timeouts and read retries, and sign-in to rewind-mcp over HTTP.
     pub http: HttpSettings,
+    /// The upstream MCP servers `rewind-mcp --gateway` serves, guarded.
+    pub gateway: GatewaySettings,
     /// The configuration file that was read, or looked for and not found; `None` when the
     /// configuration was built in code. Named when a site is missing.
     pub file: Option<PathBuf>,
@@ -53,6 +56,7 @@ impl Config {
             diff: DiffSettings::default(),
             lookup: LookupSettings::default(),
             http: HttpSettings::default(),
+            gateway: GatewaySettings::default(),
             file: None,
             exposed_secret_mode: None,
         }

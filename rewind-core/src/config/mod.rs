@@ -19,12 +19,13 @@
 //!
 //! The folder's rooms: `loaded` ([`Config`] and what it
 //! tells the fronts), `load` (the file and the environment read into one), `written` (the file as
-//! written), `sections` and `fronts` (each section's struct), `values` (durations and counts as
+//! written), `sections`, `fronts` and `gateway` (each section's struct), `values` (durations and counts as
 //! the keys write them), `site` (sites, their keys and the `ZVM_*` environment), `validate`,
 //! `paths` (the default files) and `error`.
 
 mod error;
 mod fronts;
+mod gateway;
 mod load;
 mod loaded;
 mod paths;
@@ -37,6 +38,9 @@ mod written;
 pub use crate::secret::Secret;
 pub use error::ConfigError;
 pub use fronts::{HttpAuth, TEAM_TOKEN_ENV, TeamServer, ToolRoles, UiSignIn};
+pub use gateway::{
+    GatewaySettings, Reach, UPSTREAM_NAME_MAX, Upstream, UpstreamCredential, name as upstream_name,
+};
 pub use loaded::Config;
 pub use paths::{APP_DIR, default_catalog_path, default_config_file, default_journal_path};
 pub use sections::{

@@ -451,7 +451,7 @@ fn a_file_that_is_not_valid_is_told_every_table_the_file_takes() {
         said.contains("`lookup.inventory_max_age` (line 2)"),
         "{said}"
     );
-    let tables = "it takes catalog, journal, [sites.<name>], [guard], [hook], [hook.team], [recover], [diff], [lookup], [http], [http.auth], [http.auth.roles], [http.auth.ui]";
+    let tables = "it takes catalog, journal, [sites.<name>], [guard], [hook], [hook.team], [recover], [diff], [lookup], [http], [http.auth], [http.auth.roles], [http.auth.ui], [gateway], [[gateway.upstream]], [gateway.upstream.env]";
     assert!(said.ends_with(tables), "{said}");
 }
 
@@ -481,4 +481,131 @@ fn the_documented_example_loads_with_the_values_it_shows() {
         ..c.http
     };
     assert_eq!(http, HttpSettings::default());
+}
+
+/// The configuration `text` as loaded from a file of its own, with no environment.
+fn loaded(text: &str) -> Result<Config, ConfigError> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, text);
+    Config::load_with_env(Some(&path), &env_of(&[]))
+}
+
+#[test]
+fn gateway_upstreams_load_as_a_child_or_a_url_with_one_credential() {
+    let config = loaded(
+        r#"
+[[gateway.upstream]]
+name = "fs"
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv"]
+env = { FS_TOKEN = "s3cret" }
+vm = "web-01"
+
+[[gateway.upstream]]
+name = "guests-2"
+url = "https://mcp.example.com/mcp"
+token_url = "https://idp.example.com/token"
+client_id = "gateway"
+client_secret_env = "GUESTS_SECRET"
+role = "guests"
+"#,
+    )
+    .unwrap();
+    let [fs, guests] = &config.gateway.upstreams[..] else {
+        panic!("{:?}", config.gateway)
+    };
+    assert_eq!(fs.name, "fs");
+    assert_eq!(fs.vm.as_deref(), Some("web-01"));
+    let Reach::Child { command, args, env } = &fs.reach else {
+        panic!("{fs:?}")
+    };
+    assert_eq!(command, "npx");
+    assert_eq!(args.len(), 3);
+    assert_eq!(env["FS_TOKEN"].expose(), "s3cret");
+    assert!(
+        !format!("{config:?}").contains("s3cret"),
+        "no secret in Debug"
+    );
+    assert_eq!(guests.role.as_deref(), Some("guests"));
+    let Reach::Http { credential, .. } = &guests.reach else {
+        panic!("{guests:?}")
+    };
+    assert!(matches!(
+        credential,
+        Some(UpstreamCredential::ClientCredentials { secret_env, .. }) if secret_env == "GUESTS_SECRET"
+    ));
+}
+
+#[test]
+fn an_upstream_that_is_unclear_or_borrows_a_known_server_name_is_refused_naming_its_key() {
+    let cases = [
+        (
+            "name = \"a_b\"\ncommand = \"x\"",
+            "gateway.upstream[0].name",
+            "letters, digits and -",
+        ),
+        (
+            "name = \"zerto-rewind\"\ncommand = \"x\"",
+            "gateway.upstream[0].name",
+            "already knows",
+        ),
+        (
+            "name = \"claude-code\"\ncommand = \"x\"",
+            "gateway.upstream[0].name",
+            "already knows",
+        ),
+        (
+            "name = \"a\"",
+            "gateway.upstream[0].command",
+            "neither command nor url",
+        ),
+        (
+            "name = \"a\"\ncommand = \"x\"\nurl = \"https://h/mcp\"",
+            "gateway.upstream[0].url",
+            "not both",
+        ),
+        (
+            "name = \"a\"\ncommand = \"x\"\nbearer_env = \"T\"",
+            "gateway.upstream[0].bearer_env",
+            "reached by url",
+        ),
+        (
+            "name = \"a\"\nurl = \"ftp://h\"",
+            "gateway.upstream[0].url",
+            "not an http or https URL",
+        ),
+        (
+            "name = \"a\"\nurl = \"https://h/mcp\"\nbearer_env = \"abc.def-secret\"",
+            "gateway.upstream[0].bearer_env",
+            "not the credential itself",
+        ),
+        (
+            "name = \"a\"\nurl = \"https://h/mcp\"\nclient_id = \"c\"",
+            "gateway.upstream[0].token_url",
+            "together",
+        ),
+        (
+            "name = \"a\"\nurl = \"https://h/mcp\"\nenv = { A = \"b\" }",
+            "gateway.upstream[0].env",
+            "run as a command",
+        ),
+    ];
+    for (table, key, says) in cases {
+        let text = format!("[[gateway.upstream]]\n{table}\n");
+        let problem = loaded(&text).unwrap_err().to_string();
+        assert!(
+            problem.contains(key) && problem.contains(says),
+            "{text}\n=> {problem}"
+        );
+        assert!(
+            !problem.contains("abc.def-secret"),
+            "a value that may be a secret is not echoed: {problem}"
+        );
+    }
+    let twice = "[[gateway.upstream]]\nname = \"a\"\ncommand = \"x\"\n[[gateway.upstream]]\nname = \"a\"\ncommand = \"y\"\n";
+    let problem = loaded(twice).unwrap_err().to_string();
+    assert!(
+        problem.contains("gateway.upstream[1].name") && problem.contains("earlier upstream"),
+        "{problem}"
+    );
 }

@@ -34,6 +34,7 @@ pub(super) fn checked(mut written: Written, env: Option<SiteKeys>) -> Result<Con
     if let Some(auth) = &written.http.auth {
         sign_in(auth)?;
     }
+    let gateway = super::gateway::settings(std::mem::take(&mut written.gateway))?;
     let no_directory = |what, key| ConfigError::NoDirectory { what, key };
     let catalog = written.catalog.or_else(default_catalog_path);
     let journal = written.journal.or_else(default_journal_path);
@@ -45,6 +46,7 @@ pub(super) fn checked(mut written: Written, env: Option<SiteKeys>) -> Result<Con
         diff: written.diff,
         lookup: written.lookup,
         http: written.http,
+        gateway,
         ..Config::new(
             catalog.ok_or(no_directory("the tool catalog", "catalog"))?,
             journal.ok_or(no_directory("the audit journal", "journal"))?,

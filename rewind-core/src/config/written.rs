@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use super::gateway::GatewayKeys;
 use super::sections::{
     DiffSettings, GuardSettings, HookSettings, HttpSettings, LookupSettings, RecoverSettings,
 };
@@ -25,4 +26,5 @@ pub(super) struct Written {
     pub(super) diff: DiffSettings,
     pub(super) lookup: LookupSettings,
     pub(super) http: HttpSettings,
+    pub(super) gateway: GatewayKeys,
 }

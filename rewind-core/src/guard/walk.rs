@@ -119,6 +119,12 @@ fn earlier_use(u: &crate::audit_journal::ChangeUse) -> String {
         crate::audit_journal::RecordKind::ProtectionChanged => {
             format!("{who} found the VPGs of {} changed at {when}", u.vm_name)
         }
+        crate::audit_journal::RecordKind::Call => {
+            format!(
+                "{who} called {} on {} under it at {when}",
+                u.action, u.vm_name
+            )
+        }
     }
 }
 
