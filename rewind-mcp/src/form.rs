@@ -1,5 +1,6 @@
 //! Asking the human through the client's form, as every question of the server does
-//! (`zerto_check_tool`'s about an unknown tool, and the yes before a tool only a person may start):
+//! (`zerto_check_tool`'s about an unknown tool, the yes before a tool only a person may start, the
+//! gateway's about an upstream's unknown tool):
 //! whether the client can show a form, how long the human has, and the two ways of asking.
 //!
 //! - Up to protocol 2025-11-25, an `elicitation/create` request sent while the call is open.
@@ -22,11 +23,11 @@ use rmcp::service::{RequestContext, RoleServer};
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The value of a yes, and of a no, in a form's choice.
-pub(super) const YES: &str = "yes";
-pub(super) const NO: &str = "no";
+pub(crate) const YES: &str = "yes";
+pub(crate) const NO: &str = "no";
 
 /// A required choice between yes and no, titled `title`, its two options titled `yes` and `no`.
-pub(super) fn yes_or_no(title: &'static str, yes: String, no: String) -> EnumSchema {
+pub(crate) fn yes_or_no(title: &'static str, yes: String, no: String) -> EnumSchema {
     EnumSchema::builder(vec![YES.to_string(), NO.to_string()])
         .enum_titles(vec![yes, no])
         .expect("two titles for two values")
@@ -36,21 +37,21 @@ pub(super) fn yes_or_no(title: &'static str, yes: String, no: String) -> EnumSch
 
 /// One question for the human, as a form.
 #[derive(Debug)]
-pub(super) struct Form {
+pub(crate) struct Form {
     /// The key of the question in an `InputRequiredResult` and in the answers sent back.
-    pub(super) key: &'static str,
+    pub(crate) key: &'static str,
     /// What the form says.
-    pub(super) message: String,
+    pub(crate) message: String,
     /// Its fields.
-    pub(super) fields: ElicitationSchema,
+    pub(crate) fields: ElicitationSchema,
     /// The request state that names the call the question belongs to (its tool and arguments), so
     /// that an answer given to another call is not taken for this one.
-    pub(super) state: String,
+    pub(crate) state: String,
 }
 
 /// Why the human's answer is not at hand.
 #[derive(Debug)]
-pub(super) enum Unanswered {
+pub(crate) enum Unanswered {
     /// The client cannot show a form: it declared no elicitation capability.
     NoForm,
     /// The client must show the form and call again with the answer (protocol 2026-07-28 on):
@@ -62,7 +63,7 @@ pub(super) enum Unanswered {
 
 /// Asks the human `form`, in the way the client's protocol allows, and gives their answer as the
 /// client sent it; reading it is the question's own.
-pub(super) async fn ask(
+pub(crate) async fn ask(
     ctx: &RequestContext<RoleServer>,
     round: &FormRound,
     form: Form,
@@ -127,7 +128,7 @@ fn input_required(form: Form) -> InputRequiredResult {
 /// on): the request state that names that round, and the human's answers. Both are `None` on a
 /// first call, and on every call of an older protocol.
 #[derive(Debug)]
-pub(super) struct FormRound {
+pub(crate) struct FormRound {
     state: Option<String>,
     answers: Option<InputResponses>,
 }
@@ -142,6 +143,15 @@ impl<S> FromContextPart<ToolCallContext<'_, S>> for FormRound {
 }
 
 impl FormRound {
+    /// The round a call's own parameters carry: what the gateway, which reads the call whole,
+    /// asks with.
+    pub(crate) fn of(request: &mut rmcp::model::CallToolRequestParams) -> FormRound {
+        FormRound {
+            state: request.request_state.take(),
+            answers: request.input_responses.take(),
+        }
+    }
+
     /// The answer given under `key`, when the round is the one `state` names. The state only says
     /// which question the answers belong to; like everything the client sends, it is not trusted:
     /// answers to another question, or no answers, mean asking again.

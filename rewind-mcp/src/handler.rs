@@ -1,12 +1,13 @@
 //! What the MCP server answers: every tool call (the role check first, then the tool, acting for
-//! the caller when signed in, as an MCP task when the client asks for one), the tasks' methods, and
-//! its identity, instructions and capabilities.
+//! the caller when signed in, as an MCP task when the client asks for one; an upstream's tool
+//! through the [`crate::gateway`]), the tools listed (its own, then the upstreams'), the tasks'
+//! methods, and its identity, instructions and capabilities.
 
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, prompt_handler, tool_handler};
 
 use crate::server::{RewindServer, SERVER_NAME};
-use crate::{metrics, prompt, roles, sign_in, task_run, tasks};
+use crate::{gateway, metrics, prompt, roles, sign_in, task_run, tasks};
 
 #[tool_handler]
 #[prompt_handler]
@@ -18,6 +19,9 @@ impl ServerHandler for RewindServer {
         request: rmcp::model::CallToolRequestParams,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        if let Some(served) = self.gateway.as_ref().and_then(|g| g.find(&request.name)) {
+            return Ok(self.through_gateway(served, request, context).await);
+        }
         if let Some(refused) = roles::refusal(self.rewind.config(), &request.name, &context) {
             return Ok(refused.into());
         }
@@ -39,6 +43,33 @@ impl ServerHandler for RewindServer {
         };
         metrics::server().tool_called(&tool, failed, began.elapsed());
         answer
+    }
+
+    /// Rewind's own tools, then, with `--gateway`, every upstream's tool reached now.
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        let mut tools = Self::tool_router().list_all();
+        if let Some(gateway) = &self.gateway {
+            tools.extend(gateway.tools());
+        }
+        Ok(rmcp::model::ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        Self::tool_router().get(name).cloned().or_else(|| {
+            let gateway = self.gateway.as_ref()?;
+            gateway.tools().into_iter().find(|t| t.name == name)
+        })
+    }
+
+    /// A session begun: with `--gateway`, told from now on when the upstreams' tools change.
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<rmcp::RoleServer>) {
+        if let Some(gateway) = &self.gateway {
+            gateway.tell(context.peer);
+        }
     }
 
     async fn get_task(
@@ -85,18 +116,55 @@ impl ServerHandler for RewindServer {
     }
 
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_prompts()
-                .enable_tasks()
-                .build(),
-        )
-        .with_server_info(
-            Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
-                .with_title("Zerto AI Rewind"),
-        )
-        .with_instructions(prompt::INSTRUCTIONS)
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_prompts()
+            .enable_tasks();
+        // Only a gateway's list changes: its upstreams come and go, and say when theirs change.
+        let capabilities = match self.gateway {
+            Some(_) => capabilities.enable_tool_list_changed().build(),
+            None => capabilities.build(),
+        };
+        ServerConfig::new(capabilities)
+            .with_server_info(
+                Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+                    .with_title("Zerto AI Rewind"),
+            )
+            .with_instructions(prompt::INSTRUCTIONS)
+    }
+}
+
+impl RewindServer {
+    /// A call of an upstream's tool: the caller's role for the upstream first, then the gateway.
+    async fn through_gateway(
+        &self,
+        served: Result<gateway::served::Served, String>,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> rmcp::model::CallToolResponse {
+        let served = match served {
+            Ok(served) => served,
+            Err(why) => return gateway::forward::refused(why).into(),
+        };
+        if let Some(refused) =
+            roles::upstream_refusal(self.rewind.config(), &served.slot.upstream, &context)
+        {
+            return refused.into();
+        }
+        let server = match sign_in::caller(&context) {
+            Some(caller) => self.acting_for(caller.person.clone()),
+            None => self.clone(),
+        };
+        let tool = request.name.to_string();
+        let began = std::time::Instant::now();
+        let caller = gateway::forward::Caller {
+            rewind: server.rewind.clone(),
+            in_flight: server.in_flight.clone(),
+        };
+        let answer = gateway::forward::call(&caller, served, request, context).await;
+        let failed = matches!(&answer, rmcp::model::CallToolResponse::Complete(r) if r.is_error == Some(true));
+        metrics::server().tool_called(&tool, failed, began.elapsed());
+        answer
     }
 }
 

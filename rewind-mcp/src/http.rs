@@ -15,6 +15,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::error::ServeError;
+use crate::gateway::Gateway;
 use crate::hosts::{self, Accepted};
 use crate::in_flight::InFlight;
 use crate::paths::{
@@ -77,6 +78,15 @@ impl HttpService {
     /// this order: its `Host` and `Origin` ([`hosts`]), its token when `[http.auth]` is set
     /// ([`sign_in`]), then at `/mcp` its session and the caps ([`sessions`]).
     pub fn new(rewind: Rewind, limits: HttpLimits) -> Result<HttpService, ServeError> {
+        HttpService::serving(rewind, limits, None)
+    }
+
+    /// [`HttpService::new`], serving `gateway`'s upstream tools beside the server's own when given.
+    pub fn serving(
+        rewind: Rewind,
+        limits: HttpLimits,
+        gateway: Option<Gateway>,
+    ) -> Result<HttpService, ServeError> {
         let auth = rewind.config().http.auth.clone();
         let verifier = auth
             .as_ref()
@@ -90,7 +100,7 @@ impl HttpService {
             .map(|r| r.origin().ascii_serialization())
             .collect();
         let accepted = Accepted::new(&limits.extra_hosts, &resource_origins);
-        let mcp = Mcp::new(&rewind, &limits, &accepted);
+        let mcp = Mcp::new(&rewind, &limits, &accepted, gateway);
         let mut app = mcp.routes.merge(team_routes(&rewind));
         let open = open_routes(&rewind, verifier.as_ref());
         // The pages sign people in with cookies of their own, not bearer tokens.
@@ -146,12 +156,20 @@ struct Mcp {
 impl Mcp {
     /// One [`RewindServer`] (so one `Rewind`, one per-VPG insert queue) shared by every session,
     /// each session admitted within the caps.
-    fn new(rewind: &Rewind, limits: &HttpLimits, accepted: &Accepted) -> Mcp {
+    fn new(
+        rewind: &Rewind,
+        limits: &HttpLimits,
+        accepted: &Accepted,
+        gateway: Option<Gateway>,
+    ) -> Mcp {
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(accepted.hosts().cloned())
             .with_allowed_origins(accepted.origins().cloned());
         let sessions_end = config.cancellation_token.clone();
-        let server = RewindServer::new(rewind.clone()).over_http();
+        let mut server = RewindServer::new(rewind.clone()).over_http();
+        if let Some(gateway) = gateway {
+            server = server.with_gateway(gateway);
+        }
         let in_flight = server.in_flight();
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(limits.session_idle);

@@ -6,6 +6,9 @@
 //!   [`prompt`]: its instructions and the `rewind` prompt.
 //! - [`tools`]: the tools, one file per family, each with its handlers, descriptions, arguments
 //!   and answers, and what the families share.
+//! - [`gateway`]: `--gateway`, the upstream servers' tools served beside the server's own, each
+//!   mutating call guarded before it is forwarded.
+//! - `form`: asking the human through the client's form, as every question does.
 //! - [`args`]: how every tool's arguments are read: their schemas and the checks at the door.
 //! - [`reply`]: the shape of every answer (one line, structured JSON, the JSON as text) and of its
 //!   `outputSchema`.
@@ -33,6 +36,8 @@
 
 pub mod args;
 pub mod error;
+pub(crate) mod form;
+pub mod gateway;
 pub mod guards;
 pub mod handler;
 pub mod health;

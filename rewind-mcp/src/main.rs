@@ -31,6 +31,10 @@ struct Flags {
     /// IP:PORT; port 0 picks a free one. The address served is printed on stderr.
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
+    /// Serve the tools of the configuration's [[gateway.upstream]] servers too, as
+    /// <upstream>__<tool>, each mutating call guarded before it is forwarded (docs/gateway.md).
+    #[arg(long)]
+    gateway: bool,
     /// A host name (or host:port) HTTP clients may use besides localhost, 127.0.0.1 and ::1. Requests
     /// naming any other host are refused (DNS-rebinding guard). Needed to listen beyond loopback.
     #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
@@ -81,7 +85,7 @@ struct Flags {
 async fn main() -> ExitCode {
     let flags = Flags::parse();
     init_logs(&flags);
-    match run(flags).await {
+    match Box::pin(run(flags)).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // One line with the whole chain of causes, never a backtrace.
@@ -116,11 +120,18 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
     {
         rewind = rewind.acting_for(person);
     }
+    let gateway = match flags.gateway {
+        true => Some(start_gateway(rewind.config()).await?),
+        false => None,
+    };
     match &flags.http {
         None => {
-            let server = rewind_mcp::RewindServer::new(rewind);
+            let mut server = rewind_mcp::RewindServer::new(rewind);
+            if let Some(gateway) = gateway {
+                server = server.with_gateway(gateway);
+            }
             finish_on_terminate(server.in_flight());
-            rewind_mcp::serve_stdio(server).await?
+            Box::pin(rewind_mcp::serve_stdio(server)).await?
         }
         Some(addr) => {
             let addr = parse_addr(addr)?;
@@ -138,7 +149,7 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
                      name the host clients will use with --allowed-host, or listen on 127.0.0.1"
                 );
             }
-            let service = rewind_mcp::HttpService::new(rewind, http_limits(&flags))?;
+            let service = rewind_mcp::HttpService::serving(rewind, http_limits(&flags), gateway)?;
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
@@ -178,6 +189,17 @@ async fn run(flags: Flags) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The gateway of the configuration's upstreams, each started or reached once before serving; one
+/// that cannot be is named in a line of the log, and its tools are absent until it can.
+async fn start_gateway(config: &Config) -> anyhow::Result<rewind_mcp::gateway::Gateway> {
+    if config.gateway.upstreams.is_empty() {
+        bail!(
+            "--gateway serves the tools of the configuration's upstream servers, and it names none; add a [[gateway.upstream]] table (docs/gateway.md)"
+        );
+    }
+    Ok(rewind_mcp::gateway::Gateway::start(&config.gateway).await)
 }
 
 /// The HTTP server's bounds, from the flags.

@@ -17,7 +17,7 @@ use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use tokio::sync::mpsc;
 
-use crate::server::RewindServer;
+use crate::in_flight::InFlight;
 
 /// Runs `work` on a task of its own, counted in `in_flight`, with a sink that reports its progress to
 /// the client when the call asked for progress, and waits for it.
@@ -27,10 +27,11 @@ use crate::server::RewindServer;
 /// their tasks end, an FLR session would stay mounted, and neither would reach the journal. On its own
 /// task it finishes whatever becomes of the call, and the server waits for it before exiting.
 ///
-/// A call running as an MCP task ([`crate::tasks`]) reports its progress as the task's status
-/// message instead: its request was answered with the task's handle.
+/// A call running as an MCP task ([`crate::tasks`]; its `task`) reports its progress as the task's
+/// status message instead: its request was answered with the task's handle.
 pub async fn detached<T, F, Fut>(
-    server: &RewindServer,
+    in_flight: &InFlight,
+    task: Option<rmcp::task_manager::TaskContext>,
     ctx: &RequestContext<RoleServer>,
     work: F,
 ) -> Result<T, tokio::task::JoinError>
@@ -41,10 +42,8 @@ where
 {
     let token = ctx.meta.get_progress_token();
     let peer = ctx.peer.clone();
-    let task = server.call.task.clone();
     // Counted before the task starts, so that a session ending right now still waits for it.
-    server
-        .in_flight
+    in_flight
         .spawn(async move {
             if let Some(task) = task {
                 return work(Arc::new(TaskStatus(task))).await;

@@ -4,8 +4,8 @@
 //! names the role, so the agent can say what to ask for. Over stdio, and without `[http.auth]`,
 //! there is no signed-in caller and nothing is checked here.
 
-use rewind_core::config::ToolRoles;
-use rewind_core::{Config, ErrorKind, ErrorReport};
+use rewind_core::config::{ToolRoles, Upstream};
+use rewind_core::{Config, ErrorKind, ErrorReport, ToolClass};
 use rmcp::RoleServer;
 use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
@@ -58,6 +58,58 @@ pub fn refusal(
     Some(refused(format!(
         "{tool} did not run: it needs the role {role:?}, and {who}'s token does not carry it. Nothing was done; ask an administrator of the realm to grant {who} the role {role:?}, then sign in again."
     )))
+}
+
+/// The tool error of a signed-in caller who may not call `upstream`'s tools: an upstream that names
+/// no `role` is refused to everyone over HTTP (a tool the role table does not know), and a caller
+/// without its role is refused; `None` when the call may go on to its class's role
+/// ([`upstream_class_refusal`]).
+pub fn upstream_refusal(
+    config: &Config,
+    upstream: &Upstream,
+    context: &RequestContext<RoleServer>,
+) -> Option<CallToolResult> {
+    config.http.auth.as_ref()?;
+    let caller = caller(context)?;
+    let name = &upstream.name;
+    let Some(role) = &upstream.role else {
+        return Some(refused(format!(
+            "{name}'s tools did not run: its [[gateway.upstream]] names no role, so no caller may use them over HTTP. Ask the server's administrator to set role for {name}."
+        )));
+    };
+    lacks(&caller.roles, role).then(|| {
+        refused(format!(
+            "{name}'s tools did not run: they need the role {role:?}, and {}'s token does not carry it. Nothing was done; ask an administrator of the realm for the role, then sign in again.",
+            caller.who()
+        ))
+    })
+}
+
+/// The tool error of a signed-in caller without the role a call of an upstream tool of `class`
+/// needs besides the upstream's: the read role for a read-only tool, the guard role for one that
+/// is guarded (mutating, or unknown and put to the human).
+pub fn upstream_class_refusal(
+    config: &Config,
+    class: ToolClass,
+    tool: &str,
+    context: &RequestContext<RoleServer>,
+) -> Option<CallToolResult> {
+    let roles = &config.http.auth.as_ref()?.roles;
+    let caller = caller(context)?;
+    let role = match class {
+        ToolClass::ReadOnly => &roles.read,
+        ToolClass::Mutating | ToolClass::Unknown => &roles.guard,
+    };
+    lacks(&caller.roles, role).then(|| {
+        refused(format!(
+            "{tool} did not run: a call of it needs the role {role:?}, and {}'s token does not carry it. Nothing was done; ask an administrator of the realm for the role, then sign in again.",
+            caller.who()
+        ))
+    })
+}
+
+fn lacks(held: &[String], role: &str) -> bool {
+    !held.iter().any(|r| r == role)
 }
 
 /// Why a signed-in caller may not change the catalog, in words; `None` when they may, or when

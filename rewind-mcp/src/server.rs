@@ -3,6 +3,7 @@
 
 use rewind_core::Rewind;
 
+use crate::gateway::Gateway;
 use crate::in_flight::InFlight;
 use crate::tasks::{TaskCall, Tasks};
 
@@ -26,6 +27,8 @@ pub struct RewindServer {
     /// Served over HTTP, to callers on other machines: answers say nothing of this machine's
     /// files (the journal's path).
     pub(crate) over_http: bool,
+    /// With `--gateway`: the upstreams whose tools are served beside the server's own.
+    pub(crate) gateway: Option<Gateway>,
 }
 
 impl RewindServer {
@@ -37,6 +40,15 @@ impl RewindServer {
             tasks: Tasks::default(),
             call: TaskCall::default(),
             over_http: false,
+            gateway: None,
+        }
+    }
+
+    /// The same server, serving `gateway`'s upstream tools beside its own.
+    pub fn with_gateway(self, gateway: Gateway) -> Self {
+        RewindServer {
+            gateway: Some(gateway),
+            ..self
         }
     }
 

@@ -78,7 +78,8 @@ impl RewindServer {
         F: FnOnce(Arc<dyn ProgressSink>) -> Fut + Send + 'static,
         Fut: Future<Output = Result<T, RewindError>> + Send + 'static,
     {
-        match progress::detached(self, ctx, work).await {
+        let task = self.call.task.clone();
+        match progress::detached(&self.in_flight, task, ctx, work).await {
             Ok(Ok(done)) => answer(&done),
             Ok(Err(e)) => failure(&e),
             Err(e) => stopped(what, &e),

@@ -28,8 +28,8 @@ use rmcp::{tool, tool_router};
 use serde::{Deserialize, Serialize};
 
 use super::call::{arguments, or_answer};
-use super::form::{self, Form, FormRound, NO, Unanswered, YES, yes_or_no};
 use crate::args::{self, given};
+use crate::form::{self, Form, FormRound, NO, Unanswered, YES, yes_or_no};
 use crate::local_files::on_files;
 use crate::reply::{self, Said};
 use crate::roles;
@@ -195,6 +195,9 @@ impl RewindServer {
     )]
     async fn add_read_only_tool(&self, args: JsonObject) -> CallToolResult {
         let a: AddReadOnlyArgs = or_answer!(arguments("zerto_add_read_only_tool", args));
+        if let Some(refusal) = upstream_of_gateway(&self.rewind, &a.server) {
+            return refusal;
+        }
         let added = on_files(&self.rewind, move |r| {
             let catalog = r.catalog();
             catalog.add_read_only_unless_mutating(&a.server, &a.tool)?;
@@ -207,6 +210,20 @@ impl RewindServer {
             "It runs without a checkpoint, and is not asked about again.",
         )
     }
+}
+
+/// The refusal of `zerto_add_read_only_tool` for a server the gateway forwards to: an agent does not
+/// unguard the tools the gateway guards; a person does (`rewind catalog add-read-only`).
+fn upstream_of_gateway(rewind: &Rewind, server: &str) -> Option<CallToolResult> {
+    let upstreams = &rewind.config().gateway.upstreams;
+    upstreams.iter().any(|u| u.name == server).then(|| {
+        reply::report(rewind_core::ErrorReport::new(
+            rewind_core::ErrorKind::Refused,
+            format!(
+                "{server} is an upstream of this gateway, whose tools it guards; only a person makes one of them read-only, with rewind catalog add-read-only {server} TOOL. Nothing was changed."
+            ),
+        ))
+    })
 }
 
 /// The answer of a catalog entry added: the tool's classification read back as `class`, and

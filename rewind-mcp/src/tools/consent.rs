@@ -13,12 +13,12 @@
 //! to tell the human.
 //!
 //! How the form reaches the human is the same for every question, `zerto_check_tool`'s too
-//! ([`super::form`]).
+//! ([`crate::form`]).
 
 use rmcp::model::{CallToolResponse, ElicitResult, ElicitationAction, ElicitationSchema};
 use rmcp::service::{RequestContext, RoleServer};
 
-use super::form::{self, Form, FormRound, NO, Unanswered, YES, yes_or_no};
+use crate::form::{self, Form, FormRound, NO, Unanswered, YES, yes_or_no};
 
 /// The key of the question in an `InputRequiredResult` and in the answers sent back.
 const INPUT_KEY: &str = "consent";

@@ -14,9 +14,9 @@ use serde::Deserialize;
 
 use super::call::{arguments, or_answer};
 use super::consent::{Consent, Question};
-use super::form::FormRound;
 use super::recover::recovery_task_answer;
 use crate::args::{self, given};
+use crate::form::FormRound;
 use crate::reply::{self, Said};
 use crate::roles;
 use crate::server::RewindServer;

@@ -15,8 +15,8 @@
 //!   (`zerto_diff_since_tag`, `zerto_restore_vm`).
 //!
 //! What the families share: [`call`] (arguments read, the sites asked, work run on a task of its
-//! own and its outcome answered), [`form`] (asking the human through the client's form, as every
-//! question does) and [`consent`] (the yes a person gives before a tool only they may start).
+//! own and its outcome answered) and [`consent`] (the yes a person gives before a tool only they
+//! may start); every question goes through the client's form ([`crate::form`]).
 //!
 //! Annotations say what each tool does to the world, because hosts act on them (Claude Code's plan
 //! mode runs only `readOnlyHint: true` tools without asking):
@@ -46,7 +46,6 @@ mod catalog;
 mod consent;
 mod diff_restore;
 mod find;
-mod form;
 mod guard;
 mod journal;
 mod recover;

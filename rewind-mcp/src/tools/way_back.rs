@@ -10,8 +10,8 @@ use serde::Deserialize;
 
 use super::call::{arguments, or_answer};
 use super::consent::{Consent, Question};
-use super::form::FormRound;
 use crate::args;
+use crate::form::FormRound;
 use crate::reply::{self, Said};
 use crate::server::RewindServer;
 

@@ -228,6 +228,22 @@ impl TestEnv {
         connect(human, transport, protocol).await
     }
 
+    /// The binary as a gateway (`--gateway`) over stdio, and a client of it that plays `human`.
+    pub async fn gateway_stdio<H: ClientHandler>(&self, human: H) -> RunningService<RoleClient, H> {
+        let stderr = if logging() {
+            Stdio::inherit()
+        } else {
+            Stdio::null()
+        };
+        self.stdio_of(
+            self.command(&["--gateway"]),
+            human,
+            Protocol::Legacy,
+            stderr,
+        )
+        .await
+    }
+
     /// The binary as an HTTP server on a free loopback port.
     pub async fn http_server(&self) -> HttpServer {
         self.http_server_with(&[]).await
@@ -460,6 +476,31 @@ where
             .await
             .expect("the MCP session starts"),
     }
+}
+
+/// `cmd` as a stdio child, a client of it that plays `human`, and its stderr's lines, gathered until
+/// it closes.
+pub async fn stdio_logged<H: ClientHandler>(
+    cmd: tokio::process::Command,
+    human: H,
+) -> (
+    RunningService<RoleClient, H>,
+    tokio::task::JoinHandle<Vec<String>>,
+) {
+    let (transport, stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rewind-mcp starts");
+    let stderr = stderr.expect("stderr is piped");
+    let lines = tokio::spawn(async move {
+        let mut lines = BufReader::new(stderr).lines();
+        let mut all = Vec::new();
+        while let Ok(Some(line)) = lines.next_line().await {
+            all.push(line);
+        }
+        all
+    });
+    (connect(human, transport, Protocol::Legacy).await, lines)
 }
 
 /// A client that plays the human: it can show forms (or not), answers each with `answer`, and keeps

@@ -9,6 +9,8 @@
 //! - `asking`: check_tool's three classes, the human asked (yes, no, remember) on both protocol
 //!   generations, and the client that cannot be asked.
 //! - `recovery`: a file recovered from its tag, a failover test and a clone; their arguments.
+//! - `gateway`: `--gateway` in front of an upstream of the test's own: names, schemas, the guard
+//!   before every mutating call, unknown tools asked about, a child's bare environment.
 //! - `http`: the same server over streamable HTTP, and its Host guard.
 //! - `logging`: stderr at the default level carries no third-party log line.
 //! - `machine`: identical guard calls at once, a catalog lock held elsewhere, an unwritable journal.
@@ -21,6 +23,7 @@
 mod asking;
 mod attacks;
 mod bad_input;
+mod gateway;
 mod helper;
 mod http;
 mod keep;

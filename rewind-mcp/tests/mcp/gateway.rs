@@ -1,0 +1,452 @@
+//! `rewind-mcp --gateway` in front of an upstream that changes guests: a small MCP server run in
+//! this test process over streamable HTTP, whose `write_file` writes a guest file of the simulator
+//! and notes, as it runs, how many tagged checkpoints the simulator had inserted by then. The
+//! gateway runs as a client would start it (the built binary over stdio), with a catalog that says
+//! which upstream tools change VMs.
+
+use std::sync::{Arc, Mutex};
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, Tool};
+use rmcp::schemars::{self, JsonSchema};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ClientHandler, ServerHandler, tool, tool_handler, tool_router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::helper::*;
+use zvm_sim::test_kit::state_of;
+
+/// What the upstream saw of one call: its tool, and the insert tasks of the simulator that had
+/// Completed when it ran.
+#[derive(Debug, Clone)]
+struct Seen {
+    tool: String,
+    inserts_completed: usize,
+}
+
+/// The upstream: tools over the simulator's guests.
+#[derive(Clone)]
+struct Guests {
+    control: Control,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct WriteArgs {
+    /// The VM.
+    vm: String,
+    /// The guest path.
+    path: String,
+    /// What to write.
+    content: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct ReadArgs {
+    /// The VM.
+    vm: String,
+    /// The guest path.
+    path: String,
+}
+
+#[tool_router]
+impl Guests {
+    #[tool(description = "Writes a file in a guest.")]
+    async fn write_file(&self, Parameters(a): Parameters<WriteArgs>) -> String {
+        self.saw("write_file").await;
+        self.control
+            .put_file(&a.vm, &a.path, a.content.as_bytes())
+            .await;
+        format!("wrote {} on {}", a.path, a.vm)
+    }
+
+    #[tool(description = "Reads a file of a guest.")]
+    async fn read_file(&self, Parameters(a): Parameters<ReadArgs>) -> String {
+        self.saw("read_file").await;
+        let bytes = self.control.try_file(&a.vm, &a.path).await;
+        String::from_utf8_lossy(&bytes.unwrap_or_default()).into_owned()
+    }
+
+    #[tool(description = "Tidies a guest up; nobody has said what that changes.")]
+    async fn tidy_up(&self) -> String {
+        self.saw("tidy_up").await;
+        "tidied".to_owned()
+    }
+
+    #[tool(name = "files:purge", description = "A name no MCP client takes.")]
+    async fn purge(&self) -> String {
+        self.saw("files:purge").await;
+        "purged".to_owned()
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for Guests {}
+
+impl Guests {
+    async fn saw(&self, tool: &str) {
+        let inserts = self.control.inserts(None).await;
+        let completed = inserts.iter().filter(|t| state_of(t) == 6).count();
+        self.seen.lock().unwrap().push(Seen {
+            tool: tool.to_owned(),
+            inserts_completed: completed,
+        });
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+/// The upstream served on a free loopback port: it and its MCP URL.
+async fn upstream(env: &TestEnv) -> (Guests, String) {
+    let guests = Guests {
+        control: Control::new(&env.sim.local().url),
+        seen: Arc::default(),
+    };
+    let served = guests.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(served.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let app = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (guests, url)
+}
+
+/// A seeded simulator, the upstream, a gateway configured with it under `guests` (and `extra`
+/// configuration), write_file recorded as mutating with its VM in `vm`, read_file as read-only;
+/// and a client of the gateway that plays `human`.
+async fn gateway<H: ClientHandler>(
+    seed: u64,
+    extra: &str,
+    human: H,
+) -> (TestEnv, Guests, RunningService<RoleClient, H>) {
+    let env = TestEnv::start(seed, Setup::File).await;
+    let (guests, url) = upstream(&env).await;
+    let config = std::fs::read_to_string(env.config_path()).unwrap();
+    let with_gateway =
+        format!("{config}\n[[gateway.upstream]]\nname = \"guests\"\nurl = {url:?}\n{extra}");
+    std::fs::write(env.config_path(), with_gateway).unwrap();
+    let catalog = "[[mutating]]\nserver = \"guests\"\ntool = \"write_file\"\nvm_arg = \"vm\"\n\n\
+                   [[read_only]]\nserver = \"guests\"\ntool = \"read_file\"\n";
+    std::fs::write(env.catalog_path(), catalog).unwrap();
+    let client = env.gateway_stdio(human).await;
+    (env, guests, client)
+}
+
+/// Calls `tool` and gives its result, whatever it is (an upstream's refusal has no structured
+/// content to check against its outputSchema).
+async fn call_through<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    tool: &str,
+    args: Value,
+) -> CallToolResult {
+    tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        client.call_tool(params(tool, args)),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("{tool} did not answer within two minutes"))
+    .unwrap_or_else(|e| panic!("{tool} answers without a protocol error: {e}"))
+}
+
+fn guard_meta(result: &CallToolResult) -> Value {
+    let meta = result.meta.as_ref().map(|m| json!(m)).unwrap_or_default();
+    meta["io.zerto-rewind/guard"].clone()
+}
+
+fn write(vm: &str, content: &str) -> Value {
+    json!({"vm": vm, "path": "sda1/etc/app/app.conf", "content": content})
+}
+
+#[tokio::test]
+async fn upstream_tools_are_served_under_their_names_with_their_schemas_beside_rewinds_own() {
+    let (env, _guests, client) = gateway(501, "", Human::unreachable()).await;
+    let tools: Vec<Tool> = client.list_all_tools().await.unwrap();
+    let named = |n: &str| tools.iter().find(|t| t.name == n).cloned();
+    let write = named("guests__write_file").expect("write_file is served");
+    assert_eq!(
+        write.input_schema.get("required"),
+        Some(&json!(["vm", "path", "content"])),
+        "its inputSchema passes unchanged: {:?}",
+        write.input_schema
+    );
+    assert!(named("guests__read_file").is_some() && named("guests__tidy_up").is_some());
+    assert!(
+        named("zerto_guard_before_mutate").is_some(),
+        "rewind's own tools stay"
+    );
+    assert!(
+        tools.iter().all(|t| !t.name.contains(':')),
+        "a name a client refuses is left out: {:?}",
+        tools.iter().map(|t| &t.name).collect::<Vec<_>>()
+    );
+    let info = client.peer_info().unwrap();
+    assert!(
+        info.capabilities
+            .tools
+            .as_ref()
+            .and_then(|t| t.list_changed)
+            == Some(true),
+        "a gateway says its list changes"
+    );
+    drop(env);
+}
+
+#[tokio::test]
+async fn a_read_only_upstream_tool_is_forwarded_and_tags_nothing() {
+    let (env, guests, client) = gateway(502, "", Human::unreachable()).await;
+    env.control
+        .put_file("web-01", "sda1/etc/app/app.conf", b"v1")
+        .await;
+    let read = call_through(
+        &client,
+        "guests__read_file",
+        json!({"vm": "web-01", "path": "sda1/etc/app/app.conf"}),
+    )
+    .await;
+    expect_ok(&read);
+    assert_eq!(line(&read), "v1");
+    assert_eq!(env.control.insert_posts().await, 0, "nothing tagged");
+    assert_eq!(guests.seen().len(), 1);
+}
+
+#[tokio::test]
+async fn a_mutating_call_is_forwarded_only_once_every_vpg_of_its_vm_is_tagged() {
+    let (env, guests, client) = gateway(503, "", Human::unreachable()).await;
+    let written = call_through(&client, "guests__write_file", write("web-01", "v2")).await;
+    expect_ok(&written);
+    let seen = guests.seen();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0].tool, "write_file");
+    assert_eq!(
+        seen[0].inserts_completed, 3,
+        "web-01's three VPGs were tagged before the upstream was called: {seen:?}"
+    );
+    assert_eq!(
+        env.control.file("web-01", "sda1/etc/app/app.conf").await,
+        b"v2"
+    );
+    let guard = guard_meta(&written);
+    let change = guard["change_id"].as_str().unwrap().to_owned();
+    assert!(change.starts_with("gw-guests-web-01-"), "{guard}");
+    assert_eq!(guard["tags"].as_array().map(Vec::len), Some(3), "{guard}");
+    assert_eq!(guard["reused"], false);
+    let lines = std::fs::read_to_string(env.journal_path()).unwrap();
+    let records: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .collect();
+    let of = |kind: &str| -> Vec<Value> {
+        records
+            .iter()
+            .filter(|r| r["kind"] == kind)
+            .cloned()
+            .collect()
+    };
+    let guarded = of("guard");
+    let guarded = guarded.last().expect("the guard is journaled");
+    assert_eq!(guarded["verdict"], "guarded", "{guarded}");
+    assert_eq!(guarded["change_id"], change.as_str());
+    assert_eq!(
+        guarded["agent"], "test-human",
+        "the client's own name: {guarded}"
+    );
+    assert_eq!(guarded["action"], "gateway guests");
+    let calls = of("call");
+    let verdicts: Vec<&Value> = calls.iter().map(|c| &c["verdict"]).collect();
+    assert_eq!(
+        verdicts,
+        [&json!("started"), &json!("completed")],
+        "{calls:?}"
+    );
+    assert_eq!(calls[0]["details"]["tool"], "write_file");
+    assert_eq!(
+        calls[0]["details"]["arguments_hmac"].as_str().map(str::len),
+        Some(64)
+    );
+    assert!(
+        !lines.contains("v2\""),
+        "the arguments themselves are not journaled"
+    );
+}
+
+#[tokio::test]
+async fn a_later_call_in_the_window_reuses_the_guard_and_a_named_change_is_the_clients() {
+    let (env, guests, client) = gateway(504, "", Human::unreachable()).await;
+    let first = call_through(&client, "guests__write_file", write("web-01", "a")).await;
+    expect_ok(&first);
+    let inserts = env.control.insert_posts().await;
+    let again = call_through(&client, "guests__write_file", write("web-01", "b")).await;
+    expect_ok(&again);
+    assert_eq!(
+        env.control.insert_posts().await,
+        inserts,
+        "no second guard in the window"
+    );
+    assert_eq!(guard_meta(&again)["reused"], true);
+    assert_eq!(
+        guard_meta(&again)["change_id"],
+        guard_meta(&first)["change_id"]
+    );
+    let mut named = params("guests__write_file", write("web-01", "c"));
+    let mut meta = rmcp::model::RequestMetaObject::default();
+    meta.insert("io.zerto-rewind/change".into(), json!("upgrade-app-7"));
+    named.meta = Some(meta);
+    let own = client.call_tool(named).await.unwrap();
+    expect_ok(&own);
+    assert_eq!(guard_meta(&own)["change_id"], "upgrade-app-7");
+    assert_eq!(guard_meta(&own)["reused"], false);
+    assert_eq!(env.control.insert_posts().await, inserts + 3);
+    assert_eq!(guests.seen().len(), 3);
+}
+
+#[tokio::test]
+async fn with_zerto_out_of_reach_a_mutating_call_never_reaches_its_upstream() {
+    let env = TestEnv::start(505, Setup::File).await;
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("http://127.0.0.1:{}", free.local_addr().unwrap().port());
+    drop(free);
+    env.edit_config(&env.sim.local().url, &dead);
+    env.edit_config(&env.sim.peer().url, &dead);
+    let (guests, url) = upstream(&env).await;
+    let config = std::fs::read_to_string(env.config_path()).unwrap();
+    std::fs::write(
+        env.config_path(),
+        format!("{config}\n[[gateway.upstream]]\nname = \"guests\"\nurl = {url:?}\n"),
+    )
+    .unwrap();
+    let catalog = "[[mutating]]\nserver = \"guests\"\ntool = \"write_file\"\nvm_arg = \"vm\"\n";
+    std::fs::write(env.catalog_path(), catalog).unwrap();
+    let client = env.gateway_stdio(Human::unreachable()).await;
+    let refused = call_through(&client, "guests__write_file", write("web-01", "x")).await;
+    expect_error_saying(&refused, "guests__write_file was not called");
+    assert!(guests.seen().is_empty(), "the upstream was never called");
+    assert!(
+        env.control
+            .try_file("web-01", "sda1/etc/app/app.conf")
+            .await
+            .as_deref()
+            != Some(b"x".as_slice()),
+        "the file stays unwritten"
+    );
+}
+
+#[tokio::test]
+async fn a_call_whose_vm_cannot_be_told_is_refused_before_its_upstream() {
+    let (_env, guests, client) = gateway(506, "", Human::unreachable()).await;
+    let no_vm = call_through(
+        &client,
+        "guests__write_file",
+        json!({"path": "sda1/etc/app/app.conf", "content": "x"}),
+    )
+    .await;
+    expect_error_saying(&no_vm, "has no vm");
+    let nobody = call_through(&client, "guests__write_file", write("no-such-vm", "x")).await;
+    expect_error_saying(&nobody, "was not called");
+    assert!(guests.seen().is_empty(), "{:?}", guests.seen());
+}
+
+#[tokio::test]
+async fn an_unknown_upstream_tool_is_put_to_the_human_and_never_run_unasked() {
+    let (_env, guests, client) = gateway(507, "vm = \"web-01\"\n", Human::unreachable()).await;
+    let refused = call_through(&client, "guests__tidy_up", json!({})).await;
+    expect_error_saying(&refused, "could not be asked");
+    assert!(
+        line(&refused).contains("tagged checkpoint"),
+        "{}",
+        line(&refused)
+    );
+    assert!(
+        refused.structured_content.is_none(),
+        "a refusal is text only"
+    );
+    assert!(guests.seen().is_empty());
+
+    let human = Human::answering(Answer::Yes);
+    let (env, guests, client) = gateway(508, "vm = \"web-01\"\n", human.clone()).await;
+    let run = call_through(&client, "guests__tidy_up", json!({})).await;
+    expect_ok(&run);
+    assert_eq!(human.times_asked(), 1);
+    assert_eq!(guests.seen()[0].inserts_completed, 3, "yes: guarded first");
+    assert_eq!(guard_meta(&run)["tags"].as_array().map(Vec::len), Some(3));
+    drop(env);
+}
+
+#[tokio::test]
+async fn an_agent_cannot_make_an_upstream_tool_read_only() {
+    let (env, _guests, client) = gateway(509, "", Human::unreachable()).await;
+    let refused = call(
+        &client,
+        "zerto_add_read_only_tool",
+        json!({"server": "guests", "tool": "write_file"}),
+    )
+    .await;
+    expect_error_saying(&refused, "only a person");
+    let catalog = std::fs::read_to_string(env.catalog_path()).unwrap();
+    assert!(!catalog.contains("[[read_only]]\nserver = \"guests\"\ntool = \"write_file\""));
+}
+
+#[tokio::test]
+async fn a_child_upstream_gets_none_of_the_gateways_zvm_credentials() {
+    let env = TestEnv::start(510, Setup::File).await;
+    let config = std::fs::read_to_string(env.config_path()).unwrap();
+    let child = format!(
+        "\n[[gateway.upstream]]\nname = \"inner\"\ncommand = {:?}\nenv = {{ REWIND_INNER = \"1\" }}\n\
+         [[gateway.upstream]]\nname = \"broken\"\ncommand = \"/nonexistent/upstream\"\n",
+        env!("CARGO_BIN_EXE_rewind-mcp")
+    );
+    std::fs::write(env.config_path(), format!("{config}{child}")).unwrap();
+    std::fs::write(
+        env.catalog_path(),
+        "[[read_only]]\nserver = \"inner\"\ntool = \"zerto_find_protection\"\n",
+    )
+    .unwrap();
+    // The gateway's own ZVM credentials, in its environment as well as in its file.
+    let mut cmd = env.command(&["--gateway"]);
+    cmd.env("ZVM_URL", &env.sim.local().url)
+        .env("ZVM_CLIENT_ID", CLIENT_ID)
+        .env("ZVM_CLIENT_SECRET", CLIENT_SECRET);
+    let (client, stderr) = stdio_logged(cmd, Human::unreachable()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(
+        tools
+            .iter()
+            .any(|t| t.name == "inner__zerto_find_protection")
+    );
+    assert!(!tools.iter().any(|t| t.name.starts_with("broken__")));
+    let found = call_through(
+        &client,
+        "inner__zerto_find_protection",
+        json!({"vm": "web-01"}),
+    )
+    .await;
+    let said = serde_json::to_string(&found).unwrap();
+    assert!(
+        found.is_error == Some(true),
+        "the child has no site: {said}"
+    );
+    assert!(
+        said.contains("ZVM_URL"),
+        "it says no site is configured: {said}"
+    );
+    assert!(!said.contains(CLIENT_SECRET));
+    client.cancel().await.unwrap();
+    let log = stderr.await.unwrap();
+    let broken: Vec<&String> = log
+        .iter()
+        .filter(|l| l.contains("upstream broken"))
+        .collect();
+    assert_eq!(
+        broken.len(),
+        1,
+        "one line names the upstream that did not start: {log:?}"
+    );
+}
