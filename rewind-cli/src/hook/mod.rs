@@ -147,12 +147,17 @@ fn decide_call(call: &Call, config: &Config) -> Decision {
         Ok(Err(unnamed)) => return Decision::Deny(unnamed),
         Err(e) => return catalog_failure(&e),
     };
+    let gateway = hook::through_gateway(&server, &tool).map(|(u, t)| (u.to_owned(), t.to_owned()));
+    let (server, tool) = gateway.clone().unwrap_or((server, tool));
     let class = match catalog.classify_call(&server, &tool, &call.input) {
         Ok(c) => c,
         // A name the catalog refuses is malformed input; an unreadable catalog tells nothing. Either
         // way the call is denied, and the error (which never echoes the name) says which.
         Err(e) => return catalog_failure(&e),
     };
+    if let Some(pass) = gateway.and_then(|_| hook::gateway_pass(&class)) {
+        return pass;
+    }
     let guards = match hook::wanted(&class) {
         None => GuardRecords::default(),
         Some(wanted) => {

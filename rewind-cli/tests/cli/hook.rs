@@ -398,3 +398,33 @@ async fn a_reason_quotes_at_most_a_few_hundred_bytes_of_a_huge_vm_argument() {
     assert!(reason.len() < 1_000, "a reason of {} bytes", reason.len());
     assert!(reason.contains("1200000 bytes in all"), "{reason}");
 }
+
+#[tokio::test]
+async fn a_gateway_tool_is_read_as_its_upstreams_and_a_mutating_one_goes_on_to_the_gateway_that_guards()
+ {
+    let env = TestEnv::start(61).await;
+    env.catalog(&["add-mutating", "fs", "write_file"]).await;
+    env.catalog(&["add-read-only", "fs", "read_text_file"])
+        .await;
+    let through = |tool: &str| {
+        call(
+            &format!("mcp__zerto-rewind__fs__{tool}"),
+            json!({"path": "/srv/a"}),
+        )
+    };
+    let (decision, reason) = hook(&env, &through("write_file")).await;
+    assert_eq!(decision, "allow", "{reason}");
+    assert!(
+        reason.contains("fs/write_file") && reason.contains("the gateway guards"),
+        "{reason}"
+    );
+    let (decision, reason) = hook(&env, &through("read_text_file")).await;
+    assert_eq!(decision, "allow", "{reason}");
+    assert!(
+        reason.contains("fs/read_text_file is read-only"),
+        "{reason}"
+    );
+    let (decision, reason) = hook(&env, &through("move_file")).await;
+    assert_eq!(decision, "ask", "{reason}");
+    assert!(reason.contains("move_file of fs"), "{reason}");
+}

@@ -104,6 +104,14 @@ pub enum Allowed {
         /// How far back a guard counts.
         window: Duration,
     },
+    /// A mutating tool of an upstream, called through rewind's gateway, which guards the VM before
+    /// it forwards the call (and forwards nothing it could not guard).
+    ThroughGateway {
+        /// The upstream.
+        server: String,
+        /// Its tool.
+        tool: String,
+    },
 }
 
 impl fmt::Display for Allowed {
@@ -140,6 +148,10 @@ impl fmt::Display for Allowed {
                 }
                 Ok(())
             }
+            Allowed::ThroughGateway { server, tool } => write!(
+                f,
+                "{server}/{tool} is mutating and is called through rewind's gateway: the gateway guards the VM it changes before it forwards the call, and forwards nothing it could not guard"
+            ),
         }
     }
 }

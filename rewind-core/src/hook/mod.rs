@@ -17,6 +17,10 @@
 //!   label or an address) is asked about too, naming them: a guard of one never lets a call on the
 //!   other through.
 //!
+//! - A tool of rewind's own server named `<upstream>__<tool>` is its gateway's: it is judged as the
+//!   upstream's tool, except that a mutating one goes on to the gateway, which guards it
+//!   ([`through_gateway`], [`gateway_pass`]).
+//!
 //! The front turns what it cannot read (its input, configuration, catalog or guards) into a
 //! [`Failure`]: the call is blocked (fail closed).
 
@@ -46,6 +50,29 @@ pub struct Call<'a> {
     pub input: &'a Value,
     /// What the tool catalog says of the tool, and of the VM its argument names.
     pub class: &'a Classification,
+}
+
+/// The upstream and the tool a call of rewind's own server names when the tool is a gateway's
+/// (`<upstream>__<tool>`: rewind's own tools hold no `__`), so the catalog is asked of the
+/// upstream's tool; `None` for any other call.
+pub fn through_gateway<'a>(server: &str, tool: &'a str) -> Option<(&'a str, &'a str)> {
+    if server != crate::catalog::ZERTO_REWIND {
+        return None;
+    }
+    tool.split_once("__")
+        .filter(|(upstream, tool)| !upstream.is_empty() && !tool.is_empty())
+}
+
+/// The decision on a call through the gateway of class `class`: a mutating one goes on to the
+/// gateway, which guards it itself; `None` for the others, judged as any call (read-only allowed,
+/// unknown asked about).
+pub fn gateway_pass(class: &Classification) -> Option<Decision> {
+    (class.class == ToolClass::Mutating).then(|| {
+        Decision::Allow(Allowed::ThroughGateway {
+            server: class.server.clone(),
+            tool: class.tool.clone(),
+        })
+    })
 }
 
 /// The guards a judgement reads, as [`wanted`] tells the front.

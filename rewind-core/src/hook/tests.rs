@@ -512,3 +512,50 @@ fn a_vm_whose_vpgs_changed_after_its_guard_is_denied_when_the_guard_no_longer_co
         protection_changed(&["app-tier"], &[]),
     );
 }
+
+#[test]
+fn a_tool_of_rewinds_own_server_named_with_a_join_is_its_gateways_and_only_such_a_one() {
+    assert_eq!(
+        through_gateway("zerto-rewind", "fs__write_file"),
+        Some(("fs", "write_file"))
+    );
+    assert_eq!(
+        through_gateway("zerto-rewind", "fs__write__file"),
+        Some(("fs", "write__file")),
+        "the first join ends the upstream's name, which holds no _"
+    );
+    assert_eq!(
+        through_gateway("zerto-rewind", "zerto_guard_before_mutate"),
+        None
+    );
+    assert_eq!(
+        through_gateway("ssh", "fs__write_file"),
+        None,
+        "another server's tool is its own"
+    );
+    assert_eq!(through_gateway("zerto-rewind", "__x"), None);
+}
+
+#[test]
+fn through_the_gateway_only_a_mutating_tool_is_passed_on_unguarded_here() {
+    let class = |c: ToolClass| Classification {
+        server: "fs".into(),
+        tool: "write_file".into(),
+        vm: None,
+        class: c,
+        source: Source::Catalog,
+        vm_arg: None,
+        question: None,
+    };
+    let pass = gateway_pass(&class(ToolClass::Mutating)).expect("a mutating one goes on");
+    assert!(
+        pass.to_string().contains("the gateway guards the VM"),
+        "{pass}"
+    );
+    assert_eq!(gateway_pass(&class(ToolClass::ReadOnly)), None);
+    assert_eq!(
+        gateway_pass(&class(ToolClass::Unknown)),
+        None,
+        "unknown is still asked about"
+    );
+}
