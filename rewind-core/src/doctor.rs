@@ -503,7 +503,57 @@ fn local_checks(config: &Config) -> Vec<Check> {
         &config.journal_path,
         "every guard and recovery",
     ));
+    checks.extend(bypass_checks(config));
     checks
+}
+
+/// With `[[gateway.upstream]]`: each MCP client configuration of this machine that reaches an
+/// upstream directly, around the gateway ([`crate::bypass`]).
+fn bypass_checks(config: &Config) -> Vec<Check> {
+    let upstreams = &config.gateway.upstreams;
+    if upstreams.is_empty() {
+        return Vec::new();
+    }
+    let (Some(dirs), Ok(cwd)) = (directories::BaseDirs::new(), std::env::current_dir()) else {
+        return Vec::new();
+    };
+    let files = crate::bypass::client_files(dirs.home_dir(), dirs.config_dir(), &cwd);
+    let found = crate::bypass::find(upstreams, &files);
+    if found.is_empty() {
+        let names: Vec<&str> = upstreams.iter().map(|u| u.name.as_str()).collect();
+        return vec![Check::new(
+            "local",
+            "gateway",
+            Verdict::Pass,
+            format!(
+                "no MCP client configuration of this machine reaches {} around the gateway",
+                names.join(", ")
+            ),
+        )];
+    }
+    found
+        .into_iter()
+        .map(|b| {
+            Check::new(
+                "local",
+                "gateway",
+                Verdict::Warn,
+                format!(
+                    "{} registers {:?}, which is the gateway's upstream {} (by {}): an agent of that client reaches it directly, and none of its calls is guarded",
+                    b.file.display(),
+                    b.entry,
+                    b.upstream,
+                    b.by
+                ),
+            )
+            .fix(format!(
+                "remove {:?} from {} and reach its tools through rewind-mcp --gateway ({}__<tool>)",
+                b.entry,
+                b.file.display(),
+                b.upstream
+            ))
+        })
+        .collect()
 }
 
 /// Whether rewind can write `path` (the file, or the folder it will be made in), and that no other

@@ -16,6 +16,8 @@
 //! - [`catalog`]: read_only / mutating / unknown tools, persisted; the question for the human.
 //! - [`audit_journal`]: the append-only audit journal (not Zerto's VPG journal): a guard's intent,
 //!   task and verdict lines, written by one writer thread, folded into records; the change locks.
+//! - [`bypass`]: the MCP client configurations of this machine that reach a gateway's upstream
+//!   around it, which `rewind doctor` warns of.
 //! - [`forwarded`]: a call the gateway forwards to an upstream's mutating tool, as the journal
 //!   records it, and the server's key for digests of its arguments.
 //! - [`hook`]: the pre-tool hook's judgement of one call (allow, deny, ask, fail closed, each with
@@ -45,6 +47,7 @@
 mod as_text;
 
 pub mod audit_journal;
+pub mod bypass;
 pub mod capture;
 pub mod catalog;
 pub mod codes;

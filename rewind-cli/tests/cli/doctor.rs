@@ -216,3 +216,44 @@ async fn with_no_site_doctor_says_so_and_still_checks_the_catalog_the_journal_an
         "the local files are checked too: {json:#}"
     );
 }
+
+#[tokio::test]
+async fn doctor_warns_of_a_gateway_upstream_that_a_client_also_reaches_directly() {
+    let certs = tempfile::tempdir().unwrap();
+    let env = trusted(88, certs.path()).await;
+    let config = std::fs::read_to_string(env.config_file()).unwrap();
+    env.write_config_text(&format!(
+        "{config}\n[[gateway.upstream]]\nname = \"fs\"\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n"
+    ));
+    let clean = doctor(&env, 0).await;
+    let checks = clean["result"]["checks"].as_array().unwrap();
+    assert!(
+        checks
+            .iter()
+            .any(|c| c["check"] == "gateway" && c["verdict"] == "pass"),
+        "{clean:#}"
+    );
+    let cursor = env.dir.path().join("home/.cursor/mcp.json");
+    std::fs::create_dir_all(cursor.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cursor,
+        r#"{"mcpServers": {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/srv"]}}}"#,
+    )
+    .unwrap();
+    let warned = doctor(&env, 0).await;
+    let fix = fix_of(&warned, "local", "gateway", "warn");
+    assert!(
+        fix.contains("remove \"files\"") && fix.contains(".cursor/mcp.json"),
+        "{fix}"
+    );
+    let checks = warned["result"]["checks"].as_array().unwrap();
+    let detail = checks
+        .iter()
+        .find(|c| c["check"] == "gateway")
+        .and_then(|c| c["detail"].as_str())
+        .unwrap();
+    assert!(
+        detail.contains("upstream fs") && detail.contains("its command"),
+        "{detail}"
+    );
+}
