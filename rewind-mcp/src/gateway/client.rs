@@ -3,7 +3,9 @@
 //! list wakes the gateway to list it again.
 //!
 //! Progress: each forwarded call is sent with a progress token of the gateway's own; [`Relay`] maps
-//! it to the client's peer and the client's token, under which the update is sent on.
+//! it to the open call, whose handler sends each update on under the client's token (rmcp handles
+//! each notification on a task of its own, so the handler also takes in what is still on its way
+//! when the answer comes, before it answers).
 //!
 //! A question (`elicitation/create`): rmcp sends a server's request to its client only from the
 //! task of the client request that caused it, and that origin does not cross a spawned task. So the
@@ -19,7 +21,7 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
     Implementation, ProgressNotificationParam, ProgressToken,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::{ClientHandler, ErrorData};
 use tokio::sync::{mpsc, oneshot};
 
@@ -38,8 +40,8 @@ pub struct Relay(Arc<Mutex<Open>>);
 
 #[derive(Debug, Default)]
 struct Open {
-    /// The gateway's progress token of each open call: the client's peer and token.
-    progress: HashMap<ProgressToken, (Peer<RoleServer>, ProgressToken)>,
+    /// Each open call's progress channel, by the gateway's progress token.
+    progress: HashMap<ProgressToken, mpsc::UnboundedSender<ProgressNotificationParam>>,
     /// Each open call's question channel, by the gateway's progress token.
     questions: HashMap<ProgressToken, mpsc::Sender<Question>>,
 }
@@ -51,6 +53,8 @@ pub struct OpenCall {
     token: ProgressToken,
     /// The upstream's questions for this call's client.
     pub questions: mpsc::Receiver<Question>,
+    /// The upstream's progress updates of this call.
+    pub progress: mpsc::UnboundedReceiver<ProgressNotificationParam>,
 }
 
 impl Drop for OpenCall {
@@ -68,30 +72,20 @@ impl Relay {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Opens the call sent under the gateway's `token`: its progress goes to `client` under the
-    /// client's own token (when it gave one), its questions to the returned receiver.
-    pub fn open(
-        &self,
-        token: ProgressToken,
-        client: Peer<RoleServer>,
-        client_token: Option<ProgressToken>,
-    ) -> OpenCall {
-        let (tx, rx) = mpsc::channel(1);
+    /// Opens the call sent under the gateway's `token`: its progress and its questions go to the
+    /// returned receivers.
+    pub fn open(&self, token: ProgressToken) -> OpenCall {
+        let (questions, asked) = mpsc::channel(1);
+        let (progress, updates) = mpsc::unbounded_channel();
         let mut open = self.lock();
-        if let Some(client_token) = client_token {
-            open.progress.insert(token.clone(), (client, client_token));
-        }
-        open.questions.insert(token.clone(), tx);
+        open.progress.insert(token.clone(), progress);
+        open.questions.insert(token.clone(), questions);
         OpenCall {
             relay: self.clone(),
             token,
-            questions: rx,
+            questions: asked,
+            progress: updates,
         }
-    }
-
-    /// The client (and its token) an update under the gateway's `token` goes to.
-    fn progress_of(&self, token: &ProgressToken) -> Option<(Peer<RoleServer>, ProgressToken)> {
-        self.lock().progress.get(token).cloned()
     }
 
     /// The one open call a question can go to; `None` with none or several open.
@@ -121,13 +115,11 @@ impl ClientHandler for UpstreamClient {
         params: ProgressNotificationParam,
         _: NotificationContext<RoleClient>,
     ) {
-        let Some((client, token)) = self.relay.progress_of(&params.progress_token) else {
-            return;
-        };
-        let mut update = params;
-        update.progress_token = token;
-        // A client gone is the call's end to notice, not the upstream's progress.
-        let _ = client.notify_progress(update).await;
+        let open = self.relay.lock();
+        if let Some(call) = open.progress.get(&params.progress_token) {
+            // A call already answered has dropped its receiver: the update has nowhere to go.
+            let _ = call.send(params);
+        }
     }
 
     async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {

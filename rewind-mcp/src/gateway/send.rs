@@ -1,5 +1,6 @@
 //! Sending one call to its upstream and waiting for its answer, from the client call's own task:
-//! the upstream's progress goes on to the client under the client's token, its questions are
+//! the upstream's progress goes on to the client under the client's token (the updates that trail
+//! the answer too, before it), its questions are
 //! asked of the client from here (where rmcp allows a server's request), and a cancel by the
 //! client is passed on to the upstream. Sent once: never retried.
 
@@ -7,9 +8,10 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ElicitResult,
-    ElicitationAction, ServerResult,
+    ElicitationAction, ProgressNotificationParam, ProgressToken, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RequestContext, RoleServer};
+use tokio::sync::mpsc;
 
 use super::client::Question;
 use super::served::Served;
@@ -48,22 +50,29 @@ pub async fn send(
         Ok(handle) => handle,
         Err(e) => return Delivery::Undelivered(e.to_string()),
     };
-    let mut open = served.slot.relay.open(
-        handle.progress_token.clone(),
-        ctx.peer.clone(),
-        ctx.meta.get_progress_token(),
-    );
+    let mut open = served.slot.relay.open(handle.progress_token.clone());
+    let client_token = ctx.meta.get_progress_token();
     let (id, upstream) = (handle.id.clone(), handle.peer.clone());
     let answer = handle.await_response();
     tokio::pin!(answer);
     loop {
         tokio::select! {
-            answered = &mut answer => return match answered {
-                Ok(ServerResult::CallToolResult(result)) => Delivery::Answered(result),
-                Ok(_) => Delivery::Lost("the upstream answered with something that is not a tool's result".to_owned()),
-                Err(e) => Delivery::Lost(e.to_string()),
-            },
+            answered = &mut answer => {
+                if let Some(token) = &client_token {
+                    last_progress(ctx, token, &mut open.progress).await;
+                }
+                return match answered {
+                    Ok(ServerResult::CallToolResult(result)) => Delivery::Answered(result),
+                    Ok(_) => Delivery::Lost("the upstream answered with something that is not a tool's result".to_owned()),
+                    Err(e) => Delivery::Lost(e.to_string()),
+                };
+            }
             Some(question) = open.questions.recv() => ask_client(ctx, question).await,
+            Some(update) = open.progress.recv() => {
+                if let Some(token) = &client_token {
+                    progress_to_client(ctx, token, update).await;
+                }
+            }
             () = ctx.ct.cancelled() => {
                 let _ = upstream
                     .notify_cancelled(rmcp::model::CancelledNotificationParam::new(
@@ -75,6 +84,33 @@ pub async fn send(
             }
         }
     }
+}
+
+/// How long an answer waits for the upstream's progress still on its way: rmcp hands each
+/// notification to a task of its own, so the last updates may trail the answer they came before.
+const TRAILING_PROGRESS: Duration = Duration::from_millis(5);
+
+/// Sends the client the updates that trail the answer, before the answer.
+async fn last_progress(
+    ctx: &RequestContext<RoleServer>,
+    token: &ProgressToken,
+    updates: &mut mpsc::UnboundedReceiver<ProgressNotificationParam>,
+) {
+    tokio::time::sleep(TRAILING_PROGRESS).await;
+    while let Ok(update) = updates.try_recv() {
+        progress_to_client(ctx, token, update).await;
+    }
+}
+
+/// Sends one upstream update on to the client under its own token.
+async fn progress_to_client(
+    ctx: &RequestContext<RoleServer>,
+    token: &ProgressToken,
+    mut update: ProgressNotificationParam,
+) {
+    update.progress_token = token.clone();
+    // A client gone is the call's end to notice, not the upstream's progress.
+    let _ = ctx.peer.notify_progress(update).await;
 }
 
 /// Asks the client an upstream's question, from this call's task, and hands the answer back; a
