@@ -16,6 +16,8 @@
 //! - [`catalog`]: read_only / mutating / unknown tools, persisted; the question for the human.
 //! - [`audit_journal`]: the append-only audit journal (not Zerto's VPG journal): a guard's intent,
 //!   task and verdict lines, written by one writer thread, folded into records; the change locks.
+//! - [`arguments_key`]: the server's key for digests of a call's arguments, kept beside the
+//!   journal.
 //! - [`bypass`]: the MCP client configurations of this machine that reach a gateway's upstream
 //!   around it, which `rewind doctor` warns of.
 //! - [`forwarded`]: a call the gateway forwards to an upstream's mutating tool, as the journal
@@ -46,6 +48,7 @@
 #[macro_use]
 mod as_text;
 
+pub mod arguments_key;
 pub mod audit_journal;
 pub mod bypass;
 pub mod capture;

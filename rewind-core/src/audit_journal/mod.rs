@@ -75,6 +75,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
+use crate::arguments_key::ArgumentsKey;
 use crate::way_back::JournaledTag;
 use filter::window_start;
 
@@ -89,6 +90,8 @@ pub struct AuditJournal {
     recent: std::sync::Arc<std::sync::Mutex<recent::RecentLines>>,
     /// This process's copy of the change index's recent lines.
     changes: std::sync::Arc<std::sync::Mutex<changes::ChangeIndex>>,
+    /// The key for digests of arguments beside the journal, once read.
+    arguments_key: std::sync::Arc<std::sync::OnceLock<ArgumentsKey>>,
 }
 
 impl AuditJournal {
@@ -102,7 +105,19 @@ impl AuditJournal {
             path,
             recent,
             changes: Default::default(),
+            arguments_key: Default::default(),
         }
+    }
+
+    /// The key for digests of arguments kept beside the journal ([`ArgumentsKey::kept_in`]), read
+    /// (or made) once by this process. Blocks on the file the first time: off the runtime.
+    pub fn arguments_key(&self) -> std::io::Result<ArgumentsKey> {
+        if let Some(key) = self.arguments_key.get() {
+            return Ok(key.clone());
+        }
+        let folder = self.path.parent().unwrap_or(Path::new("."));
+        let key = ArgumentsKey::kept_in(folder)?;
+        Ok(self.arguments_key.get_or_init(|| key).clone())
     }
 
     /// The journal file.
@@ -244,6 +259,40 @@ impl AuditJournal {
         let mut view = GuardsView::default();
         view.refresh(&self.path)?;
         Ok(view.records(within))
+    }
+
+    /// The newest `guarded` guard of change `change_id` of the VM `vm` (a reference, as
+    /// find_protection takes one) written at or after `since`, unless a `protection_changed` record
+    /// of that VM and change came after it: what a gateway's later call of the change reuses
+    /// instead of guarding again. Only the change's own recent lines are read.
+    pub fn guarded_in_change(
+        &self,
+        vm: &str,
+        change_id: &str,
+        since: DateTime<Utc>,
+    ) -> Result<Option<JournalRecord>, JournalError> {
+        let recent = self
+            .recent
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .of_change(&self.path, change_id.trim(), since)?;
+        let Some(records) = recent else {
+            return Ok(None);
+        };
+        let query = crate::vm::VmQuery::new(vm);
+        let guards = records.iter().filter(|r| r.kind == RecordKind::Guard);
+        let newest = fold::fold(guards.cloned().collect(), &self.locks_dir())
+            .into_iter()
+            .filter(|r| r.verdict == JournalVerdict::Guarded && r.time >= since)
+            .filter(|r| r.vm.answers_to(&query))
+            .max_by_key(|r| r.time);
+        Ok(newest.filter(|guard| {
+            !records.iter().any(|r| {
+                r.kind == RecordKind::ProtectionChanged
+                    && r.vm.id == guard.vm.id
+                    && r.time > guard.time
+            })
+        }))
     }
 
     /// The newest guard attempt of the VM `vm_id` for `change_id` written less than `within` ago that
@@ -429,6 +478,61 @@ mod tests {
             attempt: None,
             sites: None,
         }
+    }
+
+    #[test]
+    fn a_change_guarded_in_the_window_is_found_for_its_vm_until_its_protection_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = AuditJournal::new(dir.path().join("journal.jsonl"));
+        let since = Utc::now() - chrono::Duration::minutes(15);
+        assert_eq!(j.guarded_in_change("web-01", "gw-1", since).unwrap(), None);
+        j.append(&record("web-01", "gw-1")).unwrap();
+        let call = crate::forwarded::ForwardedCall {
+            upstream: "fs".into(),
+            tool: "write_file".into(),
+            arguments_hmac: "00".into(),
+            agent: "claude".into(),
+            person: None,
+            change_id: "gw-1".into(),
+            vm: record("web-01", "gw-1").vm,
+        };
+        for _ in 0..3 {
+            j.append(&call.line(JournalVerdict::Started)).unwrap();
+            j.append(&call.line(JournalVerdict::Completed)).unwrap();
+        }
+        let found = j.guarded_in_change("WEB-01", "gw-1", since).unwrap();
+        assert_eq!(
+            found.map(|r| r.kind),
+            Some(RecordKind::Guard),
+            "the guard, not a call"
+        );
+        assert_eq!(
+            j.guarded_in_change("db-01", "gw-1", since).unwrap(),
+            None,
+            "another VM"
+        );
+        assert_eq!(
+            j.guarded_in_change("web-01", "gw-2", since).unwrap(),
+            None,
+            "another change"
+        );
+        let later = Utc::now() + chrono::Duration::seconds(1);
+        assert_eq!(
+            j.guarded_in_change("web-01", "gw-1", later).unwrap(),
+            None,
+            "too old"
+        );
+        j.append(&JournalRecord {
+            kind: RecordKind::ProtectionChanged,
+            verdict: JournalVerdict::ProtectionChanged,
+            ..record("web-01", "gw-1")
+        })
+        .unwrap();
+        assert_eq!(
+            j.guarded_in_change("web-01", "gw-1", since).unwrap(),
+            None,
+            "its VPGs changed after the guard: guard again"
+        );
     }
 
     #[test]

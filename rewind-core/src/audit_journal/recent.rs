@@ -12,6 +12,10 @@
 //! The lines this process writes, the journal's writer hands to the index as it writes them
 //! ([`RecentLines::written_here`]), so a look parses only other processes' lines.
 //!
+//! A forwarded call's lines are left out ([`indexed`]): a gateway writes two for every call of a
+//! change, and what is looked up by change here (a guard's earlier attempt, a guard a gateway's
+//! later call reuses, a protection change since) is never one of them.
+//!
 //! A look takes no lock: the journal only grows, by whole lines, and a look reads only lines that
 //! end with their newline and parse, so a line still being written is left for the next look. (Were
 //! the journal's lock taken, every look would wait for the write and sync under way, and 256 guards
@@ -26,7 +30,7 @@ use chrono::{DateTime, Utc};
 
 use super::error::JournalError;
 use super::file::{FileId, file_id, start_of_lines_since};
-use super::record::JournalRecord;
+use super::record::{JournalRecord, RecordKind};
 use crate::local_state::open_private;
 
 /// How much of the journal's end a first look reads; twice as much each time that does not reach
@@ -62,11 +66,17 @@ pub(super) struct RecentLines {
     written: BTreeMap<u64, u64>,
 }
 
-/// The two fields the index needs of a line; serde skips the rest without building it.
+/// The fields the index needs of a line; serde skips the rest without building it.
 #[derive(serde::Deserialize)]
 struct Key {
     time: DateTime<Utc>,
     change_id: String,
+    kind: Option<RecordKind>,
+}
+
+/// Whether lines of `kind` are in the index: all but forwarded calls'.
+pub(super) fn indexed(kind: RecordKind) -> bool {
+    kind != RecordKind::Call
 }
 
 impl RecentLines {
@@ -231,7 +241,9 @@ impl RecentLines {
         };
         let mut at = self.indexed_to;
         for line in bytes[..whole].split_inclusive(|b| *b == b'\n') {
-            if let Ok(key) = serde_json::from_slice::<Key>(line) {
+            if let Ok(key) = serde_json::from_slice::<Key>(line)
+                && key.kind.is_none_or(indexed)
+            {
                 self.by_change.entry(key.change_id).or_default().push(Line {
                     at,
                     len: line.len(),

@@ -26,6 +26,8 @@ pub(super) struct Line {
     bytes: Vec<u8>,
     /// The line's change id and time, for this process's index of recent lines.
     key: (String, DateTime<Utc>),
+    /// Whether that index takes the line ([`super::recent::indexed`]: not a forwarded call's).
+    indexed: bool,
     /// The use of its change id it records, for the change index (its end is learnt when written).
     use_of_change: Option<ChangeUse>,
     /// The VM it names, for the VM index.
@@ -43,6 +45,7 @@ impl Line {
         Ok(Line {
             bytes,
             key: (record.change_id.clone(), record.time),
+            indexed: super::recent::indexed(record.kind),
             use_of_change: ChangeUse::of(record, 0),
             vm: record.vm.clone(),
             sync,
@@ -162,12 +165,16 @@ fn write_all(path: &std::path::Path, recent: &Mutex<RecentLines>, jobs: &mpsc::R
             began.set(start);
             let mut at = first_line;
             let lines = batch.iter().map(|j| {
-                let line = (j.line.key.0.as_str(), j.line.key.1, at, j.line.bytes.len());
+                let (change, time) = &j.line.key;
+                let line =
+                    j.line
+                        .indexed
+                        .then_some((change.as_str(), *time, at, j.line.bytes.len()));
                 at += j.line.bytes.len() as u64;
                 ends.borrow_mut().push(at);
                 line
             });
-            let lines: Vec<_> = lines.collect();
+            let lines: Vec<_> = lines.flatten().collect();
             let changes: Vec<String> = lines.iter().map(|l| l.0.to_string()).collect();
             lock(recent).written_here(start, lines);
             move || lock(recent).not_written(start, &changes)

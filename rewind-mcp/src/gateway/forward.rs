@@ -14,10 +14,8 @@
 //! again: not retried, hedged or mirrored.
 
 use rewind_core::audit_journal::{JournalOutcome, JournalRecord, JournalVerdict, JournalVm};
-use rewind_core::forwarded::{ArgumentsKey, ForwardedCall};
-use rewind_core::{
-    Classification, GuardLookup, GuardReport, GuardRequest, Outcome, Rewind, ToolClass, Verdict,
-};
+use rewind_core::forwarded::ForwardedCall;
+use rewind_core::{Classification, GuardReport, GuardRequest, Outcome, Rewind, ToolClass, Verdict};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, MetaObject,
 };
@@ -193,15 +191,15 @@ async fn evidence(
     agent: &str,
     ctx: &RequestContext<RoleServer>,
 ) -> Result<Evidence, CallToolResult> {
-    let query = vm.to_owned();
+    let (query, id, since) = (vm.to_owned(), change.id.clone(), change.since);
     let found = on_files(&caller.rewind, move |r| {
-        r.recent_guard(&query).map_err(|e| e.to_string())
+        r.journal()
+            .guarded_in_change(&query, &id, since)
+            .map_err(|e| e.to_string())
     })
     .await;
-    if let Ok(GuardLookup::Guarded(record)) = found
-        && record.change_id == change.id
-        && record.time >= change.since
-    {
+    // A journal that cannot be read here leaves the guard to decide, which reads it too.
+    if let Ok(Some(record)) = found {
         return Ok(Evidence::reused(&record));
     }
     let request = GuardRequest {
@@ -302,13 +300,7 @@ impl Evidence {
 async fn arguments_digest(caller: &Caller, arguments: &Value) -> Result<String, CallToolResult> {
     let args = arguments.clone();
     on_files(&caller.rewind, move |r| {
-        let folder = r
-            .journal()
-            .path()
-            .parent()
-            .map(std::path::Path::to_path_buf)
-            .unwrap_or_default();
-        ArgumentsKey::kept_in(&folder).map(|key| key.digest(&args))
+        r.journal().arguments_key().map(|key| key.digest(&args))
     })
     .await
     .map_err(|e| {
@@ -328,12 +320,15 @@ async fn journal(
 ) -> Result<(), CallToolResult> {
     let mut line = call.line(verdict);
     line.notes.extend(note);
-    caller
-        .rewind
-        .journal()
-        .append_off_runtime(line)
-        .await
-        .map_err(|e| {
+    let journal = caller.rewind.journal();
+    // The line before the call is synced: it accounts for the call whatever becomes of the
+    // process. The end only saves a reader the look: lost, it leaves `started`, read as a call that
+    // may have run.
+    let written = match line.verdict {
+        JournalVerdict::Started => journal.append_off_runtime(line).await,
+        _ => journal.append_unsynced(line).await,
+    };
+    written.map_err(|e| {
             refused(format!(
                 "{}__{} was not called: the audit journal could not be written ({e}); fix it, then make the call again",
                 call.upstream, call.tool

@@ -55,11 +55,12 @@ pub async fn send(
     let (id, upstream) = (handle.id.clone(), handle.peer.clone());
     let answer = handle.await_response();
     tokio::pin!(answer);
+    let mut progressed = false;
     loop {
         tokio::select! {
             answered = &mut answer => {
                 if let Some(token) = &client_token {
-                    last_progress(ctx, token, &mut open.progress).await;
+                    last_progress(ctx, token, &mut open.progress, progressed).await;
                 }
                 return match answered {
                     Ok(ServerResult::CallToolResult(result)) => Delivery::Answered(result),
@@ -69,6 +70,7 @@ pub async fn send(
             }
             Some(question) = open.questions.recv() => ask_client(ctx, question).await,
             Some(update) = open.progress.recv() => {
+                progressed = true;
                 if let Some(token) = &client_token {
                     progress_to_client(ctx, token, update).await;
                 }
@@ -86,17 +88,23 @@ pub async fn send(
     }
 }
 
-/// How long an answer waits for the upstream's progress still on its way: rmcp hands each
-/// notification to a task of its own, so the last updates may trail the answer they came before.
-const TRAILING_PROGRESS: Duration = Duration::from_millis(5);
+/// How long the answer of a call that reported progress waits for the updates still on their way:
+/// rmcp hands each notification to a task of its own, so the last ones may trail the answer they
+/// came before. A call that reported none is not held up (every rmcp client asks for progress).
+const TRAILING_PROGRESS: Duration = Duration::from_millis(2);
 
 /// Sends the client the updates that trail the answer, before the answer.
 async fn last_progress(
     ctx: &RequestContext<RoleServer>,
     token: &ProgressToken,
     updates: &mut mpsc::UnboundedReceiver<ProgressNotificationParam>,
+    progressed: bool,
 ) {
-    tokio::time::sleep(TRAILING_PROGRESS).await;
+    if progressed {
+        tokio::time::sleep(TRAILING_PROGRESS).await;
+    } else {
+        tokio::task::yield_now().await;
+    }
     while let Ok(update) = updates.try_recv() {
         progress_to_client(ctx, token, update).await;
     }
