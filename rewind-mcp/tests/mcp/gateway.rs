@@ -10,9 +10,10 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, Tool};
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{ClientHandler, ServerHandler, tool, tool_handler, tool_router};
+use rmcp::{ClientHandler, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -32,6 +33,8 @@ struct Seen {
 struct Guests {
     control: Control,
     seen: Arc<Mutex<Vec<Seen>>>,
+    /// Set by `grow`: the list holds one more tool.
+    grown: Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -76,6 +79,13 @@ impl Guests {
         "tidied".to_owned()
     }
 
+    #[tool(description = "Lists one more tool from now on, and says so to its client.")]
+    async fn grow(&self, peer: rmcp::Peer<rmcp::RoleServer>) -> String {
+        self.grown.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = peer.notify_tool_list_changed().await;
+        "grown".to_owned()
+    }
+
     #[tool(name = "files:purge", description = "A name no MCP client takes.")]
     async fn purge(&self) -> String {
         self.saw("files:purge").await;
@@ -84,7 +94,30 @@ impl Guests {
 }
 
 #[tool_handler]
-impl ServerHandler for Guests {}
+impl ServerHandler for Guests {
+    async fn list_tools(
+        &self,
+        _: Option<rmcp::model::PaginatedRequestParams>,
+        _: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        let mut tools = Self::tool_router().list_all();
+        if self.grown.load(std::sync::atomic::Ordering::SeqCst) {
+            let mut grown = tools[0].clone();
+            grown.name = "grown_tool".into();
+            tools.push(grown);
+        }
+        Ok(rmcp::model::ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+    }
+}
 
 impl Guests {
     async fn saw(&self, tool: &str) {
@@ -106,6 +139,7 @@ async fn upstream(env: &TestEnv) -> (Guests, String) {
     let guests = Guests {
         control: Control::new(&env.sim.local().url),
         seen: Arc::default(),
+        grown: Arc::default(),
     };
     let served = guests.clone();
     let service = StreamableHttpService::new(
@@ -448,5 +482,143 @@ async fn a_child_upstream_gets_none_of_the_gateways_zvm_credentials() {
         broken.len(),
         1,
         "one line names the upstream that did not start: {log:?}"
+    );
+}
+
+/// The processes whose parent is `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // The parent is the second field after the command's closing parenthesis.
+        let parent = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if parent == Some(pid) {
+            out.push(child);
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn an_upstream_that_dies_mid_call_leaves_it_may_have_run_and_comes_back() {
+    let env = TestEnv::start(511, Setup::File).await;
+    // The upstream is rewind-mcp itself, with its own journal and the same sites.
+    let inner = env.dir.path().join("inner.toml");
+    let config = std::fs::read_to_string(env.config_path()).unwrap();
+    let sites = &config[config.find("[sites.").unwrap()..];
+    std::fs::write(
+        &inner,
+        format!(
+            "catalog = {:?}\njournal = {:?}\n{sites}",
+            env.dir.path().join("inner-catalog.toml"),
+            env.dir.path().join("inner-journal.jsonl")
+        ),
+    )
+    .unwrap();
+    let upstream = format!(
+        "\n[[gateway.upstream]]\nname = \"inner\"\ncommand = {:?}\nargs = [\"--config\", {inner:?}]\nvm = \"web-01\"\n",
+        env!("CARGO_BIN_EXE_rewind-mcp")
+    );
+    std::fs::write(env.config_path(), format!("{config}{upstream}")).unwrap();
+    std::fs::write(
+        env.catalog_path(),
+        "[[mutating]]\nserver = \"inner\"\ntool = \"zerto_guard_before_mutate\"\n\n\
+         [[read_only]]\nserver = \"inner\"\ntool = \"zerto_list_tags\"\n",
+    )
+    .unwrap();
+    let (transport, _) = TokioChildProcess::builder(env.command(&["--gateway"]))
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let gateway = transport.id().unwrap();
+    let client = Human::unreachable().serve(transport).await.unwrap();
+    let inner_guard = |change: &str| json!({"vm": "web-01", "agent": "claude-code", "action": "edit", "change_id": change});
+    let first = call_through(
+        &client,
+        "inner__zerto_guard_before_mutate",
+        inner_guard("c-1"),
+    )
+    .await;
+    expect_ok(&first);
+
+    // The next call reuses the window's guard; the upstream's own guard then waits on slow tasks.
+    env.control.timing(20_000, 0).await;
+    let before = env.control.inserts(None).await.len();
+    let peer = client.peer().clone();
+    let second = params("inner__zerto_guard_before_mutate", inner_guard("c-2"));
+    let call = tokio::spawn(async move { peer.call_tool(second).await.unwrap() });
+    while env.control.inserts(None).await.len() == before {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let upstreams = children_of(gateway);
+    assert_eq!(upstreams.len(), 1, "the gateway's one child: {upstreams:?}");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &upstreams[0].to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let lost = call.await.unwrap();
+    expect_error_saying(&lost, "inner__zerto_guard_before_mutate was sent");
+    assert!(line(&lost).contains("may have run"), "{}", line(&lost));
+    let lines = std::fs::read_to_string(env.journal_path()).unwrap();
+    let verdicts: Vec<String> = lines
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["kind"] == "call")
+        .map(|r| r["verdict"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        verdicts,
+        ["started", "completed", "started", "may_have_run"]
+    );
+
+    env.control.timing(50, 0).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let tools = client.list_all_tools().await.unwrap();
+        if tools.iter().any(|t| t.name == "inner__zerto_list_tags") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the upstream never came back"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let tags = call_through(&client, "inner__zerto_list_tags", json!({"vm": "web-01"})).await;
+    expect_ok(&tags);
+}
+
+#[tokio::test]
+async fn an_upstreams_changed_list_is_listed_again_and_the_client_told() {
+    let human = Human::unreachable();
+    let (env, _guests, client) = gateway(512, "", human.clone()).await;
+    let before = client.list_all_tools().await.unwrap();
+    assert!(!before.iter().any(|t| t.name == "guests__grown_tool"));
+    std::fs::write(
+        env.catalog_path(),
+        "[[read_only]]\nserver = \"guests\"\ntool = \"grow\"\n",
+    )
+    .unwrap();
+    expect_ok(&call_through(&client, "guests__grow", json!({})).await);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while human.lists_changed() == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the client was never told"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let after = client.list_all_tools().await.unwrap();
+    assert!(
+        after.iter().any(|t| t.name == "guests__grown_tool"),
+        "{:?}",
+        after.iter().map(|t| &t.name).collect::<Vec<_>>()
     );
 }

@@ -511,6 +511,8 @@ pub struct Human {
     pub answer: Option<Answer>,
     pub asked: Arc<Mutex<Vec<ElicitRequestParams>>>,
     pub progress: Arc<Mutex<Vec<String>>>,
+    /// How many times the server said its tools changed.
+    pub lists_changed: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Human {
@@ -520,6 +522,7 @@ impl Human {
             answer: Some(answer),
             asked: Default::default(),
             progress: Default::default(),
+            lists_changed: Default::default(),
         }
     }
 
@@ -529,7 +532,13 @@ impl Human {
             answer: None,
             asked: Default::default(),
             progress: Default::default(),
+            lists_changed: Default::default(),
         }
+    }
+
+    /// How many times the server said its tools changed.
+    pub fn lists_changed(&self) -> usize {
+        self.lists_changed.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// How many times the human was asked.
@@ -572,6 +581,11 @@ impl ClientHandler for Human {
             Some(Answer::NoRemember) => form("no", true),
             Some(Answer::Decline) | None => ElicitResult::new(ElicitationAction::Decline),
         })
+    }
+
+    async fn on_tool_list_changed(&self, _ctx: NotificationContext<RoleClient>) {
+        self.lists_changed
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     async fn on_progress(
