@@ -72,6 +72,31 @@ impl ServerHandler for RewindServer {
         }
     }
 
+    /// A 2026-07-28 client may listen for the gateway's tools changing (and for nothing else).
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        self.gateway.as_ref()?;
+        Some(
+            rmcp::model::SubscriptionFilter::builder()
+                .tools_list_changed()
+                .build(),
+        )
+    }
+
+    async fn listen(
+        &self,
+        subscription: rmcp::service::SubscriptionContext,
+    ) -> Result<(), rmcp::ErrorData> {
+        if let Some(gateway) = &self.gateway {
+            gateway.listen(&subscription).await;
+        } else {
+            subscription.cancelled().await;
+        }
+        Ok(())
+    }
+
     async fn get_task(
         &self,
         request: rmcp::model::GetTaskParams,

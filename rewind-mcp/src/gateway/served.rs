@@ -1,14 +1,16 @@
 //! What the gateway serves: each upstream kept reached (an upstream that cannot be reached, or
 //! that ends, is named in one line, its tools absent until it is back; it is tried again with
 //! backoff), its tools listed under their served names, and listed again when it says they
-//! changed, each change told to the gateway's own clients.
+//! changed, each change told to the gateway's own clients both ways: a session begun with
+//! `initialize` gets `notifications/tools/list_changed`, a 2026-07-28 client that listens
+//! (`subscriptions/listen`) gets it on its subscription.
 
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 use rewind_core::config::{GatewaySettings, Upstream};
 use rmcp::model::Tool;
-use rmcp::service::{Peer, RoleClient, RoleServer};
+use rmcp::service::{Peer, RoleClient, RoleServer, SubscriptionContext, SubscriptionSink};
 use tokio::sync::{mpsc, oneshot};
 
 use super::client::{Relay, UpstreamClient};
@@ -27,8 +29,27 @@ pub struct Gateway {
 #[derive(Debug)]
 struct Inner {
     upstreams: Vec<Arc<Slot>>,
-    /// The gateway's sessions, told when the list changes.
-    clients: Mutex<Vec<Peer<RoleServer>>>,
+    /// The gateway's sessions and subscriptions, told when the list changes.
+    clients: Mutex<Vec<Listener>>,
+}
+
+/// One client to tell when the tools change.
+#[derive(Debug, Clone)]
+enum Listener {
+    /// A session begun with `initialize` (up to protocol 2025-11-25).
+    Session(Peer<RoleServer>),
+    /// A 2026-07-28 client's `subscriptions/listen`, while it is open.
+    Subscription(SubscriptionSink),
+}
+
+impl Listener {
+    /// Tells it the tools changed; `false` when it is gone.
+    async fn tell(&self) -> bool {
+        match self {
+            Listener::Session(peer) => peer.notify_tool_list_changed().await.is_ok(),
+            Listener::Subscription(sink) => sink.notify_tool_list_changed().await.is_ok(),
+        }
+    }
 }
 
 /// One upstream and, while it is reached, its tools.
@@ -129,7 +150,13 @@ impl Gateway {
 
     /// Remembers `client`, a session that has just begun, to tell it when the tools change.
     pub(crate) fn tell(&self, client: Peer<RoleServer>) {
-        lock(&self.inner.clients).push(client);
+        lock(&self.inner.clients).push(Listener::Session(client));
+    }
+
+    /// Tells `subscription` when the tools change, until it ends.
+    pub(crate) async fn listen(&self, subscription: &SubscriptionContext) {
+        lock(&self.inner.clients).push(Listener::Subscription(subscription.sink().clone()));
+        subscription.cancelled().await;
     }
 }
 
@@ -265,10 +292,10 @@ async fn tell_clients(gateway: &Weak<Inner>) {
     let Some(inner) = gateway.upgrade() else {
         return;
     };
-    let clients: Vec<Peer<RoleServer>> = std::mem::take(&mut *lock(&inner.clients));
+    let clients: Vec<Listener> = std::mem::take(&mut *lock(&inner.clients));
     let mut still = Vec::new();
     for client in clients {
-        if client.notify_tool_list_changed().await.is_ok() {
+        if client.tell().await {
             still.push(client);
         }
     }

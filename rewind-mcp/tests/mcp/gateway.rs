@@ -162,6 +162,16 @@ async fn gateway<H: ClientHandler>(
     extra: &str,
     human: H,
 ) -> (TestEnv, Guests, RunningService<RoleClient, H>) {
+    gateway_on(seed, extra, human, Protocol::Legacy).await
+}
+
+/// [`gateway`] with a client of the `protocol` generation.
+async fn gateway_on<H: ClientHandler>(
+    seed: u64,
+    extra: &str,
+    human: H,
+    protocol: Protocol,
+) -> (TestEnv, Guests, RunningService<RoleClient, H>) {
     let env = TestEnv::start(seed, Setup::File).await;
     let (guests, url) = upstream(&env).await;
     let config = std::fs::read_to_string(env.config_path()).unwrap();
@@ -171,7 +181,7 @@ async fn gateway<H: ClientHandler>(
     let catalog = "[[mutating]]\nserver = \"guests\"\ntool = \"write_file\"\nvm_arg = \"vm\"\n\n\
                    [[read_only]]\nserver = \"guests\"\ntool = \"read_file\"\n";
     std::fs::write(env.catalog_path(), catalog).unwrap();
-    let client = env.gateway_stdio(human).await;
+    let client = env.gateway_stdio_on(human, protocol).await;
     (env, guests, client)
 }
 
@@ -621,4 +631,33 @@ async fn an_upstreams_changed_list_is_listed_again_and_the_client_told() {
         "{:?}",
         after.iter().map(|t| &t.name).collect::<Vec<_>>()
     );
+}
+
+#[tokio::test]
+async fn a_2026_client_listening_for_changed_tools_is_told_on_its_subscription() {
+    let (env, _guests, client) = gateway_on(513, "", Human::unreachable(), Protocol::Mrtr).await;
+    std::fs::write(
+        env.catalog_path(),
+        "[[read_only]]\nserver = \"guests\"\ntool = \"grow\"\n",
+    )
+    .unwrap();
+    let filter = rmcp::model::SubscriptionFilter::builder()
+        .tools_list_changed()
+        .build();
+    let mut subscription = client.peer().listen(filter).await.unwrap();
+    assert_eq!(subscription.acknowledged().tools_list_changed, Some(true));
+    expect_ok(&call_through(&client, "guests__grow", json!({})).await);
+    let told = tokio::time::timeout(std::time::Duration::from_secs(15), subscription.next())
+        .await
+        .expect("told within 15 s")
+        .unwrap();
+    assert!(
+        matches!(
+            told,
+            Some(rmcp::model::ServerNotification::ToolListChangedNotification(_))
+        ),
+        "{told:?}"
+    );
+    let after = client.list_all_tools().await.unwrap();
+    assert!(after.iter().any(|t| t.name == "guests__grown_tool"));
 }

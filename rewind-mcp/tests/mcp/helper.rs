@@ -230,18 +230,22 @@ impl TestEnv {
 
     /// The binary as a gateway (`--gateway`) over stdio, and a client of it that plays `human`.
     pub async fn gateway_stdio<H: ClientHandler>(&self, human: H) -> RunningService<RoleClient, H> {
+        self.gateway_stdio_on(human, Protocol::Legacy).await
+    }
+
+    /// [`TestEnv::gateway_stdio`] with a client of the `protocol` generation.
+    pub async fn gateway_stdio_on<H: ClientHandler>(
+        &self,
+        human: H,
+        protocol: Protocol,
+    ) -> RunningService<RoleClient, H> {
         let stderr = if logging() {
             Stdio::inherit()
         } else {
             Stdio::null()
         };
-        self.stdio_of(
-            self.command(&["--gateway"]),
-            human,
-            Protocol::Legacy,
-            stderr,
-        )
-        .await
+        self.stdio_of(self.command(&["--gateway"]), human, protocol, stderr)
+            .await
     }
 
     /// The binary as an HTTP server on a free loopback port.
