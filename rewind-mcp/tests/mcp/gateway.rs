@@ -35,6 +35,8 @@ struct Guests {
     seen: Arc<Mutex<Vec<Seen>>>,
     /// Set by `grow`: the list holds one more tool.
     grown: Arc<std::sync::atomic::AtomicBool>,
+    /// The `Authorization` header of every request the upstream got.
+    authorizations: Arc<Mutex<Vec<String>>>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -84,6 +86,27 @@ impl Guests {
         self.grown.store(true, std::sync::atomic::Ordering::SeqCst);
         let _ = peer.notify_tool_list_changed().await;
         "grown".to_owned()
+    }
+
+    #[tool(
+        description = "Asks the person at the client whether to go on, and says what they answered."
+    )]
+    async fn confirm(&self, peer: rmcp::Peer<rmcp::RoleServer>) -> String {
+        let form = rmcp::model::ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: "Take a tagged checkpoint first?".to_owned(),
+            requested_schema: rmcp::model::ElicitationSchema::builder()
+                .required_enum_schema(
+                    "checkpoint",
+                    rmcp::model::EnumSchema::builder(vec!["yes".into(), "no".into()]).build(),
+                )
+                .build()
+                .unwrap(),
+        };
+        match peer.create_elicitation(form).await {
+            Ok(answer) => format!("{:?} {}", answer.action, json!(answer.content)),
+            Err(e) => format!("not asked: {e}"),
+        }
     }
 
     #[tool(name = "files:purge", description = "A name no MCP client takes.")]
@@ -140,6 +163,7 @@ async fn upstream(env: &TestEnv) -> (Guests, String) {
         control: Control::new(&env.sim.local().url),
         seen: Arc::default(),
         grown: Arc::default(),
+        authorizations: Arc::default(),
     };
     let served = guests.clone();
     let service = StreamableHttpService::new(
@@ -147,7 +171,19 @@ async fn upstream(env: &TestEnv) -> (Guests, String) {
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    let app = axum::Router::new().nest_service("/mcp", service);
+    let seen = guests.authorizations.clone();
+    let app = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let header = request
+                    .headers()
+                    .get("authorization")
+                    .map(|v| v.to_str().unwrap_or_default().to_owned());
+                seen.lock().unwrap().push(header.unwrap_or_default());
+                next.run(request)
+            },
+        ));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
@@ -660,4 +696,207 @@ async fn a_2026_client_listening_for_changed_tools_is_told_on_its_subscription()
     );
     let after = client.list_all_tools().await.unwrap();
     assert!(after.iter().any(|t| t.name == "guests__grown_tool"));
+}
+
+#[tokio::test]
+async fn an_upstreams_question_is_put_to_the_gateways_client_from_the_call() {
+    let human = Human::answering(Answer::Yes);
+    let (env, _guests, client) = gateway(514, "", human.clone()).await;
+    std::fs::write(
+        env.catalog_path(),
+        "[[read_only]]\nserver = \"guests\"\ntool = \"confirm\"\n",
+    )
+    .unwrap();
+    let answered = call_through(&client, "guests__confirm", json!({})).await;
+    expect_ok(&answered);
+    assert_eq!(human.times_asked(), 1, "the client was asked once");
+    assert!(
+        line(&answered).starts_with("Accept") && line(&answered).contains("\"yes\""),
+        "the upstream got the answer: {}",
+        line(&answered)
+    );
+    let unable = Human::unreachable();
+    let (env, _guests, client) = gateway(515, "", unable).await;
+    std::fs::write(
+        env.catalog_path(),
+        "[[read_only]]\nserver = \"guests\"\ntool = \"confirm\"\n",
+    )
+    .unwrap();
+    let declined = call_through(&client, "guests__confirm", json!({})).await;
+    assert!(
+        line(&declined).starts_with("Decline"),
+        "a client that cannot be asked declines, never a yes: {}",
+        line(&declined)
+    );
+}
+
+/// A gateway in front of the upstream reached with `credential` (keys of its table, made for the
+/// test's simulator), its process given `env_vars`; the client, and the lines of its log.
+async fn with_credential(
+    seed: u64,
+    credential: impl Fn(&TestEnv) -> String,
+    env_vars: &[(&str, &str)],
+) -> (
+    TestEnv,
+    Guests,
+    RunningService<RoleClient, Human>,
+    tokio::task::JoinHandle<Vec<String>>,
+) {
+    let env = TestEnv::start(seed, Setup::File).await;
+    let (guests, url) = upstream(&env).await;
+    let config = std::fs::read_to_string(env.config_path()).unwrap();
+    std::fs::write(
+        env.config_path(),
+        format!(
+            "{config}\n[[gateway.upstream]]\nname = \"guests\"\nurl = {url:?}\n{}",
+            credential(&env)
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        env.catalog_path(),
+        "[[read_only]]\nserver = \"guests\"\ntool = \"read_file\"\n",
+    )
+    .unwrap();
+    let mut cmd = env.command(&["--gateway"]);
+    for (key, value) in env_vars {
+        cmd.env(key, value);
+    }
+    let (client, log) = stdio_logged(cmd, Human::unreachable()).await;
+    (env, guests, client, log)
+}
+
+#[tokio::test]
+async fn an_http_upstream_is_reached_with_the_gateways_own_credential_only() {
+    let read = json!({"vm": "web-01", "path": "sda1/etc/hostname"});
+    let bearer = |_: &TestEnv| "bearer_env = \"GUESTS_TOKEN\"\n".to_owned();
+    let (_env, guests, client, _log) =
+        with_credential(516, bearer, &[("GUESTS_TOKEN", "tok-516")]).await;
+    expect_ok(&call_through(&client, "guests__read_file", read.clone()).await);
+    let seen = guests.authorizations.lock().unwrap().clone();
+    assert!(
+        !seen.is_empty() && seen.iter().all(|a| a == "Bearer tok-516"),
+        "{seen:?}"
+    );
+
+    let oauth = |env: &TestEnv| {
+        let token_url = format!(
+            "{}/auth/realms/zerto/protocol/openid-connect/token",
+            env.sim.local().url
+        );
+        format!(
+            "token_url = {token_url:?}\nclient_id = {CLIENT_ID:?}\nclient_secret_env = \"GUESTS_SECRET\"\n"
+        )
+    };
+    let (env, guests, client, _log) =
+        with_credential(518, oauth, &[("GUESTS_SECRET", CLIENT_SECRET)]).await;
+    expect_ok(&call_through(&client, "guests__read_file", read).await);
+    let seen = guests.authorizations.lock().unwrap().clone();
+    assert!(
+        !seen.is_empty() && seen.iter().all(|a| a == &seen[0]),
+        "one token: {seen:?}"
+    );
+    // The token the realm issued to the client credentials: its claims name the client and realm.
+    use base64::Engine;
+    let claims = seen[0]
+        .strip_prefix("Bearer ")
+        .and_then(|jwt| jwt.split('.').nth(1))
+        .and_then(|part| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(part)
+                .ok()
+        })
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .unwrap_or_else(|| panic!("a JWT: {}", seen[0]));
+    assert_eq!(claims["azp"], CLIENT_ID, "{claims}");
+    assert_eq!(
+        claims["iss"],
+        format!("{}/auth/realms/zerto", env.sim.local().url),
+        "{claims}"
+    );
+}
+
+#[tokio::test]
+async fn an_http_upstream_whose_credential_is_missing_is_named_and_its_tools_absent() {
+    let bearer = |_: &TestEnv| "bearer_env = \"GUESTS_TOKEN\"\n".to_owned();
+    let (_env, guests, client, log) = with_credential(519, bearer, &[]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(!tools.iter().any(|t| t.name.starts_with("guests__")));
+    assert!(tools.iter().any(|t| t.name == "zerto_guard_before_mutate"));
+    assert!(
+        guests.authorizations.lock().unwrap().is_empty(),
+        "never reached"
+    );
+    client.cancel().await.unwrap();
+    let log = log.await.unwrap();
+    let named: Vec<&String> = log
+        .iter()
+        .filter(|l| l.contains("upstream guests") && l.contains("$GUESTS_TOKEN"))
+        .collect();
+    assert!(!named.is_empty(), "{log:?}");
+}
+
+#[tokio::test]
+async fn on_a_team_server_an_upstreams_tools_need_its_role_and_the_role_of_what_they_do() {
+    let world = zvm_sim::test_kit::world_with_people(&[
+        ("alice", &["rewind-read", "rewind-guard", "guests-op"]),
+        ("bob", &["rewind-read", "rewind-guard"]),
+        ("carol", &["rewind-read", "guests-op"]),
+    ]);
+    let options = zvm_sim::Options {
+        world,
+        ..zvm_sim::Options::for_tests(520)
+    };
+    let env = TestEnv::start_with(options, Setup::File).await;
+    crate::sign_in::signed_in(&env, "account");
+    let (guests, url) = upstream(&env).await;
+    let config = std::fs::read_to_string(env.config_path()).unwrap();
+    std::fs::write(
+        env.config_path(),
+        format!(
+            "{config}\n[[gateway.upstream]]\nname = \"guests\"\nurl = {url:?}\nrole = \"guests-op\"\n\
+             [[gateway.upstream]]\nname = \"norole\"\nurl = {url:?}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        env.catalog_path(),
+        "[[mutating]]\nserver = \"guests\"\ntool = \"write_file\"\nvm_arg = \"vm\"\n\n\
+         [[read_only]]\nserver = \"guests\"\ntool = \"read_file\"\n\n\
+         [[read_only]]\nserver = \"norole\"\ntool = \"read_file\"\n",
+    )
+    .unwrap();
+    let server = env.http_server_with(&["--gateway"]).await;
+    let read = json!({"vm": "web-01", "path": "sda1/etc/hostname"});
+
+    let bob = crate::sign_in::client_as(&env, &server, "bob").await;
+    let refused = call_through(&bob, "guests__read_file", read.clone()).await;
+    expect_error_saying(&refused, "guests-op");
+    bob.cancel().await.unwrap();
+
+    let carol = crate::sign_in::client_as(&env, &server, "carol").await;
+    expect_ok(&call_through(&carol, "guests__read_file", read.clone()).await);
+    let refused = call_through(&carol, "guests__write_file", write("web-01", "x")).await;
+    expect_error_saying(&refused, "rewind-guard");
+    assert!(env.insert_tasks().await.is_empty(), "nothing was inserted");
+    carol.cancel().await.unwrap();
+
+    let alice = crate::sign_in::client_as(&env, &server, "alice").await;
+    let refused = call_through(&alice, "norole__read_file", read).await;
+    expect_error_saying(&refused, "names no role");
+    expect_ok(&call_through(&alice, "guests__write_file", write("web-01", "y")).await);
+    let writes = guests
+        .seen()
+        .iter()
+        .filter(|s| s.tool == "write_file")
+        .count();
+    assert_eq!(writes, 1, "only alice's write reached the upstream");
+    let lines = std::fs::read_to_string(env.journal_path()).unwrap();
+    let call = lines
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["kind"] == "call")
+        .expect("the call is journaled");
+    assert_eq!(call["person"]["name"], "alice", "{call}");
+    alice.cancel().await.unwrap();
 }
