@@ -900,3 +900,46 @@ async fn on_a_team_server_an_upstreams_tools_need_its_role_and_the_role_of_what_
     assert_eq!(call["person"]["name"], "alice", "{call}");
     alice.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_cancel_during_the_guard_lets_its_inserts_end_and_calls_no_upstream() {
+    let (env, guests, client) = gateway(521, "", Human::unreachable()).await;
+    env.control.timing(2_000, 0).await;
+    let peer = client.peer().clone();
+    let call = tokio::spawn(async move {
+        peer.call_tool(params("guests__write_file", write("web-01", "x")))
+            .await
+    });
+    while env.control.inserts(None).await.is_empty() {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // Dropping the call's future is how an rmcp client cancels it: it sends notifications/cancelled.
+    call.abort();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let guarded = loop {
+        let lines = std::fs::read_to_string(env.journal_path()).unwrap_or_default();
+        let verdict = lines
+            .lines()
+            .rev()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|r| r["kind"] == "guard")
+            .find_map(|r| r["verdict"].as_str().map(str::to_owned));
+        if verdict.as_deref() == Some("guarded") {
+            break lines;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the guard was not finished"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let inserts = env.control.inserts(None).await;
+    assert_eq!(inserts.len(), 3, "the inserts already sent ended");
+    assert!(inserts.iter().all(|t| state_of(t) == 6), "{inserts:?}");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(guests.seen().is_empty(), "the upstream was never called");
+    assert!(
+        !guarded.contains("\"kind\":\"call\""),
+        "no call was journaled"
+    );
+}
