@@ -1,8 +1,8 @@
 //! The issuer's signing keys, read off the request path.
 //!
 //! A caller whose token names a key the server holds never waits on the issuer: the keys are read
-//! at start and again in the background every half of `[http.auth] jwks_max_age_secs`, and a read
-//! replaces the whole set, so a key the issuer stops publishing is distrusted within that age. A
+//! at start and again in the background every half of `[http.auth] jwks_max_age_secs` (every
+//! [`RETRY_AFTER_FAILURE`] after a read that failed), and a read replaces the whole set, so a key the issuer stops publishing is distrusted within that age. A
 //! set that could not be read again for that long is no longer trusted at all (fail closed: every
 //! token is refused, saying why, until a read succeeds).
 //!
@@ -36,6 +36,10 @@ pub const UNKNOWN_KEY_WAIT: Duration = Duration::from_secs(2);
 
 /// How long one read of the OpenID configuration or the JWKS may take.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How soon the keys are read again after a read failed: a server that started (or lost them)
+/// while the issuer was down serves again this soon after the issuer is back.
+pub const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(5);
 
 /// The keys as last read.
 #[derive(Default)]
@@ -124,9 +128,17 @@ impl IssuerKeys {
             loop {
                 let Some(inner) = weak.upgrade() else { return };
                 let keys = IssuerKeys { inner };
+                let mut reads = keys.inner.reads.subscribe();
                 keys.start_read();
+                let _ = tokio::time::timeout(READ_TIMEOUT * 3, reads.changed()).await;
+                // A failed read is tried again soon, not half a key age later.
+                let wait = if keys.snapshot().problem.is_some() {
+                    RETRY_AFTER_FAILURE.min(every)
+                } else {
+                    every
+                };
                 drop(keys);
-                tokio::time::sleep(every).await;
+                tokio::time::sleep(wait).await;
             }
         });
     }

@@ -167,8 +167,16 @@ impl Verifier {
         Refusal::Invalid(why)
     }
 
-    /// What `jsonwebtoken` leaves open: a subject that says who, and an `iat` not in the future.
+    /// What `jsonwebtoken` leaves open: one issuer, a subject that says who, and an `iat` not in
+    /// the future.
     fn check_policy(&self, claims: &Value) -> Result<(), Refusal> {
+        if !claims["iss"].is_string() {
+            // RFC 7519 makes `iss` one StringOrURI; jsonwebtoken also takes a list that holds the
+            // issuer, which no issuer writes and which would let a token name others beside it.
+            return Err(Refusal::Invalid(
+                "its iss claim is not one issuer (RFC 7519: a single StringOrURI)".to_owned(),
+            ));
+        }
         if claims["sub"].as_str().is_none_or(|s| s.trim().is_empty()) {
             // The subject is who the journal names and whose sessions and tasks these are: a
             // token without one would be no one, and share that no one's with every other such.
@@ -371,6 +379,20 @@ mod tests {
             let refused = v.check_policy(&c).unwrap_err();
             assert!(refused.to_string().contains("no subject"), "{refused}");
         }
+    }
+
+    #[test]
+    fn a_token_whose_issuer_is_a_list_holding_the_issuer_is_refused() {
+        let v = verifier();
+        let mut c = claims();
+        c["iss"] = json!([
+            "https://zvm.example.com/auth/realms/zerto",
+            "https://evil.example.com"
+        ]);
+        let refused = v.check_policy(&c).unwrap_err();
+        assert!(refused.to_string().contains("not one issuer"), "{refused}");
+        c["iss"] = json!(["https://zvm.example.com/auth/realms/zerto"]);
+        assert!(v.check_policy(&c).is_err(), "a list of one is a list too");
     }
 
     #[test]

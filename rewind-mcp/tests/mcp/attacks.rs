@@ -892,3 +892,32 @@ async fn crafted_headers_and_an_oversized_token_are_refused_and_no_url_in_a_toke
         StatusCode::OK
     );
 }
+
+#[tokio::test]
+async fn a_server_started_while_the_realms_keys_answer_503_serves_within_30_s_of_their_return() {
+    let env = team(97).await;
+    env.control
+        .fault(
+            json!({"Method": "GET", "Path": "/auth/realms/zerto/protocol/openid-connect/certs",
+                      "Action": "Respond", "Status": 503}),
+        )
+        .await;
+    let alice = token(&env, "alice").await;
+    let server = env.http_server().await;
+    let raw = Raw::new(&server);
+    let refused = raw.post(Some(&alice), None, &initialize()).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{refused:?}");
+    env.control.clear_faults().await;
+    let back = std::time::Instant::now();
+    loop {
+        let answer = raw.post(Some(&alice), None, &initialize()).await;
+        if answer.status == StatusCode::OK {
+            break;
+        }
+        assert!(
+            back.elapsed() < Duration::from_secs(30),
+            "still refused 30 s after the keys were back: {answer:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
