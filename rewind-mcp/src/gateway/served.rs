@@ -59,7 +59,8 @@ pub struct Slot {
     pub upstream: Upstream,
     /// Its open calls.
     pub relay: Relay,
-    live: RwLock<Option<Live>>,
+    /// Shared, so a call takes its upstream without copying every tool.
+    live: RwLock<Option<Arc<Live>>>,
 }
 
 /// An upstream reached: its peer and its tools, by served name.
@@ -115,9 +116,13 @@ impl Gateway {
         self.inner
             .upstreams
             .iter()
-            .filter_map(|s| s.live().map(|l| l.tools))
-            .flatten()
-            .map(|(tool, _)| tool)
+            .filter_map(|s| s.live())
+            .flat_map(|l| {
+                l.tools
+                    .iter()
+                    .map(|(tool, _)| tool.clone())
+                    .collect::<Vec<_>>()
+            })
             .collect()
     }
 
@@ -140,7 +145,7 @@ impl Gateway {
             Some((_, own)) => Ok(Served {
                 slot: slot.clone(),
                 tool: own.clone(),
-                peer: live.peer,
+                peer: live.peer.clone(),
             }),
             None => Err(format!(
                 "upstream {upstream} serves no tool {tool}; list the tools again"
@@ -161,14 +166,14 @@ impl Gateway {
 }
 
 impl Slot {
-    fn live(&self) -> Option<Live> {
+    fn live(&self) -> Option<Arc<Live>> {
         self.live
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone()
     }
 
-    fn set(&self, live: Option<Live>) {
+    fn set(&self, live: Option<Arc<Live>>) {
         *self
             .live
             .write()
@@ -280,10 +285,10 @@ async fn list(slot: &Slot, peer: &Peer<RoleClient>) -> Result<(), String> {
         }
     }
     tracing::info!("upstream {name}: {} tools served", served.len());
-    slot.set(Some(Live {
+    slot.set(Some(Arc::new(Live {
         peer: peer.clone(),
         tools: served,
-    }));
+    })));
     Ok(())
 }
 

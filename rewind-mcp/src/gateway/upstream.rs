@@ -129,16 +129,9 @@ async fn client_token(
         ("client_id", client_id),
         ("client_secret", secret),
     ];
-    let body = form
-        .iter()
-        .map(|(k, v)| {
-            format!(
-                "{k}={}",
-                url::form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>()
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("&");
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(form)
+        .finish();
     let response = http
         .post(token_url.clone())
         .header("content-type", "application/x-www-form-urlencoded")

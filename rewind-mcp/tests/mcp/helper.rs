@@ -77,6 +77,15 @@ fn logging() -> bool {
     std::env::var_os("TEST_LOG").is_some()
 }
 
+/// Where the binary's stderr goes: the test's own with TEST_LOG, else nowhere.
+fn binary_stderr() -> Stdio {
+    if logging() {
+        Stdio::inherit()
+    } else {
+        Stdio::null()
+    }
+}
+
 impl TestEnv {
     /// A fresh simulator of `seed` (short task durations) and a configuration of the given kind.
     pub async fn start(seed: u64, setup: Setup) -> TestEnv {
@@ -182,11 +191,7 @@ impl TestEnv {
         human: H,
         protocol: Protocol,
     ) -> RunningService<RoleClient, H> {
-        let stderr = if logging() {
-            Stdio::inherit()
-        } else {
-            Stdio::null()
-        };
+        let stderr = binary_stderr();
         self.stdio_with_stderr(human, protocol, stderr).await
     }
 
@@ -239,11 +244,7 @@ impl TestEnv {
         human: H,
         protocol: Protocol,
     ) -> RunningService<RoleClient, H> {
-        let stderr = if logging() {
-            Stdio::inherit()
-        } else {
-            Stdio::null()
-        };
+        let stderr = binary_stderr();
         self.stdio_of(self.command(&["--gateway"]), human, protocol, stderr)
             .await
     }
