@@ -64,6 +64,7 @@ fn guard(i: usize, time: chrono::DateTime<chrono::Utc>) -> JournalRecord {
         details: None,
         attempt: None,
         sites: None,
+        approved_by: None,
     }
 }
 

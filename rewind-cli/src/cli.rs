@@ -180,6 +180,10 @@ pub enum Command {
     /// Show or change the tool catalog.
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// The calls held for a person's approval: those of the team server with `[hook.team]`, else
+    /// this machine's (a stdio gateway's).
+    #[command(subcommand)]
+    Approvals(ApprovalsCommand),
     /// Bounded recover from a change's tagged checkpoint: file-level recovery, failover test, offsite
     /// clone. The production VM keeps running; Failover Live and Move are never used.
     #[command(subcommand)]
@@ -330,6 +334,34 @@ pub enum CatalogCommand {
         server: String,
         /// The tool.
         tool: String,
+    },
+}
+
+/// `rewind approvals ...`.
+#[derive(Debug, Subcommand)]
+pub enum ApprovalsCommand {
+    /// List the held calls, those still waiting first.
+    List,
+    /// Show one held call, its arguments included.
+    Show {
+        /// The held call's id (`h-...`).
+        id: String,
+    },
+    /// Approve a held call: the requester's identical call, made again, runs once.
+    Approve {
+        /// The held call's id.
+        id: String,
+        /// What to tell the agent.
+        #[arg(long)]
+        comment: Option<String>,
+    },
+    /// Deny a held call; the comment reaches the agent.
+    Deny {
+        /// The held call's id.
+        id: String,
+        /// Why, for the agent.
+        #[arg(long)]
+        comment: Option<String>,
     },
 }
 
@@ -537,6 +569,10 @@ impl Command {
             Command::Diff { .. } => "diff",
             Command::Keep { .. } => "keep",
             Command::CheckTool { .. } => "check-tool",
+            Command::Approvals(ApprovalsCommand::List) => "approvals list",
+            Command::Approvals(ApprovalsCommand::Show { .. }) => "approvals show",
+            Command::Approvals(ApprovalsCommand::Approve { .. }) => "approvals approve",
+            Command::Approvals(ApprovalsCommand::Deny { .. }) => "approvals deny",
             Command::Catalog(CatalogCommand::List) => "catalog list",
             Command::Catalog(CatalogCommand::AddMutating { .. }) => "catalog add-mutating",
             Command::Catalog(CatalogCommand::AddReadOnly { .. }) => "catalog add-read-only",

@@ -5,15 +5,16 @@
 //!
 //! This is the only place a front links `zvm-sim`. The demo talks to it as any client would: the core
 //! over `/v1`, and the simulator's `/_sim` control API (over HTTP, with its own JSON) to change a guest
-//! file as the agent would.
+//! file as the agent would, and to move its clock past the next checkpoint as time passing would.
 
 use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
 use rewind_core::{
-    Config, ErrorKind, GuardReport, GuardRequest, JournalFilter, Protection, RecoverFileReport,
-    RecoverFileRequest, Rewind, SiteConfig, TagList, Verdict,
+    CancellationToken, Config, DiffReport, DiffRequest, ErrorKind, GuardReport, GuardRequest,
+    JournalFilter, Protection, RecoverFileReport, RecoverFileRequest, RecoveryTaskReport,
+    RestoreRequest, RestoreTarget, Rewind, SiteConfig, TagList, Verdict,
 };
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -31,6 +32,11 @@ const VM: &str = "web-01";
 const GUEST_FILE: &str = "sda1/etc/app/app.conf";
 /// The change id of the demo's change.
 const CHANGE_ID: &str = "demo-app-conf";
+/// The new VM the demo's restore makes beside the original.
+const RESTORED_AS: &str = "web-01-rewound";
+/// How far the demo moves the simulator's clock after the change: past its next automatic
+/// checkpoint (one every 5 s), which then holds the change.
+const PAST_NEXT_CHECKPOINT_SECS: u64 = 10;
 /// The simulator's service client (its default world's).
 const CLIENT_ID: &str = "rewind";
 const CLIENT_SECRET: &str = "rewind-secret";
@@ -62,8 +68,10 @@ pub(crate) struct DemoResult {
     protection: Protection,
     guard: GuardReport,
     tags: TagList,
+    diff: DiffReport,
     recovery: RecoverFileReport,
     checksums: Checksums,
+    restore: RecoveryTaskReport,
     journal: rewind_core::audit_journal::JournalRead,
 }
 
@@ -111,6 +119,19 @@ struct Guest {
 }
 
 impl Guest {
+    /// Moves the simulator's clock on `seconds`, as time passing would.
+    async fn advance_clock(&self, seconds: u64) -> Result<(), CliError> {
+        let what = "move the simulator's clock on";
+        self.http
+            .post(format!("{}/_sim/clock/advance", self.base))
+            .json(&serde_json::json!({ "Seconds": seconds }))
+            .send()
+            .await
+            .and_then(|r| r.error_for_status())
+            .map_err(internal(what))?;
+        Ok(())
+    }
+
     fn file_url(&self, vm_id: &str) -> String {
         format!("{}/_sim/vms/{vm_id}/files", self.base)
     }
@@ -190,8 +211,10 @@ async fn walk(
     let guard = walk.guard().await?;
     let tags = walk.list_tags().await?;
     let change = walk.change_guest_file(&protection.vm.id).await?;
+    let diff = walk.diff().await?;
     let (recovery, recovered) = walk.recover_file().await?;
     let checksums = walk.compare(&change, &recovered)?;
+    let restore = walk.restore_beside().await?;
     let journal = walk.read_journal()?;
     let result = DemoResult {
         seed,
@@ -208,14 +231,16 @@ async fn walk(
         protection,
         guard,
         tags,
+        diff,
         recovery,
         checksums,
+        restore,
         journal,
     };
     Reply::new(
         &result,
         format!(
-            "\nDone: {VM} was guarded before the change, the change was made, and {GUEST_FILE} came back from the tag byte for byte while the VM kept running. To run the same loop on your own ZVM, see `rewind --help`."
+            "\nDone: {VM} was guarded before the change, the change was made and listed by a diff, {GUEST_FILE} came back from the tag byte for byte while the VM kept running, and a restore of {VM} beside it as {RESTORED_AS} waits for a person's commit or rollback (a demo never commits one). To run the same loop on your own ZVM, see `rewind --help`."
         ),
     )
 }
@@ -342,11 +367,64 @@ impl<'a> Walk<'a> {
         Ok(Change { original, changed })
     }
 
-    /// Step 5: bounded recover of the guest file by FLR, into the temporary folder; with the
+    /// Step 5: the simulator's clock past its next checkpoint, then what changed in the guest's
+    /// folder between the tag and that checkpoint (each mounted by FLR in turn and unmounted).
+    async fn diff(&self) -> Result<DiffReport, CliError> {
+        self.say.step(
+            5,
+            &format!("What changed since the tag, once Zerto's next checkpoint holds the change ({PAST_NEXT_CHECKPOINT_SECS} s of the simulator's clock later)"),
+        );
+        self.guest.advance_clock(PAST_NEXT_CHECKPOINT_SECS).await?;
+        let folder = GUEST_FILE
+            .rsplit_once('/')
+            .map_or(GUEST_FILE, |(dir, _)| dir);
+        let request = DiffRequest {
+            vm: VM.into(),
+            change: CHANGE_ID.into(),
+            paths: vec![folder.into()],
+            against: None,
+            content: false,
+        };
+        let progress = ProgressLine::new(format!("diff {VM}"), self.quiet);
+        let diff = self
+            .rewind
+            .diff(request, &progress, &CancellationToken::new())
+            .await;
+        progress.finish();
+        let diff = diff?;
+        self.say.say(&crate::commands::diff::text(&diff));
+        Ok(diff)
+    }
+
+    /// Step 8: a journal VM restore from the tag, beside the VM, left waiting for a person.
+    async fn restore_beside(&self) -> Result<RecoveryTaskReport, CliError> {
+        self.say.step(
+            8,
+            &format!("Restore {VM} to the tag beside it, as a new VM {RESTORED_AS}: it waits for a person"),
+        );
+        let request = RestoreRequest {
+            vm: VM.into(),
+            change: CHANGE_ID.into(),
+            target: RestoreTarget::Alongside {
+                name: RESTORED_AS.into(),
+            },
+        };
+        let progress = ProgressLine::new(format!("restore {VM}"), self.quiet);
+        let restore = self.rewind.restore_vm(request, &progress).await;
+        progress.finish();
+        let restore = restore?;
+        self.say.say(&format!(
+            "{}\n{VM} keeps running as it is. Only a person ends the restore: `rewind restore commit {VM}` keeps {RESTORED_AS}, `rewind restore rollback {VM}` removes it; unanswered, Zerto rolls it back by itself. The demo never commits one.",
+            restore.summary()
+        ));
+        Ok(restore)
+    }
+
+    /// Step 6: bounded recover of the guest file by FLR, into the temporary folder; with the
     /// recovered file's content.
     async fn recover_file(&self) -> Result<(RecoverFileReport, Vec<u8>), CliError> {
         self.say.step(
-            5,
+            6,
             &format!(
                 "Recover {GUEST_FILE} from the tag of change {CHANGE_ID}: file-level recovery at the VPG's recovery site, while {VM} keeps running"
             ),
@@ -402,7 +480,7 @@ impl<'a> Walk<'a> {
     /// Step 6: the recovered file must be the original, and the guest must still have the change.
     fn compare(&self, change: &Change, recovered: &[u8]) -> Result<Checksums, CliError> {
         self.say.step(
-            6,
+            7,
             "Compare: the recovered file is the original, the guest keeps the change",
         );
         let checksums = Checksums {
@@ -426,8 +504,8 @@ impl<'a> Walk<'a> {
     /// Step 7: the audit journal, where the guard and the recovery share the change id.
     fn read_journal(&self) -> Result<rewind_core::audit_journal::JournalRead, CliError> {
         self.say.step(
-            7,
-            "The audit journal: the guard and the recovery, tied by the change id",
+            9,
+            "The audit journal: the guard, the recovery and the restore, tied by the change id",
         );
         let journal = self.rewind.journal().read(&JournalFilter::default())?;
         self.say.say(&journal_text(&journal));

@@ -191,6 +191,9 @@ pub fn run(cli: Cli) -> u8 {
             let catalog = CatalogStore::new(&config.catalog_path);
             commands::tools::check_tool(&catalog, &server, &tool, vm.as_deref())
         }),
+        Command::Approvals(command) => offline(&ctx, |config| {
+            commands::approvals::approvals(&config, &command)
+        }),
         Command::Catalog(command) => offline(&ctx, |config| {
             commands::tools::catalog(&CatalogStore::new(&config.catalog_path), &command)
         }),

@@ -10,7 +10,9 @@
 
 use chrono::Utc;
 
-use crate::audit_journal::{JournalRecord, JournalVerdict, JournalVm, Person, RecordKind};
+use crate::audit_journal::{
+    ApprovedBy, JournalRecord, JournalVerdict, JournalVm, Person, RecordKind,
+};
 
 /// One forwarded call, as its journal lines name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +31,8 @@ pub struct ForwardedCall {
     pub change_id: String,
     /// The VM its guard tagged.
     pub vm: JournalVm,
+    /// The held call whose approval it runs on, and who approved it.
+    pub approved_by: Option<ApprovedBy>,
 }
 
 impl ForwardedCall {
@@ -57,6 +61,7 @@ impl ForwardedCall {
             })),
             attempt: None,
             sites: None,
+            approved_by: self.approved_by.clone(),
         }
     }
 }

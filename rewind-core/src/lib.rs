@@ -48,6 +48,7 @@
 #[macro_use]
 mod as_text;
 
+pub mod approvals;
 pub mod arguments_key;
 pub mod audit_journal;
 pub mod bypass;
@@ -165,6 +166,8 @@ struct Inner {
     own: guard::OwnTasks,
     catalog: CatalogStore,
     journal: AuditJournal,
+    /// The calls held for a person's approval, beside the journal.
+    held: approvals::HeldCalls,
 }
 
 /// The facade: one per process, cheap to clone (an `Arc` inside).
@@ -174,6 +177,8 @@ pub struct Rewind {
     /// The signed-in person this handle acts for ([`Rewind::acting_for`]): journaled with each
     /// guard and recovery made through it.
     person: Option<Arc<audit_journal::Person>>,
+    /// The held call whose approval what is made through this handle runs on ([`Rewind::on_approval`]).
+    approved_by: Option<Arc<audit_journal::ApprovedBy>>,
     /// The sites this handle asks: every configured site, or those named to
     /// [`Rewind::only_sites`].
     asked: Arc<[Arc<Site>]>,
@@ -230,12 +235,21 @@ impl Rewind {
             inner: Arc::new(Inner {
                 catalog: CatalogStore::new(&config.catalog_path),
                 journal: AuditJournal::new(&config.journal_path),
+                held: approvals::HeldCalls::new(
+                    config
+                        .journal_path
+                        .parent()
+                        .unwrap_or(std::path::Path::new(".")),
+                    &config.catalog_path,
+                    config.approvals.clone(),
+                ),
                 sites,
                 queue: Default::default(),
                 own: Default::default(),
                 config,
             }),
             person: None,
+            approved_by: None,
             asked,
             left_out: Arc::new([]),
             agent: None,
@@ -283,6 +297,14 @@ impl Rewind {
         }
     }
 
+    /// The same facade, what it journals marked as made on the approval of a held call.
+    pub fn on_approval(&self, approved_by: audit_journal::ApprovedBy) -> Rewind {
+        Rewind {
+            approved_by: Some(Arc::new(approved_by)),
+            ..self.clone()
+        }
+    }
+
     /// The same facade, its recoveries journaled as made by `agent` (an agent's name, or the person
     /// at the command line); without it, as made by the ZVM account.
     pub fn as_agent(&self, agent: &str) -> Rewind {
@@ -314,6 +336,11 @@ impl Rewind {
     /// The person this handle acts for, if any.
     pub fn person(&self) -> Option<&audit_journal::Person> {
         self.person.as_deref()
+    }
+
+    /// The held call whose approval this handle acts on, and who approved it.
+    pub fn approval(&self) -> Option<&audit_journal::ApprovedBy> {
+        self.approved_by.as_deref()
     }
 
     /// Builds the clients and learns each site's identifier from `/v1/localsite`; fails when no site is
@@ -643,6 +670,7 @@ impl Rewind {
             journal: &self.inner.journal,
             agent: self.agent(),
             person: self.person(),
+            approved_by: self.approved_by.as_deref(),
             vpg: self.chosen_vpg(),
         }
     }
@@ -671,5 +699,10 @@ impl Rewind {
     /// The audit journal.
     pub fn journal(&self) -> &AuditJournal {
         &self.inner.journal
+    }
+
+    /// The calls held for a person's approval.
+    pub fn held_calls(&self) -> &approvals::HeldCalls {
+        &self.inner.held
     }
 }

@@ -47,6 +47,15 @@ pub struct Metrics {
     inserts: Family<OutcomeLabel, Counter>,
     zerto_tasks: Durations<TaskLabels>,
     journal_writes: Histogram,
+    held_calls: Family<HeldLabel, Counter>,
+    decisions: Histogram,
+}
+
+/// What became of held calls.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct HeldLabel {
+    /// `held`, `approved`, `denied`, `expired`.
+    pub event: String,
 }
 
 /// Seconds from 10 ms to about 3 hours, each bucket twice the last.
@@ -63,6 +72,9 @@ pub fn metrics() -> &'static Metrics {
         zerto_tasks: Family::new_with_constructor(task_buckets),
         // 50 µs to about 1.6 s: an append and its sync.
         journal_writes: Histogram::new(exponential_buckets(0.000_05, 2.0, 16)),
+        held_calls: Family::default(),
+        // 1 s to about 4.5 days: a person's answer.
+        decisions: Histogram::new(exponential_buckets(1.0, 2.0, 19)),
     })
 }
 
@@ -85,6 +97,40 @@ impl Metrics {
             "How long each write of the audit journal took, its sync included",
             self.journal_writes.clone(),
         );
+        registry.register(
+            "rewind_held_calls",
+            "Held calls by what became of them: held, approved, denied, expired",
+            self.held_calls.clone(),
+        );
+        registry.register(
+            "rewind_approval_decision_seconds",
+            "How long each held call waited for a person's decision",
+            self.decisions.clone(),
+        );
+    }
+
+    fn held_event(&self, event: &str) {
+        self.held_calls
+            .get_or_create(&HeldLabel {
+                event: event.to_owned(),
+            })
+            .inc();
+    }
+
+    /// A call held for a person.
+    pub(crate) fn approval_held(&self) {
+        self.held_event("held");
+    }
+
+    /// A held call decided after waiting `took`.
+    pub(crate) fn approval_decided(&self, approved: bool, took: Duration) {
+        self.held_event(if approved { "approved" } else { "denied" });
+        self.decisions.observe(took.as_secs_f64());
+    }
+
+    /// A held call or an approval that expired.
+    pub(crate) fn approval_expired(&self) {
+        self.held_event("expired");
     }
 
     /// A guard that ended with `verdict`, and the outcome of each of its VPGs.

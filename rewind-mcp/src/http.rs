@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::middleware::from_fn_with_state;
-use axum::routing::get;
+use axum::routing::{get, post};
 use rewind_core::{CancellationToken, Rewind};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -19,11 +19,12 @@ use crate::gateway::Gateway;
 use crate::hosts::{self, Accepted};
 use crate::in_flight::InFlight;
 use crate::paths::{
-    EXPIRING_PATH, GUARDS_PATH, HEALTH_PATH, HTTP_PATH, METADATA_PATH, METRICS_PATH, READY_PATH,
+    APPROVALS_PATH, EXPIRING_PATH, GUARDS_PATH, HEALTH_PATH, HELD_PATH, HTTP_PATH, METADATA_PATH,
+    METRICS_PATH, READY_PATH,
 };
 use crate::server::RewindServer;
 use crate::sign_in::{self, Verifier};
-use crate::{guards, health, listen, metrics, sessions, ui, watch};
+use crate::{approvals, guards, health, listen, metrics, sessions, ui, watch};
 
 /// How the HTTP server bounds what its clients hold.
 #[derive(Debug, Clone)]
@@ -196,7 +197,20 @@ fn team_routes(rewind: &Rewind) -> Router {
     let expiring = Router::new()
         .route(EXPIRING_PATH, get(watch::expiring))
         .with_state(rewind.clone());
-    guards.merge(expiring)
+    let approvals = Router::new()
+        .route(APPROVALS_PATH, get(approvals::list))
+        .route(&format!("{APPROVALS_PATH}/{{id}}"), get(approvals::show))
+        .route(
+            &format!("{APPROVALS_PATH}/{{id}}/approve"),
+            post(approvals::approve),
+        )
+        .route(
+            &format!("{APPROVALS_PATH}/{{id}}/deny"),
+            post(approvals::deny),
+        )
+        .route(HELD_PATH, post(approvals::hold))
+        .with_state(rewind.clone());
+    guards.merge(expiring).merge(approvals)
 }
 
 /// Open to a load balancer and a scraper, with no token; the Host check still applies.

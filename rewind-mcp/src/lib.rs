@@ -34,6 +34,7 @@
 //! [`serve_stdio`] and [`HttpService`] (or [`serve_http`]) are what the binary calls once it has a
 //! [`Rewind`](rewind_core::Rewind).
 
+pub mod approvals;
 pub mod args;
 pub mod error;
 pub(crate) mod form;
@@ -41,6 +42,7 @@ pub mod gateway;
 pub mod guards;
 pub mod handler;
 pub mod health;
+pub(crate) mod held;
 pub mod hosts;
 pub mod http;
 pub mod in_flight;
@@ -50,6 +52,7 @@ pub mod local_files;
 pub mod logs;
 pub mod metrics;
 pub mod paths;
+pub(crate) mod peer;
 pub mod progress;
 pub mod prompt;
 pub mod reply;

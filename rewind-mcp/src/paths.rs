@@ -35,3 +35,14 @@ pub const UI_LOGOUT_PATH: &str = "/ui/logout";
 pub const UI_DIFF_PATH: &str = "/ui/diff";
 /// `GET /ui/act` asks for a confirmation of an action, `POST /ui/act` runs it.
 pub const UI_ACT_PATH: &str = "/ui/act";
+
+/// The held calls, for approvers' scripts and chat bots (bearer token): `GET` lists them,
+/// `GET {id}` shows one, `POST {id}/approve` and `{id}/deny` decide it.
+pub const APPROVALS_PATH: &str = "/v1/approvals";
+
+/// Where a host's hook holds a call it would deny or ask about (`[hook.team]`), and uses its
+/// approval.
+pub const HELD_PATH: &str = "/v1/held";
+
+/// The page of held calls, for people.
+pub const UI_APPROVALS_PATH: &str = "/ui/approvals";

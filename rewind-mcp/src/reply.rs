@@ -15,6 +15,8 @@
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
+use rewind_core::approvals::HeldState;
 use rewind_core::{ErrorKind, ErrorReport, RewindError};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use rmcp::schemars::{self, JsonSchema};
@@ -196,6 +198,47 @@ struct Answered<T> {
 enum Output<T> {
     Result(Answered<T>),
     Error(Answered<ErrorReport>),
+}
+
+/// A held call as a tool's structured answer names it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HeldAnswer {
+    /// The held call's id.
+    pub approval_id: String,
+    /// Where it stands: `held`, `denied`, `executed` or `allowed` (it ran), `expired`.
+    pub state: HeldState,
+    /// Where a person approves or denies it.
+    pub url: String,
+    /// When it expires: a held call's decision, an approval's use.
+    pub expires: DateTime<Utc>,
+    /// Who decided, once someone did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
+    /// What the person who decided said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// What came of the call, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+}
+
+/// A tool's result, a held call's answer, or the error report of a call that could not do its work.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum OutputOrHeld<T> {
+    Result(Answered<T>),
+    Held(Answered<HeldAnswer>),
+    Error(Answered<ErrorReport>),
+}
+
+/// The `outputSchema` of a tool whose calls may be held for a person's approval
+/// ([`crate::held`]): its result, the held call, or an error report.
+pub fn output_schema_holding<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    let schema = rmcp::handler::server::common::schema_for_output::<OutputOrHeld<T>>();
+    let mut schema = schema.as_ref().clone();
+    schema.insert("type".into(), Value::String("object".into()));
+    Arc::new(schema)
 }
 
 /// The `outputSchema` of a tool whose result is `T`: every answer of it validates against it, its

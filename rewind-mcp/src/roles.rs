@@ -17,7 +17,7 @@ pub const DIFF_CONTENT: &str = "zerto_diff_since_tag with content";
 
 /// The role tool `tool` needs; `None` for a tool this table does not know, which nobody may call
 /// (a tool added without its role is refused, never taken for a read).
-fn needed<'r>(roles: &'r ToolRoles, tool: &str) -> Option<&'r str> {
+pub(crate) fn needed<'r>(roles: &'r ToolRoles, tool: &str) -> Option<&'r str> {
     Some(match tool {
         "zerto_find_protection"
         | "zerto_list_tags"

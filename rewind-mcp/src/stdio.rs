@@ -10,8 +10,8 @@ use crate::server::RewindServer;
 /// the journal written) before returning. Nothing else may write to stdout.
 pub async fn serve_stdio(server: RewindServer) -> Result<(), ServeError> {
     let in_flight = server.in_flight();
-    let service = server
-        .serve(rmcp::transport::stdio())
+    // Boxed: the session's start holds the whole handler's state.
+    let service = Box::pin(server.serve(rmcp::transport::stdio()))
         .await
         .map_err(|e| ServeError::Start(e.to_string()))?;
     let ended = service.waiting().await;

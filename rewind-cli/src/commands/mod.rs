@@ -1,6 +1,7 @@
 //! One module per command family. Each command calls the core and returns a [`crate::output::Reply`]:
 //! the core's serializable result, and the same for people.
 
+pub mod approvals;
 pub mod capture;
 pub mod diff;
 pub mod doctor;

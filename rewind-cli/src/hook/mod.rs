@@ -176,13 +176,36 @@ fn decide_call(call: &Call, config: &Config) -> Decision {
             }
         }
     };
-    let call = hook::Call {
+    let judged = hook::Call {
         server: &server,
         tool: &tool,
         input: &call.input,
         class: &class,
     };
-    hook::judge(&call, &guards, config.hook.window, chrono::Utc::now())
+    let decision = hook::judge(&judged, &guards, config.hook.window, chrono::Utc::now());
+    match &config.hook.team {
+        Some(team) if blocks(call.host, &decision) => {
+            let held = team::HeldCall {
+                agent: call.host.name(),
+                server: &server,
+                tool: &tool,
+                vm: class.vm.as_deref(),
+                arguments: &call.input,
+            };
+            team::held(team, held, decision)
+        }
+        _ => decision,
+    }
+}
+
+/// Whether `host` blocks the call on `decision`: a deny, or a question it cannot ask from a hook.
+/// With `[hook.team]` such a call is held for a person's approval instead of leaving the agent stuck.
+fn blocks(host: Host, decision: &Decision) -> bool {
+    match decision.permission() {
+        Permission::Deny => !decision.failed(),
+        Permission::Ask => !host.asks(),
+        Permission::Allow => false,
+    }
 }
 
 fn catalog_failure(e: &CatalogError) -> Decision {

@@ -16,11 +16,15 @@ async fn the_demo_walks_the_loop_and_exits_0() {
         "GUARDED: web-01",
         "== 3.",
         "== 4.",
-        "== 5. Recover sda1/etc/app/app.conf",
+        "== 5. What changed since the tag",
+        "app.conf",
+        "== 6. Recover sda1/etc/app/app.conf",
         "RECOVERED 1 file(s) of web-01",
         "unmounted",
         "same as the original",
-        "== 7.",
+        "== 8. Restore web-01 to the tag beside it",
+        "rewind restore commit web-01",
+        "== 9.",
         "recover_file",
     ] {
         assert!(run.stdout.contains(step), "{step}: {run:#?}");
@@ -44,6 +48,11 @@ async fn the_demo_walks_the_loop_and_exits_0() {
     assert_ne!(sums["original"], sums["changed"]);
     assert_eq!(sums["original"], sums["recovered"]);
     assert_eq!(result["recovery"]["files"][0]["sha256"], sums["original"]);
+    assert_eq!(result["diff"]["counts"]["changed"], 1, "{}", result["diff"]);
+    assert_eq!(
+        result["restore"]["verdict"], "waiting",
+        "a demo never commits a restore"
+    );
     let kinds: Vec<&str> = texts(&result["journal"]["records"], "kind");
-    assert_eq!(kinds, ["guard", "recovery"]);
+    assert_eq!(kinds, ["guard", "recovery", "recovery"]);
 }

@@ -234,3 +234,94 @@ async fn a_team_server_that_cannot_tell_blocks_the_change() {
         "{reason}"
     );
 }
+
+/// The hook's answer as Codex CLI reads it: no output is an allow; else its decision and reason.
+async fn codex_power_off(env: &TestEnv, vm: &str) -> (String, String) {
+    let input = json!({
+        "session_id": "01a2345b-e92d-7e40-984f-d4bb3642065c",
+        "turn_id": "01a2345b-e93f-7ec0-9113-6762cbd5b471", "transcript_path": null,
+        "cwd": "/work", "hook_event_name": "PreToolUse", "model": "gpt-5.5",
+        "permission_mode": "bypassPermissions", "tool_name": "mcp__vsphere__power_off",
+        "tool_input": {"vm": vm}, "tool_use_id": "call-exec-1",
+    });
+    let run = env
+        .rewind_with_stdin(
+            &["hook", "pre-tool-use", "--host", "codex"],
+            Some(&input.to_string()),
+        )
+        .await;
+    if run.stdout.trim().is_empty() {
+        return ("allow".to_owned(), String::new());
+    }
+    let out: Value = run.json();
+    let specific = &out["hookSpecificOutput"];
+    (
+        specific["permissionDecision"].as_str().unwrap().to_owned(),
+        specific["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+    )
+}
+
+#[tokio::test]
+async fn a_codex_deny_carries_the_held_calls_id_and_the_approved_call_is_allowed_once() {
+    let world = zvm_sim::test_kit::world_with_people(&[
+        ("erin", &["rewind-read", "rewind-guard"]),
+        ("frank", &["rewind-read", "rewind-guard", "rewind-approve"]),
+    ]);
+    let env = TestEnv::start_with(zvm_sim::Options {
+        world,
+        ..zvm_sim::Options::for_tests(83)
+    })
+    .await;
+    let team = TeamServer::start(&env).await;
+    agent_machine(&env, &team.url, &token(&env, "erin").await);
+    env.catalog(&["add-mutating", "vsphere", "power_off", "--vm-arg", "vm"])
+        .await;
+
+    let (decision, reason) = codex_power_off(&env, "db-01").await;
+    assert_eq!(decision, "deny", "{reason}");
+    assert!(
+        reason.contains("guard db-01 first"),
+        "the reason it was blocked: {reason}"
+    );
+    let held = team.rewind.held_calls().list().unwrap();
+    assert_eq!(held.len(), 1, "{held:?}");
+    let id = &held[0].id;
+    assert!(
+        reason.contains(id.as_str()) && reason.contains(&format!("/v1/approvals/{id}")),
+        "{reason}"
+    );
+
+    // Approved by frank with `rewind approvals`, which reaches the team server as the hook does.
+    agent_machine(&env, &team.url, &token(&env, "frank").await);
+    let listed = env.rewind(&["approvals", "list"]).await;
+    assert!(
+        listed.stdout.contains(id.as_str()) && listed.stdout.contains("held"),
+        "{}",
+        listed.stdout
+    );
+    let approved = env
+        .rewind(&["approvals", "approve", id, "--comment", "power it off once"])
+        .await;
+    assert_eq!(approved.code, 0, "{}{}", approved.stdout, approved.stderr);
+    assert!(approved.stdout.contains("runs once"), "{}", approved.stdout);
+    agent_machine(&env, &team.url, &token(&env, "erin").await);
+
+    let (decision, reason) = codex_power_off(&env, "db-01").await;
+    assert_eq!(decision, "allow", "the approved call, once: {reason}");
+    let (decision, reason) = codex_power_off(&env, "db-01").await;
+    assert_eq!(decision, "deny", "{reason}");
+    assert!(reason.contains("already let through once"), "{reason}");
+    let states: Vec<String> = team
+        .rewind
+        .held_calls()
+        .list()
+        .unwrap()
+        .iter()
+        .map(|c| c.state.to_string())
+        .collect();
+    assert_eq!(states, ["allowed"]);
+    team.stop().await;
+}

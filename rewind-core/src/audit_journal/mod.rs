@@ -62,8 +62,8 @@ pub use filter::{JournalFilter, JournalRead, since_of};
 pub use lookup::GuardLookup;
 pub use protection_change::{VpgNow, named as vpgs_named};
 pub use record::{
-    Attempt, GuardIntent, JournalRecord, JournalVm, JournalVpg, Person, Phase, RecordKind,
-    journaled_tags,
+    ApprovedBy, Attempt, GuardIntent, JournalRecord, JournalVm, JournalVpg, Person, Phase,
+    RecordKind, journaled_tags,
 };
 pub use timeline::{ChangeLine, Timeline, TimelineStep};
 pub use verdict::{JournalOutcome, JournalVerdict};
@@ -477,6 +477,7 @@ mod tests {
             details: None,
             attempt: None,
             sites: None,
+            approved_by: None,
         }
     }
 
@@ -495,6 +496,7 @@ mod tests {
             person: None,
             change_id: "gw-1".into(),
             vm: record("web-01", "gw-1").vm,
+            approved_by: None,
         };
         for _ in 0..3 {
             j.append(&call.line(JournalVerdict::Started)).unwrap();

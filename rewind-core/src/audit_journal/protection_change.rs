@@ -138,6 +138,7 @@ pub(super) fn change_record(
         details: None,
         attempt: None,
         sites: None,
+        approved_by: None,
     };
     Some((record, said))
 }
@@ -184,6 +185,7 @@ mod tests {
             details: None,
             attempt: None,
             sites: None,
+            approved_by: None,
         }
     }
 

@@ -227,6 +227,18 @@ pub struct JournalRecord {
     /// out with `--site`, or down while the VM was found by its identifier). Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sites: Option<Vec<String>>,
+    /// The held call whose approval this was made on, and who approved it. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_by: Option<ApprovedBy>,
+}
+
+/// Who approved a held call a record was made on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ApprovedBy {
+    /// The held call.
+    pub approval_id: String,
+    /// The person who approved it.
+    pub person: Person,
 }
 
 /// One attempt of a guard, as its lines in the journal name it.
@@ -335,6 +347,7 @@ impl JournalRecord {
                 takes_over: i.takes_over.map(str::to_string),
                 taken_over_by: None,
             }),
+            approved_by: None,
         }
     }
 

@@ -196,6 +196,7 @@ fn done_record(
         details: None,
         attempt: None,
         sites: None,
+        approved_by: None,
     }
 }
 

@@ -118,6 +118,8 @@ pub struct ToolRoles {
     pub recover: String,
     /// Changing the tool catalog.
     pub catalog: String,
+    /// Approving or denying a held call (besides the role the held tool itself needs).
+    pub approve: String,
 }
 
 impl Default for ToolRoles {
@@ -127,6 +129,7 @@ impl Default for ToolRoles {
             guard: "rewind-guard".to_owned(),
             recover: "rewind-recover".to_owned(),
             catalog: "rewind-catalog".to_owned(),
+            approve: "rewind-approve".to_owned(),
         }
     }
 }

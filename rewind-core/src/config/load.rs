@@ -45,7 +45,8 @@ impl Config {
             .sites
             .values()
             .any(|s| s.client_secret.is_some() || s.password.is_some())
-            || written.gateway.holds_secret();
+            || written.gateway.holds_secret()
+            || written.approvals.webhook.is_some();
         let exposed_secret_mode = looked_at
             .as_deref()
             .filter(|_| holds_secret)

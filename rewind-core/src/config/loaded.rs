@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use super::approvals::ApprovalSettings;
 use super::error::ConfigError;
 use super::gateway::GatewaySettings;
 use super::sections::{
@@ -33,6 +34,8 @@ pub struct Config {
     pub http: HttpSettings,
     /// The upstream MCP servers `rewind-mcp --gateway` serves, guarded.
     pub gateway: GatewaySettings,
+    /// Held calls: how long they wait, who may approve them, which are always held.
+    pub approvals: ApprovalSettings,
     /// The configuration file that was read, or looked for and not found; `None` when the
     /// configuration was built in code. Named when a site is missing.
     pub file: Option<PathBuf>,
@@ -57,6 +60,7 @@ impl Config {
             lookup: LookupSettings::default(),
             http: HttpSettings::default(),
             gateway: GatewaySettings::default(),
+            approvals: ApprovalSettings::default(),
             file: None,
             exposed_secret_mode: None,
         }

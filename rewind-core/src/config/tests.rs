@@ -451,7 +451,7 @@ fn a_file_that_is_not_valid_is_told_every_table_the_file_takes() {
         said.contains("`lookup.inventory_max_age` (line 2)"),
         "{said}"
     );
-    let tables = "it takes catalog, journal, [sites.<name>], [guard], [hook], [hook.team], [recover], [diff], [lookup], [http], [http.auth], [http.auth.roles], [http.auth.ui], [gateway], [[gateway.upstream]], [gateway.upstream.env]";
+    let tables = "it takes catalog, journal, [sites.<name>], [guard], [hook], [hook.team], [recover], [diff], [lookup], [http], [http.auth], [http.auth.roles], [http.auth.ui], [gateway], [[gateway.upstream]], [gateway.upstream.env], [approvals], [[approvals.require]]";
     assert!(said.ends_with(tables), "{said}");
 }
 

@@ -47,6 +47,7 @@ pub(super) fn checked(mut written: Written, env: Option<SiteKeys>) -> Result<Con
         lookup: written.lookup,
         http: written.http,
         gateway,
+        approvals: written.approvals,
         ..Config::new(
             catalog.ok_or(no_directory("the tool catalog", "catalog"))?,
             journal.ok_or(no_directory("the audit journal", "journal"))?,

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use super::approvals::ApprovalSettings;
 use super::gateway::GatewayKeys;
 use super::sections::{
     DiffSettings, GuardSettings, HookSettings, HttpSettings, LookupSettings, RecoverSettings,
@@ -27,4 +28,5 @@ pub(super) struct Written {
     pub(super) lookup: LookupSettings,
     pub(super) http: HttpSettings,
     pub(super) gateway: GatewayKeys,
+    pub(super) approvals: ApprovalSettings,
 }

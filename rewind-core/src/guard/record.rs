@@ -122,6 +122,7 @@ pub(crate) fn verdict_line(report: &GuardReport) -> JournalRecord {
             takes_over: report.takes_over.clone(),
             taken_over_by: None,
         }),
+        approved_by: None,
     }
 }
 

@@ -112,6 +112,18 @@ pub enum Allowed {
         /// Its tool.
         tool: String,
     },
+    /// A call the hook would have blocked, held on the team server and approved by a person: this
+    /// identical call is let through once.
+    Approved {
+        /// The tool's server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// The held call.
+        approval_id: String,
+        /// Who approved it.
+        by: String,
+    },
 }
 
 impl fmt::Display for Allowed {
@@ -152,6 +164,15 @@ impl fmt::Display for Allowed {
                 f,
                 "{server}/{tool} is mutating and is called through rewind's gateway: the gateway guards the VM it changes before it forwards the call, and forwards nothing it could not guard"
             ),
+            Allowed::Approved {
+                server,
+                tool,
+                approval_id,
+                by,
+            } => write!(
+                f,
+                "{server}/{tool} was held on the team server as {approval_id} and approved by {by}: this identical call is allowed once"
+            ),
         }
     }
 }
@@ -178,6 +199,16 @@ impl fmt::Display for Sources {
 /// Why a call is blocked, with what to do first.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Denied {
+    /// A call the hook would have blocked, held on the team server for a person's approval (or
+    /// denied by one, or already let through once): what the server said, its id and address.
+    Held {
+        /// The held call.
+        approval_id: String,
+        /// Where a person approves or denies it.
+        url: String,
+        /// What the agent is told: the state, a denial's comment, what to do next.
+        message: String,
+    },
     /// The VM the catalog's VM argument names has no `guarded` record within the window.
     NotGuarded {
         /// The tool's server.
@@ -297,6 +328,7 @@ impl fmt::Display for Denied {
                     guard_first(server, tool, &[&named])
                 )
             }
+            Denied::Held { message, .. } => f.write_str(message),
             Denied::UnnamedServer {
                 host,
                 tool,

@@ -56,6 +56,7 @@ fn record(vm: JournalVm, change: &str, verdict: &str, minutes: i64) -> JournalRe
         details: None,
         attempt: None,
         sites: None,
+        approved_by: None,
     }
 }
 

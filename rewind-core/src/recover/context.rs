@@ -31,6 +31,8 @@ pub(crate) struct RecoverContext<'a> {
     pub(crate) agent: Option<&'a str>,
     /// The signed-in person the agent acts for, journaled beside it.
     pub(crate) person: Option<&'a Person>,
+    /// The approval the recovery runs on, journaled beside the person.
+    pub(crate) approved_by: Option<&'a crate::audit_journal::ApprovedBy>,
     /// The one VPG to recover from ([`crate::Rewind::only_vpg`]), when one was chosen.
     pub(crate) vpg: Option<&'a str>,
 }

@@ -452,5 +452,6 @@ fn keep_record(
         details: None,
         attempt: None,
         sites: None,
+        approved_by: ctx.approved_by.cloned(),
     }
 }

@@ -55,6 +55,7 @@ impl RecoveryRecord<'_> {
             details: Some(self.details),
             attempt: None,
             sites: None,
+            approved_by: ctx.approved_by.cloned(),
         };
         match ctx.journal.append_off_runtime(record).await {
             Ok(()) => None,

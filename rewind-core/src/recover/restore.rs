@@ -199,6 +199,7 @@ pub(crate) async fn declined(
         details: Some(serde_json::json!({"operation": "restore_vm", "target": req.target})),
         attempt: None,
         sites: None,
+        approved_by: None,
     };
     Ok(ctx.journal.append_off_runtime(record).await?)
 }

@@ -11,9 +11,8 @@
 use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
-use rewind_core::tagged_checkpoint::{MAX_AGENT, MAX_CHANGE_ID};
+use rewind_core::tagged_checkpoint::MAX_CHANGE_ID;
 use rmcp::model::RequestMetaObject;
-use rmcp::service::{RequestContext, RoleServer};
 use sha2::{Digest, Sha256};
 
 /// The `_meta` key under which a client names the change of its call.
@@ -83,25 +82,6 @@ fn gateway_id(upstream: &str, vm: &str, start: DateTime<Utc>) -> String {
     }
     let digest = hex::encode(&Sha256::digest(vm.as_bytes())[..4]);
     format!("gw-{upstream}-{digest}-{when}")
-}
-
-/// Who makes the call: the client's own name (`clientInfo.name`), as a tag may hold it.
-pub fn agent(ctx: &RequestContext<RoleServer>) -> String {
-    let name = ctx
-        .peer
-        .peer_info()
-        .map(|info| info.client_info.name.clone())
-        .or_else(|| ctx.meta.client_info().map(|info| info.name))
-        .unwrap_or_default();
-    let clean: String = name
-        .chars()
-        .filter(|c| !c.is_control() && *c != '|')
-        .take(MAX_AGENT)
-        .collect();
-    match clean.trim() {
-        "" => "mcp-client".to_owned(),
-        named => named.to_owned(),
-    }
 }
 
 #[cfg(test)]

@@ -5,8 +5,9 @@
 //! - mutating: the VM it changes resolved (the catalog entry's `vm_arg`, else the upstream's `vm`),
 //!   the VM guarded for the call's change exactly as `zerto_guard_before_mutate` guards it (or the
 //!   change's `guarded` record of this window found), the call journaled, and only then forwarded;
-//! - unknown: put to the human through the client's form, and refused with the question where the
-//!   client cannot show one. Never forwarded silently.
+//!   held for a person's approval first when `[approvals] require` names its catalog entry;
+//! - unknown: put to the human through the client's form, and held for a person's approval
+//!   ([`crate::held`]) where nobody answered it. Never forwarded silently.
 //!
 //! Whatever stops a mutating call before it is sent (a VM not resolved, a guard not `guarded`, a
 //! Zerto or a journal that cannot be reached, a cancel during the guard) leaves the upstream
@@ -27,6 +28,7 @@ use super::question;
 use super::send::{Delivery, send};
 use super::served::Served;
 use crate::form::FormRound;
+use crate::held::{self, Gate, Proposal, Shape};
 use crate::in_flight::InFlight;
 use crate::local_files::on_files;
 use crate::{progress, roles};
@@ -56,8 +58,24 @@ pub async fn call(
     if let Some(refusal) = roles::upstream_class_refusal(config, class.class, &request.name, &ctx) {
         return refusal.into();
     }
+    let name = format!("{}__{}", served.slot.upstream.name, served.tool);
+    let required = config
+        .approvals
+        .requires(&served.slot.upstream.name, &served.tool);
     match class.class {
         ToolClass::ReadOnly => forwarded(send(&served, request, &ctx).await, &served).into(),
+        ToolClass::Mutating if required => {
+            let what = format!(
+                "{name} changes a VM, and [approvals] require names it: approving lets it run once, after a guard of its VM."
+            );
+            let call = Call {
+                served: &served,
+                class: &class,
+                arguments: &arguments,
+                ctx: &ctx,
+            };
+            on_approval(caller, call, request, what).await.into()
+        }
         ToolClass::Mutating => guarded(caller, &served, request, &class, &arguments, &ctx)
             .await
             .into(),
@@ -72,10 +90,75 @@ pub async fn call(
                 unguarded_note(&mut answer);
                 answer.into()
             }
-            question::Answer::Unanswered(why) => refused(why).into(),
+            question::Answer::Unanswered(why) => {
+                let what = format!(
+                    "Nobody has said whether {name} changes a VM, and the agent's human could not be asked ({why}). Approving lets it run once: after a guard of its VM when one is named, else as it is (Zerto cannot rewind it then)."
+                );
+                let call = Call {
+                    served: &served,
+                    class: &class,
+                    arguments: &arguments,
+                    ctx: &ctx,
+                };
+                on_approval(caller, call, request, what).await.into()
+            }
             question::Answer::AskThroughClient(form) => (*form).into(),
         },
     }
+}
+
+/// A call as its handling sees it.
+#[derive(Clone, Copy)]
+struct Call<'c> {
+    served: &'c Served,
+    class: &'c Classification,
+    arguments: &'c Value,
+    ctx: &'c RequestContext<RoleServer>,
+}
+
+/// A call a person must approve: held, or run once on its approval, after a guard of its VM when
+/// one is named, else sent as it is.
+async fn on_approval(
+    caller: &Caller,
+    call: Call<'_>,
+    request: CallToolRequestParams,
+    what: String,
+) -> CallToolResult {
+    let up = &call.served.slot.upstream;
+    let vm = vm_of(call.served, call.class).ok();
+    let proposal = Proposal {
+        server: up.name.clone(),
+        tool: call.served.tool.clone(),
+        vm: vm.clone(),
+        arguments: call.arguments.clone(),
+        what,
+    };
+    let held = match held::gate(&caller.rewind, call.ctx, proposal, Shape::Text).await {
+        Gate::Run(held) => held,
+        Gate::Answer(answer) => return answer,
+    };
+    let approved = Caller {
+        rewind: held::approved(&caller.rewind, &held),
+        in_flight: caller.in_flight.clone(),
+    };
+    let result = match vm {
+        Some(_) => {
+            let Call {
+                served,
+                class,
+                arguments,
+                ctx,
+            } = call;
+            guarded(&approved, served, request, class, arguments, ctx).await
+        }
+        None => {
+            let mut answer = forwarded(send(call.served, request, call.ctx).await, call.served);
+            unguarded_note(&mut answer);
+            answer
+        }
+    };
+    held::ended(&caller.rewind, &held, &result).await;
+    result
 }
 
 /// The catalog's class of the call; a catalog that cannot be read refuses it (fail closed).
@@ -121,7 +204,7 @@ async fn guarded(
         window,
         chrono::Utc::now(),
     );
-    let agent = change::agent(ctx);
+    let agent = crate::peer::agent(ctx);
     let evidence = match evidence(caller, served, &vm, &change, &agent, ctx).await {
         Ok(evidence) => evidence,
         Err(refusal) => return refusal,
@@ -144,6 +227,7 @@ async fn guarded(
         person: caller.rewind.person().cloned(),
         change_id: change.id.clone(),
         vm: evidence.vm.clone(),
+        approved_by: caller.rewind.approval().cloned(),
     };
     if let Err(refusal) = journal(caller, &call, JournalVerdict::Started, None).await {
         return refusal;

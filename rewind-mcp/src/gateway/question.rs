@@ -1,8 +1,8 @@
 //! The question about an upstream's unknown tool, put to the human through the client's form: take
 //! a tagged checkpoint first (the call is then guarded as a mutating one), or run it without one.
 //! A client that cannot show a form, and any answer that is not a yes or a no (declined,
-//! dismissed, timed out), refuse the call with the question for the agent to put to the human.
-//! Until held calls land, that refusal is the answer where nobody can be asked here.
+//! dismissed, timed out), leave it unanswered: the call is then held for a person's approval
+//! ([`crate::held`]).
 
 use rewind_core::Classification;
 use rmcp::model::{ElicitResult, ElicitationAction, ElicitationSchema, InputRequiredResult};
@@ -24,7 +24,7 @@ pub enum Answer {
     GuardFirst,
     /// Run it without one.
     NoCheckpoint,
-    /// Nobody answered: why the call is not made, with the question for the human.
+    /// Nobody answered here: why (the call is then held for a person's approval).
     Unanswered(String),
     /// The client shows the form and calls again (protocol 2026-07-28 on).
     AskThroughClient(Box<InputRequiredResult>),
@@ -57,12 +57,7 @@ pub async fn ask(
         fields,
         state: format!("gateway/1 {}", serde_json::json!([name, vm])),
     };
-    let unanswered = |why: &str| {
-        Answer::Unanswered(format!(
-            "{name} was not called: nobody has said whether it changes a VM, and the human could not be asked here ({why}). Put this question to the human and wait for the answer: {question} If they say it changes VMs, they record it (rewind catalog add-mutating {} {}); then make the call again.",
-            served.slot.upstream.name, served.tool
-        ))
-    };
+    let unanswered = |why: &str| Answer::Unanswered(why.to_owned());
     match form::ask(ctx, round, form).await {
         Ok(answer) => read(answer).unwrap_or_else(&unanswered),
         Err(Unanswered::NoForm) => unanswered("the client cannot show a form"),

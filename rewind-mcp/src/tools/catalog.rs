@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::call::{arguments, or_answer};
 use crate::args::{self, given};
 use crate::form::{self, Form, FormRound, NO, Unanswered, YES, yes_or_no};
+use crate::held;
 use crate::local_files::on_files;
 use crate::reply::{self, Said};
 use crate::roles;
@@ -134,7 +135,7 @@ impl RewindServer {
         name = "zerto_check_tool",
         description = CHECK_TOOL,
         input_schema = args::schema::<CheckToolArgs>(),
-        output_schema = reply::output_schema::<ToolCheck>(),
+        output_schema = reply::output_schema_holding::<ToolCheck>(),
         annotations(title = "Check whether a tool changes a VM", read_only_hint = true, open_world_hint = false)
     )]
     async fn check_tool(
@@ -350,6 +351,9 @@ async fn ask_human(
     };
     match answer {
         Ok(answer) => answered(rewind, classification, answer, may_remember).await,
+        Err(Unanswered::NoForm) if crate::sign_in::caller(ctx).is_some() => {
+            held_question(rewind, classification, ctx).await.into()
+        }
         Err(Unanswered::NoForm) => not_asked(
             classification,
             "your client cannot show the human a form (it declared no elicitation capability)",
@@ -358,6 +362,49 @@ async fn ask_human(
         Err(Unanswered::AskThroughClient(form)) => (*form).into(),
         Err(Unanswered::NotAsked(why)) => not_asked(classification, &why).into(),
     }
+}
+
+/// On a team server, the question a client without a form cannot put to its human is held for a
+/// person's approval: approved, the identical check answers "take a tagged checkpoint first, then
+/// run it"; denied, "do not run it", with the person's comment.
+async fn held_question(
+    rewind: &Rewind,
+    classification: Classification,
+    ctx: &RequestContext<RoleServer>,
+) -> CallToolResult {
+    let c = &classification;
+    let on =
+        c.vm.as_deref()
+            .map_or_else(String::new, |vm| format!(" on VM {vm}"));
+    let what = format!(
+        "An agent asks whether it may run {}/{}{on}, which nobody has said changes a VM or not, and its client cannot ask its human. Approving tells it to take a tagged checkpoint first (guard the VM), then run it once; denying tells it not to run it.",
+        c.server, c.tool
+    );
+    let proposal = held::Proposal {
+        server: rewind_core::catalog::ZERTO_REWIND.to_owned(),
+        tool: "zerto_check_tool".to_owned(),
+        vm: c.vm.clone(),
+        arguments: serde_json::json!({"server": c.server, "tool": c.tool, "vm": c.vm}),
+        what,
+    };
+    let call = match held::gate(rewind, ctx, proposal, held::Shape::Structured).await {
+        held::Gate::Run(call) => call,
+        held::Gate::Answer(answer) => return answer,
+    };
+    let by = call
+        .decision
+        .as_ref()
+        .map_or_else(|| "a person".to_owned(), |d| d.by.to_string());
+    let human = HumanAnswer {
+        answered: true,
+        checkpoint: Some(true),
+        remembered_as: None,
+        note: Some(format!("approved by {by} on held call {}", call.id)),
+    };
+    let (next, message) = after_answer(&Question::of(c), &human, true);
+    let answer = done(classification, next, message, Some(human));
+    held::ended(rewind, &call, &answer).await;
+    answer
 }
 
 /// The question about one unknown tool.

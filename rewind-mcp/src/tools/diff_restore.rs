@@ -12,6 +12,11 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{tool, tool_router};
 use serde::Deserialize;
 
+use std::sync::Arc;
+
+use rewind_core::ProgressSink;
+
+use super::approval;
 use super::call::{arguments, or_answer};
 use super::consent::{Consent, Question};
 use super::recover::recovery_task_answer;
@@ -35,8 +40,9 @@ A size or time the ZVM did not give is said as unknown; a walk that hit its boun
 /// zerto_restore_vm.
 const RESTORE_VM: &str = "\
 Propose restoring a VM to the tagged checkpoint of a change by a journal VM restore, when files alone cannot undo what went wrong \
-(a broken boot, a bad package upgrade). The server asks the human every time, naming the VM, the checkpoint's time and what is lost, \
-and restores nothing without their yes; a client that cannot show the human a form gets a refusal. \
+(a broken boot, a bad package upgrade). Over stdio the server asks the human every time, naming the VM, the checkpoint's time and what is lost, \
+and restores nothing without their yes; a client that cannot show the human a form gets a refusal. On a team server the call is held for \
+another person's approval: the answer names its address; once approved, make the identical call again and it runs once. \
 as_name: restore it as a new VM beside the original (suggest this first: the VM keeps running as it is); in_place: restore the VM itself, \
 losing every write after the tag once committed. Only from a VPG whose journal is at the VM's own site. \
 The restore then waits: only the human commits it (rewind restore commit) or rolls it back (rewind restore rollback); never claim it is committed.";
@@ -156,7 +162,7 @@ impl RewindServer {
         name = "zerto_restore_vm",
         description = RESTORE_VM,
         input_schema = args::schema::<RestoreArgs>(),
-        output_schema = reply::output_schema::<RecoveryTaskReport>(),
+        output_schema = reply::output_schema_holding::<RecoveryTaskReport>(),
         annotations(
             title = "Restore a VM to a tag (asks the human; they commit)",
             read_only_hint = false,
@@ -171,9 +177,23 @@ impl RewindServer {
         round: FormRound,
         args: JsonObject,
     ) -> CallToolResponse {
+        let proposed = serde_json::Value::Object(args.clone());
         let a: RestoreArgs = or_answer!(arguments("zerto_restore_vm", args));
         let request = or_answer!(restore_request(&a));
         let rewind = or_answer!(self.recovering(&a.sites, a.vpg.as_deref(), &ctx));
+        if crate::sign_in::caller(&ctx).is_some() {
+            let what = restore_question(&rewind, &a, &request).await;
+            let proposal = approval::proposal("zerto_restore_vm", &a.vm, proposed, what);
+            let restore = |rewind: Rewind| {
+                move |sink: Arc<dyn ProgressSink>| async move {
+                    rewind.restore_vm(request, &*sink).await
+                }
+            };
+            let run = approval::Run::new("the restore", restore, recovery_task_answer);
+            return approval::on_approval(self, &ctx, &rewind, proposal, run)
+                .await
+                .into();
+        }
         let question = Question {
             tool: "zerto_restore_vm",
             message: restore_question(&rewind, &a, &request).await,

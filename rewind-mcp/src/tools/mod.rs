@@ -41,6 +41,7 @@
 //!   aborts a clone, which removes the test VM or the partial clone; a host should ask before either.
 //!   Not idempotent: a second start is refused by the ZVM or starts another.
 
+mod approval;
 mod call;
 mod catalog;
 mod consent;

@@ -1,13 +1,16 @@
 //! Keeping a change's way back past the journal: `zerto_keep_way_back`, which asks the human every
 //! time, its arguments and its answer.
 
-use rewind_core::{ErrorKind, ErrorReport, KeepReport};
+use std::sync::Arc;
+
+use rewind_core::{ErrorKind, ErrorReport, KeepReport, ProgressSink, Rewind};
 use rmcp::model::{CallToolResponse, CallToolResult, JsonObject};
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{tool, tool_router};
 use serde::Deserialize;
 
+use super::approval;
 use super::call::{arguments, or_answer};
 use super::consent::{Consent, Question};
 use crate::args;
@@ -18,7 +21,7 @@ use crate::server::RewindServer;
 /// zerto_keep_way_back.
 const KEEP_WAY_BACK: &str = "\
 Propose keeping a change's tagged checkpoints past the journal: an Extended Journal Copy of each VPG's tag into its repository, so files can be recovered from it after the journal has lost it. \
-Call it when the human wants the way back to last longer than the journal's history (a guard's or zerto_list_tags' answer says until when). The server asks the human yes or no every time and does nothing without a yes; \
+Call it when the human wants the way back to last longer than the journal's history (a guard's or zerto_list_tags' answer says until when). Over stdio the server asks the human yes or no every time and does nothing without a yes (on a team server the call is held for a person's approval, and the identical call made after it runs once); \
 a client that cannot show the human a form gets a refusal to pass on. change_id: the change id given to the guard, or a tag exactly. \
 A VPG without a repository is said so, with the offsite clone (zerto_clone) as the way instead.";
 
@@ -48,7 +51,7 @@ impl RewindServer {
         name = "zerto_keep_way_back",
         description = KEEP_WAY_BACK,
         input_schema = args::schema::<KeepArgs>(),
-        output_schema = reply::output_schema::<rewind_core::KeepReport>(),
+        output_schema = reply::output_schema_holding::<rewind_core::KeepReport>(),
         annotations(
             title = "Keep a change's tags past the journal (asks the human)",
             read_only_hint = false,
@@ -63,7 +66,21 @@ impl RewindServer {
         round: FormRound,
         args: JsonObject,
     ) -> CallToolResponse {
+        let proposed = serde_json::Value::Object(args.clone());
         let a: KeepArgs = or_answer!(arguments("zerto_keep_way_back", args));
+        if crate::sign_in::caller(&ctx).is_some() {
+            let rewind = or_answer!(self.recovering(&a.sites, None, &ctx));
+            let what = keep_message(&a.vm, &a.change_id);
+            let proposal = approval::proposal("zerto_keep_way_back", &a.vm, proposed, what);
+            let (vm, change) = (a.vm, a.change_id);
+            let keep = |rewind: Rewind| {
+                move |sink: Arc<dyn ProgressSink>| async move { rewind.keep(&vm, &change, &*sink).await }
+            };
+            let run = approval::Run::new("keeping the tags", keep, keep_answer);
+            return approval::on_approval(self, &ctx, &rewind, proposal, run)
+                .await
+                .into();
+        }
         let question = Question {
             tool: "zerto_keep_way_back",
             message: keep_message(&a.vm, &a.change_id),

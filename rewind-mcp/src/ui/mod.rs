@@ -15,10 +15,14 @@
 //! - Looking needs the read role, checked once at sign-in ([`login`]); the actions ([`act`]) need
 //!   the recover role, and each runs only when its confirmation is sent back.
 //!
+//! - `/ui/approvals` lists the held calls for a person with the approve role, and approves or
+//!   denies one behind a confirmation ([`approvals`]).
+//!
 //! [`login`] signs people in and out; [`pages`] holds the pages' state and who is signed in;
 //! [`layout`] is how every page looks.
 
 mod act;
+mod approvals;
 mod home;
 mod layout;
 mod login;
@@ -30,7 +34,8 @@ use rewind_core::Rewind;
 
 use crate::in_flight::InFlight;
 use crate::paths::{
-    UI_ACT_PATH, UI_CALLBACK_PATH, UI_DIFF_PATH, UI_LOGIN_PATH, UI_LOGOUT_PATH, UI_PATH,
+    UI_ACT_PATH, UI_APPROVALS_PATH, UI_CALLBACK_PATH, UI_DIFF_PATH, UI_LOGIN_PATH, UI_LOGOUT_PATH,
+    UI_PATH,
 };
 use crate::sign_in::Verifier;
 use pages::Pages;
@@ -53,6 +58,11 @@ pub fn router(
             .route(UI_LOGOUT_PATH, post(login::logout))
             .route(UI_DIFF_PATH, get(act::diff))
             .route(UI_ACT_PATH, get(act::confirm).post(act::act))
+            .route(UI_APPROVALS_PATH, get(approvals::list))
+            .route(
+                &format!("{UI_APPROVALS_PATH}/{{id}}"),
+                get(approvals::show).post(approvals::decide),
+            )
             .with_state(pages),
     )
 }

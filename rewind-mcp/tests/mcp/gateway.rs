@@ -436,19 +436,49 @@ async fn a_call_whose_vm_cannot_be_told_is_refused_before_its_upstream() {
 
 #[tokio::test]
 async fn an_unknown_upstream_tool_is_put_to_the_human_and_never_run_unasked() {
-    let (_env, guests, client) = gateway(507, "vm = \"web-01\"\n", Human::unreachable()).await;
-    let refused = call_through(&client, "guests__tidy_up", json!({})).await;
-    expect_error_saying(&refused, "could not be asked");
+    let (env, guests, client) = gateway(507, "vm = \"web-01\"\n", Human::unreachable()).await;
+    let held = call_through(&client, "guests__tidy_up", json!({})).await;
+    expect_error_saying(&held, "held for a person's approval");
     assert!(
-        line(&refused).contains("tagged checkpoint"),
+        line(&held).contains("rewind approvals approve h-"),
         "{}",
-        line(&refused)
+        line(&held)
     );
     assert!(
-        refused.structured_content.is_none(),
-        "a refusal is text only"
+        held.structured_content.is_none(),
+        "a hold of an upstream tool is text only"
     );
     assert!(guests.seen().is_empty());
+
+    // A person at this machine approves it (as `rewind approvals approve` does): the identical call
+    // then runs once, guarded first, and a third is not run again.
+    let store = rewind_core::approvals::HeldCalls::new(
+        env.journal_path().parent().unwrap(),
+        &env.catalog_path(),
+        Default::default(),
+    );
+    let id = store.list().unwrap()[0].id.clone();
+    let approver = rewind_core::Person {
+        subject: "local:approver@test".into(),
+        name: Some("approver".into()),
+    };
+    store.decide(&id, &approver, true, None).unwrap();
+    let run = call_through(&client, "guests__tidy_up", json!({})).await;
+    expect_ok(&run);
+    assert_eq!(
+        guests.seen()[0].inserts_completed,
+        3,
+        "approved: guarded first"
+    );
+    let again = call_through(&client, "guests__tidy_up", json!({})).await;
+    expect_error_saying(&again, "already ran");
+    assert_eq!(guests.seen().len(), 1, "it ran once");
+    let line_of_call = std::fs::read_to_string(env.journal_path()).unwrap();
+    assert!(
+        line_of_call.contains(&format!("\"approval_id\":\"{id}\"")),
+        "the call names its approval"
+    );
+    drop(env);
 
     let human = Human::answering(Answer::Yes);
     let (env, guests, client) = gateway(508, "vm = \"web-01\"\n", human.clone()).await;
@@ -942,4 +972,21 @@ async fn a_cancel_during_the_guard_lets_its_inserts_end_and_calls_no_upstream() 
         !guarded.contains("\"kind\":\"call\""),
         "no call was journaled"
     );
+}
+
+#[tokio::test]
+async fn a_mutating_tool_that_approvals_require_names_is_held_before_anything_is_sent() {
+    let extra = "\n[[approvals.require]]\nserver = \"guests\"\ntool = \"write_file\"\n";
+    let (env, guests, client) = gateway(531, extra, Human::unreachable()).await;
+    let held = call_through(&client, "guests__write_file", write("web-01", "x")).await;
+    expect_error_saying(&held, "held for a person's approval");
+    assert!(guests.seen().is_empty(), "the upstream was not called");
+    assert!(
+        env.insert_tasks().await.is_empty(),
+        "no guard before a person approves"
+    );
+    let read = json!({"vm": "web-01", "path": "sda1/etc/app/app.conf"});
+    let other = call_through(&client, "guests__read_file", read).await;
+    expect_ok(&other);
+    assert_eq!(guests.seen().len(), 1, "only what require names is held");
 }

@@ -17,9 +17,12 @@
 //! - `secrets`: at trace level, no password, client secret or token reaches stderr or a result.
 //! - `sign_in`: `[http.auth]`: tokens refused with 401, roles, the person journaled behind a guard.
 //! - `tasks`: guards as MCP tasks: followed, listed, cancelled, and scoped to their caller.
+//! - `approvals`: on a team server, a restore an agent proposes held for another person's approval
+//!   and run once; denials, four eyes, roles, expiry and a restart; a hook's held call.
 //! - `keep`: keeping a change's tags past the journal only on the human's yes, on both protocol
 //!   generations.
 
+mod approvals;
 mod asking;
 mod attacks;
 mod bad_input;

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use reqwest::StatusCode;
 use reqwest::redirect::Policy;
+use serde_json::json;
 
 use crate::helper::*;
 use crate::sign_in::client_as;
@@ -54,6 +55,7 @@ async fn server() -> (TestEnv, HttpServer, String) {
         ("alice", &["rewind-read", "rewind-guard"]),
         ("bob", &[]),
         ("carol", &["rewind-read", "rewind-guard", "rewind-recover"]),
+        ("dave", &["rewind-read", "rewind-recover", "rewind-approve"]),
     ]);
     world.audiences = vec!["rewind-mcp".to_owned()];
     let options = zvm_sim::Options {
@@ -463,4 +465,82 @@ async fn on_sigterm_a_restore_from_a_page_whose_browser_went_away_is_finished_an
         record["verdict"], "waiting",
         "read until it waits for a commit: {record}"
     );
+}
+
+#[tokio::test]
+async fn a_held_restore_is_approved_from_the_page_behind_a_confirmation_and_a_forged_token_approves_nothing()
+ {
+    let (env, server, base) = server().await;
+    let carol = client_as(&env, &server, "carol").await;
+    expect_guarded(&guard(&carol, "web-01", "edit", "c1").await);
+    let restore = json!({"vm": "web-01", "change_id": "c1", "as_name": "web-01-back"});
+    let held = call(&carol, "zerto_restore_vm", restore.clone()).await;
+    let id = structured(&held)["approval_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let path = format!("/ui/approvals/{id}");
+    assert_eq!(structured(&held)["url"], format!("{base}{path}"));
+
+    let alice = Person::signed_in(&base, "alice").await;
+    let (status, refused) = alice.get(&path).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    assert!(refused.contains("rewind-approve"), "{refused}");
+
+    let dave = Person::signed_in(&base, "dave").await;
+    let (status, list) = dave.get("/ui/approvals").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        list.contains(&id) && list.contains("zerto_restore_vm"),
+        "{list}"
+    );
+    let (status, page) = dave.get(&path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        page.contains("web-01-back") && page.contains("Approve"),
+        "{page}"
+    );
+    let csrf = dave.csrf().await;
+
+    let forged = [
+        ("decision", "approve"),
+        ("confirmed", "1"),
+        ("csrf", "forged"),
+    ];
+    let (status, _) = dave.post(&path, &forged).await;
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "a forged token approves nothing"
+    );
+    let unconfirmed = [
+        ("decision", "approve"),
+        ("comment", "ok"),
+        ("csrf", csrf.as_str()),
+    ];
+    let (status, confirm) = dave.post(&path, &unconfirmed).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        hidden(&confirm, "confirmed").as_deref(),
+        Some("1"),
+        "{confirm}"
+    );
+    let (_, still) = dave.get(&path).await;
+    assert!(
+        still.contains(": held"),
+        "nothing is decided before the confirmation: {still}"
+    );
+    let confirmed = [
+        ("decision", "approve"),
+        ("comment", "ok"),
+        ("confirmed", "1"),
+        ("csrf", csrf.as_str()),
+    ];
+    let (status, done) = dave.post(&path, &confirmed).await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+    assert!(done.contains("approved"), "{done}");
+
+    let ran = call(&carol, "zerto_restore_vm", restore).await;
+    assert!(!is_error(&ran), "{ran:?}");
+    assert_eq!(structured(&ran)["verdict"], "waiting");
 }
