@@ -414,7 +414,7 @@ impl<'a> Walk<'a> {
         progress.finish();
         let restore = restore?;
         self.say.say(&format!(
-            "{}\n{VM} keeps running as it is. Only a person ends the restore: `rewind restore commit {VM}` keeps {RESTORED_AS}, `rewind restore rollback {VM}` removes it; unanswered, Zerto rolls it back by itself. The demo never commits one.",
+            "{}\nOnly a person ends it: `rewind restore commit {VM}` keeps {RESTORED_AS}, `rewind restore rollback {VM}` removes it. The demo never commits one.",
             restore.summary()
         ));
         Ok(restore)

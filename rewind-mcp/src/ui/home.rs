@@ -1,5 +1,6 @@
 //! `GET /ui`: the timeline of guards and recoveries, the tags of the newest open changes with how
-//! long their way back lasts, and the restores that wait for a person's commit.
+//! long their way back lasts, the restores that wait for a person's commit, and for an approver,
+//! the held calls that wait for a decision.
 
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -12,7 +13,7 @@ use serde::Deserialize;
 use super::layout::{page, problem};
 use super::pages::{Pages, Session, SignedIn, given};
 use crate::local_files::on_files;
-use crate::paths::{UI_DIFF_PATH, UI_LOGOUT_PATH, UI_PATH};
+use crate::paths::{UI_APPROVALS_PATH, UI_DIFF_PATH, UI_LOGOUT_PATH, UI_PATH};
 
 /// Changes whose tags are read from the ZVMs for the page (the newest).
 const TAGGED_CHANGES: usize = 5;
@@ -63,14 +64,33 @@ pub(super) async fn home(
         }
     }
     let waiting = pages.rewind.restore_status().await.ok();
+    let held = match pages.may(&session.caller, |r| &r.approve) {
+        true => on_files(&rewind, |r| r.held_calls().list()).await.ok(),
+        false => None,
+    };
     let body = html! {
         (account(&session))
+        (held_link(held.as_deref()))
         (filters_form(&f))
         (restores(waiting.as_ref()))
         (tags_section(&tags))
         (timeline_section(&timeline))
     };
     Html(page("rewind", body).into_string()).into_response()
+}
+
+/// For an approver: how many calls wait for a person, and the way to them.
+fn held_link(held: Option<&[rewind_core::approvals::HeldCall]>) -> Markup {
+    let Some(held) = held else {
+        return html! {};
+    };
+    let waiting = held
+        .iter()
+        .filter(|c| c.state == rewind_core::approvals::HeldState::Held)
+        .count();
+    html! {
+        p { a href=(UI_APPROVALS_PATH) { "Held calls" } ": " (waiting) " waiting for a person's approval" }
+    }
 }
 
 fn account(s: &Session) -> Markup {
