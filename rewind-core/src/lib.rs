@@ -235,14 +235,7 @@ impl Rewind {
             inner: Arc::new(Inner {
                 catalog: CatalogStore::new(&config.catalog_path),
                 journal: AuditJournal::new(&config.journal_path),
-                held: approvals::HeldCalls::new(
-                    config
-                        .journal_path
-                        .parent()
-                        .unwrap_or(std::path::Path::new(".")),
-                    &config.catalog_path,
-                    config.approvals.clone(),
-                ),
+                held: approvals::HeldCalls::of(&config),
                 sites,
                 queue: Default::default(),
                 own: Default::default(),

@@ -53,6 +53,38 @@ pub struct HeldBody {
     pub why: Option<String>,
 }
 
+/// The longest text a hook's field keeps: what a person reads, not what a client may send.
+const MAX_FIELD: usize = 2_000;
+
+impl HeldBody {
+    /// The call to hold for `requester`, each text field on one line and cut to [`MAX_FIELD`]
+    /// characters (the arguments stay exactly as sent: they are what the approval binds).
+    fn held_for(self, requester: rewind_core::Person) -> CallToHold {
+        let clean = |text: String| -> String {
+            let one_line = text.replace(['\n', '\r'], " ");
+            one_line
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(MAX_FIELD)
+                .collect()
+        };
+        let (agent, server, tool) = (clean(self.agent), clean(self.server), clean(self.tool));
+        let what = self
+            .why
+            .map(clean)
+            .unwrap_or_else(|| format!("{agent} asks to run {tool} of {server}"));
+        CallToHold {
+            requester,
+            agent,
+            server,
+            tool,
+            vm: self.vm.map(clean),
+            arguments: self.arguments,
+            what,
+        }
+    }
+}
+
 /// `GET /v1/approvals`.
 pub async fn list(State(rewind): State<Rewind>, request: Request) -> Response {
     if let Err(refused) = approver(&rewind, request.extensions().get()) {
@@ -171,21 +203,7 @@ pub async fn hold(State(rewind): State<Rewind>, request: Request) -> Response {
         Ok(body) => body,
         Err(refused) => return refused,
     };
-    let what = body.why.clone().unwrap_or_else(|| {
-        format!(
-            "{} asks to run {} of {}",
-            body.agent, body.tool, body.server
-        )
-    });
-    let call = CallToHold {
-        requester: caller.person.clone(),
-        agent: body.agent,
-        server: body.server,
-        tool: body.tool,
-        vm: body.vm,
-        arguments: body.arguments,
-        what,
-    };
+    let call = body.held_for(caller.person.clone());
     match on_files(&rewind, move |r| r.held_calls().ask(call, true)).await {
         Ok(standing) => Json(held_view(&rewind, host.as_deref(), &standing)).into_response(),
         Err(e) => store_error(&e),
@@ -286,4 +304,31 @@ fn store_error(e: &ApprovalError) -> Response {
         ApprovalError::Store { .. } => StatusCode::INTERNAL_SERVER_ERROR,
     };
     error(status, e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hooks_words_reach_an_approver_on_one_line_and_cut_but_its_arguments_exactly() {
+        let body = HeldBody {
+            server: "vsphere".into(),
+            tool: "run\nscript".into(),
+            vm: Some("web-01\u{7}".into()),
+            arguments: serde_json::json!({"script": "line 1\nline 2"}),
+            agent: "codex".into(),
+            why: Some(format!("denied:\r\n{}", "x".repeat(5_000))),
+        };
+        let person = rewind_core::Person {
+            subject: "s".into(),
+            name: None,
+        };
+        let call = body.held_for(person);
+        assert_eq!(call.tool, "run script");
+        assert_eq!(call.vm.as_deref(), Some("web-01"));
+        assert!(!call.what.contains(['\n', '\r']), "{}", call.what);
+        assert_eq!(call.what.chars().count(), MAX_FIELD);
+        assert_eq!(call.arguments["script"], "line 1\nline 2");
+    }
 }

@@ -18,17 +18,7 @@ use crate::output::{Reply, Table};
 pub fn approvals(config: &Config, command: &ApprovalsCommand) -> Result<Reply, CliError> {
     match &config.hook.team {
         Some(server) => block_on(on_team(server, command)),
-        None => locally(
-            &HeldCalls::new(
-                config
-                    .journal_path
-                    .parent()
-                    .unwrap_or(std::path::Path::new(".")),
-                &config.catalog_path,
-                config.approvals.clone(),
-            ),
-            command,
-        ),
+        None => locally(&HeldCalls::of(config), command),
     }
 }
 

@@ -62,19 +62,19 @@ pub async fn call(
     let required = config
         .approvals
         .requires(&served.slot.upstream.name, &served.tool);
+    let held = Call {
+        served: &served,
+        class: &class,
+        arguments: &arguments,
+        ctx: &ctx,
+    };
     match class.class {
         ToolClass::ReadOnly => forwarded(send(&served, request, &ctx).await, &served).into(),
         ToolClass::Mutating if required => {
             let what = format!(
                 "{name} changes a VM, and [approvals] require names it: approving lets it run once, after a guard of its VM."
             );
-            let call = Call {
-                served: &served,
-                class: &class,
-                arguments: &arguments,
-                ctx: &ctx,
-            };
-            on_approval(caller, call, request, what).await.into()
+            on_approval(caller, held, request, what).await.into()
         }
         ToolClass::Mutating => guarded(caller, &served, request, &class, &arguments, &ctx)
             .await
@@ -94,13 +94,7 @@ pub async fn call(
                 let what = format!(
                     "Nobody has said whether {name} changes a VM, and the agent's human could not be asked ({why}). Approving lets it run once: after a guard of its VM when one is named, else as it is (Zerto cannot rewind it then)."
                 );
-                let call = Call {
-                    served: &served,
-                    class: &class,
-                    arguments: &arguments,
-                    ctx: &ctx,
-                };
-                on_approval(caller, call, request, what).await.into()
+                on_approval(caller, held, request, what).await.into()
             }
             question::Answer::AskThroughClient(form) => (*form).into(),
         },
