@@ -104,7 +104,7 @@ impl HeldCalls {
     }
 
     /// The store of `config`: beside its journal, bound to its catalog, under its `[approvals]`.
-    pub fn of(config: &crate::Config) -> HeldCalls {
+    pub fn of(config: &crate::config::Config) -> HeldCalls {
         let folder = config.journal_path.parent().unwrap_or(Path::new("."));
         HeldCalls::new(folder, &config.catalog_path, config.approvals.clone())
     }
