@@ -5,9 +5,11 @@
 //! it on every mutating call, and its cost does not grow with the number of guards.
 //!
 //! The journal's writer appends to it, with the journal's lock held, after each write. A reader
-//! that finds the journal longer than the index covers reads only the rest; an index that is
-//! missing, or covers more than the journal holds (a journal replaced or cut), is made again from
-//! the journal under its lock.
+//! that finds the journal longer than the index covers (a journal copied in or restored, a crash
+//! between a write and its index) brings the index up to the journal's end when it can take the
+//! journal's lock at once, so that the next reader does not read that rest again; when a writer
+//! holds the lock, it reads only the rest. An index that is missing, or covers more than the
+//! journal holds (a journal replaced or cut), is made again from the journal under its lock.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -142,7 +144,10 @@ pub(super) fn namings(journal: &Path, wanted: &Wanted) -> Result<Vec<Naming>, Jo
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(read_error(journal, e)),
     };
-    let covered = read_end(journal)?;
+    let mut covered = read_end(journal)?;
+    if covered.is_some_and(|c| c < len) && caught_up(journal) {
+        covered = read_end(journal)?;
+    }
     match (covered, read_index_taking(journal, wanted)?) {
         (Some(covered), Some(mut namings)) if covered <= len => {
             if covered < len {
@@ -181,6 +186,30 @@ pub(super) fn bring_up_to_date(journal: &Path) -> Result<u64, JournalError> {
         }
     }
     Ok(read_end(journal)?.unwrap_or(0))
+}
+
+/// Brings the index up to the journal's end if the journal's lock can be taken at once: whether
+/// it was. A reader that cannot write the index (another user's journal) leaves it as it is.
+fn caught_up(journal: &Path) -> bool {
+    let Ok(file) = open_private(journal, OpenOptions::new().read(true), false) else {
+        return false;
+    };
+    if lock(
+        &file,
+        journal,
+        LockMode::Exclusive,
+        std::time::Duration::ZERO,
+    )
+    .is_err()
+    {
+        return false;
+    }
+    let brought = bring_up_to_date(journal);
+    let _ = file.unlock();
+    if let Err(e) = &brought {
+        tracing::debug!("the VM index of {} was left behind: {e}", journal.display());
+    }
+    brought.is_ok()
 }
 
 /// After the journal's first `cut` bytes were moved to an archive, with the index covering
@@ -314,4 +343,61 @@ fn vms_in_journal(
         }
     }
     Ok(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::audit_journal::AuditJournal;
+    use crate::audit_journal::tests::record;
+
+    #[test]
+    fn a_reader_that_finds_the_index_behind_a_journal_grown_without_it_brings_it_up_to_date() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let journal = AuditJournal::new(&path);
+        journal.append(&record("web-01", "c1")).unwrap();
+        // Lines that came without their index: a journal copied in, or a crash after a write.
+        let mut grown = OpenOptions::new().append(true).open(&path).unwrap();
+        for i in 0..50 {
+            let line = serde_json::to_string(&record(&format!("db-{i:02}"), "c2")).unwrap();
+            writeln!(grown, "{line}").unwrap();
+        }
+        let len = std::fs::metadata(&path).unwrap().len();
+        assert!(read_end(&path).unwrap().unwrap() < len);
+
+        let named = journal.namings_of(Some("db-49")).unwrap();
+        assert!(named.iter().any(|(_, vm)| vm.name == "db-49"), "{named:?}");
+        assert_eq!(
+            read_end(&path).unwrap(),
+            Some(len),
+            "the index covers the journal now: the next reader reads none of it"
+        );
+        let index = std::fs::read_to_string(index_path(&path)).unwrap();
+        assert_eq!(index.lines().count(), 51, "{index}");
+    }
+
+    #[test]
+    fn a_reader_that_cannot_take_the_lock_reads_the_rest_and_leaves_the_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let journal = AuditJournal::new(&path);
+        journal.append(&record("web-01", "c1")).unwrap();
+        let line = serde_json::to_string(&record("db-01", "c2")).unwrap();
+        let mut grown = OpenOptions::new().append(true).open(&path).unwrap();
+        writeln!(grown, "{line}").unwrap();
+        let covered = read_end(&path).unwrap();
+        let writer = File::open(&path).unwrap();
+        writer.lock().unwrap();
+        let named = journal.namings_of(Some("db-01")).unwrap();
+        assert!(named.iter().any(|(_, vm)| vm.name == "db-01"), "{named:?}");
+        assert_eq!(
+            read_end(&path).unwrap(),
+            covered,
+            "left for a reader that can lock"
+        );
+        writer.unlock().unwrap();
+    }
 }
