@@ -609,3 +609,26 @@ fn an_upstream_that_is_unclear_or_borrows_a_known_server_name_is_refused_naming_
         "{problem}"
     );
 }
+
+#[test]
+fn a_journal_given_as_a_url_is_refused_naming_the_key_not_taken_for_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    for (value, says) in [
+        ("sqlite://rewind.db", "sqlite:// is a URL"),
+        ("https://example.com/journal", "https:// is a URL"),
+        (
+            "postgresql://rewind@127.0.0.1:54329/postgres",
+            "PostgreSQL journal is not available",
+        ),
+    ] {
+        let path = write(&dir, &format!("journal = {value:?}\n"));
+        let said = Config::load_with_env(Some(&path), &|_| None)
+            .unwrap_err()
+            .to_string();
+        assert!(said.starts_with("journal has an unusable value"), "{said}");
+        assert!(said.contains(says), "{said}");
+    }
+    let path = write(&dir, "journal = \"journals/team.jsonl\"\n");
+    let c = Config::load_with_env(Some(&path), &|_| None).unwrap();
+    assert_eq!(c.journal_path, PathBuf::from("journals/team.jsonl"));
+}

@@ -5,6 +5,8 @@
 //! `default`), the addresses of the team server and of the sign-in issuer, which carry a token or keys
 //! and so must be https beyond this machine, and the places of the catalog and the journal.
 
+use std::path::PathBuf;
+
 use url::Url;
 
 use super::error::ConfigError;
@@ -37,7 +39,8 @@ pub(super) fn checked(mut written: Written, env: Option<SiteKeys>) -> Result<Con
     let gateway = super::gateway::settings(std::mem::take(&mut written.gateway))?;
     let no_directory = |what, key| ConfigError::NoDirectory { what, key };
     let catalog = written.catalog.or_else(default_catalog_path);
-    let journal = written.journal.or_else(default_journal_path);
+    let journal = written.journal.map(journal_file).transpose()?;
+    let journal = journal.or_else(default_journal_path);
     Ok(Config {
         sites,
         guard: written.guard,
@@ -205,4 +208,32 @@ fn bad(key: &str, problem: &str) -> ConfigError {
         key: key.to_owned(),
         problem: problem.to_owned(),
     }
+}
+
+/// The journal key's value as a file path. A value with a URL scheme (`name://`) names no file: a
+/// path like it would make a folder named after the scheme in the working folder, so it is refused
+/// naming the key. A PostgreSQL URL is refused too until this version can write the journal there.
+fn journal_file(value: PathBuf) -> Result<PathBuf, ConfigError> {
+    let text = value.to_string_lossy();
+    let Some((scheme, _)) = text.split_once("://") else {
+        return Ok(value);
+    };
+    let is_scheme = !scheme.is_empty()
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    if !is_scheme {
+        return Ok(value);
+    }
+    let problem = match scheme.to_ascii_lowercase().as_str() {
+        "postgresql" | "postgres" => "this version writes the journal to a file only; a PostgreSQL journal is not available in it yet. Give the journal file's path".to_owned(),
+        other => format!(
+            "{other}:// is a URL, and the journal is a file (or, in a later version, a postgresql:// URL). Give the journal file's path, e.g. journal = \"/var/lib/rewind/journal.jsonl\""
+        ),
+    };
+    Err(ConfigError::BadValue {
+        key: "journal".to_owned(),
+        problem,
+    })
 }
