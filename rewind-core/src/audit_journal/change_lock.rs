@@ -123,6 +123,19 @@ impl ChangeLock {
         }
     }
 
+    /// Takes the lock of `change_id` itself, whatever the VM, waiting until `deadline`: a guard
+    /// holds it while it checks that the id is its change's and writes its intent, so that two
+    /// guards of one id (two agents, on one VM or two, in two processes) cannot both pass the check
+    /// before either intent is written. Held for a read of the change index and one append.
+    pub async fn acquire_change_id(
+        locks_dir: &Path,
+        change_id: &str,
+        deadline: Instant,
+    ) -> Result<ChangeLock, ChangeLockError> {
+        // No VM identifier is empty: the slot of the id alone is no VM's.
+        ChangeLock::acquire(locks_dir, "", change_id, deadline).await
+    }
+
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path

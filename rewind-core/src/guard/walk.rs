@@ -45,7 +45,7 @@ pub(crate) async fn guard(
     let fresh_tag = build_tag(&req.agent, &req.action, &protection.vm.name, change_id, at)?;
     let lock = change_lock(ctx, &protection.vm, change_id, deadline).await?;
     let plan = take_over(ctx, &protection, change_id, fresh_tag, &req.agent)?;
-    let log = journal_intent(ctx, req, &protection, &plan).await?;
+    let log = journal_intent(ctx, req, &protection, &plan, deadline).await?;
     let vpgs = tag_every_vpg(ctx, &protection, &plan, &log, deadline, sink).await;
     let mut report = plan.report(req, &protection, vpgs, log);
     report.elapsed_ms = began.elapsed().as_millis() as u64;
@@ -281,12 +281,15 @@ impl Plan {
 
 /// Journals the attempt's intent (its tag, every protecting VPG `pending`), synced, before anything
 /// is inserted; when it cannot be written, nothing is. A VM with no protecting VPG inserts nothing,
-/// and has no intent to journal.
+/// and has no intent to journal. The change id is checked again under its own lock, with the intent
+/// written before the lock is let go: the first check, made before the lookup, saw no intent of a
+/// guard of the same id that started at the same time.
 async fn journal_intent<'a>(
     ctx: &GuardContext<'a>,
     req: &GuardRequest,
     protection: &Protection,
     plan: &Plan,
+    deadline: Instant,
 ) -> Result<AttemptLog<'a>, RewindError> {
     let takes_over = plan.takes_over();
     let intent = JournalRecord::intent(&GuardIntent {
@@ -305,10 +308,13 @@ async fn journal_intent<'a>(
             .collect(),
     });
     if protection.protecting().next().is_some() {
+        let claim = lock(ctx, None, &plan.change_id, deadline).await?;
+        change_id_is_this_changes(ctx, req, &plan.change_id)?;
         ctx.journal
             .append_off_runtime(intent.clone())
             .await
             .map_err(|source| RewindError::NotJournaled { source })?;
+        drop(claim);
     }
     Ok(AttemptLog {
         journal: ctx.journal,
@@ -395,15 +401,34 @@ async fn change_lock(
     change_id: &str,
     deadline: Instant,
 ) -> Result<ChangeLock, RewindError> {
-    ChangeLock::acquire(&ctx.journal.locks_dir(), &vm.id, change_id, deadline)
-        .await
-        .map_err(|e| match e {
+    lock(ctx, Some(vm), change_id, deadline).await
+}
+
+/// Takes the lock of `vm` and `change_id`, or of the change id alone without a VM.
+async fn lock(
+    ctx: &GuardContext<'_>,
+    vm: Option<&VmRef>,
+    change_id: &str,
+    deadline: Instant,
+) -> Result<ChangeLock, RewindError> {
+    let locks = ctx.journal.locks_dir();
+    let taken = match vm {
+        Some(vm) => ChangeLock::acquire(&locks, &vm.id, change_id, deadline).await,
+        None => ChangeLock::acquire_change_id(&locks, change_id, deadline).await,
+    };
+    taken.map_err(|e| match e {
             ChangeLockError::Busy { path } => RewindError::Deadline {
-                what: format!(
-                    "another guard of {} for change {change_id} ran on this machine (it holds {}), before anything was inserted; when it ends, guard again: its checkpoints are adopted",
-                    vm.name,
-                    path.display()
-                ),
+                what: match vm {
+                    Some(vm) => format!(
+                        "another guard of {} for change {change_id} ran on this machine (it holds {}), before anything was inserted; when it ends, guard again: its checkpoints are adopted",
+                        vm.name,
+                        path.display()
+                    ),
+                    None => format!(
+                        "another guard of change {change_id} held its id's lock ({}) until the deadline, before anything was inserted; guard again",
+                        path.display()
+                    ),
+                },
                 waited_secs: ctx.settings.deadline.as_secs_f64(),
             },
             ChangeLockError::Io { path, source } => RewindError::NotJournaled {

@@ -114,3 +114,55 @@ async fn the_change_index_is_made_again_from_the_journal_when_it_is_missing() {
         .unwrap();
     assert_eq!(uses.len(), 1, "{uses:?}");
 }
+
+/// Two guards of one change id by two agents at once, each through a facade of its own on one
+/// journal (as two processes would be): on `vms`.
+async fn at_once(
+    seed: u64,
+    vms: [&str; 2],
+) -> (TestEnv, [Result<rewind_core::GuardReport, RewindError>; 2]) {
+    let env = TestEnv::start(seed).await;
+    let other_process = env.rewind_with(|c| c);
+    let (first, second) = tokio::join!(
+        env.rewind.guard(request(vms[0], "race-1"), &NoProgress),
+        other_process.guard(as_other(vms[1], "race-1"), &NoProgress),
+    );
+    (env, [first, second])
+}
+
+#[tokio::test]
+async fn two_agents_reusing_one_change_id_at_once_on_two_vms_are_not_both_guarded() {
+    for seed in [331, 332, 333] {
+        let (env, outcomes) = at_once(seed, ["web-01", "db-01"]).await;
+        let guarded = outcomes
+            .iter()
+            .filter(|o| matches!(o, Ok(r) if r.verdict == Verdict::Guarded))
+            .count();
+        let refused = outcomes
+            .iter()
+            .filter(|o| matches!(o, Err(RewindError::ChangeIdTaken { .. })))
+            .count();
+        assert_eq!((guarded, refused), (1, 1), "{outcomes:?}");
+        let report = outcomes.iter().find_map(|o| o.as_ref().ok()).unwrap();
+        assert_eq!(
+            env.insert_tasks().await.len(),
+            report.vpgs.len(),
+            "the refused guard sent nothing: {outcomes:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn two_agents_reusing_one_change_id_at_once_on_one_vm_are_not_both_guarded() {
+    for seed in [334, 335, 336] {
+        let (_env, outcomes) = at_once(seed, ["web-01", "web-01"]).await;
+        let refused = outcomes
+            .iter()
+            .filter(|o| matches!(o, Err(RewindError::ChangeIdTaken { .. })))
+            .count();
+        assert_eq!(
+            refused, 1,
+            "the second neither guards nor adopts the first's tag: {outcomes:?}"
+        );
+    }
+}
