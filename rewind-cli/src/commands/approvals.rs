@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::cli::ApprovalsCommand;
 use crate::context::block_on;
 use crate::exit::CliError;
-use crate::hook::team;
+use crate::hook::reach::{self, Tried};
 use crate::output::{Reply, Table};
 
 /// Runs `command` against the team server of `config`'s `[hook.team]`, else this machine's store.
@@ -96,38 +96,41 @@ async fn on_team(server: &TeamServer, command: &ApprovalsCommand) -> Result<Repl
     }
 }
 
-/// One request to the team server's API, within `[hook.team] timeout_secs`.
+/// One request to the team server's API at each of its URLs in turn, within `[hook.team]
+/// timeout_secs` for all.
 async fn ask(
     server: &TeamServer,
     method: reqwest::Method,
     path: &str,
     body: Option<Value>,
 ) -> Result<Value, CliError> {
-    let failed = |why: String| {
+    let answered = reach::each_url(server, |base, client, token| {
+        let (method, body) = (method.clone(), body.clone());
+        async move {
+            let url = base
+                .join(path)
+                .map_err(|e| Tried::Refused(format!("its URL cannot take {path}: {e}")))?;
+            let mut request = client.request(method, url).bearer_auth(token);
+            if let Some(body) = body {
+                request = request.json(&body);
+            }
+            let answer = request.send().await.map_err(Tried::sending)?;
+            let status = answer.status();
+            let said: Value = answer.json().await.unwrap_or_default();
+            match status.is_server_error() {
+                true => Err(Tried::answered(status, &said)),
+                false => Ok((status, said)),
+            }
+        }
+    })
+    .await;
+    let named = reach::named(server);
+    let (status, said) = answered.map_err(|why| {
         CliError::new(
             ErrorKind::Connection,
-            format!("the team server {}: {why}", server.url),
+            format!("the team server {named}: {why}"),
         )
-    };
-    let token = team::token(server).await.map_err(failed)?;
-    let url = server
-        .url
-        .join(path)
-        .map_err(|e| failed(format!("its URL cannot take {path}: {e}")))?;
-    let mut request = team::client(server)
-        .map_err(failed)?
-        .request(method, url)
-        .bearer_auth(token.trim());
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let answer = request.send().await.map_err(|e| {
-        failed(format!(
-            "{e}; check that it runs and this machine reaches it"
-        ))
     })?;
-    let status = answer.status();
-    let said: Value = answer.json().await.unwrap_or_default();
     if status.is_success() {
         return Ok(said);
     }
@@ -137,12 +140,11 @@ async fn ask(
         .to_owned();
     let kind = match status.as_u16() {
         400 | 404 => ErrorKind::Usage,
-        401 | 403 | 409 | 429 => ErrorKind::Refused,
-        _ => ErrorKind::Connection,
+        _ => ErrorKind::Refused,
     };
     Err(CliError::new(
         kind,
-        format!("the team server answered {status}: {why}"),
+        format!("the team server {named} answered {status}: {why}"),
     ))
 }
 

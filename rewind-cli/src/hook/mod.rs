@@ -17,8 +17,10 @@
 //!
 //! `rewind hook install` ([`install`]) writes it into a host's settings.
 
+pub mod held;
 pub mod host;
 pub mod install;
+pub(crate) mod reach;
 pub mod team;
 
 use std::io::Read;
@@ -185,14 +187,14 @@ fn decide_call(call: &Call, config: &Config) -> Decision {
     let decision = hook::judge(&judged, &guards, config.hook.window, chrono::Utc::now());
     match &config.hook.team {
         Some(team) if blocks(call.host, &decision) => {
-            let held = team::HeldCall {
+            let call = held::HeldCall {
                 agent: call.host.name(),
                 server: &server,
                 tool: &tool,
                 vm: class.vm.as_deref(),
                 arguments: &call.input,
             };
-            team::held(team, held, decision)
+            held::held(team, call, decision)
         }
         _ => decision,
     }

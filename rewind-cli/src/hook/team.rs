@@ -12,11 +12,14 @@
 
 use std::time::Duration;
 
+use reqwest::Url;
 use rewind_core::audit_journal::JournalError;
 use rewind_core::config::{TEAM_TOKEN_ENV, TeamServer};
-use rewind_core::hook::{Allowed, Decision, Denied, GuardRecords, GuardSource, Sources, Wanted};
+use rewind_core::hook::{GuardRecords, GuardSource, Sources, Wanted};
 use rewind_core::{AuditJournal, JournalRecord};
 use serde::Deserialize;
+
+use super::reach::{self, Tried};
 
 /// Why the guards cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -95,7 +98,7 @@ impl<'a> Guards<'a> {
             return Ok(Vec::new());
         };
         fetch(team, self.window, vm).map_err(|why| GuardsError::Team {
-            url: team.url.to_string(),
+            url: reach::named(team),
             why,
         })
     }
@@ -107,8 +110,8 @@ struct GuardsView {
     records: Vec<JournalRecord>,
 }
 
-/// Asks `team` for its guards of the last `window` (of `vm` only, when given), all within its
-/// timeout.
+/// Asks `team` for its guards of the last `window` (of `vm` only, when given), at each of its URLs
+/// in turn, all within its timeout.
 fn fetch(
     team: &TeamServer,
     window: Duration,
@@ -118,55 +121,44 @@ fn fetch(
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the hook's HTTP client: {e}"))?;
-    runtime.block_on(async {
-        tokio::time::timeout(team.timeout, ask(team, window, vm))
-            .await
-            .unwrap_or_else(|_| {
-                Err(format!(
-                    "it did not answer within {} s (hook.team.timeout_secs); check that it runs and this machine reaches it",
-                    team.timeout.as_secs_f64()
-                ))
-            })
-    })
+    runtime.block_on(reach::each_url(team, |url, client, token| {
+        ask(url, client, token, window, vm)
+    }))
 }
 
 async fn ask(
-    team: &TeamServer,
+    base: Url,
+    client: reqwest::Client,
+    token: String,
     window: Duration,
     vm: Option<&str>,
-) -> Result<Vec<JournalRecord>, String> {
-    let token = token(team).await?;
-    let url = team
-        .url
+) -> Result<Vec<JournalRecord>, Tried> {
+    let url = base
         .join("v1/guards")
-        .map_err(|e| format!("its URL cannot take the path v1/guards: {e}"))?;
-    let answer = client(team)?
+        .map_err(|e| Tried::Refused(format!("its URL cannot take the path v1/guards: {e}")))?;
+    let answer = client
         .get(url)
         .query(&[("within_secs", window.as_secs().to_string())])
         .query(&vm.map(|vm| ("vm", vm)).into_iter().collect::<Vec<_>>())
-        .bearer_auth(token.trim())
+        .bearer_auth(token)
         .send()
         .await
-        .map_err(|e| format!("{e}; check that it runs and this machine reaches it"))?;
+        .map_err(Tried::sending)?;
     let status = answer.status();
     if status == reqwest::StatusCode::UNAUTHORIZED {
-        return Err(format!(
+        return Err(Tried::Refused(format!(
             "it refused the access token (401{}); sign in again so that the token command (or ${TEAM_TOKEN_ENV}) gives a fresh one",
             challenge_reason(&answer)
-        ));
+        )));
     }
     if !status.is_success() {
         let said: serde_json::Value = answer.json().await.unwrap_or_default();
-        return Err(format!(
-            "it answered {status}{}",
-            said["error"]
-                .as_str()
-                .map(|e| format!(": {e}"))
-                .unwrap_or_default()
-        ));
+        return Err(Tried::answered(status, &said));
     }
     let view: GuardsView = answer.json().await.map_err(|e| {
-        format!("its answer is not the guards a team server gives ({e}); is the URL a rewind-mcp?")
+        Tried::Refused(format!(
+            "its answer is not the guards a team server gives ({e}); is the URL a rewind-mcp?"
+        ))
     })?;
     Ok(view.records)
 }
@@ -181,200 +173,4 @@ fn challenge_reason(answer: &reqwest::Response) -> String {
         .and_then(|v| v.split('"').next())
         .map(|why| format!(": {why}"))
         .unwrap_or_default()
-}
-
-pub(crate) fn client(team: &TeamServer) -> Result<reqwest::Client, String> {
-    let mut builder = reqwest::Client::builder().timeout(team.timeout);
-    if let Some(path) = &team.ca_cert {
-        let certs = rewind_core::trust::pinned_certificates(path)
-            .map_err(|why| format!("its CA certificate: {why}; fix hook.team.ca_cert"))?;
-        builder = builder.tls_certs_only(certs);
-    }
-    builder
-        .build()
-        .map_err(|e| format!("cannot build the HTTP client: {e}"))
-}
-
-/// The user's access token: the token command's output, else `$REWIND_TEAM_TOKEN`.
-pub(crate) async fn token(team: &TeamServer) -> Result<String, String> {
-    let Some(command) = &team.token_command else {
-        return std::env::var(TEAM_TOKEN_ENV)
-            .ok()
-            .filter(|t| !t.trim().is_empty())
-            .ok_or_else(|| {
-                format!(
-                    "no access token: set hook.team.token_command to a command that prints one, or export {TEAM_TOKEN_ENV}"
-                )
-            });
-    };
-    let program = &command[0];
-    let run = tokio::process::Command::new(program)
-        .args(&command[1..])
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output()
-        .await
-        .map_err(|e| format!("its token command {program:?} could not run: {e}"))?;
-    if !run.status.success() {
-        // Its stderr is the command's to explain, cut short; its stdout may hold a token and is
-        // never shown.
-        let said: String = String::from_utf8_lossy(&run.stderr)
-            .trim()
-            .chars()
-            .take(300)
-            .collect();
-        return Err(format!(
-            "its token command {program:?} failed ({}): {said}",
-            run.status
-        ));
-    }
-    let token = String::from_utf8(run.stdout)
-        .map_err(|_| format!("its token command {program:?} printed something not UTF-8"))?;
-    if token.trim().is_empty() {
-        return Err(format!("its token command {program:?} printed no token"));
-    }
-    Ok(token)
-}
-
-/// The team server's answer to `POST /v1/held`.
-#[derive(Debug, Deserialize)]
-struct HeldView {
-    approval_id: String,
-    state: String,
-    url: String,
-    expires: String,
-    #[serde(default)]
-    decided_by: Option<String>,
-    #[serde(default)]
-    comment: Option<String>,
-    #[serde(default)]
-    allow: bool,
-}
-
-/// A call the hook would block (`blocked`), held on the team server for a person's approval; what
-/// the hook answers: allowed once when a person approved this identical call, else a deny that
-/// names the held call and where it is approved. A server that cannot hold it leaves it blocked,
-/// saying why.
-pub fn held(team: &TeamServer, call: HeldCall<'_>, blocked: Decision) -> Decision {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            return not_held(
-                blocked,
-                &format!("cannot start the hook's HTTP client: {e}"),
-            );
-        }
-    };
-    let asked = runtime.block_on(async {
-        tokio::time::timeout(team.timeout, hold(team, &call, &blocked))
-            .await
-            .unwrap_or_else(|_| {
-                Err(format!(
-                    "it did not answer within {} s",
-                    team.timeout.as_secs_f64()
-                ))
-            })
-    });
-    match asked {
-        Ok(view) => decision_of(view, &call, &blocked),
-        Err(why) => not_held(blocked, &why),
-    }
-}
-
-/// The call the hook holds.
-#[derive(Debug)]
-pub struct HeldCall<'a> {
-    /// The host, as the agent.
-    pub agent: &'a str,
-    /// The catalog's server of the tool.
-    pub server: &'a str,
-    /// The tool.
-    pub tool: &'a str,
-    /// The VM the call changes, when the catalog names its argument.
-    pub vm: Option<&'a str>,
-    /// The call's arguments.
-    pub arguments: &'a serde_json::Value,
-}
-
-async fn hold(
-    team: &TeamServer,
-    call: &HeldCall<'_>,
-    blocked: &Decision,
-) -> Result<HeldView, String> {
-    let token = token(team).await?;
-    let url = team
-        .url
-        .join("v1/held")
-        .map_err(|e| format!("its URL cannot take the path v1/held: {e}"))?;
-    let body = serde_json::json!({
-        "server": call.server, "tool": call.tool, "vm": call.vm, "arguments": call.arguments,
-        "agent": call.agent, "why": blocked.to_string(),
-    });
-    let answer = client(team)?
-        .post(url)
-        .bearer_auth(token.trim())
-        .json(&body)
-        .send()
-        .await
-        .map_err(|e| format!("{e}; check that it runs and this machine reaches it"))?;
-    let status = answer.status();
-    if !status.is_success() {
-        let said: serde_json::Value = answer.json().await.unwrap_or_default();
-        return Err(format!(
-            "it answered {status}: {}",
-            said["error"].as_str().unwrap_or("no reason given")
-        ));
-    }
-    answer
-        .json()
-        .await
-        .map_err(|e| format!("its answer is not a held call ({e}); is the URL a rewind-mcp?"))
-}
-
-fn decision_of(view: HeldView, call: &HeldCall<'_>, blocked: &Decision) -> Decision {
-    let (server, tool, id) = (call.server, call.tool, &view.approval_id);
-    if view.allow {
-        return Decision::Allow(Allowed::Approved {
-            server: server.to_owned(),
-            tool: tool.to_owned(),
-            approval_id: id.clone(),
-            by: view.decided_by.unwrap_or_else(|| "a person".to_owned()),
-        });
-    }
-    let by = view.decided_by.as_deref().unwrap_or("a person");
-    let message = match view.state.as_str() {
-        "held" => format!(
-            "{blocked} It is held on the team server as {id} for a person's approval: a person with the approve role approves or denies it at {} (before {}); once approved, make the identical call again and it is allowed once.",
-            view.url, view.expires
-        ),
-        "denied" => format!(
-            "{server}/{tool} was held as {id} and denied by {by}{}. Do not make the change; tell the human.",
-            view.comment
-                .as_deref()
-                .map_or_else(String::new, |c| format!(": {c:?}"))
-        ),
-        _ => format!(
-            "{server}/{tool} was already let through once on held call {id} ({}); it is not allowed again. A call with other arguments is held anew.",
-            view.state
-        ),
-    };
-    Decision::Deny(Denied::Held {
-        approval_id: id.clone(),
-        url: view.url,
-        message,
-    })
-}
-
-/// The blocked decision, saying why it could not be held for a person.
-fn not_held(blocked: Decision, why: &str) -> Decision {
-    let message =
-        format!("{blocked} (The team server could not hold it for a person's approval: {why}.)");
-    Decision::Deny(Denied::Held {
-        approval_id: String::new(),
-        url: String::new(),
-        message,
-    })
 }

@@ -325,3 +325,34 @@ async fn a_codex_deny_carries_the_held_calls_id_and_the_approved_call_is_allowed
     assert_eq!(states, ["allowed"]);
     team.stop().await;
 }
+
+#[tokio::test]
+async fn a_hook_with_two_team_urls_goes_on_to_the_second_when_the_first_is_gone() {
+    let env = start(84).await;
+    let team = TeamServer::start(&env).await;
+    team.guard_for("alice", "web-01", "team-3").await;
+    env.catalog(&["add-mutating", "vsphere", "power_off", "--vm-arg", "vm"])
+        .await;
+    // A replica that is gone: a port nothing listens on.
+    let gone = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", listener.local_addr().unwrap())
+    };
+    let token_file = env.path("team-token");
+    std::fs::write(&token_file, token(&env, "carol").await).unwrap();
+    env.write_config_text(&format!(
+        "[hook.team]\nurl = [\"{gone}\", \"{}\"]\ntoken_command = [\"cat\", \"{}\"]\ntimeout_secs = 5\n",
+        team.url,
+        token_file.display()
+    ));
+    let (decision, reason, _) = power_off(&env, "web-01").await;
+    assert_eq!(decision, "allow", "the second URL answered: {reason}");
+    assert!(reason.contains("team-3"), "{reason}");
+
+    // Both gone: the call is blocked, naming each.
+    let url = team.url.clone();
+    team.stop().await;
+    let (decision, reason, code) = power_off(&env, "web-01").await;
+    assert_eq!((decision.as_str(), code), ("deny", 2), "{reason}");
+    assert!(reason.contains(&gone) && reason.contains(&url), "{reason}");
+}

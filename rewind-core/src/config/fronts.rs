@@ -26,9 +26,10 @@ pub const TEAM_TOKEN_ENV: &str = "REWIND_TEAM_TOKEN";
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TeamServer {
-    /// The server's base URL (`https://rewind.example.com`; its MCP endpoint is `<url>/mcp`).
-    #[serde(deserialize_with = "parsed_url")]
-    pub url: Url,
+    /// The server's base URL (`https://rewind.example.com`; its MCP endpoint is `<url>/mcp`), or
+    /// its replicas' in the order they are tried (`url = ["https://a", "https://b"]`).
+    #[serde(rename = "url", deserialize_with = "parsed_urls")]
+    pub urls: Vec<Url>,
     /// A command that prints the user's access token on stdout (e.g. an OIDC agent's); without
     /// it, the token is read from [`TEAM_TOKEN_ENV`].
     pub token_command: Option<Vec<String>>,
@@ -142,6 +143,39 @@ fn parsed_url<'de, D: Deserializer<'de>>(d: D) -> Result<Url, D::Error> {
             "is not a URL ({e}); write it as https://host[:port]"
         ))
     })
+}
+
+/// A URL key that takes one URL or a list of them (at least one).
+fn parsed_urls<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Url>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        One(String),
+        Several(Vec<String>),
+    }
+    let written = Written::deserialize(d).map_err(|_| {
+        serde::de::Error::custom(
+            "is neither a URL nor a list of URLs; write url = \"https://host\" or url = [\"https://a\", \"https://b\"]",
+        )
+    })?;
+    let raw = match written {
+        Written::One(one) => vec![one],
+        Written::Several(several) if several.is_empty() => {
+            return Err(serde::de::Error::custom(
+                "is an empty list; give at least one URL",
+            ));
+        }
+        Written::Several(several) => several,
+    };
+    raw.iter()
+        .map(|r| {
+            Url::parse(r.trim()).map_err(|e| {
+                serde::de::Error::custom(format!(
+                    "holds {r:?}, which is not a URL ({e}); write it as https://host[:port]"
+                ))
+            })
+        })
+        .collect()
 }
 
 fn some_parsed_url<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Url>, D::Error> {

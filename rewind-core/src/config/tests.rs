@@ -381,7 +381,7 @@ fn a_team_server_needs_a_url_and_a_token_command_names_a_program() {
         .hook
         .team
         .unwrap();
-    assert_eq!(team.url.as_str(), "https://rewind.example.com/");
+    assert_eq!(team.urls[0].as_str(), "https://rewind.example.com/");
     assert_eq!(team.timeout, Duration::from_secs(3));
     assert_eq!(team.token_command, None);
     let err = load("[hook.team]\nurl = \"http://rewind.example.com\"\n").unwrap_err();
@@ -391,6 +391,31 @@ fn a_team_server_needs_a_url_and_a_token_command_names_a_program() {
     assert!(err.to_string().contains("hook.team.url"), "{err}");
     let err = load("[hook.team]\nurl = \"https://r.example\"\ntoken_command = []\n").unwrap_err();
     assert!(err.to_string().contains("hook.team.token_command"), "{err}");
+}
+
+#[test]
+fn a_team_server_takes_its_replicas_urls_as_a_list_each_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let load = |text: &str| {
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, text).unwrap();
+        Config::load_with_env(Some(&path), &|_| None)
+    };
+    let team = load("[hook.team]\nurl = [\"https://a.example\", \"https://b.example:8443\"]\n")
+        .unwrap()
+        .hook
+        .team
+        .unwrap();
+    let urls: Vec<&str> = team.urls.iter().map(url::Url::as_str).collect();
+    assert_eq!(urls, ["https://a.example/", "https://b.example:8443/"]);
+    let err = load("[hook.team]\nurl = []\n").unwrap_err();
+    assert!(err.to_string().contains("empty list"), "{err}");
+    let err =
+        load("[hook.team]\nurl = [\"https://a.example\", \"http://b.example\"]\n").unwrap_err();
+    assert!(
+        err.to_string().contains("hook.team.url") && err.to_string().contains("not https"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -122,9 +122,11 @@ fn pair(
 /// names a program.
 fn team_server(team: &TeamServer) -> Result<(), ConfigError> {
     let key = "hook.team.url";
-    server_url(key, &team.url, "")?;
     let token = "the hook sends the user's access token to it, which must not cross the network in the clear";
-    https_or_here(key, &team.url, token)?;
+    for url in &team.urls {
+        server_url(key, url, "")?;
+        https_or_here(key, url, token)?;
+    }
     if let Some(command) = &team.token_command
         && command.first().is_none_or(|p| p.trim().is_empty())
     {
