@@ -111,14 +111,14 @@ pub fn run(cli: Cli) -> u8 {
             expiring: Some(within),
             ..
         } => offline(&ctx, |config| {
-            commands::watch::expiring(&AuditJournal::new(config.journal_path), within)
+            commands::watch::expiring(&AuditJournal::of(&config)?, within)
         }),
         Command::Tags { vm, change_id, .. } => online(&ctx, name, |rewind| async move {
             let vm = vm.unwrap_or_default();
             commands::protection::tags(&rewind, &vm, change_id.as_deref()).await
         }),
         Command::Done { change_id } => offline(&ctx, |config| {
-            commands::watch::done(&AuditJournal::new(config.journal_path), &change_id)
+            commands::watch::done(&AuditJournal::of(&config)?, &change_id)
         }),
         Command::Sites => online(&ctx, name, |rewind| async move {
             commands::sites::sites(&rewind).await
@@ -220,8 +220,11 @@ pub fn run(cli: Cli) -> u8 {
                 since,
                 last,
             };
-            let path = file.unwrap_or(config.journal_path);
-            commands::journal::journal(&AuditJournal::new(path), &filter, timeline)
+            let journal = match file {
+                Some(path) => AuditJournal::new(path),
+                None => AuditJournal::of(&config)?,
+            };
+            commands::journal::journal(&journal, &filter, timeline)
         }),
         #[cfg(feature = "demo")]
         Command::Demo { seed } => block_on(demo::demo(seed, ctx.json, ctx.quiet)),

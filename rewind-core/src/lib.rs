@@ -234,7 +234,7 @@ impl Rewind {
         Ok(Rewind {
             inner: Arc::new(Inner {
                 catalog: CatalogStore::new(&config.catalog_path),
-                journal: AuditJournal::new(&config.journal_path),
+                journal: AuditJournal::of(&config)?,
                 held: approvals::HeldCalls::of(&config),
                 sites,
                 queue: Default::default(),

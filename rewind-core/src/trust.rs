@@ -78,9 +78,18 @@ pub enum TrustError {
     },
 }
 
-/// Accepts any certificate, so that it can be read and shown. Used for that one handshake only.
+/// Accepts any certificate (its handshake signature still checked), so that it can be read and
+/// shown. Used for that one handshake, and for a PostgreSQL journal whose `sslmode` asks for
+/// encryption without naming a CA to check the server against (libpq's `prefer` and `require`).
 #[derive(Debug)]
 struct ReadOnly(Arc<rustls::crypto::CryptoProvider>);
+
+/// A verifier that accepts any certificate: see [`ReadOnly`].
+pub(crate) fn any_certificate(
+    provider: Arc<rustls::crypto::CryptoProvider>,
+) -> Arc<dyn ServerCertVerifier> {
+    Arc::new(ReadOnly(provider))
+}
 
 impl ServerCertVerifier for ReadOnly {
     fn verify_server_cert(

@@ -7,6 +7,8 @@ mod recover;
 // find_protection on large worlds, and what a long-lived client keeps.
 mod change_ids;
 mod lookup;
+// The journal kept in PostgreSQL, and two replicas on one database.
+mod postgres;
 mod reach;
 
 use std::sync::Mutex;

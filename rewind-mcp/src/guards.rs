@@ -77,7 +77,7 @@ impl GuardsState {
     fn view(&self, window_secs: u64) -> Result<Arc<Vec<JournalRecord>>, JournalError> {
         let journal = self.rewind.journal();
         let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
-        kept.view.refresh(journal.path())?;
+        journal.refresh_view(&mut kept.view)?;
         let key = (kept.view.read_to(), window_secs);
         if let Some((made_from, records)) = &kept.last
             && *made_from == key

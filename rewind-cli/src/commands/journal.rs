@@ -72,7 +72,7 @@ pub fn archive(
     before: DateTime<Utc>,
     to: Option<PathBuf>,
 ) -> Result<Reply, CliError> {
-    let journal = AuditJournal::new(&config.journal_path);
+    let journal = AuditJournal::of(config)?;
     let to = to.unwrap_or_else(|| {
         let name = format!("journal-until-{}.jsonl", before.format("%Y-%m-%d"));
         config.journal_path.with_file_name(name)

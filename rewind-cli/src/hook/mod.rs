@@ -35,7 +35,7 @@ use crate::context::Context;
 use crate::exit::CliError;
 use crate::output;
 pub use host::{Answer, Call, Host, ToolRef};
-use team::Guards;
+use team::{Guards, GuardsError};
 
 /// Runs the hook: stdin in, the decision out in the host's shape. Returns the exit code.
 pub fn pre_tool_use(ctx: &Context, host: Option<Host>) -> u8 {
@@ -163,9 +163,13 @@ fn decide_call(call: &Call, config: &Config) -> Decision {
     let guards = match hook::wanted(&class) {
         None => GuardRecords::default(),
         Some(wanted) => {
-            let journal = AuditJournal::new(&config.journal_path);
-            let guards = Guards::new(&journal, config.hook.team.as_ref(), config.hook.window);
-            match guards.read(&wanted) {
+            let read = AuditJournal::of(config)
+                .map_err(GuardsError::Journal)
+                .and_then(|journal| {
+                    Guards::new(&journal, config.hook.team.as_ref(), config.hook.window)
+                        .read(&wanted)
+                });
+            match read {
                 Ok(read) => read,
                 Err(e) => {
                     return Decision::FailClosed(Failure::Guards {

@@ -88,13 +88,7 @@ pub(super) fn archive(
     before: DateTime<Utc>,
     retention: Retention,
 ) -> Result<Archived, ArchiveError> {
-    if before > retention.keep_since {
-        let day = retention.keep_since.date_naive();
-        return Err(ArchiveError::TooRecent {
-            keep_since: retention.keep_since,
-            suggest: day.format("%Y-%m-%d").to_string(),
-        });
-    }
+    refused(before, retention)?;
     if is_beside(journal, archive) {
         return Err(ArchiveError::NotAnArchive(archive.to_path_buf()));
     }
@@ -110,6 +104,18 @@ pub(super) fn archive(
     let moved = move_under_lock(&file, journal, archive, before);
     let _ = file.unlock();
     moved
+}
+
+/// Refuses a `before` that would move records the guard or the hook still read.
+pub(super) fn refused(before: DateTime<Utc>, retention: Retention) -> Result<(), ArchiveError> {
+    if before > retention.keep_since {
+        let day = retention.keep_since.date_naive();
+        return Err(ArchiveError::TooRecent {
+            keep_since: retention.keep_since,
+            suggest: day.format("%Y-%m-%d").to_string(),
+        });
+    }
+    Ok(())
 }
 
 /// Whether `archive` is the journal or one of the files kept beside it (its indexes, its locks).

@@ -30,16 +30,16 @@ pub const LOCKS_DIR: &str = "locks";
 #[derive(Debug, thiserror::Error)]
 pub enum ChangeLockError {
     /// The deadline came while another guard of the same VM and change held the lock.
-    #[error("another guard of this VM and change on this machine held {path} until the deadline")]
+    #[error("another guard of this VM and change held {lock} until the deadline")]
     Busy {
-        /// The lock file.
-        path: PathBuf,
+        /// The lock: its file, or its lease and database.
+        lock: String,
     },
-    /// The lock file could not be opened or locked.
-    #[error("cannot open or lock {path}: {source}")]
+    /// The lock could not be made or taken.
+    #[error("cannot take {lock}: {source}")]
     Io {
-        /// The lock file.
-        path: PathBuf,
+        /// The lock: its file, or its lease and database.
+        lock: String,
         /// Why.
         #[source]
         source: std::io::Error,
@@ -85,6 +85,34 @@ pub fn is_held(locks_dir: &Path, vm_id: &str, change_id: &str) -> bool {
     slot::held(&file, &key).unwrap_or(true)
 }
 
+/// The lease that stands for the lock of `vm_id` and `change_id` in a journal kept in PostgreSQL
+/// (`vm_id` empty: of the change id alone).
+pub(super) fn lease_name(vm_id: &str, change_id: &str) -> String {
+    format!("change:{}", hex::encode(key(vm_id, change_id)))
+}
+
+/// Which change locks are held now, as a reader of the journal finds them.
+#[derive(Debug)]
+pub(super) enum LocksNow {
+    /// The locks beside a journal file, tested one by one.
+    Dir(PathBuf),
+    /// The names of the leases held in the journal's database.
+    Leases(std::collections::HashSet<String>),
+    /// They could not be read: every one counts as held.
+    Unknown,
+}
+
+impl LocksNow {
+    /// Whether a process holds the lock of `vm_id` and `change_id`.
+    pub(super) fn held(&self, vm_id: &str, change_id: &str) -> bool {
+        match self {
+            LocksNow::Dir(dir) => is_held(dir, vm_id, change_id),
+            LocksNow::Leases(names) => names.contains(&lease_name(vm_id, change_id)),
+            LocksNow::Unknown => true,
+        }
+    }
+}
+
 /// What one try to take the lock found.
 enum Try {
     Taken(ChangeLock),
@@ -114,7 +142,9 @@ impl ChangeLock {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(ChangeLockError::Busy { path });
+                return Err(ChangeLockError::Busy {
+                    lock: path.display().to_string(),
+                });
             }
             // Jittered, so that guards waiting for the same lock do not all try at once.
             let jittered = pause.mul_f64(0.5 + rand::random::<f64>());
@@ -144,7 +174,7 @@ impl ChangeLock {
 
 fn try_take(path: &Path, key: &Key) -> Result<Try, ChangeLockError> {
     let io = |source| ChangeLockError::Io {
-        path: path.to_path_buf(),
+        lock: path.display().to_string(),
         source,
     };
     // The lock file is made once (0600, in a 0700 folder); after that, an open is all it costs.

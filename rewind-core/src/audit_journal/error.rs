@@ -31,6 +31,16 @@ pub enum JournalError {
     /// Another process held the journal's lock for longer than rewind waits.
     #[error("cannot use the audit journal: {0}")]
     Busy(#[from] LockBusy),
+    /// The journal's PostgreSQL database could not be reached, or refused a statement.
+    #[error(
+        "cannot use the audit journal in PostgreSQL at {store}: {problem}; check that the database is up and reachable from this machine"
+    )]
+    Store {
+        /// Its host, port and database (never a password).
+        store: String,
+        /// What went wrong.
+        problem: String,
+    },
     /// A record could not be serialized.
     #[error("cannot encode a journal record: {0}")]
     Encode(String),
@@ -67,6 +77,10 @@ impl JournalError {
             },
             JournalError::Busy(b) => JournalError::Busy(b.clone()),
             JournalError::Encode(m) => JournalError::Encode(m.clone()),
+            JournalError::Store { store, problem } => JournalError::Store {
+                store: store.clone(),
+                problem: problem.clone(),
+            },
         }
     }
 

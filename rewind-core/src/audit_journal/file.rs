@@ -330,7 +330,7 @@ fn bisect(file: &File, since: chrono::DateTime<chrono::Utc>) -> std::io::Result<
 }
 
 /// How far lines may be out of time order: a batch written together, two processes' clocks.
-const ORDER_SLACK: chrono::Duration = chrono::Duration::seconds(60);
+pub(super) const ORDER_SLACK: chrono::Duration = chrono::Duration::seconds(60);
 
 /// How much of the journal's end is read first when only its recent records are wanted; twice as
 /// much each time that does not reach back far enough.

@@ -4,19 +4,17 @@
 //! line replaces it whole. An attempt left without a verdict is `running` while the process of the
 //! newest attempt of its VM and change still holds the change lock, and `interrupted` otherwise.
 
-use std::collections::{HashMap, HashSet};
-use std::path::Path;
-
-use super::change_lock::is_held;
+use super::change_lock::LocksNow;
 use super::record::{JournalRecord, Phase, RecordKind};
 use super::verdict::JournalVerdict;
+use std::collections::{HashMap, HashSet};
 
 /// The note of an interrupted attempt.
 pub(super) const INTERRUPTED_NOTE: &str = "interrupted: its process ended before the verdict was written; each VPG line says what it may have inserted (pending: the insert may have been sent, its answer unknown; sent: its task id); the next guard of this VM and change takes it over and adopts what it inserted";
 
 /// `records` in file order, each attempt's lines folded into the record at the place of its first
 /// line; records of no attempt stand as they are.
-pub(super) fn fold(records: Vec<JournalRecord>, locks_dir: &Path) -> Vec<JournalRecord> {
+pub(super) fn fold(records: Vec<JournalRecord>, locks: &LocksNow) -> Vec<JournalRecord> {
     let mut out: Vec<JournalRecord> = Vec::with_capacity(records.len());
     let mut at: HashMap<String, usize> = HashMap::new();
     for r in records {
@@ -38,7 +36,7 @@ pub(super) fn fold(records: Vec<JournalRecord>, locks_dir: &Path) -> Vec<Journal
             Some(&i) => merge(&mut out[i], r),
         }
     }
-    mark_open(&mut out, locks_dir);
+    mark_open(&mut out, locks);
     out
 }
 
@@ -92,7 +90,7 @@ fn later(line: &Phase, folded: &Phase) -> bool {
 
 /// Gives each attempt without a verdict its verdict word: only the newest attempt of a VM and change
 /// can be the one whose process holds the lock.
-fn mark_open(out: &mut [JournalRecord], locks_dir: &Path) {
+fn mark_open(out: &mut [JournalRecord], locks: &LocksNow) {
     let open = |r: &JournalRecord| {
         r.attempt
             .as_ref()
@@ -108,7 +106,7 @@ fn mark_open(out: &mut [JournalRecord], locks_dir: &Path) {
         if !open(r) {
             continue;
         }
-        if newest && is_held(locks_dir, &r.vm.id, &r.change_id) {
+        if newest && locks.held(&r.vm.id, &r.change_id) {
             r.verdict = JournalVerdict::Running;
         } else {
             r.verdict = JournalVerdict::Interrupted;

@@ -45,9 +45,11 @@ mod file;
 mod filter;
 mod fold;
 mod lookup;
+mod postgres;
 mod protection_change;
 mod recent;
 mod record;
+mod store;
 mod timeline;
 mod verdict;
 mod view;
@@ -65,6 +67,7 @@ pub use record::{
     ApprovedBy, Attempt, GuardIntent, JournalRecord, JournalVm, JournalVpg, Person, Phase,
     RecordKind, journaled_tags,
 };
+pub use store::{ChangeHold, Fence, IntentError};
 pub use timeline::{ChangeLine, Timeline, TimelineStep};
 pub use verdict::{JournalOutcome, JournalVerdict};
 pub use view::GuardsView;
@@ -82,14 +85,11 @@ use filter::window_start;
 /// The audit journal.
 #[derive(Debug, Clone)]
 pub struct AuditJournal {
+    /// The journal file; for a journal in PostgreSQL, the file whose folder keeps this machine's
+    /// state beside it.
     path: PathBuf,
-    /// This process's appends, written and synced in groups by one thread; shared by the clones of
-    /// one journal.
-    writer: std::sync::Arc<writer::Writer>,
-    /// This process's index of the journal's recent lines, by change.
-    recent: std::sync::Arc<std::sync::Mutex<recent::RecentLines>>,
-    /// This process's copy of the change index's recent lines.
-    changes: std::sync::Arc<std::sync::Mutex<changes::ChangeIndex>>,
+    /// Where its lines are kept; shared by the clones of one journal.
+    store: store::Store,
     /// The key for digests of arguments beside the journal, once read.
     arguments_key: std::sync::Arc<std::sync::OnceLock<ArgumentsKey>>,
 }
@@ -99,14 +99,44 @@ impl AuditJournal {
     /// the file 0600).
     pub fn new(path: impl Into<PathBuf>) -> Self {
         let path = path.into();
-        let recent: std::sync::Arc<std::sync::Mutex<recent::RecentLines>> = Default::default();
         AuditJournal {
-            writer: std::sync::Arc::new(writer::Writer::new(path.clone(), recent.clone())),
+            store: store::Store::File(std::sync::Arc::new(store::FileStore::new(path.clone()))),
             path,
-            recent,
-            changes: Default::default(),
             arguments_key: Default::default(),
         }
+    }
+
+    /// A journal kept in the PostgreSQL database `database`, shared with whoever else uses it (a
+    /// team server's replicas); `beside` is the file whose folder keeps this machine's own state.
+    /// Nothing is sent until it is first used; the schema is made or brought up to date then.
+    pub fn in_database(
+        database: &crate::config::JournalDatabase,
+        beside: impl Into<PathBuf>,
+    ) -> Result<Self, JournalError> {
+        Ok(AuditJournal {
+            store: store::Store::Postgres(std::sync::Arc::new(postgres::PgStore::new(database)?)),
+            path: beside.into(),
+            arguments_key: Default::default(),
+        })
+    }
+
+    /// The journal as the configuration places it: in its database when it names one, else in its
+    /// file.
+    pub fn of(config: &crate::config::Config) -> Result<Self, JournalError> {
+        match &config.journal_database {
+            Some(database) => AuditJournal::in_database(database, &config.journal_path),
+            None => Ok(AuditJournal::new(&config.journal_path)),
+        }
+    }
+
+    /// Where the journal is, in words: its file's path, or `PostgreSQL host:port/database`.
+    pub fn place(&self) -> String {
+        self.store.place()
+    }
+
+    /// Whether the journal is kept in a database rather than a file.
+    pub fn in_a_database(&self) -> bool {
+        matches!(self.store, store::Store::Postgres(_))
     }
 
     /// The key for digests of arguments kept beside the journal ([`ArgumentsKey::kept_in`]), read
@@ -120,50 +150,85 @@ impl AuditJournal {
         Ok(self.arguments_key.get_or_init(|| key).clone())
     }
 
-    /// The journal file.
+    /// The journal file (for a journal in a database, the file beside which this machine keeps
+    /// its own state).
     pub fn path(&self) -> &Path {
         &self.path
     }
 
     /// Whether the journal can be appended to now: its file opens for appending (created empty,
-    /// with its folder, when missing). Nothing is written.
+    /// with its folder, when missing), or its database answers. Nothing is written.
     pub fn writable(&self) -> bool {
-        let mut options = std::fs::OpenOptions::new();
-        options.create(true).append(true);
-        crate::local_state::open_private(&self.path, &mut options, true).is_ok()
+        self.reachable().is_ok()
     }
 
-    /// The folder of the change locks, beside the journal: a guard's process holds the lock of its
-    /// VM and change while it runs, which is how a reader tells `running` from `interrupted`.
-    pub fn locks_dir(&self) -> PathBuf {
-        self.path
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join(change_lock::LOCKS_DIR)
+    /// [`AuditJournal::writable`], with why not.
+    pub fn reachable(&self) -> Result<(), JournalError> {
+        match &self.store {
+            store::Store::File(_) => {
+                let mut options = std::fs::OpenOptions::new();
+                options.create(true).append(true);
+                crate::local_state::open_private(&self.path, &mut options, true)
+                    .map(|_| ())
+                    .map_err(|source| JournalError::Write {
+                        path: self.path.clone(),
+                        source,
+                    })
+            }
+            store::Store::Postgres(db) => db.reachable(),
+        }
+    }
+
+    /// Takes the change lock of the VM `vm_id` and `change_id` (of the change id alone when
+    /// `vm_id` is `None`), waiting until `deadline` while another guard holds it: a lock beside
+    /// the journal file, or a lease in its database that every replica sees. A guard's process
+    /// holds it while it runs, which is how a reader tells `running` from `interrupted`.
+    pub async fn lock_change(
+        &self,
+        vm_id: Option<&str>,
+        change_id: &str,
+        deadline: std::time::Instant,
+    ) -> Result<ChangeHold, change_lock::ChangeLockError> {
+        self.store.lock(vm_id, change_id, deadline).await
+    }
+
+    /// Appends a guard's `intent`, synced, unless `conflict` finds among the uses of its change id
+    /// since `since` one that another made (returned, and nothing written). No other guard of the
+    /// same id can check it between the check and the append: on a file, both are done under the
+    /// change id's lock (waited for until `deadline`); in a database, in one transaction.
+    pub async fn append_intent<C>(
+        &self,
+        intent: &JournalRecord,
+        since: DateTime<Utc>,
+        deadline: std::time::Instant,
+        conflict: C,
+    ) -> Result<Option<ChangeUse>, IntentError>
+    where
+        C: FnOnce(&[ChangeUse]) -> Option<ChangeUse> + Send + 'static,
+    {
+        self.store
+            .append_intent(intent, since, deadline, conflict)
+            .await
     }
 
     /// Appends one record as one line, synced to disk before it returns. Blocks the thread for the
     /// lock (at most [`crate::local_state::LOCK_WAIT`]) and the sync: on a runtime, use
     /// [`AuditJournal::append_off_runtime`].
     pub fn append(&self, record: &JournalRecord) -> Result<(), JournalError> {
-        self.writer.append(writer::Line::of(record, true)?)
+        self.store.append(record, true)
     }
 
     /// [`AuditJournal::append`] for async code: the journal's writer thread does the write, the lock wait
     /// and the sync, and no runtime worker waits on the file.
     pub async fn append_off_runtime(&self, record: JournalRecord) -> Result<(), JournalError> {
-        self.writer
-            .append_async(writer::Line::of(&record, true)?)
-            .await
+        self.store.append_async(&record, true).await
     }
 
     /// [`AuditJournal::append_off_runtime`] without waiting for the disk: the line outlives the process
     /// (it is written), but not a power cut. For a guard's task lines, which only save a later
     /// attempt a look: its intent, which accounts for the insert, is synced.
     pub async fn append_unsynced(&self, record: JournalRecord) -> Result<(), JournalError> {
-        self.writer
-            .append_async(writer::Line::of(&record, false)?)
-            .await
+        self.store.append_async(&record, false).await
     }
 
     /// Moves the records written before `before` to the end of `archive` (created when missing),
@@ -175,7 +240,22 @@ impl AuditJournal {
         archive: &Path,
         retention: Retention,
     ) -> Result<Archived, ArchiveError> {
-        archive::archive(&self.path, archive, before, retention)
+        match &self.store {
+            store::Store::File(_) => archive::archive(&self.path, archive, before, retention),
+            store::Store::Postgres(db) => {
+                archive::refused(before, retention)?;
+                let moved = db.archive(archive, before)?;
+                Ok(Archived {
+                    journal: PathBuf::from(self.place()),
+                    archive: archive.to_path_buf(),
+                    before,
+                    lines_moved: moved.lines,
+                    bytes_moved: moved.bytes,
+                    lines_kept: moved.kept,
+                    oldest_kept: moved.oldest_kept,
+                })
+            }
+        }
     }
 
     /// Every use of `change_id` (a guard attempt, a recovery) journaled since `since`, oldest
@@ -185,8 +265,7 @@ impl AuditJournal {
         change_id: &str,
         since: DateTime<Utc>,
     ) -> Result<Vec<ChangeUse>, JournalError> {
-        let mut index = self.changes.lock().unwrap_or_else(|e| e.into_inner());
-        index.uses_of(&self.path, change_id.trim(), since)
+        self.store.change_uses(change_id.trim(), since)
     }
 
     /// What the journal says of `vm` for the PreToolUse hook, which asks it before letting a mutating
@@ -235,16 +314,13 @@ impl AuditJournal {
             since: None,
             holding,
         };
-        Ok(vms::namings(&self.path, &wanted)?
-            .into_iter()
-            .map(|n| (n.time, n.vm))
-            .collect())
+        self.store.namings(&wanted)
     }
 
     /// The records written in the last `within`, folded, read from the journal's end back.
     pub fn recent(&self, within: std::time::Duration) -> Result<Vec<JournalRecord>, JournalError> {
-        let records = file::records_since(&self.path, window_start(within))?.unwrap_or_default();
-        Ok(fold::fold(records, &self.locks_dir()))
+        let records = self.store.recent(window_start(within))?;
+        Ok(fold::fold(records, &self.store.locks_now()))
     }
 
     /// What a hook elsewhere needs of this journal to judge calls as [`AuditJournal::last_guarded`]
@@ -257,8 +333,13 @@ impl AuditJournal {
         within: std::time::Duration,
     ) -> Result<Vec<JournalRecord>, JournalError> {
         let mut view = GuardsView::default();
-        view.refresh(&self.path)?;
+        self.refresh_view(&mut view)?;
         Ok(view.records(within))
+    }
+
+    /// Brings `view` up to what the journal holds now, reading only what it gained since.
+    pub fn refresh_view(&self, view: &mut GuardsView) -> Result<(), JournalError> {
+        self.store.refresh_view(view)
     }
 
     /// The newest `guarded` guard of change `change_id` of the VM `vm` (a reference, as
@@ -271,17 +352,12 @@ impl AuditJournal {
         change_id: &str,
         since: DateTime<Utc>,
     ) -> Result<Option<JournalRecord>, JournalError> {
-        let recent = self
-            .recent
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .of_change(&self.path, change_id.trim(), since)?;
-        let Some(records) = recent else {
+        let Some(records) = self.store.of_change(change_id.trim(), since)? else {
             return Ok(None);
         };
         let query = crate::vm::VmQuery::new(vm);
         let guards = records.iter().filter(|r| r.kind == RecordKind::Guard);
-        let newest = fold::fold(guards.cloned().collect(), &self.locks_dir())
+        let newest = fold::fold(guards.cloned().collect(), &self.store.locks_now())
             .into_iter()
             .filter(|r| r.verdict == JournalVerdict::Guarded && r.time >= since)
             .filter(|r| r.vm.answers_to(&query))
@@ -310,16 +386,11 @@ impl AuditJournal {
         let since = window_start(within);
         let read_from = window_start(within.saturating_add(longest_attempt));
         let change_id = change_id.trim();
-        let recent = self
-            .recent
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .of_change(&self.path, change_id, read_from)?;
-        let Some(records) = recent else {
+        let Some(records) = self.store.of_change(change_id, read_from)? else {
             return Ok(None);
         };
         let records = records.into_iter().filter(|r| r.kind == RecordKind::Guard);
-        Ok(fold::fold(records.collect(), &self.locks_dir())
+        Ok(fold::fold(records.collect(), &self.store.locks_now())
             .into_iter()
             .filter(|r| {
                 r.attempt.is_some()
@@ -412,7 +483,7 @@ impl AuditJournal {
             since: filter.since,
             holding: filter.prefilter(),
         };
-        let Some((records, skipped_lines)) = file::read_records_of(&self.path, &wanted)? else {
+        let Some((records, skipped_lines)) = self.store.records(&wanted)? else {
             return Ok(JournalRead {
                 path: Some(self.path.clone()),
                 records: Vec::new(),
@@ -420,7 +491,7 @@ impl AuditJournal {
             });
         };
         let matcher = filter.matcher();
-        let mut records: Vec<JournalRecord> = fold::fold(records, &self.locks_dir())
+        let mut records: Vec<JournalRecord> = fold::fold(records, &self.store.locks_now())
             .into_iter()
             .filter(|r| matcher.matches(r) && filter.since.is_none_or(|s| r.time >= s))
             .collect();
@@ -870,14 +941,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         attempt_lines(&j, "a1", None, false);
-        let lock = change_lock::ChangeLock::acquire(
-            &j.locks_dir(),
-            "s.web-01",
-            "c",
-            std::time::Instant::now(),
-        )
-        .await
-        .unwrap();
+        let lock = j
+            .lock_change(Some("s.web-01"), "c", std::time::Instant::now())
+            .await
+            .unwrap();
         let read = j.read(&JournalFilter::default()).unwrap();
         assert_eq!(read.records[0].verdict, JournalVerdict::Running);
         drop(lock);

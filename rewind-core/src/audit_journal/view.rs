@@ -63,6 +63,17 @@ impl GuardsView {
         Ok(())
     }
 
+    /// Takes rows of a journal in PostgreSQL, each after its `seq`, in order: the view then has
+    /// read to the last one's.
+    pub(super) fn took_rows(&mut self, rows: Vec<(i64, String)>) {
+        for (seq, line) in rows {
+            self.read_to = seq as u64;
+            if let Ok(record) = serde_json::from_str::<JournalRecord>(&line) {
+                self.add(record);
+            }
+        }
+    }
+
     fn add(&mut self, r: JournalRecord) {
         self.seen += 1;
         if r.kind == RecordKind::Guard && r.verdict == JournalVerdict::Guarded {

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use super::approvals::ApprovalSettings;
+use super::database::JournalDatabase;
 use super::error::ConfigError;
 use super::gateway::GatewaySettings;
 use super::sections::{
@@ -18,8 +19,12 @@ pub struct Config {
     pub sites: Vec<SiteConfig>,
     /// The tool catalog (TOML).
     pub catalog_path: PathBuf,
-    /// The audit journal (JSON lines).
+    /// The audit journal (JSON lines), or, with [`Config::journal_database`], the file whose folder
+    /// keeps this machine's state beside the journal (the sites' timings).
     pub journal_path: PathBuf,
+    /// The audit journal in PostgreSQL, when `journal` is a `postgresql://` URL: a team server's
+    /// replicas share it.
+    pub journal_database: Option<JournalDatabase>,
     /// How the guard waits and retries.
     pub guard: GuardSettings,
     /// The PreToolUse hook's settings.
@@ -53,6 +58,7 @@ impl Config {
             sites: Vec::new(),
             catalog_path: catalog_path.into(),
             journal_path: journal_path.into(),
+            journal_database: None,
             guard: GuardSettings::default(),
             hook: HookSettings::default(),
             recover: RecoverSettings::default(),

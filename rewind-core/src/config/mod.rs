@@ -19,11 +19,12 @@
 //!
 //! The folder's rooms: `loaded` ([`Config`] and what it
 //! tells the fronts), `load` (the file and the environment read into one), `written` (the file as
-//! written), `sections`, `fronts`, `gateway` and `approvals` (each section's struct), `values` (durations and counts as
+//! written), `sections`, `fronts`, `gateway` and `approvals` (each section's struct), `database` (a journal in PostgreSQL), `values` (durations and counts as
 //! the keys write them), `site` (sites, their keys and the `ZVM_*` environment), `validate`,
 //! `paths` (the default files) and `error`.
 
 mod approvals;
+mod database;
 mod error;
 mod fronts;
 mod gateway;
@@ -38,6 +39,7 @@ mod written;
 
 pub use crate::secret::Secret;
 pub use approvals::{ApprovalSettings, FOUR_EYES_DEFAULT, FourEyes, RequiredApproval};
+pub use database::{JournalDatabase, SslMode};
 pub use error::ConfigError;
 pub use fronts::{HttpAuth, TEAM_TOKEN_ENV, TeamServer, ToolRoles, UiSignIn};
 pub use gateway::{

@@ -642,8 +642,8 @@ fn a_journal_given_as_a_url_is_refused_naming_the_key_not_taken_for_a_folder() {
         ("sqlite://rewind.db", "sqlite:// is a URL"),
         ("https://example.com/journal", "https:// is a URL"),
         (
-            "postgresql://rewind@127.0.0.1:54329/postgres",
-            "PostgreSQL journal is not available",
+            "postgresql://rewind@127.0.0.1:54329/postgres?sslmode=sometimes",
+            "sslmode=sometimes",
         ),
     ] {
         let path = write(&dir, &format!("journal = {value:?}\n"));
@@ -656,4 +656,20 @@ fn a_journal_given_as_a_url_is_refused_naming_the_key_not_taken_for_a_folder() {
     let path = write(&dir, "journal = \"journals/team.jsonl\"\n");
     let c = Config::load_with_env(Some(&path), &|_| None).unwrap();
     assert_eq!(c.journal_path, PathBuf::from("journals/team.jsonl"));
+    assert!(c.journal_database.is_none());
+}
+
+#[test]
+fn a_journal_given_as_a_postgresql_url_is_kept_in_that_database_not_in_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = "postgresql://rewind@127.0.0.1:54329/postgres";
+    let path = write(&dir, &format!("journal = {url:?}\n"));
+    let c = Config::load_with_env(Some(&path), &|_| None).unwrap();
+    let database = c.journal_database.expect("the journal is in PostgreSQL");
+    assert_eq!(database.describe(), "127.0.0.1:54329/postgres");
+    assert!(
+        !c.journal_path.starts_with("postgresql:"),
+        "{:?}",
+        c.journal_path
+    );
 }

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use url::Url;
 
+use super::database::JournalDatabase;
 use super::error::ConfigError;
 use super::fronts::{HttpAuth, TeamServer};
 use super::loaded::Config;
@@ -39,9 +40,13 @@ pub(super) fn checked(mut written: Written, env: Option<SiteKeys>) -> Result<Con
     let gateway = super::gateway::settings(std::mem::take(&mut written.gateway))?;
     let no_directory = |what, key| ConfigError::NoDirectory { what, key };
     let catalog = written.catalog.or_else(default_catalog_path);
-    let journal = written.journal.map(journal_file).transpose()?;
-    let journal = journal.or_else(default_journal_path);
+    let (journal, database) = match written.journal.map(journal_place).transpose()? {
+        Some(JournalPlace::File(path)) => (Some(path), None),
+        Some(JournalPlace::Database(database)) => (default_journal_path(), Some(database)),
+        None => (default_journal_path(), None),
+    };
     Ok(Config {
+        journal_database: database,
         sites,
         guard: written.guard,
         hook: written.hook,
@@ -212,13 +217,19 @@ fn bad(key: &str, problem: &str) -> ConfigError {
     }
 }
 
-/// The journal key's value as a file path. A value with a URL scheme (`name://`) names no file: a
-/// path like it would make a folder named after the scheme in the working folder, so it is refused
-/// naming the key. A PostgreSQL URL is refused too until this version can write the journal there.
-fn journal_file(value: PathBuf) -> Result<PathBuf, ConfigError> {
+/// Where the journal key says the journal is.
+enum JournalPlace {
+    File(PathBuf),
+    Database(JournalDatabase),
+}
+
+/// The journal key's value: a PostgreSQL URL, or a file path. A value with another URL scheme
+/// (`name://`) names no file: a path like it would make a folder named after the scheme in the
+/// working folder, so it is refused naming the key.
+fn journal_place(value: PathBuf) -> Result<JournalPlace, ConfigError> {
     let text = value.to_string_lossy();
     let Some((scheme, _)) = text.split_once("://") else {
-        return Ok(value);
+        return Ok(JournalPlace::File(value));
     };
     let is_scheme = !scheme.is_empty()
         && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -226,16 +237,15 @@ fn journal_file(value: PathBuf) -> Result<PathBuf, ConfigError> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
     if !is_scheme {
-        return Ok(value);
+        return Ok(JournalPlace::File(value));
     }
-    let problem = match scheme.to_ascii_lowercase().as_str() {
-        "postgresql" | "postgres" => "this version writes the journal to a file only; a PostgreSQL journal is not available in it yet. Give the journal file's path".to_owned(),
-        other => format!(
-            "{other}:// is a URL, and the journal is a file (or, in a later version, a postgresql:// URL). Give the journal file's path, e.g. journal = \"/var/lib/rewind/journal.jsonl\""
-        ),
-    };
-    Err(ConfigError::BadValue {
-        key: "journal".to_owned(),
-        problem,
-    })
+    match scheme.to_ascii_lowercase().as_str() {
+        "postgresql" | "postgres" => Ok(JournalPlace::Database(JournalDatabase::parse(&text)?)),
+        other => Err(ConfigError::BadValue {
+            key: "journal".to_owned(),
+            problem: format!(
+                "{other}:// is a URL, and the journal is a file or a postgresql:// URL. Give the journal file's path, e.g. journal = \"/var/lib/rewind/journal.jsonl\", or a PostgreSQL URL"
+            ),
+        }),
+    }
 }

@@ -14,8 +14,10 @@ use super::problem::VpgProblem;
 use super::record::{self, AttemptLog};
 use super::report::{GuardReport, Outcome, VpgGuard, verdict};
 use super::vpg;
-use crate::audit_journal::change_lock::{ChangeLock, ChangeLockError};
-use crate::audit_journal::{GuardIntent, JournalError, JournalRecord};
+use crate::audit_journal::change_lock::ChangeLockError;
+use crate::audit_journal::{
+    ChangeHold, ChangeUse, GuardIntent, IntentError, JournalError, JournalRecord,
+};
 use crate::error::RewindError;
 use crate::progress::ProgressSink;
 use crate::protection::{self, Protection};
@@ -69,28 +71,59 @@ fn change_id_is_this_changes(
     req: &GuardRequest,
     change_id: &str,
 ) -> Result<(), RewindError> {
-    let since = chrono::Duration::from_std(ctx.settings.change_id_horizon)
-        .ok()
-        .and_then(|h| Utc::now().checked_sub_signed(h))
-        .unwrap_or(chrono::DateTime::<Utc>::MIN_UTC);
     // A journal that cannot be read cannot take this guard's intent either.
     let uses = ctx
         .journal
-        .change_uses(change_id, since)
+        .change_uses(change_id, horizon_start(ctx))
         .map_err(|source| RewindError::NotJournaled { source })?;
-    let person = ctx.person.map(|p| p.subject.as_str());
-    let other = uses.iter().rev().find(|u| {
-        u.kind == crate::audit_journal::RecordKind::Recovery
-            || u.agent != req.agent.trim()
-            || u.action != req.action.trim()
-            || u.person.as_deref() != person
-    });
-    match other {
+    match Spender::of(ctx, req).other(&uses) {
         None => Ok(()),
-        Some(u) => Err(RewindError::ChangeIdTaken {
-            change_id: change_id.to_owned(),
-            earlier: earlier_use(u),
-        }),
+        Some(u) => Err(taken(change_id, &u)),
+    }
+}
+
+/// The start of the change-id horizon, before now.
+fn horizon_start(ctx: &GuardContext<'_>) -> chrono::DateTime<Utc> {
+    chrono::Duration::from_std(ctx.settings.change_id_horizon)
+        .ok()
+        .and_then(|h| Utc::now().checked_sub_signed(h))
+        .unwrap_or(chrono::DateTime::<Utc>::MIN_UTC)
+}
+
+/// Who spends a change id: its agent, action and person.
+struct Spender {
+    agent: String,
+    action: String,
+    person: Option<String>,
+}
+
+impl Spender {
+    fn of(ctx: &GuardContext<'_>, req: &GuardRequest) -> Spender {
+        Spender {
+            agent: req.agent.trim().to_owned(),
+            action: req.action.trim().to_owned(),
+            person: ctx.person.map(|p| p.subject.clone()),
+        }
+    }
+
+    /// The newest of `uses` made by another (or a recovery), if any.
+    fn other(&self, uses: &[ChangeUse]) -> Option<ChangeUse> {
+        uses.iter()
+            .rev()
+            .find(|u| {
+                u.kind == crate::audit_journal::RecordKind::Recovery
+                    || u.agent != self.agent
+                    || u.action != self.action
+                    || u.person != self.person
+            })
+            .cloned()
+    }
+}
+
+fn taken(change_id: &str, u: &ChangeUse) -> RewindError {
+    RewindError::ChangeIdTaken {
+        change_id: change_id.to_owned(),
+        earlier: earlier_use(u),
     }
 }
 
@@ -308,13 +341,19 @@ async fn journal_intent<'a>(
             .collect(),
     });
     if protection.protecting().next().is_some() {
-        let claim = lock(ctx, None, &plan.change_id, deadline).await?;
-        change_id_is_this_changes(ctx, req, &plan.change_id)?;
-        ctx.journal
-            .append_off_runtime(intent.clone())
-            .await
-            .map_err(|source| RewindError::NotJournaled { source })?;
-        drop(claim);
+        let spender = Spender::of(ctx, req);
+        let written = ctx
+            .journal
+            .append_intent(&intent, horizon_start(ctx), deadline, move |uses| {
+                spender.other(uses)
+            })
+            .await;
+        match written {
+            Ok(None) => {}
+            Ok(Some(other)) => return Err(taken(&plan.change_id, &other)),
+            Err(IntentError::Lock(e)) => return Err(lock_error(ctx, None, &plan.change_id, e)),
+            Err(IntentError::Journal(source)) => return Err(RewindError::NotJournaled { source }),
+        }
     }
     Ok(AttemptLog {
         journal: ctx.journal,
@@ -394,51 +433,47 @@ fn vpg_guard(
 const LOCK_SLACK: Duration = Duration::from_secs(15);
 
 /// Takes the change lock of `vm` and `change_id`, waiting until the deadline for another guard of
-/// them on this machine.
+/// them (on this machine, or on another replica of a team server).
 async fn change_lock(
     ctx: &GuardContext<'_>,
     vm: &VmRef,
     change_id: &str,
     deadline: Instant,
-) -> Result<ChangeLock, RewindError> {
-    lock(ctx, Some(vm), change_id, deadline).await
+) -> Result<ChangeHold, RewindError> {
+    ctx.journal
+        .lock_change(Some(&vm.id), change_id, deadline)
+        .await
+        .map_err(|e| lock_error(ctx, Some(vm), change_id, e))
 }
 
-/// Takes the lock of `vm` and `change_id`, or of the change id alone without a VM.
-async fn lock(
+/// The error of a change lock (of `vm` and `change_id`, or of the change id alone) not taken.
+fn lock_error(
     ctx: &GuardContext<'_>,
     vm: Option<&VmRef>,
     change_id: &str,
-    deadline: Instant,
-) -> Result<ChangeLock, RewindError> {
-    let locks = ctx.journal.locks_dir();
-    let taken = match vm {
-        Some(vm) => ChangeLock::acquire(&locks, &vm.id, change_id, deadline).await,
-        None => ChangeLock::acquire_change_id(&locks, change_id, deadline).await,
-    };
-    taken.map_err(|e| match e {
-            ChangeLockError::Busy { path } => RewindError::Deadline {
-                what: match vm {
-                    Some(vm) => format!(
-                        "another guard of {} for change {change_id} ran on this machine (it holds {}), before anything was inserted; when it ends, guard again: its checkpoints are adopted",
-                        vm.name,
-                        path.display()
-                    ),
-                    None => format!(
-                        "another guard of change {change_id} held its id's lock ({}) until the deadline, before anything was inserted; guard again",
-                        path.display()
-                    ),
-                },
-                waited_secs: ctx.settings.deadline.as_secs_f64(),
+    e: ChangeLockError,
+) -> RewindError {
+    match e {
+        ChangeLockError::Busy { lock } => RewindError::Deadline {
+            what: match vm {
+                Some(vm) => format!(
+                    "another guard of {} for change {change_id} ran (it holds {lock}), before anything was inserted; when it ends, guard again: its checkpoints are adopted",
+                    vm.name,
+                ),
+                None => format!(
+                    "another guard of change {change_id} held its id's lock ({lock}) until the deadline, before anything was inserted; guard again"
+                ),
             },
-            ChangeLockError::Io { path, source } => RewindError::NotJournaled {
-                source: JournalError::Write {
-                    path: ctx.journal.path().to_path_buf(),
-                    source: std::io::Error::new(
-                        source.kind(),
-                        format!("its change lock {} cannot be made: {source}", path.display()),
-                    ),
-                },
+            waited_secs: ctx.settings.deadline.as_secs_f64(),
+        },
+        ChangeLockError::Io { lock, source } => RewindError::NotJournaled {
+            source: JournalError::Write {
+                path: ctx.journal.path().to_path_buf(),
+                source: std::io::Error::new(
+                    source.kind(),
+                    format!("its change lock {lock} cannot be taken: {source}"),
+                ),
             },
-        })
+        },
+    }
 }

@@ -2,7 +2,8 @@
 //! ports ([`TestSim`], in `sim`, with the worlds a test starts from in `worlds`), a typed client of
 //! its `/_sim` control API ([`Control`]), and a small authenticated client of one site's ZVM API
 //! ([`Site`]); the steps that need both together live in `steps`, and what every client knows
-//! beforehand (credentials, paths, [`DEADLINE`]) in `known`.
+//! beforehand (credentials, paths, [`DEADLINE`]) in `known`; a throwaway PostgreSQL server for
+//! the journal kept there, in `postgres` ([`Postgres`]).
 //!
 //! Every client here speaks HTTP with `serde_json::Value`, as any ZVM client would: nothing in it
 //! shares the simulator's own types, so a test that passes through the kit proves the wire format.
@@ -12,6 +13,7 @@
 mod control;
 mod corpus;
 mod known;
+mod postgres;
 mod sim;
 mod site;
 mod steps;
@@ -20,6 +22,7 @@ mod worlds;
 pub use control::{Control, assert_no_secret, state_of, strings_in, texts};
 pub use corpus::Corpus;
 pub use known::{CLIENT_ID, CLIENT_SECRET, DEADLINE, INSERT, TOKEN_PATH};
+pub use postgres::Postgres;
 pub use sim::{
     TestSim, frozen_with_vpg, init_logging, spawn, spawn_frozen, spawn_with, trusting_client,
 };

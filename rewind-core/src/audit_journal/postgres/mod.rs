@@ -1,0 +1,319 @@
+//! The journal in PostgreSQL: what a team server's replicas share.
+//!
+//! One row per journal line (`rows`), the schema made and migrated at first use (`schema`), the
+//! leases replicas lock with (`lease`), the connection (`connect`) and the thread that runs every
+//! query (`bridge`). Lines are kept in the JSON-lines form the file holds, so the facade folds and
+//! filters them the same way; this store only selects and appends. A query that fails says the
+//! store's host and database and why, never a password.
+
+mod archive;
+mod bridge;
+mod connect;
+mod lease;
+mod rows;
+mod said;
+mod schema;
+
+pub(crate) use archive::Moved;
+pub(crate) use lease::Standing;
+pub(crate) use rows::Row;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use deadpool_postgres::Pool;
+use tokio::sync::OnceCell;
+
+use super::error::JournalError;
+use crate::config::JournalDatabase;
+use said::{pool_said, said};
+
+/// A journal kept in PostgreSQL.
+#[derive(Debug)]
+pub(crate) struct PgStore {
+    place: String,
+    pool: Pool,
+    bridge: bridge::Bridge,
+    migrated: Arc<OnceCell<()>>,
+    holder: String,
+    held: Arc<lease::Held>,
+}
+
+/// An answer from the database, or why there is none, in words.
+type Answer<T> = Result<T, String>;
+
+impl PgStore {
+    /// The store of `database`; nothing is sent until it is first used.
+    pub(crate) fn new(database: &JournalDatabase) -> Result<PgStore, JournalError> {
+        let place = database.describe();
+        let failed = |problem: String| JournalError::Store {
+            store: place.clone(),
+            problem,
+        };
+        let pool = connect::pool(database).map_err(failed)?;
+        let bridge = bridge::Bridge::start().map_err(|e| failed(e.to_string()))?;
+        let held: Arc<lease::Held> = Default::default();
+        let holder = format!(
+            "{}:{}:{}",
+            hostname(),
+            std::process::id(),
+            hex::encode(rand::random::<[u8; 6]>())
+        );
+        bridge.spawn(lease::renew(
+            pool.clone(),
+            Arc::downgrade(&held),
+            holder.clone(),
+        ));
+        Ok(PgStore {
+            place,
+            pool,
+            bridge,
+            migrated: Default::default(),
+            holder,
+            held,
+        })
+    }
+
+    /// The host, port and database.
+    pub(crate) fn place(&self) -> &str {
+        &self.place
+    }
+
+    fn failed(&self, problem: String) -> JournalError {
+        JournalError::Store {
+            store: self.place.clone(),
+            problem,
+        }
+    }
+
+    /// A connection, the schema brought up to date on the first.
+    async fn client(pool: Pool, migrated: Arc<OnceCell<()>>) -> Answer<deadpool_postgres::Object> {
+        let mut client = pool.get().await.map_err(pool_said)?;
+        migrated
+            .get_or_try_init(|| schema::migrate(&mut client))
+            .await?;
+        Ok(client)
+    }
+
+    /// Runs `work` with a connection on the database's thread, waiting for it here.
+    fn block<T, F, Fut>(&self, work: F) -> Result<T, JournalError>
+    where
+        T: Send + 'static,
+        F: FnOnce(deadpool_postgres::Object) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Answer<T>> + Send,
+    {
+        let (pool, migrated) = (self.pool.clone(), self.migrated.clone());
+        self.bridge
+            .block(async move { work(Self::client(pool, migrated).await?).await })
+            .unwrap_or_else(|| Err("the process is ending".to_owned()))
+            .map_err(|p| self.failed(p))
+    }
+
+    /// [`PgStore::block`] for async callers.
+    async fn run<T, F, Fut>(&self, work: F) -> Result<T, JournalError>
+    where
+        T: Send + 'static,
+        F: FnOnce(deadpool_postgres::Object) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Answer<T>> + Send,
+    {
+        let (pool, migrated) = (self.pool.clone(), self.migrated.clone());
+        self.bridge
+            .run(async move { work(Self::client(pool, migrated).await?).await })
+            .await
+            .unwrap_or_else(|| Err("the process is ending".to_owned()))
+            .map_err(|p| self.failed(p))
+    }
+
+    /// Whether the database answers, its schema up to date.
+    pub(crate) fn reachable(&self) -> Result<(), JournalError> {
+        self.block(|client| async move {
+            client
+                .simple_query("SELECT 1")
+                .await
+                .map(|_| ())
+                .map_err(|e| said(&e))
+        })
+    }
+
+    /// Appends `row`, committed (and, when `synced`, on disk) before it returns.
+    pub(crate) fn append(&self, row: Row, synced: bool) -> Result<(), JournalError> {
+        self.block(move |mut client| async move { append(&mut client, &row, synced).await })
+    }
+
+    /// [`PgStore::append`] for async callers.
+    pub(crate) async fn append_async(&self, row: Row, synced: bool) -> Result<(), JournalError> {
+        self.run(move |mut client| async move { append(&mut client, &row, synced).await })
+            .await
+    }
+
+    /// Appends `row`, an intent, unless `conflict` finds, among the uses of its change id written
+    /// since `since`, one that another made: one transaction, after a lock of the change id, so
+    /// that two replicas checking one id at once cannot both find it free. The other's use when
+    /// there is one (and nothing is written).
+    pub(crate) async fn append_intent<U, C>(
+        &self,
+        row: Row,
+        since: DateTime<Utc>,
+        uses: U,
+        conflict: C,
+    ) -> Result<Option<super::changes::ChangeUse>, JournalError>
+    where
+        U: Fn(Vec<String>) -> Vec<super::changes::ChangeUse> + Send + 'static,
+        C: FnOnce(&[super::changes::ChangeUse]) -> Option<super::changes::ChangeUse>
+            + Send
+            + 'static,
+    {
+        let change_id = row.change_id().to_owned();
+        self.run(move |mut client| async move {
+            let e = |e: tokio_postgres::Error| said(&e);
+            let tx = client.transaction().await.map_err(e)?;
+            let key = id_lock(&change_id);
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&key])
+                .await
+                .map_err(e)?;
+            let lines = rows::of_change(&tx, &change_id, since).await.map_err(e)?;
+            if let Some(other) = conflict(&uses(lines)) {
+                return Ok(Some(other));
+            }
+            rows::insert(&tx, &row, true).await.map_err(e)?;
+            tx.commit().await.map_err(e)?;
+            Ok(None)
+        })
+        .await
+    }
+
+    /// The lines written at or after `since` (all of them without it), in order.
+    pub(crate) fn lines_since(
+        &self,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<Vec<String>, JournalError> {
+        self.block(
+            move |client| async move { rows::since(&client, since).await.map_err(|e| said(&e)) },
+        )
+    }
+
+    /// The lines of `change_id` written at or after `since`, in order.
+    pub(crate) fn lines_of_change(
+        &self,
+        change_id: &str,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<String>, JournalError> {
+        let change_id = change_id.to_owned();
+        self.block(move |client| async move {
+            rows::of_change(&client, &change_id, since)
+                .await
+                .map_err(|e| said(&e))
+        })
+    }
+
+    /// The lines after `seq`, each with its own.
+    pub(crate) fn lines_after(&self, seq: i64) -> Result<Vec<(i64, String)>, JournalError> {
+        self.block(
+            move |client| async move { rows::after(&client, seq).await.map_err(|e| said(&e)) },
+        )
+    }
+
+    /// Each naming of a VM (as JSON) with when, oldest first.
+    pub(crate) fn namings(&self) -> Result<Vec<(DateTime<Utc>, String)>, JournalError> {
+        self.block(|client| async move { rows::namings(&client).await.map_err(|e| said(&e)) })
+    }
+
+    /// Moves the whole changes written before `before` to the end of the file `to`.
+    pub(crate) fn archive(
+        &self,
+        to: &std::path::Path,
+        before: DateTime<Utc>,
+    ) -> Result<Moved, JournalError> {
+        let to = to.to_path_buf();
+        self.block(
+            move |mut client| async move { archive::archive(&mut client, &to, before).await },
+        )
+    }
+
+    /// The leases held now, by anyone.
+    pub(crate) fn live_leases(&self) -> Result<Vec<String>, JournalError> {
+        let pool = self.pool.clone();
+        self.block(move |_| async move { lease::live(&pool).await })
+    }
+
+    /// Takes the lease `name`, waiting until `deadline` while another holds it. `None` when the
+    /// deadline came first.
+    pub(crate) async fn lease(
+        self: &Arc<Self>,
+        name: &str,
+        deadline: Instant,
+    ) -> Result<Option<Lease>, JournalError> {
+        let mut pause = Duration::from_millis(5);
+        loop {
+            let (pool, held, holder) = (self.pool.clone(), self.held.clone(), self.holder.clone());
+            let wanted = name.to_owned();
+            let taken = self
+                .run(move |_| async move { lease::try_take(&pool, &held, &wanted, &holder).await })
+                .await?;
+            if let Some(standing) = taken {
+                return Ok(Some(Lease {
+                    store: self.clone(),
+                    standing,
+                }));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(None);
+            }
+            let jittered = pause.mul_f64(0.5 + rand::random::<f64>());
+            tokio::time::sleep(jittered.min(left)).await;
+            pause = (pause * 2).min(Duration::from_millis(100));
+        }
+    }
+}
+
+/// A lease held, let go when dropped.
+#[derive(Debug)]
+pub(crate) struct Lease {
+    store: Arc<PgStore>,
+    standing: Arc<Standing>,
+}
+
+impl Lease {
+    /// Whether this process may still act on it.
+    pub(crate) fn standing(&self) -> Arc<Standing> {
+        self.standing.clone()
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        let name = self.standing.name.clone();
+        self.store.held.remove(&name);
+        let (pool, holder) = (self.store.pool.clone(), self.store.holder.clone());
+        self.store
+            .bridge
+            .spawn(async move { lease::let_go(&pool, &name, &holder).await });
+    }
+}
+
+async fn append(client: &mut deadpool_postgres::Object, row: &Row, synced: bool) -> Answer<()> {
+    let e = |e: tokio_postgres::Error| said(&e);
+    let tx = client.transaction().await.map_err(e)?;
+    rows::insert(&tx, row, synced).await.map_err(e)?;
+    tx.commit().await.map_err(e)
+}
+
+/// The transaction lock of a change id's check and intent.
+fn id_lock(change_id: &str) -> i64 {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("change id\0{change_id}").as_bytes());
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    i64::from_be_bytes(first)
+}
+
+/// This machine's name, to tell a lease's holder in `rewind_leases`.
+fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_owned())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "host".to_owned())
+}

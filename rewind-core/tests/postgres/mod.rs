@@ -1,0 +1,169 @@
+//! The journal kept in PostgreSQL (`journal = "postgresql://..."`), on a throwaway server of the
+//! test kit: a guard reads back as on a file, and two replicas (two facades, each with a store of
+//! its own, as two processes on two hosts would have) on one database keep the change lock, the
+//! change id's check and the tag's one insert per VPG between them.
+
+use std::time::Duration;
+
+use rewind_core::audit_journal::{GuardLookup, JournalFilter, JournalVerdict, Retention};
+use rewind_core::config::JournalDatabase;
+use rewind_core::{Config, NoProgress, Rewind, RewindError, Verdict};
+use zvm_sim::test_kit::Postgres;
+
+use crate::common::{TestEnv, guarded, journal_records, request};
+
+/// `c` with its journal in a fresh database of the test server; the URL too.
+fn in_database(url: &str) -> impl Fn(Config) -> Config + '_ {
+    move |c| Config {
+        journal_database: Some(JournalDatabase::parse(url).unwrap()),
+        ..c
+    }
+}
+
+/// Two replicas of one team server: two facades on one database.
+fn two_replicas(env: &TestEnv) -> (Rewind, Rewind) {
+    let url = Postgres::shared().fresh_database();
+    (
+        env.rewind_with(in_database(&url)),
+        env.rewind_with(in_database(&url)),
+    )
+}
+
+#[tokio::test]
+async fn a_guard_on_a_journal_in_postgresql_reads_back_as_one_guarded_record() {
+    let env = TestEnv::start(901).await;
+    let (rewind, other) = two_replicas(&env);
+    let report = guarded(&rewind, "web-01", "pg-1").await;
+    assert!(
+        !env.dir.path().join("journal.jsonl").exists(),
+        "no journal file is written beside the state"
+    );
+    // Another replica reads it from the database.
+    let records = journal_records(&other);
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0].verdict, JournalVerdict::Guarded);
+    assert_eq!(records[0].tag(), Some(report.tag.as_str()));
+    let uses = other
+        .journal()
+        .change_uses("pg-1", chrono::DateTime::<chrono::Utc>::MIN_UTC)
+        .unwrap();
+    assert_eq!(uses.len(), 1, "{uses:?}");
+    let lookup = other
+        .journal()
+        .last_guarded("web-01", Duration::from_secs(600))
+        .unwrap();
+    assert!(
+        matches!(&lookup, GuardLookup::Guarded(r) if r.tag() == Some(report.tag.as_str())),
+        "{lookup:?}"
+    );
+    let view = other
+        .journal()
+        .guards_view(Duration::from_secs(600))
+        .unwrap();
+    assert!(view.iter().any(|r| r.tag() == Some(report.tag.as_str())));
+    let namings = other.journal().namings().unwrap();
+    assert!(
+        namings.iter().any(|(_, vm)| vm.name == "web-01"),
+        "{namings:?}"
+    );
+    assert!(other.journal().place().starts_with("PostgreSQL 127.0.0.1:"));
+}
+
+#[tokio::test]
+async fn the_same_change_guarded_through_two_replicas_at_once_inserts_one_tag_per_vpg() {
+    let env = TestEnv::start(902).await;
+    let (a, b) = two_replicas(&env);
+    let (first, second) = tokio::join!(
+        a.guard(request("web-01", "pg-lock"), &NoProgress),
+        b.guard(request("web-01", "pg-lock"), &NoProgress),
+    );
+    let (first, second) = (first.unwrap(), second.unwrap());
+    assert_eq!(first.verdict, Verdict::Guarded, "{}", first.summary());
+    assert_eq!(second.verdict, Verdict::Guarded, "{}", second.summary());
+    assert_eq!(first.tag, second.tag, "the second adopts the first's tag");
+    assert_eq!(
+        env.insert_tasks().await.len(),
+        first.vpgs.len(),
+        "one insert per VPG, whichever replica ran first"
+    );
+}
+
+/// Two agents' guards of one change id at once through two replicas, on `vms`.
+async fn reusing_at_once(seed: u64, vms: [&str; 2]) -> (TestEnv, usize, usize) {
+    let env = TestEnv::start(seed).await;
+    let (a, b) = two_replicas(&env);
+    let other = rewind_core::GuardRequest {
+        agent: "other".into(),
+        action: "drop table".into(),
+        ..request(vms[1], "pg-race")
+    };
+    let (first, second) = tokio::join!(
+        a.guard(request(vms[0], "pg-race"), &NoProgress),
+        b.guard(other, &NoProgress),
+    );
+    let outcomes = [first, second];
+    let guarded = outcomes
+        .iter()
+        .filter(|o| matches!(o, Ok(r) if r.verdict == Verdict::Guarded))
+        .count();
+    let refused = outcomes
+        .iter()
+        .filter(|o| matches!(o, Err(RewindError::ChangeIdTaken { .. })))
+        .count();
+    (env, guarded, refused)
+}
+
+#[tokio::test]
+async fn two_agents_reusing_one_change_id_at_once_through_two_replicas_are_not_both_guarded() {
+    for (seed, vms) in [(903, ["web-01", "db-01"]), (904, ["web-01", "web-01"])] {
+        let (env, guarded, refused) = reusing_at_once(seed, vms).await;
+        assert_eq!((guarded, refused), (1, 1), "on {vms:?}");
+        let sent = env.insert_tasks().await.len();
+        assert!(sent <= 3, "the refused guard sent nothing: {sent} inserts");
+    }
+}
+
+#[tokio::test]
+async fn an_archive_moves_whole_changes_to_a_file_and_keeps_every_naming() {
+    let env = TestEnv::start(905).await;
+    let (rewind, _) = two_replicas(&env);
+    guarded(&rewind, "web-01", "pg-old").await;
+    let file = env.dir.path().join("archive.jsonl");
+    let far = chrono::Utc::now() + chrono::Duration::days(1);
+    let archived = rewind
+        .journal()
+        .archive(far, &file, Retention { keep_since: far })
+        .unwrap();
+    assert!(archived.lines_moved >= 3, "{archived:?}");
+    assert_eq!(archived.lines_kept, 0, "{archived:?}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(text.lines().count() as u64, archived.lines_moved);
+    assert!(journal_records(&rewind).is_empty());
+    let namings = rewind.journal().namings().unwrap();
+    assert!(
+        namings.iter().any(|(_, vm)| vm.name == "web-01"),
+        "an archived VM is still known by its name: {namings:?}"
+    );
+    // The file's lines are the journal's exchange format: a journal of that file reads them.
+    let back = rewind_core::AuditJournal::new(&file)
+        .read(&JournalFilter::default())
+        .unwrap();
+    assert_eq!(back.records.len(), 1);
+}
+
+#[tokio::test]
+async fn a_guard_whose_database_cannot_be_reached_sends_nothing_and_names_the_database() {
+    let env = TestEnv::start(906).await;
+    let rewind = env.rewind_with(in_database(
+        "postgresql://rewind:hunter2@127.0.0.1:1/team?sslmode=disable&connect_timeout=1",
+    ));
+    let err = rewind
+        .guard(request("web-01", "pg-down"), &NoProgress)
+        .await
+        .unwrap_err();
+    let said = err.to_string();
+    assert!(matches!(err, RewindError::NotJournaled { .. }), "{err:?}");
+    assert!(said.contains("127.0.0.1:1/team"), "{said}");
+    assert!(!said.contains("hunter2"), "{said}");
+    assert!(env.insert_tasks().await.is_empty(), "nothing was inserted");
+}
