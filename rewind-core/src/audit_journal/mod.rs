@@ -192,6 +192,18 @@ impl AuditJournal {
         self.store.lock(vm_id, change_id, deadline).await
     }
 
+    /// Takes the lease of VPG `vpg_id` in the journal's database, waiting until `deadline` while a
+    /// guard on another replica holds it, so that replicas never insert into one VPG at once (Zerto
+    /// fails the second of two inserts back to back). `None` on a file: the process's own queue
+    /// orders its guards, and guards of other processes are waited for by the inserts they run.
+    pub async fn lock_vpg(
+        &self,
+        vpg_id: &str,
+        deadline: std::time::Instant,
+    ) -> Result<Option<ChangeHold>, change_lock::ChangeLockError> {
+        self.store.lock_vpg(vpg_id, deadline).await
+    }
+
     /// Appends a guard's `intent`, synced, unless `conflict` finds among the uses of its change id
     /// since `since` one that another made (returned, and nothing written). No other guard of the
     /// same id can check it between the check and the append: on a file, both are done under the

@@ -248,19 +248,26 @@ impl Store {
             }),
             Store::Postgres(db) => {
                 let name = change_lock::lease_name(vm_id.unwrap_or_default(), change_id);
-                let taken =
-                    Box::pin(db.lease(&name, deadline))
-                        .await
-                        .map_err(|e| ChangeLockError::Io {
-                            lock: format!("the lease {name} in {}", db.place()),
-                            source: std::io::Error::other(e.to_string()),
-                        })?;
-                Held::Lease(taken.ok_or_else(|| ChangeLockError::Busy {
-                    lock: format!("the lease {name} in {}", db.place()),
-                })?)
+                Held::Lease(leased(db, &name, deadline).await?)
             }
         };
         Ok(ChangeHold { held })
+    }
+
+    /// Takes the lease of VPG `vpg_id` in the database; `None` on a file.
+    pub(super) async fn lock_vpg(
+        &self,
+        vpg_id: &str,
+        deadline: std::time::Instant,
+    ) -> Result<Option<ChangeHold>, ChangeLockError> {
+        let Store::Postgres(db) = self else {
+            return Ok(None);
+        };
+        let name = format!("vpg:{}", vpg_id.to_lowercase());
+        let lease = leased(db, &name, deadline).await?;
+        Ok(Some(ChangeHold {
+            held: Held::Lease(lease),
+        }))
     }
 
     /// Appends `intent` unless `conflict` finds another's use of its change id since `since`, with
@@ -291,6 +298,23 @@ impl Store {
             }
         }
     }
+}
+
+/// The lease `name` of `db`, taken before `deadline`.
+async fn leased(
+    db: &Arc<PgStore>,
+    name: &str,
+    deadline: std::time::Instant,
+) -> Result<Lease, ChangeLockError> {
+    let lock = || format!("the lease {name} in PostgreSQL {}", db.place());
+    // Boxed: the database's future would make every guard's future larger.
+    let taken = Box::pin(db.lease(name, deadline))
+        .await
+        .map_err(|e| ChangeLockError::Io {
+            lock: lock(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    taken.ok_or_else(|| ChangeLockError::Busy { lock: lock() })
 }
 
 /// Why an intent was not written.

@@ -18,6 +18,7 @@ use chrono::{DateTime, Utc};
 use tokio::sync::OwnedMutexGuard;
 
 use super::context::GuardContext;
+use super::hold;
 use super::note::{Culprit, GuardNote, RunningInsert};
 use super::problem::{Met, VpgProblem};
 use super::queue::{back_to_back_culprit, initiated_by, maybe_ours};
@@ -126,6 +127,8 @@ struct Machine<'a, P> {
     watch: &'a Watch<'a>,
     /// The VPG's place in this process's queue, held from the insert until its task is terminal.
     held: Option<OwnedMutexGuard<()>>,
+    /// The VPG's lease in the journal's database, held as `held` is, across a team's replicas.
+    leased: Option<crate::audit_journal::ChangeHold>,
     /// Until when a checkpoint with this tag may still show up; `None` while none can exist.
     may_exist: Option<Instant>,
     /// Whether the tag was looked for since the last insert, so the next send needs no look.
@@ -162,6 +165,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
             earlier,
             watch,
             held: None,
+            leased: None,
             may_exist: earlier.map(|e| earlier_look_until(timings, e)),
             looked: false,
             since: Some(from - chrono::Duration::minutes(10)),
@@ -209,6 +213,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
         match step {
             Step::Queued | Step::Wait | Step::Send if stopped => self.stopped(),
             Step::Wait | Step::Send if late => Step::Done(VpgProblem::DeadlineBeforeInsert.into()),
+            Step::Send => self.lost_lock().unwrap_or(Step::Send),
             Step::Follow { task_id, .. } if late => Step::Done(still_running(task_id, None)),
             step => step,
         }
@@ -232,10 +237,28 @@ impl<'a, P: InsertPort> Machine<'a, P> {
             return Step::Done(VpgProblem::BusyInThisProcess { vpg }.into());
         };
         self.held = Some(held);
+        if let Err(step) = self.lease_vpg().await {
+            return step;
+        }
         match self.earlier {
             Some(_) => Step::MayExist(MayExist::EarlierAttempt),
             None => Step::Wait,
         }
+    }
+
+    /// Takes the VPG's lease when the journal is shared by replicas, until the deadline.
+    async fn lease_vpg(&mut self) -> Result<(), Step> {
+        self.leased = hold::vpg_lease(self.at.ctx.journal, self.at.vpg, self.at.deadline)
+            .await
+            .map_err(|problem| Step::Done(problem.into()))?;
+        Ok(())
+    }
+
+    /// The lock this guard no longer holds, when it has lost one: no insert may be sent then.
+    fn lost_lock(&self) -> Option<Step> {
+        let (journal, fence) = (self.at.ctx.journal, &self.at.log.fence);
+        hold::lost(journal, fence, self.leased.as_ref(), self.at.vpg)
+            .map(|problem| Step::Done(problem.into()))
     }
 
     /// Follows the inserts that may be ours to their end, then looks for the tag.
@@ -658,6 +681,7 @@ impl<'a, P: InsertPort> Machine<'a, P> {
     async fn listing(&mut self, ended: Ended) -> Step {
         let Ended { task_id, task, at } = ended;
         self.held = None;
+        self.leased = None;
         self.watch
             .report(Stage::Listing, Some(&task_id), Some(&task));
         let since = task.started.map(|t| t - chrono::Duration::seconds(60));

@@ -2,7 +2,9 @@
 //!
 //! For each protecting VPG, in parallel across VPGs:
 //! 1. take the VPG's place in this process's queue (a VPG's lock is held from the insert until its task
-//!    is terminal, so two guards of VMs that share a VPG never insert at once);
+//!    is terminal, so two guards of VMs that share a VPG never insert at once), and on a journal
+//!    that a team server's replicas share, the VPG's lease there too (`hold`); no insert is sent
+//!    once a lease may have run out;
 //! 2. if another insert is running at the VPG (another client's, or one this process left running
 //!    when an earlier guard's deadline came), wait for it first;
 //! 3. `POST /v1/vpgs/{id}/checkpoints` and read the task until it is terminal; refuse unless it
@@ -18,6 +20,7 @@
 //! was tagged.
 
 mod context;
+mod hold;
 mod insert;
 mod note;
 mod problem;

@@ -54,6 +54,20 @@ pub enum VpgProblem {
         /// The VPG.
         vpg: String,
     },
+    /// The deadline came while a guard elsewhere (another replica of the team server) held the VPG
+    /// for its insert.
+    BusyElsewhere {
+        /// The VPG.
+        vpg: String,
+    },
+    /// The guard's lock (of its change, or of the VPG) could not be kept, so no insert was sent:
+    /// another replica may take the change over meanwhile.
+    LockLost {
+        /// The VPG.
+        vpg: String,
+        /// The lock, and why.
+        lock: String,
+    },
     /// The deadline came before the insert could be sent.
     DeadlineBeforeInsert,
     /// The deadline came while an insert running at the VPG was waited for.
@@ -134,6 +148,8 @@ impl VpgProblem {
             VpgProblem::NoSite { .. } => ErrorKind::Usage,
             VpgProblem::Stopped { .. } => ErrorKind::Refused,
             VpgProblem::BusyInThisProcess { .. }
+            | VpgProblem::BusyElsewhere { .. }
+            | VpgProblem::LockLost { .. }
             | VpgProblem::DeadlineBeforeInsert
             | VpgProblem::DeadlineWaitingFor { .. }
             | VpgProblem::UnknownEachTime { .. } => ErrorKind::Connection,
@@ -240,6 +256,14 @@ impl fmt::Display for VpgProblem {
                 f,
                 "the deadline came while this VPG was busy with an earlier guard of this process; nothing was inserted into {vpg}; guard again"
             ),
+            VpgProblem::BusyElsewhere { vpg } => write!(
+                f,
+                "the deadline came while a guard on another replica held this VPG for its insert; nothing was inserted into {vpg}; guard again"
+            ),
+            VpgProblem::LockLost { vpg, lock } => write!(
+                f,
+                "this guard could not keep {lock}, so nothing was inserted into {vpg} (another replica may take the change over); check the journal's database and guard again"
+            ),
             VpgProblem::DeadlineBeforeInsert => f.write_str(
                 "the deadline came before the insert could be sent; nothing was inserted; guard again",
             ),
@@ -302,6 +326,12 @@ impl fmt::Display for InRow<'_> {
             VpgProblem::BusyInThisProcess { .. } => f.write_str(
                 "the deadline came while an earlier guard of this process held it; nothing was inserted",
             ),
+            VpgProblem::BusyElsewhere { .. } => f.write_str(
+                "the deadline came while a guard on another replica held it; nothing was inserted",
+            ),
+            VpgProblem::LockLost { lock, .. } => {
+                write!(f, "{lock} could not be kept; nothing was inserted")
+            }
             VpgProblem::DeadlineBeforeInsert => {
                 f.write_str("the deadline came before the insert could be sent; nothing was inserted")
             }
@@ -379,6 +409,14 @@ mod tests {
             ),
             (VpgProblem::Stopped { vpg: vpg.clone() }, false),
             (VpgProblem::BusyInThisProcess { vpg: vpg.clone() }, false),
+            (VpgProblem::BusyElsewhere { vpg: vpg.clone() }, false),
+            (
+                VpgProblem::LockLost {
+                    vpg: vpg.clone(),
+                    lock: "the lease change:ab in PostgreSQL db:5432/team".into(),
+                },
+                false,
+            ),
             (VpgProblem::DeadlineBeforeInsert, false),
             (
                 VpgProblem::DeadlineWaitingFor {

@@ -72,6 +72,8 @@ pub(crate) struct AttemptLog<'a> {
     pub(crate) intent: JournalRecord,
     /// Task lines that could not be written, for the verdict's notes.
     pub(crate) failures: StdMutex<Vec<GuardNote>>,
+    /// Whether the change lock is still this attempt's: no insert is sent once it is not.
+    pub(crate) fence: crate::audit_journal::Fence,
 }
 
 impl AttemptLog<'_> {

@@ -286,6 +286,7 @@ async fn tag_as(
     }))
     .expect("an intent");
     let log = AttemptLog {
+        fence: Default::default(),
         journal: &journal,
         intent,
         failures: StdMutex::default(),

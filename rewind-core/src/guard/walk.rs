@@ -47,7 +47,7 @@ pub(crate) async fn guard(
     let fresh_tag = build_tag(&req.agent, &req.action, &protection.vm.name, change_id, at)?;
     let lock = change_lock(ctx, &protection.vm, change_id, deadline).await?;
     let plan = take_over(ctx, &protection, change_id, fresh_tag, &req.agent)?;
-    let log = journal_intent(ctx, req, &protection, &plan, deadline).await?;
+    let log = journal_intent(ctx, req, &protection, &plan, deadline, lock.fence()).await?;
     let vpgs = tag_every_vpg(ctx, &protection, &plan, &log, deadline, sink).await;
     let mut report = plan.report(req, &protection, vpgs, log);
     report.elapsed_ms = began.elapsed().as_millis() as u64;
@@ -323,6 +323,7 @@ async fn journal_intent<'a>(
     protection: &Protection,
     plan: &Plan,
     deadline: Instant,
+    fence: crate::audit_journal::Fence,
 ) -> Result<AttemptLog<'a>, RewindError> {
     let takes_over = plan.takes_over();
     let intent = JournalRecord::intent(&GuardIntent {
@@ -356,6 +357,7 @@ async fn journal_intent<'a>(
         }
     }
     Ok(AttemptLog {
+        fence,
         journal: ctx.journal,
         intent,
         failures: StdMutex::new(Vec::new()),

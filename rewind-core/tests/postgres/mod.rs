@@ -167,3 +167,77 @@ async fn a_guard_whose_database_cannot_be_reached_sends_nothing_and_names_the_da
     assert!(!said.contains("hunter2"), "{said}");
     assert!(env.insert_tasks().await.is_empty(), "nothing was inserted");
 }
+
+#[tokio::test]
+async fn a_replica_that_loses_its_database_sends_no_insert_once_its_lease_may_have_run_out() {
+    let server = Postgres::start();
+    let url = server.fresh_database();
+    let env = TestEnv::start(907).await;
+    // Every VPG's look for running inserts takes 9 s: long enough for the leases taken before it
+    // to run out by the replica's own clock (10 s less a 3 s margin) once the database is gone.
+    env.control
+        .fault(serde_json::json!({"Method": "GET", "Path": "/v1/tasks",
+            "Action": "Latency", "LatencyMs": 9000, "Count": 3}))
+        .await;
+    let rewind = env.rewind_with(in_database(&url));
+    let guard = tokio::spawn({
+        let rewind = rewind.clone();
+        async move { rewind.guard(request("web-01", "pg-cut"), &NoProgress).await }
+    });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    server.stop_immediately();
+    let report = guard.await.unwrap().expect("the guard reports");
+    assert_eq!(report.verdict, Verdict::NotGuarded, "{}", report.summary());
+    for vpg in &report.vpgs {
+        let said = format!("{:?}", vpg.outcome);
+        assert!(said.contains("LockLost"), "{said}");
+    }
+    assert!(
+        env.insert_tasks().await.is_empty(),
+        "no insert was sent once the lease could not be renewed"
+    );
+    assert!(
+        report.journal_error.is_some(),
+        "the verdict was not written"
+    );
+    // The database back, another replica takes the change over once the leases ran out.
+    server.up();
+    let other = env.rewind_with(in_database(&url));
+    let again = guarded(&other, "web-01", "pg-cut").await;
+    assert!(
+        again
+            .notes
+            .iter()
+            .any(|n| format!("{n:?}").contains("TookOver")),
+        "{}",
+        again.summary()
+    );
+    assert_eq!(env.insert_tasks().await.len(), again.vpgs.len());
+}
+
+#[tokio::test]
+async fn two_replicas_guarding_vms_that_share_a_vpg_at_once_never_fail_each_others_insert() {
+    for seed in [908, 909, 910] {
+        let env = TestEnv::start(seed).await;
+        // Each insert reaches the ZVM 300 ms after it is sent: two sent at once would meet.
+        env.control
+            .fault(
+                serde_json::json!({"Method": "POST", "Path": "/v1/vpgs/*/checkpoints",
+                "Action": "Latency", "LatencyMs": 300, "Count": 2}),
+            )
+            .await;
+        let (a, b) = two_replicas(&env);
+        let (first, second) = tokio::join!(
+            a.guard(request("app-01", "pg-share-a"), &NoProgress),
+            b.guard(request("app-02", "pg-share-b"), &NoProgress),
+        );
+        assert_eq!(first.unwrap().verdict, Verdict::Guarded);
+        assert_eq!(second.unwrap().verdict, Verdict::Guarded);
+        let inserts = env.insert_tasks().await;
+        assert_eq!(inserts.len(), 2, "{inserts:?}");
+        assert!(
+            inserts.iter().all(|(_, _, state)| *state == 6),
+            "no insert failed back to back: {inserts:?}"
+        );
+    }
+}
