@@ -39,6 +39,17 @@ impl ArgumentsKey {
         std::fs::read(&path).map(ArgumentsKey)
     }
 
+    /// A key written as hex (kept in a journal's database), at least 32 bytes.
+    pub fn from_hex(text: &str) -> io::Result<ArgumentsKey> {
+        match hex::decode(text.trim()) {
+            Ok(bytes) if bytes.len() >= 32 => Ok(ArgumentsKey(bytes)),
+            _ => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the key of the digests of arguments kept in the journal's database is not 32 bytes of hex",
+            )),
+        }
+    }
+
     /// The HMAC-SHA-256, in hex, of `arguments` written as RFC 8785 JSON (keys sorted, numbers and
     /// strings in one canonical form), so that the same arguments give the same digest whatever
     /// order a client wrote their keys in.

@@ -231,11 +231,12 @@ impl Rewind {
             .map(site)
             .collect::<Result<Vec<_>, _>>()?;
         let asked: Arc<[Arc<Site>]> = sites.clone().into();
+        let journal = AuditJournal::of(&config)?;
         Ok(Rewind {
             inner: Arc::new(Inner {
                 catalog: CatalogStore::new(&config.catalog_path),
-                journal: AuditJournal::of(&config)?,
-                held: approvals::HeldCalls::of(&config),
+                held: approvals::HeldCalls::of(&config, &journal),
+                journal,
                 sites,
                 queue: Default::default(),
                 own: Default::default(),

@@ -18,7 +18,10 @@ use crate::output::{Reply, Table};
 pub fn approvals(config: &Config, command: &ApprovalsCommand) -> Result<Reply, CliError> {
     match &config.hook.team {
         Some(server) => block_on(on_team(server, command)),
-        None => locally(&HeldCalls::of(config), command),
+        None => {
+            let journal = rewind_core::AuditJournal::of(config)?;
+            locally(&HeldCalls::of(config, &journal), command)
+        }
     }
 }
 

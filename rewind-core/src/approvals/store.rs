@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use super::call::{CallToHold, Decision, HeldCall, HeldState, Run, Standing};
 use super::error::ApprovalError;
 use crate::arguments_key::ArgumentsKey;
-use crate::audit_journal::Person;
+use crate::audit_journal::{AuditJournal, Person, SharedLog};
 use crate::config::ApprovalSettings;
 use crate::local_state::{LOCK_WAIT, LockMode, lock, open_private};
 
@@ -27,13 +27,26 @@ pub const HELD_CALLS_FILE: &str = "held-calls.jsonl";
 /// The longest comment kept with a decision.
 const MAX_COMMENT: usize = 2_000;
 
-/// The held calls of one state folder.
+/// The held calls of one state folder, or of a team's journal database.
 #[derive(Clone)]
 pub struct HeldCalls {
     path: PathBuf,
     catalog: PathBuf,
     settings: ApprovalSettings,
     key: Arc<OnceLock<ArgumentsKey>>,
+    /// The log every replica of a team server shares, when its journal is in a database: it
+    /// stands for the file then.
+    shared: Option<(SharedLog, AuditJournal)>,
+}
+
+/// The name of the held calls' log in a journal's database.
+const SHARED_LOG: &str = "held-calls";
+
+/// Where a transition's line goes: the file (written and synced at once), or the lines a shared
+/// log commits once the work is done.
+enum Sink<'a> {
+    File(&'a mut File),
+    Lines(&'a mut Vec<String>),
 }
 
 impl std::fmt::Debug for HeldCalls {
@@ -100,18 +113,35 @@ impl HeldCalls {
             catalog: catalog.to_path_buf(),
             settings,
             key: Arc::default(),
+            shared: None,
         }
     }
 
-    /// The store of `config`: beside its journal, bound to its catalog, under its `[approvals]`.
-    pub fn of(config: &crate::config::Config) -> HeldCalls {
+    /// The store of `config`: where `journal` is (beside its file, or in its database for every
+    /// replica), bound to its catalog, under its `[approvals]`.
+    pub fn of(config: &crate::config::Config, journal: &AuditJournal) -> HeldCalls {
         let folder = config.journal_path.parent().unwrap_or(Path::new("."));
-        HeldCalls::new(folder, &config.catalog_path, config.approvals.clone())
+        let store = HeldCalls::new(folder, &config.catalog_path, config.approvals.clone());
+        HeldCalls {
+            shared: journal
+                .shared_log(SHARED_LOG)
+                .map(|log| (log, journal.clone())),
+            ..store
+        }
     }
 
-    /// The file.
+    /// The file (unused when the calls are kept in a journal's database: see
+    /// [`HeldCalls::place`]).
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Where the calls are kept, in words.
+    pub fn place(&self) -> String {
+        match &self.shared {
+            Some((log, _)) => log.place(),
+            None => self.path.display().to_string(),
+        }
     }
 
     /// The settings it holds calls under.
@@ -296,13 +326,20 @@ impl HeldCalls {
         if let Some(key) = self.key.get() {
             return Ok(key.clone());
         }
-        let folder = self.path.parent().unwrap_or(Path::new("."));
-        let key = ArgumentsKey::kept_in(folder).map_err(|e| self.fault(e))?;
+        let key = match &self.shared {
+            Some((_, journal)) => journal.arguments_key(),
+            None => ArgumentsKey::kept_in(self.path.parent().unwrap_or(Path::new("."))),
+        }
+        .map_err(|e| self.fault(e))?;
         Ok(self.key.get_or_init(|| key).clone())
     }
 
     /// The store read under a shared lock; empty when there is no file yet.
     fn read(&self) -> Result<Folded, ApprovalError> {
+        if let Some((log, _)) = &self.shared {
+            let lines = log.lines().map_err(|e| self.fault(e))?;
+            return self.folded(lines.iter().map(String::as_str), Utc::now());
+        }
         let mut file = match File::open(&self.path) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Folded::default()),
@@ -316,8 +353,18 @@ impl HeldCalls {
     /// Runs `work` on the store under an exclusive lock, after writing the expiries due.
     fn locked<T>(
         &self,
-        work: impl FnOnce(&mut File, &mut Folded, DateTime<Utc>) -> Result<T, ApprovalError>,
+        work: impl FnOnce(&mut Sink<'_>, &mut Folded, DateTime<Utc>) -> Result<T, ApprovalError>,
     ) -> Result<T, ApprovalError> {
+        if let Some((log, _)) = &self.shared {
+            let done = log.locked(|lines, appended| {
+                let now = Utc::now();
+                let mut folded = self.folded(lines.iter().map(String::as_str), now)?;
+                let mut sink = Sink::Lines(appended);
+                self.write_expiries(&mut sink, &mut folded, now)?;
+                work(&mut sink, &mut folded, now)
+            });
+            return done.map_err(|e| self.fault(e))?;
+        }
         let mut options = OpenOptions::new();
         options.read(true).append(true).create(true);
         let mut file = open_private(&self.path, &mut options, true).map_err(|e| self.fault(e))?;
@@ -328,14 +375,15 @@ impl HeldCalls {
             // A line cut short by a crash: cut it off, so that the next line starts clean.
             file.set_len(len).map_err(|e| self.fault(e))?;
         }
-        self.write_expiries(&mut file, &mut folded, now)?;
-        work(&mut file, &mut folded, now)
+        let mut sink = Sink::File(&mut file);
+        self.write_expiries(&mut sink, &mut folded, now)?;
+        work(&mut sink, &mut folded, now)
     }
 
     /// Writes an `expired` line for each call whose time ran out since the store was last written.
     fn write_expiries(
         &self,
-        file: &mut File,
+        file: &mut Sink<'_>,
         folded: &mut Folded,
         now: DateTime<Utc>,
     ) -> Result<(), ApprovalError> {
@@ -356,15 +404,18 @@ impl HeldCalls {
     /// Appends `line`, synced, and folds it in; the call it names as it now stands.
     fn append(
         &self,
-        file: &mut File,
+        sink: &mut Sink<'_>,
         folded: &mut Folded,
         line: Line,
     ) -> Result<HeldCall, ApprovalError> {
-        let mut bytes = serde_json::to_vec(&line).expect("a line always writes as JSON");
-        bytes.push(b'\n');
-        file.write_all(&bytes)
-            .and_then(|()| file.sync_data())
-            .map_err(|e| self.fault(e))?;
+        let text = serde_json::to_string(&line).expect("a line always writes as JSON");
+        match sink {
+            Sink::File(file) => file
+                .write_all(format!("{text}\n").as_bytes())
+                .and_then(|()| file.sync_data())
+                .map_err(|e| self.fault(e))?,
+            Sink::Lines(lines) => lines.push(text),
+        }
         if matches!(line, Line::Held { .. }) {
             crate::metrics::metrics().approval_held();
         }
@@ -384,10 +435,21 @@ impl HeldCalls {
             .and_then(|_| file.read_to_string(&mut text))
             .map_err(|e| self.fault(e))?;
         let whole = text.rfind('\n').map_or(0, |i| i + 1);
+        let folded = self.folded(text[..whole].lines(), now)?;
+        let partial = (whole < text.len()).then_some(whole as u64);
+        Ok((folded, partial))
+    }
+
+    /// `lines` folded at `now`.
+    fn folded<'l>(
+        &self,
+        lines: impl Iterator<Item = &'l str>,
+        now: DateTime<Utc>,
+    ) -> Result<Folded, ApprovalError> {
         let mut folded = Folded::default();
-        for (n, raw) in text[..whole].lines().enumerate() {
+        for (n, raw) in lines.enumerate() {
             let line: Line = serde_json::from_str(raw).map_err(|e| ApprovalError::Store {
-                path: self.path.display().to_string(),
+                path: self.place(),
                 why: format!(
                     "line {} cannot be read ({e}); it was not written by rewind",
                     n + 1
@@ -398,13 +460,12 @@ impl HeldCalls {
         for (call, _) in &mut folded.calls {
             lapse(call, now);
         }
-        let partial = (whole < text.len()).then_some(whole as u64);
-        Ok((folded, partial))
+        Ok(folded)
     }
 
     fn fault(&self, e: impl std::fmt::Display) -> ApprovalError {
         ApprovalError::Store {
-            path: self.path.display().to_string(),
+            path: self.place(),
             why: e.to_string(),
         }
     }

@@ -44,6 +44,7 @@ mod error;
 mod file;
 mod filter;
 mod fold;
+mod kept;
 mod lookup;
 mod postgres;
 mod protection_change;
@@ -61,6 +62,7 @@ pub use archive::{ArchiveError, Archived, Retention};
 pub use changes::ChangeUse;
 pub use error::JournalError;
 pub use filter::{JournalFilter, JournalRead, since_of};
+pub use kept::SharedLog;
 pub use lookup::GuardLookup;
 pub use protection_change::{VpgNow, named as vpgs_named};
 pub use record::{
@@ -139,15 +141,52 @@ impl AuditJournal {
         matches!(self.store, store::Store::Postgres(_))
     }
 
-    /// The key for digests of arguments kept beside the journal ([`ArgumentsKey::kept_in`]), read
-    /// (or made) once by this process. Blocks on the file the first time: off the runtime.
+    /// The key for digests of arguments kept beside the journal ([`ArgumentsKey::kept_in`]), or in
+    /// its database for every replica, read (or made) once by this process. Blocks the first
+    /// time: off the runtime.
     pub fn arguments_key(&self) -> std::io::Result<ArgumentsKey> {
         if let Some(key) = self.arguments_key.get() {
             return Ok(key.clone());
         }
-        let folder = self.path.parent().unwrap_or(Path::new("."));
-        let key = ArgumentsKey::kept_in(folder)?;
+        let key = match &self.store {
+            store::Store::File(_) => ArgumentsKey::kept_in(self.folder())?,
+            store::Store::Postgres(_) => {
+                let made = hex::encode(rand::random::<[u8; 32]>());
+                let kept = self
+                    .keep_once("keys", "arguments", &made)
+                    .map_err(std::io::Error::other)?;
+                ArgumentsKey::from_hex(&kept)?
+            }
+        };
         Ok(self.arguments_key.get_or_init(|| key).clone())
+    }
+
+    /// The folder of the journal file, where this machine's state is kept beside it.
+    fn folder(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// Keeps `value` as `kind`/`name` where the journal is (a file `<kind>/<name>` beside it, or a
+    /// row of its database), unless a value is kept there already: the value kept is returned.
+    pub fn keep_once(&self, kind: &str, name: &str, value: &str) -> Result<String, JournalError> {
+        kept::keep_once(&self.store, self.folder(), kind, name, value)
+    }
+
+    /// The value kept as `kind`/`name`, if any ([`AuditJournal::keep_once`]).
+    pub fn kept(&self, kind: &str, name: &str) -> Result<Option<String>, JournalError> {
+        kept::kept(&self.store, self.folder(), kind, name)
+    }
+
+    /// The log `log` that a team's replicas share in the journal's database; `None` for a journal
+    /// file (whose logs are files beside it).
+    pub fn shared_log(&self, log: &str) -> Option<SharedLog> {
+        match &self.store {
+            store::Store::Postgres(db) => Some(SharedLog {
+                db: db.clone(),
+                log: log.to_owned(),
+            }),
+            store::Store::File(_) => None,
+        }
     }
 
     /// The journal file (for a journal in a database, the file beside which this machine keeps

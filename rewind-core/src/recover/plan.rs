@@ -27,7 +27,7 @@ use crate::error::{RecoveryRefusal, RewindError};
 use crate::progress::ProgressSink;
 use crate::protection::VmRef;
 
-/// The folder of the plans, beside the journal.
+/// The folder of the plans beside a journal file, and their kind in a journal's database.
 const PLANS_DIR: &str = "plans";
 
 /// What [`crate::Rewind::preview_recover_file`] found: the recovery a person approves.
@@ -273,8 +273,8 @@ fn planned(
     Ok(files)
 }
 
-/// Where the plan `id` is kept.
-fn kept_path(ctx: &RecoverContext<'_>, id: &str) -> Result<PathBuf, RewindError> {
+/// The name the plan `id` is kept under, where the journal is.
+fn kept_name(id: &str) -> Result<String, RewindError> {
     let plain = !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_hexdigit());
     if !plain {
         return Err(RewindError::InvalidInput {
@@ -284,53 +284,35 @@ fn kept_path(ctx: &RecoverContext<'_>, id: &str) -> Result<PathBuf, RewindError>
             ),
         });
     }
-    let journal = ctx.journal.path();
-    let folder = journal.parent().unwrap_or(Path::new("."));
-    Ok(folder.join(PLANS_DIR).join(format!("{id}.json")))
+    Ok(format!("{id}.json"))
 }
 
-/// Keeps the plan's pinned facts beside the journal, for the real run to compare with.
+/// Keeps the plan's pinned facts where the journal is (beside its file, or in its database for
+/// every replica of a team server), for the real run to compare with. A plan id is a digest of
+/// those facts: one id is kept once.
 fn keep(ctx: &RecoverContext<'_>, plan: &RecoveryPlan) -> Result<(), RewindError> {
-    let path = kept_path(ctx, &plan.plan_id)?;
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let local = |action, source| RewindError::LocalFile {
-        action,
-        path: path.clone(),
-        source,
-    };
-    crate::local_state::create_private_dir(folder).map_err(|e| local("create the folder of", e))?;
-    let bytes = serde_json::to_vec(&Pinned::of(&plan.from, &plan.files))
-        .map_err(|e| local("encode", std::io::Error::other(e)))?;
-    let mut options = std::fs::OpenOptions::new();
-    options.create(true).write(true).truncate(true);
-    let mut file = crate::local_state::open_private(&path, &mut options, true)
-        .map_err(|e| local("write the plan", e))?;
-    std::io::Write::write_all(&mut file, &bytes).map_err(|e| local("write the plan", e))
+    let name = kept_name(&plan.plan_id)?;
+    let text = serde_json::to_string(&Pinned::of(&plan.from, &plan.files)).map_err(|e| {
+        RewindError::Journal(crate::audit_journal::JournalError::Encode(e.to_string()))
+    })?;
+    ctx.journal.keep_once(PLANS_DIR, &name, &text)?;
+    Ok(())
 }
 
-/// The pinned facts of the plan `id`, kept by its preview on this machine.
+/// The pinned facts of the plan `id`, kept by its preview (on this machine, or on any replica of a
+/// team server whose journal is in a database).
 fn read_kept(ctx: &RecoverContext<'_>, id: &str) -> Result<Pinned, RewindError> {
-    let path = kept_path(ctx, id)?;
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(RewindError::NotPossible {
-                reason: RecoveryRefusal::PlanUnknown {
-                    plan: id.to_string(),
-                },
-            });
-        }
-        Err(source) => {
-            return Err(RewindError::LocalFile {
-                action: "read the plan",
-                path,
-                source,
-            });
-        }
+    let name = kept_name(id)?;
+    let Some(text) = ctx.journal.kept(PLANS_DIR, &name)? else {
+        return Err(RewindError::NotPossible {
+            reason: RecoveryRefusal::PlanUnknown {
+                plan: id.to_string(),
+            },
+        });
     };
-    serde_json::from_slice(&bytes).map_err(|e| RewindError::LocalFile {
+    serde_json::from_str(&text).map_err(|e| RewindError::LocalFile {
         action: "read the plan",
-        path,
+        path: Path::new(PLANS_DIR).join(&name),
         source: std::io::Error::other(e),
     })
 }

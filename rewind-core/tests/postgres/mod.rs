@@ -241,3 +241,83 @@ async fn two_replicas_guarding_vms_that_share_a_vpg_at_once_never_fail_each_othe
         );
     }
 }
+
+#[tokio::test]
+async fn a_call_held_on_one_replica_is_approved_on_another_and_runs_once_on_the_first() {
+    use rewind_core::approvals::{CallToHold, HeldState, Standing};
+    use rewind_core::audit_journal::Person;
+    let env = TestEnv::start(911).await;
+    let (a, b) = two_replicas(&env);
+    let alice = Person {
+        subject: "alice".into(),
+        name: Some("alice".into()),
+    };
+    let call = || CallToHold {
+        requester: alice.clone(),
+        agent: "claude-code".into(),
+        server: "zerto-rewind".into(),
+        tool: "zerto_restore_vm".into(),
+        vm: Some("web-01".into()),
+        // Another key order: the digest is of the canonical form, with the key every replica shares.
+        arguments: serde_json::json!({"vm": "web-01", "change_id": "c-1"}),
+        what: "restore web-01".into(),
+    };
+    let held = match a.held_calls().ask(call(), false).unwrap() {
+        Standing::NewlyHeld(held) => held,
+        other => panic!("{other:?}"),
+    };
+    let listed = b.held_calls().list().unwrap();
+    assert_eq!(listed.len(), 1, "the other replica sees it");
+    let bob = Person {
+        subject: "bob".into(),
+        name: Some("bob".into()),
+    };
+    let decided = b.held_calls().decide(&held.id, &bob, true, None).unwrap();
+    assert_eq!(decided.state, HeldState::Approved);
+    let mut again = call();
+    again.arguments = serde_json::json!({"change_id": "c-1", "vm": "web-01"});
+    assert!(matches!(
+        a.held_calls().ask(again, false).unwrap(),
+        Standing::Run(_)
+    ));
+    assert!(
+        matches!(
+            b.held_calls().ask(call(), false).unwrap(),
+            Standing::AlreadyRan(_)
+        ),
+        "the approval is used once, whichever replica is asked"
+    );
+    assert!(
+        !env.dir.path().join("held-calls.jsonl").exists(),
+        "no file beside the state"
+    );
+}
+
+#[tokio::test]
+async fn a_recovery_previewed_on_one_replica_runs_its_plan_on_another() {
+    let env = TestEnv::start(912).await;
+    let (a, b) = two_replicas(&env);
+    guarded(&a, "web-01", "pg-plan").await;
+    let request = |plan: Option<String>| rewind_core::RecoverFileRequest {
+        vm: "web-01".into(),
+        change: "pg-plan".into(),
+        paths: vec!["sda1/etc/hostname".into()],
+        destination: env.dir.path().join("restored"),
+        overwrite: false,
+        plan,
+    };
+    let stop = tokio_util::sync::CancellationToken::new();
+    let plan = a
+        .preview_recover_file(request(None), &NoProgress, &stop)
+        .await
+        .unwrap();
+    let report = b
+        .recover_file(request(Some(plan.plan_id.clone())), &NoProgress)
+        .await
+        .unwrap();
+    assert!(env.dir.path().join("restored").exists(), "{report:?}");
+    assert!(
+        !env.dir.path().join("plans").exists(),
+        "no plan file beside the state"
+    );
+}

@@ -9,6 +9,7 @@
 mod archive;
 mod bridge;
 mod connect;
+mod kept;
 mod lease;
 mod rows;
 mod said;
@@ -229,6 +230,86 @@ impl PgStore {
         self.block(
             move |mut client| async move { archive::archive(&mut client, &to, before).await },
         )
+    }
+
+    /// Keeps `value` as `kind`/`name` unless a value is kept there; the value kept.
+    pub(crate) fn keep_once(
+        &self,
+        kind: &str,
+        name: &str,
+        value: &str,
+    ) -> Result<String, JournalError> {
+        let (kind, name, value) = (kind.to_owned(), name.to_owned(), value.to_owned());
+        self.block(
+            move |client| async move { kept::keep_once(&client, &kind, &name, &value).await },
+        )
+    }
+
+    /// The value kept as `kind`/`name`, if any.
+    pub(crate) fn kept(&self, kind: &str, name: &str) -> Result<Option<String>, JournalError> {
+        let (kind, name) = (kind.to_owned(), name.to_owned());
+        self.block(move |client| async move { kept::kept(&client, &kind, &name).await })
+    }
+
+    /// The lines of `log`, in order.
+    pub(crate) fn log_lines(&self, log: &str) -> Result<Vec<String>, JournalError> {
+        let log = log.to_owned();
+        self.block(move |client| async move { kept::lines(&client, &log).await })
+    }
+
+    /// Runs `work` on the lines of `log` with the log's lock held, and appends the lines it pushed
+    /// (in one transaction, committed before this returns) when it succeeds; nothing when it fails.
+    pub(crate) fn with_log<T, E>(
+        &self,
+        log: &str,
+        work: impl FnOnce(Vec<String>, &mut Vec<String>) -> Result<T, E>,
+    ) -> Result<Result<T, E>, JournalError> {
+        let (lines_tx, lines_rx) = std::sync::mpsc::sync_channel::<Answer<Vec<String>>>(1);
+        let (append_tx, append_rx) = tokio::sync::oneshot::channel::<Vec<String>>();
+        let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Answer<()>>(1);
+        let (pool, migrated, log) = (self.pool.clone(), self.migrated.clone(), log.to_owned());
+        self.bridge.spawn(async move {
+            let mut first = Some(lines_tx);
+            let done = async {
+                let mut client = Self::client(pool, migrated).await?;
+                let tx = client.transaction().await.map_err(|e| said(&e))?;
+                tx.execute("SELECT pg_advisory_xact_lock($1)", &[&kept::log_lock(&log)])
+                    .await
+                    .map_err(|e| said(&e))?;
+                let lines = kept::lines(&tx, &log).await?;
+                if let Some(to_caller) = first.take() {
+                    let _ = to_caller.send(Ok(lines));
+                }
+                // No lines back: the work failed, and the transaction is rolled back.
+                let Ok(appended) = append_rx.await else {
+                    return Ok(());
+                };
+                kept::append(&tx, &log, &appended).await?;
+                tx.commit().await.map_err(|e| said(&e))
+            }
+            .await;
+            if let (Some(to_caller), Err(e)) = (first.take(), &done) {
+                let _ = to_caller.send(Err(e.clone()));
+            }
+            let _ = done_tx.send(done);
+        });
+        let lines = lines_rx
+            .recv()
+            .unwrap_or_else(|_| Err("the process is ending".to_owned()))
+            .map_err(|p| self.failed(p))?;
+        let mut appended = Vec::new();
+        let outcome = work(lines, &mut appended);
+        if outcome.is_err() {
+            drop(append_tx);
+            let _ = done_rx.recv();
+            return Ok(outcome);
+        }
+        let _ = append_tx.send(appended);
+        done_rx
+            .recv()
+            .unwrap_or_else(|_| Err("the process is ending".to_owned()))
+            .map_err(|p| self.failed(p))?;
+        Ok(outcome)
     }
 
     /// The leases held now, by anyone.

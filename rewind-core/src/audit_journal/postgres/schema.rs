@@ -9,18 +9,21 @@
 //! each way a VM it moved out was named (two VMs answering to one name stay ambiguous whatever the
 //! age of their records). `rewind_leases` holds the
 //! locks that replicas share (a change being guarded, a VPG's insert, the watcher), each a lease its
-//! holder renews.
+//! holder renews. `rewind_kept` holds values written once and read by every replica (a recovery
+//! plan, the key of the digests of arguments); `rewind_log` the lines of the logs other than the
+//! journal that replicas share (the held calls), appended under a lock of the log.
 
 use deadpool_postgres::Client;
 
 /// The version this build writes.
-pub(super) const VERSION: i32 = 1;
+pub(super) const VERSION: i32 = 2;
 
 /// The lock the migration takes (an arbitrary constant: "rewind" in ASCII).
 const MIGRATION_LOCK: i64 = 0x7265_7769_6e64;
 
 /// Each version's statements, in order: version `i + 1` is `STEPS[i]`.
-const STEPS: &[&str] = &[r#"
+const STEPS: &[&str] = &[
+    r#"
 CREATE TABLE rewind_journal (
     seq bigserial PRIMARY KEY,
     at timestamptz NOT NULL,
@@ -50,7 +53,24 @@ CREATE TABLE rewind_leases (
     holder text NOT NULL,
     until timestamptz NOT NULL
 );
-"#];
+"#,
+    r#"
+CREATE TABLE rewind_kept (
+    kind text NOT NULL,
+    name text NOT NULL,
+    value text NOT NULL,
+    at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (kind, name)
+);
+CREATE TABLE rewind_log (
+    seq bigserial PRIMARY KEY,
+    log text NOT NULL,
+    line text NOT NULL,
+    at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX rewind_log_log ON rewind_log (log, seq);
+"#,
+];
 
 /// Brings the database's schema to [`VERSION`].
 pub(super) async fn migrate(client: &mut Client) -> Result<(), String> {
