@@ -49,6 +49,8 @@ pub struct Metrics {
     journal_writes: Histogram,
     held_calls: Family<HeldLabel, Counter>,
     decisions: Histogram,
+    store_calls: Histogram,
+    store_errors: Counter,
 }
 
 /// What became of held calls.
@@ -75,6 +77,9 @@ pub fn metrics() -> &'static Metrics {
         held_calls: Family::default(),
         // 1 s to about 4.5 days: a person's answer.
         decisions: Histogram::new(exponential_buckets(1.0, 2.0, 19)),
+        // 0.1 ms to about 6.5 s: a statement on a loopback or a LAN, up to a connect timeout.
+        store_calls: Histogram::new(exponential_buckets(0.000_1, 2.0, 17)),
+        store_errors: Counter::default(),
     })
 }
 
@@ -107,6 +112,24 @@ impl Metrics {
             "How long each held call waited for a person's decision",
             self.decisions.clone(),
         );
+        registry.register(
+            "rewind_journal_store_seconds",
+            "How long each call to the journal's PostgreSQL database took, its connection included",
+            self.store_calls.clone(),
+        );
+        registry.register(
+            "rewind_journal_store_errors",
+            "Calls to the journal's PostgreSQL database that failed (unreachable, refused)",
+            self.store_errors.clone(),
+        );
+    }
+
+    /// A call to the journal's database that took `took`, and whether it failed.
+    pub(crate) fn store_call(&self, took: Duration, failed: bool) {
+        self.store_calls.observe(took.as_secs_f64());
+        if failed {
+            self.store_errors.inc();
+        }
     }
 
     fn held_event(&self, event: &str) {

@@ -49,7 +49,8 @@ pub async fn expiring(
     }
 }
 
-/// Every minute until `stop`: logs each open change once as its way back comes within `[guard]
+/// Every minute until `stop`, on the one replica of a team server that holds the watcher's role:
+/// logs each open change once as its way back comes within `[guard]
 /// min_way_back_hours` of its end (none when that is 0), and looks up the VM of each open change,
 /// so a VPG added to or removed from it in Zerto is journaled (`protection_changed`) and the hook
 /// denies its mutating calls even when nobody asks rewind about the VM.
@@ -59,24 +60,61 @@ pub async fn watch(rewind: Rewind, stop: CancellationToken) {
         .filter(|w| *w > chrono::Duration::zero());
     let mut said: HashSet<(String, String)> = HashSet::new();
     let mut changes_said: HashSet<(String, String)> = HashSet::new();
+    let mut leading = None;
     loop {
-        // One read of the journal a minute serves both watches.
-        match open_changes(&rewind, within).await {
-            Ok(open) => {
-                if let Some(within) = within {
-                    log_expiring(&open, within, &mut said);
-                }
-                for (vm, change) in check_protection(&rewind, &open).await {
-                    if changes_said.insert((vm.clone(), change.clone())) {
-                        tracing::warn!(vm = %vm, "protection changed: {change}");
-                    }
-                }
-            }
-            Err(e) => tracing::warn!("the journal could not be read to watch the ways back: {e}"),
+        leading = lead(&rewind, leading).await;
+        if leading.is_some() {
+            look(&rewind, within, &mut said, &mut changes_said).await;
         }
         tokio::select! {
             () = stop.cancelled() => return,
             () = tokio::time::sleep(WATCH_EVERY) => {}
+        }
+    }
+}
+
+/// One look of the watcher: one read of the journal serves both watches.
+async fn look(
+    rewind: &Rewind,
+    within: Option<chrono::Duration>,
+    said: &mut HashSet<(String, String)>,
+    changes_said: &mut HashSet<(String, String)>,
+) {
+    match open_changes(rewind, within).await {
+        Ok(open) => {
+            if let Some(within) = within {
+                log_expiring(&open, within, said);
+            }
+            for (vm, change) in check_protection(rewind, &open).await {
+                if changes_said.insert((vm.clone(), change.clone())) {
+                    tracing::warn!(vm = %vm, "protection changed: {change}");
+                }
+            }
+        }
+        Err(e) => tracing::warn!("the journal could not be read to watch the ways back: {e}"),
+    }
+}
+
+/// The watcher's role, kept while it holds, else taken when no other replica of the team server
+/// holds it: one replica watches at a time (on a journal file, the one process does).
+async fn lead(
+    rewind: &Rewind,
+    leading: Option<rewind_core::audit_journal::ChangeHold>,
+) -> Option<rewind_core::audit_journal::ChangeHold> {
+    if leading.as_ref().is_some_and(|l| l.holds()) {
+        return leading;
+    }
+    match rewind.journal().lead("watcher").await {
+        Ok(Some(taken)) => {
+            if rewind.journal().in_a_database() {
+                tracing::info!("this replica watches the ways back");
+            }
+            Some(taken)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            tracing::warn!("the watcher's role could not be taken: {e}");
+            None
         }
     }
 }

@@ -231,6 +231,16 @@ impl AuditJournal {
         self.store.lock(vm_id, change_id, deadline).await
     }
 
+    /// Takes the role `role` (the watcher) for this process when no replica of a team server holds
+    /// it: `None` while another does. Held until dropped, or until [`ChangeHold::holds`] says it
+    /// ran out (then take it again). On a journal file, the one process has it.
+    pub async fn lead(
+        &self,
+        role: &str,
+    ) -> Result<Option<ChangeHold>, change_lock::ChangeLockError> {
+        self.store.lead(role).await
+    }
+
     /// Takes the lease of VPG `vpg_id` in the journal's database, waiting until `deadline` while a
     /// guard on another replica holds it, so that replicas never insert into one VPG at once (Zerto
     /// fails the second of two inserts back to back). `None` on a file: the process's own queue

@@ -67,6 +67,8 @@ pub struct ChangeHold {
 enum Held {
     File(#[allow(dead_code)] ChangeLock),
     Lease(Lease),
+    /// A role on a journal file, which one process serves: nobody else can take it.
+    Alone,
 }
 
 impl ChangeHold {
@@ -74,7 +76,7 @@ impl ChangeHold {
     /// lease, until its holder could not renew it in time (see the PostgreSQL store's leases).
     pub fn holds(&self) -> bool {
         match &self.held {
-            Held::File(_) => true,
+            Held::File(_) | Held::Alone => true,
             Held::Lease(lease) => lease.standing().holds(),
         }
     }
@@ -82,7 +84,7 @@ impl ChangeHold {
     /// What [`ChangeHold::holds`] reads, to be asked again later without the hold itself.
     pub fn fence(&self) -> Fence {
         Fence(match &self.held {
-            Held::File(_) => None,
+            Held::File(_) | Held::Alone => None,
             Held::Lease(lease) => Some(lease.standing()),
         })
     }
@@ -268,6 +270,21 @@ impl Store {
         Ok(Some(ChangeHold {
             held: Held::Lease(lease),
         }))
+    }
+
+    /// The lease of `role` when no other replica holds it now; on a file, the role at once.
+    pub(super) async fn lead(&self, role: &str) -> Result<Option<ChangeHold>, ChangeLockError> {
+        let Store::Postgres(db) = self else {
+            return Ok(Some(ChangeHold { held: Held::Alone }));
+        };
+        let name = format!("role:{role}");
+        match leased(db, &name, std::time::Instant::now()).await {
+            Ok(lease) => Ok(Some(ChangeHold {
+                held: Held::Lease(lease),
+            })),
+            Err(ChangeLockError::Busy { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Appends `intent` unless `conflict` finds another's use of its change id since `since`, with

@@ -321,3 +321,34 @@ async fn a_recovery_previewed_on_one_replica_runs_its_plan_on_another() {
         "no plan file beside the state"
     );
 }
+
+#[tokio::test]
+async fn one_replica_at_a_time_holds_the_watchers_role() {
+    let env = TestEnv::start(913).await;
+    let (a, b) = two_replicas(&env);
+    let first = a.journal().lead("watcher").await.unwrap();
+    assert!(first.as_ref().is_some_and(|l| l.holds()));
+    assert!(b.journal().lead("watcher").await.unwrap().is_none());
+    drop(first);
+    let mut taken = None;
+    for _ in 0..50 {
+        taken = b.journal().lead("watcher").await.unwrap();
+        if taken.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        taken.is_some(),
+        "let go, the role is the other replica's to take"
+    );
+    // On a journal file, the one process holds it at once.
+    assert!(
+        env.rewind
+            .journal()
+            .lead("watcher")
+            .await
+            .unwrap()
+            .is_some()
+    );
+}

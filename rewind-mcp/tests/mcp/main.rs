@@ -36,6 +36,7 @@ mod machine;
 mod metrics;
 mod pages;
 mod recovery;
+mod replicas;
 mod restore;
 mod rewind_loop;
 mod secrets;

@@ -105,10 +105,13 @@ impl PgStore {
         Fut: std::future::Future<Output = Answer<T>> + Send,
     {
         let (pool, migrated) = (self.pool.clone(), self.migrated.clone());
-        self.bridge
+        let began = Instant::now();
+        let answer = self
+            .bridge
             .block(async move { work(Self::client(pool, migrated).await?).await })
-            .unwrap_or_else(|| Err("the process is ending".to_owned()))
-            .map_err(|p| self.failed(p))
+            .unwrap_or_else(|| Err("the process is ending".to_owned()));
+        crate::metrics::metrics().store_call(began.elapsed(), answer.is_err());
+        answer.map_err(|p| self.failed(p))
     }
 
     /// [`PgStore::block`] for async callers.
@@ -119,11 +122,14 @@ impl PgStore {
         Fut: std::future::Future<Output = Answer<T>> + Send,
     {
         let (pool, migrated) = (self.pool.clone(), self.migrated.clone());
-        self.bridge
+        let began = Instant::now();
+        let answer = self
+            .bridge
             .run(async move { work(Self::client(pool, migrated).await?).await })
             .await
-            .unwrap_or_else(|| Err("the process is ending".to_owned()))
-            .map_err(|p| self.failed(p))
+            .unwrap_or_else(|| Err("the process is ending".to_owned()));
+        crate::metrics::metrics().store_call(began.elapsed(), answer.is_err());
+        answer.map_err(|p| self.failed(p))
     }
 
     /// Whether the database answers, its schema up to date.
