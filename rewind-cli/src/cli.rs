@@ -304,6 +304,22 @@ pub enum JournalCommand {
         #[arg(long, value_name = "FILE")]
         to: Option<PathBuf>,
     },
+    /// Write every line of the journal, oldest first, as JSON lines (the format of a journal file
+    /// and of an archive): to move a team's journal out of its database, or to keep a copy.
+    Export {
+        /// Write to this new file (never over one that exists, readable by you only) instead of
+        /// stdout. A journal file of its own: `rewind journal --file FILE` reads it.
+        #[arg(long, value_name = "FILE")]
+        to: Option<PathBuf>,
+    },
+    /// Append the lines of a journal file, an archive or an export that the journal does not hold
+    /// yet: to move a team's file journal into its database. Importing twice adds nothing; a
+    /// journal file takes an import only while it is empty.
+    Import {
+        /// The JSON-lines file to read.
+        #[arg(long = "from", value_name = "FILE")]
+        from: PathBuf,
+    },
 }
 
 /// `rewind catalog ...`.
@@ -591,6 +607,14 @@ impl Command {
                 command: Some(JournalCommand::Archive { .. }),
                 ..
             } => "journal archive",
+            Command::Journal {
+                command: Some(JournalCommand::Export { .. }),
+                ..
+            } => "journal export",
+            Command::Journal {
+                command: Some(JournalCommand::Import { .. }),
+                ..
+            } => "journal import",
             Command::Journal { timeline: true, .. } => "journal --timeline",
             Command::Journal { .. } => "journal",
             Command::Sites => "sites",

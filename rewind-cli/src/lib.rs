@@ -204,6 +204,14 @@ pub fn run(cli: Cli) -> u8 {
             commands::journal::archive(&config, before, to)
         }),
         Command::Journal {
+            command: Some(JournalCommand::Export { to }),
+            ..
+        } => offline(&ctx, |config| commands::journal::export(&config, to)),
+        Command::Journal {
+            command: Some(JournalCommand::Import { from }),
+            ..
+        } => offline(&ctx, |config| commands::journal::import(&config, &from)),
+        Command::Journal {
             command: None,
             file,
             vm,

@@ -88,6 +88,14 @@ fn results(g: &mut SchemaGenerator) -> Vec<(&'static str, Schema)> {
             "journal archive",
             g.subschema_for::<rewind_core::audit_journal::Archived>(),
         ),
+        (
+            "journal export --to",
+            g.subschema_for::<crate::commands::journal::Exported>(),
+        ),
+        (
+            "journal import",
+            g.subschema_for::<rewind_core::audit_journal::Imported>(),
+        ),
         ("sites", g.subschema_for::<Vec<rewind_core::SiteStatus>>()),
         (
             "trust",

@@ -90,6 +90,106 @@ pub fn archive(
     Reply::new(&archived, archived_text(&archived))
 }
 
+/// Writes every line of the configured journal to `to` (a new file) or stdout.
+pub fn export(config: &Config, to: Option<PathBuf>) -> Result<Reply, CliError> {
+    let journal = AuditJournal::of(config)?;
+    let lines = journal.export_lines()?;
+    let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for line in &lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    let Some(to) = to else {
+        // The lines are the output, for a pipe; with `--json`, the records as an array.
+        let records: Vec<Box<serde_json::value::RawValue>> = lines
+            .into_iter()
+            .filter_map(|l| serde_json::value::RawValue::from_string(l).ok())
+            .collect();
+        return Reply::new(&records, text);
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.create_new(true).write(true);
+    let written =
+        rewind_core::local_state::open_private(&to, &mut options, false).and_then(|mut file| {
+            std::io::Write::write_all(&mut file, text.as_bytes())?;
+            file.sync_all()
+        });
+    written.map_err(|e| {
+        CliError::new(
+            match e.kind() {
+                std::io::ErrorKind::AlreadyExists => ErrorKind::Usage,
+                _ => ErrorKind::Internal,
+            },
+            format!(
+                "cannot write {}: {e}; name a new file (an export never writes over one)",
+                to.display()
+            ),
+        )
+    })?;
+    let exported = Exported {
+        journal: journal.place(),
+        to: to.clone(),
+        lines: lines.len() as u64,
+    };
+    let said = format!(
+        "wrote {} line{} of {} to {}\nread it with: rewind journal --file {}\n",
+        exported.lines,
+        if exported.lines == 1 { "" } else { "s" },
+        exported.journal,
+        to.display(),
+        to.display()
+    );
+    Reply::new(&exported, said)
+}
+
+/// What an export wrote.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct Exported {
+    /// The journal read.
+    pub journal: String,
+    /// The file written.
+    pub to: PathBuf,
+    /// Lines written.
+    pub lines: u64,
+}
+
+/// Appends the lines of `from` that the configured journal does not hold yet.
+pub fn import(config: &Config, from: &std::path::Path) -> Result<Reply, CliError> {
+    let bytes = std::fs::read(from).map_err(|e| {
+        CliError::new(
+            ErrorKind::Usage,
+            format!(
+                "cannot read {}: {e}; give a journal file, an archive or an export",
+                from.display()
+            ),
+        )
+    })?;
+    let journal = AuditJournal::of(config)?;
+    let imported = journal
+        .import_lines(rewind_core::audit_journal::whole_lines(&bytes))
+        .map_err(|e| match e {
+            e @ rewind_core::audit_journal::JournalError::ImportIntoRecords { .. } => {
+                CliError::new(ErrorKind::Usage, e.to_string())
+            }
+            e => CliError::from(e),
+        })?;
+    let mut said = format!(
+        "added {} of the {} lines of {} to {}; {} were there already\n",
+        imported.added,
+        imported.read,
+        from.display(),
+        imported.journal,
+        imported.present
+    );
+    if imported.unreadable > 0 {
+        said.push_str(&format!(
+            "{} lines are no journal record and were left out\n",
+            imported.unreadable
+        ));
+    }
+    Reply::new(&imported, said)
+}
+
 /// What an archive did, for people.
 fn archived_text(a: &Archived) -> String {
     let day = a.before.format("%Y-%m-%d");

@@ -103,3 +103,70 @@ async fn records_the_guard_still_reads_are_not_archived_and_the_error_says_how_f
     human.expect_code(0);
     assert!(human.stdout.contains("nothing moved"), "{}", human.stdout);
 }
+
+/// The lines of the file at `path`.
+fn lines_of(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_teams_file_journal_moves_into_a_database_and_back_out_without_loss_or_doubles() {
+    let env = TestEnv::start(64).await;
+    env.guard("web-01", "claude-code", "mv-1").await;
+    env.guard("db-01", "claude-code", "mv-2").await;
+    let file = env.journal_file();
+    let written = lines_of(&file);
+    let url = zvm_sim::test_kit::Postgres::shared().fresh_database();
+    env.write_config_text(&format!("journal = {url:?}\n{}", env.sites_toml()));
+    let from = file.to_str().unwrap();
+    let (run, json) = env
+        .rewind_json(&["journal", "import", "--from", from])
+        .await;
+    run.expect_code(0);
+    assert_eq!(json["result"]["added"], written.len(), "{json}");
+    let (run, json) = env
+        .rewind_json(&["journal", "import", "--from", from])
+        .await;
+    run.expect_code(0);
+    assert_eq!(json["result"]["added"], 0, "importing twice adds nothing");
+    assert_eq!(json["result"]["present"], written.len());
+    assert_eq!(
+        changes(&env, &[]).await,
+        ["mv-1", "mv-2"],
+        "read from the database"
+    );
+
+    let out = env.dir.path().join("out.jsonl");
+    let run = env
+        .rewind(&["journal", "export", "--to", out.to_str().unwrap()])
+        .await;
+    run.expect_code(0);
+    assert_eq!(lines_of(&out), written, "the lines come back as written");
+    let run = env
+        .rewind(&["journal", "export", "--to", out.to_str().unwrap()])
+        .await;
+    run.expect_code(2);
+    assert!(run.stderr.contains("never writes over"), "{}", run.stderr);
+    let exported = env.rewind(&["journal", "export"]).await;
+    exported.expect_code(0);
+    assert_eq!(exported.stdout.lines().count(), written.len());
+}
+
+#[tokio::test]
+async fn an_import_into_a_journal_file_that_holds_records_is_refused_saying_what_to_do() {
+    let env = TestEnv::start(65).await;
+    env.guard("web-01", "claude-code", "imp-1").await;
+    let copy = env.dir.path().join("copy.jsonl");
+    std::fs::copy(env.journal_file(), &copy).unwrap();
+    let before = lines_of(&env.journal_file());
+    let run = env
+        .rewind(&["journal", "import", "--from", copy.to_str().unwrap()])
+        .await;
+    run.expect_code(2);
+    assert!(run.stderr.contains("time order"), "{}", run.stderr);
+    assert_eq!(lines_of(&env.journal_file()), before, "nothing was added");
+}

@@ -41,6 +41,14 @@ pub enum JournalError {
         /// What went wrong.
         problem: String,
     },
+    /// An import into a journal file that holds records already: a file is kept in time order.
+    #[error(
+        "{path} holds records already, and a journal file is kept in time order: import into an empty journal file or into a database (journal = \"postgresql://...\"); to move a database's journal to a file, run `rewind journal export --to FILE` against it"
+    )]
+    ImportIntoRecords {
+        /// The journal file.
+        path: PathBuf,
+    },
     /// A record could not be serialized.
     #[error("cannot encode a journal record: {0}")]
     Encode(String),
@@ -77,6 +85,9 @@ impl JournalError {
             },
             JournalError::Busy(b) => JournalError::Busy(b.clone()),
             JournalError::Encode(m) => JournalError::Encode(m.clone()),
+            JournalError::ImportIntoRecords { path } => {
+                JournalError::ImportIntoRecords { path: path.clone() }
+            }
             JournalError::Store { store, problem } => JournalError::Store {
                 store: store.clone(),
                 problem: problem.clone(),

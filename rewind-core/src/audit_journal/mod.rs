@@ -46,6 +46,7 @@ mod filter;
 mod fold;
 mod kept;
 mod lookup;
+mod moving;
 mod postgres;
 mod protection_change;
 mod recent;
@@ -64,6 +65,7 @@ pub use error::JournalError;
 pub use filter::{JournalFilter, JournalRead, since_of};
 pub use kept::SharedLog;
 pub use lookup::GuardLookup;
+pub use moving::{Imported, whole_lines};
 pub use protection_change::{VpgNow, named as vpgs_named};
 pub use record::{
     ApprovedBy, Attempt, GuardIntent, JournalRecord, JournalVm, JournalVpg, Person, Phase,
@@ -129,6 +131,19 @@ impl AuditJournal {
             Some(database) => AuditJournal::in_database(database, &config.journal_path),
             None => Ok(AuditJournal::new(&config.journal_path)),
         }
+    }
+
+    /// Every line of the journal as written, oldest first: the JSON-lines exchange format that
+    /// `rewind journal export` writes.
+    pub fn export_lines(&self) -> Result<Vec<String>, JournalError> {
+        moving::lines(&self.store)
+    }
+
+    /// Appends the lines of `lines` (read from an export, an archive or a journal file) that the
+    /// journal does not hold yet, as they were written: importing twice adds nothing. A journal
+    /// file takes an import only when it is empty (it is kept in time order).
+    pub fn import_lines(&self, lines: Vec<String>) -> Result<Imported, JournalError> {
+        moving::import(&self.store, lines)
     }
 
     /// Where the journal is, in words: its file's path, or `PostgreSQL host:port/database`.

@@ -130,6 +130,18 @@ impl Store {
         }
     }
 
+    /// Appends `line`, the JSON of `record` as another journal wrote it, as it is.
+    pub(super) fn append_line(
+        &self,
+        record: &JournalRecord,
+        line: String,
+    ) -> Result<(), JournalError> {
+        match self {
+            Store::File(f) => f.writer.append(writer::Line::as_written(record, line)),
+            Store::Postgres(db) => db.append(Row::of(record)?.with_line(line), true),
+        }
+    }
+
     /// Every record `wanted` takes, in the order written, and how many lines could not be read;
     /// `None` when there is no journal yet.
     pub(super) fn records(

@@ -53,6 +53,22 @@ impl Line {
     }
 }
 
+impl Line {
+    /// `record` as `text`, the line another journal wrote for it, kept as it is; synced.
+    pub(super) fn as_written(record: &JournalRecord, text: String) -> Line {
+        let mut bytes = text.into_bytes();
+        bytes.push(b'\n');
+        Line {
+            bytes,
+            key: (record.change_id.clone(), record.time),
+            indexed: super::recent::indexed(record.kind),
+            use_of_change: ChangeUse::of(record, 0),
+            vm: record.vm.clone(),
+            sync: true,
+        }
+    }
+}
+
 /// One line to append, and where its outcome goes.
 struct Job {
     line: Line,

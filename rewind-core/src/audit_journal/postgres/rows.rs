@@ -27,6 +27,11 @@ pub(crate) struct Row {
 }
 
 impl Row {
+    /// The row with `line` for its text: the line as another journal wrote it.
+    pub(crate) fn with_line(self, line: String) -> Row {
+        Row { line, ..self }
+    }
+
     /// The change id it records.
     pub(crate) fn change_id(&self) -> &str {
         &self.change_id
