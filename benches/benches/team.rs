@@ -4,6 +4,8 @@
 //! - `team/after_append/N`: `GET /v1/guards?within_secs=900&vm=vm-7` (what a hook asks) of a team
 //!   server (`rewind_mcp::serve_http`, in this process, over loopback HTTP) right after one more
 //!   guard was appended to its journal, so every answer reads what was appended since the last;
+//! - `team/after_append_postgresql/N`: the same of a team server whose journal is in PostgreSQL (the
+//!   test kit's server on loopback, the N records imported), the guard appended by another replica;
 //! - `team/first_read/N`: the view read from the whole journal (`AuditJournal::guards_view`), what
 //!   a server pays once, on its first ask;
 //! - `team/judge_one/N`: one reference judged on that view (`GuardLookup::among`, done by each hook
@@ -68,9 +70,19 @@ fn guard(i: usize, time: chrono::DateTime<chrono::Utc>) -> JournalRecord {
     }
 }
 
-/// A team server (no sign-in, loopback) journaling in `journal`, and its URL.
-async fn team_server(dir: &std::path::Path, journal: &AuditJournal) -> String {
-    let config = Config::new(dir.join("catalog.toml"), journal.path());
+/// A team server (no sign-in, loopback) journaling in `journal`, or in the database at `database`,
+/// and its URL.
+async fn team_server(
+    dir: &std::path::Path,
+    journal: &AuditJournal,
+    database: Option<&str>,
+) -> String {
+    let config = Config {
+        journal_database: database.map(|url| {
+            rewind_core::config::JournalDatabase::parse(url).expect("the test server's URL")
+        }),
+        ..Config::new(dir.join("catalog.toml"), journal.path())
+    };
     let rewind = Rewind::new(config).expect("the facade");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -145,6 +157,18 @@ fn journal(dir: &std::path::Path, n: usize) -> AuditJournal {
     AuditJournal::new(path)
 }
 
+/// A journal in the database at `url` holding the records of `file`: another replica's.
+fn in_database(url: &str, dir: &std::path::Path, file: &AuditJournal) -> AuditJournal {
+    let database = rewind_core::config::JournalDatabase::parse(url).expect("the test server's URL");
+    let journal = AuditJournal::in_database(&database, dir.join("state.jsonl"))
+        .expect("the database's journal");
+    let lines = file.export_lines().expect("the file's lines");
+    journal
+        .import_lines(lines)
+        .expect("the records are imported");
+    journal
+}
+
 fn main() {
     let measuring = rewind_benches::env::measuring();
     let sizes: &[usize] = if measuring {
@@ -173,7 +197,7 @@ fn main() {
                 "the view answers {reference} as the whole journal does"
             );
         }
-        let url = rt.block_on(team_server(dir.path(), &journal));
+        let url = rt.block_on(team_server(dir.path(), &journal, None));
         rt.block_on(ask(&http, &url, "vm-7"));
         // The next guard appended is of vm-7 (a multiple of VMS, plus 7).
         let next = std::cell::Cell::new(n.div_ceil(VMS) * VMS + 7);
@@ -184,6 +208,21 @@ fn main() {
                 async move { after_appends(journal, http, url, next, iters).await }
             })
         });
+        let database = zvm_sim::test_kit::Postgres::shared().fresh_database();
+        let replica = in_database(&database, dir.path(), &journal);
+        let replica_url = rt.block_on(team_server(dir.path(), &replica, Some(&database)));
+        rt.block_on(ask(&http, &replica_url, "vm-7"));
+        group.bench_with_input(
+            BenchmarkId::new("after_append_postgresql", n),
+            &n,
+            |b, _| {
+                b.to_async(&rt).iter_custom(|iters| {
+                    let (replica, http, url) = (&replica, &http, &replica_url);
+                    let next = &next;
+                    async move { after_appends(replica, http, url, next, iters).await }
+                })
+            },
+        );
         group.bench_with_input(BenchmarkId::new("first_read", n), &n, |b, _| {
             b.iter(|| journal.guards_view(WINDOW).expect("the view is read"))
         });

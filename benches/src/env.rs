@@ -188,7 +188,15 @@ impl BenchEnv {
     }
 }
 
-/// A client of `sites` of `sim`, with its catalog and journal in `dir`.
+/// Whether the benches' clients keep their journal in PostgreSQL (`REWIND_BENCH_JOURNAL=postgresql`:
+/// a fresh database of the test kit's server per client, as a team server's replica would), rather
+/// than in a file of their folder.
+pub fn journal_in_postgresql() -> bool {
+    std::env::var("REWIND_BENCH_JOURNAL").is_ok_and(|v| v == "postgresql")
+}
+
+/// A client of `sites` of `sim`, with its catalog and journal in `dir` (or the journal in
+/// PostgreSQL: [`journal_in_postgresql`]).
 fn client(sim: &Simulator, dir: &std::path::Path, sites: Sites) -> Result<Rewind, HarnessError> {
     let failed = |e: &dyn std::fmt::Display| HarnessError::Client(e.to_string());
     let site = |name: &str, at: &SiteEndpoint| {
@@ -203,6 +211,11 @@ fn client(sim: &Simulator, dir: &std::path::Path, sites: Sites) -> Result<Rewind
     };
     // The simulator's tasks take 50 ms, not an appliance's seconds: poll as finely as allowed.
     config.guard.poll_floor = rewind_core::zvm::task::MIN_POLL;
+    if journal_in_postgresql() {
+        let url = zvm_sim::test_kit::Postgres::shared().fresh_database();
+        config.journal_database =
+            Some(rewind_core::config::JournalDatabase::parse(&url).map_err(|e| failed(&e))?);
+    }
     if sites == Sites::Both {
         config.sites.push(site("denver", sim.peer())?);
     }

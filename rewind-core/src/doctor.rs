@@ -498,13 +498,34 @@ fn local_checks(config: &Config) -> Vec<Check> {
         &config.catalog_path,
         "which tools need a guard",
     ));
-    checks.push(file_check(
-        "journal",
-        &config.journal_path,
-        "every guard and recovery",
-    ));
+    checks.push(match &config.journal_database {
+        Some(database) => database_check(config, database),
+        None => file_check("journal", &config.journal_path, "every guard and recovery"),
+    });
     checks.extend(bypass_checks(config));
     checks
+}
+
+/// Whether the journal's database answers (its schema made or brought up to date), named by its
+/// host, port and database only.
+fn database_check(config: &Config, database: &crate::config::JournalDatabase) -> Check {
+    let journal = crate::audit_journal::AuditJournal::in_database(database, &config.journal_path);
+    match journal.and_then(|j| j.reachable()) {
+        Ok(()) => Check::new(
+            "local",
+            "journal",
+            Verdict::Pass,
+            format!(
+                "PostgreSQL {} answers; it keeps every guard and recovery of the team",
+                database.describe()
+            ),
+        ),
+        Err(e) => Check::new("local", "journal", Verdict::Fail, e.to_string()).fix(format!(
+            "check that PostgreSQL at {} is up and reachable from this machine, and the password of {} (PGPASSWORD, or a passfile readable by you only)",
+            database.describe(),
+            database.user
+        )),
+    }
 }
 
 /// With `[[gateway.upstream]]`: each MCP client configuration of this machine that reaches an

@@ -20,6 +20,11 @@
 //! - every FLR session was sent its unmount;
 //! - the catalog classifies as a last-write-wins model of its changes says.
 //!
+//! The model runs twice: on a journal file, and on a journal in PostgreSQL (the test kit's server, a
+//! fresh database a case), where every `Rewind` of a case is a replica of one team server, a
+//! journal that cannot be written is a database nothing listens for, and one that fills refuses new
+//! rows with a check on its table.
+//!
 //! The number of cases is small by default so CI stays within minutes; `PROPTEST_CASES` raises it, and
 //! `PROPTEST_RNG_SEED` replays one run of the generator. A failing case prints its input (the
 //! simulator's seed among it) and the generator's seed; proptest saves it under
@@ -260,19 +265,50 @@ proptest! {
         faults in prop::collection::vec(fault(), 0..4),
         steps in prop::collection::vec(step(), 1..6),
     ) {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        let outcome = runtime.block_on(run(sim_seed, &faults, &steps));
-        if let Err(problem) = outcome {
-            return Err(TestCaseError::fail(format!(
-                "{problem}\n(simulator seed {sim_seed}; generator: {})",
-                rng_seed_words()
-            )));
-        }
+        one_case(sim_seed, &faults, &steps, Journal::File)?;
     }
+
+    /// The same model with the journal in PostgreSQL (the test kit's server, a fresh database each
+    /// case): every `Rewind` of a case is a replica of one team server.
+    #[test]
+    fn on_a_journal_in_postgresql_guards_under_faults_lose_nothing_and_double_nothing(
+        sim_seed in 0u64..10_000,
+        faults in prop::collection::vec(fault(), 0..4),
+        steps in prop::collection::vec(step(), 1..6),
+    ) {
+        let url = zvm_sim::test_kit::Postgres::shared().fresh_database();
+        one_case(sim_seed, &faults, &steps, Journal::Database(url))?;
+    }
+}
+
+/// Where a case's journal is.
+#[derive(Debug, Clone)]
+enum Journal {
+    /// The file of the test's folder.
+    File,
+    /// A database, by URL.
+    Database(String),
+}
+
+/// One generated case, on its own runtime.
+fn one_case(
+    sim_seed: u64,
+    faults: &[Fault],
+    steps: &[Step],
+    journal: Journal,
+) -> Result<(), TestCaseError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let outcome = runtime.block_on(run(sim_seed, faults, steps, &journal));
+    outcome.map_err(|problem| {
+        TestCaseError::fail(format!(
+            "{problem}\n(simulator seed {sim_seed}; journal {journal:?}; generator: {})",
+            rng_seed_words()
+        ))
+    })
 }
 
 /// One run: start the world, post the faults, play the steps, check the ground truth.
@@ -286,9 +322,26 @@ fn configure(mut c: rewind_core::Config) -> rewind_core::Config {
     c
 }
 
-async fn run(sim_seed: u64, faults: &[Fault], steps: &[Step]) -> Result<(), String> {
+/// [`configure`], with the journal where `journal` says.
+fn configured(journal: &Journal) -> impl Fn(rewind_core::Config) -> rewind_core::Config + '_ {
+    move |c| {
+        let mut c = configure(c);
+        if let Journal::Database(url) = journal {
+            c.journal_database = Some(rewind_core::config::JournalDatabase::parse(url).unwrap());
+        }
+        c
+    }
+}
+
+async fn run(
+    sim_seed: u64,
+    faults: &[Fault],
+    steps: &[Step],
+    journal: &Journal,
+) -> Result<(), String> {
     let env = TestEnv::start_with(zvm_sim::Options::for_tests(sim_seed), Sites::Both).await;
-    let rewind = env.rewind_with(configure);
+    let configure = configured(journal);
+    let rewind = env.rewind_with(&configure);
     for f in faults {
         env.control.fault(f.rule()).await;
     }
@@ -332,12 +385,12 @@ async fn run(sim_seed: u64, faults: &[Fault], steps: &[Step]) -> Result<(), Stri
                 if let Ok(first) = first {
                     note_guard(&mut seen, vm, first);
                 }
-                let again = env.rewind_with(configure);
+                let again = env.rewind_with(&configure);
                 let call = guard(&again, vm, n, 0).await;
                 note_guard(&mut seen, vm, call);
             }
             Step::Twice(vm) => {
-                let other = env.rewind_with(configure);
+                let other = env.rewind_with(&configure);
                 let (a, b) = tokio::join!(guard(&rewind, vm, n, 0), guard(&other, vm, n, 0));
                 note_guard(&mut seen, vm, a);
                 note_guard(&mut seen, vm, b);
@@ -348,6 +401,11 @@ async fn run(sim_seed: u64, faults: &[Fault], steps: &[Step]) -> Result<(), Stri
                 let unwritable = env.rewind_with(|c| {
                     let mut c = configure(c);
                     c.journal_path = blocked.join("journal.jsonl");
+                    if c.journal_database.is_some() {
+                        // A database nothing listens for.
+                        let gone = "postgresql://rewind@127.0.0.1:1/gone?sslmode=disable&connect_timeout=1";
+                        c.journal_database = rewind_core::config::JournalDatabase::parse(gone).ok();
+                    }
                     c
                 });
                 let call = guard(&unwritable, vm, n, 0).await;
@@ -362,7 +420,12 @@ async fn run(sim_seed: u64, faults: &[Fault], steps: &[Step]) -> Result<(), Stri
             }
             Step::JournalFills(vm) => {
                 seen.journal_faults += 1;
-                let call = guard_while_the_journal_fills(&rewind, vm, n).await?;
+                let call = match journal {
+                    Journal::File => guard_while_the_journal_fills(&rewind, vm, n).await?,
+                    Journal::Database(url) => {
+                        guard_while_the_database_refuses(&rewind, url, vm, n).await?
+                    }
+                };
                 if let Ok(r) = &call.result
                     && r.journal_error.is_some()
                     && r.verdict == Verdict::Guarded
@@ -511,6 +574,55 @@ fn summary(
         seen.flr_attempts,
         seen.errors.len()
     )
+}
+
+/// Guards `vm` (change `m{step}-0`) while the journal's database stops taking rows once the guard's
+/// intent is in it: a check no row passes, not checked against the rows already there, stands on
+/// the journal's table until the guard ends.
+async fn guard_while_the_database_refuses(
+    rewind: &rewind_core::Rewind,
+    url: &str,
+    vm: &'static str,
+    step: usize,
+) -> Result<GuardCall, String> {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .map_err(|e| e.to_string())?;
+    tokio::spawn(connection);
+    let change = format!("m{step}-0");
+    let running = tokio::spawn({
+        let rewind = rewind.clone();
+        async move { guard(&rewind, vm, step, 0).await }
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut refusing = false;
+    while !running.is_finished() && std::time::Instant::now() < deadline {
+        let intent = client
+            .query_opt(
+                "SELECT 1 FROM rewind_journal WHERE change_id = $1 LIMIT 1",
+                &[&change],
+            )
+            .await;
+        if matches!(intent, Ok(Some(_))) {
+            client
+                .batch_execute(
+                    "ALTER TABLE rewind_journal ADD CONSTRAINT model_full CHECK (false) NOT VALID",
+                )
+                .await
+                .map_err(|e| e.to_string())?;
+            refusing = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let call = running.await.map_err(|e| e.to_string())?;
+    if refusing {
+        client
+            .batch_execute("ALTER TABLE rewind_journal DROP CONSTRAINT model_full")
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(call)
 }
 
 /// Guards `vm` (change `m{step}-0`) while the journal stops taking writes once the guard's intent is

@@ -257,3 +257,32 @@ async fn doctor_warns_of_a_gateway_upstream_that_a_client_also_reaches_directly(
         "{detail}"
     );
 }
+
+#[tokio::test]
+async fn doctor_checks_a_journal_in_postgresql_naming_only_its_host_and_database() {
+    let certs = tempfile::tempdir().unwrap();
+    let env = trusted(86, certs.path()).await;
+    let config = std::fs::read_to_string(env.config_file()).unwrap();
+    let url = zvm_sim::test_kit::Postgres::shared().fresh_database();
+    env.write_config_text(&format!("journal = {url:?}\n{config}"));
+    let json = doctor(&env, 0).await;
+    let checks = json["result"]["checks"].as_array().unwrap();
+    let journal = checks
+        .iter()
+        .find(|c| c["scope"] == "local" && c["check"] == "journal")
+        .unwrap();
+    assert_eq!(journal["verdict"], "pass", "{journal}");
+    assert!(
+        journal["detail"].as_str().unwrap().contains("127.0.0.1:"),
+        "{journal}"
+    );
+
+    // A database nothing listens for, with a password in the URL: failed, and the password unsaid.
+    let gone = "postgresql://rewind:hunter2@127.0.0.1:1/team?sslmode=disable&connect_timeout=1";
+    env.write_config_text(&format!("journal = {gone:?}\n{config}"));
+    let (run, json) = env.rewind_json(&["doctor"]).await;
+    run.expect_code(1);
+    let fix = fix_of(&json, "local", "journal", "fail");
+    assert!(fix.contains("127.0.0.1:1/team"), "{fix}");
+    assert!(!run.stdout.contains("hunter2") && !run.stderr.contains("hunter2"));
+}

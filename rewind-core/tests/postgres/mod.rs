@@ -6,19 +6,17 @@
 use std::time::Duration;
 
 use rewind_core::audit_journal::{GuardLookup, JournalFilter, JournalVerdict, Retention};
-use rewind_core::config::JournalDatabase;
-use rewind_core::{Config, NoProgress, Rewind, RewindError, Verdict};
+use rewind_core::{NoProgress, Rewind, RewindError, Verdict};
 use zvm_sim::test_kit::Postgres;
 
 use crate::common::{TestEnv, guarded, journal_records, request};
 
-/// `c` with its journal in a fresh database of the test server; the URL too.
-fn in_database(url: &str) -> impl Fn(Config) -> Config + '_ {
-    move |c| Config {
-        journal_database: Some(JournalDatabase::parse(url).unwrap()),
-        ..c
-    }
-}
+// The database restarted, a replica cut off, sixteen agents through two replicas.
+mod failures;
+// A configuration's journal in a database.
+mod place;
+
+use place::in_database;
 
 /// Two replicas of one team server: two facades on one database.
 fn two_replicas(env: &TestEnv) -> (Rewind, Rewind) {
