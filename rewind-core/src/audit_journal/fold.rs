@@ -40,6 +40,26 @@ pub(super) fn fold(records: Vec<JournalRecord>, locks: &LocksNow) -> Vec<Journal
     out
 }
 
+/// The newest attempt of the VM `vm_id` among `records` (of one change) written at or after
+/// `since` that inserted (or was about to insert) a tag, folded.
+pub(super) fn newest_attempt(
+    records: Vec<JournalRecord>,
+    locks: &LocksNow,
+    vm_id: &str,
+    since: chrono::DateTime<chrono::Utc>,
+) -> Option<JournalRecord> {
+    let guards = records.into_iter().filter(|r| r.kind == RecordKind::Guard);
+    fold(guards.collect(), locks)
+        .into_iter()
+        .filter(|r| {
+            r.attempt.is_some()
+                && r.vm.id.eq_ignore_ascii_case(vm_id)
+                && r.time >= since
+                && r.tag().is_some()
+        })
+        .max_by_key(|r| r.time)
+}
+
 /// Adds a later line of an attempt to the record folded so far.
 fn merge(folded: &mut JournalRecord, line: JournalRecord) {
     let ended = folded

@@ -459,22 +459,51 @@ impl AuditJournal {
         within: std::time::Duration,
         longest_attempt: std::time::Duration,
     ) -> Result<Option<JournalRecord>, JournalError> {
-        let since = window_start(within);
         let read_from = window_start(within.saturating_add(longest_attempt));
-        let change_id = change_id.trim();
-        let Some(records) = self.store.of_change(change_id, read_from)? else {
+        let Some(records) = self.store.of_change(change_id.trim(), read_from)? else {
             return Ok(None);
         };
-        let records = records.into_iter().filter(|r| r.kind == RecordKind::Guard);
-        Ok(fold::fold(records.collect(), &self.store.locks_now())
-            .into_iter()
-            .filter(|r| {
-                r.attempt.is_some()
-                    && r.vm.id.eq_ignore_ascii_case(vm_id)
-                    && r.time >= since
-                    && r.tag().is_some()
-            })
-            .max_by_key(|r| r.time))
+        let locks = self.store.locks_now();
+        Ok(fold::newest_attempt(
+            records,
+            &locks,
+            vm_id,
+            window_start(within),
+        ))
+    }
+
+    /// [`AuditJournal::earlier_attempt`] for async code: a journal in a database is asked without
+    /// holding a runtime worker meanwhile; a file is read here, as it takes no lock.
+    pub async fn earlier_attempt_off_runtime(
+        &self,
+        vm_id: &str,
+        change_id: &str,
+        within: std::time::Duration,
+        longest_attempt: std::time::Duration,
+    ) -> Result<Option<JournalRecord>, JournalError> {
+        let read_from = window_start(within.saturating_add(longest_attempt));
+        let found = self
+            .store
+            .of_change_off_runtime(change_id.trim(), read_from);
+        let Some(records) = Box::pin(found).await?.filter(|r| !r.is_empty()) else {
+            return Ok(None);
+        };
+        let locks = Box::pin(self.store.locks_now_off_runtime()).await;
+        Ok(fold::newest_attempt(
+            records,
+            &locks,
+            vm_id,
+            window_start(within),
+        ))
+    }
+
+    /// [`AuditJournal::change_uses`] for async code, as [`AuditJournal::earlier_attempt_off_runtime`].
+    pub async fn change_uses_off_runtime(
+        &self,
+        change_id: &str,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<ChangeUse>, JournalError> {
+        Box::pin(self.store.change_uses_off_runtime(change_id.trim(), since)).await
     }
 
     /// The tagged checkpoints guards of VM `vm_id` pinned, each once.
@@ -559,9 +588,11 @@ impl AuditJournal {
             since: filter.since,
             holding: filter.prefilter(),
         };
+        // A journal in a database has no file to name.
+        let path = (!self.in_a_database()).then(|| self.path.clone());
         let Some((records, skipped_lines)) = self.store.records(&wanted)? else {
             return Ok(JournalRead {
-                path: Some(self.path.clone()),
+                path,
                 records: Vec::new(),
                 skipped_lines: 0,
             });
@@ -576,7 +607,7 @@ impl AuditJournal {
             records.drain(..drop);
         }
         Ok(JournalRead {
-            path: Some(self.path.clone()),
+            path,
             records,
             skipped_lines,
         })

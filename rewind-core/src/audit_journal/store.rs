@@ -114,7 +114,7 @@ impl Store {
     pub(super) fn append(&self, record: &JournalRecord, sync: bool) -> Result<(), JournalError> {
         match self {
             Store::File(f) => f.writer.append(writer::Line::of(record, sync)?),
-            Store::Postgres(db) => db.append(Row::of(record)?, sync),
+            Store::Postgres(db) => db.append(Row::of(record)?),
         }
     }
 
@@ -126,7 +126,7 @@ impl Store {
         match self {
             Store::File(f) => f.writer.append_async(writer::Line::of(record, sync)?).await,
             // Boxed: the database's future would make every guard's future larger.
-            Store::Postgres(db) => Box::pin(db.append_async(Row::of(record)?, sync)).await,
+            Store::Postgres(db) => Box::pin(db.append_async(Row::of(record)?)).await,
         }
     }
 
@@ -138,7 +138,7 @@ impl Store {
     ) -> Result<(), JournalError> {
         match self {
             Store::File(f) => f.writer.append(writer::Line::as_written(record, line)),
-            Store::Postgres(db) => db.append(Row::of(record)?.with_line(line), true),
+            Store::Postgres(db) => db.append(Row::of(record)?.with_line(line)),
         }
     }
 
@@ -185,6 +185,44 @@ impl Store {
                 let lines = db.lines_of_change(change_id, since)?;
                 Ok(Some(parsed(lines, &Wanted::default()).0))
             }
+        }
+    }
+
+    /// [`Store::of_change`] without holding the caller's thread while a database answers.
+    pub(super) async fn of_change_off_runtime(
+        &self,
+        change_id: &str,
+        since: DateTime<Utc>,
+    ) -> Result<Option<Vec<JournalRecord>>, JournalError> {
+        match self {
+            Store::File(_) => self.of_change(change_id, since),
+            Store::Postgres(db) => {
+                let lines = db.lines_of_change_async(change_id, since).await?;
+                Ok(Some(parsed(lines, &Wanted::default()).0))
+            }
+        }
+    }
+
+    /// [`Store::change_uses`] without holding the caller's thread while a database answers.
+    pub(super) async fn change_uses_off_runtime(
+        &self,
+        change_id: &str,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<ChangeUse>, JournalError> {
+        match self {
+            Store::File(_) => self.change_uses(change_id, since),
+            Store::Postgres(db) => Ok(uses(db.lines_of_change_async(change_id, since).await?)),
+        }
+    }
+
+    /// [`Store::locks_now`] without holding the caller's thread while a database answers.
+    pub(super) async fn locks_now_off_runtime(&self) -> LocksNow {
+        match self {
+            Store::File(_) => self.locks_now(),
+            Store::Postgres(db) => match db.live_leases_async().await {
+                Ok(names) => LocksNow::Leases(names.into_iter().collect()),
+                Err(_) => LocksNow::Unknown,
+            },
         }
     }
 

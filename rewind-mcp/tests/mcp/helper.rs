@@ -70,6 +70,16 @@ pub struct TestEnv {
     pub setup: Setup,
     /// The simulator's `/_sim` control API.
     pub control: Control,
+    /// The journal's database, when the configuration file keeps the journal in PostgreSQL
+    /// ([`journal_in_postgresql`]).
+    pub database: Option<String>,
+}
+
+/// Whether the tests' configuration files keep the journal in PostgreSQL (a fresh database of the
+/// test kit's server per test) rather than in a file: `REWIND_TEST_JOURNAL=postgresql`, which CI
+/// sets for a second run of the team server's tests.
+fn journal_in_postgresql() -> bool {
+    std::env::var("REWIND_TEST_JOURNAL").is_ok_and(|v| v == "postgresql")
 }
 
 /// Logs of the tests and of the binary, only when TEST_LOG is set.
@@ -98,13 +108,20 @@ impl TestEnv {
         let sim = zvm_sim::start(options).await.expect("the simulator starts");
         let dir = tempfile::tempdir().expect("a temporary folder");
         let control = Control::new(&sim.local().url);
+        let database = (setup == Setup::File && journal_in_postgresql())
+            .then(|| zvm_sim::test_kit::Postgres::shared().fresh_database());
         let env = TestEnv {
             sim,
             dir,
             control,
             setup,
+            database,
         };
         if setup == Setup::File {
+            let journal = match &env.database {
+                Some(url) => url.clone(),
+                None => env.journal_path().display().to_string(),
+            };
             let site = |name: &str, url: &str| {
                 format!(
                     "[sites.{name}]\nurl = {url:?}\nclient_id = {CLIENT_ID:?}\nclient_secret = {CLIENT_SECRET:?}\n\n"
@@ -113,7 +130,7 @@ impl TestEnv {
             let text = format!(
                 "catalog = {:?}\njournal = {:?}\n\n{}{}[guard]\ndeadline_secs = 30\n",
                 env.catalog_path(),
-                env.journal_path(),
+                journal,
                 site("boston", &env.sim.local().url),
                 site("denver", &env.sim.peer().url),
             );
@@ -367,10 +384,22 @@ impl TestEnv {
         inserts.iter().map(id).collect()
     }
 
+    /// The journal the binary writes: its file, or its database.
+    pub fn journal(&self) -> rewind_core::AuditJournal {
+        match &self.database {
+            Some(url) => {
+                let database = rewind_core::config::JournalDatabase::parse(url).unwrap();
+                rewind_core::AuditJournal::in_database(&database, self.journal_path()).unwrap()
+            }
+            None => rewind_core::AuditJournal::new(self.journal_path()),
+        }
+    }
+
     /// The journal record of the guard of `change_id`; fails the test when there is none.
     pub fn journal_record(&self, change_id: &str) -> Value {
         // Read as `zerto_journal` reads it: a guard's intent, task and verdict lines as one record.
-        let read = rewind_core::AuditJournal::new(self.journal_path())
+        let read = self
+            .journal()
             .read(&rewind_core::JournalFilter {
                 change_id: Some(change_id.to_string()),
                 ..Default::default()

@@ -1,4 +1,4 @@
-//! The database's own runtime: one thread that drives every query of a journal in PostgreSQL.
+//! The database's own runtime: the threads that drive every query of a journal in PostgreSQL.
 //!
 //! The journal's reads are synchronous (the hook, the CLI, and guards that read on a runtime worker
 //! because a hand-off costs more than a look); blocking on the caller's runtime from there would
@@ -19,7 +19,11 @@ pub(super) struct Bridge {
 impl Bridge {
     /// Starts the thread.
     pub(super) fn start() -> std::io::Result<Bridge> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
+        // Two workers: with many guards at once, one thread encoding and decoding every
+        // connection's messages was their queue.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("rewind-journal-db")
             .enable_all()
             .build()?;
         let handle = runtime.handle().clone();

@@ -12,7 +12,7 @@ use rustls::pki_types::pem::PemObject;
 use crate::config::{JournalDatabase, SslMode};
 
 /// How many connections one process keeps to the journal's database at most.
-const POOL_SIZE: usize = 16;
+const POOL_SIZE: usize = 32;
 
 /// A pool of connections to `database`; none is opened until one is asked for.
 pub(super) fn pool(database: &JournalDatabase) -> Result<Pool, String> {

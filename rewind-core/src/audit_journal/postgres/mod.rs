@@ -143,15 +143,22 @@ impl PgStore {
         })
     }
 
-    /// Appends `row`, committed (and, when `synced`, on disk) before it returns.
-    pub(crate) fn append(&self, row: Row, synced: bool) -> Result<(), JournalError> {
-        self.block(move |mut client| async move { append(&mut client, &row, synced).await })
+    /// Appends `row`, committed before it returns.
+    pub(crate) fn append(&self, row: Row) -> Result<(), JournalError> {
+        let started = Instant::now();
+        let done = self.block(move |client| async move { append(&client, &row).await });
+        crate::metrics::metrics().journal_written(started.elapsed());
+        done
     }
 
     /// [`PgStore::append`] for async callers.
-    pub(crate) async fn append_async(&self, row: Row, synced: bool) -> Result<(), JournalError> {
-        self.run(move |mut client| async move { append(&mut client, &row, synced).await })
-            .await
+    pub(crate) async fn append_async(&self, row: Row) -> Result<(), JournalError> {
+        let started = Instant::now();
+        let done = self
+            .run(move |client| async move { append(&client, &row).await })
+            .await;
+        crate::metrics::metrics().journal_written(started.elapsed());
+        done
     }
 
     /// Appends `row`, an intent, unless `conflict` finds, among the uses of its change id written
@@ -176,14 +183,18 @@ impl PgStore {
             let e = |e: tokio_postgres::Error| said(&e);
             let tx = client.transaction().await.map_err(e)?;
             let key = id_lock(&change_id);
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&key])
-                .await
-                .map_err(e)?;
-            let lines = rows::of_change(&tx, &change_id, since).await.map_err(e)?;
+            // Sent together, run in order: the read's snapshot is taken once the lock is held.
+            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&key];
+            let (locked, lines) = futures::join!(
+                tx.execute("SELECT pg_advisory_xact_lock($1)", &params),
+                rows::of_change(&tx, &change_id, since)
+            );
+            locked.map_err(e)?;
+            let lines = lines.map_err(e)?;
             if let Some(other) = conflict(&uses(lines)) {
                 return Ok(Some(other));
             }
-            rows::insert(&tx, &row, true).await.map_err(e)?;
+            rows::insert(&tx, &row).await.map_err(e)?;
             tx.commit().await.map_err(e)?;
             Ok(None)
         })
@@ -212,6 +223,28 @@ impl PgStore {
                 .await
                 .map_err(|e| said(&e))
         })
+    }
+
+    /// [`PgStore::lines_of_change`] for async callers.
+    pub(crate) async fn lines_of_change_async(
+        &self,
+        change_id: &str,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<String>, JournalError> {
+        let change_id = change_id.to_owned();
+        self.run(move |client| async move {
+            rows::of_change(&client, &change_id, since)
+                .await
+                .map_err(|e| said(&e))
+        })
+        .await
+    }
+
+    /// [`PgStore::live_leases`] for async callers.
+    pub(crate) async fn live_leases_async(&self) -> Result<Vec<String>, JournalError> {
+        let pool = self.pool.clone();
+        self.run(move |_| async move { lease::live(&pool).await })
+            .await
     }
 
     /// The lines after `seq`, each with its own.
@@ -380,11 +413,8 @@ impl Drop for Lease {
     }
 }
 
-async fn append(client: &mut deadpool_postgres::Object, row: &Row, synced: bool) -> Answer<()> {
-    let e = |e: tokio_postgres::Error| said(&e);
-    let tx = client.transaction().await.map_err(e)?;
-    rows::insert(&tx, row, synced).await.map_err(e)?;
-    tx.commit().await.map_err(e)
+async fn append(client: &deadpool_postgres::Object, row: &Row) -> Answer<()> {
+    rows::insert(client, row).await.map_err(|e| said(&e))
 }
 
 /// The transaction lock of a change id's check and intent.

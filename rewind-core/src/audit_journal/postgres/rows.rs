@@ -2,8 +2,8 @@
 //!
 //! Every append first takes one transaction-scoped lock, so that rows commit in the order of their
 //! `seq`: a reader that asks for the rows after the last `seq` it saw (the guards view) never skips
-//! one that committed late. A line the guard does not wait for the disk for (a task line) is
-//! committed with `synchronous_commit` off, as the file writes it unsynced.
+//! one that committed late. An append is one statement, one round trip; every line commits as the
+//! database's `synchronous_commit` says, a guard's task lines too (the file writes those unsynced).
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
@@ -60,33 +60,31 @@ impl Row {
     }
 }
 
-/// Appends `row` in `tx`, after the append lock; `synced` says whether its commit waits for the
-/// disk (and a synchronous standby).
+/// Appends `row` after the append lock, in one statement: in `client`'s transaction, or in a
+/// transaction of its own (one round trip) outside one. Its `seq` is taken after the lock, so rows
+/// commit in `seq` order.
 pub(super) async fn insert(
-    tx: &impl GenericClient,
+    client: &impl GenericClient,
     row: &Row,
-    synced: bool,
 ) -> Result<(), tokio_postgres::Error> {
-    if !synced {
-        tx.batch_execute("SET LOCAL synchronous_commit = off")
-            .await?;
-    }
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&APPEND_LOCK])
+    client
+        .execute(
+            "WITH locked AS (SELECT pg_advisory_xact_lock($8))
+             INSERT INTO rewind_journal (at, kind, change_id, vm_id, vm_key, vm, line)
+             SELECT $1::timestamptz, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text
+             FROM locked",
+            &[
+                &row.at,
+                &row.kind,
+                &row.change_id,
+                &row.vm_id,
+                &row.vm_key,
+                &row.vm,
+                &row.line,
+                &APPEND_LOCK,
+            ],
+        )
         .await?;
-    tx.execute(
-        "INSERT INTO rewind_journal (at, kind, change_id, vm_id, vm_key, vm, line)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        &[
-            &row.at,
-            &row.kind,
-            &row.change_id,
-            &row.vm_id,
-            &row.vm_key,
-            &row.vm,
-            &row.line,
-        ],
-    )
-    .await?;
     Ok(())
 }
 
