@@ -350,3 +350,49 @@ async fn one_replica_at_a_time_holds_the_watchers_role() {
             .is_some()
     );
 }
+
+#[tokio::test]
+async fn a_journal_reached_over_tls_checks_the_server_against_its_root_certificate() {
+    let (server, ca) = Postgres::start_with_tls();
+    let plain = server.fresh_database();
+    let base = plain.replace("?sslmode=disable", "");
+    let env = TestEnv::start(915).await;
+    let verified = format!("{base}?sslmode=verify-full&sslrootcert={}", ca.display());
+    let rewind = env.rewind_with(in_database(&verified));
+    guarded(&rewind, "web-01", "tls-1").await;
+    assert!(
+        env.rewind_with(in_database(&plain))
+            .journal()
+            .reachable()
+            .is_err(),
+        "the server takes TLS connections only: the guard above went over TLS"
+    );
+    let required = format!("{base}?sslmode=require");
+    assert!(
+        env.rewind_with(in_database(&required))
+            .journal()
+            .reachable()
+            .is_ok(),
+        "require without a root certificate encrypts without checking, as libpq's does"
+    );
+    // Checked against a CA that did not sign the server's certificate: refused, nothing sent.
+    let wrong_ca = env.dir.path().join("other-ca.pem");
+    zvm_sim::test_kit::self_signed(&wrong_ca, None);
+    let wrong = format!(
+        "{base}?sslmode=verify-full&sslrootcert={}",
+        wrong_ca.display()
+    );
+    let before = env.insert_tasks().await.len();
+    let err = env
+        .rewind_with(in_database(&wrong))
+        .guard(request("web-01", "tls-2"), &NoProgress)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, RewindError::NotJournaled { .. }), "{err:?}");
+    assert!(err.to_string().contains("127.0.0.1:"), "{err}");
+    assert_eq!(
+        env.insert_tasks().await.len(),
+        before,
+        "nothing was inserted"
+    );
+}

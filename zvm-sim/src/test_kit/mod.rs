@@ -22,7 +22,7 @@ mod worlds;
 pub use control::{Control, assert_no_secret, state_of, strings_in, texts};
 pub use corpus::Corpus;
 pub use known::{CLIENT_ID, CLIENT_SECRET, DEADLINE, INSERT, TOKEN_PATH};
-pub use postgres::Postgres;
+pub use postgres::{Postgres, self_signed};
 pub use sim::{
     TestSim, frozen_with_vpg, init_logging, spawn, spawn_frozen, spawn_with, trusting_client,
 };

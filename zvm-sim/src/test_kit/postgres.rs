@@ -21,6 +21,8 @@ pub struct Postgres {
     data: PathBuf,
     port: u16,
     as_postgres: bool,
+    /// More server settings (`-c` options), for TLS.
+    settings: String,
 }
 
 static SHARED: OnceLock<Postgres> = OnceLock::new();
@@ -34,6 +36,35 @@ impl Postgres {
 
     /// Starts a server of its own (for a test that stops and starts it).
     pub fn start() -> Postgres {
+        Postgres::start_with(|_| String::new())
+    }
+
+    /// Starts a server of its own that takes TLS connections only (`hostssl` in its `pg_hba.conf`,
+    /// every other connection rejected), with a self-signed certificate for `localhost` and
+    /// `127.0.0.1`; and the certificate's PEM file, the CA a client checks it against.
+    pub fn start_with_tls() -> (Postgres, PathBuf) {
+        let mut ca = None;
+        let server = Postgres::start_with(|folder| {
+            let (cert, key) = (folder.join("server.crt"), folder.join("server.key"));
+            self_signed(&cert, Some(&key));
+            ca = Some(cert.clone());
+            format!(
+                " -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+                cert.display(),
+                key.display()
+            )
+        });
+        std::fs::write(
+            server.data.join("pg_hba.conf"),
+            "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostnossl all all 0.0.0.0/0 reject\n",
+        )
+        .expect("pg_hba.conf is written");
+        server.tool("pg_ctl", |c| c.arg("-D").arg(&server.data).args(["reload"]));
+        (server, ca.expect("the certificate was made"))
+    }
+
+    /// Starts a server, with the settings `tls` writes into its folder (before the server starts).
+    fn start_with(tls: impl FnOnce(&Path) -> String) -> Postgres {
         let bin = bin_dir();
         let as_postgres = is_root();
         let folder = std::env::temp_dir().join(format!(
@@ -46,11 +77,19 @@ impl Postgres {
             run(Command::new("chown").arg("postgres").arg(&folder), "chown");
         }
         let data = folder.join("data");
+        let settings = tls(&folder);
+        if as_postgres {
+            run(
+                Command::new("chown").arg("-R").arg("postgres").arg(&folder),
+                "chown",
+            );
+        }
         let server = Postgres {
             bin,
             data,
             port: free_port(),
             as_postgres,
+            settings,
         };
         server.tool("initdb", |c| {
             c.arg("-D")
@@ -66,9 +105,10 @@ impl Postgres {
     /// every committed row.
     pub fn up(&self) {
         let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200{}",
             self.port,
-            self.data.parent().unwrap().display()
+            self.data.parent().unwrap().display(),
+            self.settings
         );
         let log = self.data.parent().unwrap().join("server.log");
         self.tool("pg_ctl", |c| {
@@ -104,7 +144,7 @@ impl Postgres {
         )
     }
 
-    /// A new, empty database, by URL.
+    /// A new, empty database, by URL (`sslmode=disable`: see [`Postgres::start_with_tls`]).
     pub fn fresh_database(&self) -> String {
         let name = format!(
             "t{}_{}",
@@ -139,6 +179,22 @@ impl Postgres {
         };
         command.current_dir(std::env::temp_dir());
         run(args(&mut command), name);
+    }
+}
+
+/// Writes a self-signed certificate for `localhost` and `127.0.0.1` to `cert` (PEM), and its private
+/// key (0600) to `key` when given: a server's, or, without the key, one that signed nothing a
+/// server presents (a wrong CA for a client to be given).
+pub fn self_signed(cert: &Path, key: Option<&Path>) {
+    let made =
+        rcgen::generate_simple_self_signed(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+            .expect("a self-signed certificate");
+    std::fs::write(cert, made.cert.pem()).expect("the certificate is written");
+    if let Some(key) = key {
+        std::fs::write(key, made.signing_key.serialize_pem()).expect("the key is written");
+        use std::os::unix::fs::PermissionsExt;
+        let private = std::fs::Permissions::from_mode(0o600);
+        std::fs::set_permissions(key, private).expect("the key is private");
     }
 }
 

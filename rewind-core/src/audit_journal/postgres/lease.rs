@@ -125,8 +125,10 @@ pub(crate) async fn live(pool: &Pool) -> Result<Vec<String>, String> {
 }
 
 /// Renews every lease `held` names, for as long as `held` lives; a lease the database no longer
-/// gives `holder` is counted lost at once, and one not renewed runs out by its own clock.
-pub(crate) async fn renew(pool: Pool, held: std::sync::Weak<Held>, holder: String) {
+/// gives `holder` is counted lost at once, and one not renewed runs out by its own clock. A
+/// renewal that fails is said in one line naming the database (`place`), once until one succeeds.
+pub(crate) async fn renew(pool: Pool, held: std::sync::Weak<Held>, holder: String, place: String) {
+    let mut said = false;
     loop {
         tokio::time::sleep(RENEW_EVERY).await;
         let Some(held) = held.upgrade() else {
@@ -148,8 +150,24 @@ pub(crate) async fn renew(pool: Pool, held: std::sync::Weak<Held>, holder: Strin
                 .await
                 .map_err(|e| super::said::said(&e))
         };
-        let Ok(Ok(rows)) = tokio::time::timeout(MARGIN, renewed).await else {
-            continue;
+        let rows = match tokio::time::timeout(MARGIN, renewed).await {
+            Ok(Ok(rows)) => {
+                said = false;
+                rows
+            }
+            failed => {
+                if !said {
+                    let why = match failed {
+                        Ok(Err(why)) => why,
+                        _ => "no answer in time".to_owned(),
+                    };
+                    tracing::warn!(
+                        "the journal's database PostgreSQL {place} does not renew this replica's leases ({why}): no insert is sent under them once they may have run out"
+                    );
+                    said = true;
+                }
+                continue;
+            }
         };
         let kept: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
         for name in &names {

@@ -65,6 +65,7 @@ impl PgStore {
             pool.clone(),
             Arc::downgrade(&held),
             holder.clone(),
+            place.clone(),
         ));
         Ok(PgStore {
             place,
