@@ -98,21 +98,37 @@ impl PgStore {
         Ok(client)
     }
 
-    /// Runs `work` with a connection on the database's thread, waiting for it here.
-    fn block<T, F, Fut>(&self, work: F) -> Result<T, JournalError>
+    /// `work` with a connection, the schema brought up to date first: what the database's
+    /// runtime runs for [`PgStore::block`] and [`PgStore::run`].
+    fn with_client<T, F, Fut>(
+        &self,
+        work: F,
+    ) -> impl std::future::Future<Output = Answer<T>> + use<T, F, Fut>
     where
-        T: Send + 'static,
         F: FnOnce(deadpool_postgres::Object) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = Answer<T>> + Send,
     {
         let (pool, migrated) = (self.pool.clone(), self.migrated.clone());
-        let began = Instant::now();
-        let answer = self
-            .bridge
-            .block(async move { work(Self::client(pool, migrated).await?).await })
-            .unwrap_or_else(|| Err("the process is ending".to_owned()));
+        async move { work(Self::client(pool, migrated).await?).await }
+    }
+
+    /// The answer of a call that began at `began` (`None`: the runtime is gone), counted.
+    fn answered<T>(&self, began: Instant, answer: Option<Answer<T>>) -> Result<T, JournalError> {
+        let answer = answer.unwrap_or_else(|| Err("the process is ending".to_owned()));
         crate::metrics::metrics().store_call(began.elapsed(), answer.is_err());
         answer.map_err(|p| self.failed(p))
+    }
+
+    /// Runs `work` with a connection on the database's runtime, waiting for it here.
+    fn block<T, F, Fut>(&self, work: F) -> Result<T, JournalError>
+    where
+        T: Send + 'static,
+        F: FnOnce(deadpool_postgres::Object) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Answer<T>> + Send + 'static,
+    {
+        let began = Instant::now();
+        let answer = self.bridge.block(self.with_client(work));
+        self.answered(began, answer)
     }
 
     /// [`PgStore::block`] for async callers.
@@ -120,17 +136,11 @@ impl PgStore {
     where
         T: Send + 'static,
         F: FnOnce(deadpool_postgres::Object) -> Fut + Send + 'static,
-        Fut: std::future::Future<Output = Answer<T>> + Send,
+        Fut: std::future::Future<Output = Answer<T>> + Send + 'static,
     {
-        let (pool, migrated) = (self.pool.clone(), self.migrated.clone());
         let began = Instant::now();
-        let answer = self
-            .bridge
-            .run(async move { work(Self::client(pool, migrated).await?).await })
-            .await
-            .unwrap_or_else(|| Err("the process is ending".to_owned()));
-        crate::metrics::metrics().store_call(began.elapsed(), answer.is_err());
-        answer.map_err(|p| self.failed(p))
+        let answer = self.bridge.run(self.with_client(work)).await;
+        self.answered(began, answer)
     }
 
     /// Whether the database answers, its schema up to date.
