@@ -5,6 +5,10 @@
 //!   tagged in parallel), in the simulator's default world (12 VMs). Floor D + L.
 //! - `distinct/N` for N = 1, 8, 64, 256: N guards of N VMs, each alone in its VPG, started together,
 //!   in a world of 332 VMs (so `distinct/1` is `guard/one_vpg` with a realistic lookup). Floor D + L.
+//! - `team_server/distinct/64`: `distinct/64` through a team server (`rewind_mcp::serve_http` in this
+//!   process, over loopback HTTP, no sign-in, journaling in the bench's store): 64 agents, each an MCP
+//!   client with a session of its own, call `zerto_guard_before_mutate` at once. Floor D + L.
+//! - `team_server/appliance_one_vpg`: `appliance/one_vpg` (below) through a team server, one agent.
 //! - `shared_vpg/N` for N = 8, 64: N guards of N VMs that share one VPG, which must take turns.
 //!   Floor N × D.
 //! - `token/cold_1`, `token/warm_256`, `token/cold_256`: one read by a new client, 256 concurrent reads
@@ -34,6 +38,10 @@ use rewind_benches::report::{ScalePoint, Target, scale_table};
 use rewind_benches::world::{self, APP_01, SCALE_SIZES, WEB_01};
 use rewind_benches::{Batch, BenchEnv, Floor, GuardRecord, Recorder, Row, Summary, Timing};
 use rewind_core::{GuardRequest, Rewind};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use tokio::runtime::Runtime;
 use zvm_sim::WorldSpec;
 
@@ -43,6 +51,11 @@ const DISTINCT_VMS: usize = 256;
 const SHARED_VMS: usize = 64;
 /// Concurrent calls of the token storm.
 const STORM: usize = 256;
+/// Agents guarding at once through a team server.
+const AGENTS: usize = 64;
+
+/// An agent of a team server: an MCP client with a session of its own.
+type Agent = RunningService<RoleClient, ()>;
 
 /// The guard target: a single guard within 10 % of D + L.
 const SINGLE: Target = Target::batch(1.10);
@@ -195,6 +208,55 @@ impl Run {
         }
     }
 
+    /// `distinct/64` through a team server.
+    fn through_team_server(&mut self) {
+        let env = self.env(big_world());
+        let vms = (0..AGENTS).map(world::distinct_vm).collect();
+        let recorder = self.agents_in(&env, BenchmarkId::new("distinct", AGENTS), vms);
+        self.finish(
+            env,
+            &format!("team_server/distinct/{AGENTS}"),
+            Floor::Guard,
+            &recorder,
+            |_| 2,
+            Some(CONCURRENT),
+        );
+    }
+
+    /// Benches batches of guards of `vms` in `env` through a team server, one agent a VM. The server
+    /// journals where the bench's client does (a file, or PostgreSQL with
+    /// `REWIND_BENCH_JOURNAL=postgresql`) and shares the client's connections and tokens, as its
+    /// tools share one `Rewind`.
+    fn agents_in(&mut self, env: &BenchEnv, id: BenchmarkId, vms: Vec<String>) -> Recorder {
+        let agents = self.rt.block_on(async {
+            let url = team_server(env.rewind().clone()).await;
+            agents(&url, vms.len()).await
+        });
+        let recorder = Recorder::default();
+        let mut g = self.criterion.benchmark_group("team_server");
+        g.sampling_mode(SamplingMode::Flat);
+        g.bench_function(id, |b| {
+            b.to_async(&self.rt).iter_custom(|iters| {
+                let (agents, vms, recorder, changes) = (&agents, &vms, &recorder, &self.changes);
+                async move {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let batch = agents_batch(agents, vms, changes).await;
+                        total += batch.wall;
+                        recorder.push(batch);
+                    }
+                    total
+                }
+            })
+        });
+        g.finish();
+        for agent in agents {
+            // The session ends with the bench; how it ends says nothing of the guards.
+            let _ = self.rt.block_on(agent.cancel());
+        }
+        recorder
+    }
+
     fn shared_vpg(&mut self) {
         for n in [8, 64] {
             let vms = (0..n).map(world::shared_vm).collect();
@@ -232,6 +294,15 @@ impl Run {
             if let Some(row) = row {
                 self.appliance.push(row);
             }
+        }
+        // The same single guard as an agent makes it, through a team server.
+        let env = self.env_at(WorldSpec::default_world(), timing);
+        let id = BenchmarkId::from_parameter("appliance_one_vpg");
+        let recorder = self.agents_in(&env, id, vec![APP_01.into()]);
+        let bench = "team_server/appliance_one_vpg";
+        let row = self.row(env, bench, Floor::Guard, &recorder, |_| 2, Some(APPLIANCE));
+        if let Some(row) = row {
+            self.appliance.push(row);
         }
     }
 
@@ -398,6 +469,73 @@ async fn guard_batch(rewind: &Rewind, vms: &[String], changes: &AtomicU64) -> Ba
     join_batch(tasks, start).await
 }
 
+/// A team server of `rewind`, no sign-in, on a loopback port of this process; its MCP endpoint's URL.
+/// Its caps leave room for the bench's agents, as a team's `--max-sessions` and `--max-tasks` would.
+async fn team_server(rewind: Rewind) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
+    let url = format!(
+        "http://{}{}",
+        listener.local_addr().expect("its address"),
+        rewind_mcp::HTTP_PATH
+    );
+    let mut limits = rewind_mcp::HttpLimits::default();
+    limits.caps.sessions = 2 * AGENTS;
+    limits.caps.tasks = 2 * AGENTS;
+    tokio::spawn(async move {
+        rewind_mcp::serve_http(listener, rewind, limits, std::future::pending())
+            .await
+            .expect("the team server serves")
+    });
+    url
+}
+
+/// `n` agents of the team server at `url`, each with its session open.
+async fn agents(url: &str, n: usize) -> Vec<Agent> {
+    let mut agents = Vec::with_capacity(n);
+    for _ in 0..n {
+        let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+        agents.push(
+            ().serve(transport)
+                .await
+                .expect("an agent opens its session"),
+        );
+    }
+    agents
+}
+
+/// Each agent guards its VM of `vms` at once, each call on its own task; each guard's latency counts
+/// from the start of the batch to its answer, as the agent waits for it.
+async fn agents_batch(agents: &[Agent], vms: &[String], changes: &AtomicU64) -> Batch {
+    let start = Instant::now();
+    let calls: Vec<_> = agents
+        .iter()
+        .zip(vms)
+        .map(|(agent, vm)| {
+            let arguments = serde_json::json!({
+                "vm": vm,
+                "agent": "bench",
+                "action": "measure the guard",
+                "change_id": format!("bench-{}", changes.fetch_add(1, Ordering::Relaxed)),
+            });
+            let params = CallToolRequestParams::new("zerto_guard_before_mutate")
+                .with_arguments(arguments.as_object().cloned().unwrap_or_default());
+            let peer = agent.peer().clone();
+            tokio::spawn(async move {
+                match peer.call_tool(params).await {
+                    Ok(answer) => GuardRecord::from_answer(
+                        &answer.structured_content.unwrap_or_default(),
+                        start.elapsed(),
+                    ),
+                    Err(e) => GuardRecord::from_error(&e, start.elapsed()),
+                }
+            })
+        })
+        .collect();
+    join_batch(calls, start).await
+}
+
 /// One lookup of `vm`, as a batch of one record: its latency, and its error if it failed.
 async fn find_batch(rewind: &Rewind, vm: &str) -> Batch {
     let start = Instant::now();
@@ -469,6 +607,7 @@ fn main() {
     };
     run.single_guards();
     run.distinct_guards();
+    run.through_team_server();
     run.shared_vpg();
     run.token_storm();
     run.scale();

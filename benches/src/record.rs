@@ -68,6 +68,31 @@ impl GuardRecord {
         }
     }
 
+    /// The record of a guard a team server answered after `latency`, from the structured content of
+    /// its `zerto_guard_before_mutate` answer, as an agent reads it: `guarded`, and the insert task of
+    /// each tagged VPG; any other answer (a verdict other than `guarded`, an error's report) is the
+    /// problem, in its own words.
+    pub fn from_answer(answer: &serde_json::Value, latency: Duration) -> GuardRecord {
+        let task_ids = answer["vpgs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|v| v["outcome"] == "tagged")
+            .filter_map(|v| v["task_id"].as_str().map(str::to_owned))
+            .collect();
+        let problem = (answer["verdict"] != "guarded").then(|| {
+            answer["headline"]
+                .as_str()
+                .or_else(|| answer["message"].as_str())
+                .map_or_else(|| answer.to_string(), str::to_owned)
+        });
+        GuardRecord {
+            latency,
+            task_ids,
+            problem,
+        }
+    }
+
     /// The record of a guard that returned an error after `latency`.
     pub fn from_error(error: &dyn std::fmt::Display, latency: Duration) -> GuardRecord {
         GuardRecord {
@@ -160,6 +185,39 @@ mod tests {
         let even = median_ratio(&[1.0, 1.25, f64::NAN, 1.5, 1.75]).unwrap();
         assert!((even - 1.375).abs() < 1e-12, "{even}");
         assert_eq!(median_ratio(&[]), None);
+    }
+
+    #[test]
+    fn an_answer_of_a_team_server_is_guarded_with_its_tagged_vpgs_tasks_or_a_problem_in_its_words()
+    {
+        let guarded = serde_json::json!({
+            "verdict": "guarded",
+            "headline": "Guarded web-01",
+            "vpgs": [
+                {"vpg_id": "a", "outcome": "tagged", "task_id": "t-1"},
+                {"vpg_id": "b", "outcome": "skipped", "reason": "not protecting"},
+                {"vpg_id": "c", "outcome": "tagged", "task_id": "t-2"},
+            ],
+        });
+        assert_eq!(
+            GuardRecord::from_answer(&guarded, MS(80)),
+            GuardRecord {
+                latency: MS(80),
+                task_ids: vec!["t-1".into(), "t-2".into()],
+                problem: None,
+            }
+        );
+        let failed = serde_json::json!({
+            "verdict": "not_guarded",
+            "headline": "Not guarded: web-01",
+            "vpgs": [{"vpg_id": "a", "outcome": "failed", "task_id": "t-3"}],
+        });
+        let record = GuardRecord::from_answer(&failed, MS(90));
+        assert_eq!(record.task_ids, Vec::<String>::new());
+        assert_eq!(record.problem.as_deref(), Some("Not guarded: web-01"));
+        let refused = serde_json::json!({"kind": "vm_not_found", "message": "no VM is named x"});
+        let record = GuardRecord::from_answer(&refused, MS(5));
+        assert_eq!(record.problem.as_deref(), Some("no VM is named x"));
     }
 
     #[test]
