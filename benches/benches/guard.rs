@@ -150,26 +150,10 @@ impl Run {
         id: BenchmarkId,
         vms: Vec<String>,
     ) -> Recorder {
-        let recorder = Recorder::default();
-        let mut g = self.criterion.benchmark_group(group);
-        g.sampling_mode(SamplingMode::Flat);
-        g.bench_function(id, |b| {
-            b.to_async(&self.rt).iter_custom(|iters| {
-                let (rewind, vms, recorder, changes) =
-                    (env.rewind(), &vms, &recorder, &self.changes);
-                async move {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        let batch = guard_batch(rewind, vms, changes).await;
-                        total += batch.wall;
-                        recorder.push(batch);
-                    }
-                    total
-                }
-            })
-        });
-        g.finish();
-        recorder
+        let (rewind, changes) = (env.rewind(), &self.changes);
+        measure(&mut self.criterion, &self.rt, group, id, || {
+            guard_batch(rewind, &vms, changes)
+        })
     }
 
     fn single_guards(&mut self) {
@@ -232,24 +216,10 @@ impl Run {
             let url = team_server(env.rewind().clone()).await;
             agents(&url, vms.len()).await
         });
-        let recorder = Recorder::default();
-        let mut g = self.criterion.benchmark_group("team_server");
-        g.sampling_mode(SamplingMode::Flat);
-        g.bench_function(id, |b| {
-            b.to_async(&self.rt).iter_custom(|iters| {
-                let (agents, vms, recorder, changes) = (&agents, &vms, &recorder, &self.changes);
-                async move {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        let batch = agents_batch(agents, vms, changes).await;
-                        total += batch.wall;
-                        recorder.push(batch);
-                    }
-                    total
-                }
-            })
+        let changes = &self.changes;
+        let recorder = measure(&mut self.criterion, &self.rt, "team_server", id, || {
+            agents_batch(&agents, &vms, changes)
         });
-        g.finish();
         for agent in agents {
             // The session ends with the bench; how it ends says nothing of the guards.
             let _ = self.rt.block_on(agent.cancel());
@@ -438,6 +408,36 @@ impl Run {
 }
 
 /// The median iteration a recorder holds so far (zero when the bench was filtered out).
+/// Benches the batches `batch` makes as criterion's iterations of `id` in `group`, each kept in the
+/// recorder returned; an iteration's time is its batch's wall time.
+fn measure<Fut: Future<Output = Batch>>(
+    criterion: &mut Criterion,
+    rt: &Runtime,
+    group: &str,
+    id: BenchmarkId,
+    batch: impl Fn() -> Fut,
+) -> Recorder {
+    let recorder = Recorder::default();
+    let mut g = criterion.benchmark_group(group);
+    g.sampling_mode(SamplingMode::Flat);
+    g.bench_function(id, |b| {
+        b.to_async(rt).iter_custom(|iters| {
+            let (recorder, batch) = (&recorder, &batch);
+            async move {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let batch = batch().await;
+                    total += batch.wall;
+                    recorder.push(batch);
+                }
+                total
+            }
+        })
+    });
+    g.finish();
+    recorder
+}
+
 fn median_wall(recorder: &Recorder) -> Duration {
     let walls: Vec<Duration> = recorder.batches().iter().map(|b| b.wall).collect();
     rewind_benches::record::quantile(&walls, 0.5).unwrap_or_default()
