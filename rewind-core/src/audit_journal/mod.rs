@@ -7,7 +7,7 @@
 //! what it may have sent; [`AuditJournal::read`] folds the lines of one attempt into one record, and shows
 //! an attempt with no verdict as `running` while its process still holds the change lock
 //! ([`change_lock`]) and `interrupted` once it does not. The next guard of that VM and change reads
-//! it ([`AuditJournal::earlier_attempt`]) and adopts what it inserted.
+//! it ([`AuditJournal::earlier_attempt_off_runtime`]) and adopts what it inserted.
 //!
 //! A record is whole or absent ([`file`]): each is one write of whole lines at the end, under an
 //! exclusive lock, after a torn last line (a crash on a full disk) has been fenced off with a
@@ -452,28 +452,8 @@ impl AuditJournal {
     /// folds it: what a new guard of that VM and change takes over. Only the journal's end is read:
     /// back to `within` and `longest_attempt` (how long an attempt can run, so that its intent line
     /// is read with its later ones) before now.
-    pub fn earlier_attempt(
-        &self,
-        vm_id: &str,
-        change_id: &str,
-        within: std::time::Duration,
-        longest_attempt: std::time::Duration,
-    ) -> Result<Option<JournalRecord>, JournalError> {
-        let read_from = window_start(within.saturating_add(longest_attempt));
-        let Some(records) = self.store.of_change(change_id.trim(), read_from)? else {
-            return Ok(None);
-        };
-        let locks = self.store.locks_now();
-        Ok(fold::newest_attempt(
-            records,
-            &locks,
-            vm_id,
-            window_start(within),
-        ))
-    }
-
-    /// [`AuditJournal::earlier_attempt`] for async code: a journal in a database is asked without
-    /// holding a runtime worker meanwhile; a file is read here, as it takes no lock.
+    /// A journal in a database is asked without holding a runtime worker meanwhile; a file is read
+    /// here, as it takes no lock.
     pub async fn earlier_attempt_off_runtime(
         &self,
         vm_id: &str,
@@ -926,8 +906,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn an_attempt_without_a_verdict_reads_as_interrupted_with_what_it_sent_and_who_took_it_over() {
+    #[tokio::test]
+    async fn an_attempt_without_a_verdict_reads_as_interrupted_with_what_it_sent_and_who_took_it_over()
+     {
         let dir = tempfile::tempdir().unwrap();
         let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         attempt_lines(&j, "a1", None, false);
@@ -949,12 +930,13 @@ mod tests {
         );
         assert_eq!(r.notes, [fold::INTERRUPTED_NOTE], "{r:?}");
         assert_eq!(
-            j.earlier_attempt(
+            j.earlier_attempt_off_runtime(
                 "S.WEB-01",
                 "c",
                 std::time::Duration::from_secs(60),
                 std::time::Duration::from_secs(60)
             )
+            .await
             .unwrap()
             .and_then(|r| r.attempt)
             .map(|a| a.id),
@@ -976,8 +958,8 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn an_earlier_attempt_is_found_from_the_journals_end_however_long_the_journal_is() {
+    #[tokio::test]
+    async fn an_earlier_attempt_is_found_from_the_journals_end_however_long_the_journal_is() {
         let dir = tempfile::tempdir().unwrap();
         let j = AuditJournal::new(dir.path().join("journal.jsonl"));
         let minute = std::time::Duration::from_secs(60);
@@ -990,7 +972,8 @@ mod tests {
         }
         assert!(std::fs::metadata(j.path()).unwrap().len() > 2 * super::recent::TAIL_FIRST);
         assert!(
-            j.earlier_attempt("s.web-01", "c", minute, minute)
+            j.earlier_attempt_off_runtime("s.web-01", "c", minute, minute)
+                .await
                 .unwrap()
                 .is_none()
         );
@@ -998,49 +981,54 @@ mod tests {
         for i in 0..300 {
             j.append(&record("db-01", &format!("new-{i}"))).unwrap();
         }
-        let found = j.earlier_attempt("s.web-01", "c", minute, minute).unwrap();
+        let found = j
+            .earlier_attempt_off_runtime("s.web-01", "c", minute, minute)
+            .await
+            .unwrap();
         assert_eq!(
             found.and_then(|r| r.attempt).map(|a| a.id),
             Some("a1".into())
         );
         // Another VM's guard of the same change id is not this VM's.
         assert!(
-            j.earlier_attempt("s.db-01", "c", minute, minute)
+            j.earlier_attempt_off_runtime("s.db-01", "c", minute, minute)
+                .await
                 .unwrap()
                 .is_none()
         );
     }
 
-    #[test]
-    fn a_look_for_an_earlier_attempt_sees_what_another_process_appended_since_the_last() {
+    #[tokio::test]
+    async fn a_look_for_an_earlier_attempt_sees_what_another_process_appended_since_the_last() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.jsonl");
         // Two journals of one file: two processes, each with its own index.
         let (mine, theirs) = (AuditJournal::new(&path), AuditJournal::new(&path));
         let minute = std::time::Duration::from_secs(60);
-        let earlier = |j: &AuditJournal| {
-            j.earlier_attempt("s.web-01", "c", minute, minute)
+        let earlier = async |j: &AuditJournal| {
+            j.earlier_attempt_off_runtime("s.web-01", "c", minute, minute)
+                .await
                 .unwrap()
                 .and_then(|r| r.attempt)
                 .map(|a| a.id)
         };
-        assert_eq!(earlier(&mine), None);
+        assert_eq!(earlier(&mine).await, None);
         attempt_lines(&theirs, "a1", None, false);
-        assert_eq!(earlier(&mine).as_deref(), Some("a1"));
+        assert_eq!(earlier(&mine).await.as_deref(), Some("a1"));
         attempt_lines(&theirs, "a2", Some("a1"), true);
-        assert_eq!(earlier(&mine).as_deref(), Some("a2"));
+        assert_eq!(earlier(&mine).await.as_deref(), Some("a2"));
         // Lines this process wrote, between others', are indexed as they are written.
         attempt_lines(&mine, "a3", Some("a2"), false);
         attempt_lines(&theirs, "b1", None, false);
         attempt_lines(&mine, "a4", Some("a3"), true);
-        assert_eq!(earlier(&mine).as_deref(), Some("a4"));
-        assert_eq!(earlier(&theirs).as_deref(), Some("a4"));
+        assert_eq!(earlier(&mine).await.as_deref(), Some("a4"));
+        assert_eq!(earlier(&theirs).await.as_deref(), Some("a4"));
         let all = mine.read(&JournalFilter::default()).unwrap();
         assert_eq!(all.records.len(), 5, "{all:?}");
         // A journal put in the place of the one indexed is read afresh.
         std::fs::remove_file(&path).unwrap();
         attempt_lines(&theirs, "a3", None, false);
-        assert_eq!(earlier(&mine).as_deref(), Some("a3"));
+        assert_eq!(earlier(&mine).await.as_deref(), Some("a3"));
     }
 
     #[tokio::test]

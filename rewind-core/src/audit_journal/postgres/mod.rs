@@ -228,12 +228,7 @@ impl PgStore {
         change_id: &str,
         since: DateTime<Utc>,
     ) -> Result<Vec<String>, JournalError> {
-        let change_id = change_id.to_owned();
-        self.block(move |client| async move {
-            rows::of_change(&client, &change_id, since)
-                .await
-                .map_err(|e| said(&e))
-        })
+        self.block(of_change(change_id, since))
     }
 
     /// [`PgStore::lines_of_change`] for async callers.
@@ -242,13 +237,7 @@ impl PgStore {
         change_id: &str,
         since: DateTime<Utc>,
     ) -> Result<Vec<String>, JournalError> {
-        let change_id = change_id.to_owned();
-        self.run(move |client| async move {
-            rows::of_change(&client, &change_id, since)
-                .await
-                .map_err(|e| said(&e))
-        })
-        .await
+        self.run(of_change(change_id, since)).await
     }
 
     /// [`PgStore::live_leases`] for async callers.
@@ -444,4 +433,22 @@ fn hostname() -> String {
         .ok()
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "host".to_owned())
+}
+
+/// The work of reading the lines of `change_id` written at or after `since`, for
+/// [`PgStore::block`] or [`PgStore::run`].
+fn of_change(
+    change_id: &str,
+    since: DateTime<Utc>,
+) -> impl FnOnce(deadpool_postgres::Object) -> futures::future::BoxFuture<'static, Answer<Vec<String>>>
++ Send
++ 'static {
+    let change_id = change_id.to_owned();
+    move |client| {
+        Box::pin(async move {
+            rows::of_change(&client, &change_id, since)
+                .await
+                .map_err(|e| said(&e))
+        })
+    }
 }
