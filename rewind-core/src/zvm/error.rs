@@ -198,7 +198,12 @@ pub(crate) fn is_transient(status: StatusCode) -> bool {
 /// A reqwest error as a sentence, with its sources (which name the cause, e.g. "Connection refused"),
 /// never with a request body.
 pub fn describe(e: &reqwest::Error) -> String {
-    let mut out = e.to_string();
+    // reqwest names the whole URL; the request is named beside this detail (method and path), and a
+    // row or a note has no room for the address twice.
+    let mut out = match e.url() {
+        Some(url) => e.to_string().replace(&format!(" for url ({url})"), ""),
+        None => e.to_string(),
+    };
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
         let text = s.to_string();
@@ -223,6 +228,20 @@ pub(crate) mod tests {
             request: "GET /v1/vms".into(),
             detail: "test".into(),
         }
+    }
+
+    #[tokio::test]
+    async fn a_lost_answer_is_described_without_the_requests_url() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!(
+            "http://{}/v1/vpgs/v-1/checkpoints",
+            listener.local_addr().unwrap()
+        );
+        drop(listener);
+        let e = reqwest::Client::new().post(&url).send().await.unwrap_err();
+        let detail = describe(&e);
+        assert!(!detail.contains("/v1/"), "{detail}");
+        assert!(detail.starts_with("error sending request"), "{detail}");
     }
 
     #[test]
